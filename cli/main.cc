@@ -1,0 +1,73 @@
+// Entry point of the ttsim command-line tool.
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/errors.h"
+
+namespace ttsim::cli {
+
+std::vector<Command>& registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+CommandRegistration::CommandRegistration(Command c) {
+  auto& r = registry();
+  r.push_back(std::move(c));
+  std::sort(r.begin(), r.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+}
+
+const char* version() { return "0.1.0"; }
+
+namespace {
+
+void print_usage(std::ostream& out) {
+  out << "ttsim " << version()
+      << " - simulator and design-space explorer for FPGA training of tensor-compressed "
+         "transformers\n\n"
+         "usage: ttsim <command> [options]\n"
+         "       ttsim <command> --help\n"
+         "       ttsim --version\n\n"
+         "commands:\n";
+  for (const auto& c : registry()) {
+    out << "  " << c.name << std::string(c.name.size() < 16 ? 16 - c.name.size() : 1, ' ')
+        << c.summary << "\n";
+  }
+  out << "\nexit codes: 0 ok, 2 bad input (config, flags, files), 1 internal error\n";
+}
+
+}  // namespace
+}  // namespace ttsim::cli
+
+int main(int argc, char** argv) {
+  using namespace ttsim::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_usage(args.empty() ? std::cerr : std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "ttsim " << version() << "\n";
+    return 0;
+  }
+  for (const auto& c : registry()) {
+    if (c.name != args[0]) continue;
+    try {
+      return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    } catch (const ttsim::InputError& e) {
+      std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "ttsim " << c.name << ": internal error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "ttsim: unknown command \"" << args[0] << "\"\n\n";
+  print_usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,35 @@
+#include "core/atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw InputError(path + ": cannot write output (" + std::strerror(errno) + ")");
+    }
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError(path + ": write failed (" + std::strerror(errno) + ")");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw InputError(path + ": cannot replace file (" + std::strerror(err) + ")");
+  }
+}
+
+}  // namespace ttsim

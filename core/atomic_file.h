@@ -1,0 +1,14 @@
+#pragma once
+// Output files are written whole or not at all: content goes to a temporary file in
+// the destination folder, which is then renamed over the destination.
+
+#include <string>
+
+namespace ttsim {
+
+/// Writes `content` to `path` atomically (temporary file + rename).
+/// Throws InputError naming `path` when the folder does not exist or is not writable;
+/// an existing file at `path` is left untouched on failure.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+}  // namespace ttsim

@@ -1,0 +1,238 @@
+#include "core/json_view.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace ttsim {
+
+namespace {
+
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Json load_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file for reading");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // Translate the byte offset into a line and column.
+    std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    if (offset > text.size()) offset = text.size();
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < offset; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    if (pos != std::string::npos) what = what.substr(pos);
+    throw ConfigError(path, "", "valid JSON",
+                      "a syntax error at line " + std::to_string(line) + ", column " +
+                          std::to_string(col) + " (" + what + ")");
+  }
+}
+
+std::string describe_json(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
+    case Json::value_t::string:
+      return "string \"" + v.get<std::string>() + "\"";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return "number " + v.dump();
+    case Json::value_t::array:
+      return "array of " + std::to_string(v.size());
+    case Json::value_t::object:
+      return "object";
+    default:
+      return "a value of unsupported type";
+  }
+}
+
+JsonView::JsonView(const Json& node, std::string file, std::string pointer)
+    : node_(&node), file_(std::move(file)), pointer_(std::move(pointer)) {}
+
+void JsonView::fail(const std::string& expected, const std::string& found) const {
+  throw ConfigError(file_, pointer_, expected, found);
+}
+
+void JsonView::fail(const std::string& expected) const { fail(expected, describe_json(*node_)); }
+
+bool JsonView::has(const std::string& key) const {
+  return node_->is_object() && node_->contains(key);
+}
+
+JsonView JsonView::at(const std::string& key) const {
+  if (!node_->is_object()) fail("an object");
+  auto it = node_->find(key);
+  if (it == node_->end()) fail("required key \"" + key + "\"", "no such key");
+  return JsonView(*it, file_, pointer_ + "/" + escape_pointer_token(key));
+}
+
+std::optional<JsonView> JsonView::find(const std::string& key) const {
+  if (!node_->is_object()) fail("an object");
+  auto it = node_->find(key);
+  if (it == node_->end()) return std::nullopt;
+  return JsonView(*it, file_, pointer_ + "/" + escape_pointer_token(key));
+}
+
+JsonView JsonView::at(std::size_t index) const {
+  if (!node_->is_array()) fail("an array");
+  if (index >= node_->size()) {
+    fail("an element at index " + std::to_string(index),
+         "array of " + std::to_string(node_->size()));
+  }
+  return JsonView((*node_)[index], file_, pointer_ + "/" + std::to_string(index));
+}
+
+void JsonView::allow_keys(std::initializer_list<const char*> allowed) const {
+  std::vector<std::string> keys;
+  for (const char* k : allowed) keys.emplace_back(k);
+  allow_keys(keys);
+}
+
+void JsonView::allow_keys(const std::vector<std::string>& allowed) const {
+  if (!node_->is_object()) fail("an object");
+  for (auto it = node_->begin(); it != node_->end(); ++it) {
+    bool ok = false;
+    for (const auto& k : allowed) ok = ok || (k == it.key());
+    if (!ok) {
+      throw ConfigError(file_, pointer_ + "/" + escape_pointer_token(it.key()),
+                        "one of the known keys {" + join(allowed) + "}",
+                        "unknown key \"" + it.key() + "\"");
+    }
+  }
+}
+
+std::int64_t JsonView::as_int(std::int64_t min, std::int64_t max) const {
+  const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  if (!node_->is_number()) fail("an integer in " + range);
+  if (node_->is_number_float()) {
+    double d = node_->get<double>();
+    if (std::floor(d) != d || std::fabs(d) > 9.0e15) fail("an integer in " + range);
+    auto v = static_cast<std::int64_t>(d);
+    if (v < min || v > max) fail("an integer in " + range);
+    return v;
+  }
+  if (node_->is_number_unsigned()) {
+    auto u = node_->get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        static_cast<std::int64_t>(u) > max || static_cast<std::int64_t>(u) < min) {
+      fail("an integer in " + range);
+    }
+    return static_cast<std::int64_t>(u);
+  }
+  auto v = node_->get<std::int64_t>();
+  if (v < min || v > max) fail("an integer in " + range);
+  return v;
+}
+
+double JsonView::as_double(double min, double max) const {
+  std::ostringstream range;
+  range << "a number in [" << min << ", " << max << "]";
+  if (!node_->is_number()) fail(range.str());
+  double v = node_->get<double>();
+  if (!(v >= min && v <= max)) fail(range.str());
+  return v;
+}
+
+bool JsonView::as_bool() const {
+  if (!node_->is_boolean()) fail("true or false");
+  return node_->get<bool>();
+}
+
+std::string JsonView::as_string() const {
+  if (!node_->is_string()) fail("a string");
+  return node_->get<std::string>();
+}
+
+std::string JsonView::as_enum(const std::vector<std::string>& allowed) const {
+  std::vector<std::string> quoted;
+  for (const auto& a : allowed) quoted.push_back("\"" + a + "\"");
+  const std::string expected = "one of " + join(quoted);
+  if (!node_->is_string()) fail(expected);
+  auto s = node_->get<std::string>();
+  for (const auto& a : allowed) {
+    if (a == s) return s;
+  }
+  fail(expected);
+}
+
+std::vector<JsonView> JsonView::as_array(std::size_t min_size) const {
+  const std::string expected =
+      min_size == 0 ? "an array" : "an array of at least " + std::to_string(min_size);
+  if (!node_->is_array()) fail(expected);
+  if (node_->size() < min_size) fail(expected, node_->empty() ? "an empty array" : describe_json(*node_));
+  std::vector<JsonView> out;
+  out.reserve(node_->size());
+  for (std::size_t i = 0; i < node_->size(); ++i) out.push_back(at(i));
+  return out;
+}
+
+std::vector<std::int64_t> JsonView::as_int_list(std::int64_t min, std::int64_t max,
+                                                std::size_t min_size) const {
+  std::vector<std::int64_t> out;
+  for (const auto& e : as_array(min_size)) out.push_back(e.as_int(min, max));
+  return out;
+}
+
+std::int64_t JsonView::get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
+                               std::int64_t max) const {
+  auto v = find(key);
+  return v ? v->as_int(min, max) : fallback;
+}
+
+double JsonView::get_double(const std::string& key, double fallback, double min,
+                            double max) const {
+  auto v = find(key);
+  return v ? v->as_double(min, max) : fallback;
+}
+
+bool JsonView::get_bool(const std::string& key, bool fallback) const {
+  auto v = find(key);
+  return v ? v->as_bool() : fallback;
+}
+
+std::string JsonView::get_enum(const std::string& key, const std::string& fallback,
+                               const std::vector<std::string>& allowed) const {
+  auto v = find(key);
+  return v ? v->as_enum(allowed) : fallback;
+}
+
+}  // namespace ttsim

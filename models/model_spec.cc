@@ -1,0 +1,376 @@
+#include "models/model_spec.h"
+
+#include <map>
+#include <optional>
+
+namespace ttsim {
+
+namespace {
+
+constexpr std::int64_t kMaxDim = 1 << 20;
+constexpr std::int64_t kMaxRank = 4096;
+
+std::int64_t product(const std::vector<std::int64_t>& v) {
+  std::int64_t p = 1;
+  for (auto x : v) p *= x;
+  return p;
+}
+
+std::string list_to_string(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// A layer-format object before it is resolved against a layer's dimensions.
+struct FormatDraft {
+  WeightFormat format = WeightFormat::kDense;
+  std::optional<JsonView> format_at;
+  std::vector<std::int64_t> in_factors, out_factors;
+  std::optional<JsonView> in_at, out_at;
+  std::int64_t uniform_rank = 0;  // 0 when `ranks` gives the full list
+  std::vector<std::int64_t> ranks;
+  std::optional<JsonView> rank_at;
+  bool bias = true;
+};
+
+/// Reads the keys of a linear-layer format object on top of `base`.
+FormatDraft read_linear_format(const JsonView& v, FormatDraft base) {
+  v.allow_keys({"format", "in_factors", "out_factors", "rank", "ranks", "bias"});
+  if (auto f = v.find("format")) {
+    base.format = f->as_enum({"dense", "tt"}) == "tt" ? WeightFormat::kTT : WeightFormat::kDense;
+    base.format_at = f;
+  }
+  if (auto f = v.find("in_factors")) {
+    base.in_factors = f->as_int_list(1, kMaxDim);
+    base.in_at = f;
+  }
+  if (auto f = v.find("out_factors")) {
+    base.out_factors = f->as_int_list(1, kMaxDim);
+    base.out_at = f;
+  }
+  if (v.has("rank") && v.has("ranks")) {
+    v.at("ranks").fail("either \"rank\" or \"ranks\", not both", "both keys");
+  }
+  if (auto f = v.find("rank")) {
+    base.uniform_rank = f->as_int(1, kMaxRank);
+    base.ranks.clear();
+    base.rank_at = f;
+  }
+  if (auto f = v.find("ranks")) {
+    base.ranks = f->as_int_list(1, kMaxRank, 2);
+    base.uniform_rank = 0;
+    base.rank_at = f;
+  }
+  if (auto f = v.find("bias")) base.bias = f->as_bool();
+  return base;
+}
+
+/// Checks a rank list r_0..r_n: size n+1 and r_0 = r_n = 1.
+void check_ranks(const std::vector<std::int64_t>& ranks, std::size_t cores, const JsonView& at) {
+  if (ranks.size() != cores + 1) {
+    at.fail("a rank list of " + std::to_string(cores + 1) + " entries (r_0..r_" +
+                std::to_string(cores) + " for " + std::to_string(cores) + " cores)",
+            "a list of " + std::to_string(ranks.size()));
+  }
+  if (ranks.front() != 1 || ranks.back() != 1) {
+    at.fail("boundary ranks r_0 = r_" + std::to_string(cores) + " = 1",
+            list_to_string(ranks));
+  }
+}
+
+std::vector<std::int64_t> resolve_ranks(const FormatDraft& d, std::size_t cores,
+                                        const JsonView& layer_at) {
+  if (!d.rank_at) layer_at.fail("\"rank\" or \"ranks\" for a tensorized layer", "neither");
+  if (d.uniform_rank > 0) {
+    std::vector<std::int64_t> r(cores + 1, d.uniform_rank);
+    r.front() = 1;
+    r.back() = 1;
+    return r;
+  }
+  check_ranks(d.ranks, cores, *d.rank_at);
+  return d.ranks;
+}
+
+LinearLayerSpec resolve_linear(const FormatDraft& d, const std::string& name,
+                               const std::string& kind, int encoder, std::int64_t in_dim,
+                               std::int64_t out_dim, const JsonView& layer_at) {
+  LinearLayerSpec s;
+  s.name = name;
+  s.kind = kind;
+  s.encoder = encoder;
+  s.in_dim = in_dim;
+  s.out_dim = out_dim;
+  s.format = d.format;
+  s.bias = d.bias;
+  if (d.format == WeightFormat::kTT) {
+    if (!d.in_at) layer_at.fail("\"in_factors\" for a TT layer", "no such key");
+    if (!d.out_at) layer_at.fail("\"out_factors\" for a TT layer", "no such key");
+    if (product(d.in_factors) != in_dim) {
+      d.in_at->fail("factors whose product is " + std::to_string(in_dim) + " (input dim of " +
+                        name + ")",
+                    list_to_string(d.in_factors) + " with product " +
+                        std::to_string(product(d.in_factors)));
+    }
+    if (product(d.out_factors) != out_dim) {
+      d.out_at->fail("factors whose product is " + std::to_string(out_dim) +
+                         " (output dim of " + name + ")",
+                     list_to_string(d.out_factors) + " with product " +
+                         std::to_string(product(d.out_factors)));
+    }
+    s.tt.in_factors = d.in_factors;
+    s.tt.out_factors = d.out_factors;
+    s.tt.ranks = resolve_ranks(d, s.tt.cores(), layer_at);
+  }
+  return s;
+}
+
+Json linear_to_json(const LinearLayerSpec& l) {
+  Json j;
+  j["format"] = to_string(l.format);
+  if (l.format == WeightFormat::kTT) {
+    j["in_factors"] = l.tt.in_factors;
+    j["out_factors"] = l.tt.out_factors;
+    j["ranks"] = l.tt.ranks;
+  }
+  j["bias"] = l.bias;
+  return j;
+}
+
+}  // namespace
+
+const char* to_string(WeightFormat format) {
+  switch (format) {
+    case WeightFormat::kDense:
+      return "dense";
+    case WeightFormat::kTT:
+      return "tt";
+    case WeightFormat::kTTM:
+      return "ttm";
+  }
+  return "?";
+}
+
+std::int64_t TtShape::mode(std::size_t core) const {
+  return core < in_factors.size() ? in_factors[core] : out_factors[core - in_factors.size()];
+}
+
+std::int64_t TtShape::core_words(std::size_t core) const {
+  return ranks[core] * mode(core) * ranks[core + 1];
+}
+
+std::int64_t TtShape::total_words() const {
+  std::int64_t w = 0;
+  for (std::size_t k = 0; k < cores(); ++k) w += core_words(k);
+  return w;
+}
+
+std::int64_t TtmShape::core_words(std::size_t core) const {
+  return ranks[core] * vocab_factors[core] * dim_factors[core] * ranks[core + 1];
+}
+
+std::int64_t TtmShape::total_words() const {
+  std::int64_t w = 0;
+  for (std::size_t k = 0; k < cores(); ++k) w += core_words(k);
+  return w;
+}
+
+std::int64_t LinearLayerSpec::weight_params() const {
+  return format == WeightFormat::kTT ? tt.total_words() : dense_weight_params();
+}
+
+std::int64_t EmbeddingSpec::params() const {
+  return format == WeightFormat::kTTM ? ttm.total_words() : dense_params();
+}
+
+std::int64_t ModelSpec::dense_params() const {
+  std::int64_t p = token_embedding.dense_params() + position_params() + layernorm_params();
+  for (const auto& l : linears) p += l.dense_weight_params() + l.bias_params();
+  return p;
+}
+
+std::int64_t ModelSpec::compressed_params() const {
+  std::int64_t p = token_embedding.params() + position_params() + layernorm_params();
+  for (const auto& l : linears) p += l.weight_params() + l.bias_params();
+  return p;
+}
+
+Json ModelSpec::to_json() const {
+  Json j;
+  j["name"] = name;
+  j["encoders"] = encoders;
+  j["d_model"] = d_model;
+  j["heads"] = heads;
+  j["ffn_dim"] = ffn_dim;
+  j["seq_len"] = seq_len;
+  j["batch"] = batch;
+  j["vocab"] = vocab;
+  j["intents"] = intents;
+  j["slot_tags"] = slot_tags;
+  Json e;
+  e["format"] = to_string(token_embedding.format);
+  if (token_embedding.format == WeightFormat::kTTM) {
+    e["vocab_factors"] = token_embedding.ttm.vocab_factors;
+    e["dim_factors"] = token_embedding.ttm.dim_factors;
+    e["ranks"] = token_embedding.ttm.ranks;
+  }
+  j["token_embedding"] = e;
+  // Every layer is written as an override so the resolved file is self-contained.
+  Json kinds = Json::object();
+  Json overrides = Json::object();
+  for (const auto& l : linears) {
+    if (!kinds.contains(l.kind)) kinds[l.kind] = linear_to_json(l);
+    if (linear_to_json(l) != kinds[l.kind]) overrides[l.name] = linear_to_json(l);
+  }
+  j["layers"] = kinds;
+  j["overrides"] = overrides;
+  return j;
+}
+
+ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "encoders", "d_model", "heads", "ffn_dim", "seq_len",
+                   "batch", "vocab", "intents", "slot_tags", "token_embedding", "layers",
+                   "overrides"});
+  ModelSpec m;
+  m.source_file = file;
+  m.name = root.at("name").as_string();
+  if (auto d = root.find("description")) d->as_string();
+  m.encoders = static_cast<int>(root.at("encoders").as_int(0, 1024));
+  m.d_model = root.at("d_model").as_int(1, kMaxDim);
+  m.heads = root.at("heads").as_int(1, 4096);
+  if (m.d_model % m.heads != 0) {
+    root.at("heads").fail("a head count that divides d_model = " + std::to_string(m.d_model),
+                          std::to_string(m.heads));
+  }
+  m.ffn_dim = root.at("ffn_dim").as_int(1, kMaxDim);
+  m.seq_len = root.at("seq_len").as_int(1, 65536);
+  m.batch = root.get_int("batch", 1, 1, 65536);
+  m.vocab = root.at("vocab").as_int(1, 1 << 26);
+  m.intents = root.at("intents").as_int(1, kMaxDim);
+  m.slot_tags = root.at("slot_tags").as_int(1, kMaxDim);
+
+  // Token embedding.
+  {
+    JsonView e = root.at("token_embedding");
+    e.allow_keys({"format", "vocab_factors", "dim_factors", "rank", "ranks"});
+    m.token_embedding.vocab = m.vocab;
+    m.token_embedding.dim = m.d_model;
+    const auto fmt = e.at("format").as_enum({"dense", "ttm"});
+    if (fmt == "ttm") {
+      m.token_embedding.format = WeightFormat::kTTM;
+      auto& t = m.token_embedding.ttm;
+      t.vocab_factors = e.at("vocab_factors").as_int_list(1, kMaxDim);
+      t.dim_factors = e.at("dim_factors").as_int_list(1, kMaxDim);
+      if (t.dim_factors.size() != t.vocab_factors.size()) {
+        e.at("dim_factors")
+            .fail("as many factors as vocab_factors (" + std::to_string(t.vocab_factors.size()) +
+                      ")",
+                  "a list of " + std::to_string(t.dim_factors.size()));
+      }
+      if (product(t.vocab_factors) != m.vocab) {
+        e.at("vocab_factors")
+            .fail("factors whose product is the vocabulary " + std::to_string(m.vocab),
+                  list_to_string(t.vocab_factors) + " with product " +
+                      std::to_string(product(t.vocab_factors)));
+      }
+      if (product(t.dim_factors) != m.d_model) {
+        e.at("dim_factors")
+            .fail("factors whose product is d_model " + std::to_string(m.d_model),
+                  list_to_string(t.dim_factors) + " with product " +
+                      std::to_string(product(t.dim_factors)));
+      }
+      FormatDraft d;
+      if (e.has("rank") && e.has("ranks")) {
+        e.at("ranks").fail("either \"rank\" or \"ranks\", not both", "both keys");
+      }
+      if (auto r = e.find("rank")) {
+        d.uniform_rank = r->as_int(1, kMaxRank);
+        d.rank_at = r;
+      }
+      if (auto r = e.find("ranks")) {
+        d.ranks = r->as_int_list(1, kMaxRank, 2);
+        d.rank_at = r;
+      }
+      t.ranks = resolve_ranks(d, t.cores(), e);
+    } else {
+      for (const char* k : {"vocab_factors", "dim_factors", "rank", "ranks"}) {
+        if (e.has(k)) e.at(k).fail("no \"" + std::string(k) + "\" for a dense embedding", "the key");
+      }
+    }
+  }
+
+  // Per-kind formats.
+  struct Kind {
+    const char* name;
+    std::int64_t in_dim, out_dim;
+  };
+  const Kind kinds[] = {{"attention", m.d_model, m.d_model},
+                        {"ffn_in", m.d_model, m.ffn_dim},
+                        {"ffn_out", m.ffn_dim, m.d_model},
+                        {"intent_head", m.d_model, m.intents},
+                        {"slot_head", m.d_model, m.slot_tags}};
+  JsonView layers = root.at("layers");
+  layers.allow_keys({"attention", "ffn_in", "ffn_out", "intent_head", "slot_head"});
+  std::map<std::string, FormatDraft> drafts;
+  for (const auto& k : kinds) {
+    FormatDraft d;
+    if (auto v = layers.find(k.name)) {
+      d = read_linear_format(*v, d);
+    } else if (std::string(k.name) != "intent_head" && std::string(k.name) != "slot_head") {
+      layers.fail("a format for layer kind \"" + std::string(k.name) + "\"", "no such key");
+    }
+    drafts[k.name] = d;
+  }
+
+  // Layer names in execution order.
+  struct Slot {
+    std::string name, kind;
+    int encoder;
+  };
+  std::vector<Slot> slots;
+  for (int e = 0; e < m.encoders; ++e) {
+    const std::string p = "enc" + std::to_string(e) + ".";
+    for (const char* n : {"q", "k", "v", "o"}) slots.push_back({p + n, "attention", e});
+    slots.push_back({p + "ffn_in", "ffn_in", e});
+    slots.push_back({p + "ffn_out", "ffn_out", e});
+  }
+  slots.push_back({"intent_head", "intent_head", -1});
+  slots.push_back({"slot_head", "slot_head", -1});
+
+  std::map<std::string, JsonView> override_at;
+  if (auto ov = root.find("overrides")) {
+    if (!ov->is_object()) ov->fail("an object keyed by layer name");
+    for (auto it = ov->raw().begin(); it != ov->raw().end(); ++it) {
+      bool known = false;
+      for (const auto& s : slots) known = known || s.name == it.key();
+      if (!known) {
+        ov->at(it.key()).fail("a layer name such as \"enc0.q\", \"enc0.ffn_in\" or \"slot_head\"",
+                              "unknown layer \"" + it.key() + "\"");
+      }
+      override_at.emplace(it.key(), ov->at(it.key()));
+    }
+  }
+
+  for (const auto& s : slots) {
+    const Kind* kind = nullptr;
+    for (const auto& k : kinds) {
+      if (s.kind == k.name) kind = &k;
+    }
+    FormatDraft d = drafts[s.kind];
+    JsonView at = layers.has(s.kind) ? layers.at(s.kind) : layers;
+    auto ov = override_at.find(s.name);
+    if (ov != override_at.end()) {
+      d = read_linear_format(ov->second, d);
+      at = ov->second;
+    }
+    m.linears.push_back(resolve_linear(d, s.name, s.kind, s.encoder, kind->in_dim, kind->out_dim, at));
+  }
+  return m;
+}
+
+ModelSpec load_model_spec(const std::string& path) {
+  return parse_model_spec(load_json_file(path), path);
+}
+
+}  // namespace ttsim

@@ -1,0 +1,53 @@
+#include "models/task_graph.h"
+
+namespace ttsim {
+
+const char* to_string(BufferClass c) {
+  switch (c) {
+    case BufferClass::kParameter: return "parameter";
+    case BufferClass::kGradient: return "gradient";
+    case BufferClass::kActivation: return "activation";
+    case BufferClass::kTemporary: return "temporary";
+  }
+  return "?";
+}
+
+const char* to_string(Stage s) {
+  switch (s) {
+    case Stage::kForward: return "forward";
+    case Stage::kBackward: return "backward";
+    case Stage::kUpdate: return "update";
+  }
+  return "?";
+}
+
+const char* to_string(UnitKind u) {
+  switch (u) {
+    case UnitKind::kContraction: return "contraction";
+    case UnitKind::kSoftmax: return "softmax";
+    case UnitKind::kLayerNorm: return "layernorm";
+    case UnitKind::kGelu: return "gelu";
+    case UnitKind::kElementwise: return "elementwise";
+    case UnitKind::kLoss: return "loss";
+    case UnitKind::kUpdate: return "update";
+  }
+  return "?";
+}
+
+const char* to_string(TaskOp op) {
+  switch (op) {
+    case TaskOp::kContraction: return "contraction";
+    case TaskOp::kSoftmax: return "softmax";
+    case TaskOp::kSoftmaxGrad: return "softmax_grad";
+    case TaskOp::kLayerNorm: return "layernorm";
+    case TaskOp::kLayerNormGrad: return "layernorm_grad";
+    case TaskOp::kGelu: return "gelu";
+    case TaskOp::kGeluGrad: return "gelu_grad";
+    case TaskOp::kAdd: return "add";
+    case TaskOp::kLoss: return "loss";
+    case TaskOp::kSgdUpdate: return "sgd_update";
+  }
+  return "?";
+}
+
+}  // namespace ttsim

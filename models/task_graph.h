@@ -1,0 +1,107 @@
+#pragma once
+// The training-step task graph for one sample: every task of the forward pass, the
+// full backward pass and the SGD update, the buffers they read and write, and their
+// dependencies. This is what the simulator executes and what the memory planner maps.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ttsim {
+
+/// What a buffer holds, for occupancy accounting.
+enum class BufferClass {
+  kParameter,   ///< TT/TTM cores, dense weights, biases, LayerNorm gain/bias
+  kGradient,    ///< gradient of a parameter (same words as the parameter)
+  kActivation,  ///< forward value saved for the backward pass
+  kTemporary,   ///< lives only between its producer and its last consumer
+};
+const char* to_string(BufferClass c);
+
+/// One on-chip array of FP32 words.
+struct Buffer {
+  int id = -1;
+  std::string name;   ///< unique, e.g. "enc0.q.core2", "enc0.q.L", "enc0.attn.P"
+  BufferClass cls = BufferClass::kTemporary;
+  std::int64_t words = 0;             ///< FP32 words
+  std::vector<std::int64_t> shape;    ///< logical shape; product == words
+  std::string layer;                  ///< owning layer, e.g. "enc0.q", "enc0.attn", "embedding"
+  /// Index (in TaskGraph::tasks order) of the first and last task that touch the
+  /// buffer. Parameters and gradients live for the whole step regardless.
+  int first_task = -1;
+  int last_task = -1;
+};
+
+/// Training stage a task belongs to.
+enum class Stage { kForward, kBackward, kUpdate };
+const char* to_string(Stage s);
+
+/// The hardware unit class that executes a task.
+enum class UnitKind {
+  kContraction,  ///< multiply-accumulate array (TT merges, X·L, attention matmuls, TTM lookup)
+  kSoftmax,
+  kLayerNorm,
+  kGelu,
+  kElementwise,  ///< residual add, bias add, embedding add, scaling
+  kLoss,         ///< softmax cross-entropy and its gradient
+  kUpdate,       ///< SGD update of a parameter in place
+};
+const char* to_string(UnitKind u);
+
+/// The operation of a task; determines its loop nest (hls/loop_nest.h).
+enum class TaskOp {
+  kContraction,    ///< batch × (rows × inner) · (inner × cols) multiply-accumulate
+  kSoftmax,        ///< row softmax over `cols`
+  kSoftmaxGrad,
+  kLayerNorm,
+  kLayerNormGrad,
+  kGelu,
+  kGeluGrad,
+  kAdd,            ///< element-wise sum of two operands (residual, bias, embedding)
+  kLoss,           ///< softmax cross-entropy forward and gradient w.r.t. the logits
+  kSgdUpdate,      ///< w -= lr · g
+};
+const char* to_string(TaskOp op);
+
+/// Shape of the work of a task.
+/// Contraction: `batch` independent products of (rows × inner) · (inner × cols),
+///   MACs = batch · rows · inner · cols.
+/// Row-wise and element-wise ops: `batch` · `rows` rows of `cols` elements (inner = 1).
+struct TaskShape {
+  std::int64_t batch = 1;
+  std::int64_t rows = 1;
+  std::int64_t inner = 1;
+  std::int64_t cols = 1;
+  std::int64_t elements() const { return batch * rows * cols; }
+  std::int64_t macs() const { return batch * rows * inner * cols; }
+};
+
+/// One task of the training step.
+struct Task {
+  int id = -1;
+  std::string name;   ///< unique, e.g. "enc0.q.fwd.merge_left.1"
+  TaskOp op = TaskOp::kContraction;
+  UnitKind unit = UnitKind::kContraction;
+  Stage stage = Stage::kForward;
+  std::string layer;  ///< "embedding", "enc0.q", "enc0.attn", "enc0.ln1", "intent_head", "loss", ...
+  int encoder = -1;   ///< encoder index, -1 outside the encoders
+  /// Role of the task within its flow, used by scheduling policies:
+  /// "btt.merge_left", "btt.merge_right", "btt.xl", "btt.zr", "tt.step", "mm.rebuild",
+  /// "mm.product", "dense.product", "attn.qk", "attn.pv", "ttm.lookup", "" for others.
+  std::string role;
+  TaskShape shape;
+  std::int64_t macs = 0;      ///< multiply-accumulates (contractions), else 0
+  std::int64_t elements = 0;  ///< elements processed (non-contraction tasks), else 0
+  std::vector<int> reads;     ///< buffer ids
+  std::vector<int> writes;    ///< buffer ids
+  std::vector<int> deps;      ///< ids of tasks that must finish first (all < id)
+};
+
+/// A complete training step. Tasks are stored in a topological order (every dep of
+/// task i has an id < i), so simulated time and the task index are both valid orders.
+struct TaskGraph {
+  std::vector<Task> tasks;
+  std::vector<Buffer> buffers;
+};
+
+}  // namespace ttsim

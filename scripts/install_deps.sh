@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ttsim needs, only those missing, with apt-get
+# (through sudo when not root). Safe to run repeatedly.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap g++ libsystemc-dev libboost-program-options-dev nlohmann-json3-dev
+  libfmt-dev libgtest-dev libpugixml-dev libeigen3-dev libtbb-dev libbenchmark-dev
+  librapidcheck-dev gnuplot-nox tcl
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "ttsim: need root or sudo to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+echo "ttsim: installing Debian packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >&2 || true
+$SUDO apt-get install -y -qq "${missing[@]}" >&2

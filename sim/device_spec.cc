@@ -1,0 +1,129 @@
+#include "sim/device_spec.h"
+
+#include <algorithm>
+
+namespace ttsim {
+
+int FloatOpSpec::latency_at(double clock_mhz) const {
+  for (const auto& [max_mhz, cycles] : latency_by_clock) {
+    if (clock_mhz <= max_mhz) return cycles;
+  }
+  throw InputError("no operator latency is defined for a clock of " + std::to_string(clock_mhz) +
+                   " MHz");
+}
+
+const FloatOpSpec& DeviceSpec::op(const std::string& name) const {
+  auto it = float_ops.find(name);
+  if (it == float_ops.end()) {
+    throw InputError(source_file + ": /float_ops: expected operator \"" + name +
+                     "\", found no such key");
+  }
+  return it->second;
+}
+
+Json DeviceSpec::to_json() const {
+  Json j;
+  j["name"] = name;
+  j["part"] = part;
+  j["platform"] = platform;
+  j["resources"] = {{"bram36", bram36}, {"uram288", uram288}, {"dsp", dsp}, {"lut", lut}, {"ff", ff}};
+  j["slrs"] = slrs;
+  j["clocks"] = {{"default_mhz", default_clock_mhz}, {"max_mhz", max_clock_mhz}};
+  j["memory"] = {{"bram_read_latency", bram_read_latency},
+                 {"uram_read_latency", uram_read_latency},
+                 {"uram_cascade_height", uram_cascade_height}};
+  Json ops = Json::object();
+  for (const auto& [n, o] : float_ops) {
+    Json lat = Json::array();
+    for (const auto& [mhz, cyc] : o.latency_by_clock) lat.push_back({{"max_clock_mhz", mhz}, {"cycles", cyc}});
+    ops[n] = {{"dsp", o.dsp}, {"latency", lat}};
+  }
+  j["float_ops"] = ops;
+  j["power"] = {{"static_watts", power.static_watts},
+                {"dsp_watts_per_mhz", power.dsp_watts_per_mhz},
+                {"bram36_watts_per_mhz", power.bram36_watts_per_mhz},
+                {"uram_watts_per_mhz", power.uram_watts_per_mhz},
+                {"logic_watts_per_kilolut_mhz", power.logic_watts_per_kilolut_mhz},
+                {"clock_watts_per_mhz", power.clock_watts_per_mhz},
+                {"source", power.source}};
+  return j;
+}
+
+DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "part", "platform", "resources", "slrs", "clocks",
+                   "memory", "float_ops", "power", "sources"});
+  DeviceSpec d;
+  d.source_file = file;
+  d.name = root.at("name").as_string();
+  if (auto v = root.find("description")) v->as_string();
+  if (auto v = root.find("sources")) v->as_array(0);
+  d.part = root.at("part").as_string();
+  d.platform = root.at("platform").as_string();
+
+  JsonView res = root.at("resources");
+  res.allow_keys({"bram36", "uram288", "dsp", "lut", "ff"});
+  d.bram36 = res.at("bram36").as_int(0, 1 << 20);
+  d.uram288 = res.at("uram288").as_int(0, 1 << 20);
+  d.dsp = res.at("dsp").as_int(0, 1 << 24);
+  d.lut = res.at("lut").as_int(1, 1LL << 32);
+  d.ff = res.at("ff").as_int(1, 1LL << 32);
+  d.slrs = static_cast<int>(root.get_int("slrs", 1, 1, 16));
+
+  JsonView clocks = root.at("clocks");
+  clocks.allow_keys({"default_mhz", "max_mhz"});
+  d.max_clock_mhz = clocks.at("max_mhz").as_double(1, 2000);
+  d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
+
+  if (auto mem = root.find("memory")) {
+    mem->allow_keys({"bram_read_latency", "uram_read_latency", "uram_cascade_height"});
+    d.bram_read_latency = static_cast<int>(mem->get_int("bram_read_latency", 1, 1, 8));
+    d.uram_read_latency = static_cast<int>(mem->get_int("uram_read_latency", 1, 1, 8));
+    d.uram_cascade_height = static_cast<int>(mem->get_int("uram_cascade_height", 8, 1, 64));
+  }
+
+  JsonView ops = root.at("float_ops");
+  if (!ops.is_object() || ops.raw().empty()) ops.fail("a non-empty object of operators");
+  for (auto it = ops.raw().begin(); it != ops.raw().end(); ++it) {
+    JsonView o = ops.at(it.key());
+    o.allow_keys({"dsp", "latency"});
+    FloatOpSpec spec;
+    spec.dsp = static_cast<int>(o.at("dsp").as_int(0, 64));
+    double last = 0;
+    for (const auto& e : o.at("latency").as_array(1)) {
+      e.allow_keys({"max_clock_mhz", "cycles"});
+      double mhz = e.at("max_clock_mhz").as_double(1, 2000);
+      if (mhz <= last) {
+        e.at("max_clock_mhz").fail("clocks in increasing order (above " + std::to_string(last) + ")");
+      }
+      last = mhz;
+      spec.latency_by_clock.emplace_back(mhz, static_cast<int>(e.at("cycles").as_int(0, 1000)));
+    }
+    d.float_ops[it.key()] = spec;
+  }
+  for (const char* required : {"fadd", "fmul"}) {
+    if (!d.float_ops.count(required)) {
+      ops.fail("operator \"" + std::string(required) + "\"", "no such key");
+    }
+  }
+
+  if (auto p = root.find("power")) {
+    p->allow_keys({"static_watts", "dsp_watts_per_mhz", "bram36_watts_per_mhz",
+                   "uram_watts_per_mhz", "logic_watts_per_kilolut_mhz", "clock_watts_per_mhz",
+                   "source"});
+    d.power.static_watts = p->at("static_watts").as_double(0, 1000);
+    d.power.dsp_watts_per_mhz = p->at("dsp_watts_per_mhz").as_double(0, 1);
+    d.power.bram36_watts_per_mhz = p->at("bram36_watts_per_mhz").as_double(0, 1);
+    d.power.uram_watts_per_mhz = p->at("uram_watts_per_mhz").as_double(0, 1);
+    d.power.logic_watts_per_kilolut_mhz = p->at("logic_watts_per_kilolut_mhz").as_double(0, 1);
+    d.power.clock_watts_per_mhz = p->at("clock_watts_per_mhz").as_double(0, 1);
+    d.power.source = p->at("source").as_string();
+  }
+  return d;
+}
+
+DeviceSpec load_device_spec(const std::string& path) {
+  return parse_device_spec(load_json_file(path), path);
+}
+
+}  // namespace ttsim

@@ -1,0 +1,68 @@
+#pragma once
+// An FPGA board as the simulator, the memory planner and the DSE see it: resource
+// totals, memory primitives, clocks and floating-point operator costs.
+// Loaded from configs/devices/*.json.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/json_view.h"
+
+namespace ttsim {
+
+/// Cost of one pipelined floating-point operator as Vitis HLS binds it.
+struct FloatOpSpec {
+  int dsp = 0;  ///< DSP48E2 slices per operator instance
+  /// Pipeline latency in cycles by clock: entries (max_clock_mhz, cycles) sorted by
+  /// clock; the first entry whose max_clock_mhz >= the clock applies.
+  std::vector<std::pair<double, int>> latency_by_clock;
+  /// Latency (cycles) at `clock_mhz`. Throws InputError if the clock is above every entry.
+  int latency_at(double clock_mhz) const;
+};
+
+/// Dynamic and static power coefficients (watts); consumed by the power model.
+struct PowerCoefficients {
+  double static_watts = 0;           ///< device static power
+  double dsp_watts_per_mhz = 0;      ///< per active DSP slice per MHz
+  double bram36_watts_per_mhz = 0;   ///< per active BRAM36 block per MHz
+  double uram_watts_per_mhz = 0;     ///< per active URAM288 block per MHz
+  double logic_watts_per_kilolut_mhz = 0;  ///< per 1,000 active LUTs per MHz
+  double clock_watts_per_mhz = 0;    ///< clock tree per MHz
+  std::string source;                ///< where the coefficients come from
+};
+
+/// One FPGA device/board.
+struct DeviceSpec {
+  std::string name;         ///< "u50"
+  std::string source_file;
+  std::string part;         ///< "xcu50-fsvh2104-2-e"
+  std::string platform;     ///< Vitis platform, e.g. "xilinx_u50_gen3x16_xdma_5_202210_1"
+  std::int64_t bram36 = 0;  ///< RAMB36 blocks (2 × RAMB18 each)
+  std::int64_t uram288 = 0; ///< URAM288 blocks (4K × 72 bits)
+  std::int64_t dsp = 0;     ///< DSP48E2 slices
+  std::int64_t lut = 0;
+  std::int64_t ff = 0;
+  int slrs = 1;
+  double default_clock_mhz = 300;  ///< platform default kernel clock
+  double max_clock_mhz = 500;
+  int bram_read_latency = 1;  ///< cycles
+  int uram_read_latency = 1;  ///< cycles
+  int uram_cascade_height = 8;
+  std::map<std::string, FloatOpSpec> float_ops;  ///< "fadd", "fmul", "fdiv", "fexp", "fsqrt", ...
+  PowerCoefficients power;
+
+  /// Bits of on-chip block memory: BRAM36 × 36,864 + URAM288 × 294,912.
+  std::int64_t onchip_bits() const { return bram36 * 36864 + uram288 * 294912; }
+  /// The operator `op`; throws InputError naming the device file if it is not defined.
+  const FloatOpSpec& op(const std::string& op) const;
+  /// The resolved spec with every default written out.
+  Json to_json() const;
+};
+
+/// Loads and validates a device config (ConfigError with file and JSON pointer on error).
+DeviceSpec load_device_spec(const std::string& path);
+DeviceSpec parse_device_spec(const Json& doc, const std::string& file);
+
+}  // namespace ttsim

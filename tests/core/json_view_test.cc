@@ -1,0 +1,73 @@
+#include "core/json_view.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+
+namespace ttsim {
+namespace {
+
+ConfigError catch_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ConfigError thrown";
+  return ConfigError("", "", "", "");
+}
+
+TEST(JsonView, UnknownKeyNamesPointerAndAllowedKeys) {
+  Json j = Json::parse(R"({"a": {"b": 1, "zz": 2}})");
+  JsonView v(j, "f.json");
+  auto e = catch_error([&] { v.at("a").allow_keys({"b"}); });
+  EXPECT_EQ(e.file(), "f.json");
+  EXPECT_EQ(e.pointer(), "/a/zz");
+  EXPECT_NE(e.expected().find("b"), std::string::npos);
+  EXPECT_EQ(e.found(), "unknown key \"zz\"");
+}
+
+TEST(JsonView, WrongTypeAndRange) {
+  Json j = Json::parse(R"({"n": "x", "m": 5, "f": 2.5, "l": []})");
+  JsonView v(j, "f.json");
+  EXPECT_EQ(catch_error([&] { v.at("n").as_int(0, 10); }).found(), "string \"x\"");
+  EXPECT_EQ(catch_error([&] { v.at("m").as_int(6, 10); }).found(), "number 5");
+  EXPECT_EQ(catch_error([&] { v.at("f").as_int(0, 10); }).found(), "number 2.5");
+  EXPECT_EQ(catch_error([&] { v.at("l").as_int_list(0, 10); }).found(), "an empty array");
+  EXPECT_EQ(catch_error([&] { v.at("missing"); }).found(), "no such key");
+  EXPECT_EQ(v.at("m").as_int(0, 10), 5);
+}
+
+TEST(JsonView, PointerEscapesSlashAndTilde) {
+  Json j = Json::parse(R"({"a/b~c": 1})");
+  JsonView v(j, "f.json");
+  EXPECT_EQ(v.at("a/b~c").pointer(), "/a~1b~0c");
+}
+
+TEST(LoadJsonFile, SyntaxErrorGivesLineAndColumn) {
+  const std::string path = ::testing::TempDir() + "/bad.json";
+  std::ofstream(path) << "{\n  \"a\": 1,\n  \"b\": ]\n}\n";
+  auto e = catch_error([&] { load_json_file(path); });
+  EXPECT_NE(e.found().find("line 3"), std::string::npos) << e.what();
+}
+
+TEST(LoadJsonFile, MissingFileIsInputError) {
+  EXPECT_THROW(load_json_file("/nonexistent/x.json"), InputError);
+}
+
+TEST(AtomicFile, WritesAndReplaces) {
+  const std::string path = ::testing::TempDir() + "/out.txt";
+  write_file_atomic(path, "one");
+  write_file_atomic(path, "two");
+  std::ifstream in(path);
+  std::string s;
+  in >> s;
+  EXPECT_EQ(s, "two");
+  EXPECT_THROW(write_file_atomic("/nonexistent/dir/out.txt", "x"), InputError);
+}
+
+}  // namespace
+}  // namespace ttsim
