@@ -1,0 +1,28 @@
+#pragma once
+// Builds the task graph (models/task_graph.h) of one training step of a ModelSpec.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "models/flows.h"
+#include "models/model_spec.h"
+#include "models/task_graph.h"
+
+namespace ttsim {
+
+/// Choices that shape the graph.
+struct GraphOptions {
+  /// Contraction flow per layer kind ("attention", "ffn_in", "ffn_out"); kinds not
+  /// listed use kBTT. Dense-format layers always use a dense product.
+  std::map<std::string, Flow> flow_by_kind;
+  /// Tokens processed per step; 0 means the model's padded length batch × seq_len.
+  std::int64_t tokens = 0;
+};
+
+/// The complete training step: forward, backward through every layer (attention and
+/// LayerNorm included), loss, and one SGD update task per parameter buffer.
+/// Tasks are in topological order; Buffer::first_task/last_task are filled.
+TaskGraph build_training_graph(const ModelSpec& model, const GraphOptions& options);
+
+}  // namespace ttsim
