@@ -44,7 +44,7 @@ Json DeviceSpec::to_json() const {
                 {"bram36_watts_per_mhz", power.bram36_watts_per_mhz},
                 {"uram_watts_per_mhz", power.uram_watts_per_mhz},
                 {"logic_watts_per_kilolut_mhz", power.logic_watts_per_kilolut_mhz},
-                {"clock_watts_per_mhz", power.clock_watts_per_mhz},
+                {"clock_watts_per_kilolut_mhz", power.clock_watts_per_kilolut_mhz},
                 {"source", power.source}};
   return j;
 }
@@ -109,14 +109,14 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
 
   if (auto p = root.find("power")) {
     p->allow_keys({"static_watts", "dsp_watts_per_mhz", "bram36_watts_per_mhz",
-                   "uram_watts_per_mhz", "logic_watts_per_kilolut_mhz", "clock_watts_per_mhz",
+                   "uram_watts_per_mhz", "logic_watts_per_kilolut_mhz", "clock_watts_per_kilolut_mhz",
                    "source"});
     d.power.static_watts = p->at("static_watts").as_double(0, 1000);
     d.power.dsp_watts_per_mhz = p->at("dsp_watts_per_mhz").as_double(0, 1);
     d.power.bram36_watts_per_mhz = p->at("bram36_watts_per_mhz").as_double(0, 1);
     d.power.uram_watts_per_mhz = p->at("uram_watts_per_mhz").as_double(0, 1);
     d.power.logic_watts_per_kilolut_mhz = p->at("logic_watts_per_kilolut_mhz").as_double(0, 1);
-    d.power.clock_watts_per_mhz = p->at("clock_watts_per_mhz").as_double(0, 1);
+    d.power.clock_watts_per_kilolut_mhz = p->at("clock_watts_per_kilolut_mhz").as_double(0, 1);
     d.power.source = p->at("source").as_string();
   }
   return d;

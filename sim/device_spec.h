@@ -29,7 +29,7 @@ struct PowerCoefficients {
   double bram36_watts_per_mhz = 0;   ///< per active BRAM36 block per MHz
   double uram_watts_per_mhz = 0;     ///< per active URAM288 block per MHz
   double logic_watts_per_kilolut_mhz = 0;  ///< per 1,000 active LUTs per MHz
-  double clock_watts_per_mhz = 0;    ///< clock tree per MHz
+  double clock_watts_per_kilolut_mhz = 0;  ///< clock tree per 1,000 LUTs of the design per MHz
   std::string source;                ///< where the coefficients come from
 };
 

@@ -1,0 +1,42 @@
+#include "sim/power/fpga_power.h"
+
+#include <string>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+void check_fraction(const ResourceActivity& a, const char* name) {
+  if (!(a.busy_fraction >= 0.0 && a.busy_fraction <= 1.0) || a.units < 0) {
+    throw InputError(std::string("power model: ") + name + " activity must have units >= 0 and a busy fraction in [0, 1], found units " +
+                     std::to_string(a.units) + ", busy " + std::to_string(a.busy_fraction));
+  }
+}
+}  // namespace
+
+PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
+  const auto& c = device.power;
+  if (c.static_watts <= 0 && c.dsp_watts_per_mhz <= 0 && c.logic_watts_per_kilolut_mhz <= 0) {
+    throw InputError(device.source_file + ": /power: expected power coefficients for device \"" +
+                     device.name + "\", found none (add a \"power\" object or calibrate it from a report_power file)");
+  }
+  if (!(a.clock_mhz > 0)) throw InputError("power model: clock must be positive");
+  check_fraction(a.dsp, "DSP");
+  check_fraction(a.bram36, "BRAM36");
+  check_fraction(a.uram288, "URAM288");
+  check_fraction(a.kilo_lut, "LUT");
+  PowerBreakdown p;
+  p.static_watts = c.static_watts;
+  p.dsp_watts = c.dsp_watts_per_mhz * a.dsp.units * a.clock_mhz * a.dsp.busy_fraction;
+  p.bram_watts = c.bram36_watts_per_mhz * a.bram36.units * a.clock_mhz * a.bram36.busy_fraction;
+  p.uram_watts = c.uram_watts_per_mhz * a.uram288.units * a.clock_mhz * a.uram288.busy_fraction;
+  p.logic_watts =
+      c.logic_watts_per_kilolut_mhz * a.kilo_lut.units * a.clock_mhz * a.kilo_lut.busy_fraction;
+  p.clock_watts = c.clock_watts_per_kilolut_mhz * a.kilo_lut.units * a.clock_mhz;
+  return p;
+}
+
+double estimate_luts(double fp_lanes, double control_luts) { return 300.0 * fp_lanes + control_luts; }
+
+}  // namespace ttsim
