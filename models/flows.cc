@@ -1,0 +1,449 @@
+#include "models/flows.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+
+using I = std::int64_t;
+
+I product(const std::vector<I>& v, std::size_t from, std::size_t to) {
+  I p = 1;
+  for (std::size_t i = from; i < to && i < v.size(); ++i) p *= v[i];
+  return p;
+}
+
+/// Builds a plan step by step; tensors are registered on first mention.
+class PlanBuilder {
+ public:
+  explicit PlanBuilder(I tokens) { plan_.tokens = tokens; }
+
+  void tensor(const std::string& name, TensorKind kind, std::vector<I> shape) {
+    for (const auto& t : plan_.tensors) {
+      if (t.name == name) return;
+    }
+    plan_.tensors.push_back({name, kind, std::move(shape)});
+  }
+
+  void step(std::string name, std::string role, FlowStage stage, TaskShape shape,
+            std::vector<std::string> reads, std::vector<std::string> writes, int level,
+            TaskOp op = TaskOp::kContraction) {
+    FlowStep s;
+    s.name = std::move(name);
+    s.role = std::move(role);
+    s.stage = stage;
+    s.op = op;
+    s.shape = shape;
+    s.reads = std::move(reads);
+    s.writes = std::move(writes);
+    s.level = level;
+    plan_.steps.push_back(std::move(s));
+  }
+
+  FlowPlan take() { return std::move(plan_); }
+
+ private:
+  FlowPlan plan_;
+};
+
+TaskShape shape4(I batch, I rows, I inner, I cols) {
+  TaskShape s;
+  s.batch = batch;
+  s.rows = rows;
+  s.inner = inner;
+  s.cols = cols;
+  return s;
+}
+
+/// Index helpers of a TT layer, 1-based as in the header's notation.
+struct TtIndex {
+  const TtShape& tt;
+  std::size_t d, e;
+  explicit TtIndex(const TtShape& t) : tt(t), d(t.in_factors.size()), e(t.out_factors.size()) {}
+  I r(std::size_t k) const { return tt.ranks[k]; }
+  I m(std::size_t k) const { return tt.in_factors[k - 1]; }
+  I n(std::size_t j) const { return tt.out_factors[j - 1]; }
+  I M() const { return product(tt.in_factors, 0, d); }
+  I N() const { return product(tt.out_factors, 0, e); }
+  I Mpre(std::size_t k) const { return product(tt.in_factors, 0, k); }
+  I Msuf(std::size_t k) const { return product(tt.in_factors, k, d); }
+  I Npre(std::size_t j) const { return product(tt.out_factors, 0, j); }
+  I Nsuf(std::size_t j) const { return product(tt.out_factors, j, e); }
+  I mode(std::size_t k) const { return k <= d ? m(k) : n(k - d); }
+
+  static std::string G(std::size_t k) { return "G" + std::to_string(k); }
+  static std::string dG(std::size_t k) { return "dG" + std::to_string(k); }
+  std::string L(std::size_t k) const { return k == 1 ? G(1) : "L" + std::to_string(k); }
+  std::string R(std::size_t j) const { return j == e ? G(d + e) : "R" + std::to_string(j); }
+  std::string dL(std::size_t k) const { return k == 1 ? dG(1) : "dL" + std::to_string(k); }
+  std::string dR(std::size_t j) const { return j == e ? dG(d + e) : "dR" + std::to_string(j); }
+  std::string T(std::size_t t) const {
+    return t == 0 ? "X" : t == d + e ? "Y" : "T" + std::to_string(t);
+  }
+  std::string dT(std::size_t t) const {
+    return t == 0 ? "dX" : t == d + e ? "dY" : "dT" + std::to_string(t);
+  }
+  /// Forward step t of the sequential flow as (rows, inner, cols).
+  TaskShape tt_step(std::size_t t, I K) const {
+    if (t <= d) return shape4(1, K * Msuf(t), r(t - 1) * m(t), r(t));
+    const std::size_t j = t - d;
+    return shape4(1, K * Npre(j - 1), r(t - 1), n(j) * r(t));
+  }
+};
+
+void add_io(PlanBuilder& b, I K, I M, I N) {
+  b.tensor("X", TensorKind::kInput, {K, M});
+  b.tensor("Y", TensorKind::kOutput, {K, N});
+  b.tensor("dY", TensorKind::kOutputGrad, {K, N});
+  b.tensor("dX", TensorKind::kInputGrad, {K, M});
+}
+
+void add_cores(PlanBuilder& b, const TtIndex& x) {
+  for (std::size_t k = 1; k <= x.d + x.e; ++k) {
+    b.tensor(TtIndex::G(k), TensorKind::kCore, {x.r(k - 1), x.mode(k), x.r(k)});
+    b.tensor(TtIndex::dG(k), TensorKind::kCoreGrad, {x.r(k - 1), x.mode(k), x.r(k)});
+  }
+}
+
+/// Intermediates L_k, R_j of the merges and their gradients dL_k, dR_j.
+void add_merge_tensors(PlanBuilder& b, const TtIndex& x) {
+  for (std::size_t k = 2; k <= x.d; ++k) {
+    b.tensor(x.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)});
+    b.tensor(x.dL(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)});
+  }
+  for (std::size_t j = 1; j < x.e; ++j) {
+    b.tensor(x.R(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)});
+    b.tensor(x.dR(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)});
+  }
+}
+
+/// Left and right merges of the forward stage (BTT and MM), levels 1..max(d-1, e-1).
+void merges(PlanBuilder& b, const TtIndex& x, const std::string& left_role,
+            const std::string& right_role) {
+  for (std::size_t k = 2; k <= x.d; ++k) {
+    b.step("fwd.merge_left." + std::to_string(k), left_role, FlowStage::kForward,
+           shape4(1, x.Mpre(k - 1), x.r(k - 1), x.m(k) * x.r(k)), {x.L(k - 1), TtIndex::G(k)},
+           {x.L(k)}, static_cast<int>(k - 1));
+  }
+  for (std::size_t j = x.e - 1; j >= 1; --j) {
+    b.step("fwd.merge_right." + std::to_string(j), right_role, FlowStage::kForward,
+           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)),
+           {TtIndex::G(x.d + j), x.R(j + 1)}, {x.R(j)}, static_cast<int>(x.e - j));
+  }
+}
+
+/// The two core-gradient chains of BTT (and MM), starting at level `base` + 1 from dL_d
+/// and dR_1.
+void grad_chains(PlanBuilder& b, const TtIndex& x, int base) {
+  const auto d = x.d;
+  for (std::size_t k = d; k >= 2; --k) {
+    const int level = base + static_cast<int>(d - k) + 2;
+    b.step("bwd.grad_core." + std::to_string(k), "btt.grad_core_left", FlowStage::kGradWeights,
+           shape4(1, x.r(k - 1), x.Mpre(k - 1), x.m(k) * x.r(k)), {x.L(k - 1), x.dL(k)},
+           {TtIndex::dG(k)}, level);
+    b.step("bwd.grad_left." + std::to_string(k - 1), "btt.grad_merge_left",
+           FlowStage::kGradWeights, shape4(1, x.Mpre(k - 1), x.m(k) * x.r(k), x.r(k - 1)),
+           {x.dL(k), TtIndex::G(k)}, {x.dL(k - 1)}, level);
+  }
+  for (std::size_t j = 1; j < x.e; ++j) {
+    const int level = base + static_cast<int>(j) + 1;
+    b.step("bwd.grad_core." + std::to_string(d + j), "btt.grad_core_right",
+           FlowStage::kGradWeights, shape4(1, x.r(d + j - 1) * x.n(j), x.Nsuf(j), x.r(d + j)),
+           {x.dR(j), x.R(j + 1)}, {TtIndex::dG(d + j)}, level);
+    b.step("bwd.grad_right." + std::to_string(j + 1), "btt.grad_merge_right",
+           FlowStage::kGradWeights, shape4(1, x.r(d + j), x.r(d + j - 1) * x.n(j), x.Nsuf(j)),
+           {TtIndex::G(d + j), x.dR(j)}, {x.dR(j + 1)}, level);
+  }
+}
+
+FlowPlan plan_dense(const LinearLayerSpec& layer, I K) {
+  PlanBuilder b(K);
+  const I M = layer.in_dim, N = layer.out_dim;
+  add_io(b, K, M, N);
+  b.tensor("W", TensorKind::kCore, {M, N});
+  b.tensor("dW", TensorKind::kCoreGrad, {M, N});
+  b.step("fwd.product", "dense.product", FlowStage::kForward, shape4(1, K, M, N), {"X", "W"},
+         {"Y"}, 1);
+  b.step("bwd.grad_x", "dense.grad_input", FlowStage::kGradInput, shape4(1, K, N, M),
+         {"dY", "W"}, {"dX"}, 1);
+  b.step("bwd.grad_w", "dense.grad_w", FlowStage::kGradWeights, shape4(1, M, K, N), {"X", "dY"},
+         {"dW"}, 1);
+  return b.take();
+}
+
+FlowPlan plan_btt(const TtIndex& x, I K) {
+  PlanBuilder b(K);
+  const I M = x.M(), N = x.N(), rd = x.r(x.d);
+  add_io(b, K, M, N);
+  add_cores(b, x);
+  add_merge_tensors(b, x);
+  b.tensor("Z", TensorKind::kIntermediate, {K, rd});
+  b.tensor("dZ", TensorKind::kIntermediate, {K, rd});
+  const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
+  merges(b, x, "btt.merge_left", "btt.merge_right");
+  b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", x.L(x.d)}, {"Z"},
+         P + 1);
+  b.step("fwd.zr", "btt.zr", FlowStage::kForward, shape4(1, K, rd, N), {"Z", x.R(1)}, {"Y"},
+         P + 2);
+  b.step("bwd.grad_z", "btt.grad_zr", FlowStage::kGradInput, shape4(1, K, N, rd),
+         {"dY", x.R(1)}, {"dZ"}, 1);
+  b.step("bwd.grad_x", "btt.grad_xl", FlowStage::kGradInput, shape4(1, K, rd, M),
+         {"dZ", x.L(x.d)}, {"dX"}, 2);
+  b.step("bwd.grad_r", "btt.grad_r", FlowStage::kGradWeights, shape4(1, rd, K, N), {"Z", "dY"},
+         {x.dR(1)}, 1);
+  b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, M, K, rd), {"X", "dZ"},
+         {x.dL(x.d)}, 1);
+  grad_chains(b, x, 0);
+  return b.take();
+}
+
+FlowPlan plan_mm(const TtIndex& x, I K) {
+  PlanBuilder b(K);
+  const I M = x.M(), N = x.N(), rd = x.r(x.d);
+  add_io(b, K, M, N);
+  add_cores(b, x);
+  add_merge_tensors(b, x);
+  b.tensor("W", TensorKind::kIntermediate, {M, N});
+  b.tensor("dW", TensorKind::kIntermediate, {M, N});
+  const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
+  merges(b, x, "mm.rebuild", "mm.rebuild");
+  b.step("fwd.rebuild_w", "mm.rebuild", FlowStage::kForward, shape4(1, M, rd, N),
+         {x.L(x.d), x.R(1)}, {"W"}, P + 1);
+  b.step("fwd.product", "mm.product", FlowStage::kForward, shape4(1, K, M, N), {"X", "W"}, {"Y"},
+         P + 2);
+  b.step("bwd.grad_x", "mm.grad_input", FlowStage::kGradInput, shape4(1, K, N, M), {"dY", "W"},
+         {"dX"}, 1);
+  b.step("bwd.grad_w", "mm.grad_w", FlowStage::kGradWeights, shape4(1, M, K, N), {"X", "dY"},
+         {"dW"}, 1);
+  b.step("bwd.grad_l", "mm.grad_l", FlowStage::kGradWeights, shape4(1, M, N, rd),
+         {"dW", x.R(1)}, {x.dL(x.d)}, 2);
+  b.step("bwd.grad_r", "mm.grad_r", FlowStage::kGradWeights, shape4(1, rd, M, N),
+         {x.L(x.d), "dW"}, {x.dR(1)}, 2);
+  grad_chains(b, x, 1);
+  return b.take();
+}
+
+FlowPlan plan_tt(const TtIndex& x, I K) {
+  PlanBuilder b(K);
+  add_io(b, K, x.M(), x.N());
+  add_cores(b, x);
+  const std::size_t c = x.d + x.e;
+  for (std::size_t t = 1; t < c; ++t) {
+    std::vector<I> shape = t <= x.d ? std::vector<I>{K, x.Msuf(t), x.r(t)}
+                                    : std::vector<I>{K, x.Npre(t - x.d), x.r(t)};
+    b.tensor(x.T(t), TensorKind::kIntermediate, shape);
+    b.tensor(x.dT(t), TensorKind::kIntermediate, shape);
+  }
+  for (std::size_t t = 1; t <= c; ++t) {
+    b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, x.tt_step(t, K),
+           {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t));
+  }
+  for (std::size_t t = c; t >= 1; --t) {
+    const TaskShape f = x.tt_step(t, K);
+    b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
+           shape4(1, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
+           static_cast<int>(c - t + 1));
+  }
+  for (std::size_t t = c; t >= 1; --t) {
+    const TaskShape f = x.tt_step(t, K);
+    b.step("bwd.grad_core." + std::to_string(t), "tt.grad_core", FlowStage::kGradWeights,
+           shape4(1, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1);
+  }
+  return b.take();
+}
+
+void check_tokens(I tokens, const std::string& what) {
+  if (tokens < 1) {
+    throw InputError(what + ": expected a token count K >= 1, found " + std::to_string(tokens));
+  }
+}
+
+}  // namespace
+
+const char* to_string(Flow f) {
+  switch (f) {
+    case Flow::kMM: return "mm";
+    case Flow::kTT: return "tt";
+    case Flow::kBTT: return "btt";
+  }
+  return "?";
+}
+
+Flow parse_flow(const std::string& s) {
+  if (s == "mm") return Flow::kMM;
+  if (s == "tt") return Flow::kTT;
+  if (s == "btt") return Flow::kBTT;
+  throw InputError("contraction flow: expected one of \"mm\", \"tt\", \"btt\", found \"" + s +
+                   "\"");
+}
+
+const char* to_string(FlowStage s) {
+  switch (s) {
+    case FlowStage::kForward: return "forward";
+    case FlowStage::kGradInput: return "grad_input";
+    case FlowStage::kGradWeights: return "grad_weights";
+  }
+  return "?";
+}
+
+std::int64_t FlowTensor::words() const {
+  I w = 1;
+  for (auto s : shape) w *= s;
+  return w;
+}
+
+const FlowTensor& FlowPlan::tensor(const std::string& name) const {
+  for (const auto& t : tensors) {
+    if (t.name == name) return t;
+  }
+  throw std::out_of_range("flow plan has no tensor \"" + name + "\"");
+}
+
+std::vector<FlowStep> FlowPlan::stage_steps(FlowStage stage) const {
+  std::vector<FlowStep> out;
+  for (const auto& s : steps) {
+    if (s.stage == stage) out.push_back(s);
+  }
+  return out;
+}
+
+FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens) {
+  check_tokens(tokens, "layer " + layer.name);
+  if (layer.format != WeightFormat::kTT) return plan_dense(layer, tokens);
+  if (layer.tt.in_factors.empty() || layer.tt.out_factors.empty()) {
+    throw InputError("layer " + layer.name +
+                     ": expected a TT shape with at least one input and one output core, found " +
+                     std::to_string(layer.tt.in_factors.size()) + " and " +
+                     std::to_string(layer.tt.out_factors.size()));
+  }
+  const TtIndex x(layer.tt);
+  switch (flow) {
+    case Flow::kMM: return plan_mm(x, tokens);
+    case Flow::kTT: return plan_tt(x, tokens);
+    case Flow::kBTT: return plan_btt(x, tokens);
+  }
+  throw std::logic_error("unknown flow");
+}
+
+FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
+  check_tokens(tokens, "TTM embedding");
+  const std::size_t d = ttm.cores();
+  if (d == 0) throw InputError("TTM embedding: expected at least one core, found none");
+  const I K = tokens;
+  auto r = [&](std::size_t k) { return ttm.ranks[k]; };
+  auto e = [&](std::size_t k) { return ttm.dim_factors[k - 1]; };
+  auto Epre = [&](std::size_t k) { return product(ttm.dim_factors, 0, k); };
+  auto G = [](std::size_t k) { return "G" + std::to_string(k); };
+  auto dG = [](std::size_t k) { return "dG" + std::to_string(k); };
+  auto E = [&](std::size_t k) { return k == 1 ? G(1) : k == d ? std::string("Y") : "E" + std::to_string(k); };
+  auto dE = [&](std::size_t k) {
+    return k == 1 ? dG(1) : k == d ? std::string("dY") : "dE" + std::to_string(k);
+  };
+  PlanBuilder b(K);
+  const I D = Epre(d);
+  b.tensor("Y", TensorKind::kOutput, {K, D});
+  b.tensor("dY", TensorKind::kOutputGrad, {K, D});
+  for (std::size_t k = 1; k <= d; ++k) {
+    std::vector<I> core{r(k - 1), ttm.vocab_factors[k - 1], e(k), r(k)};
+    b.tensor(G(k), TensorKind::kCore, core);
+    b.tensor(dG(k), TensorKind::kCoreGrad, core);
+  }
+  for (std::size_t k = 2; k < d; ++k) {
+    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)});
+    b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)});
+  }
+  for (std::size_t k = 2; k <= d; ++k) {
+    b.step("fwd.ttm_lookup." + std::to_string(k), "ttm.lookup", FlowStage::kForward,
+           shape4(K, Epre(k - 1), r(k - 1), e(k) * r(k)), {E(k - 1), G(k)}, {E(k)},
+           static_cast<int>(k - 1));
+  }
+  for (std::size_t k = d; k >= 2; --k) {
+    const int level = static_cast<int>(d - k + 1);
+    b.step("bwd.ttm_grad_core." + std::to_string(k), "ttm.grad_core", FlowStage::kGradWeights,
+           shape4(K, r(k - 1), Epre(k - 1), e(k) * r(k)), {E(k - 1), dE(k)}, {dG(k)}, level);
+    b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain",
+           FlowStage::kGradWeights, shape4(K, Epre(k - 1), e(k) * r(k), r(k - 1)),
+           {dE(k), G(k)}, {dE(k - 1)}, level);
+  }
+  return b.take();
+}
+
+FlowPlan plan_attention(std::int64_t sequences, std::int64_t seq_len, std::int64_t heads,
+                        std::int64_t head_dim) {
+  if (sequences < 1 || seq_len < 1 || heads < 1 || head_dim < 1) {
+    throw InputError("attention: expected sequences, sequence length, heads and head dim >= 1, "
+                     "found " + std::to_string(sequences) + ", " + std::to_string(seq_len) +
+                     ", " + std::to_string(heads) + ", " + std::to_string(head_dim));
+  }
+  const I B = sequences * heads, L = seq_len, dh = head_dim;
+  const I K = sequences * seq_len, D = heads * head_dim;
+  PlanBuilder b(K);
+  for (const char* n : {"Q", "K", "V"}) b.tensor(n, TensorKind::kInput, {K, D});
+  b.tensor("C", TensorKind::kOutput, {K, D});
+  b.tensor("dC", TensorKind::kOutputGrad, {K, D});
+  for (const char* n : {"dQ", "dK", "dV"}) b.tensor(n, TensorKind::kInputGrad, {K, D});
+  for (const char* n : {"S", "P", "dP", "dS"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L});
+  const auto F = FlowStage::kForward;
+  const auto G = FlowStage::kGradInput;
+  b.step("fwd.qk", "attn.qk", F, shape4(B, L, dh, L), {"Q", "K"}, {"S"}, 1);
+  b.step("fwd.softmax", "attn.softmax", F, shape4(B, L, 1, L), {"S"}, {"P"}, 2,
+         TaskOp::kSoftmax);
+  b.step("fwd.pv", "attn.pv", F, shape4(B, L, L, dh), {"P", "V"}, {"C"}, 3);
+  b.step("bwd.grad_p", "attn.grad_p", G, shape4(B, L, dh, L), {"dC", "V"}, {"dP"}, 1);
+  b.step("bwd.grad_v", "attn.grad_v", G, shape4(B, L, L, dh), {"P", "dC"}, {"dV"}, 1);
+  b.step("bwd.softmax_grad", "attn.softmax_grad", G, shape4(B, L, 1, L), {"P", "dP"}, {"dS"}, 2,
+         TaskOp::kSoftmaxGrad);
+  b.step("bwd.grad_q", "attn.grad_q", G, shape4(B, L, L, dh), {"dS", "K"}, {"dQ"}, 3);
+  b.step("bwd.grad_k", "attn.grad_k", G, shape4(B, L, L, dh), {"dS", "Q"}, {"dK"}, 3);
+  return b.take();
+}
+
+FlowCost stage_cost(const FlowPlan& plan, FlowStage stage) {
+  FlowCost c;
+  // Global step indices of first production and last read of every intermediate.
+  std::map<std::string, std::pair<int, int>> span;  // name -> (produced, last read)
+  std::map<std::string, I> words;
+  for (const auto& t : plan.tensors) {
+    if (t.kind == TensorKind::kIntermediate) words[t.name] = t.words();
+  }
+  const int n = static_cast<int>(plan.steps.size());
+  for (int i = 0; i < n; ++i) {
+    for (const auto& w : plan.steps[i].writes) {
+      if (words.count(w) && !span.count(w)) span[w] = {i, i};
+    }
+    for (const auto& r : plan.steps[i].reads) {
+      if (span.count(r)) span[r].second = std::max(span[r].second, i);
+    }
+  }
+  std::vector<int> idx;
+  std::map<std::string, bool> touched;
+  for (int i = 0; i < n; ++i) {
+    const auto& s = plan.steps[i];
+    if (s.stage != stage) continue;
+    idx.push_back(i);
+    if (s.op == TaskOp::kContraction) c.macs += s.shape.macs();
+    c.critical_path = std::max(c.critical_path, s.level);
+    for (const auto& t : s.reads) touched[t] = true;
+    for (const auto& t : s.writes) touched[t] = true;
+  }
+  for (int i : idx) {
+    I live = 0;
+    for (const auto& [name, sp] : span) {
+      if (touched.count(name) && sp.first <= i && i <= sp.second) live += words[name];
+    }
+    c.peak_intermediate_words = std::max(c.peak_intermediate_words, live);
+  }
+  return c;
+}
+
+FlowCost linear_cost(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens,
+                     FlowStage stage) {
+  return stage_cost(plan_linear(layer, flow, tokens), stage);
+}
+
+}  // namespace ttsim

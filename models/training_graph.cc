@@ -1,0 +1,527 @@
+// Construction of the training-step task graph (models/training_graph.h).
+//
+// Forward: token embedding (TTM contraction chain or dense gather) + position embedding,
+// embedding LayerNorm; per encoder Q/K/V projections, attention (plan_attention), O
+// projection, residual add, LayerNorm, FFN-in, GELU, FFN-out, residual add, LayerNorm;
+// intent head on the first token of each sequence and slot head on every token.
+// Backward: the two softmax cross-entropy losses (loss value and gradient w.r.t. the
+// logits), then every layer in reverse with the gradients of all parameters, bias
+// gradients (column sums of dY) included. Update: one kSgdUpdate per parameter buffer.
+// Dependencies are derived from the buffers' reads and writes in task order (read after
+// write, write after write, write after read), so the task order is topological.
+
+#include "models/training_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+
+using I = std::int64_t;
+
+TaskShape rows_cols(I rows, I cols, I batch = 1) {
+  TaskShape s;
+  s.batch = batch;
+  s.rows = rows;
+  s.cols = cols;
+  return s;
+}
+
+UnitKind unit_of(TaskOp op) {
+  switch (op) {
+    case TaskOp::kContraction: return UnitKind::kContraction;
+    case TaskOp::kSoftmax:
+    case TaskOp::kSoftmaxGrad: return UnitKind::kSoftmax;
+    case TaskOp::kLayerNorm:
+    case TaskOp::kLayerNormGrad: return UnitKind::kLayerNorm;
+    case TaskOp::kGelu:
+    case TaskOp::kGeluGrad: return UnitKind::kGelu;
+    case TaskOp::kAdd: return UnitKind::kElementwise;
+    case TaskOp::kLoss: return UnitKind::kLoss;
+    case TaskOp::kSgdUpdate: return UnitKind::kUpdate;
+  }
+  return UnitKind::kElementwise;
+}
+
+class Builder {
+ public:
+  /// A new buffer; names are unique.
+  int buffer(const std::string& name, const std::string& layer, std::vector<I> shape) {
+    if (by_name_.count(name)) throw std::logic_error("duplicate buffer " + name);
+    Buffer b;
+    b.id = static_cast<int>(g_.buffers.size());
+    b.name = name;
+    b.layer = layer;
+    b.shape = std::move(shape);
+    b.words = 1;
+    for (auto s : b.shape) b.words *= s;
+    g_.buffers.push_back(b);
+    by_name_[name] = b.id;
+    readers_.emplace_back();
+    last_writer_.push_back(-1);
+    return b.id;
+  }
+
+  /// A parameter buffer and its gradient buffer "<name>.grad".
+  int parameter(const std::string& name, const std::string& layer, std::vector<I> shape) {
+    const int p = buffer(name, layer, shape);
+    const int gr = buffer(name + ".grad", layer, shape);
+    params_.push_back(p);
+    grad_of_[p] = gr;
+    grads_.insert(gr);
+    return p;
+  }
+  int grad(int param) const { return grad_of_.at(param); }
+  int id(const std::string& name) const { return by_name_.at(name); }
+  const Buffer& buf(int id) const { return g_.buffers[id]; }
+
+  /// Appends a task; its deps are every earlier task it conflicts with on a buffer.
+  int task(const std::string& name, TaskOp op, Stage stage, const std::string& layer,
+           int encoder, const std::string& role, const TaskShape& shape,
+           std::vector<int> reads, std::vector<int> writes) {
+    Task t;
+    t.id = static_cast<int>(g_.tasks.size());
+    t.name = name;
+    t.op = op;
+    t.unit = unit_of(op);
+    t.stage = stage;
+    t.layer = layer;
+    t.encoder = encoder;
+    t.role = role;
+    t.shape = shape;
+    if (op == TaskOp::kContraction) {
+      t.macs = shape.macs();
+    } else {
+      t.elements = shape.elements();
+    }
+    dedupe(reads);
+    dedupe(writes);
+    std::set<int> deps;
+    for (int r : reads) {
+      if (last_writer_[r] >= 0) deps.insert(last_writer_[r]);
+    }
+    for (int w : writes) {
+      if (last_writer_[w] >= 0) deps.insert(last_writer_[w]);
+      for (int rd : readers_[w]) deps.insert(rd);
+    }
+    deps.erase(t.id);
+    t.deps.assign(deps.begin(), deps.end());
+    for (int r : reads) readers_[r].push_back(t.id);
+    for (int w : writes) {
+      last_writer_[w] = t.id;
+      readers_[w].clear();
+    }
+    t.reads = std::move(reads);
+    t.writes = std::move(writes);
+    g_.tasks.push_back(std::move(t));
+    return g_.tasks.back().id;
+  }
+
+  /// One SGD update per parameter, classes and first/last use; returns the graph.
+  TaskGraph finish() {
+    for (int p : params_) {
+      const Buffer& b = g_.buffers[p];
+      task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
+           rows_cols(1, b.words), {p, grad(p)}, {p});
+    }
+    const std::set<int> params(params_.begin(), params_.end());
+    std::vector<bool> fwd_value(g_.buffers.size(), false), read_bwd(g_.buffers.size(), false),
+        written(g_.buffers.size(), false);
+    for (const auto& t : g_.tasks) {
+      for (int b : t.reads) {
+        touch(b, t.id);
+        if (t.stage == Stage::kBackward) read_bwd[b] = true;
+      }
+      for (int b : t.writes) {
+        touch(b, t.id);
+        written[b] = true;
+        if (t.stage == Stage::kForward) fwd_value[b] = true;
+      }
+    }
+    for (auto& b : g_.buffers) {
+      if (params.count(b.id)) {
+        b.cls = BufferClass::kParameter;
+      } else if (grads_.count(b.id)) {
+        b.cls = BufferClass::kGradient;
+      } else if ((fwd_value[b.id] || !written[b.id]) && read_bwd[b.id]) {
+        // Forward values (and step inputs) that the backward pass reads.
+        b.cls = BufferClass::kActivation;
+      } else {
+        b.cls = BufferClass::kTemporary;
+      }
+    }
+    return std::move(g_);
+  }
+
+  static int encoder_of(const std::string& layer) {
+    if (layer.rfind("enc", 0) != 0) return -1;
+    const auto dot = layer.find('.');
+    return std::stoi(layer.substr(3, dot - 3));
+  }
+
+ private:
+  static void dedupe(std::vector<int>& v) {
+    std::vector<int> out;
+    for (int x : v) {
+      bool seen = false;
+      for (int y : out) seen = seen || y == x;
+      if (!seen) out.push_back(x);
+    }
+    v = std::move(out);
+  }
+  void touch(int b, int task) {
+    auto& buf = g_.buffers[b];
+    if (buf.first_task < 0) buf.first_task = task;
+    buf.last_task = std::max(buf.last_task, task);
+  }
+
+  TaskGraph g_;
+  std::map<std::string, int> by_name_;
+  std::vector<std::vector<int>> readers_;
+  std::vector<int> last_writer_;
+  std::vector<int> params_;
+  std::map<int, int> grad_of_;
+  std::set<int> grads_;
+};
+
+Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward : Stage::kBackward; }
+
+/// A flow plan bound to the buffers of one layer: local tensor names → buffer ids.
+/// Intermediates become buffers "<layer>.<tensor>" on first use.
+class BoundPlan {
+ public:
+  BoundPlan(Builder& b, FlowPlan plan, std::string layer, int encoder)
+      : b_(b), plan_(std::move(plan)), layer_(std::move(layer)), encoder_(encoder) {}
+
+  void bind(const std::string& tensor, int buffer) { ids_[tensor] = buffer; }
+  bool bound(const std::string& tensor) const { return ids_.count(tensor) > 0; }
+  int id(const std::string& tensor) {
+    auto it = ids_.find(tensor);
+    if (it != ids_.end()) return it->second;
+    const FlowTensor& t = plan_.tensor(tensor);
+    if (t.kind != TensorKind::kIntermediate) {
+      throw std::logic_error(layer_ + ": unbound flow tensor " + tensor);
+    }
+    return ids_[tensor] = b_.buffer(layer_ + "." + tensor, layer_, t.shape);
+  }
+  const FlowPlan& plan() const { return plan_; }
+
+  /// Emits the steps of `stage` as tasks; `extra_reads` are added to every step (the
+  /// token ids of a TTM lookup).
+  void emit(FlowStage stage, const std::vector<int>& extra_reads = {}) {
+    for (const auto& s : plan_.steps) {
+      if (s.stage != stage) continue;
+      std::vector<int> reads = extra_reads, writes;
+      for (const auto& r : s.reads) reads.push_back(id(r));
+      for (const auto& w : s.writes) writes.push_back(id(w));
+      b_.task(layer_ + "." + s.name, s.op, stage_of(stage), layer_, encoder_, s.role, s.shape,
+              reads, writes);
+    }
+  }
+
+ private:
+  Builder& b_;
+  FlowPlan plan_;
+  std::string layer_;
+  int encoder_;
+  std::map<std::string, int> ids_;
+};
+
+class TrainingGraph {
+ public:
+  TrainingGraph(const ModelSpec& m, const GraphOptions& o) : m_(m), o_(o) {
+    K_ = o.tokens > 0 ? o.tokens : m.tokens();
+    // K tokens are K / seq_len sequences when K is a multiple of seq_len, else one sequence.
+    sequences_ = K_ % m.seq_len == 0 ? K_ / m.seq_len : 1;
+    L_ = K_ / sequences_;
+  }
+
+  TaskGraph build() {
+    ids_ = b_.buffer("input.token_ids", "input", {K_});
+    intent_labels_ = b_.buffer("input.intent_labels", "input", {sequences_});
+    slot_labels_ = b_.buffer("input.slot_labels", "input", {K_});
+
+    int h = embedding_forward();
+    std::vector<Encoder> encs;
+    for (int e = 0; e < m_.encoders; ++e) encs.push_back(encoder_forward(e, h, &h));
+    const int last = h;
+    auto intent = linear_forward(linear("intent_head"), last, sequences_);
+    auto slot = linear_forward(linear("slot_head"), last, K_);
+
+    const int d_intent = loss("intent", intent.y, intent_labels_, sequences_, m_.intents);
+    const int d_slot = loss("slot", slot.y, slot_labels_, K_, m_.slot_tags);
+    const int dx_slot = linear_backward(slot, d_slot);
+    const int dx_intent = linear_backward(intent, d_intent);
+    // The intent head read row 0 of each sequence: add its dX into those rows.
+    add_into("heads.bwd.merge_grad", "heads", -1, dx_slot, dx_intent, sequences_, m_.d_model);
+    int dh = dx_slot;
+    for (int e = m_.encoders - 1; e >= 0; --e) dh = encoder_backward(encs[e], dh);
+    embedding_backward(dh);
+    return b_.finish();
+  }
+
+ private:
+  struct Linear {
+    const LinearLayerSpec* spec = nullptr;
+    std::shared_ptr<BoundPlan> plan;
+    int x = -1, y = -1, bias = -1;
+    I tokens = 0;
+  };
+  struct LayerNormBufs {
+    std::string layer;
+    int in = -1, out = -1, stats = -1, gain = -1, bias = -1;
+  };
+  struct Encoder {
+    int e = 0;
+    int h_in = -1;
+    Linear q, k, v, o, ffn_in, ffn_out;
+    std::shared_ptr<BoundPlan> attn;
+    LayerNormBufs ln1, ln2;
+  };
+
+  const LinearLayerSpec& linear(const std::string& name) const {
+    for (const auto& l : m_.linears) {
+      if (l.name == name) return l;
+    }
+    throw InputError(m_.source_file + ": model has no layer \"" + name + "\"");
+  }
+
+  Flow flow_for(const LinearLayerSpec& l) const {
+    auto it = o_.flow_by_kind.find(l.kind);
+    return it == o_.flow_by_kind.end() ? Flow::kBTT : it->second;
+  }
+
+  /// Parameters of the layer, the forward steps and the bias add; output "<layer>.Y".
+  Linear linear_forward(const LinearLayerSpec& l, int x, I tokens) {
+    Linear out;
+    out.spec = &l;
+    out.x = x;
+    out.tokens = tokens;
+    out.plan = std::make_shared<BoundPlan>(b_, plan_linear(l, flow_for(l), tokens), l.name,
+                                           l.encoder);
+    BoundPlan& p = *out.plan;
+    if (l.format == WeightFormat::kTT) {
+      for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
+        const auto& t = p.plan().tensor("G" + std::to_string(k));
+        const int c = b_.parameter(l.name + ".core" + std::to_string(k), l.name, t.shape);
+        p.bind("G" + std::to_string(k), c);
+        p.bind("dG" + std::to_string(k), b_.grad(c));
+      }
+    } else {
+      const int w = b_.parameter(l.name + ".weight", l.name, {l.in_dim, l.out_dim});
+      p.bind("W", w);
+      p.bind("dW", b_.grad(w));
+    }
+    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim});
+    p.bind("X", x);
+    p.bind("Y", out.y);
+    p.emit(FlowStage::kForward);
+    if (l.bias) {
+      out.bias = b_.parameter(l.name + ".bias", l.name, {l.out_dim});
+      b_.task(l.name + ".fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder,
+              "bias.add", rows_cols(tokens, l.out_dim), {out.y, out.bias}, {out.y});
+    }
+    return out;
+  }
+
+  /// Grad-input and grad-weights steps and the bias gradient; returns "<layer>.dX".
+  int linear_backward(Linear& lin, int dy) {
+    const auto& l = *lin.spec;
+    BoundPlan& p = *lin.plan;
+    const int dx = b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim});
+    p.bind("dY", dy);
+    p.bind("dX", dx);
+    p.emit(FlowStage::kGradInput);
+    p.emit(FlowStage::kGradWeights);
+    if (l.bias) {
+      b_.task(l.name + ".bwd.bias_grad", TaskOp::kAdd, Stage::kBackward, l.name, l.encoder,
+              "bias.grad", rows_cols(lin.tokens, l.out_dim), {dy}, {b_.grad(lin.bias)});
+    }
+    return dx;
+  }
+
+  /// dst += src over rows × cols elements (in place).
+  void add_into(const std::string& name, const std::string& layer, int encoder, int dst, int src,
+                I rows, I cols) {
+    b_.task(name, TaskOp::kAdd, Stage::kBackward, layer, encoder, "residual.grad",
+            rows_cols(rows, cols), {dst, src}, {dst});
+  }
+
+  LayerNormBufs layernorm_forward(const std::string& layer, int encoder, int in) {
+    LayerNormBufs n;
+    n.layer = layer;
+    n.in = in;
+    n.gain = b_.parameter(layer + ".gain", layer, {m_.d_model});
+    n.bias = b_.parameter(layer + ".bias", layer, {m_.d_model});
+    n.out = b_.buffer(layer + ".out", layer, {K_, m_.d_model});
+    // Per-row mean and reciprocal standard deviation, kept for the backward pass.
+    n.stats = b_.buffer(layer + ".stats", layer, {K_, 2});
+    b_.task(layer + ".fwd", TaskOp::kLayerNorm, Stage::kForward, layer, encoder, "",
+            rows_cols(K_, m_.d_model), {in, n.gain, n.bias}, {n.out, n.stats});
+    return n;
+  }
+
+  /// LayerNorm backward: dIn and the gain/bias gradients; returns "<layer>.dIn".
+  int layernorm_backward(const LayerNormBufs& n, int encoder, int dout) {
+    const int din = b_.buffer(n.layer + ".dIn", n.layer, {K_, m_.d_model});
+    b_.task(n.layer + ".bwd", TaskOp::kLayerNormGrad, Stage::kBackward, n.layer, encoder, "",
+            rows_cols(K_, m_.d_model), {dout, n.in, n.stats, n.gain},
+            {din, b_.grad(n.gain), b_.grad(n.bias)});
+    return din;
+  }
+
+  int residual(const std::string& layer, int encoder, int a, int b) {
+    const int out = b_.buffer(layer + ".out", layer, {K_, m_.d_model});
+    b_.task(layer + ".fwd", TaskOp::kAdd, Stage::kForward, layer, encoder, "residual.add",
+            rows_cols(K_, m_.d_model), {a, b}, {out});
+    return out;
+  }
+
+  int embedding_forward() {
+    const auto& emb = m_.token_embedding;
+    const I D = m_.d_model;
+    position_ = b_.parameter("embedding.position", "embedding", {m_.seq_len, D});
+    const int sum = b_.buffer("embedding.sum", "embedding", {K_, D});
+    if (emb.format == WeightFormat::kTTM && emb.ttm.cores() >= 2) {
+      ttm_ = std::make_shared<BoundPlan>(b_, plan_ttm_lookup(emb.ttm, K_), "embedding", -1);
+      for (std::size_t k = 1; k <= emb.ttm.cores(); ++k) {
+        const auto name = "G" + std::to_string(k);
+        const int c = b_.parameter("embedding.core" + std::to_string(k), "embedding",
+                                   ttm_->plan().tensor(name).shape);
+        ttm_->bind(name, c);
+        ttm_->bind("dG" + std::to_string(k), b_.grad(c));
+      }
+      const int tok = b_.buffer("embedding.tok", "embedding", {K_, D});
+      ttm_->bind("Y", tok);
+      ttm_->emit(FlowStage::kForward, {ids_});
+      b_.task("embedding.fwd.position_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
+              "embedding.add", rows_cols(K_, D), {tok, position_}, {sum});
+    } else {
+      // Dense table (or a one-core TTM, which is the table itself): gather K rows and add
+      // the position embedding in one element-wise pass.
+      std::vector<I> shape{m_.vocab, D};
+      if (emb.format == WeightFormat::kTTM) shape = {1, m_.vocab, D, 1};
+      table_ = b_.parameter(emb.format == WeightFormat::kTTM ? "embedding.core1" : "embedding.table",
+                            "embedding", shape);
+      b_.task("embedding.fwd.lookup_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
+              "embedding.add", rows_cols(K_, D), {ids_, table_, position_}, {sum});
+    }
+    emb_ln_ = layernorm_forward("embedding.ln", -1, sum);
+    return emb_ln_.out;
+  }
+
+  void embedding_backward(int dh) {
+    const I D = m_.d_model;
+    const int dsum = layernorm_backward(emb_ln_, -1, dh);
+    b_.task("embedding.bwd.position_grad", TaskOp::kAdd, Stage::kBackward, "embedding", -1,
+            "embedding.grad", rows_cols(K_, D), {dsum}, {b_.grad(position_)});
+    if (ttm_) {
+      ttm_->bind("dY", dsum);
+      ttm_->emit(FlowStage::kGradWeights, {ids_});
+    } else {
+      b_.task("embedding.bwd.scatter_grad", TaskOp::kAdd, Stage::kBackward, "embedding", -1,
+              "embedding.grad", rows_cols(K_, D), {dsum, ids_}, {b_.grad(table_)});
+    }
+  }
+
+  Encoder encoder_forward(int e, int h_in, int* h_out) {
+    Encoder enc;
+    enc.e = e;
+    enc.h_in = h_in;
+    const std::string p = "enc" + std::to_string(e) + ".";
+    enc.q = linear_forward(linear(p + "q"), h_in, K_);
+    enc.k = linear_forward(linear(p + "k"), h_in, K_);
+    enc.v = linear_forward(linear(p + "v"), h_in, K_);
+    const std::string attn = p + "attn";
+    enc.attn = std::make_shared<BoundPlan>(
+        b_, plan_attention(sequences_, L_, m_.heads, m_.head_dim()), attn, e);
+    enc.attn->bind("Q", enc.q.y);
+    enc.attn->bind("K", enc.k.y);
+    enc.attn->bind("V", enc.v.y);
+    const int c = b_.buffer(attn + ".C", attn, {K_, m_.d_model});
+    enc.attn->bind("C", c);
+    enc.attn->emit(FlowStage::kForward);
+    enc.o = linear_forward(linear(p + "o"), c, K_);
+    const int res1 = residual(p + "res1", e, h_in, enc.o.y);
+    enc.ln1 = layernorm_forward(p + "ln1", e, res1);
+    enc.ffn_in = linear_forward(linear(p + "ffn_in"), enc.ln1.out, K_);
+    const int g = b_.buffer(p + "gelu.out", p + "gelu", {K_, m_.ffn_dim});
+    b_.task(p + "gelu.fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
+            rows_cols(K_, m_.ffn_dim), {enc.ffn_in.y}, {g});
+    enc.ffn_out = linear_forward(linear(p + "ffn_out"), g, K_);
+    const int res2 = residual(p + "res2", e, enc.ln1.out, enc.ffn_out.y);
+    enc.ln2 = layernorm_forward(p + "ln2", e, res2);
+    *h_out = enc.ln2.out;
+    return enc;
+  }
+
+  /// Backward through one encoder given the gradient of its output; returns the
+  /// gradient of its input.
+  int encoder_backward(Encoder& enc, int dh) {
+    const int e = enc.e;
+    const std::string p = "enc" + std::to_string(e) + ".";
+    const I D = m_.d_model;
+    const int dres2 = layernorm_backward(enc.ln2, e, dh);
+    const int dg = linear_backward(enc.ffn_out, dres2);
+    const int du = b_.buffer(p + "gelu.dIn", p + "gelu", {K_, m_.ffn_dim});
+    b_.task(p + "gelu.bwd", TaskOp::kGeluGrad, Stage::kBackward, p + "gelu", e, "",
+            rows_cols(K_, m_.ffn_dim), {dg, enc.ffn_in.y}, {du});
+    const int dln1 = linear_backward(enc.ffn_in, du);
+    add_into(p + "res2.bwd", p + "res2", e, dln1, dres2, K_, D);
+    const int dres1 = layernorm_backward(enc.ln1, e, dln1);
+    const int dc = linear_backward(enc.o, dres1);
+    const std::string attn = p + "attn";
+    enc.attn->bind("dC", dc);
+    const int dq = b_.buffer(attn + ".dQ", attn, {K_, D});
+    const int dk = b_.buffer(attn + ".dK", attn, {K_, D});
+    const int dv = b_.buffer(attn + ".dV", attn, {K_, D});
+    enc.attn->bind("dQ", dq);
+    enc.attn->bind("dK", dk);
+    enc.attn->bind("dV", dv);
+    enc.attn->emit(FlowStage::kGradInput);
+    const int dxq = linear_backward(enc.q, dq);
+    const int dxk = linear_backward(enc.k, dk);
+    const int dxv = linear_backward(enc.v, dv);
+    add_into(p + "qkv.bwd.sum_k", p + "qkv", e, dxq, dxk, K_, D);
+    add_into(p + "qkv.bwd.sum_v", p + "qkv", e, dxq, dxv, K_, D);
+    add_into(p + "res1.bwd", p + "res1", e, dxq, dres1, K_, D);
+    return dxq;
+  }
+
+  /// Softmax cross-entropy over `classes` logits for `rows` rows; returns dlogits.
+  int loss(const std::string& which, int logits, int labels, I rows, I classes) {
+    const std::string layer = "loss." + which;
+    const int dlogits = b_.buffer(layer + ".dlogits", layer, {rows, classes});
+    const int value = b_.buffer(layer + ".value", layer, {1});
+    b_.task(layer, TaskOp::kLoss, Stage::kBackward, layer, -1, "", rows_cols(rows, classes),
+            {logits, labels}, {dlogits, value});
+    return dlogits;
+  }
+
+  const ModelSpec& m_;
+  const GraphOptions& o_;
+  I K_ = 0, sequences_ = 1, L_ = 0;
+  Builder b_;
+  int ids_ = -1, intent_labels_ = -1, slot_labels_ = -1, position_ = -1, table_ = -1;
+  std::shared_ptr<BoundPlan> ttm_;
+  LayerNormBufs emb_ln_;
+};
+
+}  // namespace
+
+TaskGraph build_training_graph(const ModelSpec& model, const GraphOptions& options) {
+  if (options.tokens < 0) {
+    throw InputError("training graph: expected tokens >= 0 (0 = batch x seq_len), found " +
+                     std::to_string(options.tokens));
+  }
+  return TrainingGraph(model, options).build();
+}
+
+}  // namespace ttsim
