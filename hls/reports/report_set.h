@@ -1,0 +1,37 @@
+#pragma once
+// Reads every report in a file or a folder (recursively), dispatching on the file
+// name: "*csynth.xml" → csynth reader, "export_impl.xml" → post-route export report,
+// "*_cosim.rpt" → co-simulation, "*utilization*.rpt" → report_utilization,
+// "*power*.rpt" → report_power. Other files are listed as not read.
+
+#include <string>
+#include <vector>
+
+#include "hls/reports/csynth.h"
+#include "hls/reports/impl_reports.h"
+#include "hls/reports/vivado_rpt.h"
+
+namespace ttsim::hls {
+
+/// Kind of report a file name denotes.
+enum class ReportKind { kCsynthXml, kExportImplXml, kCosimRpt, kUtilizationRpt, kPowerRpt, kOther };
+
+/// The kind of report the file name (not its content) denotes.
+ReportKind classify_report_file(const std::string& path);
+
+/// All reports found under one path, each list sorted by file path.
+struct ReportSet {
+  std::vector<CsynthReport> csynth;
+  std::vector<ExportImplReport> export_impl;
+  std::vector<CosimReport> cosim;
+  std::vector<UtilizationReport> utilization;
+  std::vector<PowerReport> power;
+  std::vector<std::string> not_read;  ///< files of kind kOther
+};
+
+/// Reads `path` (a file or a folder). Throws InputError when the path does not exist,
+/// when a single file given directly is of no known kind, or from any reader (the
+/// error names the file).
+ReportSet read_reports(const std::string& path);
+
+}  // namespace ttsim::hls

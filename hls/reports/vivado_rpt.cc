@@ -1,0 +1,145 @@
+#include "hls/reports/vivado_rpt.h"
+
+#include "core/errors.h"
+#include "hls/reports/text_table.h"
+#include "hls/reports/values.h"
+#include "hls/reports/xml_util.h"
+
+namespace ttsim::hls {
+
+namespace {
+
+// Finds the first table row whose first cell is `site` under a header row with "Used"
+// and "Available" columns.
+std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::string& site,
+                                 const std::string& source) {
+  int used_col = -1, avail_col = -1;
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    auto cells = rpt::row_cells(ls[i]);
+    if (!cells || cells->empty()) continue;
+    if ((*cells)[0] == "Site Type") {
+      used_col = avail_col = -1;
+      for (std::size_t c = 0; c < cells->size(); ++c) {
+        if ((*cells)[c] == "Used") used_col = static_cast<int>(c);
+        if ((*cells)[c] == "Available") avail_col = static_cast<int>(c);
+      }
+      continue;
+    }
+    if ((*cells)[0] != site || used_col < 0) continue;
+    if (static_cast<int>(cells->size()) <= used_col) break;
+    auto used = parse_double_text((*cells)[used_col]);
+    if (!used) {
+      throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
+                       "\": expected a number in column Used, found \"" + (*cells)[used_col] + "\"");
+    }
+    SiteUse u;
+    u.used = *used;
+    if (avail_col >= 0 && avail_col < static_cast<int>(cells->size())) {
+      u.available = parse_double_text((*cells)[avail_col]);
+    }
+    return u;
+  }
+  return std::nullopt;
+}
+
+SiteUse require_site(const std::vector<std::string>& ls, const std::string& site,
+                     const std::string& source) {
+  auto s = find_site(ls, site, source);
+  if (!s) throw InputError(source + ": utilization table row \"" + site + "\": missing");
+  return *s;
+}
+
+std::string require_header(const std::vector<std::string>& ls, const std::string& key,
+                           const std::string& source) {
+  auto v = rpt::header_value(ls, key);
+  if (!v || v->empty()) throw InputError(source + ": header line \"" + key + " :\": missing");
+  return *v;
+}
+
+// Two-cell rows "| key | value |" of the power summary.
+std::optional<std::string> kv_row(const std::vector<std::string>& ls, const std::string& key) {
+  for (const auto& l : ls) {
+    auto cells = rpt::row_cells(l);
+    if (cells && cells->size() >= 2 && (*cells)[0] == key) return (*cells)[1];
+  }
+  return std::nullopt;
+}
+
+double require_watts(const std::vector<std::string>& ls, const std::string& key,
+                     const std::string& source) {
+  auto v = kv_row(ls, key);
+  if (!v) throw InputError(source + ": summary row \"" + key + "\": missing");
+  auto d = parse_double_text(*v);
+  if (!d) throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + *v + "\"");
+  return *d;
+}
+
+std::optional<double> optional_number(const std::vector<std::string>& ls, const std::string& key) {
+  auto v = kv_row(ls, key);
+  if (!v) return std::nullopt;
+  return parse_double_text(*v);
+}
+
+}  // namespace
+
+UtilizationReport parse_utilization_rpt(const std::string& text, const std::string& source) {
+  auto ls = rpt::lines(text);
+  UtilizationReport r;
+  r.source = source;
+  r.device = require_header(ls, "Device", source);
+  r.tool_version = rpt::header_value(ls, "Tool Version").value_or("");
+  r.design = rpt::header_value(ls, "Design").value_or("");
+  r.design_state = rpt::header_value(ls, "Design State").value_or("");
+  r.clb_luts = require_site(ls, "CLB LUTs", source);
+  r.clb_registers = require_site(ls, "CLB Registers", source);
+  r.block_ram_tile = require_site(ls, "Block RAM Tile", source);
+  r.dsp = require_site(ls, "DSPs", source);
+  r.ramb36 = find_site(ls, "RAMB36/FIFO*", source);
+  r.ramb18 = find_site(ls, "RAMB18", source);
+  r.uram = find_site(ls, "URAM", source);
+  return r;
+}
+
+UtilizationReport read_utilization_rpt(const std::string& path) {
+  return parse_utilization_rpt(xml::read_file(path), path);
+}
+
+PowerReport parse_power_rpt(const std::string& text, const std::string& source) {
+  auto ls = rpt::lines(text);
+  PowerReport r;
+  r.source = source;
+  r.tool_version = rpt::header_value(ls, "Tool Version").value_or("");
+  r.design = rpt::header_value(ls, "Design").value_or("");
+  r.device = rpt::header_value(ls, "Device").value_or("");
+  r.design_state = rpt::header_value(ls, "Design State").value_or("");
+  r.total_on_chip_w = require_watts(ls, "Total On-Chip Power (W)", source);
+  r.dynamic_w = require_watts(ls, "Dynamic (W)", source);
+  r.device_static_w = require_watts(ls, "Device Static (W)", source);
+  r.fpga_w = optional_number(ls, "FPGA Power (W)");
+  r.hbm_w = optional_number(ls, "HBM Power (W)");
+  r.junction_temperature_c = optional_number(ls, "Junction Temperature (C)");
+  r.confidence_level = kv_row(ls, "Confidence Level").value_or("");
+  // "1.1 On-Chip Components": rows after the header "On-Chip | Power (W) | …" until a blank line.
+  bool in_table = false;
+  for (const auto& l : ls) {
+    auto cells = rpt::row_cells(l);
+    if (!cells) {
+      if (in_table && trim(l).empty()) break;
+      continue;
+    }
+    if (!cells->empty() && (*cells)[0] == "On-Chip") {
+      in_table = true;
+      continue;
+    }
+    if (in_table && cells->size() >= 2) {
+      if (auto w = parse_double_text((*cells)[1])) r.components.emplace_back((*cells)[0], *w);
+    }
+  }
+  return r;
+}
+
+PowerReport read_power_rpt(const std::string& path) {
+  return parse_power_rpt(xml::read_file(path), path);
+}
+
+}  // namespace ttsim::hls

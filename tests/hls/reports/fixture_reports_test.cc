@@ -1,0 +1,167 @@
+// Reader tests on small reports written in the real schemas (testdata/), so the readers
+// stay covered where the real reports are not available; plus malformed inputs.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "hls/reports/csynth.h"
+#include "hls/reports/impl_reports.h"
+#include "hls/reports/report_set.h"
+#include "hls/reports/vivado_rpt.h"
+#include "hls/reports/xml_util.h"
+
+namespace ttsim::hls {
+namespace {
+
+const std::string kData = "tests/hls/reports/testdata/";
+
+std::string fixture(const std::string& name) { return xml::read_file(kData + name); }
+
+// Expects parse_csynth_xml(text) to throw InputError whose message contains `needle`.
+void expect_csynth_error(const std::string& text, const std::string& needle) {
+  try {
+    parse_csynth_xml(text, "bad.xml");
+    ADD_FAILURE() << "no error for input expected to fail with " << needle;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.xml"), std::string::npos) << e.what();
+  }
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  if (p != std::string::npos) s.replace(p, from.size(), to);
+  return s;
+}
+
+TEST(FixtureCsynth, Vivado2019SchemaWithRangesAndRepeatedNames) {
+  auto r = read_csynth_xml(kData + "vivado2019_csynth.xml");
+  EXPECT_EQ(r.tool_version, "2019.2");
+  EXPECT_EQ(r.top, "tt_contract");
+  EXPECT_EQ(r.part, "xcu50-fsvh2104-2-e");
+  EXPECT_EQ(r.latency_best, Count::exact(1039));
+  EXPECT_EQ(r.latency_average, Count::exact(1500));
+  EXPECT_EQ(r.latency_worst, Count::exact(2063));
+  EXPECT_NEAR(*r.latency_worst_time->max_ns, 6877.0, 1e-6);
+  EXPECT_EQ(r.resources.dsp, 10);  // DSP48E
+  EXPECT_EQ(r.resources.uram, 4);
+  ASSERT_EQ(r.loops.size(), 3u);
+  EXPECT_EQ(r.loops[0].loops[0].name, "Loop1.1");
+  EXPECT_EQ(r.loops[1].name, "drain");
+  EXPECT_EQ(r.loops[2].name, "drain");  // repeated label: both kept
+  EXPECT_EQ(r.loops[1].trip_count, Count::range(1, 1025));
+  EXPECT_EQ(r.loops[1].trip_count.str(), "1 ~ 1025");
+  EXPECT_FALSE(r.loops[2].trip_count.known());
+  EXPECT_EQ(r.loops[2].trip_count.str(), "undef");
+  EXPECT_TRUE(r.loops[2].pipelined());
+}
+
+TEST(FixtureCsynth, Vitis2023ModuleInformationAndBindNodes) {
+  auto r = read_csynth_xml(kData + "vitis2023_csynth.xml");
+  EXPECT_EQ(r.tool_version, "2023.2");
+  EXPECT_EQ(r.flow_target, "vitis");
+  EXPECT_TRUE(r.loops.empty());  // loops outlined into the _Pipeline_ module
+  ASSERT_EQ(r.modules.size(), 2u);
+  const ModuleReport* p = r.module("tt_kernel_Pipeline_contract");
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->loops.size(), 1u);
+  EXPECT_EQ(p->loops[0].name, "contract");
+  EXPECT_EQ(p->loops[0].pipeline_type, "yes");
+  EXPECT_EQ(*p->loops[0].pipeline_depth, Count::exact(11));
+  EXPECT_NEAR(*p->loops[0].absolute_time->max_ns, 3440.0, 1e-6);
+  ASSERT_EQ(p->bind_nodes.size(), 2u);
+  EXPECT_EQ(p->bind_nodes[0].op_type, "fadd");
+  EXPECT_EQ(p->bind_nodes[0].latency, 6);
+  EXPECT_EQ(p->bind_nodes[0].dsp, 2);
+  EXPECT_EQ(p->available.dsp, 5952);
+  ASSERT_TRUE(r.hierarchy);
+  ASSERT_EQ(r.hierarchy->instances.size(), 1u);
+  EXPECT_EQ(r.hierarchy->instances[0].module_name, "tt_kernel_Pipeline_contract");
+}
+
+TEST(FixtureText, UtilizationPowerCosimExport) {
+  auto u = read_utilization_rpt(kData + "kernel_utilization_placed.rpt");
+  EXPECT_DOUBLE_EQ(u.block_ram_tile.used, 20.5);
+  EXPECT_DOUBLE_EQ(u.bram_18k(), 41.0);
+  EXPECT_DOUBLE_EQ(u.uram->used, 16);
+  EXPECT_DOUBLE_EQ(u.dsp.used, 120);
+  EXPECT_DOUBLE_EQ(u.ramb18->available.value(), 2688);
+  auto p = read_power_rpt(kData + "kernel_power_routed.rpt");
+  EXPECT_DOUBLE_EQ(p.total_on_chip_w, 3.1);
+  EXPECT_DOUBLE_EQ(*p.hbm_w, 0.24);
+  EXPECT_EQ(p.components.size(), 5u);
+  auto c = read_cosim_rpt(kData + "tt_kernel_cosim.rpt");
+  EXPECT_EQ(c.passed()->latency_avg, Count::exact(1040));
+  EXPECT_EQ(c.passed()->total_execution, Count::exact(5205));
+  EXPECT_EQ(c.solution, "solution1");
+  auto e = read_export_impl_xml(kData + "export_impl.xml");
+  EXPECT_EQ(e.timing_met, false);
+  EXPECT_DOUBLE_EQ(*e.achieved_clock_ns, 3.512);
+  EXPECT_EQ(e.bram_18k, 41);
+  auto s = read_reports(kData);
+  EXPECT_EQ(s.csynth.size(), 2u);
+  EXPECT_EQ(s.export_impl.size(), 1u);
+  EXPECT_EQ(s.cosim.size(), 1u);
+  EXPECT_EQ(s.utilization.size(), 1u);
+  EXPECT_EQ(s.power.size(), 1u);
+}
+
+TEST(FixtureErrors, MalformedInputsNameFileAndElement) {
+  const std::string good = fixture("vivado2019_csynth.xml");
+  expect_csynth_error(good.substr(0, good.size() / 2), "not well-formed XML");
+  expect_csynth_error("", "not well-formed XML");
+  expect_csynth_error("<report><x/></report>", "root element: expected <profile>, found <report>");
+  expect_csynth_error(replace(good, "<Part>xcu50-fsvh2104-2-e</Part>", ""),
+                      "/profile/UserAssignments/Part: missing");
+  expect_csynth_error(replace(good, "<Best-caseLatency>1039</Best-caseLatency>", ""),
+                      "/profile/PerformanceEstimates/SummaryOfOverallLatency/Best-caseLatency: missing");
+  expect_csynth_error(replace(good, "<Best-caseLatency>1039<", "<Best-caseLatency>12x<"),
+                      "Best-caseLatency: expected an integer, \"undef\"");
+  expect_csynth_error(replace(good, "<TripCount>16</TripCount>", ""),
+                      "/profile/PerformanceEstimates/SummaryOfLoopLatency/Loop1/TripCount: missing");
+  expect_csynth_error(replace(good, "<TargetClockPeriod>3.33<", "<TargetClockPeriod>fast<"),
+                      "TargetClockPeriod: expected a number");
+  auto s = good.find("<AreaEstimates>");
+  auto e = good.find("</AreaEstimates>");
+  expect_csynth_error(good.substr(0, s) + good.substr(e + 16), "/profile/AreaEstimates: missing");
+  expect_csynth_error(replace(good, "<min>1</min>\n<max>1025</max>", "<min>9</min>\n<max>2</max>"),
+                      "expected min <= max");
+}
+
+TEST(FixtureErrors, TextReportsAndMissingFiles) {
+  EXPECT_THROW(parse_utilization_rpt("| Device : x\n", "u.rpt"), InputError);
+  EXPECT_THROW(parse_power_rpt("| Total On-Chip Power (W) | n/a |\n", "p.rpt"), InputError);
+  EXPECT_THROW(parse_cosim_rpt("nothing here\n", "c.rpt"), InputError);
+  EXPECT_THROW(parse_cosim_rpt("| Verilog | Pass | 1 | x | 3 | NA | NA | NA | 3 |\n", "c.rpt"),
+               InputError);
+  EXPECT_THROW(parse_export_impl_xml("<profile><AreaReport/></profile>", "e.xml"), InputError);
+  EXPECT_THROW(read_csynth_xml(kData + "no_such_file.xml"), InputError);
+  EXPECT_THROW(read_reports(kData + "no_such_dir"), InputError);
+  try {
+    parse_utilization_rpt(fixture("kernel_utilization_placed.rpt").substr(0, 900), "u.rpt");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("u.rpt: utilization table row"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Values, CountAndTimeText) {
+  EXPECT_EQ(*parse_count_text(" 42 "), Count::exact(42));
+  EXPECT_EQ(*parse_count_text("2 ~ 65"), Count::range(2, 65));
+  EXPECT_FALSE(parse_count_text("undef")->known());
+  EXPECT_FALSE(parse_count_text("-3").has_value());
+  EXPECT_FALSE(parse_count_text("5 ~ 2").has_value());
+  EXPECT_FALSE(parse_count_text("").has_value());
+  EXPECT_DOUBLE_EQ(*parse_time_text("0.408 sec")->max_ns, 0.408e9);
+  EXPECT_DOUBLE_EQ(*parse_time_text("2.103 ms")->min_ns, 2.103e6);
+  EXPECT_DOUBLE_EQ(*parse_time_text("0 ns ~ 0.630 us")->max_ns, 630.0);
+  EXPECT_DOUBLE_EQ(*parse_time_text("2103296")->max_ns, 2103296.0);
+  EXPECT_FALSE(parse_time_text("undef")->max_ns.has_value());
+  EXPECT_FALSE(parse_time_text("3 parsecs").has_value());
+}
+
+}  // namespace
+}  // namespace ttsim::hls
