@@ -1,0 +1,216 @@
+// The training-step task graph of the 2-encoder preset: acyclic with deps pointing
+// backwards, every buffer written before it is read (parameters and step inputs aside),
+// exactly one SGD update per parameter buffer, task MACs equal to the flow formulas.
+
+#include "models/training_graph.h"
+
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "models/graph_summary.h"
+
+namespace ttsim {
+namespace {
+
+ModelSpec preset(const char* name) {
+  return load_model_spec(std::string("configs/models/") + name + ".json");
+}
+
+const Buffer* find_buffer(const TaskGraph& g, const std::string& name) {
+  for (const auto& b : g.buffers) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
+class TwoEncoderGraph : public ::testing::TestWithParam<Flow> {
+ protected:
+  void SetUp() override {
+    model = preset("atis_2enc");
+    GraphOptions o;
+    for (const char* k : {"attention", "ffn_in", "ffn_out"}) o.flow_by_kind[k] = GetParam();
+    options = o;
+    graph = build_training_graph(model, options);
+  }
+  ModelSpec model;
+  GraphOptions options;
+  TaskGraph graph;
+};
+
+TEST_P(TwoEncoderGraph, IdsAndDepsAreTopological) {
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    const auto& t = graph.tasks[i];
+    EXPECT_EQ(t.id, static_cast<int>(i));
+    for (int d : t.deps) {
+      EXPECT_GE(d, 0);
+      EXPECT_LT(d, t.id) << t.name;
+    }
+  }
+  for (std::size_t i = 0; i < graph.buffers.size(); ++i) EXPECT_EQ(graph.buffers[i].id, int(i));
+  std::set<std::string> names;
+  for (const auto& t : graph.tasks) EXPECT_TRUE(names.insert(t.name).second) << t.name;
+}
+
+TEST_P(TwoEncoderGraph, EveryBufferWrittenBeforeRead) {
+  std::vector<bool> written(graph.buffers.size(), false);
+  for (const auto& t : graph.tasks) {
+    for (int b : t.reads) {
+      const auto& buf = graph.buffers[b];
+      if (buf.cls == BufferClass::kParameter || buf.layer == "input") continue;
+      EXPECT_TRUE(written[b]) << t.name << " reads " << buf.name << " before any write";
+    }
+    for (int b : t.writes) written[b] = true;
+  }
+  // A read after a write must depend (transitively, here directly) on the last writer.
+  std::vector<int> last_writer(graph.buffers.size(), -1);
+  for (const auto& t : graph.tasks) {
+    for (int b : t.reads) {
+      if (last_writer[b] < 0 || last_writer[b] == t.id) continue;
+      EXPECT_TRUE(std::count(t.deps.begin(), t.deps.end(), last_writer[b]))
+          << t.name << " does not depend on the writer of " << graph.buffers[b].name;
+    }
+    for (int b : t.writes) last_writer[b] = t.id;
+  }
+}
+
+TEST_P(TwoEncoderGraph, OneUpdatePerParameterAfterItsGradient) {
+  std::map<int, int> updates;
+  for (const auto& t : graph.tasks) {
+    if (t.op != TaskOp::kSgdUpdate) continue;
+    EXPECT_EQ(t.stage, Stage::kUpdate);
+    ASSERT_EQ(t.writes.size(), 1u);
+    ++updates[t.writes[0]];
+  }
+  std::int64_t param_words = 0;
+  for (const auto& b : graph.buffers) {
+    if (b.cls != BufferClass::kParameter) continue;
+    param_words += b.words;
+    EXPECT_EQ(updates[b.id], 1) << b.name;
+    const Buffer* g = find_buffer(graph, b.name + ".grad");
+    ASSERT_NE(g, nullptr) << b.name;
+    EXPECT_EQ(g->cls, BufferClass::kGradient);
+    EXPECT_EQ(g->words, b.words);
+  }
+  EXPECT_EQ(updates.size(), static_cast<std::size_t>(summarize(graph).buffers_by_class["parameter"]));
+  // The parameter buffers hold exactly the model's compressed parameters.
+  EXPECT_EQ(param_words, model.compressed_params());
+}
+
+TEST_P(TwoEncoderGraph, TaskMacsEqualFlowFormulas) {
+  std::map<std::string, std::int64_t> by_layer;
+  for (const auto& t : graph.tasks) by_layer[t.layer] += t.macs;
+  const std::int64_t K = model.tokens();
+  std::int64_t expected_total = 0;
+  for (const auto& l : model.linears) {
+    const std::int64_t rows = l.kind == "intent_head" ? model.batch : K;
+    const auto plan = plan_linear(l, GetParam(), rows);
+    std::int64_t want = 0;
+    for (FlowStage s : {FlowStage::kForward, FlowStage::kGradInput, FlowStage::kGradWeights}) {
+      want += stage_cost(plan, s).macs;
+    }
+    EXPECT_EQ(by_layer[l.name], want) << l.name;
+    expected_total += want;
+  }
+  const auto attn = plan_attention(model.batch, model.seq_len, model.heads, model.head_dim());
+  for (int e = 0; e < model.encoders; ++e) {
+    const auto want = stage_cost(attn, FlowStage::kForward).macs +
+                      stage_cost(attn, FlowStage::kGradInput).macs;
+    EXPECT_EQ(by_layer["enc" + std::to_string(e) + ".attn"], want);
+    expected_total += want;
+  }
+  const auto ttm = plan_ttm_lookup(model.token_embedding.ttm, K);
+  const auto emb = stage_cost(ttm, FlowStage::kForward).macs +
+                   stage_cost(ttm, FlowStage::kGradWeights).macs;
+  EXPECT_EQ(by_layer["embedding"], emb);
+  expected_total += emb;
+  EXPECT_EQ(summarize(graph).total_macs, expected_total);
+}
+
+TEST_P(TwoEncoderGraph, BuffersClassifiedWithLifetimes) {
+  for (const auto& b : graph.buffers) {
+    EXPECT_GE(b.first_task, 0) << b.name << " is never used";
+    EXPECT_GE(b.last_task, b.first_task) << b.name;
+    std::int64_t w = 1;
+    for (auto s : b.shape) w *= s;
+    EXPECT_EQ(w, b.words) << b.name;
+  }
+  const auto cls = [&](const char* n) {
+    const Buffer* b = find_buffer(graph, n);
+    EXPECT_NE(b, nullptr) << n;
+    return b ? b->cls : BufferClass::kTemporary;
+  };
+  EXPECT_EQ(cls("enc0.q.core1"), BufferClass::kParameter);
+  EXPECT_EQ(cls("enc0.q.core1.grad"), BufferClass::kGradient);
+  EXPECT_EQ(cls("enc0.attn.P"), BufferClass::kActivation);   // read by dV and softmax grad
+  EXPECT_EQ(cls("enc0.attn.S"), BufferClass::kTemporary);    // consumed by the softmax
+  EXPECT_EQ(cls("enc0.ln1.out"), BufferClass::kActivation);  // X of ffn_in
+  EXPECT_EQ(cls("enc0.attn.dS"), BufferClass::kTemporary);
+  if (GetParam() == Flow::kBTT) {
+    EXPECT_EQ(cls("enc0.q.Z"), BufferClass::kActivation);
+    EXPECT_EQ(cls("enc0.q.dZ"), BufferClass::kTemporary);
+  }
+}
+
+TEST_P(TwoEncoderGraph, RolesForSchedulingPolicies) {
+  std::map<std::string, int> roles;
+  for (const auto& t : graph.tasks) {
+    if (t.layer == "enc0.q") ++roles[t.role];
+  }
+  if (GetParam() == Flow::kBTT) {
+    EXPECT_EQ(roles["btt.merge_left"], 2);
+    EXPECT_EQ(roles["btt.merge_right"], 2);
+    EXPECT_EQ(roles["btt.xl"], 1);
+    EXPECT_EQ(roles["btt.zr"], 1);
+  } else if (GetParam() == Flow::kTT) {
+    EXPECT_EQ(roles["tt.step"], 6);
+  } else {
+    EXPECT_EQ(roles["mm.product"], 1);
+    EXPECT_EQ(roles["mm.rebuild"], 5);
+  }
+  int qk = 0;
+  for (const auto& t : graph.tasks) qk += t.role == "attn.qk";
+  EXPECT_EQ(qk, model.encoders);
+}
+
+INSTANTIATE_TEST_SUITE_P(Flows, TwoEncoderGraph,
+                         ::testing::Values(Flow::kBTT, Flow::kTT, Flow::kMM),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(TrainingGraph, SummaryCounts) {
+  const auto g = build_training_graph(preset("atis_2enc"), GraphOptions{});
+  const auto s = summarize(g);
+  EXPECT_EQ(s.tasks, static_cast<int>(g.tasks.size()));
+  EXPECT_EQ(s.tasks_by_stage.at("forward") + s.tasks_by_stage.at("backward") +
+                s.tasks_by_stage.at("update"),
+            s.tasks);
+  // Parameters: 12 linears x (6 cores + bias) + 2 heads x (weight + bias) + 3 TTM cores
+  // + position + 5 LayerNorms x 2.
+  EXPECT_EQ(s.buffers_by_class.at("parameter"), 12 * 7 + 4 + 3 + 1 + 10);
+  EXPECT_EQ(s.tasks_by_stage.at("update"), s.buffers_by_class.at("parameter"));
+  EXPECT_EQ(s.tasks_by_unit.at("softmax"), 2 * 2);     // forward + grad per encoder
+  EXPECT_EQ(s.tasks_by_unit.at("loss"), 2);
+  EXPECT_EQ(s.tasks_by_unit.at("gelu"), 2 * 2);
+  EXPECT_EQ(s.tasks_by_unit.at("layernorm"), 2 * 5);
+}
+
+TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {
+  auto m = preset("atis_2enc");
+  m.token_embedding.format = WeightFormat::kDense;
+  GraphOptions o;
+  o.tokens = 64;  // two sequences of 32
+  const auto g = build_training_graph(m, o);
+  const Buffer* table = find_buffer(g, "embedding.table");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->words, 2500 * 768);
+  const Buffer* logits = find_buffer(g, "intent_head.Y");
+  ASSERT_NE(logits, nullptr);
+  EXPECT_EQ(logits->words, 2 * 26);
+  for (const auto& t : g.tasks) {
+    for (int d : t.deps) EXPECT_LT(d, t.id);
+  }
+}
+
+}  // namespace
+}  // namespace ttsim
