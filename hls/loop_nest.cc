@@ -12,7 +12,8 @@ std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& s, int lanes) {
   const std::int64_t pass = s.batch * s.rows * ceil_div(s.cols, lanes);
   switch (op) {
     case TaskOp::kContraction:
-      return {{"contract", s.batch * s.rows * s.inner * ceil_div(s.cols, lanes), {"fmul", "fadd"}}};
+      return {{"contract", s.batch * s.rows * s.inner * ceil_div(s.cols, lanes), {"fmul", "fadd"},
+               s.rows * ceil_div(s.cols, lanes)}};
     case TaskOp::kSoftmax:
       return {{"softmax_max", pass, {"fcmp"}},
               {"softmax_exp_sum", pass, {"fadd", "fexp", "fadd"}},

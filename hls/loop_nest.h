@@ -20,6 +20,11 @@ struct LoopSpec {
   /// Floating-point operators on the body's critical path, in order; with the memory
   /// read latency they set the pipeline depth: depth = read_latency + Σ latency(op) + 1.
   std::vector<std::string> chain;
+  /// Loop-carried dependence through the last operator of `chain` (the accumulation):
+  /// iterations between an update of an accumulator and its next update; 0 when the
+  /// body carries no dependence. The achievable II is at least
+  /// ceil(latency(last op) / recurrence_distance).
+  std::int64_t recurrence_distance = 0;
 };
 
 /// ceil(a / b) for a >= 0, b >= 1.

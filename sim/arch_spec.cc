@@ -1,0 +1,145 @@
+#include "sim/arch_spec.h"
+
+#include <algorithm>
+
+#include "hls/loop_nest.h"
+
+namespace ttsim {
+
+const char* to_string(SchedulePolicy p) {
+  return p == SchedulePolicy::kSequential ? "sequential" : "parallel";
+}
+const char* to_string(MemoryStrategy s) { return s == MemoryStrategy::kNaive ? "naive" : "grouped"; }
+const char* to_string(SequenceLength s) {
+  return s == SequenceLength::kPadded ? "padded" : "effective";
+}
+
+namespace {
+
+// JSON names of the nonlinear unit kinds, in UnitKind order after kContraction.
+const std::vector<std::pair<std::string, UnitKind>>& nonlinear_names() {
+  static const std::vector<std::pair<std::string, UnitKind>> names = {
+      {"softmax", UnitKind::kSoftmax}, {"layernorm", UnitKind::kLayerNorm},
+      {"gelu", UnitKind::kGelu},       {"elementwise", UnitKind::kElementwise},
+      {"loss", UnitKind::kLoss},       {"update", UnitKind::kUpdate}};
+  return names;
+}
+
+UnitSpec parse_unit(const JsonView& v, const char* count_key) {
+  v.allow_keys({count_key, "lanes", "ii", "overhead"});
+  UnitSpec u;
+  u.count = static_cast<int>(v.at(count_key).as_int(1, 4096));
+  u.lanes = static_cast<int>(v.at("lanes").as_int(1, 4096));
+  u.ii = static_cast<int>(v.get_int("ii", 1, 1, 64));
+  u.overhead = static_cast<int>(v.get_int("overhead", 0, 0, 100000));
+  return u;
+}
+
+Json unit_json(const UnitSpec& u, const char* count_key) {
+  return {{count_key, u.count}, {"lanes", u.lanes}, {"ii", u.ii}, {"overhead", u.overhead}};
+}
+
+}  // namespace
+
+std::vector<TaskOp> ops_of_unit(UnitKind k) {
+  switch (k) {
+    case UnitKind::kContraction: return {TaskOp::kContraction};
+    case UnitKind::kSoftmax: return {TaskOp::kSoftmax, TaskOp::kSoftmaxGrad};
+    case UnitKind::kLayerNorm: return {TaskOp::kLayerNorm, TaskOp::kLayerNormGrad};
+    case UnitKind::kGelu: return {TaskOp::kGelu, TaskOp::kGeluGrad};
+    case UnitKind::kElementwise: return {TaskOp::kAdd};
+    case UnitKind::kLoss: return {TaskOp::kLoss};
+    case UnitKind::kUpdate: return {TaskOp::kSgdUpdate};
+  }
+  return {};
+}
+
+int dsp_per_lane(UnitKind k, const DeviceSpec& device) {
+  int best = 0;
+  for (TaskOp op : ops_of_unit(k)) {
+    int sum = 0;
+    // One lane's loop bodies: the shape is irrelevant to the operator chains.
+    for (const LoopSpec& loop : kernel_loops(op, TaskShape{}, 1)) {
+      for (const std::string& f : loop.chain) sum += device.op(f).dsp;
+    }
+    best = std::max(best, sum);
+  }
+  return best;
+}
+
+std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
+  std::int64_t total = 0;
+  for (int i = 0; i < kUnitKinds; ++i) {
+    const UnitSpec& u = arch.units[i];
+    total += static_cast<std::int64_t>(u.count) * u.lanes * dsp_per_lane(static_cast<UnitKind>(i), device);
+  }
+  return total;
+}
+
+Json ArchSpec::to_json() const {
+  Json j;
+  j["name"] = name;
+  j["clock_mhz"] = clock_mhz;
+  j["contraction"] = unit_json(unit(UnitKind::kContraction), "engines");
+  Json nl = Json::object();
+  for (const auto& [n, k] : nonlinear_names()) nl[n] = unit_json(unit(k), "count");
+  j["nonlinear"] = nl;
+  j["scheduling"] = {{"policy", to_string(policy)},
+                     {"parallel_merges", parallel_merges},
+                     {"qkv_reschedule", qkv_reschedule},
+                     {"fusion", fusion}};
+  Json flows = Json::object();
+  for (const auto& [kind, f] : flow_by_kind) flows[kind] = to_string(f);
+  j["flows"] = flows;
+  j["memory"] = {{"strategy", to_string(memory)}, {"port_contention", port_contention}};
+  j["sequence_length"] = to_string(sequence_length);
+  return j;
+}
+
+ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "sources", "clock_mhz", "contraction", "nonlinear",
+                   "scheduling", "flows", "memory", "sequence_length"});
+  ArchSpec a;
+  a.source_file = file;
+  a.name = root.at("name").as_string();
+  if (auto v = root.find("description")) v->as_string();
+  if (auto v = root.find("sources")) v->as_array(0);
+  a.clock_mhz = root.at("clock_mhz").as_double(1, 2000);
+  a.unit(UnitKind::kContraction) = parse_unit(root.at("contraction"), "engines");
+
+  JsonView nl = root.at("nonlinear");
+  std::vector<std::string> keys;
+  for (const auto& [n, k] : nonlinear_names()) keys.push_back(n);
+  nl.allow_keys(keys);
+  for (const auto& [n, k] : nonlinear_names()) a.unit(k) = parse_unit(nl.at(n), "count");
+
+  JsonView sch = root.at("scheduling");
+  sch.allow_keys({"policy", "parallel_merges", "qkv_reschedule", "fusion"});
+  a.policy = sch.at("policy").as_enum({"sequential", "parallel"}) == "sequential"
+                 ? SchedulePolicy::kSequential
+                 : SchedulePolicy::kParallel;
+  a.parallel_merges = sch.get_bool("parallel_merges", true);
+  a.qkv_reschedule = sch.get_bool("qkv_reschedule", false);
+  a.fusion = sch.get_bool("fusion", false);
+
+  JsonView flows = root.at("flows");
+  flows.allow_keys({"attention", "ffn_in", "ffn_out"});
+  for (const char* kind : {"attention", "ffn_in", "ffn_out"}) {
+    a.flow_by_kind[kind] = parse_flow(flows.at(kind).as_enum({"mm", "tt", "btt"}));
+  }
+
+  JsonView mem = root.at("memory");
+  mem.allow_keys({"strategy", "port_contention"});
+  a.memory = mem.at("strategy").as_enum({"naive", "grouped"}) == "naive" ? MemoryStrategy::kNaive
+                                                                         : MemoryStrategy::kGrouped;
+  a.port_contention = mem.get_bool("port_contention", true);
+  a.sequence_length = root.at("sequence_length").as_enum({"padded", "effective"}) == "padded"
+                          ? SequenceLength::kPadded
+                          : SequenceLength::kEffective;
+  return a;
+}
+
+ArchSpec load_arch_spec(const std::string& path) { return parse_arch_spec(load_json_file(path), path); }
+
+}  // namespace ttsim

@@ -1,0 +1,95 @@
+#pragma once
+// The accelerator micro-architecture the simulator executes a training step on:
+// clock, contraction engines, nonlinear units, scheduling policy and refinements,
+// contraction flow per layer kind, memory strategy and sequence-length handling.
+// Loaded from configs/arch/*.json and validated through JsonView.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/json_view.h"
+#include "models/flows.h"
+#include "models/task_graph.h"
+#include "sim/device_spec.h"
+
+namespace ttsim {
+
+/// Number of UnitKind values (kContraction .. kUpdate).
+inline constexpr int kUnitKinds = 7;
+
+/// One class of hardware units: `count` identical instances, each a pipelined kernel
+/// with `lanes` parallel lanes (the UNROLL factor of its loop bodies, hls/loop_nest.h),
+/// a target initiation interval `ii` (cycles) and `overhead` cycles per task (kernel
+/// start, address setup and pipeline control around the loops).
+struct UnitSpec {
+  int count = 1;
+  int lanes = 1;
+  int ii = 1;
+  int overhead = 0;
+};
+
+/// Dispatch policy of the task scheduler.
+enum class SchedulePolicy {
+  kSequential,  ///< one task at a time, in task-graph order
+  kParallel,    ///< any ready task on any free unit of its class
+};
+/// "sequential" / "parallel".
+const char* to_string(SchedulePolicy p);
+
+/// How buffers are mapped to BRAM36/URAM288 blocks (the memory planner's strategies).
+enum class MemoryStrategy { kNaive, kGrouped };
+const char* to_string(MemoryStrategy s);
+
+/// Tokens processed per sample: the model's padded seq_len, or each sample's length.
+enum class SequenceLength { kPadded, kEffective };
+const char* to_string(SequenceLength s);
+
+/// A resolved architecture.
+struct ArchSpec {
+  std::string name;
+  std::string source_file;
+  double clock_mhz = 100;
+  /// Units by UnitKind (index = static_cast<int>(UnitKind)); units[kContraction] are the
+  /// contraction (multiply-accumulate) engines.
+  std::array<UnitSpec, kUnitKinds> units;
+  SchedulePolicy policy = SchedulePolicy::kParallel;
+  /// Refinements of the reference design (meaningful with the parallel policy):
+  bool parallel_merges = true;  ///< BTT left and right merge chains run concurrently
+  bool qkv_reschedule = false;  ///< Q, K and V projections share one engine set, in turn
+  bool fusion = false;          ///< contraction chains fused through row-sized buffers
+  /// Contraction flow per layer kind ("attention", "ffn_in", "ffn_out").
+  std::map<std::string, Flow> flow_by_kind;
+  MemoryStrategy memory = MemoryStrategy::kGrouped;
+  SequenceLength sequence_length = SequenceLength::kPadded;
+  bool port_contention = true;  ///< tasks reserve bank ports for the words they move
+
+  const UnitSpec& unit(UnitKind k) const { return units[static_cast<int>(k)]; }
+  UnitSpec& unit(UnitKind k) { return units[static_cast<int>(k)]; }
+  /// The resolved spec, every default written out; parse_arch_spec(to_json()) == *this.
+  Json to_json() const;
+};
+
+/// Loads and validates an arch config. Throws InputError when unreadable and
+/// ConfigError (file, JSON pointer, expected, found) for unknown keys, wrong types,
+/// out-of-range values (clock 1..2000 MHz, counts 1..4096, lanes 1..4096, II 1..64,
+/// overhead 0..100000 cycles), unknown enum strings or unknown layer kinds.
+ArchSpec load_arch_spec(const std::string& path);
+ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
+
+/// DSP48E2 slices one lane of a unit of kind `k` uses: for contraction engines one
+/// fmul + one fadd (the MAC body of the "contract" loop); for a nonlinear unit the
+/// largest, over the ops it runs, of the DSPs of every operator in every loop chain of
+/// that op's kernel (hls/loop_nest.h kernel_loops; each loop is its own pipeline).
+/// Operators are priced from the device file. Throws InputError for an operator the
+/// device file does not define.
+int dsp_per_lane(UnitKind k, const DeviceSpec& device);
+
+/// Total DSPs of the architecture: Σ over unit kinds count · lanes · dsp_per_lane.
+std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
+
+/// The task ops a unit of kind `k` executes (forward and backward variants share it).
+std::vector<TaskOp> ops_of_unit(UnitKind k);
+
+}  // namespace ttsim

@@ -1,0 +1,93 @@
+#include "sim/occupancy.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace ttsim {
+
+std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion) {
+  std::vector<bool> fused(graph.buffers.size(), false);
+  if (!fusion) return fused;
+  std::vector<int> writers(graph.buffers.size(), 0), readers(graph.buffers.size(), 0);
+  std::vector<int> writer(graph.buffers.size(), -1), reader(graph.buffers.size(), -1);
+  for (const Task& t : graph.tasks) {
+    for (int b : t.writes) ++writers[b], writer[b] = t.id;
+    for (int b : t.reads) ++readers[b], reader[b] = t.id;
+  }
+  for (const Buffer& b : graph.buffers) {
+    if (b.cls != BufferClass::kTemporary || writers[b.id] != 1 || readers[b.id] != 1) continue;
+    const Task& p = graph.tasks[writer[b.id]];
+    const Task& c = graph.tasks[reader[b.id]];
+    if (p.op != TaskOp::kContraction || c.op != TaskOp::kContraction) continue;
+    if (std::find(c.deps.begin(), c.deps.end(), p.id) == c.deps.end()) continue;
+    fused[b.id] = true;
+  }
+  return fused;
+}
+
+std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::vector<bool>& fused) {
+  std::vector<std::int64_t> fp(graph.buffers.size());
+  std::vector<int> writer(graph.buffers.size(), -1);
+  for (const Task& t : graph.tasks) {
+    for (int b : t.writes) writer[b] = t.id;
+  }
+  for (const Buffer& b : graph.buffers) {
+    fp[b.id] = b.words;
+    if (fused[b.id] && writer[b.id] >= 0) {
+      fp[b.id] = std::min(b.words, 2 * graph.tasks[writer[b.id]].shape.cols);
+    }
+  }
+  return fp;
+}
+
+Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
+                            const std::vector<std::int64_t>& footprint) {
+  const std::size_t nb = graph.buffers.size();
+  std::vector<std::int64_t> from(nb, LLONG_MAX), to(nb, -1);
+  for (const Task& t : graph.tasks) {
+    const TaskTime& tt = schedule.tasks[t.id];
+    for (const auto* list : {&t.reads, &t.writes}) {
+      for (int b : *list) {
+        from[b] = std::min(from[b], tt.start);
+        to[b] = std::max(to[b], tt.end);
+      }
+    }
+  }
+  // (time, +/- bytes, class); releases sort before acquisitions at the same time.
+  struct Ev { std::int64_t time; std::int64_t delta; int cls; };
+  std::vector<Ev> ev;
+  ev.reserve(2 * nb);
+  for (const Buffer& b : graph.buffers) {
+    std::int64_t s = from[b.id], e = to[b.id];
+    if (b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient) {
+      s = 0;
+      e = schedule.makespan;
+    }
+    if (e < 0 || s == LLONG_MAX) continue;  // never touched
+    const std::int64_t bytes = 4 * footprint[b.id];
+    ev.push_back({s, bytes, static_cast<int>(b.cls)});
+    ev.push_back({e, -bytes, static_cast<int>(b.cls)});
+  }
+  std::sort(ev.begin(), ev.end(), [](const Ev& a, const Ev& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  Occupancy occ;
+  OccupancySample cur;
+  for (std::size_t i = 0; i < ev.size();) {
+    const std::int64_t t = ev[i].time;
+    // Releases at t, then the peak check, then acquisitions at t.
+    for (; i < ev.size() && ev[i].time == t && ev[i].delta <= 0; ++i) cur.bytes[ev[i].cls] += ev[i].delta;
+    for (; i < ev.size() && ev[i].time == t; ++i) cur.bytes[ev[i].cls] += ev[i].delta;
+    cur.time = t;
+    std::int64_t total = 0;
+    for (int c = 0; c < kBufferClasses; ++c) {
+      occ.peak_bytes[c] = std::max(occ.peak_bytes[c], cur.bytes[c]);
+      total += cur.bytes[c];
+    }
+    occ.peak_total_bytes = std::max(occ.peak_total_bytes, total);
+    occ.series.push_back(cur);
+  }
+  return occ;
+}
+
+}  // namespace ttsim

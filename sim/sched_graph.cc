@@ -1,0 +1,117 @@
+#include "sim/sched_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_left_merge(const Task& t) { return t.role.find("merge_left") != std::string::npos; }
+bool is_right_merge(const Task& t) { return t.role.find("merge_right") != std::string::npos; }
+
+bool is_qkv(const Task& t) {
+  return t.encoder >= 0 && t.unit == UnitKind::kContraction &&
+         (ends_with(t.layer, ".q") || ends_with(t.layer, ".k") || ends_with(t.layer, ".v"));
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> policy_edges(const TaskGraph& graph, const ArchSpec& arch) {
+  std::vector<std::pair<int, int>> edges;
+  const auto& tasks = graph.tasks;
+  if (arch.policy == SchedulePolicy::kSequential) {
+    for (std::size_t i = 1; i < tasks.size(); ++i) edges.emplace_back(static_cast<int>(i) - 1, static_cast<int>(i));
+    return edges;
+  }
+  if (!arch.parallel_merges) {
+    // Merge tasks (left or right chain) of one (layer, stage) run one at a time, in
+    // task order: the two chains no longer overlap.
+    std::map<std::pair<std::string, int>, int> last;
+    for (const Task& t : tasks) {
+      if (!is_left_merge(t) && !is_right_merge(t)) continue;
+      auto [it, inserted] = last.try_emplace({t.layer, static_cast<int>(t.stage)}, t.id);
+      if (!inserted) {
+        edges.emplace_back(it->second, t.id);
+        it->second = t.id;
+      }
+    }
+  }
+  if (arch.qkv_reschedule) {
+    std::map<std::pair<int, int>, int> last;  // (encoder, stage) -> last Q/K/V contraction
+    for (const Task& t : tasks) {
+      if (!is_qkv(t)) continue;
+      auto [it, inserted] = last.try_emplace({t.encoder, static_cast<int>(t.stage)}, t.id);
+      if (!inserted) {
+        edges.emplace_back(it->second, t.id);
+        it->second = t.id;
+      }
+    }
+  }
+  return edges;
+}
+
+void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  std::map<Key, std::int64_t> memo;
+  for (const Task& t : graph.tasks) {
+    Key k{static_cast<int>(t.unit), static_cast<int>(t.op), t.shape.batch, t.shape.rows,
+          t.shape.inner, t.shape.cols};
+    auto it = memo.find(k);
+    if (it == memo.end()) it = memo.emplace(k, latency.task_cycles(t)).first;
+    sg.tasks[t.id].cycles = it->second;
+  }
+}
+
+SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
+                            const KernelLatencyModel& latency) {
+  SchedGraph sg;
+  const int n = static_cast<int>(graph.tasks.size());
+  sg.tasks.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const Task& t = graph.tasks[i];
+    if (t.id != i) throw InputError("task graph: task " + t.name + " has id " + std::to_string(t.id) +
+                                    ", expected " + std::to_string(i));
+    for (int d : t.deps) {
+      if (d < 0 || d >= i) {
+        throw InputError("task graph: task " + t.name + " depends on task " + std::to_string(d) +
+                         ", which is not an earlier task");
+      }
+    }
+    sg.tasks[i].unit = static_cast<int>(t.unit);
+    sg.tasks[i].deps = t.deps;
+  }
+  for (auto [from, to] : policy_edges(graph, arch)) {
+    auto& d = sg.tasks[to].deps;
+    if (std::find(d.begin(), d.end(), from) == d.end()) {
+      d.push_back(from);
+      ++sg.policy_edges;
+    }
+  }
+  std::vector<int> count(n + 1, 0);
+  for (auto& t : sg.tasks) {
+    std::sort(t.deps.begin(), t.deps.end());
+    t.deps.erase(std::unique(t.deps.begin(), t.deps.end()), t.deps.end());
+    for (int d : t.deps) ++count[d + 1];
+  }
+  sg.succ_begin.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) sg.succ_begin[i + 1] = sg.succ_begin[i] + count[i + 1];
+  sg.succ.resize(sg.succ_begin[n]);
+  std::vector<int> fill(sg.succ_begin.begin(), sg.succ_begin.end() - 1);
+  for (int i = 0; i < n; ++i) {
+    for (int d : sg.tasks[i].deps) sg.succ[fill[d]++] = i;
+  }
+  for (int k = 0; k < kUnitKinds; ++k) sg.unit_count[k] = arch.units[k].count;
+  update_latencies(sg, graph, latency);
+  return sg;
+}
+
+}  // namespace ttsim

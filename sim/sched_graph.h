@@ -1,0 +1,55 @@
+#pragma once
+// The training-step task graph as the schedulers (analytic and SystemC) see it: each
+// task's unit class and latency in cycles (sim/kernel_latency.h), and its
+// dependencies — the graph's own plus the edges the arch's scheduling policy adds:
+//   sequential policy      : task i-1 → task i for every i (one task at a time);
+//   parallel_merges = false: within each (layer, stage), the BTT merge tasks (left and
+//                            right chains, roles "*merge_left"/"*merge_right") run one at
+//                            a time in task order, so the two chains no longer overlap;
+//   qkv_reschedule = true  : the contraction tasks of the Q, K and V projections of one
+//                            encoder and stage run in turn on one engine set (each waits
+//                            for the previous one in task order).
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "models/task_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/kernel_latency.h"
+
+namespace ttsim {
+
+/// One task for the schedulers.
+struct SchedTask {
+  int unit = 0;               ///< UnitKind as int
+  std::int64_t cycles = 0;    ///< latency on its unit (cycles)
+  std::vector<int> deps;      ///< tasks that must finish first (all < this task's id), sorted
+};
+
+/// A schedulable graph. Tasks keep the TaskGraph's ids and topological order.
+struct SchedGraph {
+  std::vector<SchedTask> tasks;
+  /// Successor lists in CSR form: successors of i are succ[succ_begin[i] .. succ_begin[i+1]).
+  std::vector<int> succ_begin, succ;
+  /// Unit instances per UnitKind (from the arch).
+  std::array<int, kUnitKinds> unit_count{};
+  /// Number of edges added by the policy (beyond the task graph's own).
+  int policy_edges = 0;
+};
+
+/// The policy's extra dependency edges (from, to) with from < to, as described above.
+std::vector<std::pair<int, int>> policy_edges(const TaskGraph& graph, const ArchSpec& arch);
+
+/// Builds the schedulable graph: latencies from `latency` (memoized per distinct
+/// (unit, op, shape)), graph deps plus policy_edges. Throws InputError for a task whose
+/// dependency is not an earlier task.
+SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
+                            const KernelLatencyModel& latency);
+
+/// Recomputes only the latencies of `sg` for another latency model (same graph and
+/// policy); for design-space sweeps over lanes, II and overheads.
+void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
+
+}  // namespace ttsim
