@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "hls/reports/csynth.h"
 #include "hls/reports/impl_reports.h"
+#include "hls/reports/report_json.h"
 #include "hls/reports/report_set.h"
 #include "hls/reports/vivado_rpt.h"
 #include "hls/reports/xml_util.h"
@@ -146,6 +147,35 @@ TEST(FixtureErrors, TextReportsAndMissingFiles) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("u.rpt: utilization table row"), std::string::npos) << e.what();
   }
+}
+
+TEST(FixtureJson, KeysAndUnknownsAreNull) {
+  auto j = report_set_json(read_reports(kData));
+  ASSERT_EQ(j["csynth"].size(), 2u);
+  const auto& v = j["csynth"][0];  // vitis2023_csynth.xml (sorted by path)
+  EXPECT_EQ(v["top"], "tt_kernel");
+  EXPECT_EQ(v["part"], "xcu50-fsvh2104-2-e");
+  EXPECT_EQ(v["tool_version"], "2023.2");
+  EXPECT_DOUBLE_EQ(v["target_clock_ns"].get<double>(), 3.33);
+  EXPECT_DOUBLE_EQ(v["estimated_clock_ns"].get<double>(), 2.433);
+  EXPECT_EQ(v["latency_best"], 1038);
+  EXPECT_EQ(v["latency_worst"], 1038);
+  EXPECT_EQ(v["interval_min"], 1039);
+  EXPECT_EQ(v["interval_max"], 1039);
+  EXPECT_EQ(v["resources"]["DSP"], 15);
+  EXPECT_EQ(v["resources"]["BRAM_18K"], 8);
+  EXPECT_EQ(v["modules"][0]["loops"][0]["pipeline_depth"], 11);
+  const auto& o = j["csynth"][1];  // vivado2019_csynth.xml
+  EXPECT_EQ(o["loops"][1]["trip_count"]["min"], 1);
+  EXPECT_EQ(o["loops"][1]["trip_count"]["max"], 1025);
+  EXPECT_TRUE(o["loops"][2]["trip_count"].is_null());
+  EXPECT_TRUE(o["loops"][2]["latency"].is_null());
+  EXPECT_EQ(o["loops"][0]["loops"][0]["name"], "Loop1.1");
+  auto bad = csynth_json(parse_csynth_xml(
+      replace(fixture("vivado2019_csynth.xml"), "<Worst-caseLatency>2063<", "<Worst-caseLatency>undef<"),
+      "x.xml"));
+  EXPECT_TRUE(bad["latency_worst"].is_null());
+  EXPECT_EQ(bad["latency_best"], 1039);
 }
 
 TEST(Values, CountAndTimeText) {

@@ -1,0 +1,142 @@
+// `ttsim inspect-report PATH [--json OUT] [--modules]`: prints what the HLS / Vivado
+// report readers (hls/reports) read from one report file or every report in a folder.
+
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "core/atomic_file.h"
+#include "hls/reports/report_json.h"
+#include "hls/reports/report_set.h"
+
+namespace ttsim::cli {
+namespace {
+
+using namespace ttsim::hls;
+
+std::string opt_num(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string opt_ns(const std::optional<double>& v) { return v ? fmt::format("{:.3f} ns", *v) : "undef"; }
+
+std::string resources_line(const Resources& used, const Resources& avail) {
+  auto one = [](const char* n, const std::optional<std::int64_t>& u, const std::optional<std::int64_t>& a) {
+    return a ? fmt::format("{} {}/{}", n, opt_num(u), *a) : fmt::format("{} {}", n, opt_num(u));
+  };
+  return one("BRAM_18K", used.bram_18k, avail.bram_18k) + "  " + one("DSP", used.dsp, avail.dsp) +
+         "  " + one("FF", used.ff, avail.ff) + "  " + one("LUT", used.lut, avail.lut) + "  " +
+         one("URAM", used.uram, avail.uram);
+}
+
+void print_loops(const std::vector<LoopReport>& loops, int indent) {
+  for (const auto& l : loops) {
+    std::string shape;
+    if (l.pipelined()) {
+      shape = fmt::format("II {} depth {}", l.pipeline_ii->str(),
+                          l.pipeline_depth ? l.pipeline_depth->str() : "-");
+    } else if (l.iteration_latency) {
+      shape = "iteration " + l.iteration_latency->str();
+    }
+    std::cout << fmt::format("{}{:<{}} trip {:>12}  latency {:>16}  {}\n", std::string(indent, ' '),
+                             l.name, std::max(1, 44 - indent), l.trip_count.str(), l.latency.str(),
+                             shape);
+    print_loops(l.loops, indent + 2);
+  }
+}
+
+void print_csynth(const CsynthReport& r, bool modules) {
+  std::cout << fmt::format("csynth       {}\n", r.source);
+  std::cout << fmt::format("  tool {}  part {}  top {}{}\n", r.tool_version, r.part, r.top,
+                           r.flow_target.empty() ? "" : "  flow " + r.flow_target);
+  std::cout << fmt::format("  clock target {}  estimated {}\n", opt_ns(r.target_clock_ns),
+                           opt_ns(r.estimated_clock_ns));
+  std::cout << fmt::format("  latency best {}  worst {}  interval {} .. {} cycles\n",
+                           r.latency_best.str(), r.latency_worst.str(), r.interval_min.str(),
+                           r.interval_max.str());
+  std::cout << "  resources " << resources_line(r.resources, r.available) << "\n";
+  if (!r.loops.empty()) {
+    std::cout << "  loops:\n";
+    print_loops(r.loops, 4);
+  }
+  if (!r.modules.empty()) {
+    std::size_t binds = 0;
+    for (const auto& m : r.modules) binds += m.bind_nodes.size();
+    std::cout << fmt::format("  modules: {} (ModuleInformation), {} BindNodes{}\n", r.modules.size(),
+                             binds, modules ? "" : "  [--modules lists them]");
+  }
+  if (!modules) return;
+  for (const auto& m : r.modules) {
+    std::cout << fmt::format("    module {:<56} latency {} .. {}  II {}  {}\n", m.name,
+                             m.latency_best.str(), m.latency_worst.str(), m.interval.str(),
+                             m.pipeline_type);
+    print_loops(m.loops, 8);
+  }
+}
+
+int run_inspect_report(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string path, out;
+  options.add_options()
+      ("path", po::value<std::string>(&path)->required(),
+       "a report file (*csynth.xml, export_impl.xml, *_cosim.rpt, *utilization*.rpt, "
+       "*power*.rpt) or a folder searched recursively for them")
+      ("json", po::value<std::string>(&out),
+       "also write everything read as JSON to this file (atomically); per csynth report: top, "
+       "part, tool_version, target_clock_ns, estimated_clock_ns, latency_best, latency_worst, "
+       "interval_min, interval_max (null when unknown), resources, loops (tree), modules")
+      ("modules", po::bool_switch(), "list every ModuleInformation module with its loops");
+  po::positional_options_description pos;
+  pos.add("path", 1);
+  po::variables_map vm;
+  if (!parse_options("inspect-report", "PATH [--json OUT] [--modules]", options, pos, args, vm)) {
+    return 0;
+  }
+  const ReportSet s = read_reports(path);
+  for (const auto& r : s.csynth) print_csynth(r, vm["modules"].as<bool>());
+  for (const auto& e : s.export_impl) {
+    std::cout << fmt::format("export_impl  {}\n  Vivado {}  clock target {}  achieved {}  timing met {}\n"
+                             "  post-route BRAM_18K {}  DSP {}  FF {}  LUT {}  URAM {}  CLB {}\n",
+                             e.source, e.vivado_version, opt_ns(e.target_clock_ns),
+                             opt_ns(e.achieved_clock_ns),
+                             e.timing_met ? (*e.timing_met ? "yes" : "no") : "-", opt_num(e.bram_18k),
+                             opt_num(e.dsp), opt_num(e.ff), opt_num(e.lut), opt_num(e.uram), opt_num(e.clb));
+  }
+  for (const auto& c : s.cosim) {
+    std::cout << fmt::format("cosim        {}\n", c.source);
+    for (const auto& r : c.runs) {
+      std::cout << fmt::format("  {:<8} {:<5} latency {} / {} / {}  interval {} / {} / {}  total {}\n",
+                               r.rtl, r.status, r.latency_min.str(), r.latency_avg.str(),
+                               r.latency_max.str(), r.interval_min.str(), r.interval_avg.str(),
+                               r.interval_max.str(), r.total_execution.str());
+    }
+  }
+  for (const auto& u : s.utilization) {
+    std::cout << fmt::format("utilization  {}\n  device {}  {}\n  LUT {}  FF {}  Block RAM tiles {} "
+                             "(= {} BRAM_18K)  URAM {}  DSP {}\n",
+                             u.source, u.device, u.design_state, u.clb_luts.used,
+                             u.clb_registers.used, u.block_ram_tile.used, u.bram_18k(),
+                             u.uram ? fmt::format("{}", u.uram->used) : "-", u.dsp.used);
+  }
+  for (const auto& p : s.power) {
+    std::cout << fmt::format("power        {}\n  device {}  total {:.3f} W  dynamic {:.3f} W  static "
+                             "{:.3f} W{}  confidence {}\n",
+                             p.source, p.device, p.total_on_chip_w, p.dynamic_w, p.device_static_w,
+                             p.hbm_w ? fmt::format("  HBM {:.3f} W", *p.hbm_w) : "", p.confidence_level);
+  }
+  if (!s.not_read.empty()) {
+    std::cout << fmt::format("not read ({} files of no known report kind)\n", s.not_read.size());
+  }
+  if (!out.empty()) {
+    write_file_atomic(out, report_set_json(s).dump(2) + "\n");
+    std::cout << "wrote " << out << "\n";
+  }
+  return 0;
+}
+
+const CommandRegistration kRegistration{
+    {"inspect-report", "print what was read from HLS/Vivado reports (csynth.xml, utilization, power, cosim)",
+     run_inspect_report}};
+
+}  // namespace
+}  // namespace ttsim::cli
