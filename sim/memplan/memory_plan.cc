@@ -1,0 +1,584 @@
+#include "sim/memplan/memory_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "sim/memplan/precedence.h"
+
+namespace ttsim::memplan {
+
+namespace {
+
+constexpr BufferClass kClasses[] = {BufferClass::kParameter, BufferClass::kGradient,
+                                    BufferClass::kActivation, BufferClass::kTemporary};
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+Primitive primitive_of(MemoryKind k) {
+  return k == MemoryKind::kUram ? Primitive::kUram288 : Primitive::kRamb18;
+}
+
+void validate(const TaskGraph& g, const MemoryOptions& o) {
+  const int nb = static_cast<int>(g.buffers.size());
+  for (int i = 0; i < nb; ++i) {
+    const Buffer& b = g.buffers[i];
+    if (b.id != i) {
+      throw InputError(fmt::format("buffer \"{}\" at index {}: expected id {}, found {}", b.name, i,
+                                   i, b.id));
+    }
+    if (b.words < 1) {
+      throw InputError(fmt::format("buffer \"{}\": expected words >= 1, found {}", b.name, b.words));
+    }
+  }
+  for (std::size_t i = 0; i < g.tasks.size(); ++i) {
+    const Task& t = g.tasks[i];
+    for (const auto* list : {&t.reads, &t.writes}) {
+      for (int b : *list) {
+        if (b < 0 || b >= nb) {
+          throw InputError(fmt::format("task \"{}\": buffer id {} out of range [0, {})", t.name, b, nb));
+        }
+      }
+    }
+    for (int d : t.deps) {
+      if (d < 0 || d >= static_cast<int>(i)) {
+        throw InputError(fmt::format(
+            "task \"{}\" (index {}): dependency {} is not an earlier task", t.name, i, d));
+      }
+    }
+  }
+  for (const auto& [k, l] : o.lanes) {
+    if (l < 1) throw InputError(fmt::format("lanes of unit \"{}\": expected >= 1, found {}", to_string(k), l));
+  }
+  if (o.ports < 2) throw InputError(fmt::format("ports per memory: expected >= 2, found {}", o.ports));
+  if (o.word_bits < 1) throw InputError(fmt::format("word bits: expected >= 1, found {}", o.word_bits));
+  if (o.uram_min_depth < 1) {
+    throw InputError(fmt::format("URAM minimum depth: expected >= 1, found {}", o.uram_min_depth));
+  }
+}
+
+/// Everything strategy-independent about the buffers.
+struct Prepared {
+  const TaskGraph* graph = nullptr;
+  const DeviceSpec* device = nullptr;
+  const MemoryOptions* options = nullptr;
+  BufferOrder order;
+  std::vector<int> width;  ///< W_b: words per address that gives enough port accesses
+  Occupancy occupancy;
+
+  Prepared(const TaskGraph& g, const DeviceSpec& d, const MemoryOptions& o)
+      : graph(&g), device(&d), options(&o), order(g) {
+    width.assign(g.buffers.size(), 1);
+    for (std::size_t b = 0; b < g.buffers.size(); ++b) {
+      int w = 1;
+      for (;;) {
+        bool ok = true;
+        for (int t : order.touching(static_cast<int>(b))) {
+          const Task& task = g.tasks[t];
+          if (port_accesses(task, static_cast<int>(b), o.lanes_of(task.unit), 1, w) > o.ports) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) break;
+        ++w;
+      }
+      width[b] = w;
+    }
+    occupancy = compute_occupancy(g, o.word_bits / 8 > 0 ? o.word_bits / 8 : 1);
+  }
+  int lanes(int task) const { return options->lanes_of(graph->tasks[task].unit); }
+  bool is_whole_step(int b) const {
+    return whole_step(graph->buffers[b]) || order.touching(b).empty();
+  }
+};
+
+void fill_memory_counts(MemoryInstance& m, int word_bits) {
+  m.bram18 = m.uram = 0;
+  m.allocated_bits = 0;
+  if (m.depth < 1) return;
+  if (m.kind == MemoryKind::kBram || m.kind == MemoryKind::kUram) {
+    m.layout = best_layout(primitive_of(m.kind), m.depth, m.width_bits(word_bits));
+    const std::int64_t blocks = m.layout.blocks() * m.partitions;
+    (m.kind == MemoryKind::kBram ? m.bram18 : m.uram) = blocks;
+    m.allocated_bits = blocks * block_bits(primitive_of(m.kind));
+  } else {
+    m.allocated_bits = m.depth * m.width_bits(word_bits) * m.partitions;
+  }
+}
+
+/// Peak live words of each memory over the task index (whole-step buffers always live).
+void fill_used_bits(MemoryPlan& plan, const Prepared& p) {
+  const int n = static_cast<int>(p.graph->tasks.size());
+  for (MemoryInstance& m : plan.memories) {
+    std::int64_t always = 0;
+    std::vector<std::int64_t> delta(n + 1, 0);
+    for (int b : m.buffers) {
+      const Placement& pl = plan.placements[b];
+      const std::int64_t w = p.graph->buffers[b].words;
+      if (pl.whole_step) {
+        always += w;
+      } else {
+        delta[pl.first_task] += w;
+        delta[pl.last_task + 1] -= w;
+      }
+    }
+    std::int64_t peak = always, run = always;
+    for (int t = 0; t < n; ++t) {
+      run += delta[t];
+      peak = std::max(peak, run);
+    }
+    m.used_bits = peak * p.options->word_bits;
+  }
+}
+
+Placement make_placement(const Prepared& p, int b, int memory, std::int64_t offset,
+                         std::int64_t addresses) {
+  Placement pl;
+  pl.buffer = b;
+  pl.memory = memory;
+  pl.offset = offset;
+  pl.addresses = addresses;
+  pl.whole_step = p.is_whole_step(b);
+  const auto& touch = p.order.touching(b);
+  pl.first_task = touch.empty() ? -1 : touch.front();
+  pl.last_task = touch.empty() ? -1 : touch.back();
+  if (pl.whole_step) {
+    pl.first_task = 0;
+    pl.last_task = static_cast<int>(p.graph->tasks.size()) - 1;
+  }
+  return pl;
+}
+
+MemoryKind block_kind(std::int64_t depth, std::int64_t uram_min_depth) {
+  return depth >= uram_min_depth ? MemoryKind::kUram : MemoryKind::kBram;
+}
+
+// ---- naive -------------------------------------------------------------------------
+
+void plan_naive(MemoryPlan& plan, const Prepared& p) {
+  const MemoryOptions& o = *p.options;
+  const auto& buffers = p.graph->buffers;
+  plan.placements.resize(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer& b = buffers[i];
+    MemoryInstance m;
+    m.id = static_cast<int>(plan.memories.size());
+    m.name = "naive:" + b.name;
+    m.partitions = p.width[i];
+    m.words_per_address = 1;
+    m.ports = o.ports;
+    m.depth = ceil_div(b.words, m.partitions);
+    if (b.words < o.hls.complete_partition_threshold) {
+      m.kind = MemoryKind::kRegisters;
+    } else if (m.depth * o.word_bits <= o.hls.lutram_max_bits) {
+      m.kind = MemoryKind::kLutram;
+    } else {
+      m.kind = block_kind(m.depth, o.uram_min_depth);
+    }
+    m.buffers.push_back(static_cast<int>(i));
+    fill_memory_counts(m, o.word_bits);
+    plan.placements[i] = make_placement(p, static_cast<int>(i), m.id, 0, m.depth);
+    plan.memories.push_back(std::move(m));
+  }
+}
+
+// ---- grouped -----------------------------------------------------------------------
+
+struct OpenMemory {
+  MemoryInstance mem;
+  std::unordered_map<int, int> slots;  ///< task → port accesses already used
+  std::int64_t blocks = 0;
+};
+
+std::int64_t blocks_at(MemoryKind kind, std::int64_t depth, std::int64_t width_bits) {
+  if (depth < 1) return 0;
+  return best_layout(primitive_of(kind), depth, width_bits).blocks();
+}
+
+/// Lowest offset in `m` where `b` (occupying `addr` addresses) does not overlap any
+/// placed buffer that can be live at the same time.
+std::int64_t lowest_offset(const OpenMemory& m, const MemoryPlan& plan, const Prepared& p, int b,
+                           std::int64_t addr) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+  const bool b_static = p.is_whole_step(b);
+  for (int other : m.mem.buffers) {
+    if (!b_static && !p.is_whole_step(other) && p.order.disjoint(b, other)) continue;
+    const Placement& pl = plan.placements[other];
+    busy.emplace_back(pl.offset, pl.offset + pl.addresses);
+  }
+  std::sort(busy.begin(), busy.end());
+  std::int64_t off = 0;
+  for (const auto& [lo, hi] : busy) {
+    if (lo >= off + addr) break;
+    off = std::max(off, hi);
+  }
+  return off;
+}
+
+void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_depth) {
+  const MemoryOptions& o = *p.options;
+  const auto& buffers = p.graph->buffers;
+  const int nb = static_cast<int>(buffers.size());
+  plan.placements.assign(nb, Placement{});
+  const std::int64_t uram_cap =
+      p.device->uram_cascade_height > 0 ? std::int64_t{p.device->uram_cascade_height} * 4096 : 0;
+
+  std::vector<int> order(nb);
+  for (int i = 0; i < nb; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const bool sa = p.is_whole_step(a), sb = p.is_whole_step(b);
+    if (sa != sb) return sa;
+    return buffers[a].words > buffers[b].words;
+  });
+
+  std::vector<OpenMemory> open;
+  std::map<std::pair<int, int>, std::vector<int>> pools;  // (kind, W) → indices into open
+  for (int b : order) {
+    const Buffer& buf = buffers[b];
+    const int w = p.width[b];
+    if (buf.words < o.hls.complete_partition_threshold) {
+      OpenMemory m;
+      m.mem.kind = MemoryKind::kRegisters;
+      m.mem.name = "reg." + buf.name;
+      m.mem.partitions = static_cast<int>(buf.words);
+      m.mem.words_per_address = 1;
+      m.mem.ports = o.ports;
+      m.mem.depth = 1;
+      m.mem.buffers.push_back(b);
+      plan.placements[b] = make_placement(p, b, -1, 0, 1);
+      open.push_back(std::move(m));
+      continue;
+    }
+    const std::int64_t addr = ceil_div(buf.words, w);
+    const MemoryKind kind = block_kind(addr, uram_min_depth);
+    const std::int64_t width_bits = std::int64_t{w} * o.word_bits;
+    auto& pool = pools[{static_cast<int>(kind), w}];
+    int best = -1;
+    std::int64_t best_off = 0, best_cost = 0, best_growth = 0;
+    for (int idx : pool) {
+      OpenMemory& m = open[idx];
+      bool ports_ok = true;
+      for (int t : p.order.touching(b)) {
+        auto it = m.slots.find(t);
+        const int used = it == m.slots.end() ? 0 : it->second;
+        if (used + port_accesses(p.graph->tasks[t], b, p.lanes(t), 1, w) > o.ports) {
+          ports_ok = false;
+          break;
+        }
+      }
+      if (!ports_ok) continue;
+      const std::int64_t off = lowest_offset(m, plan, p, b, addr);
+      const std::int64_t end = std::max(m.mem.depth, off + addr);
+      if (kind == MemoryKind::kUram && uram_cap > 0 && end > uram_cap) continue;
+      const std::int64_t cost = blocks_at(kind, end, width_bits) - m.blocks;
+      const std::int64_t growth = end - m.mem.depth;
+      if (best < 0 || std::tie(cost, growth) < std::tie(best_cost, best_growth)) {
+        best = idx;
+        best_off = off;
+        best_cost = cost;
+        best_growth = growth;
+      }
+    }
+    // A fresh memory is a candidate too; existing memories win ties.
+    const std::int64_t fresh_cost = blocks_at(kind, addr, width_bits);
+    const bool fresh_too_deep = kind == MemoryKind::kUram && uram_cap > 0 && addr > uram_cap;
+    if (best >= 0 && !fresh_too_deep && std::tie(fresh_cost, addr) < std::tie(best_cost, best_growth)) {
+      best = -1;
+    }
+    if (best < 0) {
+      OpenMemory m;
+      m.mem.kind = kind;
+      m.mem.words_per_address = w;
+      m.mem.partitions = 1;
+      m.mem.ports = o.ports;
+      m.mem.name = fmt::format("grp.{}.w{}.{}", to_string(kind), w, pool.size());
+      best = static_cast<int>(open.size());
+      best_off = 0;
+      open.push_back(std::move(m));
+      pool.push_back(best);
+    }
+    OpenMemory& m = open[best];
+    m.mem.buffers.push_back(b);
+    m.mem.depth = std::max(m.mem.depth, best_off + addr);
+    m.blocks = blocks_at(kind, m.mem.depth, width_bits);
+    for (int t : p.order.touching(b)) {
+      m.slots[t] += port_accesses(p.graph->tasks[t], b, p.lanes(t), 1, w);
+    }
+    plan.placements[b] = make_placement(p, b, best, best_off, addr);
+  }
+  // Registers first-class memories keep their order; renumber everything.
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    MemoryInstance& m = open[i].mem;
+    m.id = static_cast<int>(i);
+    if (m.kind == MemoryKind::kRegisters) {
+      m.allocated_bits = m.partitions * std::int64_t{o.word_bits};
+    } else {
+      fill_memory_counts(m, o.word_bits);
+    }
+    for (int b : m.buffers) plan.placements[b].memory = m.id;
+    plan.memories.push_back(std::move(m));
+  }
+}
+
+// ---- ideal -------------------------------------------------------------------------
+
+void plan_ideal(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_depth,
+                std::vector<MemoryKind>& kind_of) {
+  const MemoryOptions& o = *p.options;
+  const auto& buffers = p.graph->buffers;
+  const int n = static_cast<int>(p.graph->tasks.size());
+  plan.realizable = false;
+  kind_of.assign(buffers.size(), MemoryKind::kBram);
+  std::map<MemoryKind, std::vector<std::int64_t>> delta;
+  std::map<MemoryKind, std::int64_t> always;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    const Buffer& buf = buffers[b];
+    MemoryKind k;
+    if (buf.words < o.hls.complete_partition_threshold) {
+      k = MemoryKind::kRegisters;
+    } else {
+      k = block_kind(ceil_div(buf.words, p.width[b]), uram_min_depth);
+    }
+    kind_of[b] = k;
+    const std::int64_t bits = buf.words * o.word_bits;
+    if (p.is_whole_step(static_cast<int>(b))) {
+      always[k] += bits;
+    } else {
+      auto& d = delta[k];
+      d.resize(n + 1, 0);
+      const auto& touch = p.order.touching(static_cast<int>(b));
+      d[touch.front()] += bits;
+      d[touch.back() + 1] -= bits;
+    }
+  }
+  std::map<MemoryKind, std::int64_t> peak;
+  for (MemoryKind k : {MemoryKind::kRegisters, MemoryKind::kBram, MemoryKind::kUram}) {
+    std::int64_t run = always[k], pk = run;
+    auto it = delta.find(k);
+    if (it != delta.end()) {
+      for (int t = 0; t < n; ++t) {
+        run += it->second[t];
+        pk = std::max(pk, run);
+      }
+    }
+    peak[k] = pk;
+  }
+  plan.register_bits = peak[MemoryKind::kRegisters];
+  plan.bram18_blocks = ceil_div(peak[MemoryKind::kBram], block_bits(Primitive::kRamb18));
+  plan.uram_blocks = ceil_div(peak[MemoryKind::kUram], block_bits(Primitive::kUram288));
+  plan.used_bits = peak[MemoryKind::kBram] + peak[MemoryKind::kUram];
+}
+
+// ---- totals, classes, fit ------------------------------------------------------------
+
+void fill_totals(MemoryPlan& plan, const Prepared& p, const std::vector<MemoryKind>& ideal_kind) {
+  const auto& buffers = p.graph->buffers;
+  if (plan.realizable) {
+    plan.bram18_blocks = plan.uram_blocks = plan.lutram_bits = plan.register_bits = 0;
+    plan.used_bits = 0;
+    for (const MemoryInstance& m : plan.memories) {
+      plan.bram18_blocks += m.bram18;
+      plan.uram_blocks += m.uram;
+      if (m.kind == MemoryKind::kLutram) plan.lutram_bits += m.allocated_bits;
+      if (m.kind == MemoryKind::kRegisters) plan.register_bits += m.allocated_bits;
+      if (m.kind == MemoryKind::kBram || m.kind == MemoryKind::kUram) plan.used_bits += m.used_bits;
+    }
+  }
+  plan.bram36_blocks = bram36_tiles(plan.bram18_blocks);
+  plan.allocated_bits = plan.bram18_blocks * block_bits(Primitive::kRamb18) +
+                        plan.uram_blocks * block_bits(Primitive::kUram288);
+  plan.efficiency =
+      plan.allocated_bits > 0 ? static_cast<double>(plan.used_bits) / plan.allocated_bits : 0.0;
+
+  plan.by_class.clear();
+  for (BufferClass c : kClasses) {
+    ClassUsage u;
+    u.cls = c;
+    u.peak_live_bytes = plan.occupancy.peak_by_class.of(c);
+    plan.by_class.push_back(u);
+  }
+  auto usage = [&](BufferClass c) -> ClassUsage& { return plan.by_class[static_cast<int>(c)]; };
+  for (const Buffer& b : buffers) {
+    usage(b.cls).buffers += 1;
+    usage(b.cls).words += b.words;
+  }
+  if (plan.realizable) {
+    for (const MemoryInstance& m : plan.memories) {
+      std::int64_t total = 0;
+      for (int b : m.buffers) total += buffers[b].words;
+      if (total == 0) continue;
+      for (int b : m.buffers) {
+        const double share = static_cast<double>(buffers[b].words) / total;
+        usage(buffers[b].cls).bram36 += share * m.bram18 / 2.0;
+        usage(buffers[b].cls).uram += share * m.uram;
+      }
+    }
+  } else {
+    std::int64_t bram_words = 0, uram_words = 0;
+    for (std::size_t b = 0; b < buffers.size(); ++b) {
+      if (ideal_kind[b] == MemoryKind::kBram) bram_words += buffers[b].words;
+      if (ideal_kind[b] == MemoryKind::kUram) uram_words += buffers[b].words;
+    }
+    for (std::size_t b = 0; b < buffers.size(); ++b) {
+      if (ideal_kind[b] == MemoryKind::kBram && bram_words > 0) {
+        usage(buffers[b].cls).bram36 +=
+            static_cast<double>(buffers[b].words) / bram_words * plan.bram18_blocks / 2.0;
+      }
+      if (ideal_kind[b] == MemoryKind::kUram && uram_words > 0) {
+        usage(buffers[b].cls).uram +=
+            static_cast<double>(buffers[b].words) / uram_words * plan.uram_blocks;
+      }
+    }
+  }
+}
+
+std::string mib(std::int64_t bytes) { return fmt::format("{:.2f} MiB", bytes / 1048576.0); }
+
+void fill_fit(MemoryPlan& plan, const DeviceSpec& d) {
+  FitReport& f = plan.fit;
+  f.bram36_needed = plan.bram36_blocks;
+  f.bram36_available = d.bram36;
+  f.uram_needed = plan.uram_blocks;
+  f.uram_available = d.uram288;
+  f.bram36_short = std::max<std::int64_t>(0, f.bram36_needed - f.bram36_available);
+  f.uram_short = std::max<std::int64_t>(0, f.uram_needed - f.uram_available);
+  f.bytes_short = f.bram36_short * (block_bits(Primitive::kRamb36) / 8) +
+                  f.uram_short * (block_bits(Primitive::kUram288) / 8);
+  f.ideal_bytes_short = std::max<std::int64_t>(0, plan.occupancy.peak_total - d.onchip_bits() / 8);
+  f.fits = f.bram36_short == 0 && f.uram_short == 0;
+  std::string s = fmt::format("{} plan on {}: BRAM36 {} of {}, URAM288 {} of {}",
+                              to_string(plan.strategy), d.name, f.bram36_needed,
+                              f.bram36_available, f.uram_needed, f.uram_available);
+  if (f.fits) {
+    s += " - fits.";
+  } else {
+    s += " - does not fit:";
+    if (f.bram36_short > 0) {
+      s += fmt::format(" short by {} BRAM36 ({});", f.bram36_short,
+                       mib(f.bram36_short * block_bits(Primitive::kRamb36) / 8));
+    }
+    if (f.uram_short > 0) {
+      s += fmt::format(" short by {} URAM288 ({});", f.uram_short,
+                       mib(f.uram_short * block_bits(Primitive::kUram288) / 8));
+    }
+    s += fmt::format(" {} missing in total.", mib(f.bytes_short));
+    // Largest consumers, so the user knows what to shrink.
+    std::vector<const ClassUsage*> cls;
+    for (const ClassUsage& u : plan.by_class) cls.push_back(&u);
+    std::sort(cls.begin(), cls.end(), [](const ClassUsage* a, const ClassUsage* b) {
+      return a->bram36 * 36864 + a->uram * 294912 > b->bram36 * 36864 + b->uram * 294912;
+    });
+    s += " Largest classes:";
+    for (std::size_t i = 0; i < cls.size() && i < 2; ++i) {
+      s += fmt::format(" {} {:.0f} BRAM36 + {:.0f} URAM288 ({} words){}", to_string(cls[i]->cls),
+                       cls[i]->bram36, cls[i]->uram, cls[i]->words, i == 0 ? "," : ".");
+    }
+    if (f.ideal_bytes_short > 0) {
+      s += fmt::format(
+          " Even a perfect packing cannot fit: peak live data {} exceeds the {} of on-chip "
+          "BRAM + URAM by {}.",
+          mib(plan.occupancy.peak_total), mib(d.onchip_bits() / 8), mib(f.ideal_bytes_short));
+    }
+  }
+  f.explanation = s;
+}
+
+MemoryPlan plan_once(const Prepared& p, std::int64_t uram_min_depth) {
+  MemoryPlan plan;
+  plan.strategy = p.options->strategy;
+  plan.device = p.device->name;
+  plan.uram_min_depth = uram_min_depth;
+  plan.occupancy = p.occupancy;
+  std::vector<MemoryKind> ideal_kind;
+  switch (p.options->strategy) {
+    case Strategy::kNaive: plan_naive(plan, p); break;
+    case Strategy::kGrouped: plan_grouped(plan, p, uram_min_depth); break;
+    case Strategy::kIdeal: plan_ideal(plan, p, uram_min_depth, ideal_kind); break;
+  }
+  if (plan.realizable) fill_used_bits(plan, p);
+  fill_totals(plan, p, ideal_kind);
+  fill_fit(plan, *p.device);
+  return plan;
+}
+
+}  // namespace
+
+const char* to_string(Strategy s) {
+  switch (s) {
+    case Strategy::kNaive: return "naive";
+    case Strategy::kGrouped: return "grouped";
+    case Strategy::kIdeal: return "ideal";
+  }
+  return "?";
+}
+
+Strategy parse_strategy(const std::string& s) {
+  if (s == "naive") return Strategy::kNaive;
+  if (s == "grouped") return Strategy::kGrouped;
+  if (s == "ideal") return Strategy::kIdeal;
+  throw InputError(fmt::format("memory strategy: expected one of naive, grouped, ideal, found \"{}\"", s));
+}
+
+int MemoryOptions::lanes_of(UnitKind k) const {
+  auto it = lanes.find(k);
+  return it == lanes.end() ? 1 : it->second;
+}
+
+const char* MemoryInstance::impl() const {
+  switch (kind) {
+    case MemoryKind::kBram: return "bram";
+    case MemoryKind::kUram: return "uram";
+    case MemoryKind::kLutram: return "lutram";
+    case MemoryKind::kRegisters: return "";
+  }
+  return "";
+}
+
+const Placement& MemoryPlan::placement_of(int buffer_id) const {
+  if (!realizable) throw std::out_of_range("the ideal memory bound has no placements");
+  return placements.at(static_cast<std::size_t>(buffer_id));
+}
+
+int port_accesses(const Task& task, int buffer_id, int lanes, int partitions,
+                  int words_per_address) {
+  const std::int64_t per_access = std::int64_t{partitions} * words_per_address;
+  const bool reads = std::find(task.reads.begin(), task.reads.end(), buffer_id) != task.reads.end();
+  const bool writes =
+      std::find(task.writes.begin(), task.writes.end(), buffer_id) != task.writes.end();
+  const int one = static_cast<int>(ceil_div(lanes, per_access));
+  return (reads ? one : 0) + (writes ? one : 0);
+}
+
+MemoryPlan plan_memory(const TaskGraph& graph, const DeviceSpec& device,
+                       const MemoryOptions& options) {
+  validate(graph, options);
+  const Prepared p(graph, device, options);
+  MemoryPlan plan = plan_once(p, options.uram_min_depth);
+  if (options.strategy == Strategy::kNaive || plan.fit.fits) return plan;
+  // BRAM vs URAM rebalance: move shallower buffers to URAM while BRAM is short and URAM
+  // has room, or deeper ones back to BRAM while URAM is short and BRAM has room.
+  MemoryPlan best = plan;
+  std::int64_t depth = options.uram_min_depth;
+  for (int step = 0; step < 24 && !plan.fit.fits; ++step) {
+    const bool bram_short = plan.fit.bram36_short > 0 && plan.fit.uram_needed < plan.fit.uram_available;
+    const bool uram_short = plan.fit.uram_short > 0 && plan.fit.bram36_needed < plan.fit.bram36_available;
+    if (bram_short && depth > 1) {
+      depth /= 2;
+    } else if (uram_short && depth < (std::int64_t{1} << 24)) {
+      depth *= 2;
+    } else {
+      break;
+    }
+    plan = plan_once(p, depth);
+    if (plan.fit.fits || plan.fit.bytes_short < best.fit.bytes_short) best = plan;
+  }
+  return plan.fit.fits ? plan : best;
+}
+
+}  // namespace ttsim::memplan
