@@ -149,7 +149,7 @@ EvalResult evaluate(TrainingEngine& engine, const dataset::AtisDataset& ds,
 TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
                   const TrainOptions& options, const RunIdentity& identity,
                   std::ostream* progress,
-                  const std::function<void(const EpochResult&)>& on_epoch) {
+                  const std::function<void(const EpochResult&, bool)>& on_epoch) {
   TrainReport report;
   report.identity = identity;
   const std::string& ckpt = options.checkpoint_path;
@@ -165,6 +165,9 @@ TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
     if (progress) {
       *progress << fmt::format("resumed from {} after epoch {}\n", ckpt,
                                report.resumed_after_epoch);
+    }
+    if (on_epoch) {
+      for (const auto& e : report.epochs) on_epoch(e, true);
     }
   }
   const int n = limited(ds.train.size(), options.limit);
@@ -209,9 +212,37 @@ TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
       for (const auto& e : report.epochs) header["epochs"].push_back(epoch_to_json(e));
       write_checkpoint(ckpt, Checkpoint{header, engine.save_parameters()});
     }
-    if (on_epoch) on_epoch(r);
+    if (on_epoch) on_epoch(r, false);
   }
   return report;
+}
+
+DatasetShape dataset_shape(const dataset::AtisDataset& ds) {
+  DatasetShape d;
+  d.vocab = ds.vocab.size();
+  d.intents = ds.intents.size();
+  d.slot_tags = ds.slot_tags.size();
+  d.pad_token = ds.pad_token;
+  d.pad_tag = ds.pad_tag;
+  return d;
+}
+
+void check_model_fits_dataset(const ModelSpec& model, const dataset::AtisDataset& ds) {
+  const std::string file = model.source_file.empty() ? model.name : model.source_file;
+  auto need = [&](const char* field, std::int64_t have, std::int64_t want, const char* what) {
+    if (have < want) {
+      throw InputError(fmt::format("{}: /{}: expected at least {} ({} of {}), found {}", file,
+                                   field, want, what, ds.root, have));
+    }
+  };
+  if (model.batch != 1) {
+    throw InputError(fmt::format("{}: /batch: expected 1 (training runs batch-1 SGD), found {}",
+                                 file, model.batch));
+  }
+  need("vocab", model.vocab, ds.vocab.size(), "the train vocabulary with PAD and UNK");
+  need("intents", model.intents, ds.intents.size(), "the intents in intent_label.txt");
+  need("slot_tags", model.slot_tags, ds.slot_tags.size(), "the tags in slot_label.txt");
+  need("seq_len", model.seq_len, 1, "tokens");
 }
 
 Json epoch_to_json(const EpochResult& e) {

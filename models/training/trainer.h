@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/json_view.h"
+#include "models/model_spec.h"
 #include "models/dataset/atis_dataset.h"
 #include "models/training/training_engine.h"
 
@@ -88,13 +89,23 @@ struct TrainReport {
 /// exists, restores the parameters and the epoch history from it (InputError when it was
 /// written by a different run identity or is damaged) and continues after its last epoch;
 /// after every epoch, writes it atomically. Progress lines go to `progress` (may be null);
-/// `on_epoch` (may be empty) is called after every new epoch. Throws InputError when the
+/// `on_epoch` (may be empty) is called for every epoch loaded from the checkpoint
+/// (from_checkpoint = true) and after every new one. Throws InputError when the
 /// loss becomes non-finite (the message names the epoch, the sample and suggests a lower
 /// learning rate).
 TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
                   const TrainOptions& options, const RunIdentity& identity,
                   std::ostream* progress,
-                  const std::function<void(const EpochResult&)>& on_epoch = {});
+                  const std::function<void(const EpochResult&, bool from_checkpoint)>&
+                      on_epoch = {});
+
+/// The engine's sizes for a dataset: vocabulary, intents and slot tags of `ds`.
+DatasetShape dataset_shape(const dataset::AtisDataset& ds);
+
+/// Checks that `model` can be trained on `ds`: batch 1, and vocab, intents and
+/// slot_tags at least the dataset's (the extra outputs are never targets). Throws
+/// InputError naming model.source_file, the field, expected and found.
+void check_model_fits_dataset(const ModelSpec& model, const dataset::AtisDataset& ds);
 
 /// JSON of the run: identity fields, "resumed_after_epoch" and "epochs": [{epoch,
 /// train_loss, train_samples, train_seconds, samples_per_second, dev: {...}, test:

@@ -53,8 +53,9 @@ class TrainingEngine {
   virtual std::string describe() const = 0;
 
   /// One SGD step on `sample` (forward, backward, update of every parameter with
-  /// learning rate `lr`). Returns the sample's loss before the update (nats): intent
-  /// cross-entropy plus the mean slot cross-entropy over the sample's `length` tokens.
+  /// learning rate `lr`) on the sample's first `length` tokens. Returns the sample's
+  /// training loss before the update in nats, as the engine defines it (the reference
+  /// model's: intent cross-entropy plus the sum of the slot cross-entropies).
   virtual double train_step(const dataset::EncodedSample& sample, float lr) = 0;
 
   /// Forward pass without update: argmax intent and argmax slot tag of each of the

@@ -1,0 +1,295 @@
+#include "hls/host/hls_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+
+using ttsim_hls::kLinearsPerEncoder;
+constexpr const char* kLinearNames[kLinearsPerEncoder] = {"q", "k", "v", "o", "ffn_in", "ffn_out"};
+
+[[noreturn]] void fail(const ModelSpec& spec, const std::string& what) {
+  throw InputError((spec.source_file.empty() ? spec.name : spec.source_file) +
+                   ": the HLS kernels do not implement this model: " + what);
+}
+
+const LinearLayerSpec& find_linear(const ModelSpec& spec, const std::string& name) {
+  for (const auto& l : spec.linears) {
+    if (l.name == name) return l;
+  }
+  fail(spec, "no linear layer named " + name);
+}
+
+int to_int(std::int64_t v) { return static_cast<int>(v); }
+
+}  // namespace
+
+ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions& options) {
+  ttsim_hls::ModelDims m;
+  if (spec.batch != 1) fail(spec, "batch " + std::to_string(spec.batch) + " (one sample per step: batch 1)");
+  if (spec.encoders > ttsim_hls::kMaxEncoders) fail(spec, "more than 12 encoders");
+  if (spec.heads < 1 || spec.d_model % spec.heads != 0) fail(spec, "d_model not divisible by heads");
+  m.encoders = spec.encoders;
+  m.d_model = to_int(spec.d_model);
+  m.heads = to_int(spec.heads);
+  m.ffn_dim = to_int(spec.ffn_dim);
+  m.seq_len = to_int(spec.seq_len);
+  m.intents = to_int(spec.intents);
+  m.slot_tags = to_int(spec.slot_tags);
+  const EmbeddingSpec& emb = spec.token_embedding;
+  if (emb.format != WeightFormat::kTTM) fail(spec, "a dense token embedding (TTM required)");
+  const TtmShape& ts = emb.ttm;
+  if (ts.cores() < 2 || ts.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
+    fail(spec, "a TTM embedding with " + std::to_string(ts.cores()) + " cores (2 to 6 supported)");
+  }
+  m.emb.d = to_int(ts.cores());
+  for (int k = 0; k < m.emb.d; ++k) {
+    m.emb.v[k] = to_int(ts.vocab_factors[k]);
+    m.emb.e[k] = to_int(ts.dim_factors[k]);
+  }
+  for (int k = 0; k <= m.emb.d; ++k) m.emb.r[k] = to_int(ts.ranks[k]);
+  for (int e = 0; e < spec.encoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      const LinearLayerSpec& l = find_linear(spec, "enc" + std::to_string(e) + "." + kLinearNames[i]);
+      if (!l.bias) fail(spec, l.name + " without bias");
+      ttsim_hls::LinearDims& ld = m.lin[e][i];
+      ld.in_dim = to_int(l.in_dim);
+      ld.out_dim = to_int(l.out_dim);
+      ld.tt = l.format == WeightFormat::kTT;
+      if (!ld.tt) continue;
+      auto it = options.btt_by_kind.find(l.kind);
+      ld.btt = it == options.btt_by_kind.end() ? true : it->second;
+      const TtShape& t = l.tt;
+      if (t.in_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors) ||
+          t.out_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors)) {
+        fail(spec, l.name + " has more than 6 factors on a side");
+      }
+      ld.t.d = to_int(t.in_factors.size());
+      ld.t.e = to_int(t.out_factors.size());
+      for (int k = 0; k < ld.t.d; ++k) ld.t.m[k] = to_int(t.in_factors[k]);
+      for (int k = 0; k < ld.t.e; ++k) ld.t.n[k] = to_int(t.out_factors[k]);
+      for (int k = 0; k <= ld.t.d + ld.t.e; ++k) ld.t.r[k] = to_int(t.ranks[k]);
+    }
+  }
+  for (const char* head : {"intent_head", "slot_head"}) {
+    const LinearLayerSpec& l = find_linear(spec, head);
+    if (l.format != WeightFormat::kDense) fail(spec, std::string(head) + " in TT format (dense heads only)");
+    if (!l.bias) fail(spec, l.name + " without bias");
+  }
+  return m;
+}
+
+HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
+    : spec_(spec), dims_(hls_model_dims(spec, options)) {
+  if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
+  const int D = dims_.d_model;
+  const std::int64_t Dl = D;
+  // Names and shapes in make_layout's allocation order.
+  auto add = [&](std::string name, std::vector<std::int64_t> shape) {
+    names_.push_back(std::move(name));
+    shapes_.push_back(std::move(shape));
+  };
+  for (int k = 0; k < dims_.emb.d; ++k) {
+    add("embedding.token.core" + std::to_string(k),
+        {dims_.emb.r[k], dims_.emb.v[k], dims_.emb.e[k], dims_.emb.r[k + 1]});
+  }
+  add("embedding.position", {dims_.seq_len, Dl});
+  add("embedding.ln.gain", {Dl});
+  add("embedding.ln.bias", {Dl});
+  for (int e = 0; e < dims_.encoders; ++e) {
+    const std::string p = "enc" + std::to_string(e) + ".";
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      const ttsim_hls::LinearDims& l = dims_.lin[e][i];
+      const std::string n = p + kLinearNames[i];
+      if (l.tt) {
+        for (int k = 1; k <= l.t.d + l.t.e; ++k) {
+          add(n + ".core" + std::to_string(k - 1), {l.t.r[k - 1], l.t.mode(k), l.t.r[k]});
+        }
+      } else {
+        add(n + ".weight", {l.in_dim, l.out_dim});
+      }
+      add(n + ".bias", {l.out_dim});
+    }
+    add(p + "ln1.gain", {Dl});
+    add(p + "ln1.bias", {Dl});
+    add(p + "ln2.gain", {Dl});
+    add(p + "ln2.bias", {Dl});
+  }
+  add("intent_head.weight", {Dl, dims_.intents});
+  add("intent_head.bias", {dims_.intents});
+  add("slot_head.weight", {Dl, dims_.slot_tags});
+  add("slot_head.bias", {dims_.slot_tags});
+  if (static_cast<int>(names_.size()) != layout_.n_tensors) {
+    throw std::logic_error("HlsModel: parameter table and layout disagree");
+  }
+  param_.assign(layout_.param_words, 0.0f);
+  grad_.assign(layout_.param_words, 0.0f);
+  act_.assign(layout_.act_words, 0.0f);
+  scratch_.assign(layout_.scratch_words, 0.0f);
+  index_.assign(layout_.index_words, 0);
+
+  // Initialization (see the class comment).
+  std::mt19937_64 rng(options.seed);
+  auto fill = [&](int tensor, double sd) {
+    std::normal_distribution<double> dist(0.0, sd);
+    const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
+    for (int i = 0; i < t.words; ++i) param_[t.offset + i] = static_cast<float>(dist(rng));
+  };
+  auto core_sd = [](double rows, double cols, int cores, double inner) {
+    return std::sqrt(std::pow(2.0 / (rows + cols) / inner, 1.0 / cores));
+  };
+  auto set_const = [&](int tensor, float v) {
+    const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
+    std::fill(param_.begin() + t.offset, param_.begin() + t.offset + t.words, v);
+  };
+  int ti = 0;
+  {
+    double inner = 1;
+    for (int k = 1; k < dims_.emb.d; ++k) inner *= dims_.emb.r[k];
+    const double sd = core_sd(dims_.emb.vocab(), D, dims_.emb.d, inner);
+    for (int k = 0; k < dims_.emb.d; ++k) fill(ti++, sd);
+  }
+  fill(ti++, std::sqrt(2.0 / (dims_.seq_len + D)));
+  set_const(ti++, 1.0f);
+  set_const(ti++, 0.0f);
+  for (int e = 0; e < dims_.encoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      const ttsim_hls::LinearDims& l = dims_.lin[e][i];
+      if (l.tt) {
+        double inner = 1;
+        const int c = l.t.d + l.t.e;
+        for (int k = 1; k < c; ++k) inner *= l.t.r[k];
+        const double sd = core_sd(l.in_dim, l.out_dim, c, inner);
+        for (int k = 0; k < c; ++k) fill(ti++, sd);
+      } else {
+        fill(ti++, std::sqrt(2.0 / (l.in_dim + l.out_dim)));
+      }
+      set_const(ti++, 0.0f);
+    }
+    set_const(ti++, 1.0f);
+    set_const(ti++, 0.0f);
+    set_const(ti++, 1.0f);
+    set_const(ti++, 0.0f);
+  }
+  fill(ti++, std::sqrt(2.0 / (D + dims_.intents)));
+  set_const(ti++, 0.0f);
+  fill(ti++, std::sqrt(2.0 / (D + dims_.slot_tags)));
+  set_const(ti++, 0.0f);
+}
+
+ttsim_hls::Arenas HlsModel::arenas() {
+  return {param_.data(), grad_.data(), act_.data(), scratch_.data(), index_.data()};
+}
+
+void HlsModel::check_sample(const std::vector<int>& tokens, int intent,
+                            const std::vector<int>& slot_tags) const {
+  const std::size_t K = tokens.size();
+  if (K < 1 || K > static_cast<std::size_t>(dims_.seq_len)) {
+    throw InputError("HlsModel: " + std::to_string(K) + " tokens; expected 1 to " +
+                     std::to_string(dims_.seq_len));
+  }
+  if (slot_tags.size() != K) {
+    throw InputError("HlsModel: " + std::to_string(slot_tags.size()) + " slot tags for " +
+                     std::to_string(K) + " tokens");
+  }
+  const int V = dims_.emb.vocab();
+  for (std::size_t i = 0; i < K; ++i) {
+    if (tokens[i] < 0 || tokens[i] >= V) {
+      throw InputError("HlsModel: token " + std::to_string(i) + " is " + std::to_string(tokens[i]) +
+                       "; expected 0 to " + std::to_string(V - 1));
+    }
+    if (slot_tags[i] < -1 || slot_tags[i] >= dims_.slot_tags) {
+      throw InputError("HlsModel: slot tag " + std::to_string(i) + " is " +
+                       std::to_string(slot_tags[i]) + "; expected -1 to " +
+                       std::to_string(dims_.slot_tags - 1));
+    }
+  }
+  if (intent < -1 || intent >= dims_.intents) {
+    throw InputError("HlsModel: intent " + std::to_string(intent) + "; expected -1 to " +
+                     std::to_string(dims_.intents - 1));
+  }
+}
+
+HlsLosses HlsModel::forward_backward(const std::vector<int>& tokens, int intent,
+                                     const std::vector<int>& slot_tags, float slot_scale) {
+  check_sample(tokens, intent, slot_tags);
+  std::fill(grad_.begin(), grad_.end(), 0.0f);
+  ttsim_hls::StepSample s;
+  s.K = static_cast<int>(tokens.size());
+  s.tokens = tokens.data();
+  s.slot_tags = slot_tags.data();
+  s.intent = intent;
+  s.slot_scale = slot_scale;
+  const ttsim_hls::StepLosses l = ttsim_hls::model_forward_backward(dims_, layout_, arenas(), s);
+  return {l.intent, l.slot};
+}
+
+void HlsModel::sgd_update(float lr) { ttsim_hls::model_sgd_update(layout_, arenas(), lr); }
+
+HlsLosses HlsModel::train_step(const std::vector<int>& tokens, int intent,
+                               const std::vector<int>& slot_tags, float lr, float slot_scale) {
+  const HlsLosses l = forward_backward(tokens, intent, slot_tags, slot_scale);
+  sgd_update(lr);
+  return l;
+}
+
+HlsPrediction HlsModel::predict(const std::vector<int>& tokens) {
+  check_sample(tokens, -1, std::vector<int>(tokens.size(), -1));
+  const int K = static_cast<int>(tokens.size());
+  ttsim_hls::model_forward(dims_, layout_, arenas(), K, tokens.data());
+  HlsPrediction p;
+  const float* li = act_.data() + layout_.logit_i;
+  const float* ls = act_.data() + layout_.logit_s;
+  p.intent_logits.assign(li, li + dims_.intents);
+  p.slot_logits.assign(ls, ls + K * dims_.slot_tags);
+  p.intent = static_cast<int>(std::max_element(li, li + dims_.intents) - li);
+  for (int t = 0; t < K; ++t) {
+    const float* row = ls + t * dims_.slot_tags;
+    p.slots.push_back(static_cast<int>(std::max_element(row, row + dims_.slot_tags) - row));
+  }
+  return p;
+}
+
+int HlsModel::index_of(const std::string& name) const {
+  const auto it = std::find(names_.begin(), names_.end(), name);
+  if (it == names_.end()) throw InputError("HlsModel: unknown parameter " + name);
+  return static_cast<int>(it - names_.begin());
+}
+
+std::vector<std::int64_t> HlsModel::parameter_shape(const std::string& name) const {
+  return shapes_[index_of(name)];
+}
+
+std::vector<float> HlsModel::parameter(const std::string& name) const {
+  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
+  return {param_.begin() + t.offset, param_.begin() + t.offset + t.words};
+}
+
+std::vector<float> HlsModel::gradient(const std::string& name) const {
+  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
+  return {grad_.begin() + t.offset, grad_.begin() + t.offset + t.words};
+}
+
+void HlsModel::set_parameter(const std::string& name, const std::vector<float>& values) {
+  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
+  if (static_cast<int>(values.size()) != t.words) {
+    throw InputError("HlsModel: parameter " + name + " has " + std::to_string(t.words) +
+                     " values; got " + std::to_string(values.size()));
+  }
+  std::copy(values.begin(), values.end(), param_.begin() + t.offset);
+}
+
+void HlsModel::set_parameters(const std::vector<float>& values) {
+  if (values.size() != param_.size()) {
+    throw InputError("HlsModel: expected " + std::to_string(param_.size()) + " parameters; got " +
+                     std::to_string(values.size()));
+  }
+  param_ = values;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,108 @@
+#pragma once
+// Host-side C++ API over the HLS kernels compiled natively (C simulation): one
+// training step on one sample, prediction, and access to every parameter by name.
+// Used by `ttsim train` and the tests. The step is exactly the code the synthesis top
+// (hls/kernels/top.h) runs; only the arenas live in std::vector here and the shapes
+// come from a ModelSpec at run time instead of design_config.h.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hls/kernels/model_step.h"
+#include "models/model_spec.h"
+
+namespace ttsim {
+
+/// Choices of an HlsModel.
+struct HlsModelOptions {
+  std::uint64_t seed = 1;  ///< parameter initialization seed
+  /// Contraction flow of TT layers per layer kind ("attention", "ffn_in", "ffn_out"):
+  /// true BTT (default for kinds not listed), false sequential TT.
+  std::map<std::string, bool> btt_by_kind;
+};
+
+/// Losses of one sample (nats), computed before any update.
+struct HlsLosses {
+  double intent = 0;  ///< −log softmax(intent logits)[intent]
+  double slot = 0;    ///< slot_scale · Σ_t −log softmax(slot logits_t)[tag_t]
+  double total() const { return intent + slot; }
+};
+
+/// Forward outputs of one sample.
+struct HlsPrediction {
+  std::vector<float> intent_logits;  ///< intents
+  std::vector<float> slot_logits;    ///< K × slot_tags, row-major
+  int intent = 0;                    ///< argmax of intent_logits
+  std::vector<int> slots;            ///< argmax per token (K)
+};
+
+/// The model of a ModelSpec on the HLS kernels.
+///
+/// Parameter names and shapes follow models/reference/reference_model.h:
+/// embedding.token.core<k> {r_k, v_k, e_k, r_k+1}, embedding.position {seq_len, D},
+/// embedding.ln.gain / .bias {D}, <layer>.core<k> {r_k, s_k, r_k+1} (TT) or
+/// <layer>.weight {M, N} (dense), <layer>.bias {N}, enc<l>.ln1/ln2.gain / .bias {D};
+/// k is 0-based. Initialization: Xavier normal variance 2/(R+C) of every weight matrix
+/// (TT/TTM cores with σ^{2c}·Π(inner ranks) = 2/(R+C)), biases 0, LayerNorm gains 1,
+/// from std::mt19937_64(seed) — the same scheme as the reference, not the same draws.
+class HlsModel {
+ public:
+  /// Throws InputError when the spec is outside what the kernels implement: batch ≠ 1,
+  /// a dense token embedding or a TTM with fewer than 2 cores, TT heads, more than 12
+  /// encoders or 6 factors per side, d_model not divisible by heads, a layer without bias.
+  explicit HlsModel(const ModelSpec& spec, const HlsModelOptions& options = {});
+
+  /// Forward, backward and SGD (p ← p − lr·g) of every parameter. tokens / slot_tags:
+  /// K entries, 1 ≤ K ≤ seq_len, tokens in [0, vocab), tags in [−1, slot_tags) (−1:
+  /// not counted), intent in [−1, intents). Throws InputError on out-of-range input.
+  HlsLosses train_step(const std::vector<int>& tokens, int intent,
+                       const std::vector<int>& slot_tags, float lr, float slot_scale = 1.0f);
+  /// Forward and backward only: gradient() then holds this sample's gradients.
+  HlsLosses forward_backward(const std::vector<int>& tokens, int intent,
+                             const std::vector<int>& slot_tags, float slot_scale = 1.0f);
+  /// p ← p − lr·g with the gradients of the last forward_backward; zeroes them.
+  void sgd_update(float lr);
+  /// Forward only.
+  HlsPrediction predict(const std::vector<int>& tokens);
+
+  /// Every parameter name in arena order.
+  const std::vector<std::string>& parameter_names() const { return names_; }
+  /// Shape of a parameter; throws InputError for an unknown name.
+  std::vector<std::int64_t> parameter_shape(const std::string& name) const;
+  /// Copy of a parameter / its gradient (row-major); throws InputError for an unknown name.
+  std::vector<float> parameter(const std::string& name) const;
+  std::vector<float> gradient(const std::string& name) const;
+  /// Overwrites a parameter; throws InputError on an unknown name or a size mismatch.
+  void set_parameter(const std::string& name, const std::vector<float>& values);
+  /// All parameters, flat in arena order (layout().tensors); size parameter_count().
+  const std::vector<float>& parameters() const { return param_; }
+  /// Replaces all parameters; throws InputError when the size differs.
+  void set_parameters(const std::vector<float>& values);
+  std::int64_t parameter_count() const { return static_cast<std::int64_t>(param_.size()); }
+
+  const ModelSpec& spec() const { return spec_; }
+  const ttsim_hls::ModelDims& dims() const { return dims_; }
+  const ttsim_hls::Layout& layout() const { return layout_; }
+
+ private:
+  int index_of(const std::string& name) const;
+  void check_sample(const std::vector<int>& tokens, int intent,
+                    const std::vector<int>& slot_tags) const;
+  ttsim_hls::Arenas arenas();
+
+  ModelSpec spec_;
+  ttsim_hls::ModelDims dims_;
+  ttsim_hls::Layout layout_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<std::int64_t>> shapes_;
+  std::vector<float> param_, grad_, act_, scratch_;
+  std::vector<int> index_;
+};
+
+/// The ttsim_hls::ModelDims of a ModelSpec (flows from `options`); throws InputError
+/// as HlsModel's constructor does.
+ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions& options = {});
+
+}  // namespace ttsim

@@ -1,0 +1,21 @@
+#pragma once
+// Multi-head self-attention matmuls and softmax, forward and backward, for K tokens,
+// H heads, head dim dh = D / H; Q, K, V, context: K × D row-major with head h in
+// columns h·dh .. h·dh + dh − 1 (strided views, no reshapes). Steps (flows contract):
+//   S = Q_h·K_hᵀ/√dh (batch H, rows K, inner dh, cols K), P = softmax(S) with keys
+//   >= valid_len masked, C = P·V_h (batch H, rows K, inner K, cols dh);
+//   backward dP = dC·V_hᵀ, dV = Pᵀ·dC, dS = softmax_grad(P, dP), dQ = dS·K_h/√dh,
+//   dK = dSᵀ·Q_h/√dh.
+
+namespace ttsim_hls {
+
+/// P: H·K·K saved probabilities (written), ctx: K × D (written), stat: 2·H·K words.
+void attention_forward(int K, int D, int H, int valid_len, const float* Q, const float* Kx,
+                       const float* V, float* P, float* ctx, float* stat);
+
+/// dctx: K × D. dQ, dK, dV: K × D (overwritten). dP: H·K·K scratch. stat: H·K words.
+void attention_backward(int K, int D, int H, const float* Q, const float* Kx, const float* V,
+                        const float* P, const float* dctx, float* dQ, float* dK, float* dV,
+                        float* dP, float* stat);
+
+}  // namespace ttsim_hls

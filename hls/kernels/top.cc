@@ -1,0 +1,115 @@
+#include "hls/kernels/top.h"
+
+#include "hls/kernels/model_step.h"
+
+namespace ttsim_hls {
+
+namespace {
+void set_tt(LinearDims* l, int dm, int nd, const int* inf, int ne, const int* outf,
+            const int* ranks) {
+  l->tt = true;
+  l->btt = ttsim_cfg::kUseBtt;
+  l->t.d = dm;
+  l->t.e = ne;
+  for (int i = 0; i < dm; ++i) l->t.m[i] = inf[i];
+  for (int i = 0; i < ne; ++i) l->t.n[i] = outf[i];
+  for (int i = 0; i <= dm + ne; ++i) l->t.r[i] = ranks[i];
+  l->in_dim = l->t.M();
+  l->out_dim = l->t.N();
+  (void)nd;
+}
+}  // namespace
+
+ModelDims design_config_dims() {
+  using namespace ttsim_cfg;
+  ModelDims m;
+  m.encoders = kEncoders;
+  m.d_model = kDModel;
+  m.heads = kHeads;
+  m.ffn_dim = kFfnDim;
+  m.seq_len = kSeqLen;
+  m.intents = kIntents;
+  m.slot_tags = kSlotTags;
+  m.emb.d = kTtmD;
+  for (int k = 0; k < kTtmD; ++k) {
+    m.emb.v[k] = kTtmVocabFactors[k];
+    m.emb.e[k] = kTtmDimFactors[k];
+  }
+  for (int k = 0; k <= kTtmD; ++k) m.emb.r[k] = kTtmRanks[k];
+  for (int e = 0; e < kEncoders; ++e) {
+    for (int i = 0; i < 4; ++i) {
+      set_tt(&m.lin[e][i], kAttnD, 0, kAttnInFactors, kAttnE, kAttnOutFactors, kAttnRanks);
+    }
+    set_tt(&m.lin[e][4], kFfnInD, 0, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kFfnInRanks);
+    set_tt(&m.lin[e][5], kFfnOutD, 0, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors,
+           kFfnOutRanks);
+  }
+  return m;
+}
+
+}  // namespace ttsim_hls
+
+void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
+                      const int slot_tags[ttsim_cfg::kSeqLen], int intent, float lr,
+                      float slot_scale, float* param_io, float losses[3]) {
+#pragma HLS INTERFACE m_axi port = param_io offset = slave bundle = gmem depth = 553632
+#pragma HLS INTERFACE s_axilite port = mode
+#pragma HLS INTERFACE s_axilite port = K
+#pragma HLS INTERFACE s_axilite port = intent
+#pragma HLS INTERFACE s_axilite port = lr
+#pragma HLS INTERFACE s_axilite port = slot_scale
+#pragma HLS INTERFACE s_axilite port = return
+  using namespace ttsim_cfg;
+  using namespace ttsim_hls;
+  static float param_mem[kParamWords];
+  static float grad_mem[kParamWords];
+  static float act_mem[kActWords];
+  static float scratch_mem[kScratchWords];
+  static int index_mem[kSeqLen * (kTtmD + 1) + 1];
+#pragma HLS BIND_STORAGE variable = param_mem type = ram_2p impl = TTSIM_PARAM_STORAGE
+#pragma HLS BIND_STORAGE variable = grad_mem type = ram_2p impl = TTSIM_PARAM_STORAGE
+#pragma HLS BIND_STORAGE variable = act_mem type = ram_2p impl = TTSIM_ACT_STORAGE
+#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_2p impl = bram
+#pragma HLS ARRAY_PARTITION variable = param_mem type = cyclic factor = kParamPartition
+#pragma HLS ARRAY_PARTITION variable = grad_mem type = cyclic factor = kParamPartition
+#pragma HLS ARRAY_PARTITION variable = act_mem type = cyclic factor = kActPartition
+#pragma HLS ARRAY_PARTITION variable = scratch_mem type = cyclic factor = kActPartition
+
+  const ModelDims dims = design_config_dims();
+  Layout layout;
+  losses[2] = 0.0f;
+  if (!make_layout(dims, &layout) || layout.param_words != kParamWords ||
+      layout.act_words > kActWords || layout.scratch_words > kScratchWords ||
+      layout.index_words > kSeqLen * (kTtmD + 1) + 1) {
+    return;
+  }
+  const Arenas arenas{param_mem, grad_mem, act_mem, scratch_mem, index_mem};
+  if (mode == kTtsimLoadParams) {
+  param_load:
+    for (int i = 0; i < kParamWords; ++i) {
+#pragma HLS PIPELINE II = 1
+      param_mem[i] = param_io[i];
+      grad_mem[i] = 0.0f;
+    }
+  } else if (mode == kTtsimStoreParams) {
+  param_store:
+    for (int i = 0; i < kParamWords; ++i) {
+#pragma HLS PIPELINE II = 1
+      param_io[i] = param_mem[i];
+    }
+  } else if (mode == kTtsimTrainStep) {
+    if (K < 1 || K > kSeqLen) return;
+    StepSample s;
+    s.K = K;
+    s.tokens = tokens;
+    s.slot_tags = slot_tags;
+    s.intent = intent;
+    s.slot_scale = slot_scale;
+    const StepLosses l = model_train_step(dims, layout, arenas, s, lr);
+    losses[0] = l.intent;
+    losses[1] = l.slot;
+  } else {
+    return;
+  }
+  losses[2] = 1.0f;
+}

@@ -1,0 +1,86 @@
+#pragma once
+// TT linear layer Y = X·W (+ b), X: K × M, W: M × N in TT form (d input cores, e output
+// cores), forward and backward, in the BTT (bidirectional) and the sequential TT
+// flow, plus the dense layer. Each step is one ttsim_contraction call whose shape is
+// exactly the step list of the contraction-flow contract (models/flows.h):
+//
+// BTT forward: left merge L_k = L_{k-1}·G_k (k = 2..d; rows Mpre(k-1), inner r_{k-1},
+//   cols m_k·r_k), right merge R_j = G_{d+j}·R_{j+1} (j = e-1..1; rows r_{d+j-1}·n_j,
+//   inner r_{d+j}, cols Nsuf(j)), Z = X·L_d (K, M, r_d), Y = Z·R_1 (K, r_d, N), + bias.
+// BTT backward: dZ = dY·Rᵀ, dX = dZ·Lᵀ, dR = Zᵀ·dY, dL = Xᵀ·dZ, then the left chain
+//   (dG_k = L_{k-1}ᵀ·dL_k, dL_{k-1} = dL_k·G_kᵀ, k = d..2; dG_1 = dL_1 written in place)
+//   and the right chain (dG_{d+j} = dR_j·R_{j+1}ᵀ, dR_{j+1} = G_{d+j}ᵀ·dR_j, j = 1..e-1;
+//   dG_{d+e} = dR_e in place); bias gradient = column sums of dY (ttsim_add_accumulate).
+// TT forward: T_0 = X; input core k: (K·Msuf(k)) × (r_{k-1}·m_k) · (r_{k-1}·m_k × r_k);
+//   output core j: (K·Npre(j-1)) × r_{d+j-1} · (r_{d+j-1} × n_j·r_{d+j}); T_{d+e} = Y.
+// TT backward, per step t = d+e..1: dG_t = T_{t-1}ᵀ·dT_t, dT_{t-1} = dT_t·G_tᵀ.
+//
+// Storage (row-major FP32 words): cores G_1..G_{d+e} contiguous in one array, core k
+// r_{k-1} × s_k × r_k. M and N indices have their first factor most significant.
+// TT-flow intermediate T_k (k <= d) is stored as [K][r_k][m_{k+1}..m_d], T_{d+j} as
+// [K][n_1..n_j][r_{d+j}], so every step is an affine strided view (no transposes).
+
+#include "hls/kernels/contract.h"
+
+namespace ttsim_hls {
+
+constexpr int kMaxTtFactors = 6;  ///< maximum d and e of a TT layer (host and HLS)
+
+/// Factorization of one TT layer (see models/model_spec.h TtShape).
+struct TtDims {
+  int d = 0, e = 0;
+  int m[kMaxTtFactors] = {};          ///< m_1..m_d
+  int n[kMaxTtFactors] = {};          ///< n_1..n_e
+  int r[2 * kMaxTtFactors + 1] = {};  ///< r_0..r_{d+e}, r_0 = r_{d+e} = 1
+
+  int M() const;
+  int N() const;
+  /// Mode s_k of core k (1-based).
+  int mode(int k) const { return k <= d ? m[k - 1] : n[k - d - 1]; }
+  int core_words(int k) const { return r[k - 1] * mode(k) * r[k]; }
+  /// Offset (words) of core k (1-based) in the contiguous core array.
+  int core_offset(int k) const;
+  int total_words() const { return core_offset(d + e + 1); }
+  int mpre(int k) const;  ///< m_1···m_k
+  int msuf(int k) const;  ///< m_{k+1}···m_d
+  int npre(int j) const;  ///< n_1···n_j
+  int nsuf(int j) const;  ///< n_{j+1}···n_e
+};
+
+/// Saved-activation words of the BTT flow: Z (K·r_d), L_2..L_d, R_1..R_{e-1}.
+int btt_saved_words(const TtDims& t, int K);
+/// Temporary words of btt_backward: dZ, dL_2..dL_d, dR_1..dR_{e-1}.
+int btt_scratch_words(const TtDims& t, int K);
+/// Saved-activation words of the TT flow: T_1..T_{d+e-1}.
+int tt_saved_words(const TtDims& t, int K);
+/// Temporary words of tt_backward: two buffers of the largest T_t.
+int tt_scratch_words(const TtDims& t, int K);
+
+/// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
+/// saved: btt_saved_words (written; read by btt_backward).
+void btt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
+                 float* Y, float* saved);
+/// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
+/// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
+/// dbias (N) accumulated when non-null. scratch: btt_scratch_words.
+void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
+                  const float* saved, float* dX, bool accumulate_dx, float* dcores,
+                  float* dbias, float* scratch);
+
+/// Sequential TT forward; same arguments as btt_forward with tt_saved_words.
+void tt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
+                float* Y, float* saved);
+/// Sequential TT backward; same arguments as btt_backward with tt_scratch_words.
+void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
+                 const float* saved, float* dX, bool accumulate_dx, float* dcores, float* dbias,
+                 float* scratch);
+
+/// Dense layer Y = X·W (+ b), W: M × N row-major, X: K × M.
+void dense_forward(int M, int N, int K, const float* X, const float* W, const float* bias,
+                   float* Y);
+/// Dense backward: dX (+)= dY·Wᵀ (skipped when null), dW = Xᵀ·dY (overwritten),
+/// dbias += column sums of dY (when non-null).
+void dense_backward(int M, int N, int K, const float* X, const float* dY, const float* W,
+                    float* dX, bool accumulate_dx, float* dW, float* dbias);
+
+}  // namespace ttsim_hls

@@ -1,0 +1,49 @@
+#pragma once
+// TTM token embedding: lookup (forward) and core-gradient scatter (backward).
+// Table E ∈ R^{V×D}, V = v_1···v_d, D = e_1···e_d, cores r_{k-1} × v_k × e_k × r_k
+// (contiguous, row-major); token id = Σ_k v_k-digit · Vsuf(k) (first factor most
+// significant), embedding column = Σ_k e_k-digit · Esuf(k).
+// Per token the slices S_k = G_k[:, v_k, :, :] (r_{k-1} × e_k·r_k) are contracted:
+// E_1 = S_1, E_k = E_{k-1}·S_k for k = 2..d (batch K, rows Epre(k-1), inner r_{k-1},
+// cols e_k·r_k), each a ttsim_contraction with per-token slice offsets.
+// Backward, k = d..2: dS_k = E_{k-1}ᵀ·dE_k and dE_{k-1} = dE_k·S_kᵀ, each scatter-added
+// into the slice v_k of the core gradient (dS_1 = dE_1 is scattered by the k = 2 step
+// directly). Requires d >= 2.
+
+#include "hls/kernels/contract.h"
+
+namespace ttsim_hls {
+
+constexpr int kMaxTtmFactors = 6;
+
+struct TtmDims {
+  int d = 0;
+  int v[kMaxTtmFactors] = {};      ///< v_1..v_d
+  int e[kMaxTtmFactors] = {};      ///< e_1..e_d
+  int r[kMaxTtmFactors + 1] = {};  ///< r_0..r_d, r_0 = r_d = 1
+  int vocab() const;
+  int dim() const;
+  int epre(int k) const;  ///< e_1···e_k
+  int core_words(int k) const { return r[k - 1] * v[k - 1] * e[k - 1] * r[k]; }  ///< 1-based
+  int core_offset(int k) const;
+  int total_words() const { return core_offset(d + 1); }
+};
+
+/// Words of the saved intermediates E_2..E_{d-1} for K tokens.
+int ttm_saved_words(const TtmDims& t, int K);
+/// Temporary words of ttm_backward: two buffers of the largest dE_k, k = 2..d-1.
+int ttm_scratch_words(const TtmDims& t, int K);
+
+/// Fills idx[(k-1)·K + i] = core_offset(k) + digit_k(tokens[i]) · e_k · r_k, the word
+/// offset of token i's slice in core k (k = 1..d). tokens must be in [0, V).
+void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
+
+/// E (K × D) = rows of the TTM table for `tokens`. idx: from ttm_slice_offsets.
+void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, float* E,
+                 float* saved);
+/// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
+/// dE: K × D. scratch: ttm_scratch_words.
+void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, const float* saved,
+                  const float* dE, float* dcores, float* scratch);
+
+}  // namespace ttsim_hls
