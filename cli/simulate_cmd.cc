@@ -1,0 +1,151 @@
+// `ttsim simulate`: one training step of a model on an accelerator architecture and a
+// device, executed by the SystemC engine; step, stage, layer and kernel cycles, on-chip
+// occupancy, blocks, fit, and the epoch latency over a dataset length histogram.
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "models/dataset/dataset_lengths.h"
+#include "models/model_spec.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/epoch.h"
+#include "sim/step_report.h"
+#include "sim/step_sim.h"
+#include "sim/trace.h"
+
+namespace ttsim::cli {
+namespace {
+
+std::string grouped(std::int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v), out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string mib(std::int64_t bytes) { return fmt::format("{:.3f} MiB", bytes / 1048576.0); }
+
+int run_simulate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string model_path, arch_path, device_path, lengths_path, calibration, json_out, trace_out;
+  std::string split = "train";
+  options.add_options()
+      ("model", po::value<std::string>(&model_path)->required(), "model config (configs/models/*.json)")
+      ("arch", po::value<std::string>(&arch_path)->required(), "architecture config (configs/arch/*.json)")
+      ("device", po::value<std::string>(&device_path)->required(), "device config (configs/devices/*.json)")
+      ("dataset-lengths", po::value<std::string>(&lengths_path),
+       "token-length histogram (configs/datasets/*_lengths.json); enables the epoch latency")
+      ("split", po::value<std::string>(&split)->default_value("train"), "split of the histogram to sum over")
+      ("calibration", po::value<std::string>(&calibration),
+       "calibrated kernel parameters (not supported yet: rejected)")
+      ("json", po::value<std::string>(&json_out), "write the full result as JSON here")
+      ("trace", po::value<std::string>(&trace_out), "write a Chrome/Perfetto trace-event JSON here");
+  po::variables_map vm;
+  if (!parse_options("simulate", "--model M --arch A --device D [--dataset-lengths F] [--json OUT] [--trace T]",
+                     options, {}, args, vm)) {
+    return 0;
+  }
+  if (vm.count("calibration")) {
+    throw InputError("--calibration " + calibration +
+                     ": calibration files are not supported by this version (no calibration format "
+                     "exists yet); kernel parameters come from the device and arch files only");
+  }
+  const ModelSpec model = load_model_spec(model_path);
+  const ArchSpec arch = load_arch_spec(arch_path);
+  const DeviceSpec device = load_device_spec(device_path);
+  if (arch.clock_mhz > device.max_clock_mhz) {
+    throw InputError(fmt::format("{}: /clock_mhz: expected at most the device's {} MHz ({}), found {}",
+                                 arch_path, device.max_clock_mhz, device_path, arch.clock_mhz));
+  }
+  std::optional<dataset::DatasetLengths> lengths;
+  if (!lengths_path.empty()) lengths = dataset::load_dataset_lengths(lengths_path);
+
+  const StepResult r = simulate_step(model, arch, device, 0);
+  Json j = step_json(r, arch);
+  const std::int64_t dsp = arch_dsp(arch, device);
+  const bool fits = r.banks.bram36_blocks <= device.bram36 && r.banks.uram_blocks <= device.uram288 &&
+                    dsp <= device.dsp;
+  j["model"] = model.name;
+  j["arch"] = arch.to_json();
+  j["device"] = device.name;
+  j["bram36_blocks"] = r.banks.bram36_blocks;
+  j["uram_blocks"] = r.banks.uram_blocks;
+  j["dsp"] = dsp;
+  j["fits"] = fits;
+  j["memory_plan"] = {{"strategy", to_string(arch.memory)}, {"origin", r.banks.origin},
+                      {"banks", r.banks.banks.size()}, {"bram36_blocks", r.banks.bram36_blocks},
+                      {"uram_blocks", r.banks.uram_blocks}};
+  std::optional<EpochResult> epoch;
+  if (lengths) {
+    epoch = simulate_epoch(model, arch, device, lengths->split(split), r.run.schedule.makespan);
+    Json by = Json::array();
+    for (const auto& l : epoch->by_length) {
+      by.push_back({{"length", l.length}, {"samples", l.samples}, {"step_cycles", l.step_cycles}});
+    }
+    j["epoch"] = {{"split", split}, {"samples", epoch->samples}, {"by_length", by}};
+    j["epoch_cycles"] = epoch->cycles;
+    j["epoch_seconds"] = epoch->seconds;
+  } else {
+    j["epoch_cycles"] = nullptr;
+    j["epoch_seconds"] = nullptr;
+  }
+
+  const auto st = stage_cycles(r.graph, r.run.schedule);
+  const double mhz = arch.clock_mhz;
+  auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
+  std::cout << fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({} MHz), device {}\n",
+                           model.name, model.encoders, r.tokens, arch.name, mhz, device.name);
+  std::cout << fmt::format("step cycles {:>14}  {}\n", grouped(r.run.schedule.makespan), ms(r.run.schedule.makespan));
+  std::cout << fmt::format("  forward   {:>14}  {}\n", grouped(st.forward), ms(st.forward));
+  std::cout << fmt::format("  backward  {:>14}  {}\n", grouped(st.backward), ms(st.backward));
+  std::cout << fmt::format("  update    {:>14}  {}\n", grouped(st.update), ms(st.update));
+  std::cout << fmt::format("analytic (no port contention) {} cycles; {} tasks, {} events\n",
+                           grouped(r.analytic_cycles), r.graph.tasks.size(), r.run.schedule.events);
+  if (epoch) {
+    std::cout << fmt::format("epoch ({} split, {} samples, {} length): {} cycles = {:.3f} s\n", split,
+                             grouped(epoch->samples), to_string(arch.sequence_length), grouped(epoch->cycles),
+                             epoch->seconds);
+  } else {
+    std::cout << "epoch: not computed (pass --dataset-lengths)\n";
+  }
+  const auto& pk = r.occupancy.peak_bytes;
+  std::cout << fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
+                           mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(r.occupancy.peak_total_bytes));
+  std::cout << fmt::format("blocks ({}): BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); fits: {}\n",
+                           r.banks.origin, grouped(r.banks.bram36_blocks), grouped(device.bram36),
+                           grouped(r.banks.uram_blocks), grouped(device.uram288), grouped(dsp),
+                           grouped(device.dsp), 100.0 * dsp / device.dsp, fits ? "yes" : "NO");
+  std::cout << "\nkernel             lanes  tasks      busy cycles  utilization\n";
+  for (const auto& k : j["kernels"]) {
+    std::cout << fmt::format("{:<18} {:>5}  {:>5}  {:>15}  {:>10.1f} %\n", k["name"].get<std::string>(),
+                             k.contains("lanes") ? std::to_string(k["lanes"].get<int>()) : "",
+                             k["tasks"].get<int>(), grouped(k["busy_cycles"].get<std::int64_t>()),
+                             100.0 * k["utilization"].get<double>());
+  }
+  std::cout << "\nlayer              tasks            MACs      busy cycles      start        end\n";
+  for (const auto& l : j["layers"]) {
+    std::cout << fmt::format("{:<18} {:>5}  {:>14}  {:>15}  {:>9}  {:>9}\n", l["layer"].get<std::string>(),
+                             l["tasks"].get<int>(), grouped(l["macs"].get<std::int64_t>()),
+                             grouped(l["busy_cycles"].get<std::int64_t>()),
+                             grouped(l["start"].get<std::int64_t>()), grouped(l["end"].get<std::int64_t>()));
+  }
+  if (!json_out.empty()) write_file_atomic(json_out, j.dump(2) + "\n");
+  if (!trace_out.empty()) write_file_atomic(trace_out, chrome_trace_json(r, arch));
+  return 0;
+}
+
+const CommandRegistration kRegistration{
+    {"simulate", "simulate one training step (SystemC) and the epoch of a design", run_simulate}};
+
+}  // namespace
+}  // namespace ttsim::cli

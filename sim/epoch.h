@@ -1,0 +1,39 @@
+#pragma once
+// Epoch latency over a dataset split's token-length histogram: the sum over samples of
+// the step cycles of each sample. Padded designs pay the model's seq_len for every
+// sample (one simulated step × samples); effective-length designs simulate one step per
+// distinct processed length min(L, seq_len) (models/dataset/dataset_lengths.h) and
+// weight it by its sample count.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/dataset/dataset_lengths.h"
+#include "models/model_spec.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+
+/// Cycles of the steps of one processed length.
+struct LengthCycles {
+  std::int64_t length = 0;   ///< tokens per sample
+  std::int64_t samples = 0;
+  std::int64_t step_cycles = 0;
+};
+
+struct EpochResult {
+  std::int64_t samples = 0;
+  std::int64_t cycles = 0;
+  double seconds = 0;
+  std::vector<LengthCycles> by_length;
+};
+
+/// Epoch over `split`. `padded_step_cycles` is the step cycles of the padded length
+/// (already simulated by the caller); effective-length designs simulate the others
+/// with simulate_step.
+EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                           const dataset::LengthHistogram& split, std::int64_t padded_step_cycles);
+
+}  // namespace ttsim

@@ -1,0 +1,116 @@
+#include "sim/step_report.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ttsim {
+
+StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule) {
+  std::int64_t fwd = 0, bwd = 0;
+  for (const Task& t : graph.tasks) {
+    const std::int64_t e = schedule.tasks[t.id].end;
+    if (t.stage == Stage::kForward) fwd = std::max(fwd, e);
+    if (t.stage == Stage::kBackward) bwd = std::max(bwd, e);
+  }
+  bwd = std::max(bwd, fwd);
+  StageCycles s;
+  s.forward = fwd;
+  s.backward = bwd - fwd;
+  s.update = std::max<std::int64_t>(0, schedule.makespan - bwd);
+  return s;
+}
+
+std::vector<LayerBreakdown> layer_breakdown(const TaskGraph& graph, const Schedule& schedule) {
+  std::vector<LayerBreakdown> out;
+  std::map<std::string, std::size_t> index;
+  for (const Task& t : graph.tasks) {
+    auto [it, inserted] = index.try_emplace(t.layer, out.size());
+    const TaskTime& tt = schedule.tasks[t.id];
+    if (inserted) {
+      out.push_back({t.layer, 0, 0, 0, tt.start, tt.end});
+    }
+    LayerBreakdown& l = out[it->second];
+    ++l.tasks;
+    l.macs += t.macs;
+    l.busy_cycles += tt.end - tt.start;
+    l.start = std::min(l.start, tt.start);
+    l.end = std::max(l.end, tt.end);
+  }
+  return out;
+}
+
+std::vector<KernelBreakdown> kernel_breakdown(const StepResult& r, const ArchSpec& arch) {
+  std::vector<KernelBreakdown> out;
+  std::vector<std::size_t> first(kUnitKinds, 0);
+  for (int k = 0; k < kUnitKinds; ++k) {
+    first[k] = out.size();
+    for (int i = 0; i < r.run.instances[k]; ++i) {
+      KernelBreakdown b;
+      b.kind = static_cast<UnitKind>(k);
+      b.index = i;
+      b.name = std::string(to_string(b.kind)) + "_" + std::to_string(i);
+      b.lanes = arch.units[k].lanes;
+      out.push_back(b);
+    }
+  }
+  for (const Task& t : r.graph.tasks) {
+    const TaskTime& tt = r.run.schedule.tasks[t.id];
+    KernelBreakdown& b = out[first[static_cast<int>(t.unit)] + tt.unit_index];
+    ++b.tasks;
+    b.busy_cycles += tt.end - tt.start;
+  }
+  const double span = static_cast<double>(std::max<std::int64_t>(1, r.run.schedule.makespan));
+  for (auto& b : out) b.utilization = b.busy_cycles / span;
+  return out;
+}
+
+Json step_json(const StepResult& r, const ArchSpec& arch) {
+  const Schedule& s = r.run.schedule;
+  Json j;
+  j["tokens"] = r.tokens;
+  j["step_cycles"] = s.makespan;
+  const StageCycles st = stage_cycles(r.graph, s);
+  j["stage_cycles"] = {{"forward", st.forward}, {"backward", st.backward}, {"update", st.update}};
+  j["clock_mhz"] = arch.clock_mhz;
+  j["step_seconds"] = s.makespan / (arch.clock_mhz * 1e6);
+  j["analytic_cycles"] = r.analytic_cycles;
+  const auto& pk = r.occupancy.peak_bytes;
+  j["onchip_peak_bytes"] = {{"params", pk[static_cast<int>(BufferClass::kParameter)]},
+                            {"grads", pk[static_cast<int>(BufferClass::kGradient)]},
+                            {"activations", pk[static_cast<int>(BufferClass::kActivation)]},
+                            {"temporaries", pk[static_cast<int>(BufferClass::kTemporary)]},
+                            {"total", r.occupancy.peak_total_bytes}};
+  Json layers = Json::array();
+  LayerBreakdown total{"total", 0, 0, 0, 0, s.makespan};
+  for (const auto& l : layer_breakdown(r.graph, s)) {
+    layers.push_back({{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs},
+                      {"busy_cycles", l.busy_cycles}, {"start", l.start}, {"end", l.end}});
+    total.tasks += l.tasks;
+    total.macs += l.macs;
+    total.busy_cycles += l.busy_cycles;
+  }
+  layers.push_back({{"layer", "total"}, {"tasks", total.tasks}, {"macs", total.macs},
+                    {"busy_cycles", total.busy_cycles}, {"start", 0}, {"end", s.makespan}});
+  j["layers"] = layers;
+  Json kernels = Json::array();
+  std::int64_t busy = 0;
+  int tasks = 0;
+  const auto kb = kernel_breakdown(r, arch);
+  for (const auto& k : kb) {
+    kernels.push_back({{"name", k.name}, {"unit", to_string(k.kind)}, {"lanes", k.lanes},
+                       {"tasks", k.tasks}, {"busy_cycles", k.busy_cycles},
+                       {"utilization", k.utilization}});
+    busy += k.busy_cycles;
+    tasks += k.tasks;
+  }
+  const double mean = kb.empty() ? 0.0 : static_cast<double>(busy) /
+                                             (static_cast<double>(std::max<std::int64_t>(1, s.makespan)) * kb.size());
+  kernels.push_back({{"name", "total"}, {"unit", "all"}, {"tasks", tasks}, {"busy_cycles", busy},
+                     {"utilization", mean}});
+  j["kernels"] = kernels;
+  j["tasks"] = r.graph.tasks.size();
+  j["events"] = s.events;
+  return j;
+}
+
+}  // namespace ttsim
