@@ -12,6 +12,11 @@
 
 #include "hls/include/loop_counter.h"
 
+// Loop labels name the loops in HLS reports; g++ sees them as unused.
+#if defined(__GNUC__) && !defined(__SYNTHESIS__)
+#pragma GCC diagnostic ignored "-Wunused-label"
+#endif
+
 namespace ttsim_hls {
 
 /// Strided operands of one contraction. Element (b, i, p) of A is

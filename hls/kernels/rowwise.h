@@ -13,6 +13,11 @@
 
 #include "hls/include/loop_counter.h"
 
+// Loop labels name the loops in HLS reports; g++ sees them as unused.
+#if defined(__GNUC__) && !defined(__SYNTHESIS__)
+#pragma GCC diagnostic ignored "-Wunused-label"
+#endif
+
 namespace ttsim_hls {
 
 /// LayerNorm epsilon added to the variance.

@@ -1,0 +1,476 @@
+// Numerical tests of the HLS kernels against naive FP64 loops written here, plus
+// finite-difference checks of the gradients, and a check that the flows' contraction
+// steps have exactly the shapes of the flow contract (trip counts via loop_nest.h).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include "hls/include/design_config.h"
+#include "hls/include/loop_counter.h"
+#include "hls/kernels/attention.h"
+#include "hls/kernels/modules.h"
+#include "hls/kernels/rowwise.h"
+#include "hls/kernels/tt_linear.h"
+#include "hls/kernels/ttm_embedding.h"
+#include "hls/loop_nest.h"
+
+namespace {
+
+using ttsim_hls::TtDims;
+using ttsim_hls::TtmDims;
+using Vd = std::vector<double>;
+using Vf = std::vector<float>;
+
+Vf randv(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> d(0.0f, scale);
+  Vf v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+double rel_err(const Vf& got, const Vd& want) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / (den > 0 ? den : 1));
+}
+
+// ---- naive FP64 TT reconstruction ----
+// W[m][n] of a TT layer (m, n with first factor most significant).
+Vd tt_dense(const TtDims& t, const Vf& cores) {
+  const int M = t.M(), N = t.N(), c = t.d + t.e;
+  Vd W(static_cast<std::size_t>(M) * N, 0.0);
+  for (int m = 0; m < M; ++m) {
+    for (int n = 0; n < N; ++n) {
+      int idx[2 * ttsim_hls::kMaxTtFactors];
+      int rest = m;
+      for (int k = t.d; k >= 1; --k) { idx[k - 1] = rest % t.m[k - 1]; rest /= t.m[k - 1]; }
+      rest = n;
+      for (int j = t.e; j >= 1; --j) { idx[t.d + j - 1] = rest % t.n[j - 1]; rest /= t.n[j - 1]; }
+      Vd v(1, 1.0);  // row vector over r_{k}
+      for (int k = 1; k <= c; ++k) {
+        const int rp = t.r[k - 1], rk = t.r[k], s = t.mode(k);
+        Vd nv(rk, 0.0);
+        const float* G = cores.data() + t.core_offset(k);
+        for (int a = 0; a < rp; ++a)
+          for (int b = 0; b < rk; ++b) nv[b] += v[a] * G[(a * s + idx[k - 1]) * rk + b];
+        v = nv;
+      }
+      W[static_cast<std::size_t>(m) * N + n] = v[0];
+    }
+  }
+  return W;
+}
+
+Vd matmul(const Vf& X, const Vd& W, int K, int M, int N) {
+  Vd Y(static_cast<std::size_t>(K) * N, 0.0);
+  for (int k = 0; k < K; ++k)
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) Y[k * N + n] += X[k * M + m] * W[m * N + n];
+  return Y;
+}
+
+// Exact core gradient of ℓ = Σ dY ⊙ (X·W(G)) by linearity of W in each core:
+// ∂ℓ/∂G_k[i] = Σ (Xᵀ·dY) ⊙ W(G with core k replaced by the unit tensor e_i).
+Vd tt_core_grad(const TtDims& t, const Vf& cores, const Vf& X, const Vf& dY, int K, int k) {
+  const int M = t.M(), N = t.N();
+  Vd XtdY(static_cast<std::size_t>(M) * N, 0.0);
+  for (int kk = 0; kk < K; ++kk)
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) XtdY[m * N + n] += X[kk * M + m] * dY[kk * N + n];
+  Vd g(t.core_words(k));
+  for (int i = 0; i < t.core_words(k); ++i) {
+    Vf unit = cores;
+    for (int j = 0; j < t.core_words(k); ++j) unit[t.core_offset(k) + j] = j == i ? 1.0f : 0.0f;
+    const Vd W = tt_dense(t, unit);
+    double s = 0;
+    for (std::size_t j = 0; j < W.size(); ++j) s += W[j] * XtdY[j];
+    g[i] = s;
+  }
+  return g;
+}
+
+TtDims make_tt(std::vector<int> m, std::vector<int> n, std::vector<int> r) {
+  TtDims t;
+  t.d = static_cast<int>(m.size());
+  t.e = static_cast<int>(n.size());
+  for (int i = 0; i < t.d; ++i) t.m[i] = m[i];
+  for (int i = 0; i < t.e; ++i) t.n[i] = n[i];
+  for (int i = 0; i <= t.d + t.e; ++i) t.r[i] = r[i];
+  return t;
+}
+
+std::vector<TtDims> tt_cases() {
+  return {make_tt({4}, {3}, {1, 2, 1}),
+          make_tt({2, 3}, {3, 2}, {1, 2, 3, 2, 1}),
+          make_tt({3, 2, 2}, {2, 2, 3}, {1, 3, 2, 4, 2, 3, 1}),
+          make_tt({2, 2, 2}, {5}, {1, 2, 3, 2, 1}),
+          make_tt({6}, {2, 3, 2}, {1, 3, 2, 2, 1})};
+}
+
+struct FlowFns {
+  void (*fwd)(const TtDims&, int, const float*, const float*, const float*, float*, float*);
+  void (*bwd)(const TtDims&, int, const float*, const float*, const float*, const float*, float*,
+              bool, float*, float*, float*);
+  int (*saved)(const TtDims&, int);
+  int (*scratch)(const TtDims&, int);
+};
+
+void check_flow(const FlowFns& f) {
+  std::mt19937 rng(42);
+  for (const TtDims& t : tt_cases()) {
+    for (int K : {1, 5}) {
+      const int M = t.M(), N = t.N();
+      const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng, 0.7f),
+               bias = randv(N, rng), dY = randv(K * N, rng);
+      Vf Y(K * N), saved(f.saved(t, K) + 1), scratch(f.scratch(t, K) + 1);
+      f.fwd(t, K, X.data(), cores.data(), bias.data(), Y.data(), saved.data());
+      Vd want = matmul(X, tt_dense(t, cores), K, M, N);
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
+      EXPECT_LE(rel_err(Y, want), 1e-5) << "forward M " << M << " N " << N << " K " << K;
+
+      const Vf dX0 = randv(K * M, rng);
+      Vf dX = dX0, dcores(t.total_words(), 0.0f), dbias(N, 0.0f);
+      f.bwd(t, K, X.data(), dY.data(), cores.data(), saved.data(), dX.data(), true,
+            dcores.data(), dbias.data(), scratch.data());
+      // dX = dX0 + dY·Wᵀ (accumulate mode)
+      const Vd W = tt_dense(t, cores);
+      Vd wdx(K * M, 0.0);
+      for (int k = 0; k < K; ++k)
+        for (int m = 0; m < M; ++m) {
+          double s = dX0[k * M + m];
+          for (int n = 0; n < N; ++n) s += dY[k * N + n] * W[m * N + n];
+          wdx[k * M + m] = s;
+        }
+      EXPECT_LE(rel_err(dX, wdx), 1e-4) << "dX";
+      for (int k = 1; k <= t.d + t.e; ++k) {
+        const Vd want_g = tt_core_grad(t, cores, X, dY, K, k);
+        const Vf got(dcores.begin() + t.core_offset(k),
+                     dcores.begin() + t.core_offset(k) + t.core_words(k));
+        EXPECT_LE(rel_err(got, want_g), 1e-4) << "core " << k << " M " << M << " N " << N;
+      }
+      Vd wdb(N, 0.0);
+      for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) wdb[n] += dY[k * N + n];
+      EXPECT_LE(rel_err(dbias, wdb), 1e-5);
+    }
+  }
+}
+
+TEST(TtLinear, BttForwardAndGradientsMatchDenseReconstruction) {
+  check_flow({ttsim_hls::btt_forward, ttsim_hls::btt_backward, ttsim_hls::btt_saved_words,
+              ttsim_hls::btt_scratch_words});
+}
+
+TEST(TtLinear, SequentialTtForwardAndGradientsMatchDenseReconstruction) {
+  check_flow({ttsim_hls::tt_forward, ttsim_hls::tt_backward, ttsim_hls::tt_saved_words,
+              ttsim_hls::tt_scratch_words});
+}
+
+// The BTT kernels perform exactly the steps of the flow contract: the contraction
+// iterations equal Σ kernel_loops(contraction, step) over the contract's step list.
+TEST(TtLinear, BttContractionStepsMatchFlowContract) {
+  const int lanes = ttsim_cfg::kContractLanes;
+  std::mt19937 rng(3);
+  for (const TtDims& t : tt_cases()) {
+    const int K = 7, M = t.M(), N = t.N(), d = t.d, e = t.e, rd = t.r[d];
+    std::vector<ttsim::TaskShape> fwd, bwd;
+    for (int k = 2; k <= d; ++k) fwd.push_back({1, t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]});
+    for (int j = e - 1; j >= 1; --j)
+      fwd.push_back({1, t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)});
+    fwd.push_back({1, K, M, rd});
+    fwd.push_back({1, K, rd, N});
+    bwd = {{1, K, N, rd}, {1, K, rd, M}, {1, rd, K, N}, {1, M, K, rd}};
+    for (int k = d; k >= 2; --k) {
+      bwd.push_back({1, t.r[k - 1], t.mpre(k - 1), t.m[k - 1] * t.r[k]});
+      bwd.push_back({1, t.mpre(k - 1), t.m[k - 1] * t.r[k], t.r[k - 1]});
+    }
+    for (int j = 1; j < e; ++j) {
+      bwd.push_back({1, t.r[d + j - 1] * t.n[j - 1], t.nsuf(j), t.r[d + j]});
+      bwd.push_back({1, t.r[d + j], t.r[d + j - 1] * t.n[j - 1], t.nsuf(j)});
+    }
+    auto trips = [&](const std::vector<ttsim::TaskShape>& steps) {
+      std::int64_t s = 0;
+      for (const auto& st : steps) s += ttsim::total_trips(ttsim::TaskOp::kContraction, st, lanes);
+      return s;
+    };
+    const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng), dY = randv(K * N, rng);
+    Vf Y(K * N), saved(ttsim_hls::btt_saved_words(t, K) + 1),
+        scratch(ttsim_hls::btt_scratch_words(t, K) + 1), dX(K * M), dc(t.total_words());
+    {
+      ttsim_hls::LoopCountScope scope;
+      ttsim_hls::btt_forward(t, K, X.data(), cores.data(), nullptr, Y.data(), saved.data());
+      EXPECT_EQ(scope.counts()["contract"], trips(fwd));
+    }
+    {
+      ttsim_hls::LoopCountScope scope;
+      ttsim_hls::btt_backward(t, K, X.data(), dY.data(), cores.data(), saved.data(), dX.data(),
+                              false, dc.data(), nullptr, scratch.data());
+      EXPECT_EQ(scope.counts()["contract"], trips(bwd));
+    }
+  }
+}
+
+// ---- TTM embedding ----
+Vd ttm_row(const TtmDims& t, const Vf& cores, int token) {
+  int v[ttsim_hls::kMaxTtmFactors];
+  int rest = token;
+  for (int k = t.d; k >= 1; --k) { v[k - 1] = rest % t.v[k - 1]; rest /= t.v[k - 1]; }
+  const int D = t.dim();
+  Vd row(D);
+  for (int col = 0; col < D; ++col) {
+    int ev[ttsim_hls::kMaxTtmFactors];
+    int r2 = col;
+    for (int k = t.d; k >= 1; --k) { ev[k - 1] = r2 % t.e[k - 1]; r2 /= t.e[k - 1]; }
+    Vd vec(1, 1.0);
+    for (int k = 1; k <= t.d; ++k) {
+      const int rp = t.r[k - 1], rk = t.r[k];
+      const float* G = cores.data() + t.core_offset(k);
+      Vd nv(rk, 0.0);
+      for (int a = 0; a < rp; ++a)
+        for (int b = 0; b < rk; ++b)
+          nv[b] += vec[a] * G[((a * t.v[k - 1] + v[k - 1]) * t.e[k - 1] + ev[k - 1]) * rk + b];
+      vec = nv;
+    }
+    row[col] = vec[0];
+  }
+  return row;
+}
+
+TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
+  std::mt19937 rng(5);
+  for (int dd : {2, 3}) {
+    TtmDims t;
+    t.d = dd;
+    const int vs[] = {3, 4, 2}, es[] = {2, 3, 2}, rs[] = {1, 3, 2, 1};
+    for (int k = 0; k < dd; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
+    for (int k = 0; k <= dd; ++k) t.r[k] = k == dd ? 1 : rs[k];
+    const int K = 6, D = t.dim();
+    std::vector<int> tokens = {0, 5, t.vocab() - 1, 5, 3, 1};
+    const Vf cores = randv(t.total_words(), rng);
+    std::vector<int> idx(t.d * K);
+    ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
+    Vf E(K * D), saved(ttsim_hls::ttm_saved_words(t, K) + 1),
+        scratch(ttsim_hls::ttm_scratch_words(t, K) + 1);
+    ttsim_hls::ttm_forward(t, K, idx.data(), cores.data(), E.data(), saved.data());
+    Vd want;
+    for (int tok : tokens) {
+      const Vd r = ttm_row(t, cores, tok);
+      want.insert(want.end(), r.begin(), r.end());
+    }
+    EXPECT_LE(rel_err(E, want), 1e-5) << "d " << dd;
+    // Gradient of ℓ = Σ dE ⊙ E: linear in each core, exact by unit cores.
+    const Vf dE = randv(K * D, rng);
+    Vf dcores(t.total_words(), 0.0f);
+    ttsim_hls::ttm_backward(t, K, idx.data(), cores.data(), saved.data(), dE.data(), dcores.data(),
+                            scratch.data());
+    for (int k = 1; k <= t.d; ++k) {
+      Vd g(t.core_words(k));
+      for (int i = 0; i < t.core_words(k); ++i) {
+        Vf unit = cores;
+        for (int j = 0; j < t.core_words(k); ++j) unit[t.core_offset(k) + j] = j == i ? 1.0f : 0.0f;
+        double s = 0;
+        for (int q = 0; q < K; ++q) {
+          const Vd r = ttm_row(t, unit, tokens[q]);
+          for (int c = 0; c < D; ++c) s += r[c] * dE[q * D + c];
+        }
+        g[i] = s;
+      }
+      const Vf got(dcores.begin() + t.core_offset(k),
+                   dcores.begin() + t.core_offset(k) + t.core_words(k));
+      EXPECT_LE(rel_err(got, g), 1e-4) << "d " << dd << " core " << k;
+    }
+  }
+}
+
+// ---- attention ----
+TEST(Attention, ForwardAndBackwardMatchNaive) {
+  std::mt19937 rng(9);
+  const int K = 5, H = 3, dh = 4, D = H * dh;
+  const Vf Q = randv(K * D, rng), Kx = randv(K * D, rng), V = randv(K * D, rng),
+           dC = randv(K * D, rng);
+  Vf P(H * K * K), ctx(K * D), stat(3 * H * K), dQ(K * D), dK(K * D), dV(K * D), dP(H * K * K);
+  ttsim_hls::attention_forward(K, D, H, K, Q.data(), Kx.data(), V.data(), P.data(), ctx.data(),
+                               stat.data());
+  ttsim_hls::attention_backward(K, D, H, Q.data(), Kx.data(), V.data(), P.data(), dC.data(),
+                                dQ.data(), dK.data(), dV.data(), dP.data(), stat.data());
+  Vd wctx(K * D, 0), wdQ(K * D, 0), wdK(K * D, 0), wdV(K * D, 0);
+  const double sc = 1.0 / std::sqrt(static_cast<double>(dh));
+  for (int h = 0; h < H; ++h) {
+    std::vector<Vd> p(K, Vd(K)), dp(K, Vd(K)), ds(K, Vd(K));
+    for (int i = 0; i < K; ++i) {
+      double mx = -1e300;
+      for (int j = 0; j < K; ++j) {
+        double s = 0;
+        for (int c = 0; c < dh; ++c) s += Q[i * D + h * dh + c] * Kx[j * D + h * dh + c];
+        p[i][j] = s * sc;
+        mx = std::max(mx, p[i][j]);
+      }
+      double sum = 0;
+      for (int j = 0; j < K; ++j) sum += (p[i][j] = std::exp(p[i][j] - mx));
+      for (int j = 0; j < K; ++j) p[i][j] /= sum;
+      for (int c = 0; c < dh; ++c)
+        for (int j = 0; j < K; ++j) wctx[i * D + h * dh + c] += p[i][j] * V[j * D + h * dh + c];
+      double dot = 0;
+      for (int j = 0; j < K; ++j) {
+        for (int c = 0; c < dh; ++c) dp[i][j] += dC[i * D + h * dh + c] * V[j * D + h * dh + c];
+        dot += dp[i][j] * p[i][j];
+      }
+      for (int j = 0; j < K; ++j) ds[i][j] = p[i][j] * (dp[i][j] - dot);
+    }
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j)
+        for (int c = 0; c < dh; ++c) {
+          wdV[j * D + h * dh + c] += p[i][j] * dC[i * D + h * dh + c];
+          wdQ[i * D + h * dh + c] += ds[i][j] * Kx[j * D + h * dh + c] * sc;
+          wdK[j * D + h * dh + c] += ds[i][j] * Q[i * D + h * dh + c] * sc;
+        }
+  }
+  EXPECT_LE(rel_err(ctx, wctx), 1e-5);
+  EXPECT_LE(rel_err(dQ, wdQ), 1e-4);
+  EXPECT_LE(rel_err(dK, wdK), 1e-4);
+  EXPECT_LE(rel_err(dV, wdV), 1e-4);
+}
+
+// ---- row-wise kernels: forward vs naive FP64, gradient vs central differences ----
+// Central-difference directional derivative of f at x along v (FP32 kernel, FP64 sums).
+double fd_dir(const std::function<double(const Vf&)>& f, const Vf& x, const Vf& v, float eps) {
+  Vf xp = x, xm = x;
+  for (std::size_t i = 0; i < x.size(); ++i) { xp[i] += eps * v[i]; xm[i] -= eps * v[i]; }
+  return (f(xp) - f(xm)) / (2.0 * eps);
+}
+double dot(const Vf& a, const Vf& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+TEST(RowKernels, LayerNormForwardAndGradient) {
+  std::mt19937 rng(21);
+  const int R = 3, C = 10;
+  const Vf x = randv(R * C, rng), g = randv(C, rng), b = randv(C, rng), w = randv(R * C, rng);
+  Vf y(R * C), xh(R * C), rs(R), st(2 * R);
+  ttsim_hls::layernorm_kernel<4>(x.data(), g.data(), b.data(), y.data(), xh.data(), rs.data(), R,
+                                 C, st.data());
+  Vd want(R * C);
+  for (int r = 0; r < R; ++r) {
+    double m = 0, v = 0;
+    for (int c = 0; c < C; ++c) m += x[r * C + c];
+    m /= C;
+    for (int c = 0; c < C; ++c) v += (x[r * C + c] - m) * (x[r * C + c] - m);
+    v /= C;
+    for (int c = 0; c < C; ++c)
+      want[r * C + c] = (x[r * C + c] - m) / std::sqrt(v + 1e-5) * g[c] + b[c];
+  }
+  EXPECT_LE(rel_err(y, want), 1e-5);
+  Vf dx(R * C), dg(C, 0.0f), db(C, 0.0f);
+  ttsim_hls::layernorm_grad_kernel<4>(w.data(), xh.data(), rs.data(), g.data(), dx.data(),
+                                      dg.data(), db.data(), R, C, st.data());
+  auto loss_x = [&](const Vf& xx) {
+    Vf yy(R * C), h(R * C), r(R), s(2 * R);
+    ttsim_hls::layernorm_kernel<4>(xx.data(), g.data(), b.data(), yy.data(), h.data(), r.data(), R,
+                                   C, s.data());
+    return dot(yy, w);
+  };
+  auto loss_g = [&](const Vf& gg) {
+    Vf yy(R * C), h(R * C), r(R), s(2 * R);
+    ttsim_hls::layernorm_kernel<4>(x.data(), gg.data(), b.data(), yy.data(), h.data(), r.data(), R,
+                                   C, s.data());
+    return dot(yy, w);
+  };
+  const Vf v = randv(R * C, rng), vg = randv(C, rng);
+  EXPECT_NEAR(fd_dir(loss_x, x, v, 1e-2f), dot(dx, v), 2e-3 * (1 + std::fabs(dot(dx, v))));
+  EXPECT_NEAR(fd_dir(loss_g, g, vg, 1e-2f), dot(dg, vg), 2e-3 * (1 + std::fabs(dot(dg, vg))));
+  Vd wdb(C, 0.0);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) wdb[c] += w[r * C + c];
+  EXPECT_LE(rel_err(db, wdb), 1e-5);
+}
+
+TEST(RowKernels, GeluForwardAndGradient) {
+  std::mt19937 rng(22);
+  const int R = 2, C = 9;
+  const Vf x = randv(R * C, rng, 2.0f), w = randv(R * C, rng);
+  Vf y(R * C), dx(R * C);
+  ttsim_hls::gelu_kernel<2>(x.data(), y.data(), R, C);
+  Vd want(R * C);
+  for (int i = 0; i < R * C; ++i) {
+    const double v = x[i];
+    want[i] = 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  }
+  EXPECT_LE(rel_err(y, want), 1e-5);
+  ttsim_hls::gelu_grad_kernel<2>(x.data(), w.data(), dx.data(), R, C);
+  auto loss = [&](const Vf& xx) {
+    Vf yy(R * C);
+    ttsim_hls::gelu_kernel<2>(xx.data(), yy.data(), R, C);
+    return dot(yy, w);
+  };
+  const Vf v = randv(R * C, rng);
+  EXPECT_NEAR(fd_dir(loss, x, v, 1e-2f), dot(dx, v), 2e-3 * (1 + std::fabs(dot(dx, v))));
+}
+
+TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
+  std::mt19937 rng(23);
+  const int R = 4, C = 7;
+  const Vf x = randv(R * C, rng), w = randv(R * C, rng);
+  Vf p(R * C), ds(R * C), st(3 * R);
+  ttsim_hls::softmax_kernel<3>(x.data(), p.data(), R, C, C, st.data());
+  Vd want(R * C);
+  for (int r = 0; r < R; ++r) {
+    double s = 0;
+    for (int c = 0; c < C; ++c) s += std::exp(static_cast<double>(x[r * C + c]));
+    for (int c = 0; c < C; ++c) want[r * C + c] = std::exp(static_cast<double>(x[r * C + c])) / s;
+  }
+  EXPECT_LE(rel_err(p, want), 1e-5);
+  ttsim_hls::softmax_grad_kernel<3>(p.data(), w.data(), ds.data(), R, C, st.data());
+  auto sm_loss = [&](const Vf& xx) {
+    Vf pp(R * C), s(3 * R);
+    ttsim_hls::softmax_kernel<3>(xx.data(), pp.data(), R, C, C, s.data());
+    return dot(pp, w);
+  };
+  const Vf v = randv(R * C, rng);
+  EXPECT_NEAR(fd_dir(sm_loss, x, v, 1e-2f), dot(ds, v), 2e-3 * (1 + std::fabs(dot(ds, v))));
+
+  const std::vector<int> labels = {2, -1, 0, 6};
+  Vf dl(R * C);
+  const float loss = ttsim_hls::loss_kernel<3>(x.data(), labels.data(), dl.data(), R, C, 0.5f,
+                                               st.data());
+  double wl = 0;
+  for (int r = 0; r < R; ++r)
+    if (labels[r] >= 0) wl += 0.5 * -std::log(want[r * C + labels[r]]);
+  EXPECT_NEAR(loss, wl, 1e-5 * wl);
+  auto ce = [&](const Vf& xx) {
+    Vf d(R * C), s(3 * R);
+    return static_cast<double>(
+        ttsim_hls::loss_kernel<3>(xx.data(), labels.data(), d.data(), R, C, 0.5f, s.data()));
+  };
+  EXPECT_NEAR(fd_dir(ce, x, v, 1e-2f), dot(dl, v), 2e-3 * (1 + std::fabs(dot(dl, v))));
+  for (int c = 0; c < C; ++c) EXPECT_EQ(dl[1 * C + c], 0.0f);  // ignored row
+}
+
+TEST(RowKernels, SoftmaxMasksKeysBeyondValidColumns) {
+  const Vf x = {1, 2, 3, 4, 5};
+  Vf p(5), st(2);
+  ttsim_hls::softmax_kernel<2>(x.data(), p.data(), 1, 5, 3, st.data());
+  EXPECT_EQ(p[3], 0.0f);
+  EXPECT_EQ(p[4], 0.0f);
+  EXPECT_NEAR(p[0] + p[1] + p[2], 1.0f, 1e-6f);
+}
+
+TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
+  Vf w = {1, 2, 3}, g = {0.5f, -1, 2};
+  ttsim_hls::sgd_kernel<2>(w.data(), g.data(), 3, 0.1f);
+  EXPECT_FLOAT_EQ(w[0], 0.95f);
+  EXPECT_FLOAT_EQ(w[1], 2.1f);
+  EXPECT_FLOAT_EQ(w[2], 2.8f);
+  EXPECT_EQ(g, Vf(3, 0.0f));
+}
+
+}  // namespace

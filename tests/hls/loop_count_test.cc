@@ -1,0 +1,159 @@
+// Every kernel the simulator models (every TaskOp of models/task_graph.h) is run in C
+// simulation with the loop counters on, for several shapes and lane counts, and its
+// per-loop iteration counts must equal hls/loop_nest.h kernel_loops().
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hls/include/loop_counter.h"
+#include "hls/kernels/contract.h"
+#include "hls/kernels/rowwise.h"
+#include "hls/loop_nest.h"
+
+namespace {
+
+using ttsim::TaskOp;
+using ttsim::TaskShape;
+using Counts = std::map<std::string, std::int64_t>;
+
+Counts expected(TaskOp op, const TaskShape& s, int lanes) {
+  Counts c;
+  for (const auto& l : ttsim::kernel_loops(op, s, lanes)) c[l.name] += l.trip;
+  return c;
+}
+
+std::vector<float> randv(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// Runs the kernel of `op` on `s` with LANES lanes and returns the counted iterations.
+template <int LANES>
+Counts run(TaskOp op, const TaskShape& s) {
+  const int B = static_cast<int>(s.batch), R = static_cast<int>(s.rows),
+            I = static_cast<int>(s.inner), C = static_cast<int>(s.cols);
+  const int rows = B * R;
+  std::vector<float> a = randv(static_cast<std::size_t>(B) * R * I + 1, 1);
+  std::vector<float> b = randv(static_cast<std::size_t>(B) * I * C + 1, 2);
+  std::vector<float> x = randv(static_cast<std::size_t>(rows) * C, 3);
+  std::vector<float> y = randv(static_cast<std::size_t>(rows) * C, 4);
+  std::vector<float> z(static_cast<std::size_t>(rows) * C);
+  std::vector<float> g = randv(C, 5), be = randv(C, 6), stat(3 * rows), rstd(rows);
+  std::vector<int> labels(rows);
+  for (int r = 0; r < rows; ++r) labels[r] = r % C;
+  ttsim_hls::LoopCountScope scope;
+  switch (op) {
+    case TaskOp::kContraction: {
+      ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(R, I, C);
+      d.batch = B;
+      d.a_b = R * I; d.b_b = I * C; d.c_b = R * C;
+      ttsim_hls::contract_kernel<LANES>(a.data(), b.data(), z.data(), d);
+      break;
+    }
+    case TaskOp::kSoftmax:
+      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), rows, C, C, stat.data());
+      break;
+    case TaskOp::kSoftmaxGrad:
+      ttsim_hls::softmax_grad_kernel<LANES>(x.data(), y.data(), z.data(), rows, C, stat.data());
+      break;
+    case TaskOp::kLayerNorm:
+      ttsim_hls::layernorm_kernel<LANES>(x.data(), g.data(), be.data(), z.data(), y.data(),
+                                         rstd.data(), rows, C, stat.data());
+      break;
+    case TaskOp::kLayerNormGrad: {
+      std::vector<float> dg(C), db(C);
+      ttsim_hls::layernorm_grad_kernel<LANES>(x.data(), y.data(), rstd.data(), g.data(), z.data(),
+                                              dg.data(), db.data(), rows, C, stat.data());
+      break;
+    }
+    case TaskOp::kGelu:
+      ttsim_hls::gelu_kernel<LANES>(x.data(), z.data(), rows, C);
+      break;
+    case TaskOp::kGeluGrad:
+      ttsim_hls::gelu_grad_kernel<LANES>(x.data(), y.data(), z.data(), rows, C);
+      break;
+    case TaskOp::kAdd:
+      ttsim_hls::add_kernel<LANES>(x.data(), y.data(), z.data(), rows, C, C, C, C);
+      break;
+    case TaskOp::kLoss:
+      ttsim_hls::loss_kernel<LANES>(x.data(), labels.data(), z.data(), rows, C, 1.0f, stat.data());
+      break;
+    case TaskOp::kSgdUpdate:
+      ttsim_hls::sgd_kernel<LANES>(x.data(), z.data(), rows * C, 0.1f);
+      break;
+  }
+  return scope.counts();
+}
+
+const TaskOp kAllOps[] = {TaskOp::kContraction, TaskOp::kSoftmax,  TaskOp::kSoftmaxGrad,
+                          TaskOp::kLayerNorm,   TaskOp::kLayerNormGrad, TaskOp::kGelu,
+                          TaskOp::kGeluGrad,    TaskOp::kAdd,      TaskOp::kLoss,
+                          TaskOp::kSgdUpdate};
+
+std::vector<TaskShape> shapes(TaskOp op) {
+  if (op == TaskOp::kSgdUpdate) {  // one parameter buffer: rows 1, cols words
+    return {{1, 1, 1, 1}, {1, 1, 1, 7}, {1, 1, 1, 4896}, {1, 1, 1, 83400 / 10}};
+  }
+  if (op == TaskOp::kContraction) {
+    return {{1, 1, 1, 1}, {1, 12, 12, 96}, {12, 32, 64, 32}, {1, 32, 768, 12}, {32, 64, 30, 240},
+            {3, 5, 7, 11}, {1, 127, 32, 768}};
+  }
+  return {{1, 1, 1, 1}, {1, 32, 1, 768}, {12, 32, 1, 32}, {1, 1, 1, 26}, {2, 3, 1, 17}};
+}
+
+template <int LANES>
+void check_all() {
+  for (TaskOp op : kAllOps) {
+    for (const TaskShape& s : shapes(op)) {
+      const Counts got = run<LANES>(op, s);
+      EXPECT_EQ(got, expected(op, s, LANES))
+          << ttsim::to_string(op) << " batch " << s.batch << " rows " << s.rows << " inner "
+          << s.inner << " cols " << s.cols << " lanes " << LANES;
+    }
+  }
+}
+
+TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes1) { check_all<1>(); }
+TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes2) { check_all<2>(); }
+TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes3) { check_all<3>(); }
+TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes8) { check_all<8>(); }
+TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes16) { check_all<16>(); }
+
+TEST(LoopCount, AddAccumulateVariantMatchesAdd) {
+  for (const TaskShape& s : shapes(TaskOp::kAdd)) {
+    const int rows = static_cast<int>(s.batch * s.rows), C = static_cast<int>(s.cols);
+    std::vector<float> x = randv(static_cast<std::size_t>(rows) * C, 7), acc(C);
+    ttsim_hls::LoopCountScope scope;
+    ttsim_hls::add_accumulate_kernel<4>(x.data(), acc.data(), rows, C, C, 0);
+    EXPECT_EQ(scope.counts(), expected(TaskOp::kAdd, s, 4));
+  }
+}
+
+TEST(LoopCount, CountingIsOffOutsideAScope) {
+  std::vector<float> a(4, 1.0f), b(4, 1.0f), c(4);
+  ttsim_hls::contract_kernel<1>(a.data(), b.data(), c.data(), ttsim_hls::plain_desc(2, 2, 2));
+  ttsim_hls::LoopCountScope scope;
+  EXPECT_TRUE(scope.counts().empty());
+}
+
+// The arithmetic does not depend on the lane count (pragmas do not change results).
+TEST(LoopCount, ResultsAreBitwiseIdenticalAcrossLanes) {
+  const int R = 5, C = 37;
+  std::vector<float> x = randv(R * C, 11), o1(R * C), o8(R * C), st(3 * R);
+  ttsim_hls::softmax_kernel<1>(x.data(), o1.data(), R, C, C, st.data());
+  ttsim_hls::softmax_kernel<8>(x.data(), o8.data(), R, C, C, st.data());
+  EXPECT_EQ(o1, o8);
+  std::vector<float> a = randv(3 * 9, 12), b = randv(9 * C, 13), c1(3 * C), c16(3 * C);
+  ttsim_hls::contract_kernel<1>(a.data(), b.data(), c1.data(), ttsim_hls::plain_desc(3, 9, C));
+  ttsim_hls::contract_kernel<16>(a.data(), b.data(), c16.data(), ttsim_hls::plain_desc(3, 9, C));
+  EXPECT_EQ(c1, c16);
+}
+
+}  // namespace
