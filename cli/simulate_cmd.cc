@@ -17,6 +17,7 @@
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
 #include "sim/epoch.h"
+#include "sim/memplan/plan_report.h"
 #include "sim/step_report.h"
 #include "sim/step_sim.h"
 #include "sim/trace.h"
@@ -73,8 +74,7 @@ int run_simulate(const std::vector<std::string>& args) {
   const StepResult r = simulate_step(model, arch, device, 0);
   Json j = step_json(r, arch);
   const std::int64_t dsp = arch_dsp(arch, device);
-  const bool fits = r.banks.bram36_blocks <= device.bram36 && r.banks.uram_blocks <= device.uram288 &&
-                    dsp <= device.dsp;
+  const bool fits = r.plan.fit.fits && dsp <= device.dsp;
   j["model"] = model.name;
   j["arch"] = arch.to_json();
   j["device"] = device.name;
@@ -82,9 +82,8 @@ int run_simulate(const std::vector<std::string>& args) {
   j["uram_blocks"] = r.banks.uram_blocks;
   j["dsp"] = dsp;
   j["fits"] = fits;
-  j["memory_plan"] = {{"strategy", to_string(arch.memory)}, {"origin", r.banks.origin},
-                      {"banks", r.banks.banks.size()}, {"bram36_blocks", r.banks.bram36_blocks},
-                      {"uram_blocks", r.banks.uram_blocks}};
+  j["memory_plan"] = memplan::plan_summary_json(r.plan);
+  j["memory_plan"]["banks"] = r.banks.banks.size();
   std::optional<EpochResult> epoch;
   if (lengths) {
     epoch = simulate_epoch(model, arch, device, lengths->split(split), r.run.schedule.makespan);
@@ -125,6 +124,10 @@ int run_simulate(const std::vector<std::string>& args) {
                            r.banks.origin, grouped(r.banks.bram36_blocks), grouped(device.bram36),
                            grouped(r.banks.uram_blocks), grouped(device.uram288), grouped(dsp),
                            grouped(device.dsp), 100.0 * dsp / device.dsp, fits ? "yes" : "NO");
+  std::cout << "\n" << memplan::format_plan_summary(r.plan);
+  if (dsp > device.dsp) {
+    std::cout << fmt::format("DSP over the device: {} needed, {} available\n", grouped(dsp), grouped(device.dsp));
+  }
   std::cout << "\nkernel             lanes  tasks      busy cycles  utilization\n";
   for (const auto& k : j["kernels"]) {
     std::cout << fmt::format("{:<18} {:>5}  {:>5}  {:>15}  {:>10.1f} %\n", k["name"].get<std::string>(),

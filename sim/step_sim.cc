@@ -3,6 +3,7 @@
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/kernel_latency.h"
+#include "sim/plan_banks.h"
 
 namespace ttsim {
 
@@ -22,7 +23,8 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
   r.sched = make_sched_graph(r.graph, arch, latency);
   r.fused = fused_buffers(r.graph, arch.fusion);
   r.footprint = buffer_footprints(r.graph, r.fused);
-  r.banks = fallback_bank_map(r.graph, arch.memory, r.footprint, r.fused);
+  r.plan = plan_step_memory(r.graph, arch, device, r.footprint);
+  r.banks = bank_map_from_plan(r.plan);
   options.port_contention = options.port_contention && arch.port_contention;
   const auto traffic = task_bank_traffic(r.graph, r.banks, r.footprint);
   r.run = run_systemc(r.sched, r.banks, traffic, options);

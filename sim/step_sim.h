@@ -12,6 +12,7 @@
 #include "sim/arch_spec.h"
 #include "sim/bank_map.h"
 #include "sim/device_spec.h"
+#include "sim/memplan/memory_plan.h"
 #include "sim/occupancy.h"
 #include "sim/sc_engine.h"
 #include "sim/sched_graph.h"
@@ -25,7 +26,8 @@ struct StepResult {
   SchedGraph sched;
   std::vector<bool> fused;                ///< by buffer id (arch.fusion)
   std::vector<std::int64_t> footprint;    ///< on-chip words by buffer id
-  BankMap banks;
+  memplan::MemoryPlan plan;               ///< on-chip memory plan (arch.memory strategy)
+  BankMap banks;                          ///< bank instances of `plan`
   EngineResult run;                       ///< SystemC schedule, bank slices
   Occupancy occupancy;
   /// Cycles of the same step from the analytic list scheduler (no port contention,
