@@ -32,8 +32,8 @@ void validate(const TaskGraph& g, const MemoryOptions& o) {
       throw InputError(fmt::format("buffer \"{}\" at index {}: expected id {}, found {}", b.name, i,
                                    i, b.id));
     }
-    if (b.words < 1) {
-      throw InputError(fmt::format("buffer \"{}\": expected words >= 1, found {}", b.name, b.words));
+    if (b.words < 0) {
+      throw InputError(fmt::format("buffer \"{}\": expected words >= 0, found {}", b.name, b.words));
     }
   }
   for (std::size_t i = 0; i < g.tasks.size(); ++i) {
@@ -167,6 +167,10 @@ void plan_naive(MemoryPlan& plan, const Prepared& p) {
   plan.placements.resize(buffers.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& b = buffers[i];
+    if (b.words == 0) {
+      plan.placements[i] = make_placement(p, static_cast<int>(i), -1, 0, 0);
+      continue;
+    }
     MemoryInstance m;
     m.id = static_cast<int>(plan.memories.size());
     m.name = "naive:" + b.name;
@@ -242,6 +246,10 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
   for (int b : order) {
     const Buffer& buf = buffers[b];
     const int w = p.width[b];
+    if (buf.words == 0) {
+      plan.placements[b] = make_placement(p, b, -1, 0, 0);
+      continue;
+    }
     if (buf.words < o.hls.complete_partition_threshold) {
       OpenMemory m;
       m.mem.kind = MemoryKind::kRegisters;
@@ -339,6 +347,7 @@ void plan_ideal(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_depth
   std::map<MemoryKind, std::int64_t> always;
   for (std::size_t b = 0; b < buffers.size(); ++b) {
     const Buffer& buf = buffers[b];
+    if (buf.words == 0) continue;
     MemoryKind k;
     if (buf.words < o.hls.complete_partition_threshold) {
       k = MemoryKind::kRegisters;

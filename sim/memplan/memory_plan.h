@@ -107,7 +107,9 @@ struct MemoryInstance {
 /// Where one buffer lives.
 struct Placement {
   int buffer = -1;
-  int memory = -1;            ///< index into MemoryPlan::memories
+  /// Index into MemoryPlan::memories; -1 for a buffer of 0 words (e.g. a fused
+  /// stream the caller keeps out of block RAM), which occupies nothing.
+  int memory = -1;
   std::int64_t offset = 0;    ///< first address (in every partition)
   std::int64_t addresses = 0; ///< addresses occupied per partition
   bool whole_step = true;     ///< live for the whole step (else [first_task, last_task])
@@ -165,8 +167,9 @@ struct MemoryPlan {
 };
 
 /// Plans the on-chip memory of `graph` on `device`.
+/// Buffers of 0 words are placed nowhere (Placement::memory = -1).
 /// Throws InputError for an inconsistent graph (buffer id out of range or not equal to
-/// its index, dependency not earlier than its task, words < 1, lanes < 1) naming the
+/// its index, dependency not earlier than its task, words < 0, lanes < 1) naming the
 /// task or buffer. A plan that does not fit the device is returned with fit.fits = false.
 MemoryPlan plan_memory(const TaskGraph& graph, const DeviceSpec& device,
                        const MemoryOptions& options);

@@ -212,6 +212,23 @@ TEST(Fit, ReportsShortfallInBlocksAndBytes) {
   EXPECT_EQ(j.at("shortfall").at("bytes").get<std::int64_t>(), p.fit.bytes_short);
 }
 
+TEST(Grouped, ZeroWordBuffersArePlacedNowhere) {
+  GraphBuilder b;
+  const int x = b.buffer("x", BufferClass::kTemporary, 1000);
+  const int fused = b.buffer("fused", BufferClass::kTemporary, 1000);
+  b.task("t", UnitKind::kElementwise, {x}, {fused}, {});
+  TaskGraph g = b.build();
+  g.buffers[fused].words = 0;
+  for (Strategy s : {Strategy::kNaive, Strategy::kGrouped}) {
+    MemoryOptions o;
+    o.strategy = s;
+    const MemoryPlan p = plan_memory(g, small_device(10, 10), o);
+    EXPECT_EQ(p.placement_of(fused).memory, -1);
+    EXPECT_GE(p.placement_of(x).memory, 0);
+    EXPECT_EQ(p.memories.size(), 1u);
+  }
+}
+
 TEST(Occupancy, TemporariesFreeTheirSpace) {
   const TaskGraph g = tt_layer();
   const Occupancy occ = compute_occupancy(g);
@@ -237,7 +254,7 @@ TEST(Validation, RejectsInconsistentGraphs) {
   g.tasks[0].deps.push_back(0);
   EXPECT_THROW(plan_memory(g, small_device(10, 10), MemoryOptions{}), InputError);
   g = b.build();
-  g.buffers[0].words = 0;
+  g.buffers[0].words = -1;
   EXPECT_THROW(plan_memory(g, small_device(10, 10), MemoryOptions{}), InputError);
   MemoryOptions o;
   o.lanes[UnitKind::kGelu] = 0;
