@@ -1,0 +1,133 @@
+#include "dse/axes.h"
+
+#include <algorithm>
+
+#include "core/errors.h"
+
+namespace ttsim::dse {
+
+namespace {
+
+const char* const kTtKinds[] = {"attention", "ffn_in", "ffn_out"};
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// Arch members edited by each named arch axis.
+std::vector<std::string> arch_pointers(const std::string& name) {
+  if (name == "flow") return {"/flows/attention", "/flows/ffn_in", "/flows/ffn_out"};
+  if (starts_with(name, "flow.")) return {"/flows/" + name.substr(5)};
+  if (name == "engines") return {"/contraction/engines"};
+  if (name == "lanes") return {"/contraction/lanes"};
+  if (name == "policy") return {"/scheduling/policy"};
+  if (name == "parallel_merges" || name == "qkv_reschedule" || name == "fusion") {
+    return {"/scheduling/" + name};
+  }
+  if (name == "memory_strategy") return {"/memory/strategy"};
+  if (name == "clock_mhz") return {"/clock_mhz"};
+  if (name == "sequence_length") return {"/sequence_length"};
+  return {};
+}
+
+
+}  // namespace
+
+const std::vector<std::string>& named_axes() {
+  static const std::vector<std::string> names = {
+      "encoders",        "tt_rank",        "tt_rank.attention", "tt_rank.ffn_in",
+      "tt_rank.ffn_out", "ttm_rank",       "flow",              "flow.attention",
+      "flow.ffn_in",     "flow.ffn_out",   "engines",           "lanes",
+      "policy",          "parallel_merges", "qkv_reschedule",   "fusion",
+      "memory_strategy", "clock_mhz",      "sequence_length"};
+  return names;
+}
+
+bool is_known_axis(const std::string& name) {
+  const auto& n = named_axes();
+  if (std::find(n.begin(), n.end(), name) != n.end()) return true;
+  return (starts_with(name, "model:/") && name.size() > 7) ||
+         (starts_with(name, "arch:/") && name.size() > 6);
+}
+
+void validate_axis_value(const std::string& name, const JsonView& v) {
+  if (name == "encoders") {
+    v.as_int(1, 1024);
+  } else if (starts_with(name, "tt_rank") || name == "ttm_rank") {
+    v.as_int(1, 4096);
+  } else if (starts_with(name, "flow")) {
+    v.as_enum({"mm", "tt", "btt"});
+  } else if (name == "engines" || name == "lanes") {
+    v.as_int(1, 4096);
+  } else if (name == "policy") {
+    v.as_enum({"sequential", "parallel"});
+  } else if (name == "parallel_merges" || name == "qkv_reschedule" || name == "fusion") {
+    v.as_bool();
+  } else if (name == "memory_strategy") {
+    v.as_enum({"naive", "grouped"});
+  } else if (name == "clock_mhz") {
+    v.as_double(1, 2000);
+  } else if (name == "sequence_length") {
+    v.as_enum({"padded", "effective"});
+  } else if (v.is_array() || v.is_object()) {
+    v.fail("a scalar (number, string or boolean)");
+  }
+}
+
+void apply_axis(const std::string& name, const Json& value, Json& model, Json& arch) {
+  auto set = [&](Json& doc, const std::string& which, const std::string& ptr) {
+    const Json::json_pointer p(ptr);
+    if (!doc.contains(p.parent_pointer())) {
+      throw InputError("axis \"" + name + "\": the base " + which + " document has no member " +
+                       p.parent_pointer().to_string());
+    }
+    doc[p] = value;
+  };
+  auto set_layer_rank = [&](const std::string& kind) {
+    if (!model.contains("layers") || !model["layers"].contains(kind)) {
+      throw InputError("axis \"" + name + "\": the base model has no /layers/" + kind);
+    }
+    Json& layer = model["layers"][kind];
+    if (layer.value("format", std::string()) != "tt") return;  // dense layers have no rank
+    layer.erase("ranks");
+    layer["rank"] = value;
+  };
+  if (name == "encoders") {
+    set(model, "model", "/encoders");
+  } else if (name == "tt_rank") {
+    for (const char* k : kTtKinds) set_layer_rank(k);
+  } else if (starts_with(name, "tt_rank.")) {
+    set_layer_rank(name.substr(8));
+  } else if (name == "ttm_rank") {
+    if (!model.contains("token_embedding")) {
+      throw InputError("axis \"ttm_rank\": the base model has no /token_embedding");
+    }
+    Json& e = model["token_embedding"];
+    if (e.value("format", std::string()) != "ttm") return;
+    e.erase("ranks");
+    e["rank"] = value;
+  } else if (starts_with(name, "model:")) {
+    set(model, "model", name.substr(6));
+  } else if (starts_with(name, "arch:")) {
+    set(arch, "arch", name.substr(5));
+  } else {
+    const auto ptrs = arch_pointers(name);
+    if (ptrs.empty()) throw InputError("unknown axis \"" + name + "\"");
+    for (const auto& p : ptrs) set(arch, "arch", p);
+  }
+}
+
+Json axis_current_value(const std::string& name, const Json& model, const Json& arch) {
+  auto get = [](const Json& doc, const std::string& ptr) {
+    const Json::json_pointer p(ptr);
+    return doc.contains(p) ? doc.at(p) : Json(nullptr);
+  };
+  if (name == "encoders") return get(model, "/encoders");
+  if (name == "tt_rank") return get(model, "/layers/attention/rank");
+  if (starts_with(name, "tt_rank.")) return get(model, "/layers/" + name.substr(8) + "/rank");
+  if (name == "ttm_rank") return get(model, "/token_embedding/rank");
+  if (starts_with(name, "model:")) return get(model, name.substr(6));
+  if (starts_with(name, "arch:")) return get(arch, name.substr(5));
+  const auto ptrs = arch_pointers(name);
+  return ptrs.empty() ? Json(nullptr) : get(arch, ptrs.front());
+}
+
+}  // namespace ttsim::dse

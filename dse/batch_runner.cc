@@ -1,0 +1,137 @@
+#include "dse/batch_runner.h"
+
+#include <optional>
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace ttsim::dse {
+
+BatchRunner::BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
+                         std::uint64_t planned)
+    : eval_(eval), state_(state), control_(control), planned_(planned) {
+  start_ = last_report_ = std::chrono::steady_clock::now();
+  for (const auto& [id, r] : state_.points) {
+    (void)id;
+    ++done_;
+    if (eval_.judge(r.analytic).feasible) ++feasible_;
+  }
+}
+
+bool BatchRunner::should_stop() {
+  if (stop_ != StopReason::kNone) return true;
+  if (control_.cancel && control_.cancel->load()) {
+    stop_ = StopReason::kInterrupted;
+  } else if (control_.interrupt_after && new_evaluations_.load() >= control_.interrupt_after) {
+    stop_ = StopReason::kInterrupted;
+  } else if (std::chrono::steady_clock::now() >= control_.deadline) {
+    stop_ = StopReason::kTimeBudget;
+  }
+  return stop_ != StopReason::kNone;
+}
+
+void BatchRunner::report(bool force) {
+  if (!control_.progress) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_report_ < std::chrono::milliseconds(200)) return;
+  last_report_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const std::uint64_t fresh = new_evaluations_.load();
+  std::string eta = "?";
+  if (fresh > 0 && planned_ > done_) {
+    const double s = elapsed / static_cast<double>(fresh) * static_cast<double>(planned_ - done_);
+    eta = fmt::format("{}:{:02}", static_cast<long>(s) / 60, static_cast<long>(s) % 60);
+  } else if (planned_ <= done_) {
+    eta = "0:00";
+  }
+  const Metric first = eval_.objectives().front();
+  const std::string best =
+      have_best_ ? fmt::format("{:.4g} {}", metric_info(first).maximize ? -best_ : best_,
+                               metric_info(first).unit)
+                 : std::string("-");
+  *control_.progress << fmt::format("\r{} / {} points, {} feasible, best {} {}, ETA {}   ", done_,
+                                    planned_, feasible_, metric_info(first).name, best, eta)
+                     << std::flush;
+  line_open_ = true;
+}
+
+void BatchRunner::end_progress() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (line_open_ && control_.progress) {
+    report(true);
+    *control_.progress << "\n" << std::flush;
+    line_open_ = false;
+  }
+}
+
+std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool systemc) {
+  std::vector<PointId> todo;
+  for (PointId id : ids) {
+    auto it = state_.points.find(id);
+    if (it == state_.points.end() || (systemc && !it->second.has_systemc)) todo.push_back(id);
+  }
+  const std::size_t chunk = 1024;
+  tbb::task_arena arena(control_.threads > 0 ? control_.threads
+                                             : tbb::task_arena::automatic);
+  for (std::size_t begin = 0; begin < todo.size() && !should_stop(); begin += chunk) {
+    const std::size_t end = std::min(todo.size(), begin + chunk);
+    std::vector<std::optional<Evaluation>> out(end - begin);
+    std::atomic<bool> stop_flag{false};
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, 1),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+          if (stop_flag.load()) return;
+          {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (should_stop()) {
+              stop_flag = true;
+              return;
+            }
+          }
+          Evaluation e = eval_.evaluate(todo[i], systemc, false);
+          const Candidate c = eval_.candidate(todo[i], e);
+          out[i - begin] = std::move(e);
+          ++new_evaluations_;
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (!systemc) {
+            ++done_;
+            if (c.feasible()) {
+              ++feasible_;
+              if (!have_best_ || c.objectives[0] < best_) best_ = c.objectives[0];
+              have_best_ = true;
+            }
+          }
+          report(false);
+        }
+      });
+    });
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!out[i - begin]) continue;
+      PointRecord& r = state_.points[todo[i]];
+      if (systemc) {
+        r.systemc = std::move(*out[i - begin]);
+        r.has_systemc = true;
+      } else {
+        r.analytic = std::move(*out[i - begin]);
+      }
+    }
+    if (!control_.checkpoint_dir.empty()) save_state(control_.checkpoint_dir, state_);
+  }
+  std::vector<Candidate> result;
+  for (PointId id : ids) {
+    auto it = state_.points.find(id);
+    if (it == state_.points.end()) continue;
+    if (systemc && !it->second.has_systemc) continue;
+    result.push_back(eval_.candidate(id, it->second.analytic));
+  }
+  return result;
+}
+
+BatchEvaluate BatchRunner::as_batch_evaluate() {
+  return [this](const std::vector<PointId>& ids) { return run(ids, false); };
+}
+
+}  // namespace ttsim::dse

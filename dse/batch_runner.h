@@ -1,0 +1,73 @@
+#pragma once
+// Parallel evaluation of batches of sweep points on oneTBB, with a terminal progress
+// line (points done, feasible so far, best so far, ETA), cooperative stop (Ctrl-C, a
+// time budget) and periodic checkpoints of the run state.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dse/run_state.h"
+#include "dse/search.h"
+#include "dse/sweep_evaluation.h"
+
+namespace ttsim::dse {
+
+/// Why a run stopped early, if it did.
+enum class StopReason { kNone, kInterrupted, kTimeBudget };
+
+/// Controls shared by every batch of a run.
+struct RunControl {
+  int threads = 0;                          ///< 0 = oneTBB default (all cores)
+  const std::atomic<bool>* cancel = nullptr;  ///< set by the SIGINT handler
+  /// Wall-clock deadline (time budget); max() = none.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  /// Test hook: behave as if interrupted once this many new evaluations are done
+  /// (0 = off). Evaluations in flight complete; later ones are not started.
+  std::uint64_t interrupt_after = 0;
+  std::ostream* progress = nullptr;         ///< progress line target (a terminal), or null
+  std::string checkpoint_dir;               ///< save state here after each batch ("" = never)
+};
+
+class BatchRunner {
+ public:
+  /// `state` receives every evaluation; `planned` is the expected number of points for
+  /// the ETA.
+  BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
+              std::uint64_t planned);
+
+  /// Evaluates the points of `ids` that have no evaluation of this fidelity yet (all
+  /// in parallel, in chunks), stores them in the state and returns the candidates of
+  /// the ids evaluated by now, in `ids` order. A stop leaves the missing ids out.
+  std::vector<Candidate> run(const std::vector<PointId>& ids, bool systemc);
+  /// A BatchEvaluate for the search strategies (analytic fidelity).
+  BatchEvaluate as_batch_evaluate();
+
+  StopReason stopped() const { return stop_; }
+  std::uint64_t evaluated() const { return new_evaluations_; }
+  /// Clears the progress line (call before printing anything else).
+  void end_progress();
+
+ private:
+  bool should_stop();
+  void report(bool force);
+
+  const SweepEvaluation& eval_;
+  RunState& state_;
+  RunControl control_;
+  std::uint64_t planned_;
+  StopReason stop_ = StopReason::kNone;
+  std::atomic<std::uint64_t> new_evaluations_{0};
+  std::mutex mutex_;  // guards the progress figures below and the output stream
+  std::uint64_t done_ = 0, feasible_ = 0;
+  double best_ = 0;
+  bool have_best_ = false;
+  std::chrono::steady_clock::time_point start_, last_report_;
+  bool line_open_ = false;
+};
+
+}  // namespace ttsim::dse

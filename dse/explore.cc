@@ -1,0 +1,200 @@
+#include "dse/explore.h"
+
+#include <filesystem>
+#include <set>
+
+#include "dse/outputs.h"
+
+namespace ttsim::dse {
+
+namespace fs = std::filesystem;
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t a = 0, b = 0;
+      const int i = std::stoi(text.substr(0, slash), &a);
+      const int n = std::stoi(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 1 && i <= n) {
+        return {i - 1, n};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("--shard: expected i/N with 1 <= i <= N, found \"" + text + "\"");
+}
+
+namespace {
+
+void prepare_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw InputError(dir + ": cannot create the output folder (" + ec.message() + ")");
+  }
+}
+
+std::string shard_text(const ExploreOptions& o) {
+  return o.shard_count == 1 ? std::string()
+                            : std::to_string(o.shard_index + 1) + "/" + std::to_string(o.shard_count);
+}
+
+ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+                        const ExploreOptions& options, bool partial, ExploreReport report) {
+  report.final = finish_run(eval, state, runner, partial);
+  if (report.time_budget_hit) {
+    report.final.notes.push_back("time budget reached: the search stopped early");
+  }
+  runner.end_progress();
+  save_state(options.out_dir, state);
+  write_outputs(options.out_dir, eval, state, report.final);
+  if (options.extra_outputs) options.extra_outputs(options.out_dir, report.final);
+  report.evaluated = state.points.size();
+  return report;
+}
+
+}  // namespace
+
+RunState load_run_state(const std::string& dir) {
+  auto s = load_state(dir);
+  if (!s) throw InputError(dir + ": no state.json (not an explore output folder)");
+  return std::move(*s);
+}
+
+ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
+                          const ExploreOptions& options) {
+  const SweepSpec& sweep = eval.sweep();
+  if (options.shard_count > 1 && sweep.search.strategy == "nsga2") {
+    throw InputError("--shard: the nsga2 strategy cannot be sharded (each generation needs the "
+                     "previous one); use grid or random");
+  }
+  prepare_dir(options.out_dir);
+  RunState state;
+  if (auto existing = load_state(options.out_dir)) {
+    if (!options.resume) {
+      throw InputError(options.out_dir + ": already holds a run (state.json); pass --resume to "
+                       "continue it or choose another --out");
+    }
+    if (existing->sweep_doc != sweep.doc) {
+      throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
+    }
+    if (existing->shard != shard_text(options)) {
+      throw InputError(options.out_dir + "/state.json: was shard \"" + existing->shard +
+                       "\", not \"" + shard_text(options) + "\"");
+    }
+    state = std::move(*existing);
+  }
+  state.sweep_file = sweep_file;
+  state.sweep_doc = sweep.doc;
+  state.shard = shard_text(options);
+
+  RunControl control = options.control;
+  control.checkpoint_dir = options.out_dir;
+  if (sweep.budget.seconds > 0) {
+    control.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::microseconds(static_cast<std::int64_t>(sweep.budget.seconds * 1e6));
+  }
+
+  ExploreReport report;
+  std::vector<PointId> ids;
+  if (sweep.search.strategy == "nsga2") {
+    const std::uint64_t planned =
+        static_cast<std::uint64_t>(sweep.search.population) * (sweep.search.generations + 1);
+    report.planned = sweep.budget.points ? std::min(planned, sweep.budget.points) : planned;
+  } else {
+    ids = sweep.search.strategy == "grid"
+              ? grid_points(sweep.space)
+              : random_points(sweep.space, sweep.search.count, sweep.search.seed);
+    if (sweep.budget.points && ids.size() > sweep.budget.points) ids.resize(sweep.budget.points);
+    if (options.shard_count > 1) {
+      std::vector<PointId> slice;
+      for (std::size_t p = options.shard_index; p < ids.size(); p += options.shard_count) {
+        slice.push_back(ids[p]);
+      }
+      ids = std::move(slice);
+    }
+    report.planned = ids.size();
+  }
+
+  BatchRunner runner(eval, state, control, report.planned);
+  if (sweep.search.strategy == "nsga2") {
+    Nsga2Options o;
+    o.population = sweep.search.population;
+    o.generations = sweep.search.generations;
+    o.seed = sweep.search.seed;
+    o.max_points = sweep.budget.points;
+    const auto r = run_nsga2(sweep.space, o, sweep.space.references(), runner.as_batch_evaluate());
+    ids = r.evaluated;
+  } else {
+    runner.run(ids, false);
+  }
+  if (sweep.fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc &&
+      runner.stopped() == StopReason::kNone) {
+    std::vector<PointId> all;
+    for (const auto& [id, r] : state.points) {
+      (void)r;
+      all.push_back(id);
+    }
+    runner.run(all, true);
+  }
+  report.new_evaluations = runner.evaluated();
+  report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
+
+  if (runner.stopped() == StopReason::kInterrupted) {
+    report.outcome = ExploreOutcome::kInterrupted;
+    return close_run(eval, state, runner, options, true, std::move(report));
+  }
+  if (options.shard_count > 1) {
+    runner.end_progress();
+    save_state(options.out_dir, state);
+    report.outcome = ExploreOutcome::kShardWritten;
+    report.evaluated = state.points.size();
+    return report;
+  }
+  return close_run(eval, state, runner, options, false, std::move(report));
+}
+
+ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                        const ExploreOptions& options) {
+  if (shard_dirs.empty()) throw InputError("merge: no shard folders given");
+  RunState merged;
+  std::set<int> seen;
+  int count = 0;
+  for (const auto& dir : shard_dirs) {
+    RunState s = load_run_state(dir);
+    if (s.sweep_doc != eval.sweep().doc) {
+      throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
+    }
+    if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
+    const auto [i, n] = parse_shard(s.shard);
+    if (count && n != count) {
+      throw InputError(dir + "/state.json: shard " + s.shard + " of a different split than " +
+                       std::to_string(count));
+    }
+    count = n;
+    if (!seen.insert(i).second) throw InputError(dir + ": shard " + s.shard + " given twice");
+    merged.sweep_file = s.sweep_file;
+    for (auto& [id, r] : s.points) merged.points[id] = std::move(r);
+  }
+  if (static_cast<int>(seen.size()) != count) {
+    std::string missing;
+    for (int i = 0; i < count; ++i) {
+      if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i + 1) + "/" + std::to_string(count);
+    }
+    throw InputError("merge: missing shard(s) " + missing);
+  }
+  merged.sweep_doc = eval.sweep().doc;
+  prepare_dir(options.out_dir);
+  if (load_state(options.out_dir) && !options.resume) {
+    throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
+  }
+  RunControl control = options.control;
+  control.checkpoint_dir = options.out_dir;
+  BatchRunner runner(eval, merged, control, merged.points.size());
+  ExploreReport report;
+  report.planned = merged.points.size();
+  return close_run(eval, merged, runner, options, false, std::move(report));
+}
+
+}  // namespace ttsim::dse

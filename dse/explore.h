@@ -1,0 +1,63 @@
+#pragma once
+// A whole exploration run into one --out folder, and the merge of shard runs.
+//
+// explore: choose points (grid / random / NSGA-II, within the budget), evaluate them
+//   in parallel (analytic; SystemC too with fidelity systemc_all), checkpointing
+//   <out>/state.json; then the closing stage (dse/finish.h) and every output file.
+//   With --shard i/N only positions p ≡ i (mod N) of the deterministic point list are
+//   evaluated and only state.json is written; `merge` joins the shards' states and runs
+//   the closing stage, giving byte-for-byte the files of the unsharded run.
+//   An interrupted run writes state.json and the results of the points done; --resume
+//   continues it, and the final files equal those of an uninterrupted run.
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "dse/batch_runner.h"
+#include "dse/finish.h"
+#include "dse/sweep_evaluation.h"
+
+namespace ttsim::dse {
+
+struct ExploreOptions {
+  std::string out_dir;
+  bool resume = false;
+  int shard_index = 0;  ///< 0-based
+  int shard_count = 1;
+  RunControl control;   ///< threads, cancel flag, progress stream (checkpoint_dir is set here)
+  /// Hook run after the result files are written (plots, report.html, hls_build/).
+  std::function<void(const std::string& dir, const FinalResult&)> extra_outputs;
+};
+
+enum class ExploreOutcome { kComplete, kInterrupted, kShardWritten };
+
+struct ExploreReport {
+  ExploreOutcome outcome = ExploreOutcome::kComplete;
+  std::uint64_t planned = 0;    ///< points the strategy asked for (grid/random after budget)
+  std::uint64_t evaluated = 0;  ///< points in the state
+  std::uint64_t new_evaluations = 0;
+  bool time_budget_hit = false;
+  FinalResult final;            ///< empty for a shard
+};
+
+/// Parses "i/N" (1 <= i <= N, as users count) into a 0-based index and a count.
+/// Throws InputError otherwise.
+std::pair<int, int> parse_shard(const std::string& text);
+
+/// Runs an exploration (see file comment). Throws InputError when the out folder
+/// already holds a run and `resume` is false, or when a resumed state belongs to
+/// another sweep or shard, or for --shard with the nsga2 strategy.
+ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
+                          const ExploreOptions& options);
+
+/// Loads the states of shard folders `shard_dirs`, checks they come from the same sweep
+/// and together cover shards 1..N, and finishes the union into options.out_dir.
+ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                        const ExploreOptions& options);
+
+/// Loads the state of a shard or run folder (for the merge command to find the sweep).
+RunState load_run_state(const std::string& dir);
+
+}  // namespace ttsim::dse

@@ -1,0 +1,55 @@
+#pragma once
+// The closing stage of a run, shared by `explore` and `merge`: SystemC re-evaluation of
+// the Pareto candidates, the final Pareto front, the chosen design and the comparison
+// with the reference points. A pure function of the run state (and the evaluators).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dse/batch_runner.h"
+#include "dse/run_state.h"
+#include "dse/sweep_evaluation.h"
+
+namespace ttsim::dse {
+
+/// Where a reference point sits relative to the final front.
+struct ReferenceStanding {
+  PointId id = 0;
+  std::string label;
+  bool evaluated = false;
+  bool feasible = false;
+  bool on_front = false;
+  std::string reason;  ///< infeasibility reason
+  /// Front points that dominate it, sorted by id.
+  std::vector<PointId> dominated_by;
+  /// Per objective: best factor (reference value / front value for minimised metrics,
+  /// front / reference for maximised ones) over the dominating points.
+  std::vector<double> best_gain;
+  std::vector<PointId> best_gain_point;
+};
+
+struct FinalResult {
+  bool partial = false;             ///< interrupted: analytic results only, no SystemC stage
+  std::vector<PointId> ids;         ///< evaluated points, ascending
+  std::vector<Verdict> verdicts;    ///< per ids[i], on its best evaluation
+  std::vector<bool> on_front;       ///< per ids[i]
+  std::vector<PointId> front;       ///< ascending
+  int systemc_rounds = 0;           ///< rounds of SystemC re-evaluation of the front
+  std::uint64_t systemc_points = 0; ///< points with a SystemC evaluation
+  std::optional<PointId> chosen;
+  std::string why;                  ///< the rule and the figures behind the choice
+  Evaluation chosen_detail;         ///< detailed evaluation (breakdown, resolved configs)
+  std::vector<ReferenceStanding> references;
+  std::vector<std::string> notes;   ///< unavailable metrics, skipped stages, budgets
+};
+
+/// Runs the closing stage. With fidelity systemc_pareto (and a SystemC evaluator and
+/// `partial` false) it repeats: Pareto front on the best evaluation of every point (the
+/// analytic cycles bound the SystemC ones from below, so a point dominated on its
+/// analytic figures stays dominated); SystemC for the front points that lack it; until
+/// the front is all SystemC. Stores the SystemC evaluations in `state`.
+FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+                       bool partial);
+
+}  // namespace ttsim::dse

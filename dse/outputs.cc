@@ -1,0 +1,290 @@
+#include "dse/outputs.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+#include "dse/axes.h"
+#include "dse/resolve.h"
+
+namespace ttsim::dse {
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "";
+  return fmt::format("{}", v);
+}
+
+namespace {
+
+struct Row {
+  PointId id;
+  std::string ref_label;
+  std::vector<Json> values;  // effective axis values
+  const PointRecord* rec;
+  const Verdict* verdict;
+  bool on_front;
+};
+
+std::vector<Row> make_rows(const SweepEvaluation& eval, const RunState& state,
+                           const FinalResult& f) {
+  std::vector<Row> rows;
+  const auto& sweep = eval.sweep();
+  for (std::size_t i = 0; i < f.ids.size(); ++i) {
+    Row r{f.ids[i], "", {}, &state.points.at(f.ids[i]), &f.verdicts[i], f.on_front[i]};
+    sweep.space.is_reference(r.id, &r.ref_label);
+    const PointConfig p = resolve_point(sweep, r.id);
+    for (const auto& a : sweep.space.axes()) {
+      r.values.push_back(axis_current_value(a.name, p.model, p.arch));
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::string csv_header(const SweepSpec& sweep) {
+  std::string h = "id,reference";
+  for (const auto& a : sweep.space.axes()) h += "," + csv_cell(a.name);
+  h += ",fidelity,feasible,on_front";
+  for (int m = 0; m < kMetricCount; ++m) h += std::string(",") + metric_info(static_cast<Metric>(m)).name;
+  return h + ",reason\n";
+}
+
+std::string csv_row(const Row& r) {
+  std::string line = std::to_string(r.id) + "," + csv_cell(r.ref_label);
+  for (const auto& v : r.values) line += "," + csv_cell(v.is_null() ? "" : value_text(v));
+  const Evaluation& e = r.rec->best();
+  line += "," + e.fidelity + "," + (r.verdict->feasible ? "1" : "0") + "," + (r.on_front ? "1" : "0");
+  for (int m = 0; m < kMetricCount; ++m) line += "," + number_text(e.metrics.v[m]);
+  return line + "," + csv_cell(r.verdict->reason) + "\n";
+}
+
+Json metrics_json(const Evaluation& e) {
+  Json m = Json::object();
+  for (int i = 0; i < kMetricCount; ++i) {
+    const double x = e.metrics.v[i];
+    m[metric_info(static_cast<Metric>(i)).name] = std::isnan(x) ? Json(nullptr) : Json(x);
+  }
+  return m;
+}
+
+Json values_json(const SweepSpec& sweep, const Row& r) {
+  Json v = Json::object();
+  for (std::size_t a = 0; a < r.values.size(); ++a) v[sweep.space.axes()[a].name] = r.values[a];
+  return v;
+}
+
+std::string md_value(Metric m, double v) {
+  if (std::isnan(v)) return "n/a";
+  switch (m) {
+    case Metric::kOnchipBytes:
+      return fmt::format("{:.3f} MiB", v / (1024.0 * 1024.0));
+    case Metric::kEpochSeconds:
+      return fmt::format("{:.4g} s", v);
+    case Metric::kEpochEnergyJoules:
+      return fmt::format("{:.4g} J", v);
+    case Metric::kCompression:
+      return fmt::format("{:.1f}x", v);
+    case Metric::kAccuracy:
+      return fmt::format("{:.2f} %", 100 * v);
+    default:
+      return fmt::format("{:.0f}", v);
+  }
+}
+
+std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
+                       const std::vector<Row>& rows) {
+  const auto& sweep = eval.sweep();
+  std::size_t feasible = 0;
+  for (const auto& v : f.verdicts) feasible += v.feasible;
+  std::string s = fmt::format("# Sweep `{}`\n\n", sweep.name);
+  s += fmt::format("- sweep file: `{}`; base model `{}`, arch `{}`, device `{}`\n", sweep.file,
+                   sweep.model_file, sweep.arch_file, sweep.device_file);
+  s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
+                   sweep.space.grid_size(), sweep.space.axes().size(),
+                   sweep.space.references().size(), sweep.search.strategy);
+  s += fmt::format("- evaluated: {} points ({} feasible); Pareto front: {} points; SystemC-evaluated: {} "
+                   "points in {} round(s); fidelity `{}`\n",
+                   f.ids.size(), feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
+                   to_string(sweep.fidelity));
+  std::string objs;
+  for (Metric m : eval.objectives()) {
+    objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
+            metric_info(m).name;
+  }
+  s += "- objectives: " + objs + "\n";
+  const auto& c = sweep.constraints;
+  s += fmt::format("- constraints: resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {})",
+                   100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
+                   eval.device().dsp);
+  if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
+  if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
+  if (c.min_accuracy) s += fmt::format(", accuracy >= {:g}", *c.min_accuracy);
+  s += "\n";
+  for (const auto& n : f.notes) s += "- note: " + n + "\n";
+
+  const Metric show[] = {Metric::kEpochSeconds, Metric::kStepCycles, Metric::kOnchipBytes,
+                         Metric::kBram36,       Metric::kUram288,    Metric::kDsp,
+                         Metric::kCompression,  Metric::kEpochEnergyJoules, Metric::kAccuracy};
+  auto table_header = [&]() {
+    std::string h = "| id |";
+    for (const auto& a : sweep.space.axes()) h += " " + a.name + " |";
+    for (Metric m : show) h += std::string(" ") + metric_info(m).name + " |";
+    h += " fidelity |\n|---|";
+    for (std::size_t i = 0; i < sweep.space.axes().size() + std::size(show) + 1; ++i) h += "---|";
+    return h + "\n";
+  };
+  auto table_row = [&](const Row& r) {
+    std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
+    for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
+    for (Metric m : show) line += " " + md_value(m, r.rec->best().metrics[m]) + " |";
+    return line + " " + r.rec->best().fidelity + " |\n";
+  };
+  // Front sorted by the first objective (then id).
+  std::vector<const Row*> front;
+  for (const auto& r : rows) {
+    if (r.on_front) front.push_back(&r);
+  }
+  const Metric first = eval.objectives().front();
+  std::stable_sort(front.begin(), front.end(), [&](const Row* a, const Row* b) {
+    const double va = a->rec->best().metrics[first], vb = b->rec->best().metrics[first];
+    return metric_info(first).maximize ? va > vb : va < vb;
+  });
+  s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(), metric_info(first).name);
+  s += table_header();
+  for (const Row* r : front) s += table_row(*r);
+
+  s += "\n## Chosen design\n\n";
+  if (f.chosen) {
+    for (const auto& r : rows) {
+      if (r.id == *f.chosen) s += table_header() + table_row(r);
+    }
+    s += "\nWhy: " + f.why + ".\n";
+  } else {
+    s += "No feasible design.\n";
+  }
+
+  s += "\n## Reference design\n\n";
+  if (f.references.empty()) s += "The sweep lists no reference point.\n";
+  for (const auto& ref : f.references) {
+    s += fmt::format("- **{}** (id {}): ", ref.label, ref.id);
+    if (!ref.evaluated) {
+      s += "not evaluated in this run.\n";
+      continue;
+    }
+    for (const auto& r : rows) {
+      if (r.id != ref.id) continue;
+      std::string figs;
+      for (Metric m : eval.objectives()) {
+        figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " +
+                md_value(m, r.rec->best().metrics[m]);
+      }
+      s += figs + "; ";
+    }
+    if (!ref.feasible) {
+      s += "infeasible (" + ref.reason + ").\n";
+    } else if (ref.on_front) {
+      s += "on the Pareto front (no evaluated design dominates it).\n";
+    } else {
+      s += fmt::format("dominated by {} front design(s)", ref.dominated_by.size());
+      for (std::size_t o = 0; o < eval.objectives().size(); ++o) {
+        if (ref.best_gain[o] > 0) {
+          s += fmt::format("; best {} gain {:.2f}x (id {})", metric_info(eval.objectives()[o]).name,
+                           ref.best_gain[o], ref.best_gain_point[o]);
+        }
+      }
+      s += ".\n";
+    }
+  }
+  s += "\nFiles: results.csv, results.json, pareto.csv, chosen.json, report.html, plots (*.svg), "
+       "hls_build/.\n";
+  return s;
+}
+
+}  // namespace
+
+void write_outputs(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                   const FinalResult& f) {
+  const auto& sweep = eval.sweep();
+  const auto rows = make_rows(eval, state, f);
+
+  std::string csv = csv_header(sweep), pareto = csv_header(sweep);
+  for (const auto& r : rows) {
+    const std::string line = csv_row(r);
+    csv += line;
+    if (r.on_front) pareto += line;
+  }
+  write_file_atomic(dir + "/results.csv", csv);
+  write_file_atomic(dir + "/pareto.csv", pareto);
+
+  Json points = Json::array();
+  for (const auto& r : rows) {
+    Json p{{"id", r.id}, {"values", values_json(sweep, r)},
+           {"fidelity", r.rec->best().fidelity}, {"feasible", r.verdict->feasible},
+           {"on_front", r.on_front}, {"metrics", metrics_json(r.rec->best())}};
+    if (!r.ref_label.empty()) p["reference"] = r.ref_label;
+    if (!r.verdict->feasible) p["reason"] = r.verdict->reason;
+    if (r.rec->has_systemc) p["analytic_metrics"] = metrics_json(r.rec->analytic);
+    try {
+      p["configs"] = eval.evaluators().analytic->resolved_configs(resolve_point(sweep, r.id));
+    } catch (const std::exception& e) {
+      p["configs"] = Json{{"error", e.what()}};
+    }
+    points.push_back(std::move(p));
+  }
+  Json objectives = Json::array();
+  for (Metric m : eval.objectives()) objectives.push_back(metric_info(m).name);
+  Json results{{"sweep", sweep.name},        {"sweep_file", sweep.file},
+               {"sweep_doc", sweep.doc},     {"device", eval.device().to_json()},
+               {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
+               {"notes", f.notes},           {"front", f.front},
+               {"points", points}};
+  if (f.chosen) results["chosen"] = *f.chosen;
+  write_file_atomic(dir + "/results.json", results.dump(1) + "\n");
+
+  Json refs = Json::array();
+  for (const auto& ref : f.references) {
+    Json j{{"id", ref.id}, {"label", ref.label}, {"evaluated", ref.evaluated},
+           {"feasible", ref.feasible}, {"on_front", ref.on_front},
+           {"dominated_by", ref.dominated_by}};
+    if (!ref.reason.empty()) j["reason"] = ref.reason;
+    Json gains = Json::object();
+    for (std::size_t o = 0; o < ref.best_gain.size(); ++o) {
+      if (ref.best_gain[o] > 0) {
+        gains[metric_info(eval.objectives()[o]).name] =
+            Json{{"factor", ref.best_gain[o]}, {"by", ref.best_gain_point[o]}};
+      }
+    }
+    j["best_gain_over_reference"] = gains;
+    refs.push_back(std::move(j));
+  }
+  Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", refs}};
+  if (f.chosen) {
+    for (const auto& r : rows) {
+      if (r.id != *f.chosen) continue;
+      chosen["id"] = r.id;
+      chosen["values"] = values_json(sweep, r);
+      chosen["fidelity"] = r.rec->best().fidelity;
+      chosen["metrics"] = metrics_json(r.rec->best());
+    }
+    chosen["breakdown"] = f.chosen_detail.breakdown;
+    chosen["configs"] = f.chosen_detail.resolved.is_null()
+                            ? eval.evaluators().analytic->resolved_configs(resolve_point(sweep, *f.chosen))
+                            : f.chosen_detail.resolved;
+    chosen["device"] = eval.device().to_json();
+  }
+  write_file_atomic(dir + "/chosen.json", chosen.dump(1) + "\n");
+  write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows));
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,33 @@
+#pragma once
+// The result files of a run in its --out folder, each written atomically:
+//   results.csv   one row per evaluated point: id, reference label, every axis value
+//                 (the effective value, base values resolved), fidelity, feasible,
+//                 on_front, every metric (empty = unavailable), reason when infeasible
+//   pareto.csv    the same columns for the Pareto-front rows
+//   results.json  the same data plus the resolved configs of every point (model and
+//                 arch with defaults, device once) and the run's notes
+//   chosen.json   the chosen design, why, its latency breakdown and resolved configs,
+//                 and where each reference point stands
+//   summary.md    counts, objectives, constraints, notes, the front, the choice and the
+//                 reference comparison
+// Byte-for-byte reproducible: no timestamps, thread counts or shard information.
+
+#include <string>
+
+#include "dse/finish.h"
+#include "dse/run_state.h"
+#include "dse/sweep_evaluation.h"
+
+namespace ttsim::dse {
+
+/// Writes every file above into `dir` (which must exist).
+void write_outputs(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                   const FinalResult& final);
+
+/// A CSV cell: quoted (with doubled quotes) when it holds a comma, quote or newline.
+std::string csv_cell(const std::string& s);
+
+/// Shortest round-trip text of a metric value; "" for NaN.
+std::string number_text(double v);
+
+}  // namespace ttsim::dse

@@ -1,0 +1,83 @@
+#include "dse/run_state.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "core/atomic_file.h"
+
+namespace ttsim::dse {
+
+Json evaluation_to_json(const Evaluation& e) {
+  Json m = Json::object();
+  for (int i = 0; i < kMetricCount; ++i) {
+    const double x = e.metrics.v[i];
+    m[metric_info(static_cast<Metric>(i)).name] = std::isnan(x) ? Json(nullptr) : Json(x);
+  }
+  Json j{{"fidelity", e.fidelity}, {"metrics", m}};
+  if (!e.error.empty()) j["error"] = e.error;
+  return j;
+}
+
+Evaluation evaluation_from_json(const JsonView& v) {
+  v.allow_keys({"fidelity", "metrics", "error"});
+  Evaluation e;
+  e.fidelity = v.at("fidelity").as_string();
+  if (auto err = v.find("error")) e.error = err->as_string();
+  const JsonView m = v.at("metrics");
+  for (int i = 0; i < kMetricCount; ++i) {
+    const char* name = metric_info(static_cast<Metric>(i)).name;
+    if (auto x = m.find(name)) {
+      e.metrics.v[i] = x->raw().is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                          : x->as_double(-1e300, 1e300);
+    }
+  }
+  return e;
+}
+
+Json state_to_json(const RunState& s) {
+  Json points = Json::array();
+  for (const auto& [id, r] : s.points) {
+    Json p{{"id", id}, {"analytic", evaluation_to_json(r.analytic)}};
+    if (r.has_systemc) p["systemc"] = evaluation_to_json(r.systemc);
+    points.push_back(std::move(p));
+  }
+  return Json{{"format", "ttsim-explore-state-1"}, {"sweep_file", s.sweep_file},
+              {"sweep", s.sweep_doc}, {"shard", s.shard}, {"points", points}};
+}
+
+RunState state_from_json(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points"});
+  if (root.at("format").as_string() != "ttsim-explore-state-1") {
+    root.at("format").fail("\"ttsim-explore-state-1\"");
+  }
+  RunState s;
+  s.sweep_file = root.at("sweep_file").as_string();
+  s.sweep_doc = root.at("sweep").raw();
+  s.shard = root.at("shard").as_string();
+  for (const auto& p : root.at("points").as_array(0)) {
+    p.allow_keys({"id", "analytic", "systemc"});
+    const auto id = static_cast<PointId>(p.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));
+    PointRecord r;
+    r.analytic = evaluation_from_json(p.at("analytic"));
+    if (auto sc = p.find("systemc")) {
+      r.has_systemc = true;
+      r.systemc = evaluation_from_json(*sc);
+    }
+    s.points[id] = std::move(r);
+  }
+  return s;
+}
+
+void save_state(const std::string& dir, const RunState& s) {
+  write_file_atomic(dir + "/state.json", state_to_json(s).dump(1) + "\n");
+}
+
+std::optional<RunState> load_state(const std::string& dir) {
+  const std::string path = dir + "/state.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  return state_from_json(load_json_file(path), path);
+}
+
+}  // namespace ttsim::dse

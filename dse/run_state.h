@@ -1,0 +1,43 @@
+#pragma once
+// What a run has evaluated so far, kept in <out>/state.json so an interrupted run can
+// be resumed and shard runs can be merged. Results are a pure function of this set of
+// records (ordered by point id), never of the order they were computed in.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/json_view.h"
+#include "dse/evaluator.h"
+
+namespace ttsim::dse {
+
+/// Evaluations of one point.
+struct PointRecord {
+  Evaluation analytic;
+  bool has_systemc = false;
+  Evaluation systemc;
+  /// The highest-fidelity evaluation available.
+  const Evaluation& best() const { return has_systemc ? systemc : analytic; }
+};
+
+struct RunState {
+  std::string sweep_file;  ///< the sweep path as given on the command line
+  Json sweep_doc;          ///< the sweep document (a resumed or merged run must match it)
+  std::string shard;       ///< "" for a whole run, "i/N" for a shard
+  std::map<PointId, PointRecord> points;
+};
+
+/// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
+/// exactly (shortest round-trip representation).
+Json evaluation_to_json(const Evaluation& e);
+Evaluation evaluation_from_json(const JsonView& v);
+Json state_to_json(const RunState& s);
+RunState state_from_json(const Json& doc, const std::string& file);
+
+/// <dir>/state.json, written atomically.
+void save_state(const std::string& dir, const RunState& s);
+/// Loads <dir>/state.json; nullopt when absent. Throws ConfigError when malformed.
+std::optional<RunState> load_state(const std::string& dir);
+
+}  // namespace ttsim::dse

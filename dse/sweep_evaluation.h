@@ -1,0 +1,60 @@
+#pragma once
+// Evaluation of sweep points as the explorer needs it: resolve the point, run the
+// analytic or SystemC evaluator, add the accuracy from the rank-accuracy table, and
+// judge the result against the sweep's constraints. Thread-safe and deterministic.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dse/evaluator.h"
+#include "dse/feasibility.h"
+#include "dse/sweep_spec.h"
+#include "sim/device_spec.h"
+
+namespace ttsim::dse {
+
+/// The evaluators of a run: analytic for every point, SystemC (may be null, then the
+/// run is analytic only and says so) for the candidates.
+struct Evaluators {
+  const Evaluator* analytic = nullptr;
+  const Evaluator* systemc = nullptr;
+};
+
+/// Test intent accuracy (fraction) by uniform TT rank.
+using AccuracyByRank = std::map<std::int64_t, double>;
+
+class SweepEvaluation {
+ public:
+  /// `accuracy` is nullopt when no rank-accuracy table is available.
+  /// Throws ConfigError when the sweep's device file does not load.
+  SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
+                  std::optional<AccuracyByRank> accuracy);
+
+  const SweepSpec& sweep() const { return sweep_; }
+  const DeviceSpec& device() const { return device_; }
+  const Evaluators& evaluators() const { return evaluators_; }
+  /// The sweep's objectives that can be computed (evaluator provides them, or the
+  /// accuracy table exists for accuracy).
+  const std::vector<Metric>& objectives() const { return objectives_; }
+  /// Human-readable notes on objectives and constraints that are unavailable.
+  const std::vector<std::string>& notes() const { return notes_; }
+  bool accuracy_available() const { return accuracy_.has_value(); }
+
+  /// Evaluates point `id` with the SystemC evaluator (`systemc`) or the analytic one.
+  /// Never throws for a bad point: the error lands in Evaluation::error.
+  Evaluation evaluate(PointId id, bool systemc, bool detailed) const;
+  Verdict judge(const Evaluation& e) const;
+  Candidate candidate(PointId id, const Evaluation& e) const;
+
+ private:
+  const SweepSpec& sweep_;
+  Evaluators evaluators_;
+  std::optional<AccuracyByRank> accuracy_;
+  DeviceSpec device_;
+  std::vector<Metric> objectives_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace ttsim::dse

@@ -1,0 +1,236 @@
+#include "dse/sweep_spec.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "dse/axes.h"
+
+namespace ttsim::dse {
+
+namespace fs = std::filesystem;
+
+const char* to_string(Fidelity f) {
+  switch (f) {
+    case Fidelity::kAnalytic:
+      return "analytic";
+    case Fidelity::kSystemcPareto:
+      return "systemc_pareto";
+    case Fidelity::kSystemcAll:
+      return "systemc_all";
+  }
+  return "?";
+}
+
+std::string find_config_path(const std::string& path, const std::string& relative_to_file) {
+  if (fs::exists(path)) return path;
+  if (fs::path(path).is_absolute()) return "";
+  fs::path dir = fs::path(relative_to_file).parent_path();
+  for (int up = 0; up < 8 && !dir.empty(); ++up) {
+    const fs::path candidate = dir / path;
+    if (fs::exists(candidate)) return candidate.lexically_normal().string();
+    if (dir == dir.parent_path()) break;
+    dir = dir.parent_path();
+  }
+  return "";
+}
+
+namespace {
+
+std::string require_file(const JsonView& v, const std::string& sweep_file) {
+  const std::string given = v.as_string();
+  const std::string found = find_config_path(given, sweep_file);
+  if (found.empty()) v.fail("a path to an existing file", "\"" + given + "\" (no such file)");
+  return found;
+}
+
+std::vector<Json> axis_values(const std::string& name, const JsonView& v) {
+  std::vector<Json> out;
+  if (v.is_array()) {
+    for (const auto& e : v.as_array(1)) {
+      validate_axis_value(name, e);
+      out.push_back(e.raw());
+    }
+  } else if (v.is_object()) {
+    v.allow_keys({"from", "to", "step"});
+    const auto from = v.at("from").as_int(-(1LL << 40), 1LL << 40);
+    const auto to = v.at("to").as_int(from, 1LL << 40);
+    const auto step = v.get_int("step", 1, 1, 1LL << 40);
+    if ((to - from) / step >= 100000) v.fail("a range of at most 100,000 values", "a larger range");
+    for (auto x = from; x <= to; x += step) out.push_back(Json(x));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      validate_axis_value(name, JsonView(out[i], v.file(), v.pointer() + "/from"));
+    }
+  } else {
+    v.fail("a list of values or a range {\"from\", \"to\", \"step\"}");
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (out[i] == out[j]) {
+        v.fail("distinct values", "\"" + value_text(out[i]) + "\" twice");
+      }
+    }
+  }
+  return out;
+}
+
+Metric metric_at(const JsonView& v) {
+  const std::string s = v.as_string();
+  const auto m = parse_metric(s);
+  if (!m) v.fail("a metric name (" + metric_names() + ")");
+  return *m;
+}
+
+}  // namespace
+
+SweepSpec load_sweep_spec(const std::string& path) {
+  return parse_sweep_spec(load_json_file(path), path);
+}
+
+SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "base", "accuracy_table", "axes", "reference",
+                   "constraints", "objectives", "search", "budget", "fidelity", "choose"});
+  SweepSpec s;
+  s.file = file;
+  s.doc = doc;
+  s.name = root.at("name").as_string();
+  if (auto d = root.find("description")) d->as_string();
+
+  JsonView base = root.at("base");
+  base.allow_keys({"model", "arch", "device"});
+  s.model_file = require_file(base.at("model"), file);
+  s.arch_file = require_file(base.at("arch"), file);
+  s.device_file = require_file(base.at("device"), file);
+  s.model_doc = load_json_file(s.model_file);
+  s.arch_doc = load_json_file(s.arch_file);
+  s.device_doc = load_json_file(s.device_file);
+
+  if (auto a = root.find("accuracy_table")) {
+    s.accuracy_table_requested = a->as_string();
+    s.accuracy_table = find_config_path(s.accuracy_table_requested, file);
+  }
+
+  // Axes in canonical order: named axes first, then generic pointer axes by name.
+  JsonView axes = root.at("axes");
+  if (!axes.is_object()) axes.fail("an object of axis name -> values");
+  std::vector<std::string> order;
+  for (const auto& n : named_axes()) {
+    if (axes.has(n)) order.push_back(n);
+  }
+  for (auto it = doc.at("axes").begin(); it != doc.at("axes").end(); ++it) {
+    if (!is_known_axis(it.key())) {
+      axes.at(it.key()).fail("a known axis (" + [] {
+        std::string all;
+        for (const auto& n : named_axes()) all += n + ", ";
+        return all + "model:/<pointer>, arch:/<pointer>)";
+      }(), "unknown axis \"" + it.key() + "\"");
+    }
+    if (std::find(order.begin(), order.end(), it.key()) == order.end()) order.push_back(it.key());
+  }
+  if (axes.has("tt_rank")) {
+    for (const char* k : {"tt_rank.attention", "tt_rank.ffn_in", "tt_rank.ffn_out"}) {
+      if (axes.has(k)) axes.at(k).fail("either tt_rank or per-kind tt_rank.<kind>, not both", "both");
+    }
+  }
+  if (axes.has("flow")) {
+    for (const char* k : {"flow.attention", "flow.ffn_in", "flow.ffn_out"}) {
+      if (axes.has(k)) axes.at(k).fail("either flow or per-kind flow.<kind>, not both", "both");
+    }
+  }
+  std::vector<Axis> list;
+  for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
+  s.space = DesignSpace(std::move(list));
+
+  // Applying every axis' first value to the base documents checks that they have
+  // the members the axes edit (a clear error now rather than per point).
+  {
+    Json model = s.model_doc, arch = s.arch_doc;
+    for (const auto& a : s.space.axes()) {
+      try {
+        apply_axis(a.name, a.values.front(), model, arch);
+      } catch (const InputError& e) {
+        axes.at(a.name).fail("an axis the base files support", e.what());
+      }
+    }
+  }
+
+  if (auto refs = root.find("reference")) {
+    for (const auto& r : refs->as_array(1)) {
+      r.allow_keys({"label", "values"});
+      const std::string label = r.at("label").as_string();
+      std::vector<int> idx(s.space.axes().size(), kBaseValue);
+      if (auto vals = r.find("values")) {
+        if (!vals->is_object()) vals->fail("an object of axis name -> value");
+        for (auto it = vals->raw().begin(); it != vals->raw().end(); ++it) {
+          const JsonView v = vals->at(it.key());
+          std::size_t a = 0;
+          while (a < s.space.axes().size() && s.space.axes()[a].name != it.key()) ++a;
+          if (a == s.space.axes().size()) v.fail("the name of a swept axis", "\"" + it.key() + "\"");
+          const auto& values = s.space.axes()[a].values;
+          const auto pos = std::find(values.begin(), values.end(), it.value());
+          if (pos == values.end()) v.fail("one of the axis' values");
+          idx[a] = static_cast<int>(pos - values.begin());
+        }
+      }
+      s.space.add_reference(idx, label);
+    }
+  }
+
+  if (auto c = root.find("constraints")) {
+    c->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "min_accuracy"});
+    s.constraints.resource_headroom_pct = c->get_double("resource_headroom_pct", 0, 0, 99);
+    if (auto v = c->find("max_epoch_seconds")) s.constraints.max_epoch_seconds = v->as_double(0, 1e12);
+    if (auto v = c->find("min_compression")) s.constraints.min_compression = v->as_double(0, 1e12);
+    if (auto v = c->find("min_accuracy")) s.constraints.min_accuracy = v->as_double(0, 1);
+  }
+
+  for (const auto& o : root.at("objectives").as_array(1)) {
+    const Metric m = metric_at(o);
+    if (std::find(s.objectives.begin(), s.objectives.end(), m) != s.objectives.end()) {
+      o.fail("distinct objectives", "\"" + std::string(metric_info(m).name) + "\" twice");
+    }
+    s.objectives.push_back(m);
+  }
+
+  if (auto se = root.find("search")) {
+    s.search.strategy = se->at("strategy").as_enum({"grid", "random", "nsga2"});
+    if (s.search.strategy == "grid") {
+      se->allow_keys({"strategy"});
+    } else if (s.search.strategy == "random") {
+      se->allow_keys({"strategy", "count", "seed"});
+      s.search.count = static_cast<std::uint64_t>(se->at("count").as_int(1, 1LL << 40));
+      s.search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
+    } else {
+      se->allow_keys({"strategy", "population", "generations", "seed"});
+      s.search.population = static_cast<int>(se->get_int("population", 32, 4, 100000));
+      s.search.generations = static_cast<int>(se->get_int("generations", 20, 1, 100000));
+      s.search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
+    }
+  }
+  if (auto b = root.find("budget")) {
+    b->allow_keys({"points", "seconds"});
+    s.budget.points = static_cast<std::uint64_t>(b->get_int("points", 0, 0, 1LL << 50));
+    s.budget.seconds = b->get_double("seconds", 0, 0, 1e9);
+  }
+  if (auto f = root.find("fidelity")) {
+    const auto v = f->as_enum({"analytic", "systemc_pareto", "systemc_all"});
+    s.fidelity = v == "analytic"         ? Fidelity::kAnalytic
+                 : v == "systemc_pareto" ? Fidelity::kSystemcPareto
+                                         : Fidelity::kSystemcAll;
+  }
+  s.choose_metric = s.objectives.front();
+  if (auto ch = root.find("choose")) {
+    ch->allow_keys({"minimize", "maximize"});
+    if (ch->has("minimize") == ch->has("maximize")) ch->fail("exactly one of minimize / maximize");
+    const JsonView v = ch->has("minimize") ? ch->at("minimize") : ch->at("maximize");
+    s.choose_metric = metric_at(v);
+    if (metric_info(s.choose_metric).maximize != ch->has("maximize")) {
+      v.fail(std::string("a metric to ") + (ch->has("maximize") ? "maximize" : "minimize"),
+             "\"" + std::string(metric_info(s.choose_metric).name) + "\"");
+    }
+  }
+  return s;
+}
+
+}  // namespace ttsim::dse

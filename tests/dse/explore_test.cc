@@ -1,0 +1,193 @@
+// End-to-end runs of the explorer on a toy evaluator: known front, SystemC refinement of
+// the candidates, resume after interruption, shards + merge, thread-count independence.
+#include "dse/explore.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "dse/sweep_spec.h"
+#include "tests/dse/toy_evaluator.h"
+
+namespace ttsim::dse {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tmp_dir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const fs::path p = fs::path(t ? t : "/tmp") / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* const kFiles[] = {"results.csv", "results.json", "pareto.csv", "chosen.json",
+                              "summary.md", "state.json"};
+
+struct Fixture {
+  std::string dir;
+  SweepSpec sweep;
+  testing::ToyEvaluator analytic{15, "toy-analytic"};
+  testing::ToyEvaluator systemc{15, "toy-systemc"};
+  std::unique_ptr<SweepEvaluation> eval;
+
+  explicit Fixture(const std::string& name, const std::string& search = R"({"strategy": "grid"})",
+                   const std::string& fidelity = "systemc_pareto") {
+    dir = tmp_dir(name);
+    write_file_atomic(dir + "/toy_arch.json", R"({"x": 0, "y": 0, "z": 0})");
+    const std::string doc = R"({
+      "name": "toy",
+      "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir + R"(/toy_arch.json",
+               "device": "configs/devices/u50.json"},
+      "axes": {"arch:/x": {"from": 0, "to": 15}, "arch:/y": [0, 1, 2, 3], "arch:/z": [0, 1]},
+      "reference": [{"label": "toy reference", "values": {"arch:/y": 3}}],
+      "constraints": {"resource_headroom_pct": 10, "max_epoch_seconds": 14},
+      "objectives": ["epoch_seconds", "onchip_bytes"],
+      "search": )" + search + R"(,
+      "fidelity": ")" + fidelity + R"("
+    })";
+    write_file_atomic(dir + "/toy_sweep.json", doc);
+    sweep = load_sweep_spec(dir + "/toy_sweep.json");
+    eval = std::make_unique<SweepEvaluation>(sweep, Evaluators{&analytic, &systemc}, std::nullopt);
+  }
+  ExploreReport run(const std::string& out, ExploreOptions o = {}) {
+    o.out_dir = dir + "/" + out;
+    return run_explore(*eval, "toy_sweep.json", o);
+  }
+};
+
+TEST(Explore, GridFindsTheKnownFrontAndRefinesItWithSystemC) {
+  Fixture f("grid");
+  const auto r = f.run("out");
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  EXPECT_EQ(r.evaluated, 16u * 4 * 2 + 1);  // grid + the reference (base x) point
+  // Analytic: x + z <= 13 feasible; SystemC adds 0.5 s, so x = 13 (14.5 s) becomes
+  // infeasible and the front is y = 0, z = 0, x = 0..12, all SystemC-evaluated.
+  std::vector<PointId> expected;
+  for (int x = 0; x <= 12; ++x) expected.push_back(f.sweep.space.encode({x, 0, 0}));
+  EXPECT_EQ(r.final.front, expected);
+  EXPECT_GE(r.final.systemc_rounds, 2);
+  EXPECT_LT(r.final.systemc_points, 20u);  // only candidates, not all 129 points
+  ASSERT_TRUE(r.final.chosen);
+  EXPECT_EQ(*r.final.chosen, f.sweep.space.encode({0, 0, 0}));  // lowest epoch_seconds
+  const std::string pareto = slurp(f.dir + "/out/pareto.csv");
+  EXPECT_EQ(std::count(pareto.begin(), pareto.end(), '\n'), 14);  // header + 13 rows
+  const std::string csv = slurp(f.dir + "/out/results.csv");
+  EXPECT_NE(csv.find("epoch 14.5 s > 14 s"), std::string::npos);
+  EXPECT_NE(csv.find(",toy reference,"), std::string::npos);
+  const std::string summary = slurp(f.dir + "/out/summary.md");
+  EXPECT_NE(summary.find("toy reference"), std::string::npos);
+  EXPECT_NE(summary.find("dominated by"), std::string::npos);
+}
+
+TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
+  Fixture f("resume");
+  f.run("whole");
+  ExploreOptions o;
+  o.control.interrupt_after = 40;
+  o.control.threads = 2;
+  const auto r1 = f.run("parts", o);
+  ASSERT_EQ(r1.outcome, ExploreOutcome::kInterrupted);
+  EXPECT_LT(r1.evaluated, 129u);
+  EXPECT_TRUE(fs::exists(f.dir + "/parts/results.csv"));
+  EXPECT_THROW(f.run("parts"), InputError);  // no --resume: refuses to overwrite
+  ExploreOptions resume;
+  resume.resume = true;
+  const auto r2 = f.run("parts", resume);
+  ASSERT_EQ(r2.outcome, ExploreOutcome::kComplete);
+  EXPECT_EQ(r2.new_evaluations + r1.new_evaluations, 129u);  // nothing evaluated twice
+  for (const char* file : kFiles) {
+    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/parts/" + file)) << file;
+  }
+}
+
+TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
+  Fixture f("shards", R"({"strategy": "random", "count": 70, "seed": 5})");
+  f.run("whole");
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 3; ++i) {
+    ExploreOptions o;
+    o.shard_index = i;
+    o.shard_count = 3;
+    const auto r = f.run("shard" + std::to_string(i), o);
+    EXPECT_EQ(r.outcome, ExploreOutcome::kShardWritten);
+    dirs.push_back(f.dir + "/shard" + std::to_string(i));
+  }
+  ExploreOptions m;
+  m.out_dir = f.dir + "/merged";
+  EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
+  const auto r = run_merge(*f.eval, dirs, m);
+  EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
+  for (const char* file : kFiles) {
+    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/merged/" + file)) << file;
+  }
+}
+
+TEST(Explore, ResultsDoNotDependOnThreadCount) {
+  Fixture f("threads", R"({"strategy": "nsga2", "population": 12, "generations": 6, "seed": 9})");
+  ExploreOptions one, two;
+  one.control.threads = 1;
+  two.control.threads = 2;
+  f.run("t1", one);
+  f.run("t2", two);
+  for (const char* file : kFiles) {
+    EXPECT_EQ(slurp(f.dir + "/t1/" + file), slurp(f.dir + "/t2/" + file)) << file;
+  }
+  ExploreOptions shard;
+  shard.shard_count = 2;
+  EXPECT_THROW(f.run("nsga_shard", shard), InputError);
+}
+
+TEST(Explore, AnalyticFidelityNeverCallsSystemC) {
+  Fixture f("analytic", R"({"strategy": "grid"})", "analytic");
+  const auto r = f.run("out");
+  EXPECT_EQ(f.systemc.calls.load(), 0);
+  EXPECT_EQ(r.final.systemc_points, 0u);
+  EXPECT_EQ(r.final.front.size(), 14u);  // x = 0..13 with y = z = 0
+}
+
+TEST(SweepSpec, ErrorsNameFileAndPointer) {
+  const std::string dir = tmp_dir("spec");
+  write_file_atomic(dir + "/a.json", R"({"x": 0})");
+  auto load = [&](const std::string& body) {
+    write_file_atomic(dir + "/s.json", R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": ")" +
+                                           dir + R"(/a.json", "device": "configs/devices/u50.json"}, )" + body + "}");
+    return load_sweep_spec(dir + "/s.json");
+  };
+  auto pointer_of = [&](const std::string& body) {
+    try {
+      load(body);
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), dir + "/s.json");
+      return e.pointer();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(pointer_of(R"("axes": {"bogus": [1]}, "objectives": ["epoch_seconds"])"), "/axes/bogus");
+  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [4, 0]}, "objectives": ["epoch_seconds"])"), "/axes/tt_rank/1");
+  EXPECT_EQ(pointer_of(R"("axes": {"flow": ["btt", "xx"]}, "objectives": ["epoch_seconds"])"), "/axes/flow/1");
+  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [4]}, "objectives": ["speed"])"), "/objectives/0");
+  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [4]}, "objectives": ["dsp"], "search": {"strategy": "random"})"),
+            "/search");
+  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [4]}, "objectives": ["dsp"], "reference": [{"label": "r", "values": {"tt_rank": 8}}])"),
+            "/reference/0/values/tt_rank");
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [4]}, "objectives": ["dsp"])"), "/axes/lanes");  // base arch lacks /contraction
+  const auto s = load(R"("axes": {"tt_rank": {"from": 4, "to": 12, "step": 4}, "encoders": [2, 4]}, "objectives": ["dsp"])");
+  ASSERT_EQ(s.space.axes().size(), 2u);
+  EXPECT_EQ(s.space.axes()[0].name, "encoders");  // canonical axis order
+  EXPECT_EQ(s.space.axes()[1].values.size(), 3u);
+}
+
+}  // namespace
+}  // namespace ttsim::dse
