@@ -1,0 +1,149 @@
+// One full training step of a small 2-encoder model on the HLS kernels against the
+// Eigen reference (models/reference, FP64): losses, every gradient, and every updated
+// parameter; the flow choice (BTT vs sequential TT) must not change the result; the
+// host API validates its input.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "hls/host/hls_model.h"
+#include "models/model_spec.h"
+#include "models/reference/reference_model.h"
+
+namespace {
+
+ttsim::ModelSpec small_spec() {
+  const ttsim::Json doc = ttsim::Json::parse(R"({
+    "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
+    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  return ttsim::parse_model_spec(doc, "tiny_2enc.json");
+}
+
+// Relative L2 error; the denominator has a floor of 1e-3 (absolute) because some
+// gradients are exactly zero in exact arithmetic (the key bias: softmax is invariant
+// to a per-row shift) and only rounding noise remains in both implementations.
+double rel(const std::vector<float>& got, const std::vector<double>& want) {
+  double num = 0, den = 1e-6;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / den);
+}
+
+template <typename M>
+std::vector<double> flat(const M& m) {
+  std::vector<double> v;
+  for (int i = 0; i < m.rows(); ++i)
+    for (int j = 0; j < m.cols(); ++j) v.push_back(m(i, j));
+  return v;
+}
+
+// Copies the reference's initial parameters into the HLS model (FP64 → FP32) and
+// rounds the reference's to FP32 so both start from the same numbers.
+void sync(ttsim::reference::ReferenceModel& ref, ttsim::HlsModel& hls) {
+  ASSERT_EQ(ref.parameter_names().size(), hls.parameter_names().size());
+  for (const auto& name : hls.parameter_names()) {
+    auto& p = ref.parameter(name);
+    std::vector<float> v;
+    for (int i = 0; i < p.rows(); ++i)
+      for (int j = 0; j < p.cols(); ++j) {
+        p(i, j) = static_cast<float>(p(i, j));
+        v.push_back(static_cast<float>(p(i, j)));
+      }
+    hls.set_parameter(name, v);
+  }
+}
+
+const std::vector<int> kTokens = {1, 19, 7, 7, 12};
+const std::vector<int> kTags = {0, 3, -1, 6, 2};
+constexpr int kIntent = 4;
+
+TEST(ModelStep, ParameterNamesAndShapesMatchReference) {
+  const ttsim::ModelSpec spec = small_spec();
+  ttsim::reference::ReferenceModel ref(spec);
+  ttsim::HlsModel hls(spec);
+  ASSERT_EQ(ref.parameter_names(), hls.parameter_names());
+  for (const auto& n : hls.parameter_names()) {
+    EXPECT_EQ(ref.parameter_shape(n), hls.parameter_shape(n)) << n;
+  }
+  EXPECT_EQ(hls.parameter_count(), spec.compressed_params());
+}
+
+TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
+  const ttsim::ModelSpec spec = small_spec();
+  ttsim::reference::ReferenceModel ref(spec);
+  ttsim::HlsModel hls(spec);
+  sync(ref, hls);
+  const auto want = ref.forward_backward(kTokens, kIntent, kTags);
+  const ttsim::HlsLosses got = hls.forward_backward(kTokens, kIntent, kTags);
+  EXPECT_NEAR(got.intent, want.intent_loss, 1e-5 * want.intent_loss);
+  EXPECT_NEAR(got.slot, want.slot_loss, 1e-5 * want.slot_loss);
+  for (const auto& n : hls.parameter_names()) {
+    EXPECT_LE(rel(hls.gradient(n), flat(ref.gradient(n))), 1e-4) << n;
+  }
+  const double lr = 0.05;
+  ref.sgd_update(lr);
+  hls.sgd_update(static_cast<float>(lr));
+  for (const auto& n : hls.parameter_names()) {
+    EXPECT_LE(rel(hls.parameter(n), flat(ref.parameter(n))), 1e-5) << n;
+  }
+  // The next step starts from zero gradients (SGD re-zeroes them) and still matches.
+  const auto want2 = ref.forward_backward(kTokens, kIntent, kTags);
+  const ttsim::HlsLosses got2 = hls.forward_backward(kTokens, kIntent, kTags);
+  EXPECT_NEAR(got2.total(), want2.loss, 1e-5 * want2.loss);
+  EXPECT_LT(got2.total(), got.total());
+}
+
+TEST(ModelStep, SequentialTtFlowGivesTheSameStep) {
+  const ttsim::ModelSpec spec = small_spec();
+  ttsim::HlsModelOptions tt;
+  tt.btt_by_kind = {{"attention", false}, {"ffn_in", false}, {"ffn_out", false}};
+  ttsim::HlsModel a(spec), b(spec, tt);
+  b.set_parameters(a.parameters());
+  const auto la = a.train_step(kTokens, kIntent, kTags, 0.1f);
+  const auto lb = b.train_step(kTokens, kIntent, kTags, 0.1f);
+  EXPECT_NEAR(la.total(), lb.total(), 1e-5 * la.total());
+  std::vector<double> pa(a.parameters().begin(), a.parameters().end());
+  EXPECT_LE(rel(b.parameters(), pa), 1e-5);
+}
+
+TEST(ModelStep, PredictMatchesReferenceLogits) {
+  const ttsim::ModelSpec spec = small_spec();
+  ttsim::reference::ReferenceModel ref(spec);
+  ttsim::HlsModel hls(spec);
+  sync(ref, hls);
+  const auto want = ref.forward(kTokens, kIntent, kTags);
+  const ttsim::HlsPrediction p = hls.predict(kTokens);
+  EXPECT_LE(rel(p.intent_logits, flat(want.intent_logits)), 1e-5);
+  EXPECT_LE(rel(p.slot_logits, flat(want.slot_logits)), 1e-5);
+  EXPECT_EQ(p.intent, want.predicted_intent);
+  EXPECT_EQ(p.slots, want.predicted_slots);
+}
+
+TEST(ModelStep, RejectsBadInput) {
+  ttsim::HlsModel hls(small_spec());
+  EXPECT_THROW(hls.train_step({}, 0, {}, 0.1f), ttsim::InputError);
+  EXPECT_THROW(hls.train_step({20}, 0, {0}, 0.1f), ttsim::InputError);          // token >= vocab
+  EXPECT_THROW(hls.train_step({1, 2}, 0, {0}, 0.1f), ttsim::InputError);        // tag count
+  EXPECT_THROW(hls.train_step({1}, 5, {0}, 0.1f), ttsim::InputError);           // intent
+  EXPECT_THROW(hls.train_step(std::vector<int>(7, 1), 0, std::vector<int>(7, 0), 0.1f),
+               ttsim::InputError);                                               // > seq_len
+  EXPECT_THROW(hls.parameter("nope"), ttsim::InputError);
+  EXPECT_THROW(hls.set_parameter("slot_head.bias", {1.0f}), ttsim::InputError);
+}
+
+}  // namespace
