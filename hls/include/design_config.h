@@ -74,9 +74,9 @@ constexpr int kContractII = 1;
 constexpr int kRowII = 1;
 constexpr int kSgdII = 1;
 
-constexpr int kParamWords = 553632;
-constexpr int kActWords = 1013988;
-constexpr int kScratchWords = 245760;
+constexpr int kParamWords = 301281;
+constexpr int kActWords = 1130138;
+constexpr int kScratchWords = 333562;
 
 constexpr int kParamPartition = 16;
 constexpr int kActPartition = 16;

@@ -5,7 +5,7 @@
 namespace ttsim_hls {
 
 namespace {
-void set_tt(LinearDims* l, int dm, int nd, const int* inf, int ne, const int* outf,
+void set_tt(LinearDims* l, int dm, const int* inf, int ne, const int* outf,
             const int* ranks) {
   l->tt = true;
   l->btt = ttsim_cfg::kUseBtt;
@@ -16,7 +16,7 @@ void set_tt(LinearDims* l, int dm, int nd, const int* inf, int ne, const int* ou
   for (int i = 0; i <= dm + ne; ++i) l->t.r[i] = ranks[i];
   l->in_dim = l->t.M();
   l->out_dim = l->t.N();
-  (void)nd;
+  
 }
 }  // namespace
 
@@ -38,10 +38,10 @@ ModelDims design_config_dims() {
   for (int k = 0; k <= kTtmD; ++k) m.emb.r[k] = kTtmRanks[k];
   for (int e = 0; e < kEncoders; ++e) {
     for (int i = 0; i < 4; ++i) {
-      set_tt(&m.lin[e][i], kAttnD, 0, kAttnInFactors, kAttnE, kAttnOutFactors, kAttnRanks);
+      set_tt(&m.lin[e][i], kAttnD, kAttnInFactors, kAttnE, kAttnOutFactors, kAttnRanks);
     }
-    set_tt(&m.lin[e][4], kFfnInD, 0, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kFfnInRanks);
-    set_tt(&m.lin[e][5], kFfnOutD, 0, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors,
+    set_tt(&m.lin[e][4], kFfnInD, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kFfnInRanks);
+    set_tt(&m.lin[e][5], kFfnOutD, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors,
            kFfnOutRanks);
   }
   return m;
@@ -52,7 +52,7 @@ ModelDims design_config_dims() {
 void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
                       const int slot_tags[ttsim_cfg::kSeqLen], int intent, float lr,
                       float slot_scale, float* param_io, float losses[3]) {
-#pragma HLS INTERFACE m_axi port = param_io offset = slave bundle = gmem depth = 553632
+#pragma HLS INTERFACE m_axi port = param_io offset = slave bundle = gmem depth = 301281
 #pragma HLS INTERFACE s_axilite port = mode
 #pragma HLS INTERFACE s_axilite port = K
 #pragma HLS INTERFACE s_axilite port = intent

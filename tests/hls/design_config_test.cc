@@ -1,0 +1,70 @@
+// design_config.h describes the 2-encoder ATIS preset, its arena capacities equal the
+// layout of that model, and the synthesis top ttsim_train_step computes the same step
+// as the host API on the preset's shapes.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "hls/host/hls_model.h"
+#include "hls/include/design_config.h"
+#include "hls/kernels/top.h"
+#include "models/model_spec.h"
+
+namespace {
+
+std::string preset_path() {
+  const char* dir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  return std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/atis_2enc.json";
+}
+
+TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
+  ttsim_hls::Layout L;
+  ASSERT_TRUE(ttsim_hls::make_layout(ttsim_hls::design_config_dims(), &L));
+  EXPECT_EQ(L.param_words, ttsim_cfg::kParamWords);
+  EXPECT_EQ(L.act_words, ttsim_cfg::kActWords);
+  EXPECT_EQ(L.scratch_words, ttsim_cfg::kScratchWords);
+}
+
+TEST(DesignConfig, DefaultIsTheAtis2EncoderPreset) {
+  const ttsim::ModelSpec spec = ttsim::load_model_spec(preset_path());
+  const ttsim_hls::ModelDims host = ttsim::hls_model_dims(spec);
+  ttsim_hls::Layout a, b;
+  ASSERT_TRUE(ttsim_hls::make_layout(host, &a));
+  ASSERT_TRUE(ttsim_hls::make_layout(ttsim_hls::design_config_dims(), &b));
+  EXPECT_EQ(a.param_words, b.param_words);
+  EXPECT_EQ(a.act_words, b.act_words);
+  EXPECT_EQ(static_cast<std::int64_t>(ttsim_cfg::kParamWords), spec.compressed_params());
+}
+
+TEST(DesignConfig, TopFunctionRunsTheSameStepAsTheHostApi) {
+  const ttsim::ModelSpec spec = ttsim::load_model_spec(preset_path());
+  ttsim::HlsModel host(spec);
+  std::vector<float> io = host.parameters();
+  float losses[3] = {0, 0, 0};
+  int tokens[ttsim_cfg::kSeqLen] = {0}, tags[ttsim_cfg::kSeqLen] = {0};
+  const std::vector<int> tv = {2, 150, 77, 2499, 31, 8, 8, 1000};
+  const std::vector<int> gv = {0, 5, 126, -1, 3, 3, 9, 1};
+  for (std::size_t i = 0; i < tv.size(); ++i) { tokens[i] = tv[i]; tags[i] = gv[i]; }
+  ttsim_train_step(kTtsimLoadParams, 0, tokens, tags, 0, 0.0f, 1.0f, io.data(), losses);
+  ASSERT_EQ(losses[2], 1.0f);
+  ttsim_train_step(kTtsimTrainStep, static_cast<int>(tv.size()), tokens, tags, 7, 4e-3f, 1.0f,
+                   io.data(), losses);
+  ASSERT_EQ(losses[2], 1.0f);
+  const ttsim::HlsLosses want = host.train_step(tv, 7, gv, 4e-3f);
+  EXPECT_EQ(losses[0], static_cast<float>(want.intent));
+  EXPECT_EQ(losses[1], static_cast<float>(want.slot));
+  std::vector<float> out(io.size(), 0.0f);
+  ttsim_train_step(kTtsimStoreParams, 0, tokens, tags, 0, 0.0f, 1.0f, out.data(), losses);
+  EXPECT_EQ(out, host.parameters());
+  EXPECT_NE(out, io);  // the step changed the parameters
+  // Out-of-range K is refused.
+  ttsim_train_step(kTtsimTrainStep, ttsim_cfg::kSeqLen + 1, tokens, tags, 7, 4e-3f, 1.0f,
+                   io.data(), losses);
+  EXPECT_EQ(losses[2], 0.0f);
+}
+
+}  // namespace
