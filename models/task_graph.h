@@ -88,6 +88,10 @@ struct Task {
   /// Role of the task within its flow, used by scheduling policies:
   /// "btt.merge_left", "btt.merge_right", "btt.xl", "btt.zr", "tt.step", "mm.rebuild",
   /// "mm.product", "dense.product", "attn.qk", "attn.pv", "ttm.lookup", "" for others.
+  /// The backward roles of each flow ("btt.grad_zr", "btt.grad_core_left", "tt.grad_input",
+  /// "attn.grad_q", "ttm.grad_core", ...) are listed with the step lists in models/flows.h;
+  /// element-wise tasks of the training graph use "bias.add", "bias.grad", "residual.add",
+  /// "residual.grad", "embedding.add", "embedding.grad".
   std::string role;
   TaskShape shape;
   std::int64_t macs = 0;      ///< multiply-accumulates (contractions), else 0
