@@ -8,19 +8,23 @@ namespace ttsim {
 std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion) {
   std::vector<bool> fused(graph.buffers.size(), false);
   if (!fusion) return fused;
-  std::vector<int> writers(graph.buffers.size(), 0), readers(graph.buffers.size(), 0);
-  std::vector<int> writer(graph.buffers.size(), -1), reader(graph.buffers.size(), -1);
+  std::vector<int> writers(graph.buffers.size(), 0), writer(graph.buffers.size(), -1);
+  std::vector<std::vector<int>> readers(graph.buffers.size());
   for (const Task& t : graph.tasks) {
     for (int b : t.writes) ++writers[b], writer[b] = t.id;
-    for (int b : t.reads) ++readers[b], reader[b] = t.id;
+    for (int b : t.reads) readers[b].push_back(t.id);
   }
   for (const Buffer& b : graph.buffers) {
-    if (b.cls != BufferClass::kTemporary || writers[b.id] != 1 || readers[b.id] != 1) continue;
+    if (b.cls != BufferClass::kTemporary || writers[b.id] != 1 || readers[b.id].empty()) continue;
     const Task& p = graph.tasks[writer[b.id]];
-    const Task& c = graph.tasks[reader[b.id]];
-    if (p.op != TaskOp::kContraction || c.op != TaskOp::kContraction) continue;
-    if (std::find(c.deps.begin(), c.deps.end(), p.id) == c.deps.end()) continue;
-    fused[b.id] = true;
+    if (p.op != TaskOp::kContraction) continue;
+    bool ok = true;
+    for (int r : readers[b.id]) {
+      const Task& c = graph.tasks[r];
+      ok = ok && c.op == TaskOp::kContraction &&
+           std::find(c.deps.begin(), c.deps.end(), p.id) != c.deps.end();
+    }
+    fused[b.id] = ok;
   }
   return fused;
 }

@@ -14,9 +14,10 @@ namespace ttsim {
 /// Number of BufferClass values.
 inline constexpr int kBufferClasses = 4;
 
-/// Buffers that fusion streams between a producer and its consumer: a temporary written
-/// by exactly one contraction task P and read by exactly one contraction task C that
-/// depends on P directly. All false when `fusion` is off.
+/// Buffers that fusion streams between a producer and its consumers: a temporary written
+/// by exactly one contraction task P and read only by contraction tasks that each depend
+/// on P directly (P's output rows are consumed as they are produced). All false when
+/// `fusion` is off.
 std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion);
 
 /// On-chip words of each buffer: its words, or for a fused buffer one output row of its

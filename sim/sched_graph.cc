@@ -46,13 +46,24 @@ std::vector<std::pair<int, int>> policy_edges(const TaskGraph& graph, const Arch
     }
   }
   if (arch.qkv_reschedule) {
-    std::map<std::pair<int, int>, int> last;  // (encoder, stage) -> last Q/K/V contraction
+    // (encoder, stage) -> layer -> its contraction tasks in task order.
+    std::map<std::pair<int, int>, std::map<std::string, std::vector<int>>> qkv;
     for (const Task& t : tasks) {
-      if (!is_qkv(t)) continue;
-      auto [it, inserted] = last.try_emplace({t.encoder, static_cast<int>(t.stage)}, t.id);
-      if (!inserted) {
-        edges.emplace_back(it->second, t.id);
-        it->second = t.id;
+      if (is_qkv(t)) qkv[{t.encoder, static_cast<int>(t.stage)}][t.layer].push_back(t.id);
+    }
+    for (const auto& [key, layers] : qkv) {
+      // The projections in the order they start; the j-th contraction of each waits for
+      // the j-th contraction of the previous one (the same kernel of the shared set).
+      std::vector<const std::vector<int>*> order;
+      for (const auto& [layer, ids] : layers) order.push_back(&ids);
+      std::sort(order.begin(), order.end(),
+                [](const std::vector<int>* a, const std::vector<int>* b) { return a->front() < b->front(); });
+      for (std::size_t p = 1; p < order.size(); ++p) {
+        const auto& prev = *order[p - 1];
+        const auto& cur = *order[p];
+        for (std::size_t j = 0; j < std::min(prev.size(), cur.size()); ++j) {
+          if (prev[j] < cur[j]) edges.emplace_back(prev[j], cur[j]);
+        }
       }
     }
   }

@@ -6,9 +6,12 @@
 //   parallel_merges = false: within each (layer, stage), the BTT merge tasks (left and
 //                            right chains, roles "*merge_left"/"*merge_right") run one at
 //                            a time in task order, so the two chains no longer overlap;
-//   qkv_reschedule = true  : the contraction tasks of the Q, K and V projections of one
-//                            encoder and stage run in turn on one engine set (each waits
-//                            for the previous one in task order).
+//   qkv_reschedule = true  : the Q, K and V projections of one encoder and stage share
+//                            one kernel set: ordered by their first task, the j-th
+//                            contraction of each projection waits for the j-th
+//                            contraction of the previous one (same flow, same kernel),
+//                            so the three pipeline through the set instead of running on
+//                            three sets side by side.
 
 #include <array>
 #include <cstdint>

@@ -1,0 +1,118 @@
+// Behaviour the reference design claims, checked on the simulator's outputs for the
+// shipped models and the u50_paper architecture.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/model_spec.h"
+#include "sim/analytic.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+namespace {
+
+struct Behaviour : ::testing::Test {
+  DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
+  ArchSpec paper = load_arch_spec("configs/arch/u50_paper.json");
+  ModelSpec m2 = load_model_spec("configs/models/atis_2enc.json");
+
+  std::int64_t cycles(const ModelSpec& m, const ArchSpec& a) {
+    return simulate_step(m, a, u50, 0).run.schedule.makespan;
+  }
+  ArchSpec with_flow(Flow f) {
+    ArchSpec a = paper;
+    for (auto& [kind, flow] : a.flow_by_kind) flow = f;
+    return a;
+  }
+};
+
+TEST_F(Behaviour, BttBeatsTtBeatsMmOnRank12At32Tokens) {
+  // atis_2enc: every projection is 768×768, TT rank 12, K = 32 tokens.
+  ASSERT_EQ(m2.tokens(), 32);
+  ASSERT_EQ(m2.linears[0].tt.ranks[3], 12);
+  const auto btt = cycles(m2, with_flow(Flow::kBTT));
+  const auto tt = cycles(m2, with_flow(Flow::kTT));
+  const auto mm = cycles(m2, with_flow(Flow::kMM));
+  std::cout << "BTT " << btt << " TT " << tt << " MM " << mm << "\n";
+  EXPECT_LT(btt, tt);
+  EXPECT_LT(tt, mm);
+}
+
+TEST_F(Behaviour, ParallelMergesShortenTheStep) {
+  ArchSpec serial = paper;
+  serial.parallel_merges = false;
+  const auto par = cycles(m2, paper);
+  const auto ser = cycles(m2, serial);
+  std::cout << "parallel merges " << par << " serial merges " << ser << "\n";
+  EXPECT_LT(par, ser);
+}
+
+TEST_F(Behaviour, QkvReschedulingNeedsFewerEnginesAtSmallLatencyCost) {
+  ArchSpec off = paper, on = paper;
+  off.qkv_reschedule = false;
+  on.qkv_reschedule = true;
+  EngineOptions unlimited;
+  unlimited.unlimited_units = true;
+  unlimited.port_contention = false;
+  const StepResult a = simulate_step(m2, off, u50, 0, unlimited);
+  const StepResult b = simulate_step(m2, on, u50, 0, unlimited);
+  const int engines_off = peak_concurrency(a.sched, a.run.schedule, UnitKind::kContraction);
+  const int engines_on = peak_concurrency(b.sched, b.run.schedule, UnitKind::kContraction);
+  // Latency cost on the real hardware (u50_paper's engines, port contention on).
+  const double cost = static_cast<double>(cycles(m2, on)) / cycles(m2, off) - 1;
+  std::cout << "engines needed " << engines_off << " -> " << engines_on << ", latency cost "
+            << 100 * cost << " % (unlimited engines: " << a.run.schedule.makespan << " -> "
+            << b.run.schedule.makespan << ")\n";
+  EXPECT_LT(engines_on, engines_off);
+  // "Small" cost: the relative latency increase stays below the relative engine saving.
+  const double saving = 1.0 - static_cast<double>(engines_on) / engines_off;
+  EXPECT_LT(cost, saving);
+}
+
+TEST_F(Behaviour, FusionLowersPeakTemporaries) {
+  ArchSpec off = paper, on = paper;
+  off.fusion = false;
+  on.fusion = true;
+  const StepResult a = simulate_step(m2, off, u50, 0);
+  const StepResult b = simulate_step(m2, on, u50, 0);
+  const int tmp = static_cast<int>(BufferClass::kTemporary);
+  std::cout << "peak temporaries " << a.occupancy.peak_bytes[tmp] << " -> " << b.occupancy.peak_bytes[tmp]
+            << " bytes\n";
+  EXPECT_LT(b.occupancy.peak_bytes[tmp], a.occupancy.peak_bytes[tmp]);
+  int fused = 0;
+  for (bool f : b.fused) fused += f;
+  EXPECT_GT(fused, 0);
+}
+
+TEST_F(Behaviour, StepCyclesLinearInEncoderCount) {
+  std::vector<double> c;
+  for (const char* f : {"configs/models/atis_2enc.json", "configs/models/atis_4enc.json",
+                        "configs/models/atis_6enc.json"}) {
+    c.push_back(static_cast<double>(cycles(load_model_spec(f), paper)));
+  }
+  // The 4-encoder step on the straight line through the 2- and 6-encoder steps, ±5 %.
+  const double line = (c[0] + c[2]) / 2;
+  std::cout << "2/4/6 encoders: " << c[0] << " " << c[1] << " " << c[2] << "\n";
+  EXPECT_NEAR(c[1], line, 0.05 * line);
+  EXPECT_GT(c[1], c[0]);
+  EXPECT_GT(c[2], c[1]);
+}
+
+TEST_F(Behaviour, PresetsFitTheU50) {
+  for (const char* f : {"configs/models/atis_2enc.json", "configs/models/atis_4enc.json",
+                        "configs/models/atis_6enc.json"}) {
+    const StepResult r = simulate_step(load_model_spec(f), paper, u50, 0);
+    std::cout << f << ": BRAM36 " << r.banks.bram36_blocks << ", URAM288 " << r.banks.uram_blocks << "\n";
+    EXPECT_TRUE(r.plan.fit.fits) << f << ": " << r.plan.fit.explanation;
+    EXPECT_LE(r.banks.bram36_blocks, u50.bram36) << f;
+    EXPECT_LE(r.banks.uram_blocks, u50.uram288) << f;
+    EXPECT_GT(r.banks.bram36_blocks + r.banks.uram_blocks, 0) << f;
+    EXPECT_LE(arch_dsp(paper, u50), u50.dsp);
+  }
+}
+
+}  // namespace
+}  // namespace ttsim

@@ -1,0 +1,193 @@
+// SystemC engine vs the analytic evaluator on synthetic task graphs, determinism of
+// repeated runs in one process, port contention and randomized-latency stress.
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "hls/loop_nest.h"
+#include "models/model_spec.h"
+#include "sim/analytic.h"
+#include "sim/arch_spec.h"
+#include "sim/bank_map.h"
+#include "sim/device_spec.h"
+#include "sim/kernel_latency.h"
+#include "sim/occupancy.h"
+#include "sim/sc_engine.h"
+#include "sim/sched_graph.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+namespace {
+
+/// A random DAG of `n` tasks over contraction, softmax and elementwise units, each
+/// touching 1-3 of `nbuf` buffers.
+TaskGraph random_graph(std::uint32_t seed, int n, int nbuf) {
+  std::mt19937 rng(seed);
+  TaskGraph g;
+  for (int b = 0; b < nbuf; ++b) {
+    Buffer buf;
+    buf.id = b;
+    buf.name = "b" + std::to_string(b);
+    buf.cls = static_cast<BufferClass>(rng() % 4);
+    buf.words = 256 + rng() % 20000;
+    buf.shape = {buf.words};
+    buf.layer = "l" + std::to_string(b % 5);
+    g.buffers.push_back(buf);
+  }
+  for (int i = 0; i < n; ++i) {
+    Task t;
+    t.id = i;
+    t.name = "t" + std::to_string(i);
+    const int kind = rng() % 3;
+    t.unit = kind == 0 ? UnitKind::kContraction : kind == 1 ? UnitKind::kSoftmax : UnitKind::kElementwise;
+    t.op = kind == 0 ? TaskOp::kContraction : kind == 1 ? TaskOp::kSoftmax : TaskOp::kAdd;
+    t.layer = "l" + std::to_string(i % 7);
+    t.shape = {1, 1 + static_cast<std::int64_t>(rng() % 64), kind == 0 ? 1 + static_cast<std::int64_t>(rng() % 64) : 1,
+               1 + static_cast<std::int64_t>(rng() % 256)};
+    t.macs = kind == 0 ? t.shape.macs() : 0;
+    for (int k = 0; k < 3 && i > 0; ++k) {
+      if (rng() % 2) t.deps.push_back(static_cast<int>(rng() % i));
+    }
+    std::sort(t.deps.begin(), t.deps.end());
+    t.deps.erase(std::unique(t.deps.begin(), t.deps.end()), t.deps.end());
+    t.reads.push_back(static_cast<int>(rng() % nbuf));
+    t.writes.push_back(static_cast<int>(rng() % nbuf));
+    g.tasks.push_back(t);
+  }
+  return g;
+}
+
+struct EngineTest : ::testing::Test {
+  DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
+  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+
+  struct Prepared {
+    SchedGraph sg;
+    BankMap banks;
+    std::vector<std::vector<BankTraffic>> traffic;
+  };
+  Prepared prepare(const TaskGraph& g) {
+    const KernelLatencyModel lat(arch, u50);
+    Prepared p{make_sched_graph(g, arch, lat), {}, {}};
+    const std::vector<bool> fused(g.buffers.size(), false);
+    const auto fp = buffer_footprints(g, fused);
+    p.banks = fallback_bank_map(g, MemoryStrategy::kGrouped, fp, fused);
+    p.traffic = task_bank_traffic(g, p.banks, fp);
+    return p;
+  }
+};
+
+TEST_F(EngineTest, KernelLatencyIsTheLoopNestFormula) {
+  const KernelLatencyModel lat(arch, u50);
+  const TaskShape s{1, 32, 768, 12};
+  const int fmul = u50.op("fmul").latency_at(100), fadd = u50.op("fadd").latency_at(100);
+  const std::int64_t trip = 32 * 768 * ceil_div(12, 64);
+  const std::int64_t depth = u50.bram_read_latency + fmul + fadd + 1;
+  EXPECT_EQ(lat.task_cycles(UnitKind::kContraction, TaskOp::kContraction, s),
+            (trip - 1) * 1 + depth + arch.unit(UnitKind::kContraction).overhead);
+  // One output row of one column tile: the fadd recurrence limits II to its latency.
+  const TaskShape row{1, 1, 768, 26};
+  const auto loops = lat.loops(UnitKind::kContraction, TaskOp::kContraction, row);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].ii, fadd);
+  EXPECT_EQ(loops[0].trip, total_trips(TaskOp::kContraction, row, 64));
+}
+
+TEST_F(EngineTest, SystemCEqualsAnalyticOnRandomGraphs) {
+  for (std::uint32_t seed = 1; seed <= 20; ++seed) {
+    const TaskGraph g = random_graph(seed, 150, 40);
+    const Prepared p = prepare(g);
+    EngineOptions unlimited;
+    unlimited.unlimited_units = true;
+    unlimited.port_contention = false;
+    EXPECT_EQ(run_systemc(p.sg, p.banks, p.traffic, unlimited).schedule.makespan,
+              critical_path_cycles(p.sg))
+        << "seed " << seed;
+    EngineOptions finite;
+    finite.port_contention = false;
+    const Schedule sc = run_systemc(p.sg, p.banks, p.traffic, finite).schedule;
+    const Schedule ls = list_schedule(p.sg);
+    EXPECT_EQ(sc.makespan, ls.makespan) << "seed " << seed;
+    for (std::size_t i = 0; i < ls.tasks.size(); ++i) {
+      ASSERT_EQ(sc.tasks[i].start, ls.tasks[i].start) << "seed " << seed << " task " << i;
+    }
+    EngineOptions contended;
+    contended.unlimited_units = true;
+    EXPECT_GE(run_systemc(p.sg, p.banks, p.traffic, contended).schedule.makespan,
+              critical_path_cycles(p.sg))
+        << "seed " << seed;
+  }
+}
+
+TEST_F(EngineTest, TwoTasksOnOneBankSerialize) {
+  // Two independent contractions hammering the same buffer: with contention the
+  // second waits for the first's ports.
+  TaskGraph g;
+  g.buffers.push_back({0, "shared", BufferClass::kParameter, 512, {512}, "l", -1, -1});
+  g.buffers.push_back({1, "out0", BufferClass::kTemporary, 64, {64}, "l", -1, -1});
+  g.buffers.push_back({2, "out1", BufferClass::kTemporary, 64, {64}, "l", -1, -1});
+  for (int i = 0; i < 2; ++i) {
+    Task t;
+    t.id = i;
+    t.name = "t" + std::to_string(i);
+    t.shape = {1, 1, 8, 64};  // short task that must stream all 512 words of `shared`
+    t.reads = {0};
+    t.writes = {1 + i};
+    g.tasks.push_back(t);
+  }
+  const Prepared p = prepare(g);
+  EngineOptions o;
+  o.unlimited_units = true;
+  o.port_contention = false;
+  const auto free = run_systemc(p.sg, p.banks, p.traffic, o).schedule;
+  EXPECT_EQ(free.tasks[0].start, free.tasks[1].start);
+  o.port_contention = true;
+  const auto busy = run_systemc(p.sg, p.banks, p.traffic, o).schedule;
+  EXPECT_GE(busy.tasks[1].start, busy.tasks[0].end);
+  EXPECT_GT(busy.makespan, free.makespan);
+}
+
+TEST_F(EngineTest, RepeatedRunsInOneProcessAreIdentical) {
+  const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
+  const StepResult a = simulate_step(m, arch, u50, 0);
+  const StepResult b = simulate_step(m, arch, u50, 0);
+  ASSERT_EQ(a.run.schedule.tasks.size(), b.run.schedule.tasks.size());
+  EXPECT_EQ(a.run.schedule.makespan, b.run.schedule.makespan);
+  for (std::size_t i = 0; i < a.run.schedule.tasks.size(); ++i) {
+    ASSERT_EQ(a.run.schedule.tasks[i].start, b.run.schedule.tasks[i].start);
+    ASSERT_EQ(a.run.schedule.tasks[i].unit_index, b.run.schedule.tasks[i].unit_index);
+  }
+  EXPECT_EQ(a.run.bank_slices.size(), b.run.bank_slices.size());
+}
+
+TEST_F(EngineTest, RandomExtraLatenciesKeepEveryDependency) {
+  const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
+  const StepResult base = simulate_step(m, arch, u50, 0);
+  const auto traffic = task_bank_traffic(base.graph, base.banks, base.footprint);
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    EngineOptions o;
+    o.extra_cycles.resize(base.sched.tasks.size());
+    for (auto& e : o.extra_cycles) e = rng() % 5000;
+    const EngineResult r = run_systemc(base.sched, base.banks, traffic, o);  // throws on deadlock
+    const Schedule& s = r.schedule;
+    for (const Task& t : base.graph.tasks) {
+      EXPECT_GE(s.tasks[t.id].end - s.tasks[t.id].start, base.sched.tasks[t.id].cycles + o.extra_cycles[t.id]);
+      for (int d : t.deps) {
+        ASSERT_GE(s.tasks[t.id].start, s.tasks[d].end) << "seed " << seed << ": " << t.name << " after "
+                                                       << base.graph.tasks[d].name;
+      }
+    }
+    // No unit instance runs two tasks at once.
+    for (const Task& a : base.graph.tasks) {
+      for (const Task& b : base.graph.tasks) {
+        if (a.id >= b.id || a.unit != b.unit || s.tasks[a.id].unit_index != s.tasks[b.id].unit_index) continue;
+        ASSERT_TRUE(s.tasks[a.id].end <= s.tasks[b.id].start || s.tasks[b.id].end <= s.tasks[a.id].start);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ttsim
