@@ -1,0 +1,76 @@
+#pragma once
+// The generic rule set that composes an HLS module's latency from its loop nest, and its
+// evaluation against the latency the csynth reports print (`ttsim compare-rules`).
+//
+// Rules (cycles):
+//   pipelined loop   L = (trip − 1) · II + depth                         [textbook]
+//   sequential loop  L = trip · iteration latency, where a loop with nested loops has
+//                    iteration latency = Σ nested L + Σ call latencies (InstanceList) (+ FSM
+//                    states, below); a leaf body's (no nested loop) is read from the report
+//   module           L = Σ top-level loops + Σ calls not inside a loop (+ FSM states)
+//   instance call    its latency is the callee module's (ModuleInformation), composed
+//                    recursively by the same rules when the callee has loop data.
+// RuleSet::kHlsStates adds the scheduling conventions of Vivado/Vitis HLS seen in every
+// report of shared/data/hls_reports (not fitted per module): a pipelined loop reports
+// (trip − 1) · II + max(depth − 1, 1) (its last stage overlaps the exit test), and a
+// sequential region spends one FSM state entering each loop or call plus one final state
+// (so a module or loop body with n steps adds n + 1 cycles).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hls/reports/csynth.h"
+
+namespace ttsim::hls {
+
+/// Which constants the composition uses.
+enum class RuleSet {
+  kTextbook,   ///< (trip−1)·II + depth, trip · iteration latency, no FSM states
+  kHlsStates,  ///< textbook + HLS conventions: depth − 1 overlap, n + 1 FSM states
+};
+
+/// Latency of one loop by the rules, or std::nullopt when its data is incomplete
+/// (a trip count, II, depth or leaf iteration latency unknown or a range), or when a
+/// call inside it (InstanceList) has no known latency in `modules`.
+/// `callees` maps instance name → module name (from RTLDesignHierarchy); may be empty.
+std::optional<std::int64_t> rule_loop_latency(const LoopReport& loop, RuleSet rules,
+                                              const std::vector<ModuleReport>& modules,
+                                              const std::vector<std::pair<std::string, std::string>>& callees);
+
+/// Outcome for one module.
+struct RuleResult {
+  std::string source;        ///< report file
+  std::string tool_version;
+  std::string module;
+  std::int64_t reported = 0;   ///< worst-case latency printed in the report, cycles
+  std::int64_t predicted = 0;  ///< by the rules, cycles
+  int loops = 0;               ///< top-level loops of the module
+  int calls = 0;               ///< instance calls outside loops
+  /// (predicted − reported) / reported · 100; reported 0 gives 0 when equal, else ±100.
+  double error_pct() const;
+};
+
+/// A module that was not evaluated, and why (e.g. "latency undef", "dataflow").
+struct RuleSkip {
+  std::string source, module, reason;
+};
+
+/// All modules of a set of reports.
+struct RuleEvaluation {
+  std::vector<RuleResult> results;
+  std::vector<RuleSkip> skipped;
+  /// Mean absolute percentage error over `results` (percent); 0 when empty.
+  double mape() const;
+};
+
+/// Evaluates the rules on every module of every report: the ModuleInformation modules
+/// (2021.1+) or, without them, the report's top with its SummaryOfLoopLatency. A module
+/// reported by several files of one folder (csynth.xml and <m>_csynth.xml) counts once.
+/// Modules are evaluated only with complete data: exact reported latency, no dataflow,
+/// every loop complete, every call's latency known; in reports before 2022.1 (no
+/// InstanceList) a module with both loops and calls is skipped (calls cannot be placed).
+RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet rules);
+
+}  // namespace ttsim::hls
