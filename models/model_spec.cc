@@ -317,7 +317,10 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
     FormatDraft d;
     if (auto v = layers.find(k.name)) {
       d = read_linear_format(*v, d);
-    } else if (std::string(k.name) != "intent_head" && std::string(k.name) != "slot_head") {
+    } else if (std::string(k.name) != "intent_head" && std::string(k.name) != "slot_head" &&
+               m.encoders > 0) {
+      // Encoder layer kinds are required only when there are encoder layers (to_json()
+      // of a model without encoders writes none).
       layers.fail("a format for layer kind \"" + std::string(k.name) + "\"", "no such key");
     }
     drafts[k.name] = d;
