@@ -31,7 +31,7 @@ struct TrainOptions {
   int eval_limit = 0;           ///< evaluate the first `eval_limit` dev/test utterances; 0 = all
   int seq_len = 32;             ///< model sequence length (truncation/padding)
   std::string checkpoint_path;  ///< save after every epoch and resume from it; "" = none
-  double progress_seconds = 2;  ///< seconds between progress lines (<= 0: every sample)
+  double progress_seconds = 5;  ///< seconds between progress lines (<= 0: every sample)
 };
 
 /// What identifies a run, stored in checkpoints; a resume must match it.
