@@ -51,8 +51,11 @@ Json DeviceSpec::to_json() const {
 
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"name", "description", "part", "platform", "resources", "slrs", "clocks",
-                   "memory", "float_ops", "power", "sources"});
+  root.allow_keys({"kind", "name", "description", "part", "platform", "resources", "slrs",
+                   "clocks", "memory", "float_ops", "power", "sources"});
+  // configs/devices also holds GPU baselines ("kind": "gpu", models/gpu); this loader
+  // reads FPGA boards only and says so instead of failing on their first unknown key.
+  if (auto k = root.find("kind")) k->as_enum({"fpga"});
   DeviceSpec d;
   d.source_file = file;
   d.name = root.at("name").as_string();
@@ -98,6 +101,14 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
       }
       last = mhz;
       spec.latency_by_clock.emplace_back(mhz, static_cast<int>(e.at("cycles").as_int(0, 1000)));
+    }
+    // Every clock the device accepts must have a latency, or latency_at() fails later.
+    if (last < d.max_clock_mhz) {
+      JsonView lat = o.at("latency");
+      lat.at(lat.raw().size() - 1)
+          .at("max_clock_mhz")
+          .fail("a last entry covering clocks.max_mhz = " + Json(d.max_clock_mhz).dump() + " MHz",
+                "number " + Json(last).dump());
     }
     d.float_ops[it.key()] = spec;
   }

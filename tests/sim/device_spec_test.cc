@@ -1,0 +1,198 @@
+// Validation of device configs (sim/device_spec.h): one test per kind of error, each
+// asserting the file, the JSON pointer, what was expected and what was found; and a
+// round trip of every shipped FPGA device config through to_json() and the parser.
+
+#include <dirent.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "sim/device_spec.h"
+
+namespace ttsim {
+namespace {
+
+Json base_doc() {
+  return Json::parse(R"({
+    "name": "board", "part": "xcu50-fsvh2104-2-e", "platform": "xilinx_u50_gen3x16_xdma_5_202210_1",
+    "resources": {"bram36": 1344, "uram288": 640, "dsp": 5952, "lut": 871680, "ff": 1743360},
+    "slrs": 2,
+    "clocks": {"default_mhz": 300, "max_mhz": 500},
+    "memory": {"bram_read_latency": 1, "uram_read_latency": 2, "uram_cascade_height": 8},
+    "float_ops": {
+      "fadd": {"dsp": 2, "latency": [{"max_clock_mhz": 150, "cycles": 3}, {"max_clock_mhz": 500, "cycles": 6}]},
+      "fmul": {"dsp": 3, "latency": [{"max_clock_mhz": 500, "cycles": 3}]}
+    },
+    "power": {"static_watts": 2.2, "dsp_watts_per_mhz": 7e-6, "bram36_watts_per_mhz": 8e-6,
+              "uram_watts_per_mhz": 2.5e-5, "logic_watts_per_kilolut_mhz": 1.7e-4,
+              "clock_watts_per_kilolut_mhz": 4.2e-5, "source": "test"}
+  })");
+}
+
+std::string write_doc(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  write_file_atomic(path, text);
+  return path;
+}
+
+Json op(const std::string& o, const std::string& path, const Json& value = nullptr) {
+  Json j = {{"op", o}, {"path", path}};
+  if (o != "remove") j["value"] = value;
+  return Json::array({j});
+}
+
+void expect_error(const std::string& name, const Json& patch, const std::string& pointer,
+                  const std::string& expected, const std::string& found) {
+  const std::string path = write_doc(name, base_doc().patch(patch).dump(2));
+  try {
+    load_device_spec(path);
+    ADD_FAILURE() << "no ConfigError for " << patch.dump();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.pointer(), pointer) << e.what();
+    EXPECT_NE(e.expected().find(expected), std::string::npos) << "expected: " << e.expected();
+    EXPECT_NE(e.found().find(found), std::string::npos) << "found: " << e.found();
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find(pointer.empty() ? "/" : pointer), std::string::npos) << what;
+  }
+}
+
+TEST(DeviceSpecLoader, BaseDocumentIsValid) {
+  const DeviceSpec d = load_device_spec(write_doc("base.json", base_doc().dump()));
+  EXPECT_EQ(d.bram36, 1344);
+  EXPECT_EQ(d.uram_read_latency, 2);
+  EXPECT_EQ(d.op("fadd").latency_at(100), 3);
+  EXPECT_EQ(d.op("fadd").latency_at(300), 6);
+  EXPECT_EQ(d.onchip_bits(), 1344LL * 36864 + 640LL * 294912);
+  EXPECT_THROW(d.op("fexp"), InputError);
+}
+
+TEST(DeviceSpecLoader, UnknownKey) {
+  expect_error("unknown_root.json", op("add", "/vendor", "amd"), "/vendor", "one of the known keys",
+               "unknown key \"vendor\"");
+  expect_error("unknown_resource.json", op("add", "/resources/bram18", 2688),
+               "/resources/bram18", "bram36", "unknown key \"bram18\"");
+  expect_error("unknown_op_key.json", op("add", "/float_ops/fadd/ii", 1), "/float_ops/fadd/ii",
+               "latency", "unknown key \"ii\"");
+  expect_error("unknown_power.json", op("add", "/power/hbm_watts", 1), "/power/hbm_watts",
+               "static_watts", "unknown key \"hbm_watts\"");
+}
+
+TEST(DeviceSpecLoader, WrongType) {
+  expect_error("type_dsp.json", op("replace", "/resources/dsp", "many"), "/resources/dsp",
+               "an integer", "string \"many\"");
+  expect_error("type_slrs.json", op("replace", "/slrs", true), "/slrs", "an integer",
+               "boolean true");
+  expect_error("type_latency.json", op("replace", "/float_ops/fadd/latency", Json::object()),
+               "/float_ops/fadd/latency", "an array", "object");
+  expect_error("type_part.json", op("replace", "/part", 50), "/part", "a string", "number 50");
+}
+
+TEST(DeviceSpecLoader, EmptyList) {
+  expect_error("empty_latency.json", op("replace", "/float_ops/fmul/latency", Json::array()),
+               "/float_ops/fmul/latency", "an array of at least 1", "an empty array");
+  expect_error("empty_ops.json", op("replace", "/float_ops", Json::object()), "/float_ops",
+               "a non-empty object", "object");
+}
+
+TEST(DeviceSpecLoader, NumberOutOfRange) {
+  expect_error("range_default_clock.json", op("replace", "/clocks/default_mhz", 600),
+               "/clocks/default_mhz", "a number in [1, 500]", "number 600");
+  expect_error("range_read_latency.json", op("replace", "/memory/bram_read_latency", 0),
+               "/memory/bram_read_latency", "an integer in [1, 8]", "number 0");
+  expect_error("range_slrs.json", op("replace", "/slrs", 17), "/slrs", "an integer in [1, 16]",
+               "number 17");
+  expect_error("range_lut.json", op("replace", "/resources/lut", 0), "/resources/lut",
+               "an integer in [1, ", "number 0");
+  expect_error("range_power.json", op("replace", "/power/static_watts", -1), "/power/static_watts",
+               "a number in [0, 1000]", "number -1");
+}
+
+TEST(DeviceSpecLoader, OperatorLatencyTable) {
+  expect_error("latency_order.json",
+               op("replace", "/float_ops/fadd/latency/1/max_clock_mhz", 150),
+               "/float_ops/fadd/latency/1/max_clock_mhz", "clocks in increasing order", "number 150");
+  expect_error("latency_cover.json", op("replace", "/float_ops/fmul/latency/0/max_clock_mhz", 400),
+               "/float_ops/fmul/latency/0/max_clock_mhz", "covering clocks.max_mhz = 500",
+               "number 400");
+  expect_error("missing_fmul.json", op("remove", "/float_ops/fmul"), "/float_ops",
+               "operator \"fmul\"", "no such key");
+}
+
+TEST(DeviceSpecLoader, MissingRequiredKey) {
+  expect_error("missing_part.json", op("remove", "/part"), "", "required key \"part\"",
+               "no such key");
+  expect_error("missing_max_clock.json", op("remove", "/clocks/max_mhz"), "/clocks",
+               "required key \"max_mhz\"", "no such key");
+}
+
+TEST(DeviceSpecLoader, GpuFileIsNamedAsSuch) {
+  expect_error("gpu.json", op("add", "/kind", "gpu"), "/kind", "one of \"fpga\"",
+               "string \"gpu\"");
+  const std::string path = write_doc("fpga.json", base_doc().patch(op("add", "/kind", "fpga")).dump());
+  EXPECT_EQ(load_device_spec(path).name, "board");
+}
+
+TEST(DeviceSpecLoader, BadJsonSyntaxGivesTheLine) {
+  const std::string path =
+      write_doc("syntax.json", "{\n  \"name\": \"x\",\n  \"part\": \"p\"\n  \"slrs\": 2\n}\n");
+  try {
+    load_device_spec(path);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.pointer(), "");
+    EXPECT_EQ(e.expected(), "valid JSON");
+    EXPECT_NE(e.found().find("line 4"), std::string::npos) << e.found();
+  }
+}
+
+std::vector<std::string> json_files(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n.size() > 5 && n.substr(n.size() - 5) == ".json") out.push_back(dir + "/" + n);
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+TEST(DeviceSpecRoundTrip, EveryShippedFpgaConfigRoundTripsThroughToJson) {
+  const auto files = json_files("configs/devices");
+  int fpga = 0;
+  for (const auto& f : files) {
+    SCOPED_TRACE(f);
+    const Json raw = load_json_file(f);
+    if (raw.value("kind", std::string("fpga")) != "fpga") {
+      // A GPU baseline (models/gpu): the FPGA loader rejects it at /kind.
+      EXPECT_THROW(load_device_spec(f), ConfigError);
+      continue;
+    }
+    ++fpga;
+    const DeviceSpec d = load_device_spec(f);
+    const std::string path = write_doc("roundtrip.json", d.to_json().dump(2));
+    const DeviceSpec e = load_device_spec(path);
+    EXPECT_EQ(e.to_json(), d.to_json());
+    EXPECT_EQ(e.bram36, d.bram36);
+    EXPECT_EQ(e.uram288, d.uram288);
+    EXPECT_EQ(e.dsp, d.dsp);
+    EXPECT_EQ(e.part, d.part);
+    EXPECT_EQ(e.float_ops.size(), d.float_ops.size());
+    for (const auto& [name, o] : d.float_ops) {
+      EXPECT_EQ(e.op(name).latency_by_clock, o.latency_by_clock) << name;
+      // Every operator has a latency at every clock the device accepts.
+      EXPECT_NO_THROW(o.latency_at(d.max_clock_mhz)) << name;
+    }
+  }
+  EXPECT_GE(fpga, 2);  // u50 and another board
+}
+
+}  // namespace
+}  // namespace ttsim
