@@ -74,7 +74,7 @@ int run_simulate(const std::vector<std::string>& args) {
   const StepResult r = simulate_step(model, arch, device, 0);
   Json j = step_json(r, arch);
   const std::int64_t dsp = arch_dsp(arch, device);
-  const bool fits = r.plan.fit.fits && dsp <= device.dsp;
+  const bool fits = r.plan->fit.fits && dsp <= device.dsp;
   j["model"] = model.name;
   j["arch"] = arch.to_json();
   j["device"] = device.name;
@@ -82,11 +82,11 @@ int run_simulate(const std::vector<std::string>& args) {
   j["uram_blocks"] = r.banks.uram_blocks;
   j["dsp"] = dsp;
   j["fits"] = fits;
-  j["memory_plan"] = memplan::plan_summary_json(r.plan);
+  j["memory_plan"] = memplan::plan_summary_json(*r.plan);
   j["memory_plan"]["banks"] = r.banks.banks.size();
   std::optional<EpochResult> epoch;
   if (lengths) {
-    epoch = simulate_epoch(model, arch, device, lengths->split(split), r.run.schedule.makespan);
+    epoch = simulate_epoch(model, arch, device, lengths->split(split), r);
     Json by = Json::array();
     for (const auto& l : epoch->by_length) {
       by.push_back({{"length", l.length}, {"samples", l.samples}, {"step_cycles", l.step_cycles}});
@@ -124,7 +124,7 @@ int run_simulate(const std::vector<std::string>& args) {
                            r.banks.origin, grouped(r.banks.bram36_blocks), grouped(device.bram36),
                            grouped(r.banks.uram_blocks), grouped(device.uram288), grouped(dsp),
                            grouped(device.dsp), 100.0 * dsp / device.dsp, fits ? "yes" : "NO");
-  std::cout << "\n" << memplan::format_plan_summary(r.plan);
+  std::cout << "\n" << memplan::format_plan_summary(*r.plan);
   if (dsp > device.dsp) {
     std::cout << fmt::format("DSP over the device: {} needed, {} available\n", grouped(dsp), grouped(device.dsp));
   }

@@ -30,10 +30,10 @@ struct EpochResult {
   std::vector<LengthCycles> by_length;
 };
 
-/// Epoch over `split`. `padded_step_cycles` is the step cycles of the padded length
-/// (already simulated by the caller); effective-length designs simulate the others
-/// with simulate_step.
+/// Epoch over `split`. `padded` is the simulated step of the padded length (the
+/// hardware: its memory plan serves every length); effective-length designs simulate
+/// the other lengths on it with simulate_step_on.
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                           const dataset::LengthHistogram& split, std::int64_t padded_step_cycles);
+                           const dataset::LengthHistogram& split, const StepResult& padded);
 
 }  // namespace ttsim

@@ -4,6 +4,7 @@
 // banks, run the SystemC engine and account occupancy.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/model_spec.h"
@@ -26,7 +27,8 @@ struct StepResult {
   SchedGraph sched;
   std::vector<bool> fused;                ///< by buffer id (arch.fusion)
   std::vector<std::int64_t> footprint;    ///< on-chip words by buffer id
-  memplan::MemoryPlan plan;               ///< on-chip memory plan (arch.memory strategy)
+  /// On-chip memory plan (arch.memory strategy); shared by steps run on the same hardware.
+  std::shared_ptr<const memplan::MemoryPlan> plan;
   BankMap banks;                          ///< bank instances of `plan`
   EngineResult run;                       ///< SystemC schedule, bank slices
   Occupancy occupancy;
@@ -43,5 +45,13 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens);
 /// and-ed with the arch's port_contention. Throws InputError for inconsistent inputs.
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::int64_t tokens, EngineOptions options = {});
+
+/// Simulates a step of `tokens` tokens on the hardware of `hardware` (a step of the same
+/// model and arch, normally the padded one): the memories are planned for the largest
+/// length and shorter samples reuse them, so the plan and bank map are reused; the
+/// graph, latencies, traffic and occupancy are those of `tokens`. Throws
+/// std::invalid_argument when the two graphs do not have the same buffers.
+StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
+                            const DeviceSpec& device, std::int64_t tokens, EngineOptions options = {});
 
 }  // namespace ttsim

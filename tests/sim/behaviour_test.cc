@@ -106,7 +106,7 @@ TEST_F(Behaviour, PresetsFitTheU50) {
                         "configs/models/atis_6enc.json"}) {
     const StepResult r = simulate_step(load_model_spec(f), paper, u50, 0);
     std::cout << f << ": BRAM36 " << r.banks.bram36_blocks << ", URAM288 " << r.banks.uram_blocks << "\n";
-    EXPECT_TRUE(r.plan.fit.fits) << f << ": " << r.plan.fit.explanation;
+    EXPECT_TRUE(r.plan->fit.fits) << f << ": " << r.plan->fit.explanation;
     EXPECT_LE(r.banks.bram36_blocks, u50.bram36) << f;
     EXPECT_LE(r.banks.uram_blocks, u50.uram288) << f;
     EXPECT_GT(r.banks.bram36_blocks + r.banks.uram_blocks, 0) << f;
