@@ -89,7 +89,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
 SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"name", "description", "base", "accuracy_table", "axes", "reference",
+  root.allow_keys({"name", "description", "base", "accuracy_table", "dataset", "axes", "reference",
                    "constraints", "objectives", "search", "budget", "fidelity", "choose"});
   SweepSpec s;
   s.file = file;
@@ -109,6 +109,12 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   if (auto a = root.find("accuracy_table")) {
     s.accuracy_table_requested = a->as_string();
     s.accuracy_table = find_config_path(s.accuracy_table_requested, file);
+  }
+
+  if (auto d = root.find("dataset")) {
+    d->allow_keys({"lengths", "split"});
+    s.lengths_file = require_file(d->at("lengths"), file);
+    s.lengths_split = d->at("split").as_string();
   }
 
   // Axes in canonical order: named axes first, then generic pointer axes by name.

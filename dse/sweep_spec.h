@@ -8,6 +8,8 @@
 //   "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
 //            "device": "configs/devices/u50.json"},
 //   "accuracy_table": "configs/datasets/atis_rank_accuracy.json",        (optional)
+//   "dataset": {"lengths": "configs/datasets/atis_lengths.json", "split": "train"}, (optional;
+//              without it there are no epoch metrics)
 //   "axes": {"tt_rank": {"from": 4, "to": 32, "step": 4}, "flow": ["mm", "tt", "btt"], ...},
 //   "reference": [{"label": "u50_paper, 2 encoders", "values": {"encoders": 2}}],
 //   "constraints": {"resource_headroom_pct": 10, "max_epoch_seconds": 600,
@@ -70,6 +72,8 @@ struct SweepSpec {
   Json model_doc, arch_doc, device_doc;            ///< base documents
   std::string accuracy_table;  ///< resolved path, "" when not given or absent
   std::string accuracy_table_requested;  ///< as written in the sweep ("" if none)
+  std::string lengths_file;    ///< token-length histogram file, "" when not given
+  std::string lengths_split = "train";
   DesignSpace space;
   ConstraintSpec constraints;
   std::vector<Metric> objectives;  ///< at least one

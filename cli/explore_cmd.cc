@@ -1,0 +1,89 @@
+// `ttsim explore SWEEP --out DIR`: sweep a design space with the simulator, keep the
+// feasible points, find the Pareto front, choose a design and emit its HLS build.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "dse/explore.h"
+#include "dse/run_setup.h"
+
+namespace ttsim::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted = true; }
+
+int run_explore_cmd(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  std::string sweep_file, out, shard;
+  int threads = 0;
+  opts.add_options()("sweep", po::value(&sweep_file)->required(), "sweep file (configs/sweeps/*.json)")(
+      "out", po::value(&out)->required(), "output folder (created; only this run writes into it)")(
+      "resume", "continue the run already in --out")(
+      "shard", po::value(&shard), "evaluate only slice i of N of the point list (i/N, 1-based)")(
+      "threads", po::value(&threads), "worker threads (default: all cores)")(
+      "no-progress", "no progress line even on a terminal");
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::variables_map vm;
+  if (!parse_options("explore", "SWEEP --out DIR [--resume] [--shard i/N] [--threads N]", opts, pos,
+                     args, vm)) {
+    return 0;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto setup = dse::make_run_setup(sweep_file);
+  dse::ExploreOptions o;
+  o.out_dir = out;
+  o.resume = vm.count("resume") > 0;
+  if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = dse::parse_shard(shard);
+  o.control.threads = threads;
+  o.control.cancel = &g_interrupted;
+  if (!vm.count("no-progress") && ::isatty(2)) o.control.progress = &std::cerr;
+  o.extra_outputs = dse::standard_extra_outputs(*setup);
+  std::signal(SIGINT, on_sigint);
+  const auto r = dse::run_explore(*setup->eval, sweep_file, o);
+  std::signal(SIGINT, SIG_DFL);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  switch (r.outcome) {
+    case dse::ExploreOutcome::kInterrupted:
+      std::cerr << fmt::format("interrupted: {} points saved in {}; continue with --resume\n",
+                               r.evaluated, out);
+      return 130;
+    case dse::ExploreOutcome::kShardWritten:
+      std::cout << fmt::format("shard {}: {} points evaluated in {:.1f} s; join the shards with "
+                               "`ttsim merge --out DIR <shard dirs>`\n",
+                               shard, r.evaluated, secs);
+      return 0;
+    case dse::ExploreOutcome::kComplete:
+      break;
+  }
+  std::size_t feasible = 0;
+  for (const auto& v : r.final.verdicts) feasible += v.feasible;
+  std::cout << fmt::format(
+      "{} points ({} new), {} feasible, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n",
+      r.evaluated, r.new_evaluations, feasible, r.final.front.size(), r.final.systemc_points, secs);
+  if (r.final.chosen) {
+    std::cout << fmt::format("chosen: id {} ({})\n  {}\n", *r.final.chosen,
+                             setup->sweep.space.describe(*r.final.chosen), r.final.why);
+  } else {
+    std::cout << "no feasible design\n";
+  }
+  for (const auto& n : r.final.notes) std::cout << "note: " << n << "\n";
+  std::cout << "results: " << out << "/summary.md, report.html, results.csv, pareto.csv, chosen.json\n";
+  return 0;
+}
+
+const CommandRegistration reg({"explore",
+                               "sweep a design space: constraints, Pareto front, chosen design, HLS build",
+                               run_explore_cmd});
+
+}  // namespace
+}  // namespace ttsim::cli

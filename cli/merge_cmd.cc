@@ -1,0 +1,46 @@
+// `ttsim merge --out DIR SHARD_DIR...`: join the state of `explore --shard i/N` runs and
+// finish them (SystemC stage, Pareto front, choice, outputs) exactly as an unsharded run.
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "dse/explore.h"
+#include "dse/run_setup.h"
+
+namespace ttsim::cli {
+namespace {
+
+int run_merge_cmd(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  std::string out;
+  std::vector<std::string> shards;
+  int threads = 0;
+  opts.add_options()("out", po::value(&out)->required(), "output folder of the merged run")(
+      "shards", po::value(&shards)->multitoken()->required(), "the shard output folders")(
+      "threads", po::value(&threads), "worker threads for the SystemC stage");
+  po::positional_options_description pos;
+  pos.add("shards", -1);
+  po::variables_map vm;
+  if (!parse_options("merge", "--out DIR SHARD_DIR...", opts, pos, args, vm)) return 0;
+  const auto start = std::chrono::steady_clock::now();
+  const dse::RunState first = dse::load_run_state(shards.front());
+  auto setup = dse::make_run_setup(first.sweep_file);
+  dse::ExploreOptions o;
+  o.out_dir = out;
+  o.control.threads = threads;
+  o.extra_outputs = dse::standard_extra_outputs(*setup);
+  const auto r = dse::run_merge(*setup->eval, shards, o);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << fmt::format("merged {} shards: {} points, Pareto front {}, {:.1f} s; results in {}\n",
+                           shards.size(), r.evaluated, r.final.front.size(), secs, out);
+  return 0;
+}
+
+const CommandRegistration reg({"merge", "join the outputs of `explore --shard i/N` runs", run_merge_cmd});
+
+}  // namespace
+}  // namespace ttsim::cli

@@ -1,0 +1,226 @@
+#include "dse/sim_evaluator.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "models/training_graph.h"
+#include "sim/analytic.h"
+#include "sim/arch_spec.h"
+#include "sim/epoch.h"
+#include "sim/kernel_latency.h"
+#include "sim/occupancy.h"
+#include "sim/plan_banks.h"
+#include "sim/sched_graph.h"
+#include "sim/step_report.h"
+#include "sim/step_sim.h"
+
+namespace ttsim::dse {
+
+/// Content-keyed caches. Values are immutable once inserted; a miss computes outside
+/// the lock (two threads may compute the same entry; the first insert wins).
+struct SimCache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const ModelSpec>> models;
+  std::unordered_map<std::string, std::shared_ptr<const TaskGraph>> graphs;
+  std::unordered_map<std::string, std::shared_ptr<const memplan::MemoryPlan>> plans;
+
+  template <typename T, typename F>
+  std::shared_ptr<const T> get(std::unordered_map<std::string, std::shared_ptr<const T>>& map,
+                               const std::string& key, F make) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = map.find(key);
+      if (it != map.end()) return it->second;
+    }
+    auto value = std::make_shared<const T>(make());
+    std::lock_guard<std::mutex> lock(mutex);
+    return map.emplace(key, std::move(value)).first->second;
+  }
+};
+
+SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths_file,
+                            const std::string& split) {
+  SimContext c;
+  c.device = device;
+  if (!lengths_file.empty()) {
+    c.train = dataset::load_dataset_lengths(lengths_file).split(split);
+    c.has_lengths = true;
+  }
+  c.cache = std::make_shared<SimCache>();
+  return c;
+}
+
+namespace {
+
+struct Resolved {
+  std::shared_ptr<const ModelSpec> model;
+  ArchSpec arch;
+  std::string model_key;
+};
+
+Resolved resolve(const SimContext& ctx, const PointConfig& p) {
+  Resolved r;
+  r.model_key = p.model.dump();
+  r.model = ctx.cache->get(ctx.cache->models, r.model_key,
+                           [&] { return parse_model_spec(p.model, p.model_file); });
+  r.arch = parse_arch_spec(p.arch, p.arch_file);
+  return r;
+}
+
+std::string flows_key(const ArchSpec& arch) {
+  std::string k;
+  for (const auto& [kind, flow] : arch.flow_by_kind) k += kind + "=" + to_string(flow) + ";";
+  return k;
+}
+
+std::shared_ptr<const TaskGraph> graph_for(const SimContext& ctx, const Resolved& r,
+                                           std::int64_t tokens) {
+  const std::string key = r.model_key + "|" + flows_key(r.arch) + "|" + std::to_string(tokens);
+  return ctx.cache->get(ctx.cache->graphs, key, [&] {
+    return build_training_graph(*r.model, graph_options(r.arch, tokens));
+  });
+}
+
+std::shared_ptr<const memplan::MemoryPlan> plan_for(const SimContext& ctx, const Resolved& r,
+                                                    const TaskGraph& graph,
+                                                    const std::vector<std::int64_t>& footprint) {
+  std::string key = r.model_key + "|" + flows_key(r.arch) + "|" + to_string(r.arch.memory) +
+                    "|fusion=" + (r.arch.fusion ? "1" : "0") + "|lanes=";
+  for (const auto& u : r.arch.units) key += std::to_string(u.lanes) + ",";
+  return ctx.cache->get(ctx.cache->plans, key, [&] {
+    return plan_step_memory(graph, r.arch, ctx.device, footprint);
+  });
+}
+
+// Metrics common to both fidelities (memory plan, DSP, compression).
+void static_metrics(const SimContext& ctx, const Resolved& r, const TaskGraph& graph,
+                    const Schedule& schedule, Evaluation& e) {
+  const auto fused = fused_buffers(graph, r.arch.fusion);
+  const auto footprint = buffer_footprints(graph, fused);
+  const auto plan = plan_for(ctx, r, graph, footprint);
+  const Occupancy occ = compute_occupancy(graph, schedule, footprint);
+  e.metrics[Metric::kOnchipBytes] = static_cast<double>(occ.peak_total_bytes);
+  e.metrics[Metric::kBram36] = static_cast<double>(plan->bram36_blocks);
+  e.metrics[Metric::kUram288] = static_cast<double>(plan->uram_blocks);
+  e.metrics[Metric::kDsp] = static_cast<double>(arch_dsp(r.arch, ctx.device));
+  e.metrics[Metric::kCompression] =
+      static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
+}
+
+void step_metrics(const TaskGraph& graph, const Schedule& s, Evaluation& e) {
+  const StageCycles st = stage_cycles(graph, s);
+  e.metrics[Metric::kStepCycles] = static_cast<double>(s.makespan);
+  e.metrics[Metric::kForwardCycles] = static_cast<double>(st.forward);
+  e.metrics[Metric::kBackwardCycles] = static_cast<double>(st.backward);
+  e.metrics[Metric::kUpdateCycles] = static_cast<double>(st.update);
+}
+
+Json breakdown_json(const TaskGraph& graph, const Schedule& s) {
+  const StageCycles st = stage_cycles(graph, s);
+  Json layers = Json::array();
+  for (const auto& l : layer_breakdown(graph, s)) {
+    layers.push_back({{"name", l.layer}, {"busy_cycles", l.busy_cycles},
+                      {"start", l.start}, {"end", l.end}, {"macs", l.macs}});
+  }
+  return Json{{"stages", {{"forward", st.forward}, {"backward", st.backward}, {"update", st.update}}},
+              {"step_cycles", s.makespan},
+              {"layers", layers}};
+}
+
+Json configs_json(const SimContext& ctx, const Resolved& r) {
+  return Json{{"model", r.model->to_json()}, {"arch", r.arch.to_json()},
+              {"device", ctx.device.name}};
+}
+
+bool common_provides(const SimContext& ctx, Metric m) {
+  switch (m) {
+    case Metric::kEpochSeconds:
+      return ctx.has_lengths;
+    case Metric::kEpochEnergyJoules:
+    case Metric::kLut:
+    case Metric::kAccuracy:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+bool AnalyticSimEvaluator::provides(Metric m) const { return common_provides(ctx_, m); }
+bool SystemcSimEvaluator::provides(Metric m) const { return common_provides(ctx_, m); }
+
+Json AnalyticSimEvaluator::resolved_configs(const PointConfig& p) const {
+  return configs_json(ctx_, resolve(ctx_, p));
+}
+Json SystemcSimEvaluator::resolved_configs(const PointConfig& p) const {
+  return configs_json(ctx_, resolve(ctx_, p));
+}
+
+Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
+  Evaluation e;
+  e.fidelity = fidelity();
+  const Resolved r = resolve(ctx_, p);
+  const KernelLatencyModel latency(r.arch, ctx_.device);
+  auto step = [&](std::int64_t tokens, const TaskGraph& graph) {
+    (void)tokens;
+    return list_schedule(make_sched_graph(graph, r.arch, latency));
+  };
+  const auto graph = graph_for(ctx_, r, 0);
+  const Schedule padded = step(0, *graph);
+  step_metrics(*graph, padded, e);
+  static_metrics(ctx_, r, *graph, padded, e);
+  if (ctx_.has_lengths) {
+    // Same accounting as sim/epoch.h, with analytic step cycles.
+    std::int64_t cycles = 0;
+    if (r.arch.sequence_length == SequenceLength::kPadded) {
+      cycles = ctx_.train.count * padded.makespan;
+    } else {
+      for (const auto& [len, samples] :
+           dataset::processed_lengths(ctx_.train, r.model->seq_len).samples) {
+        if (samples == 0) continue;
+        const std::int64_t tokens = len * r.model->batch;
+        const std::int64_t c =
+            len == r.model->seq_len ? padded.makespan
+                                    : step(tokens, *graph_for(ctx_, r, tokens)).makespan;
+        cycles += samples * c;
+      }
+      // Mean step cycles over the epoch for effective-length designs.
+      e.metrics[Metric::kStepCycles] = static_cast<double>(cycles) / static_cast<double>(ctx_.train.count);
+    }
+    e.metrics[Metric::kEpochSeconds] = static_cast<double>(cycles) / (r.arch.clock_mhz * 1e6);
+  }
+  if (detailed) {
+    e.breakdown = breakdown_json(*graph, padded);
+    e.resolved = configs_json(ctx_, r);
+  }
+  return e;
+}
+
+Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
+  Evaluation e;
+  e.fidelity = fidelity();
+  const Resolved r = resolve(ctx_, p);
+  const StepResult s = simulate_step(*r.model, r.arch, ctx_.device, 0);
+  step_metrics(s.graph, s.run.schedule, e);
+  e.metrics[Metric::kOnchipBytes] = static_cast<double>(s.occupancy.peak_total_bytes);
+  e.metrics[Metric::kBram36] = static_cast<double>(s.plan->bram36_blocks);
+  e.metrics[Metric::kUram288] = static_cast<double>(s.plan->uram_blocks);
+  e.metrics[Metric::kDsp] = static_cast<double>(arch_dsp(r.arch, ctx_.device));
+  e.metrics[Metric::kCompression] =
+      static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
+  if (ctx_.has_lengths) {
+    const EpochResult ep = simulate_epoch(*r.model, r.arch, ctx_.device, ctx_.train, s);
+    e.metrics[Metric::kEpochSeconds] = ep.seconds;
+    if (r.arch.sequence_length == SequenceLength::kEffective) {
+      e.metrics[Metric::kStepCycles] = static_cast<double>(ep.cycles) / static_cast<double>(ep.samples);
+    }
+  }
+  if (detailed) {
+    e.breakdown = breakdown_json(s.graph, s.run.schedule);
+    e.resolved = configs_json(ctx_, r);
+  }
+  return e;
+}
+
+}  // namespace ttsim::dse
