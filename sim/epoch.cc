@@ -23,4 +23,17 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
   return e;
 }
 
+EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                           const dataset::LengthHistogram& split, std::int64_t padded_step_cycles) {
+  if (arch.sequence_length == SequenceLength::kPadded) {
+    EpochResult e;
+    e.samples = split.count;
+    e.by_length.push_back({model.seq_len, split.count, padded_step_cycles});
+    e.cycles = split.count * padded_step_cycles;
+    e.seconds = e.cycles / (arch.clock_mhz * 1e6);
+    return e;
+  }
+  return simulate_epoch(model, arch, device, split, simulate_step(model, arch, device, 0));
+}
+
 }  // namespace ttsim

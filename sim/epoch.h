@@ -36,4 +36,9 @@ struct EpochResult {
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                            const dataset::LengthHistogram& split, const StepResult& padded);
 
+/// Same, given only the padded step's cycles: effective-length designs simulate the
+/// padded step first (to plan the hardware) and then every other length on it.
+EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                           const dataset::LengthHistogram& split, std::int64_t padded_step_cycles);
+
 }  // namespace ttsim
