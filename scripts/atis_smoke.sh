@@ -6,6 +6,7 @@
 #
 # usage: scripts/atis_smoke.sh [DATA_DIR]      (default: ../shared/data/atis)
 # env:   TTSIM_BIN    use this ttsim binary instead of building //cli:ttsim with Bazel
+#        BAZEL        Bazel command with startup options (default "bazel")
 #        SMOKE_ARGS   extra `ttsim train` flags (e.g. "--dense")
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,8 +17,9 @@ if [ ! -d "$DATA" ]; then
 fi
 cd "$ROOT"
 if [ -z "${TTSIM_BIN:-}" ]; then
-  bazel build //cli:ttsim >&2
-  TTSIM_BIN="$(bazel info bazel-bin 2>/dev/null)/cli/ttsim"
+  BAZEL="${BAZEL:-bazel}"
+  $BAZEL build //cli:ttsim >&2
+  TTSIM_BIN="$($BAZEL info bazel-bin 2>/dev/null)/cli/ttsim"
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
