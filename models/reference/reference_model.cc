@@ -441,7 +441,9 @@ StepResultT<T> ReferenceModelT<T>::forward_backward(const std::vector<int>& toke
   for (auto& [name, m] : macs_) m = StageMacs();
   Cache cache;
   StepResultT<T> r = run_forward(tokens, intent, slot_tags, &cache, &macs_);
-  grads_ = zero_like(spec_);
+  visit(spec_, grads_, [](const std::string&, const std::vector<std::int64_t>&, Mat<T>& g) {
+    g.setZero();  // in place: no reallocation of the (large, for dense models) gradients
+  });
   const std::int64_t kt = static_cast<std::int64_t>(tokens.size());
   const std::int64_t dh = spec_.head_dim();
   const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(dh)));
