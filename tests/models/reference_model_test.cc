@@ -7,6 +7,8 @@
 #include <cstdlib>
 
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 #include "core/errors.h"
 #include "models/flows.h"
@@ -103,6 +105,52 @@ TEST_P(ReferenceModelFlows, CountedMacsEqualFlowFormulas) {
 INSTANTIATE_TEST_SUITE_P(AllFlows, ReferenceModelFlows,
                          ::testing::Values(Flow::kMM, Flow::kTT, Flow::kBTT),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+/// A random tiny model: 1-2 encoders, d_model = heads·c, random factors and ranks.
+ModelSpec gen_tiny_spec() {
+  const int heads = *rc::gen::inRange(1, 3), c = *rc::gen::inRange(1, 4);
+  const int f1 = *rc::gen::inRange(1, 4), f2 = *rc::gen::inRange(1, 4);
+  const int v1 = *rc::gen::inRange(1, 4), v2 = *rc::gen::inRange(2, 5);
+  auto rank = [] { return *rc::gen::inRange(1, 4); };
+  Json doc = {
+      {"name", "random"}, {"encoders", *rc::gen::inRange(1, 3)}, {"d_model", heads * c},
+      {"heads", heads}, {"ffn_dim", f1 * f2}, {"seq_len", 4}, {"vocab", v1 * v2},
+      {"intents", 3}, {"slot_tags", 3},
+      {"token_embedding",
+       {{"format", "ttm"}, {"vocab_factors", {v1, v2}}, {"dim_factors", {heads, c}},
+        {"ranks", {1, rank(), 1}}}},
+      {"layers",
+       {{"attention",
+         {{"format", "tt"}, {"in_factors", {heads, c}}, {"out_factors", {c, heads}},
+          {"ranks", {1, rank(), rank(), rank(), 1}}}},
+        {"ffn_in",
+         {{"format", "tt"}, {"in_factors", {heads * c}}, {"out_factors", {f1, f2}},
+          {"ranks", {1, rank(), rank(), 1}}}},
+        {"ffn_out",
+         {{"format", "tt"}, {"in_factors", {f1, f2}}, {"out_factors", {heads * c}},
+          {"rank", rank()}}}}}};
+  return parse_model_spec(doc, "random.json");
+}
+
+RC_GTEST_PROP(ReferenceModelProperty, DenseEquivalentAndFlowsAgreeOnRandomTinyModels, ()) {
+  const ModelSpec spec = gen_tiny_spec();
+  const auto tokens = *rc::gen::container<std::vector<int>>(
+      static_cast<std::size_t>(*rc::gen::inRange(1, 5)),
+      rc::gen::inRange(0, static_cast<int>(spec.vocab)));
+  const auto slots = *rc::gen::container<std::vector<int>>(tokens.size(), rc::gen::inRange(-1, 3));
+  const int intent = *rc::gen::inRange(0, 3);
+  const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+  ReferenceModel btt(spec, {seed, Flow::kBTT}), tt(spec, {seed, Flow::kTT});
+  const double loss = btt.forward_backward(tokens, intent, slots).loss;
+  RC_ASSERT(std::isfinite(loss));
+  RC_ASSERT(std::abs(tt.forward_backward(tokens, intent, slots).loss - loss) <=
+            1e-12 * std::max(1.0, loss));
+  for (const auto& name : btt.parameter_names()) {
+    RC_ASSERT(rel_err(tt.gradient(name), btt.gradient(name)) <= 1e-9);
+  }
+  const double dense = btt.dense_equivalent().forward(tokens, intent, slots).loss;
+  RC_ASSERT(std::abs(dense - loss) <= 1e-12 * std::max(1.0, loss));
+}
 
 TEST(ReferenceModel, DenseModelGradientsMatchFiniteDifferences) {
   ReferenceModel model(densified(tiny_spec()), {4});
