@@ -17,11 +17,11 @@ namespace {
 
 bool run_gnuplot(const std::string& dir, const std::string& name, const std::string& script,
                  std::vector<std::string>& notes) {
-  const std::string gp = dir + "/" + name + ".gp";
-  write_file_atomic(gp, script);
+  write_file_atomic(dir + "/" + name + ".gp", script);
   const std::string tmp = dir + "/" + name + ".svg.tmp";
-  const std::string cmd = "gnuplot -e \"outfile='" + tmp + "'\" '" + gp + "' 2>'" + dir + "/" +
-                          name + ".gnuplot.log'";
+  // Run in `dir` so the scripts' data paths are relative (the folder can be moved).
+  const std::string cmd = "cd '" + dir + "' && gnuplot -e \"outfile='" + name + ".svg.tmp'\" '" +
+                          name + ".gp' 2>'" + name + ".gnuplot.log'";
   if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(tmp)) {
     notes.push_back(name + ".svg not drawn: gnuplot failed or is not installed (see " + name +
                     ".gnuplot.log)");

@@ -179,6 +179,16 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
           idx[a] = static_cast<int>(pos - values.begin());
         }
       }
+      // Unlisted axes keep the base files' value; when that value is one of the axis'
+      // values the reference is that grid point.
+      for (std::size_t a = 0; a < idx.size(); ++a) {
+        if (idx[a] != kBaseValue) continue;
+        const Json base = axis_current_value(s.space.axes()[a].name, s.model_doc, s.arch_doc);
+        const auto& values = s.space.axes()[a].values;
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          if (values[k] == base) idx[a] = static_cast<int>(k);
+        }
+      }
       s.space.add_reference(idx, label);
     }
   }

@@ -23,7 +23,8 @@
 // }
 // Relative paths are tried from the working directory, then from each folder above
 // the sweep file. Axis values are lists or {"from", "to", "step"} integer ranges.
-// A reference point's unlisted axes keep the base files' values.
+// A reference point's unlisted axes keep the base files' values (the grid point with
+// those values when every one of them is among the axis' values).
 
 #include <cstdint>
 #include <optional>

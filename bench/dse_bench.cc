@@ -1,0 +1,62 @@
+// Explorer evaluation speed on the shipped ATIS/U50 sweep (configs/sweeps/atis_u50.json):
+//   BM_AnalyticSweepPass: one full pass over the sweep's grid with the analytic evaluator
+//     and fresh caches (as in a run: graphs shared between points of the same model,
+//     every memory plan computed once); items = points.  Target >= 20,000 points/s/core.
+//   BM_SystemcSixEncoderPoint: SystemC evaluation (step + epoch) of the sweep's
+//     6-encoder points in turn; items = points.  Target >= 50 points/s/core.
+// Single-threaded (one core): evaluations are called directly, not through oneTBB.
+
+#include <benchmark/benchmark.h>
+
+#include "dse/run_setup.h"
+#include "dse/search.h"
+
+namespace ttsim::dse {
+namespace {
+
+const char* kSweep = "configs/sweeps/atis_u50.json";
+
+void BM_AnalyticSweepPass(benchmark::State& state) {
+  std::size_t points = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto setup = make_run_setup(kSweep);  // fresh caches every pass
+    const auto ids = grid_points(setup->sweep.space);
+    state.ResumeTiming();
+    for (PointId id : ids) {
+      Evaluation e = setup->eval->evaluate(id, false, false);
+      benchmark::DoNotOptimize(e);
+    }
+    points += ids.size();
+    state.PauseTiming();
+    setup.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+}
+BENCHMARK(BM_AnalyticSweepPass)->Unit(benchmark::kMillisecond);
+
+void BM_SystemcSixEncoderPoint(benchmark::State& state) {
+  auto setup = make_run_setup(kSweep);
+  std::vector<PointId> six;
+  const auto& axes = setup->sweep.space.axes();
+  for (PointId id : grid_points(setup->sweep.space)) {
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const Json* v = setup->sweep.space.value(id, a);
+      if (axes[a].name == "encoders" && v && *v == 6) six.push_back(id);
+    }
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    Evaluation e = setup->eval->evaluate(six[i++ % six.size()], true, false);
+    benchmark::DoNotOptimize(e);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SystemcSixEncoderPoint)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace ttsim::dse
+
+// Our own main: libsystemc.so defines main(), which would win over libbenchmark_main's.
+BENCHMARK_MAIN();
