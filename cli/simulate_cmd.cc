@@ -18,6 +18,8 @@
 #include "sim/device_spec.h"
 #include "sim/epoch.h"
 #include "sim/memplan/plan_report.h"
+#include "sim/power/fpga_power.h"
+#include "sim/power/step_power.h"
 #include "sim/step_report.h"
 #include "sim/step_sim.h"
 #include "sim/trace.h"
@@ -98,6 +100,24 @@ int run_simulate(const std::vector<std::string>& args) {
     j["epoch_cycles"] = nullptr;
     j["epoch_seconds"] = nullptr;
   }
+  // Power from the padded step's activity (sim/power); energy over the epoch.
+  const PowerBreakdown power = fpga_power(device, step_activity(r, arch, device));
+  const double step_joules = power.total_watts() * r.run.schedule.makespan / (arch.clock_mhz * 1e6);
+  j["power_watts"] = {{"static", power.static_watts},
+                      {"dynamic", power.dynamic_watts()},
+                      {"total", power.total_watts()},
+                      {"by_component",
+                       {{"dsp", power.dsp_watts},
+                        {"bram", power.bram_watts},
+                        {"uram", power.uram_watts},
+                        {"logic", power.logic_watts},
+                        {"clock", power.clock_watts}}}};
+  j["energy_joules_per_step"] = step_joules;
+  if (epoch) {
+    j["energy_joules_per_epoch"] = power.total_watts() * epoch->seconds;
+  } else {
+    j["energy_joules_per_epoch"] = nullptr;
+  }
 
   const auto st = stage_cycles(r.graph, r.run.schedule);
   const double mhz = arch.clock_mhz;
@@ -117,6 +137,10 @@ int run_simulate(const std::vector<std::string>& args) {
   } else {
     std::cout << "epoch: not computed (pass --dataset-lengths)\n";
   }
+  std::cout << fmt::format("power: static {:.2f} W + dynamic {:.2f} W = {:.2f} W; energy {:.4f} J/step{}\n",
+                           power.static_watts, power.dynamic_watts(), power.total_watts(), step_joules,
+                           epoch ? fmt::format(", {:.1f} J/epoch", power.total_watts() * epoch->seconds)
+                                 : std::string());
   const auto& pk = r.occupancy.peak_bytes;
   std::cout << fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                            mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(r.occupancy.peak_total_bytes));
