@@ -1,9 +1,12 @@
-// Training engine "dense": the dense, uncompressed baseline of the same architecture
-// through the Eigen reference (models/reference/reference_model.h) in FP32: every TT
-// layer and the TTM token table of the ModelSpec replaced by dense matrices
-// (reference::densified), Xavier-normal initialization from the seed. Loss: intent CE +
-// Σ slot CE, the same as the "hls" engine, so runs at the same seed and learning rate
-// compare directly.
+// Training engines on the Eigen reference (models/reference/reference_model.h), FP32:
+// - "dense": the dense, uncompressed baseline of the same architecture: every TT layer
+//   and the TTM token table of the ModelSpec replaced by dense matrices
+//   (reference::densified);
+// - "reference": the ModelSpec as given (TT / TTM), BTT flow: the same compressed model
+//   as the "hls" engine computed by the reference, to tell kernel effects from
+//   compression effects.
+// Xavier-normal initialization from the seed. Loss: intent CE + Σ slot CE, the same as
+// the "hls" engine, so runs at the same seed and learning rate compare directly.
 
 #include <fmt/format.h>
 
@@ -16,12 +19,16 @@ namespace {
 
 class DenseEngine : public TrainingEngine {
  public:
-  explicit DenseEngine(const EngineSetup& setup)
-      : model_(reference::densified(setup.model), reference::ReferenceOptions{setup.seed}),
-        names_(model_.parameter_names()) {}
+  DenseEngine(const EngineSetup& setup, bool densify)
+      : model_(densify ? reference::densified(setup.model) : setup.model,
+               reference::ReferenceOptions{setup.seed}),
+        names_(model_.parameter_names()),
+        densify_(densify) {}
 
   std::string describe() const override {
-    return fmt::format("dense Eigen reference (FP32), every TT/TTM weight dense, {} parameters",
+    return fmt::format("{} Eigen reference (FP32), {}, {} parameters",
+                       densify_ ? "dense" : "compressed",
+                       densify_ ? "every TT/TTM weight dense" : "TT/TTM as configured, BTT",
                        model_.parameter_count());
   }
 
@@ -64,13 +71,20 @@ class DenseEngine : public TrainingEngine {
  private:
   reference::ReferenceModelT<float> model_;
   std::vector<std::string> names_;
+  bool densify_;
   std::vector<int> tokens_, tags_;
 };
 
 const EngineRegistration kDense{
     {"dense", "dense uncompressed baseline through the Eigen reference, FP32",
      [](const EngineSetup& setup) -> std::unique_ptr<TrainingEngine> {
-       return std::make_unique<DenseEngine>(setup);
+       return std::make_unique<DenseEngine>(setup, /*densify=*/true);
+     }}};
+
+const EngineRegistration kReference{
+    {"reference", "the configured (TT/TTM) model through the Eigen reference, FP32",
+     [](const EngineSetup& setup) -> std::unique_ptr<TrainingEngine> {
+       return std::make_unique<DenseEngine>(setup, /*densify=*/false);
      }}};
 
 }  // namespace

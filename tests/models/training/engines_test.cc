@@ -65,7 +65,7 @@ TEST_P(Engines, LearnTheToyTaskAndRoundTripTheirParameters) {
   EXPECT_THROW(other->load_parameters("too short"), InputError);
 }
 
-INSTANTIATE_TEST_SUITE_P(HlsAndDense, Engines, ::testing::Values("hls", "dense"));
+INSTANTIATE_TEST_SUITE_P(HlsAndDense, Engines, ::testing::Values("hls", "dense", "reference"));
 
 TEST(EngineRegistry, NamesTheLinkedEnginesWhenUnknown) {
   EngineSetup setup;
@@ -74,7 +74,7 @@ TEST(EngineRegistry, NamesTheLinkedEnginesWhenUnknown) {
     make_engine("gpu", setup);
     FAIL() << "no InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("available: dense, hls"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("available: dense, hls, reference"), std::string::npos) << e.what();
   }
 }
 
