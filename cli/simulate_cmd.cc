@@ -15,6 +15,7 @@
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
+#include "sim/calibration.h"
 #include "sim/device_spec.h"
 #include "sim/epoch.h"
 #include "sim/memplan/plan_report.h"
@@ -50,7 +51,8 @@ int run_simulate(const std::vector<std::string>& args) {
        "token-length histogram (configs/datasets/*_lengths.json); enables the epoch latency")
       ("split", po::value<std::string>(&split)->default_value("train"), "split of the histogram to sum over")
       ("calibration", po::value<std::string>(&calibration),
-       "calibrated kernel parameters (not supported yet: rejected)")
+       "calibration file from `ttsim calibrate` (configs/calibration/*.json): fitted kernel II, depth "
+       "and overhead, operator latencies and power coefficients; refused for another part or clock")
       ("json", po::value<std::string>(&json_out), "write the full result as JSON here")
       ("trace", po::value<std::string>(&trace_out), "write a Chrome/Perfetto trace-event JSON here");
   po::variables_map vm;
@@ -58,14 +60,19 @@ int run_simulate(const std::vector<std::string>& args) {
                      options, {}, args, vm)) {
     return 0;
   }
-  if (vm.count("calibration")) {
-    throw InputError("--calibration " + calibration +
-                     ": calibration files are not supported by this version (no calibration format "
-                     "exists yet); kernel parameters come from the device and arch files only");
-  }
   const ModelSpec model = load_model_spec(model_path);
-  const ArchSpec arch = load_arch_spec(arch_path);
-  const DeviceSpec device = load_device_spec(device_path);
+  ArchSpec arch = load_arch_spec(arch_path);
+  DeviceSpec device = load_device_spec(device_path);
+  std::string calibration_used = fmt::format("uncalibrated defaults from {}/{}", arch.name, device.name);
+  if (!calibration.empty()) {
+    const Calibration cal = load_calibration(calibration);
+    apply_calibration(cal, arch, device);  // refuses another part or clock
+    std::string kernels;
+    for (const auto& [op, k] : cal.kernels) kernels += (kernels.empty() ? "" : ", ") + std::string(to_string(op));
+    calibration_used = fmt::format("{} (part {}, {} ns, tool {}; kernels {}; others: defaults from {}/{}{})",
+                                   calibration, cal.part, cal.target_clock_ns, cal.tool_version, kernels,
+                                   arch.name, device.name, cal.power ? "; power coefficients fitted" : "");
+  }
   if (arch.clock_mhz > device.max_clock_mhz) {
     throw InputError(fmt::format("{}: /clock_mhz: expected at most the device's {} MHz ({}), found {}",
                                  arch_path, device.max_clock_mhz, device_path, arch.clock_mhz));
@@ -122,6 +129,9 @@ int run_simulate(const std::vector<std::string>& args) {
   const auto st = stage_cycles(r.graph, r.run.schedule);
   const double mhz = arch.clock_mhz;
   auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
+  j["calibration"] = calibration.empty() ? Json(nullptr) : Json(calibration);
+  j["calibration_used"] = calibration_used;
+  std::cout << "calibration: " << calibration_used << "\n";
   std::cout << fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({} MHz), device {}\n",
                            model.name, model.encoders, r.tokens, arch.name, mhz, device.name);
   std::cout << fmt::format("step cycles {:>14}  {}\n", grouped(r.run.schedule.makespan), ms(r.run.schedule.makespan));

@@ -7,12 +7,14 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/json_view.h"
 #include "models/flows.h"
 #include "models/task_graph.h"
 #include "sim/device_spec.h"
+#include "sim/kernel_params.h"
 
 namespace ttsim {
 
@@ -64,6 +66,10 @@ struct ArchSpec {
   MemoryStrategy memory = MemoryStrategy::kGrouped;
   SequenceLength sequence_length = SequenceLength::kPadded;
   bool port_contention = true;  ///< tasks reserve bank ports for the words they move
+  /// Calibrated kernel parameters (sim/kernel_params.h) that replace the units' ii and
+  /// overhead for the kernels they cover; null = uncalibrated defaults. Set from a
+  /// calibration file (`--calibration`), not from the arch file, so not in to_json().
+  std::shared_ptr<const KernelCalibration> calibration;
 
   const UnitSpec& unit(UnitKind k) const { return units[static_cast<int>(k)]; }
   UnitSpec& unit(UnitKind k) { return units[static_cast<int>(k)]; }

@@ -6,9 +6,15 @@
 //   II    = max(target II of the unit, ceil(latency(last op) / recurrence_distance))
 // (operator latencies from the device file at the arch clock); per task the unit's
 // overhead cycles are added once.
+// With a calibration (ArchSpec::calibration, sim/kernel_params.h) the kernels it covers
+// use its fitted II, depth adjustment and overhead, and its operator latencies replace
+// the device's. Synthesis reports show a pipelined loop as (trip − 1)·II + depth − 1 and
+// sequential code adds FSM states; the uncalibrated formula above does not model either,
+// the calibration absorbs both (depth_adjust, overhead).
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,12 +49,27 @@ class KernelLatencyModel {
   /// Memory read latency assumed at the head of every pipeline (cycles): the larger of
   /// the device's BRAM and URAM read latencies.
   int read_latency() const { return read_latency_; }
+  /// Model pipeline depth (cycles) of each loop of `op`'s kernel, in kernel_loops()
+  /// order, before any calibrated depth adjustment: read latency + Σ latency(chain) + 1.
+  std::vector<int> base_depths(TaskOp op) const;
+  /// True when the arch's calibration covers `op`.
+  bool calibrated(TaskOp op) const;
+  /// Cycles of one invocation of `op`'s kernel on a unit of kind `unit` whose loops
+  /// (kernel_loops order) run `trips` iterations: task_cycles with the trip counts given
+  /// instead of derived from a shape, and without the recurrence bound on II (it depends
+  /// on the shape, which csynth reports do not carry). Prices csynth report samples.
+  /// Throws std::invalid_argument when trips.size() is not the kernel's loop count.
+  std::int64_t cycles_for_trips(UnitKind unit, TaskOp op, const std::vector<std::int64_t>& trips) const;
 
  private:
   int op_latency(const std::string& op) const;
+  const KernelParams* params(TaskOp op) const;
+  LoopLatency price(const UnitSpec& u, const KernelParams* cal, const LoopSpec& l) const;
+  std::int64_t overhead(UnitKind unit, TaskOp op) const;
   std::array<UnitSpec, kUnitKinds> units_;
   std::map<std::string, int> op_latency_;
   int read_latency_ = 1;
+  std::shared_ptr<const KernelCalibration> calibration_;
 };
 
 }  // namespace ttsim

@@ -73,7 +73,7 @@ KernelLatencyFit fit_kernel_latency(const std::vector<LatencySample>& samples) {
     for (auto t : s.trips) iters += static_cast<double>(t - 1);
     a(i, 0) = iters;
     a(i, 1) = static_cast<double>(s.trips.size());
-    a(i, 2) = 1.0;
+    a(i, 2) = s.invocations;
     b(i) = s.latency;
   }
   // Scale columns so the rank test is not dominated by the large iteration column.
@@ -92,7 +92,10 @@ KernelLatencyFit fit_kernel_latency(const std::vector<LatencySample>& samples) {
   f.depth = x(1);
   f.overhead = x(2);
   f.samples = static_cast<int>(samples.size());
-  for (const auto& s : samples) f.max_abs_residual = std::max(f.max_abs_residual, std::fabs(f.predict(s.trips) - s.latency));
+  for (const auto& s : samples) {
+    const double predicted = f.predict(s.trips) - (1.0 - s.invocations) * f.overhead;
+    f.max_abs_residual = std::max(f.max_abs_residual, std::fabs(predicted - s.latency));
+  }
   return f;
 }
 

@@ -26,6 +26,11 @@ struct LatencySample {
   std::string source;               ///< report file, for messages
   std::vector<std::int64_t> trips;  ///< one per pipelined loop (iterations, >= 1)
   double latency = 0;               ///< reported worst-case latency, cycles
+  /// Per-invocation overheads contained in `latency`: 1 when it is a module's latency
+  /// (the default), 0 when it is the latency of loops alone (e.g. one loop's reported
+  /// Latency), which lets depth and overhead be separated for kernels whose loop count
+  /// never changes.
+  double invocations = 1;
 };
 
 /// Fitted parameters (cycles) and fit quality.
@@ -45,7 +50,8 @@ struct KernelLatencyFit {
 LatencySample sample_from_report(const CsynthReport& report, const std::string& module);
 
 /// Least-squares fit (Eigen, column-pivoting QR) of II, depth and overhead over
-/// `samples`: rows [Σ(trip − 1), number of loops, 1] · [II, depth, overhead] = latency.
+/// `samples`: rows [Σ(trip − 1), number of loops, invocations] · [II, depth, overhead] =
+/// latency.
 /// Throws InputError when there are fewer than 3 samples or the columns are linearly
 /// dependent (e.g. every sample has the same number of loops, so depth and overhead
 /// cannot be told apart), naming the sources.

@@ -135,6 +135,22 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
       if (auto w = parse_double_text((*cells)[1])) r.components.emplace_back((*cells)[0], *w);
     }
   }
+  // "2.2 Clock Constraints": rows after the header "Clock | Domain | Constraint (ns)".
+  bool in_clocks = false;
+  for (const auto& l : ls) {
+    auto cells = rpt::row_cells(l);
+    if (!cells) {
+      if (in_clocks && trim(l).empty()) break;
+      continue;
+    }
+    if (cells->size() >= 3 && (*cells)[0] == "Clock" && (*cells)[2].rfind("Constraint", 0) == 0) {
+      in_clocks = true;
+      continue;
+    }
+    if (in_clocks && cells->size() >= 3) {
+      if (auto ns = parse_double_text((*cells)[2])) r.clocks.emplace_back((*cells)[0], *ns);
+    }
+  }
   return r;
 }
 

@@ -45,6 +45,8 @@ struct PowerReport {
   std::string confidence_level;
   /// Rows of "1.1 On-Chip Components": (name as printed, power in W).
   std::vector<std::pair<std::string, double>> components;
+  /// Rows of "2.2 Clock Constraints": (clock name, constraint period in ns).
+  std::vector<std::pair<std::string, double>> clocks;
 };
 
 /// Parses a report_power text. Throws InputError "<source>: …" when "Total On-Chip

@@ -1,0 +1,117 @@
+// `ttsim calibrate --reports DIR --arch A --device D --model M --out calib.json`: fits
+// the simulator's kernel latency parameters (II, depth adjustment, per-invocation
+// overhead; hls/calibration/kernel_fit.h) from the csynth reports of the ttsim_<op>
+// kernel modules under DIR, reads operator latencies from their BindNodes, fits the
+// power coefficients from report_power / report_utilization pairs when present, and
+// writes a calibration file (sim/calibration.h) with its provenance.
+
+#include <iostream>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "core/errors.h"
+#include "hls/calibration/kernel_fit.h"
+#include "hls/calibration/power_fit.h"
+#include "hls/reports/report_set.h"
+#include "models/model_spec.h"
+#include "models/training_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/calibration.h"
+#include "sim/device_spec.h"
+
+namespace ttsim::cli {
+namespace {
+
+using namespace ttsim::hls;
+
+std::string opt(const std::optional<double>& v, const char* f = "{:.4g}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : std::string("not fitted");
+}
+
+int run_calibrate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string dir, arch_path, device_path, model_path, out;
+  options.add_options()
+      ("reports", po::value<std::string>(&dir)->required(),
+       "folder searched recursively for *csynth.xml, *power*.rpt and *utilization*.rpt")
+      ("arch", po::value<std::string>(&arch_path)->required(), "architecture config (clock, unit kinds)")
+      ("device", po::value<std::string>(&device_path)->required(),
+       "device config (part; operator latencies where the reports have no BindNodes)")
+      ("model", po::value<std::string>(&model_path)->required(), "model config (which kernels a step uses)")
+      ("out", po::value<std::string>(&out)->required(), "calibration file to write (configs/calibration/*.json)");
+  po::variables_map vm;
+  if (!parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json", options, {},
+                     args, vm)) {
+    return 0;
+  }
+  const ArchSpec arch = load_arch_spec(arch_path);
+  const DeviceSpec device = load_device_spec(device_path);
+  const ModelSpec model = load_model_spec(model_path);
+  const ReportSet reports = read_reports(dir);
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth);
+  Calibration c = fit_calibration(set, arch, device, model.name);
+  if (!reports.power.empty()) {
+    const std::vector<PowerSample> ps = power_samples(reports);
+    for (const auto& p : ps) {
+      if (p.device != device.part) {
+        throw InputError(fmt::format("{}: device {} differs from device {} ({}) part {}", p.power_source,
+                                     p.device, device.name, device_path, device.part));
+      }
+    }
+    c.power = fit_power(ps);
+  }
+
+  // Kernels of the model's training step, and whether the calibration covers them.
+  GraphOptions g;
+  g.flow_by_kind = arch.flow_by_kind;
+  std::map<TaskOp, int> tasks;
+  for (const Task& t : build_training_graph(model, g).tasks) ++tasks[t.op];
+
+  std::cout << fmt::format("calibration from {} ({} csynth report{}, tool {}, part {}, target clock {} ns = {:.1f} MHz)\n",
+                           dir, c.reports.size(), c.reports.size() == 1 ? "" : "s", c.tool_version, c.part,
+                           c.target_clock_ns, c.clock_mhz());
+  std::cout << "\nkernel          module                  reports samples         II  depth adj   overhead  "
+               "max |resid|  model tasks\n";
+  for (const auto& [op, r] : c.kernels) {
+    std::cout << fmt::format("{:<15} {:<23} {:>7} {:>7} {:>10.4f} {:>10.3f} {:>10.3f} {:>12.3f} {:>12}\n",
+                             to_string(op), r.module, r.reports.size(), r.samples, r.params.ii,
+                             r.params.depth_adjust, r.params.overhead, r.max_abs_residual_cycles,
+                             tasks.count(op) ? tasks[op] : 0);
+  }
+  std::string uncovered;
+  for (const auto& [op, n] : tasks) {
+    if (!c.kernels.count(op)) uncovered += fmt::format("{}{} ({} tasks)", uncovered.empty() ? "" : ", ", to_string(op), n);
+  }
+  std::cout << "kernels of " << model.name << " without reports (keep the defaults of " << arch.name << "): "
+            << (uncovered.empty() ? "none" : uncovered) << "\n";
+  std::cout << "operator latencies from BindNodes: ";
+  if (c.op_latency.empty()) std::cout << "none (device file values apply)";
+  for (const auto& [op, cyc] : c.op_latency) std::cout << op << " " << cyc << " cycles  ";
+  std::cout << "\n";
+  for (const auto& s : set.skipped) std::cout << "skipped " << s.module << " in " << s.source << ": " << s.reason << "\n";
+  if (c.power) {
+    const auto& p = *c.power;
+    std::cout << fmt::format(
+        "power ({} report_power file{}): static {} W; per MHz: DSP {}, BRAM36 {}, URAM {}; per kLUT and MHz: "
+        "logic {}, clock {}\n",
+        p.reports.size(), p.reports.size() == 1 ? "" : "s", opt(p.static_watts), opt(p.dsp_watts_per_mhz),
+        opt(p.bram36_watts_per_mhz), opt(p.uram_watts_per_mhz), opt(p.logic_watts_per_kilolut_mhz),
+        opt(p.clock_watts_per_kilolut_mhz));
+  } else {
+    std::cout << "power: no report_power files; the device file's coefficients stay in use\n";
+  }
+  c.file = out;
+  write_calibration(out, c);
+  std::cout << "wrote " << out << "\n";
+  return 0;
+}
+
+const CommandRegistration kRegistration{
+    {"calibrate", "fit kernel latency and power parameters from synthesis reports", run_calibrate}};
+
+}  // namespace
+}  // namespace ttsim::cli

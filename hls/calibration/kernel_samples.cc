@@ -1,0 +1,200 @@
+#include "hls/calibration/kernel_samples.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "hls/loop_nest.h"
+
+namespace ttsim::hls {
+namespace {
+
+constexpr TaskOp kTaskOps[] = {TaskOp::kContraction, TaskOp::kSoftmax,   TaskOp::kSoftmaxGrad,
+                               TaskOp::kLayerNorm,   TaskOp::kLayerNormGrad, TaskOp::kGelu,
+                               TaskOp::kGeluGrad,    TaskOp::kAdd,       TaskOp::kLoss,
+                               TaskOp::kSgdUpdate};
+
+const char* kPipelineInfix = "_Pipeline_";
+
+void pipelined_loops(const std::vector<LoopReport>& loops, const std::string& rtl_module,
+                     std::vector<std::pair<const LoopReport*, std::string>>& out) {
+  for (const auto& l : loops) {
+    if (l.pipelined()) out.emplace_back(&l, rtl_module);
+    pipelined_loops(l.loops, rtl_module, out);
+  }
+}
+
+const InstanceNode* find_node(const InstanceNode& n, const std::string& module) {
+  if (n.module_name == module) return &n;
+  for (const auto& c : n.instances) {
+    if (const InstanceNode* f = find_node(c, module)) return f;
+  }
+  return nullptr;
+}
+
+// Callee modules "<module>_Pipeline_*" anywhere below the node (outlined loops of nested
+// regions are callees of callees).
+void pipeline_callees(const InstanceNode& n, const std::string& prefix, std::vector<std::string>& out) {
+  for (const auto& c : n.instances) {
+    if (c.module_name.rfind(prefix, 0) == 0 &&
+        std::find(out.begin(), out.end(), c.module_name) == out.end()) {
+      out.push_back(c.module_name);
+    }
+    pipeline_callees(c, prefix, out);
+  }
+}
+
+std::string folder_of(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
+
+}  // namespace
+
+std::optional<TaskOp> task_op_of_module(const std::string& module) {
+  const std::string prefix = "ttsim_";
+  if (module.rfind(prefix, 0) != 0 || module.find(kPipelineInfix) != std::string::npos) return std::nullopt;
+  const std::string rest = module.substr(prefix.size());
+  std::optional<TaskOp> best;
+  std::size_t best_len = 0;
+  for (TaskOp op : kTaskOps) {
+    const std::string name = to_string(op);
+    const bool match = rest == name || (rest.size() > name.size() + 1 && rest.rfind(name + "_", 0) == 0);
+    if (match && name.size() > best_len) {
+      best = op;
+      best_len = name.size();
+    }
+  }
+  return best;
+}
+
+std::vector<std::int64_t> KernelSample::trips() const {
+  std::vector<std::int64_t> t;
+  for (const auto& l : loops) t.push_back(l.trip);
+  return t;
+}
+
+KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports) {
+  KernelSampleSet set;
+  std::set<std::pair<std::string, std::string>> seen;  // (folder, module)
+  std::vector<const CsynthReport*> sorted;
+  for (const auto& r : reports) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->source < b->source; });
+  for (const CsynthReport* rp : sorted) {
+    const CsynthReport& r = *rp;
+    std::vector<std::string> names;
+    for (const auto& m : r.modules) names.push_back(m.name);
+    if (r.modules.empty()) names.push_back(r.top);
+    for (const std::string& name : names) {
+      const auto op = task_op_of_module(name);
+      if (!op) {
+        if (name.find(kPipelineInfix) == std::string::npos &&
+            std::find(set.unmapped.begin(), set.unmapped.end(), name) == set.unmapped.end()) {
+          set.unmapped.push_back(name);
+        }
+        continue;
+      }
+      if (!seen.insert({folder_of(r.source), name}).second) continue;
+      auto skip = [&](const std::string& why) { set.skipped.push_back({r.source, name, why}); };
+      const ModuleReport* m = r.module(name);
+      KernelSample s;
+      s.source = r.source;
+      s.module = name;
+      s.op = *op;
+      s.latency_best = m ? m->latency_best : r.latency_best;
+      s.latency_worst = m ? m->latency_worst : r.latency_worst;
+      s.resources = m ? m->resources : r.resources;
+      s.tool_version = r.tool_version;
+      s.part = r.part;
+      s.target_clock_ns = m && m->target_clock_ns ? m->target_clock_ns : r.target_clock_ns;
+      // The kernel's pipelined loops: its own and its outlined _Pipeline_ callees'.
+      std::vector<std::pair<const LoopReport*, std::string>> found;
+      pipelined_loops(m ? m->loops : r.loops, name, found);
+      std::vector<std::string> callees;
+      const std::string prefix = name + kPipelineInfix;
+      const InstanceNode* node = r.hierarchy ? find_node(*r.hierarchy, name) : nullptr;
+      if (node) {
+        pipeline_callees(*node, prefix, callees);
+      } else {
+        for (const auto& cm : r.modules) {
+          if (cm.name.rfind(prefix, 0) == 0) callees.push_back(cm.name);
+        }
+      }
+      auto add_binds = [&](const ModuleReport* mod) {
+        if (!mod) return;
+        for (const auto& b : mod->bind_nodes) {
+          if (b.bind_type == "op") s.op_binds.push_back(b);
+        }
+      };
+      add_binds(m);
+      std::string missing_callee;
+      for (const auto& c : callees) {
+        const ModuleReport* cm = r.module(c);
+        if (!cm) {
+          missing_callee = c;
+          break;
+        }
+        pipelined_loops(cm->loops, c, found);
+        add_binds(cm);
+      }
+      if (!missing_callee.empty()) {
+        skip("callee " + missing_callee + " has no ModuleInformation entry");
+        continue;
+      }
+      // Match to the kernel's loops by label.
+      const std::vector<LoopSpec> specs = kernel_loops(*op, TaskShape{}, 1);
+      std::string problem, seen_names;
+      for (const auto& [l, mod] : found) {
+        seen_names += (seen_names.empty() ? "" : ", ") + l->name;
+        if (std::none_of(specs.begin(), specs.end(), [&](const LoopSpec& sp) { return sp.name == l->name; })) {
+          problem = "pipelined loop " + l->name + " (in " + mod + ") is not a loop of the " + to_string(*op) +
+                    " kernel (hls/loop_nest.h)";
+        }
+      }
+      std::vector<std::pair<const LoopReport*, std::string>> ordered;
+      for (const LoopSpec& sp : specs) {
+        auto it = std::find_if(found.begin(), found.end(), [&](auto& f) { return f.first->name == sp.name; });
+        if (it == found.end()) {
+          if (problem.empty()) {
+            problem = "loop " + sp.name + " of the " + std::string(to_string(*op)) +
+                      " kernel not found among its pipelined loops (" + (seen_names.empty() ? "none" : seen_names) + ")";
+          }
+          continue;
+        }
+        ordered.push_back(*it);
+      }
+      if (!problem.empty()) {
+        skip(problem);
+        continue;
+      }
+      bool known = s.latency_best.known() && s.latency_worst.known();
+      bool exact = s.latency_best.is_exact() && s.latency_worst.is_exact() && *s.latency_best.min == *s.latency_worst.max;
+      for (const auto& [l, mod] : ordered) {
+        known = known && l->trip_count.known() && l->latency.known();
+        exact = exact && l->trip_count.is_exact() && l->latency.is_exact();
+      }
+      if (!known) {
+        skip("latency or a loop's trip count / latency is undef");
+        continue;
+      }
+      for (const char* bound : {"worst", "best"}) {
+        const bool worst = std::string(bound) == "worst";
+        if (exact && !worst) break;
+        KernelSample b = s;
+        b.bound = bound;
+        b.latency = worst ? *s.latency_worst.max : *s.latency_best.min;
+        for (const auto& [l, mod] : ordered) {
+          LoopObservation o;
+          o.name = l->name;
+          o.rtl_module = mod;
+          o.trip = worst ? *l->trip_count.max : *l->trip_count.min;
+          o.latency = worst ? *l->latency.max : *l->latency.min;
+          if (l->pipeline_ii && l->pipeline_ii->is_exact()) o.ii = *l->pipeline_ii->min;
+          if (l->pipeline_depth && l->pipeline_depth->is_exact()) o.depth = *l->pipeline_depth->min;
+          b.loops.push_back(o);
+        }
+        set.samples.push_back(std::move(b));
+      }
+    }
+  }
+  return set;
+}
+
+}  // namespace ttsim::hls

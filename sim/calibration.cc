@@ -1,0 +1,187 @@
+#include "sim/calibration.h"
+
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+
+namespace ttsim {
+namespace {
+
+constexpr TaskOp kTaskOps[] = {TaskOp::kContraction, TaskOp::kSoftmax,   TaskOp::kSoftmaxGrad,
+                               TaskOp::kLayerNorm,   TaskOp::kLayerNormGrad, TaskOp::kGelu,
+                               TaskOp::kGeluGrad,    TaskOp::kAdd,       TaskOp::kLoss,
+                               TaskOp::kSgdUpdate};
+
+std::vector<std::string> string_list(const JsonView& v) {
+  std::vector<std::string> out;
+  for (const JsonView& e : v.as_array(0)) out.push_back(e.as_string());
+  return out;
+}
+
+// The power coefficient keys, in DeviceSpec::power order.
+struct PowerKey {
+  const char* name;
+  std::optional<double> PowerFitRecord::*fit;
+  double PowerCoefficients::*device;
+};
+constexpr PowerKey kPowerKeys[] = {
+    {"static_watts", &PowerFitRecord::static_watts, &PowerCoefficients::static_watts},
+    {"dsp_watts_per_mhz", &PowerFitRecord::dsp_watts_per_mhz, &PowerCoefficients::dsp_watts_per_mhz},
+    {"bram36_watts_per_mhz", &PowerFitRecord::bram36_watts_per_mhz, &PowerCoefficients::bram36_watts_per_mhz},
+    {"uram_watts_per_mhz", &PowerFitRecord::uram_watts_per_mhz, &PowerCoefficients::uram_watts_per_mhz},
+    {"logic_watts_per_kilolut_mhz", &PowerFitRecord::logic_watts_per_kilolut_mhz,
+     &PowerCoefficients::logic_watts_per_kilolut_mhz},
+    {"clock_watts_per_kilolut_mhz", &PowerFitRecord::clock_watts_per_kilolut_mhz,
+     &PowerCoefficients::clock_watts_per_kilolut_mhz},
+};
+
+}  // namespace
+
+std::optional<TaskOp> task_op_from_string(const std::string& name) {
+  for (TaskOp op : kTaskOps) {
+    if (name == to_string(op)) return op;
+  }
+  return std::nullopt;
+}
+
+KernelCalibration Calibration::kernel_calibration() const {
+  KernelCalibration k;
+  k.name = file;
+  for (const auto& [op, rec] : kernels) k.kernels[op] = rec.params;
+  k.op_latency = op_latency;
+  return k;
+}
+
+Json calibration_to_json(const Calibration& c) {
+  Json j;
+  j["format"] = "ttsim-calibration";
+  j["version"] = 1;
+  j["provenance"] = {{"tool_version", c.tool_version}, {"part", c.part},
+                     {"target_clock_ns", c.target_clock_ns}, {"arch", c.arch},
+                     {"device", c.device}, {"model", c.model}, {"reports", c.reports}};
+  Json kernels = Json::object();
+  for (const auto& [op, r] : c.kernels) {
+    kernels[to_string(op)] = {{"module", r.module},
+                              {"ii", r.params.ii},
+                              {"depth_adjust", r.params.depth_adjust},
+                              {"overhead", r.params.overhead},
+                              {"samples", r.samples},
+                              {"max_abs_residual_cycles", r.max_abs_residual_cycles},
+                              {"reports", r.reports}};
+  }
+  j["kernels"] = kernels;
+  Json ops = Json::object();
+  for (const auto& [name, cycles] : c.op_latency) ops[name] = cycles;
+  j["op_latency"] = ops;
+  if (c.power) {
+    Json p = Json::object();
+    for (const PowerKey& k : kPowerKeys) {
+      if ((*c.power).*k.fit) p[k.name] = *((*c.power).*k.fit);
+    }
+    p["reports"] = c.power->reports;
+    j["power"] = p;
+  }
+  return j;
+}
+
+Calibration parse_calibration(const Json& doc, const std::string& file) {
+  const JsonView root(doc, file);
+  root.allow_keys({"format", "version", "provenance", "kernels", "op_latency", "power"});
+  if (root.at("format").as_string() != "ttsim-calibration") {
+    root.at("format").fail("\"ttsim-calibration\"");
+  }
+  root.at("version").as_int(1, 1);
+  Calibration c;
+  c.file = file;
+  const JsonView prov = root.at("provenance");
+  prov.allow_keys({"tool_version", "part", "target_clock_ns", "arch", "device", "model", "reports"});
+  c.tool_version = prov.at("tool_version").as_string();
+  c.part = prov.at("part").as_string();
+  if (c.part.empty()) prov.at("part").fail("a non-empty part name");
+  c.target_clock_ns = prov.at("target_clock_ns").as_double(0.1, 1000.0);
+  c.arch = prov.at("arch").as_string();
+  c.device = prov.at("device").as_string();
+  c.model = prov.at("model").as_string();
+  c.reports = string_list(prov.at("reports"));
+  const JsonView kernels = root.at("kernels");
+  if (!kernels.is_object()) kernels.fail("object of kernels by TaskOp name");
+  for (const auto& [name, value] : kernels.raw().items()) {
+    const JsonView k = kernels.at(name);
+    const auto op = task_op_from_string(name);
+    if (!op) k.fail("a TaskOp name (contraction, softmax, softmax_grad, layernorm, layernorm_grad, "
+                    "gelu, gelu_grad, add, loss, sgd_update)", "key \"" + name + "\"");
+    k.allow_keys({"module", "ii", "depth_adjust", "overhead", "samples", "max_abs_residual_cycles", "reports"});
+    KernelFitRecord r;
+    r.module = k.at("module").as_string();
+    r.params.ii = k.at("ii").as_double(1e-6, 1e6);
+    r.params.depth_adjust = k.at("depth_adjust").as_double(-1e6, 1e6);
+    r.params.overhead = k.at("overhead").as_double(-1e9, 1e9);
+    r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
+    r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
+    r.reports = string_list(k.at("reports"));
+    c.kernels[*op] = r;
+  }
+  const JsonView ops = root.at("op_latency");
+  if (!ops.is_object()) ops.fail("object operator → cycles");
+  for (const auto& [name, value] : ops.raw().items()) {
+    c.op_latency[name] = static_cast<int>(ops.at(name).as_int(0, 1000));
+  }
+  if (auto p = root.find("power")) {
+    std::vector<std::string> allowed = {"reports"};
+    for (const PowerKey& k : kPowerKeys) allowed.push_back(k.name);
+    p->allow_keys(allowed);
+    PowerFitRecord f;
+    for (const PowerKey& k : kPowerKeys) {
+      if (auto v = p->find(k.name)) f.*k.fit = v->as_double(0, 1e6);
+    }
+    f.reports = string_list(p->at("reports"));
+    c.power = f;
+  }
+  return c;
+}
+
+Calibration load_calibration(const std::string& path) { return parse_calibration(load_json_file(path), path); }
+
+void write_calibration(const std::string& path, const Calibration& c) {
+  write_file_atomic(path, calibration_to_json(c).dump(2) + "\n");
+}
+
+void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const DeviceSpec& device) {
+  if (c.part != device.part) {
+    throw InputError(fmt::format(
+        "calibration {} was fitted for part {} but device {} ({}) is part {}; refusing to apply it "
+        "(calibrate again from reports of this part)",
+        c.file, c.part, device.name, device.source_file, device.part));
+  }
+  const double arch_ns = 1000.0 / arch.clock_mhz;
+  if (std::fabs(arch_ns - c.target_clock_ns) > 0.01) {
+    throw InputError(fmt::format(
+        "calibration {} was fitted at a target clock of {} ns ({:.1f} MHz) but arch {} ({}) runs at "
+        "{} MHz ({:.3f} ns); refusing to apply it (operator latencies and II depend on the clock)",
+        c.file, c.target_clock_ns, c.clock_mhz(), arch.name, arch.source_file, arch.clock_mhz, arch_ns));
+  }
+}
+
+void apply_calibration(const Calibration& c, ArchSpec& arch, DeviceSpec& device) {
+  check_calibration_matches(c, arch, device);
+  arch.calibration = std::make_shared<const KernelCalibration>(c.kernel_calibration());
+  if (c.power) {
+    std::string fitted;
+    for (const PowerKey& k : kPowerKeys) {
+      if ((*c.power).*k.fit) {
+        device.power.*k.device = *((*c.power).*k.fit);
+        fitted += (fitted.empty() ? "" : ", ") + std::string(k.name);
+      }
+    }
+    if (!fitted.empty()) {
+      device.power.source = "calibration " + c.file + " (" + fitted + " fitted from report_power); others: " +
+                            device.power.source;
+    }
+  }
+}
+
+}  // namespace ttsim
