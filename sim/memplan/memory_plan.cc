@@ -4,7 +4,6 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -69,18 +68,44 @@ struct Prepared {
   const MemoryOptions* options = nullptr;
   BufferOrder order;
   std::vector<int> width;  ///< W_b: words per address that gives enough port accesses
+  /// Per buffer: (task, port accesses per cycle) for every task touching it, in a
+  /// memory of 1 partition × width[b] words per address (ascending task).
+  std::vector<std::vector<std::pair<int, int>>> access;
+  std::vector<char> static_buffer;  ///< is_whole_step, by buffer id
   Occupancy occupancy;
 
   Prepared(const TaskGraph& g, const DeviceSpec& d, const MemoryOptions& o)
       : graph(&g), device(&d), options(&o), order(g) {
-    width.assign(g.buffers.size(), 1);
-    for (std::size_t b = 0; b < g.buffers.size(); ++b) {
+    const std::size_t nb = g.buffers.size();
+    width.assign(nb, 1);
+    access.assign(nb, {});
+    static_buffer.assign(nb, 0);
+    std::vector<int> task_lanes(g.tasks.size());
+    for (std::size_t t = 0; t < g.tasks.size(); ++t) task_lanes[t] = o.lanes_of(g.tasks[t].unit);
+    for (std::size_t b = 0; b < nb; ++b) {
+      const auto& touch = order.touching(static_cast<int>(b));
+      static_buffer[b] = whole_step(g.buffers[b]) || touch.empty();
+      // Reads / writes of b by each touching task; ceil(P / W) accesses per direction.
+      auto& acc = access[b];
+      acc.reserve(touch.size());
+      std::vector<std::pair<bool, bool>> rw;
+      rw.reserve(touch.size());
+      for (int t : touch) {
+        const Task& task = g.tasks[t];
+        const int id = static_cast<int>(b);
+        rw.emplace_back(std::find(task.reads.begin(), task.reads.end(), id) != task.reads.end(),
+                        std::find(task.writes.begin(), task.writes.end(), id) != task.writes.end());
+      }
+      auto accesses = [&](std::size_t i, int w) {
+        const int one = static_cast<int>(ceil_div(task_lanes[touch[i]], w));
+        return (rw[i].first ? one : 0) + (rw[i].second ? one : 0);
+      };
+      // Smallest W whose accesses fit the ports in every touching task.
       int w = 1;
       for (;;) {
         bool ok = true;
-        for (int t : order.touching(static_cast<int>(b))) {
-          const Task& task = g.tasks[t];
-          if (port_accesses(task, static_cast<int>(b), o.lanes_of(task.unit), 1, w) > o.ports) {
+        for (std::size_t i = 0; i < touch.size(); ++i) {
+          if (accesses(i, w) > o.ports) {
             ok = false;
             break;
           }
@@ -89,13 +114,12 @@ struct Prepared {
         ++w;
       }
       width[b] = w;
+      for (std::size_t i = 0; i < touch.size(); ++i) acc.emplace_back(touch[i], accesses(i, w));
     }
     occupancy = compute_occupancy(g, o.word_bits / 8 > 0 ? o.word_bits / 8 : 1);
   }
   int lanes(int task) const { return options->lanes_of(graph->tasks[task].unit); }
-  bool is_whole_step(int b) const {
-    return whole_step(graph->buffers[b]) || order.touching(b).empty();
-  }
+  bool is_whole_step(int b) const { return static_buffer[b] != 0; }
 };
 
 void fill_memory_counts(MemoryInstance& m, int word_bits) {
@@ -194,33 +218,61 @@ void plan_naive(MemoryPlan& plan, const Prepared& p) {
 
 // ---- grouped -----------------------------------------------------------------------
 
+/// Fewest blocks of a `depth` × `width_bits` memory on `p`: best_layout(p, depth,
+/// width_bits).blocks() (0 for depth < 1), without building the layout.
+std::int64_t blocks_at(MemoryKind kind, std::int64_t depth, std::int64_t width_bits) {
+  if (depth < 1) return 0;
+  std::int64_t best = -1;
+  for (const BlockMode& m : block_modes(primitive_of(kind))) {
+    const std::int64_t b =
+        ((width_bits + m.width_bits - 1) / m.width_bits) * ((depth + m.depth - 1) / m.depth);
+    if (best < 0 || b < best) best = b;
+  }
+  return best;
+}
+
+/// A buffer placed in an open memory: addresses [lo, hi).
+struct PlacedRange {
+  std::int64_t lo = 0, hi = 0;
+  int buffer = -1;
+  bool whole_step = false;
+};
+
 struct OpenMemory {
   MemoryInstance mem;
-  std::unordered_map<int, int> slots;  ///< task → port accesses already used
+  /// Port accesses already used, by task (block memories only; sized to the task count).
+  std::vector<int> slots;
+  /// Buffers placed here, sorted by (lo, hi): the address-ordered sweep of
+  /// lowest_offset needs no per-query sort.
+  std::vector<PlacedRange> placed;
   std::int64_t blocks = 0;
 };
 
-std::int64_t blocks_at(MemoryKind kind, std::int64_t depth, std::int64_t width_bits) {
-  if (depth < 1) return 0;
-  return best_layout(primitive_of(kind), depth, width_bits).blocks();
+/// True when `a` and `b` can never be live at the same time. Tasks only depend on
+/// earlier tasks, so a buffer whose last access is not before the other's first cannot
+/// precede it; only the ordered pair with disjoint task-index spans needs the ancestry
+/// test of BufferOrder::precedes.
+bool never_live_together(const Prepared& p, int a, int b) {
+  const auto& ta = p.order.touching(a);
+  const auto& tb = p.order.touching(b);
+  if (ta.empty() || tb.empty()) return false;
+  if (ta.back() < tb.front()) return p.order.precedes(a, b);
+  if (tb.back() < ta.front()) return p.order.precedes(b, a);
+  return false;
 }
 
 /// Lowest offset in `m` where `b` (occupying `addr` addresses) does not overlap any
-/// placed buffer that can be live at the same time.
-std::int64_t lowest_offset(const OpenMemory& m, const MemoryPlan& plan, const Prepared& p, int b,
-                           std::int64_t addr) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+/// placed buffer that can be live at the same time: first fit over the placed ranges
+/// in address order, skipping buffers whose lifetime is disjoint from b's (a whole-step
+/// buffer conflicts with everything).
+std::int64_t lowest_offset(const OpenMemory& m, const Prepared& p, int b, std::int64_t addr) {
   const bool b_static = p.is_whole_step(b);
-  for (int other : m.mem.buffers) {
-    if (!b_static && !p.is_whole_step(other) && p.order.disjoint(b, other)) continue;
-    const Placement& pl = plan.placements[other];
-    busy.emplace_back(pl.offset, pl.offset + pl.addresses);
-  }
-  std::sort(busy.begin(), busy.end());
   std::int64_t off = 0;
-  for (const auto& [lo, hi] : busy) {
-    if (lo >= off + addr) break;
-    off = std::max(off, hi);
+  for (const PlacedRange& r : m.placed) {
+    if (r.lo >= off + addr) break;
+    if (r.hi <= off) continue;  // cannot move the offset
+    if (!b_static && !r.whole_step && never_live_together(p, b, r.buffer)) continue;
+    off = r.hi;
   }
   return off;
 }
@@ -229,6 +281,7 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
   const MemoryOptions& o = *p.options;
   const auto& buffers = p.graph->buffers;
   const int nb = static_cast<int>(buffers.size());
+  const std::size_t n_tasks = p.graph->tasks.size();
   plan.placements.assign(nb, Placement{});
   const std::int64_t uram_cap =
       p.device->uram_cascade_height > 0 ? std::int64_t{p.device->uram_cascade_height} * 4096 : 0;
@@ -266,31 +319,33 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
     const std::int64_t addr = ceil_div(buf.words, w);
     const MemoryKind kind = block_kind(addr, uram_min_depth);
     const std::int64_t width_bits = std::int64_t{w} * o.word_bits;
+    const auto& acc = p.access[b];
     auto& pool = pools[{static_cast<int>(kind), w}];
     int best = -1;
     std::int64_t best_off = 0, best_cost = 0, best_growth = 0;
     for (int idx : pool) {
-      OpenMemory& m = open[idx];
+      const OpenMemory& m = open[idx];
       bool ports_ok = true;
-      for (int t : p.order.touching(b)) {
-        auto it = m.slots.find(t);
-        const int used = it == m.slots.end() ? 0 : it->second;
-        if (used + port_accesses(p.graph->tasks[t], b, p.lanes(t), 1, w) > o.ports) {
+      for (const auto& [t, a] : acc) {
+        if (m.slots[t] + a > o.ports) {
           ports_ok = false;
           break;
         }
       }
       if (!ports_ok) continue;
-      const std::int64_t off = lowest_offset(m, plan, p, b, addr);
+      const std::int64_t off = lowest_offset(m, p, b, addr);
       const std::int64_t end = std::max(m.mem.depth, off + addr);
       if (kind == MemoryKind::kUram && uram_cap > 0 && end > uram_cap) continue;
-      const std::int64_t cost = blocks_at(kind, end, width_bits) - m.blocks;
       const std::int64_t growth = end - m.mem.depth;
+      const std::int64_t cost = growth == 0 ? 0 : blocks_at(kind, end, width_bits) - m.blocks;
       if (best < 0 || std::tie(cost, growth) < std::tie(best_cost, best_growth)) {
         best = idx;
         best_off = off;
         best_cost = cost;
         best_growth = growth;
+        // Cost and growth are never negative: no later memory (nor a fresh one, whose
+        // growth is addr >= 1) can beat a free fit.
+        if (cost == 0 && growth == 0) break;
       }
     }
     // A fresh memory is a candidate too; existing memories win ties.
@@ -306,6 +361,7 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
       m.mem.partitions = 1;
       m.mem.ports = o.ports;
       m.mem.name = fmt::format("grp.{}.w{}.{}", to_string(kind), w, pool.size());
+      m.slots.assign(n_tasks, 0);
       best = static_cast<int>(open.size());
       best_off = 0;
       open.push_back(std::move(m));
@@ -315,9 +371,13 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
     m.mem.buffers.push_back(b);
     m.mem.depth = std::max(m.mem.depth, best_off + addr);
     m.blocks = blocks_at(kind, m.mem.depth, width_bits);
-    for (int t : p.order.touching(b)) {
-      m.slots[t] += port_accesses(p.graph->tasks[t], b, p.lanes(t), 1, w);
-    }
+    for (const auto& [t, a] : acc) m.slots[t] += a;
+    const PlacedRange range{best_off, best_off + addr, b, p.is_whole_step(b)};
+    m.placed.insert(std::upper_bound(m.placed.begin(), m.placed.end(), range,
+                                     [](const PlacedRange& x, const PlacedRange& y) {
+                                       return std::tie(x.lo, x.hi) < std::tie(y.lo, y.hi);
+                                     }),
+                    range);
     plan.placements[b] = make_placement(p, b, best, best_off, addr);
   }
   // Registers first-class memories keep their order; renumber everything.
