@@ -1,0 +1,338 @@
+// Calibration from csynth reports: module → kernel mapping, samples through the
+// _Pipeline_ hierarchy, least-squares fit back to known parameters, calibration files,
+// refusal of another part or clock, the calibrated simulator, leave-one-out, and the
+// power coefficient fit (synthetic pairs; the real U50 KNN report via TTSIM_SHARED).
+// Every csynth / Vivado report here is written by tests/hls/calibration/
+// synthetic_reports.h from known parameters: no real report of the ttsim kernels exists.
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "hls/calibration/kernel_fit.h"
+#include "hls/calibration/kernel_samples.h"
+#include "hls/calibration/power_fit.h"
+#include "hls/kernels/modules.h"
+#include "hls/loop_nest.h"
+#include "hls/reports/report_set.h"
+#include "models/model_spec.h"
+#include "sim/calibration.h"
+#include "sim/step_sim.h"
+#include "tests/hls/calibration/synthetic_reports.h"
+
+namespace ttsim::hls {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::SyntheticTruth;
+
+std::string tmp(const std::string& name) {
+  const char* d = std::getenv("TEST_TMPDIR");
+  const std::string p = std::string(d ? d : "/tmp") + "/" + name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+ArchSpec paper() { return load_arch_spec("configs/arch/u50_paper.json"); }
+DeviceSpec u50() { return load_device_spec("configs/devices/u50.json"); }
+
+TEST(ModuleMap, FollowsTheHlsModuleNames) {
+  for (const auto& m : kTtsimModules) {
+    auto op = task_op_of_module(m.module);
+    ASSERT_TRUE(op.has_value()) << m.module;
+    EXPECT_STREQ(to_string(*op), m.task_op) << m.module;
+  }
+  EXPECT_FALSE(task_op_of_module("ttsim_train_step"));
+  EXPECT_FALSE(task_op_of_module("ttsim_softmax_Pipeline_softmax_max"));
+  EXPECT_FALSE(task_op_of_module("softmax"));
+  EXPECT_FALSE(task_op_of_module("ttsim_"));
+}
+
+TEST(KernelSamples, GathersLoopsFromPipelineCallees) {
+  const std::string dir = tmp("samples");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  EXPECT_TRUE(set.skipped.empty());
+  int contraction = 0, softmax = 0, layernorm = 0;
+  for (const auto& s : set.samples) {
+    (s.op == TaskOp::kContraction ? contraction : s.op == TaskOp::kSoftmax ? softmax : layernorm)++;
+    ASSERT_EQ(s.loops.size(), kernel_loops(s.op, TaskShape{}, 1).size());
+    for (std::size_t i = 0; i < s.loops.size(); ++i) {
+      EXPECT_EQ(s.loops[i].name, kernel_loops(s.op, TaskShape{}, 1)[i].name);
+      EXPECT_EQ(s.loops[i].rtl_module, s.module + "_Pipeline_" + s.loops[i].name);
+    }
+  }
+  EXPECT_EQ(contraction, 4);
+  EXPECT_EQ(softmax, 5);  // the ranged report gives a best and a worst sample
+  EXPECT_EQ(layernorm, 3);
+  const auto best = std::find_if(set.samples.begin(), set.samples.end(), [](auto& s) { return s.bound == "best"; });
+  ASSERT_NE(best, set.samples.end());
+  EXPECT_EQ(best->trips(), (std::vector<std::int64_t>{32, 32, 32}));
+  EXPECT_EQ(best->latency, *best->latency_best.min);
+  EXPECT_FALSE(best->op_binds.empty());
+}
+
+void expect_fit(const Calibration& c, const SyntheticTruth& truth) {
+  ASSERT_EQ(c.kernels.size(), 3u);
+  for (const auto& [op, k] : c.kernels) {
+    const int loops = static_cast<int>(kernel_loops(op, TaskShape{}, 1).size());
+    EXPECT_NEAR(k.params.ii, truth.ii, 0.01 * truth.ii) << to_string(op);
+    EXPECT_NEAR(k.params.depth_adjust, truth.extra_depth - 1, 0.01 * (truth.extra_depth - 1)) << to_string(op);
+    EXPECT_NEAR(k.params.overhead, SyntheticTruth::overhead(loops), 0.01 * SyntheticTruth::overhead(loops))
+        << to_string(op);
+    EXPECT_LT(k.max_abs_residual_cycles, 1.0) << to_string(op);
+  }
+  // Every operator of the written kernels' chains was read from the BindNodes.
+  EXPECT_EQ(c.op_latency.size(), 4u);  // fadd, fmul, fcmp, fexp (fdiv is in no written kernel)
+  for (const auto& [op, cycles] : c.op_latency) EXPECT_EQ(cycles, truth.bind_latency.at(op)) << op;
+}
+
+TEST(KernelFit, RecoversKnownParameters) {
+  const std::string dir = tmp("fit");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const Calibration c = fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
+  expect_fit(c, SyntheticTruth{});
+  EXPECT_EQ(c.part, "xcu50-fsvh2104-2-e");
+  EXPECT_DOUBLE_EQ(c.target_clock_ns, 10.0);
+  EXPECT_EQ(c.tool_version, "2023.2");
+  EXPECT_EQ(c.reports.size(), 11u);
+  EXPECT_EQ(c.kernels.at(TaskOp::kContraction).module, "ttsim_contraction");
+  EXPECT_EQ(c.kernels.at(TaskOp::kSoftmax).samples, 5);
+}
+
+TEST(KernelFit, RecoversOtherParameters) {
+  SyntheticTruth t;
+  t.ii = 2;
+  t.extra_depth = 7;
+  t.bind_latency["fadd"] = 6;
+  const std::string dir = tmp("fit2");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0, t);
+  expect_fit(fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m"), t);
+}
+
+TEST(KernelFit, ErrorsNameTheProblem) {
+  const std::string dir = tmp("few");
+  testing::SyntheticKernel k;
+  k.module = "ttsim_contraction";
+  k.trips = {4096};
+  k.depths = {9};
+  testing::write_kernel_report(dir + "/csynth.xml", k);
+  try {
+    fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
+    FAIL() << "one report fitted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at least 2 reports"), std::string::npos) << e.what();
+  }
+  const std::string other = tmp("nomap");
+  k.module = "md_kernel";
+  testing::write_kernel_report(other + "/csynth.xml", k);
+  try {
+    fit_calibration(collect_kernel_samples(read_reports(other).csynth), paper(), u50(), "m");
+    FAIL() << "nothing mapped yet no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no csynth module maps"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("md_kernel"), std::string::npos) << e.what();
+  }
+  const std::string u280dir = tmp("u280");
+  testing::write_synthetic_set(u280dir, "xcu280-fsvh2892-2L-e", 10.0);
+  try {
+    fit_calibration(collect_kernel_samples(read_reports(u280dir).csynth), paper(), u50(), "m");
+    FAIL() << "part mismatch accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("xcu280-fsvh2892-2L-e"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("xcu50-fsvh2104-2-e"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CalibrationFile, RoundTripsAndValidates) {
+  const std::string dir = tmp("file");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  ReportSet rs = read_reports(dir);
+  Calibration c = fit_calibration(collect_kernel_samples(rs.csynth), paper(), u50(), "atis_2enc");
+  c.power = PowerFitRecord{};
+  c.power->dsp_watts_per_mhz = 7e-6;
+  c.power->reports = {"p.rpt"};
+  write_calibration(dir + "/c.json", c);
+  const Calibration back = load_calibration(dir + "/c.json");
+  EXPECT_EQ(calibration_to_json(back), calibration_to_json(c));
+  Json doc = calibration_to_json(c);
+  doc["kernels"]["softmax"]["iii"] = 1;
+  EXPECT_THROW(parse_calibration(doc, "x.json"), ConfigError);
+  doc = calibration_to_json(c);
+  doc["kernels"]["convolution"] = doc["kernels"]["softmax"];
+  try {
+    parse_calibration(doc, "x.json");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/kernels/convolution");
+  }
+}
+
+TEST(CalibrationFile, RefusesAnotherPartOrClock) {
+  Calibration c;
+  c.file = "c.json";
+  c.part = "xcu280-fsvh2892-2L-e";
+  c.target_clock_ns = 10.0;
+  ArchSpec a = paper();
+  DeviceSpec d = u50();
+  try {
+    apply_calibration(c, a, d);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("xcu280-fsvh2892-2L-e"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("xcu50-fsvh2104-2-e"), std::string::npos);
+  }
+  EXPECT_EQ(a.calibration, nullptr);
+  c.part = "xcu50-fsvh2104-2-e";
+  c.target_clock_ns = 3.33;
+  try {
+    apply_calibration(c, a, d);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("3.33 ns"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("100 MHz"), std::string::npos) << e.what();
+  }
+  c.target_clock_ns = 10.0;
+  EXPECT_NO_THROW(apply_calibration(c, a, d));
+  EXPECT_NE(a.calibration, nullptr);
+}
+
+// Cycles of a task by the calibrated formula, computed here from the loop nest, the
+// known operator latencies and the fitted parameters (not through KernelLatencyModel).
+// Kernels the calibration does not cover keep the unit's II and overhead but use the
+// calibration's operator latencies too.
+std::int64_t expected_cycles(const Task& t, const ArchSpec& arch, const DeviceSpec& device, const Calibration& c,
+                             int read_latency) {
+  auto lat = [&](const std::string& f) {
+    return c.op_latency.count(f) ? c.op_latency.at(f) : device.op(f).latency_at(arch.clock_mhz);
+  };
+  const UnitSpec& u = arch.unit(t.unit);
+  const bool cal = c.kernels.count(t.op) > 0;
+  const KernelParams p = cal ? c.kernels.at(t.op).params : KernelParams{static_cast<double>(u.ii), 0, 0};
+  std::int64_t cycles = cal ? std::llround(p.overhead) : u.overhead;
+  for (const LoopSpec& l : kernel_loops(t.op, t.shape, arch.unit(t.unit).lanes)) {
+    int chain = 0;
+    for (const auto& f : l.chain) chain += lat(f);
+    double ii = p.ii;
+    if (l.recurrence_distance > 0) {
+      ii = std::max(ii, static_cast<double>(ceil_div(lat(l.chain.back()), l.recurrence_distance)));
+    }
+    cycles += std::llround(static_cast<double>(l.trip - 1) * ii + read_latency + chain + 1 + p.depth_adjust);
+  }
+  return cycles;
+}
+
+TEST(CalibratedSimulator, TaskCyclesFollowTheCalibration) {
+  const std::string dir = tmp("sim");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = paper();
+  const DeviceSpec device = u50();
+  const Calibration c = fit_calibration(collect_kernel_samples(read_reports(dir).csynth), arch, device, model.name);
+  ArchSpec arch_cal = arch;
+  DeviceSpec device_cal = device;
+  apply_calibration(c, arch_cal, device_cal);
+  const StepResult un = simulate_step(model, arch, device, 0);
+  const StepResult ca = simulate_step(model, arch_cal, device_cal, 0);
+  ASSERT_EQ(un.graph.tasks.size(), ca.graph.tasks.size());
+  int calibrated = 0;
+  for (const Task& t : ca.graph.tasks) {
+    const std::int64_t got = ca.sched.tasks[static_cast<std::size_t>(t.id)].cycles;
+    calibrated += c.kernels.count(t.op) ? 1 : 0;
+    EXPECT_EQ(got, expected_cycles(t, arch, device, c, device.bram_read_latency)) << t.name;
+  }
+  EXPECT_GT(calibrated, 100);
+  EXPECT_NE(ca.run.schedule.makespan, un.run.schedule.makespan);
+}
+
+TEST(LeaveOneOut, ExactOnConsistentReportsAndSeesAnOutlier) {
+  const std::string dir = tmp("loo");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  const auto ops = bindnode_op_latencies(set.samples, u50());
+  auto loo = leave_one_out(set, paper(), u50(), ops);
+  EXPECT_EQ(loo.size(), 4u + 5u + 3u);
+  for (const auto& r : loo) {
+    ASSERT_TRUE(r.predicted) << r.source << ": " << r.note;
+    EXPECT_LT(std::fabs(r.error_pct()), 0.01) << r.source;
+  }
+  // One report that does not follow the others (5,000 extra cycles) is predicted badly.
+  for (auto& s : set.samples) {
+    if (s.op == TaskOp::kContraction && s.trips()[0] == 12288) s.latency += 5000;
+  }
+  loo = leave_one_out(set, paper(), u50(), ops);
+  bool seen = false;
+  for (const auto& r : loo) {
+    if (r.op == TaskOp::kContraction && r.reported > 12000 && r.reported < 20000) {
+      seen = true;
+      EXPECT_GT(std::fabs(r.error_pct()), 20.0);
+    }
+  }
+  EXPECT_TRUE(seen);
+}
+
+TEST(PowerFit, RecoversSyntheticCoefficients) {
+  const double f1 = 100, f2 = 250;
+  auto pair = [](const std::string& dir, double mhz, int dsp, double bram, int uram, int luts) {
+    testing::SyntheticPower p;
+    p.clock_ns = 1000.0 / mhz;
+    p.dsp = dsp;
+    p.bram_tiles = bram;
+    p.uram = uram;
+    p.luts = luts;
+    p.static_w = 2.216;
+    p.dsp_w = 7e-6 * dsp * mhz;
+    p.bram_w = 8.4e-6 * bram * mhz;
+    p.uram_w = 2.5e-5 * uram * mhz;
+    p.logic_w = 1.0e-4 * luts / 1000.0 * mhz;
+    p.signals_w = 0.7e-4 * luts / 1000.0 * mhz;
+    p.clocks_w = 4.2e-5 * luts / 1000.0 * mhz;
+    testing::write_power_pair(dir, p);
+  };
+  const std::string root = tmp("power");
+  fs::create_directories(root + "/a");
+  fs::create_directories(root + "/b");
+  pair(root + "/a", f1, 3024, 900, 200, 400000);
+  pair(root + "/b", f2, 1500, 300, 64, 150000);
+  const ReportSet rs = read_reports(root);
+  const auto samples = power_samples(rs);
+  ASSERT_EQ(samples.size(), 2u);
+  const PowerFitRecord f = fit_power(samples);
+  EXPECT_NEAR(*f.static_watts, 2.216, 1e-9);
+  EXPECT_NEAR(*f.dsp_watts_per_mhz, 7e-6, 0.01 * 7e-6);
+  EXPECT_NEAR(*f.bram36_watts_per_mhz, 8.4e-6, 0.01 * 8.4e-6);
+  EXPECT_NEAR(*f.uram_watts_per_mhz, 2.5e-5, 0.01 * 2.5e-5);
+  EXPECT_NEAR(*f.logic_watts_per_kilolut_mhz, 1.7e-4, 0.01 * 1.7e-4);
+  EXPECT_NEAR(*f.clock_watts_per_kilolut_mhz, 4.2e-5, 0.01 * 4.2e-5);
+  // Without the utilization report the pair cannot be formed.
+  fs::remove(root + "/b/design_utilization_placed.rpt");
+  EXPECT_THROW(power_samples(read_reports(root)), InputError);
+}
+
+TEST(PowerFit, ReadsTheRealU50KnnReport) {
+  const char* shared = std::getenv("TTSIM_SHARED");
+  if (!shared) GTEST_SKIP() << "TTSIM_SHARED not set: the real U50 KNN report_power is not available";
+  const ReportSet rs = read_reports(std::string(shared) + "/data/hls_reports/ahls_knn");
+  const auto samples = power_samples(rs);
+  ASSERT_EQ(samples.size(), 1u);
+  const PowerSample& s = samples[0];
+  EXPECT_EQ(s.device, "xcu50-fsvh2104-2-e");
+  EXPECT_DOUBLE_EQ(s.clock_mhz, 125.0);  // 2.2 Clock Constraints: ap_clk 8.0 ns
+  EXPECT_EQ(s.dsp, 33);
+  EXPECT_EQ(s.bram36, 0);
+  const PowerFitRecord f = fit_power(samples);
+  EXPECT_DOUBLE_EQ(*f.static_watts, 2.216);
+  EXPECT_NEAR(*f.dsp_watts_per_mhz, 0.035 / (33 * 125.0), 1e-12);
+  EXPECT_NEAR(*f.logic_watts_per_kilolut_mhz, (0.078 + 0.076) / (6.203 * 125.0), 1e-9);
+  EXPECT_NEAR(*f.clock_watts_per_kilolut_mhz, 0.028 / (6.203 * 125.0), 1e-9);
+  EXPECT_FALSE(f.bram36_watts_per_mhz);  // the design uses no BRAM: not fitted, not 0
+  EXPECT_FALSE(f.uram_watts_per_mhz);
+}
+
+}  // namespace
+}  // namespace ttsim::hls
