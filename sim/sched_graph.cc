@@ -70,16 +70,57 @@ std::vector<std::pair<int, int>> policy_edges(const TaskGraph& graph, const Arch
   return edges;
 }
 
-void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+namespace {
+
+bool same_price(const Task& a, const Task& b) {
+  return a.unit == b.unit && a.op == b.op && a.shape.batch == b.shape.batch &&
+         a.shape.rows == b.shape.rows && a.shape.inner == b.shape.inner &&
+         a.shape.cols == b.shape.cols;
+}
+
+/// Groups the tasks of `graph` by (unit, op, shape) into sg.price_class / price_rep.
+void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
   using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
-  std::map<Key, std::int64_t> memo;
+  std::map<Key, int> cls;
+  sg.price_class.assign(graph.tasks.size(), -1);
+  sg.price_rep.clear();
   for (const Task& t : graph.tasks) {
     Key k{static_cast<int>(t.unit), static_cast<int>(t.op), t.shape.batch, t.shape.rows,
           t.shape.inner, t.shape.cols};
-    auto it = memo.find(k);
-    if (it == memo.end()) it = memo.emplace(k, latency.task_cycles(t)).first;
-    sg.tasks[t.id].cycles = it->second;
+    auto it = cls.find(k);
+    if (it == cls.end()) {
+      it = cls.emplace(k, static_cast<int>(sg.price_rep.size())).first;
+      sg.price_rep.push_back(t.id);
+    }
+    sg.price_class[t.id] = it->second;
   }
+}
+
+/// True when sg's latency classes group `graph`'s tasks by equal (unit, op, shape).
+bool price_classes_match(const SchedGraph& sg, const TaskGraph& graph) {
+  const std::size_t n = graph.tasks.size();
+  if (sg.price_class.size() != n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = sg.price_class[i];
+    if (c < 0 || c >= static_cast<int>(sg.price_rep.size())) return false;
+    const int rep = sg.price_rep[c];
+    if (rep < 0 || rep >= static_cast<int>(n) ||
+        !same_price(graph.tasks[i], graph.tasks[rep])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+  if (!price_classes_match(sg, graph)) build_price_classes(sg, graph);
+  std::vector<std::int64_t> cycles(sg.price_rep.size());
+  for (std::size_t c = 0; c < cycles.size(); ++c) {
+    cycles[c] = latency.task_cycles(graph.tasks[sg.price_rep[c]]);
+  }
+  for (const Task& t : graph.tasks) sg.tasks[t.id].cycles = cycles[sg.price_class[t.id]];
 }
 
 SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,

@@ -40,6 +40,12 @@ struct SchedGraph {
   std::array<int, kUnitKinds> unit_count{};
   /// Number of edges added by the policy (beyond the task graph's own).
   int policy_edges = 0;
+  /// Latency class of each task (index into price_rep): tasks with the same unit, op
+  /// and shape (batch, rows, inner, cols) have the same latency under any latency
+  /// model, so update_latencies prices one representative per class. Filled by
+  /// make_sched_graph / update_latencies.
+  std::vector<int> price_class;
+  std::vector<int> price_rep;  ///< first task of each latency class
 };
 
 /// The policy's extra dependency edges (from, to) with from < to, as described above.
@@ -52,7 +58,9 @@ SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
                             const KernelLatencyModel& latency);
 
 /// Recomputes only the latencies of `sg` for another latency model (same graph and
-/// policy); for design-space sweeps over lanes, II and overheads.
+/// policy); for design-space sweeps over lanes, II and overheads. Prices one task per
+/// latency class (SchedGraph::price_class); the classes are rebuilt when they do not
+/// match `graph`.
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
 
 }  // namespace ttsim
