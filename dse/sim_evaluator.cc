@@ -23,6 +23,9 @@ struct SimCache {
   std::unordered_map<std::string, std::shared_ptr<const ModelSpec>> models;
   std::unordered_map<std::string, std::shared_ptr<const TaskGraph>> graphs;
   std::unordered_map<std::string, std::shared_ptr<const memplan::MemoryPlan>> plans;
+  /// Schedulable graphs (dependencies + policy edges, latency classes) by graph and
+  /// scheduling policy; each point copies one and re-prices it for its arch.
+  std::unordered_map<std::string, std::shared_ptr<const SchedGraph>> sched_graphs;
 
   template <typename T, typename F>
   std::shared_ptr<const T> get(std::unordered_map<std::string, std::shared_ptr<const T>>& map,
@@ -162,9 +165,19 @@ Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) c
   e.fidelity = fidelity();
   const Resolved r = resolve(ctx_, p);
   const KernelLatencyModel latency(r.arch, ctx_.device);
+  // The policy edges depend only on the graph and the scheduling options: build them
+  // once per (graph, policy), then re-price a copy for this arch (same result as
+  // make_sched_graph(graph, r.arch, latency)).
   auto step = [&](std::int64_t tokens, const TaskGraph& graph) {
-    (void)tokens;
-    return list_schedule(make_sched_graph(graph, r.arch, latency));
+    const std::string key = r.model_key + "|" + flows_key(r.arch) + "|" + std::to_string(tokens) +
+                            "|" + to_string(r.arch.policy) + (r.arch.parallel_merges ? "|pm" : "|-") +
+                            (r.arch.qkv_reschedule ? "|qkv" : "|-");
+    const auto shape = ctx_.cache->get(ctx_.cache->sched_graphs, key,
+                                       [&] { return make_sched_graph(graph, r.arch, latency); });
+    SchedGraph sg = *shape;
+    for (int k = 0; k < kUnitKinds; ++k) sg.unit_count[k] = r.arch.units[k].count;
+    update_latencies(sg, graph, latency);
+    return list_schedule(sg);
   };
   const auto graph = graph_for(ctx_, r, 0);
   const Schedule padded = step(0, *graph);

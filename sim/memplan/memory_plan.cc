@@ -136,26 +136,32 @@ void fill_memory_counts(MemoryInstance& m, int word_bits) {
   }
 }
 
-/// Peak live words of each memory over the task index (whole-step buffers always live).
+/// Peak live words of each memory over the task index (whole-step buffers always live):
+/// +words at a buffer's first task, -words after its last, summed in task order.
 void fill_used_bits(MemoryPlan& plan, const Prepared& p) {
   const int n = static_cast<int>(p.graph->tasks.size());
+  std::vector<std::pair<int, std::int64_t>> events;
   for (MemoryInstance& m : plan.memories) {
     std::int64_t always = 0;
-    std::vector<std::int64_t> delta(n + 1, 0);
+    events.clear();
     for (int b : m.buffers) {
       const Placement& pl = plan.placements[b];
       const std::int64_t w = p.graph->buffers[b].words;
       if (pl.whole_step) {
         always += w;
       } else {
-        delta[pl.first_task] += w;
-        delta[pl.last_task + 1] -= w;
+        events.emplace_back(pl.first_task, w);
+        events.emplace_back(pl.last_task + 1, -w);
       }
     }
+    std::sort(events.begin(), events.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    // The running sum after all changes at one task index, for indices below n.
     std::int64_t peak = always, run = always;
-    for (int t = 0; t < n; ++t) {
-      run += delta[t];
-      peak = std::max(peak, run);
+    for (std::size_t i = 0; i < events.size();) {
+      const int t = events[i].first;
+      for (; i < events.size() && events[i].first == t; ++i) run += events[i].second;
+      if (t < n) peak = std::max(peak, run);
     }
     m.used_bits = peak * p.options->word_bits;
   }
@@ -218,18 +224,39 @@ void plan_naive(MemoryPlan& plan, const Prepared& p) {
 
 // ---- grouped -----------------------------------------------------------------------
 
-/// Fewest blocks of a `depth` × `width_bits` memory on `p`: best_layout(p, depth,
-/// width_bits).blocks() (0 for depth < 1), without building the layout.
-std::int64_t blocks_at(MemoryKind kind, std::int64_t depth, std::int64_t width_bits) {
-  if (depth < 1) return 0;
-  std::int64_t best = -1;
-  for (const BlockMode& m : block_modes(primitive_of(kind))) {
-    const std::int64_t b =
-        ((width_bits + m.width_bits - 1) / m.width_bits) * ((depth + m.depth - 1) / m.depth);
-    if (best < 0 || b < best) best = b;
+/// Fewest blocks of a `depth` × `width_bits` memory of `kind`:
+/// best_layout(primitive, depth, width_bits).blocks() (0 for depth < 1), with the
+/// columns of every aspect mode precomputed for one width and the rows taken by a
+/// shift (every mode depth is a power of two; others fall back to a division).
+class BlockCost {
+ public:
+  BlockCost(MemoryKind kind, std::int64_t width_bits) {
+    for (const BlockMode& m : block_modes(primitive_of(kind))) {
+      Mode x;
+      x.columns = ceil_div(width_bits, m.width_bits);
+      x.depth = m.depth;
+      x.shift = (m.depth & (m.depth - 1)) == 0 ? __builtin_ctzll(static_cast<unsigned long long>(m.depth)) : -1;
+      modes_.push_back(x);
+    }
   }
-  return best;
-}
+  std::int64_t operator()(std::int64_t depth) const {
+    if (depth < 1) return 0;
+    std::int64_t best = -1;
+    for (const Mode& m : modes_) {
+      const std::int64_t rows = m.shift >= 0 ? (depth + m.depth - 1) >> m.shift : ceil_div(depth, m.depth);
+      const std::int64_t b = m.columns * rows;
+      if (best < 0 || b < best) best = b;
+    }
+    return best;
+  }
+
+ private:
+  struct Mode {
+    std::int64_t columns = 0, depth = 1;
+    int shift = -1;
+  };
+  std::vector<Mode> modes_;
+};
 
 /// A buffer placed in an open memory: addresses [lo, hi).
 struct PlacedRange {
@@ -295,7 +322,11 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
   });
 
   std::vector<OpenMemory> open;
-  std::map<std::pair<int, int>, std::vector<int>> pools;  // (kind, W) → indices into open
+  struct Pool {
+    std::vector<int> members;  ///< indices into open
+    BlockCost blocks;
+  };
+  std::map<std::pair<int, int>, Pool> pools;  // (kind, W)
   for (int b : order) {
     const Buffer& buf = buffers[b];
     const int w = p.width[b];
@@ -320,7 +351,12 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
     const MemoryKind kind = block_kind(addr, uram_min_depth);
     const std::int64_t width_bits = std::int64_t{w} * o.word_bits;
     const auto& acc = p.access[b];
-    auto& pool = pools[{static_cast<int>(kind), w}];
+    auto pool_it = pools.find({static_cast<int>(kind), w});
+    if (pool_it == pools.end()) {
+      pool_it = pools.emplace(std::make_pair(static_cast<int>(kind), w), Pool{{}, BlockCost(kind, width_bits)}).first;
+    }
+    auto& pool = pool_it->second.members;
+    const BlockCost& blocks_at = pool_it->second.blocks;
     int best = -1;
     std::int64_t best_off = 0, best_cost = 0, best_growth = 0;
     for (int idx : pool) {
@@ -337,7 +373,7 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
       const std::int64_t end = std::max(m.mem.depth, off + addr);
       if (kind == MemoryKind::kUram && uram_cap > 0 && end > uram_cap) continue;
       const std::int64_t growth = end - m.mem.depth;
-      const std::int64_t cost = growth == 0 ? 0 : blocks_at(kind, end, width_bits) - m.blocks;
+      const std::int64_t cost = growth == 0 ? 0 : blocks_at(end) - m.blocks;
       if (best < 0 || std::tie(cost, growth) < std::tie(best_cost, best_growth)) {
         best = idx;
         best_off = off;
@@ -349,7 +385,7 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
       }
     }
     // A fresh memory is a candidate too; existing memories win ties.
-    const std::int64_t fresh_cost = blocks_at(kind, addr, width_bits);
+    const std::int64_t fresh_cost = blocks_at(addr);
     const bool fresh_too_deep = kind == MemoryKind::kUram && uram_cap > 0 && addr > uram_cap;
     if (best >= 0 && !fresh_too_deep && std::tie(fresh_cost, addr) < std::tie(best_cost, best_growth)) {
       best = -1;
@@ -370,7 +406,7 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
     OpenMemory& m = open[best];
     m.mem.buffers.push_back(b);
     m.mem.depth = std::max(m.mem.depth, best_off + addr);
-    m.blocks = blocks_at(kind, m.mem.depth, width_bits);
+    m.blocks = blocks_at(m.mem.depth);
     for (const auto& [t, a] : acc) m.slots[t] += a;
     const PlacedRange range{best_off, best_off + addr, b, p.is_whole_step(b)};
     m.placed.insert(std::upper_bound(m.placed.begin(), m.placed.end(), range,
@@ -631,12 +667,14 @@ MemoryPlan plan_memory(const TaskGraph& graph, const DeviceSpec& device,
   MemoryPlan plan = plan_once(p, options.uram_min_depth);
   if (options.strategy == Strategy::kNaive || plan.fit.fits) return plan;
   // BRAM vs URAM rebalance: move shallower buffers to URAM while BRAM is short and URAM
-  // has room, or deeper ones back to BRAM while URAM is short and BRAM has room.
-  MemoryPlan best = plan;
+  // has room, or deeper ones back to BRAM while URAM is short and BRAM has room. Returns
+  // the first plan that fits, else the one with the smallest shortfall.
+  FitReport last = plan.fit;
+  MemoryPlan best = std::move(plan);
   std::int64_t depth = options.uram_min_depth;
-  for (int step = 0; step < 24 && !plan.fit.fits; ++step) {
-    const bool bram_short = plan.fit.bram36_short > 0 && plan.fit.uram_needed < plan.fit.uram_available;
-    const bool uram_short = plan.fit.uram_short > 0 && plan.fit.bram36_needed < plan.fit.bram36_available;
+  for (int step = 0; step < 24 && !last.fits; ++step) {
+    const bool bram_short = last.bram36_short > 0 && last.uram_needed < last.uram_available;
+    const bool uram_short = last.uram_short > 0 && last.bram36_needed < last.bram36_available;
     if (bram_short && depth > 1) {
       depth /= 2;
     } else if (uram_short && depth < (std::int64_t{1} << 24)) {
@@ -644,10 +682,11 @@ MemoryPlan plan_memory(const TaskGraph& graph, const DeviceSpec& device,
     } else {
       break;
     }
-    plan = plan_once(p, depth);
-    if (plan.fit.fits || plan.fit.bytes_short < best.fit.bytes_short) best = plan;
+    MemoryPlan next = plan_once(p, depth);
+    last = next.fit;
+    if (last.fits || last.bytes_short < best.fit.bytes_short) best = std::move(next);
   }
-  return plan.fit.fits ? plan : best;
+  return best;
 }
 
 }  // namespace ttsim::memplan
