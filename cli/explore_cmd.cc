@@ -23,23 +23,26 @@ extern "C" void on_sigint(int) { g_interrupted = true; }
 
 int run_explore_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string sweep_file, out, shard;
+  std::string sweep_file, out, shard, calibration;
   int threads = 0;
   opts.add_options()("sweep", po::value(&sweep_file)->required(), "sweep file (configs/sweeps/*.json)")(
       "out", po::value(&out)->required(), "output folder (created; only this run writes into it)")(
       "resume", "continue the run already in --out")(
       "shard", po::value(&shard), "evaluate only slice i of N of the point list (i/N, 1-based)")(
+      "calibration", po::value(&calibration),
+      "calibration file from `ttsim calibrate` applied to every point (kernel II, depth, overhead, "
+      "operator latencies, power coefficients); refused for another part or clock")(
       "threads", po::value(&threads), "worker threads (default: all cores)")(
       "no-progress", "no progress line even on a terminal");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  if (!parse_options("explore", "SWEEP --out DIR [--resume] [--shard i/N] [--threads N]", opts, pos,
+  if (!parse_options("explore", "SWEEP --out DIR [--calibration C] [--resume] [--shard i/N] [--threads N]", opts, pos,
                      args, vm)) {
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto setup = dse::make_run_setup(sweep_file);
+  auto setup = dse::make_run_setup(sweep_file, calibration);
   dse::ExploreOptions o;
   o.out_dir = out;
   o.resume = vm.count("resume") > 0;

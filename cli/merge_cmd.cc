@@ -28,7 +28,10 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   if (!parse_options("merge", "--out DIR SHARD_DIR...", opts, pos, args, vm)) return 0;
   const auto start = std::chrono::steady_clock::now();
   const dse::RunState first = dse::load_run_state(shards.front());
-  auto setup = dse::make_run_setup(first.sweep_file);
+  // The shards' calibration (explore --calibration) is applied again to the SystemC stage.
+  const std::string calibration =
+      first.calibration.is_null() ? std::string() : first.calibration.value("file", std::string());
+  auto setup = dse::make_run_setup(first.sweep_file, calibration);
   dse::ExploreOptions o;
   o.out_dir = out;
   o.control.threads = threads;

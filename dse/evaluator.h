@@ -3,6 +3,7 @@
 // the analytic evaluator and the SystemC engine of //sim in production, a toy function
 // in tests (so the search strategies can be checked on spaces with a known front).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct Evaluation {
   MetricValues metrics;   ///< NaN where unavailable
   std::string error;      ///< non-empty when the point could not be built or simulated
   std::string fidelity;   ///< "analytic", "systemc", or the evaluator's own name
+  /// Set by the sweep from its rank-accuracy table (dse/accuracy_table.h): the uniform
+  /// TT rank of the point (0 when its TT layers differ in rank or it has none) and how
+  /// kAccuracy / kSlotF1 were obtained: "table", "interpolated", or "" (unavailable).
+  std::int64_t tt_rank = 0;
+  std::string accuracy_source;
   /// With `detailed`: {"stages": {name: cycles}, "layers": [{"name", "cycles"}...]}
   /// for the latency-breakdown plot; null otherwise.
   Json breakdown;

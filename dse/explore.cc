@@ -35,6 +35,10 @@ void prepare_dir(const std::string& dir) {
   }
 }
 
+std::string calibration_text(const Json& c) {
+  return c.is_null() ? std::string("none") : c.value("file", std::string("?"));
+}
+
 std::string shard_text(const ExploreOptions& o) {
   return o.shard_count == 1 ? std::string()
                             : std::to_string(o.shard_index + 1) + "/" + std::to_string(o.shard_count);
@@ -79,6 +83,11 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     if (existing->sweep_doc != sweep.doc) {
       throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
     }
+    if (existing->calibration != eval.calibration()) {
+      throw InputError(options.out_dir + "/state.json: was run with calibration " +
+                       calibration_text(existing->calibration) + ", not " +
+                       calibration_text(eval.calibration()));
+    }
     if (existing->shard != shard_text(options)) {
       throw InputError(options.out_dir + "/state.json: was shard \"" + existing->shard +
                        "\", not \"" + shard_text(options) + "\"");
@@ -88,6 +97,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   state.sweep_file = sweep_file;
   state.sweep_doc = sweep.doc;
   state.shard = shard_text(options);
+  state.calibration = eval.calibration();
 
   RunControl control = options.control;
   control.checkpoint_dir = options.out_dir;
@@ -167,6 +177,10 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
     }
     if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
+    if (s.calibration != eval.calibration()) {
+      throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
+                       ", not " + calibration_text(eval.calibration()));
+    }
     const auto [i, n] = parse_shard(s.shard);
     if (count && n != count) {
       throw InputError(dir + "/state.json: shard " + s.shard + " of a different split than " +
@@ -185,6 +199,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     throw InputError("merge: missing shard(s) " + missing);
   }
   merged.sweep_doc = eval.sweep().doc;
+  merged.calibration = eval.calibration();
   prepare_dir(options.out_dir);
   if (load_state(options.out_dir) && !options.resume) {
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");

@@ -26,7 +26,9 @@ struct Verdict {
 /// floor(total · (100 - headroom) / 100) for BRAM36, URAM288, DSP and (when the
 /// evaluator estimates it) LUT. A constraint whose metric the evaluator cannot provide
 /// for any point is skipped by the caller (listed as unavailable in the summary);
-/// `check_accuracy` = false skips min_accuracy. Every objective metric must be present.
+/// `check_accuracy` = false skips min_accuracy; with it, a point without an accuracy is
+/// infeasible with the reason "accuracy unknown at rank R" (R = Evaluation::tt_rank).
+/// Every objective metric must be present.
 Verdict judge(const Evaluation& e, const ConstraintSpec& constraints, const DeviceSpec& device,
               const std::vector<Metric>& objectives, bool check_accuracy);
 

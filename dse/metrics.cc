@@ -7,10 +7,12 @@ const MetricInfo kInfo[kMetricCount] = {
     {"epoch_seconds", "s", false},      {"step_cycles", "cycles", false},
     {"forward_cycles", "cycles", false}, {"backward_cycles", "cycles", false},
     {"update_cycles", "cycles", false}, {"epoch_energy_joules", "J", false},
+    {"power_static_watts", "W", false}, {"power_dynamic_watts", "W", false},
+    {"power_total_watts", "W", false},
     {"onchip_bytes", "bytes", false},   {"bram36", "blocks", false},
     {"uram288", "blocks", false},       {"dsp", "slices", false},
     {"lut", "LUTs", false},             {"compression", "x", true},
-    {"accuracy", "fraction", true},
+    {"accuracy", "fraction", true},     {"slot_f1", "fraction", true},
 };
 }  // namespace
 

@@ -1,7 +1,7 @@
 #pragma once
 // The figures of merit the explorer reads from an evaluator for one design point.
-// A value that the evaluator cannot provide (no power model, no accuracy table, no
-// LUT estimate) is NaN and is reported as unavailable, never guessed.
+// A value that the evaluator cannot provide (no power coefficients, no accuracy table,
+// a rank outside the table) is NaN and is reported as unavailable, never guessed.
 
 #include <array>
 #include <cmath>
@@ -18,14 +18,18 @@ enum class Metric : int {
   kForwardCycles,     ///< forward-stage cycles of one step
   kBackwardCycles,    ///< backward-stage cycles of one step
   kUpdateCycles,      ///< SGD-update-stage cycles of one step
-  kEpochEnergyJoules, ///< energy of one epoch, joules (only with a power model)
+  kEpochEnergyJoules, ///< energy of one epoch, joules: total power × epoch seconds
+  kPowerStaticWatts,  ///< device static power, watts (sim/power/fpga_power.h)
+  kPowerDynamicWatts, ///< dynamic power of the padded step's activity, watts
+  kPowerTotalWatts,   ///< static + dynamic, watts
   kOnchipBytes,       ///< peak on-chip bytes (params + grads + activations + temporaries)
   kBram36,            ///< BRAM36 blocks allocated by the memory plan
   kUram288,           ///< URAM288 blocks allocated by the memory plan
   kDsp,               ///< DSP48E2 slices of the kernels
-  kLut,               ///< LUTs (only when the evaluator estimates them)
+  kLut,               ///< estimated LUTs (sim/power: 300 per FP32 lane + control), not csynth
   kCompression,       ///< dense parameters / stored parameters of the model
   kAccuracy,          ///< test intent accuracy from the rank-accuracy table, fraction
+  kSlotF1,            ///< test slot F1 from the rank-accuracy table, fraction
   kCount
 };
 

@@ -57,7 +57,7 @@ std::string csv_header(const SweepSpec& sweep) {
   for (const auto& a : sweep.space.axes()) h += "," + csv_cell(a.name);
   h += ",fidelity,feasible,on_front";
   for (int m = 0; m < kMetricCount; ++m) h += std::string(",") + metric_info(static_cast<Metric>(m)).name;
-  return h + ",reason\n";
+  return h + ",accuracy_source,reason\n";
 }
 
 std::string csv_row(const Row& r) {
@@ -66,7 +66,7 @@ std::string csv_row(const Row& r) {
   const Evaluation& e = r.rec->best();
   line += "," + e.fidelity + "," + (r.verdict->feasible ? "1" : "0") + "," + (r.on_front ? "1" : "0");
   for (int m = 0; m < kMetricCount; ++m) line += "," + number_text(e.metrics.v[m]);
-  return line + "," + csv_cell(r.verdict->reason) + "\n";
+  return line + "," + e.accuracy_source + "," + csv_cell(r.verdict->reason) + "\n";
 }
 
 Json metrics_json(const Evaluation& e) {
@@ -76,6 +76,20 @@ Json metrics_json(const Evaluation& e) {
     m[metric_info(static_cast<Metric>(i)).name] = std::isnan(x) ? Json(nullptr) : Json(x);
   }
   return m;
+}
+
+Json metric_or_null(const Evaluation& e, Metric m) {
+  return e.metrics.has(m) ? Json(e.metrics[m]) : Json(nullptr);
+}
+
+// The power and energy keys of `ttsim simulate --json`, and the accuracy provenance.
+void add_power_and_accuracy(const Evaluation& e, Json& j) {
+  j["power_watts"] = {{"static", metric_or_null(e, Metric::kPowerStaticWatts)},
+                      {"dynamic", metric_or_null(e, Metric::kPowerDynamicWatts)},
+                      {"total", metric_or_null(e, Metric::kPowerTotalWatts)}};
+  j["energy_joules_per_epoch"] = metric_or_null(e, Metric::kEpochEnergyJoules);
+  j["tt_rank"] = e.tt_rank ? Json(e.tt_rank) : Json(nullptr);
+  j["accuracy_source"] = e.accuracy_source.empty() ? Json(nullptr) : Json(e.accuracy_source);
 }
 
 Json values_json(const SweepSpec& sweep, const Row& r) {
@@ -93,9 +107,14 @@ std::string md_value(Metric m, double v) {
       return fmt::format("{:.4g} s", v);
     case Metric::kEpochEnergyJoules:
       return fmt::format("{:.4g} J", v);
+    case Metric::kPowerStaticWatts:
+    case Metric::kPowerDynamicWatts:
+    case Metric::kPowerTotalWatts:
+      return fmt::format("{:.2f} W", v);
     case Metric::kCompression:
       return fmt::format("{:.1f}x", v);
     case Metric::kAccuracy:
+    case Metric::kSlotF1:
       return fmt::format("{:.2f} %", 100 * v);
     default:
       return fmt::format("{:.0f}", v);
@@ -124,18 +143,28 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
   }
   s += "- objectives: " + objs + "\n";
   const auto& c = sweep.constraints;
-  s += fmt::format("- constraints: resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {})",
+  s += fmt::format("- constraints: resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{})",
                    100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
-                   eval.device().dsp);
+                   eval.device().dsp,
+                   eval.evaluators().analytic->provides(Metric::kLut)
+                       ? fmt::format(", LUT {} against the estimate", eval.device().lut)
+                       : std::string());
   if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
   if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
   if (c.min_accuracy) s += fmt::format(", accuracy >= {:g}", *c.min_accuracy);
   s += "\n";
+  const Json& cal = eval.calibration();
+  s += cal.is_null() ? std::string("- calibration: none (kernel parameters and power coefficients from the "
+                                   "arch and device files)\n")
+                     : fmt::format("- calibration: `{}` (part {}, {} ns, tool {}) applied to every point\n",
+                                   cal.value("file", std::string()), cal.value("part", std::string()),
+                                   cal.value("target_clock_ns", 0.0), cal.value("tool_version", std::string()));
   for (const auto& n : f.notes) s += "- note: " + n + "\n";
 
-  const Metric show[] = {Metric::kEpochSeconds, Metric::kStepCycles, Metric::kOnchipBytes,
-                         Metric::kBram36,       Metric::kUram288,    Metric::kDsp,
-                         Metric::kCompression,  Metric::kEpochEnergyJoules, Metric::kAccuracy};
+  const Metric show[] = {Metric::kEpochSeconds, Metric::kStepCycles,  Metric::kOnchipBytes,
+                         Metric::kBram36,       Metric::kUram288,     Metric::kDsp,
+                         Metric::kLut,          Metric::kCompression, Metric::kPowerTotalWatts,
+                         Metric::kEpochEnergyJoules, Metric::kAccuracy};
   auto table_header = [&]() {
     std::string h = "| id |";
     for (const auto& a : sweep.space.axes()) h += " " + a.name + " |";
@@ -234,6 +263,7 @@ void write_outputs(const std::string& dir, const SweepEvaluation& eval, const Ru
            {"on_front", r.on_front}, {"metrics", metrics_json(r.rec->best())}};
     if (!r.ref_label.empty()) p["reference"] = r.ref_label;
     if (!r.verdict->feasible) p["reason"] = r.verdict->reason;
+    add_power_and_accuracy(r.rec->best(), p);
     if (r.rec->has_systemc) p["analytic_metrics"] = metrics_json(r.rec->analytic);
     try {
       p["configs"] = eval.evaluators().analytic->resolved_configs(resolve_point(sweep, r.id));
@@ -248,6 +278,8 @@ void write_outputs(const std::string& dir, const SweepEvaluation& eval, const Ru
                {"sweep_doc", sweep.doc},     {"device", eval.device().to_json()},
                {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
                {"notes", f.notes},           {"front", f.front},
+               {"calibration", eval.calibration()},
+               {"accuracy_table", eval.accuracy_table() ? eval.accuracy_table()->provenance() : Json(nullptr)},
                {"points", points}};
   if (f.chosen) results["chosen"] = *f.chosen;
   write_file_atomic(dir + "/results.json", results.dump(1) + "\n");
@@ -276,12 +308,14 @@ void write_outputs(const std::string& dir, const SweepEvaluation& eval, const Ru
       chosen["values"] = values_json(sweep, r);
       chosen["fidelity"] = r.rec->best().fidelity;
       chosen["metrics"] = metrics_json(r.rec->best());
+      add_power_and_accuracy(r.rec->best(), chosen);
     }
     chosen["breakdown"] = f.chosen_detail.breakdown;
     chosen["configs"] = f.chosen_detail.resolved.is_null()
                             ? eval.evaluators().analytic->resolved_configs(resolve_point(sweep, *f.chosen))
                             : f.chosen_detail.resolved;
     chosen["device"] = eval.device().to_json();
+    chosen["calibration"] = eval.calibration();
   }
   write_file_atomic(dir + "/chosen.json", chosen.dump(1) + "\n");
   write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows));

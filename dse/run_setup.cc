@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "dse/accuracy_table.h"
@@ -11,18 +12,68 @@
 
 namespace ttsim::dse {
 
-std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file) {
+std::vector<double> sweep_clocks_mhz(const SweepSpec& sweep) {
+  std::set<double> clocks;
+  const auto& axes = sweep.space.axes();
+  bool base_used = true;
+  std::vector<std::size_t> clock_axes;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (axes[a].name == "clock_mhz" || axes[a].name == "arch:/clock_mhz") clock_axes.push_back(a);
+  }
+  if (!clock_axes.empty()) {
+    base_used = false;
+    for (std::size_t a : clock_axes) {
+      for (const Json& v : axes[a].values) clocks.insert(v.get<double>());
+      for (PointId ref : sweep.space.references()) {
+        if (sweep.space.decode(ref)[a] == kBaseValue) base_used = true;
+      }
+    }
+  }
+  if (base_used) clocks.insert(parse_arch_spec(sweep.arch_doc, sweep.arch_file).clock_mhz);
+  return {clocks.begin(), clocks.end()};
+}
+
+Json calibration_record(const Calibration& c) {
+  Json kernels = Json::array();
+  for (const auto& [op, k] : c.kernels) {
+    (void)k;
+    kernels.push_back(to_string(op));
+  }
+  Json power_fitted = Json::array();
+  if (c.power) {
+    const Json p = calibration_to_json(c).value("power", Json::object());
+    for (const auto& [key, v] : p.items()) {
+      if (key != "reports") power_fitted.push_back(key);
+    }
+  }
+  return Json{{"file", c.file},       {"part", c.part},
+              {"target_clock_ns", c.target_clock_ns}, {"tool_version", c.tool_version},
+              {"fitted_for", {{"arch", c.arch}, {"device", c.device}, {"model", c.model}}},
+              {"kernels", kernels},   {"op_latency", c.op_latency},
+              {"power_fitted", power_fitted}, {"reports", c.reports}};
+}
+
+std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
+                                         const std::string& calibration_file) {
   auto s = std::make_unique<RunSetup>();
   s->sweep = load_sweep_spec(sweep_file);
   const DeviceSpec device = parse_device_spec(s->sweep.device_doc, s->sweep.device_file);
-  const SimContext ctx = make_sim_context(device, s->sweep.lengths_file, s->sweep.lengths_split);
+  SimContext ctx = make_sim_context(device, s->sweep.lengths_file, s->sweep.lengths_split);
+  Json calibration;
+  if (!calibration_file.empty()) {
+    const Calibration cal = load_calibration(calibration_file);
+    calibrate_sim_context(cal, parse_arch_spec(s->sweep.arch_doc, s->sweep.arch_file),
+                          sweep_clocks_mhz(s->sweep), ctx);  // refuses another part or clock
+    calibration = calibration_record(cal);
+  }
   s->analytic = std::make_unique<AnalyticSimEvaluator>(ctx);
   s->systemc = std::make_unique<SystemcSimEvaluator>(ctx);
   // The rank-accuracy table is used only when it exists; its absence is reported.
-  std::optional<AccuracyByRank> accuracy;
+  std::optional<AccuracyTable> accuracy;
   if (!s->sweep.accuracy_table.empty()) accuracy = load_accuracy_table(s->sweep.accuracy_table);
   s->eval = std::make_unique<SweepEvaluation>(
       s->sweep, Evaluators{s->analytic.get(), s->systemc.get()}, accuracy);
+  s->eval->set_calibration(std::move(calibration));
   return s;
 }
 

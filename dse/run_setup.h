@@ -9,6 +9,7 @@
 #include "dse/explore.h"
 #include "dse/sim_evaluator.h"
 #include "dse/sweep_spec.h"
+#include "sim/calibration.h"
 
 namespace ttsim::dse {
 
@@ -19,8 +20,20 @@ struct RunSetup {
   std::unique_ptr<SweepEvaluation> eval;
 };
 
-/// Loads `sweep_file` and builds the evaluators. Throws InputError / ConfigError.
-std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file);
+/// Loads `sweep_file` and builds the evaluators. With `calibration_file` (from `ttsim
+/// calibrate`), every point is evaluated with it: refused (InputError, as `simulate
+/// --calibration`) when it was fitted for another part than the sweep's device or
+/// another clock than any clock the sweep's points use; recorded in the results.
+/// Throws InputError / ConfigError.
+std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
+                                         const std::string& calibration_file = "");
+
+/// Clocks (MHz) the points of `sweep` run at: the values of its clock axes
+/// ("clock_mhz", "arch:/clock_mhz") and the base arch's clock when some point keeps it.
+std::vector<double> sweep_clocks_mhz(const SweepSpec& sweep);
+
+/// The calibration record written to results.json and state.json.
+Json calibration_record(const Calibration& c);
 
 /// The extra-outputs hook: SVG plots, report.html and (for complete runs with a chosen
 /// design) the emitted HLS build in <dir>/hls_build.

@@ -16,14 +16,18 @@ Json evaluation_to_json(const Evaluation& e) {
   }
   Json j{{"fidelity", e.fidelity}, {"metrics", m}};
   if (!e.error.empty()) j["error"] = e.error;
+  if (e.tt_rank) j["tt_rank"] = e.tt_rank;
+  if (!e.accuracy_source.empty()) j["accuracy_source"] = e.accuracy_source;
   return j;
 }
 
 Evaluation evaluation_from_json(const JsonView& v) {
-  v.allow_keys({"fidelity", "metrics", "error"});
+  v.allow_keys({"fidelity", "metrics", "error", "tt_rank", "accuracy_source"});
   Evaluation e;
   e.fidelity = v.at("fidelity").as_string();
   if (auto err = v.find("error")) e.error = err->as_string();
+  if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
+  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated"});
   const JsonView m = v.at("metrics");
   for (int i = 0; i < kMetricCount; ++i) {
     const char* name = metric_info(static_cast<Metric>(i)).name;
@@ -42,13 +46,15 @@ Json state_to_json(const RunState& s) {
     if (r.has_systemc) p["systemc"] = evaluation_to_json(r.systemc);
     points.push_back(std::move(p));
   }
-  return Json{{"format", "ttsim-explore-state-1"}, {"sweep_file", s.sweep_file},
-              {"sweep", s.sweep_doc}, {"shard", s.shard}, {"points", points}};
+  Json j{{"format", "ttsim-explore-state-1"}, {"sweep_file", s.sweep_file},
+         {"sweep", s.sweep_doc}, {"shard", s.shard}, {"points", points}};
+  if (!s.calibration.is_null()) j["calibration"] = s.calibration;
+  return j;
 }
 
 RunState state_from_json(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points"});
+  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points", "calibration"});
   if (root.at("format").as_string() != "ttsim-explore-state-1") {
     root.at("format").fail("\"ttsim-explore-state-1\"");
   }
@@ -56,6 +62,7 @@ RunState state_from_json(const Json& doc, const std::string& file) {
   s.sweep_file = root.at("sweep_file").as_string();
   s.sweep_doc = root.at("sweep").raw();
   s.shard = root.at("shard").as_string();
+  if (auto c = root.find("calibration")) s.calibration = c->raw();
   for (const auto& p : root.at("points").as_array(0)) {
     p.allow_keys({"id", "analytic", "systemc"});
     const auto id = static_cast<PointId>(p.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));

@@ -25,11 +25,14 @@ struct RunState {
   std::string sweep_file;  ///< the sweep path as given on the command line
   Json sweep_doc;          ///< the sweep document (a resumed or merged run must match it)
   std::string shard;       ///< "" for a whole run, "i/N" for a shard
+  /// The calibration record of `explore --calibration` (dse/run_setup.h), null when
+  /// uncalibrated; a resumed or merged run must use the same.
+  Json calibration;
   std::map<PointId, PointRecord> points;
 };
 
 /// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
-/// exactly (shortest round-trip representation).
+/// exactly (shortest round-trip representation); tt_rank and accuracy_source only when set.
 Json evaluation_to_json(const Evaluation& e);
 Evaluation evaluation_from_json(const JsonView& v);
 Json state_to_json(const RunState& s);

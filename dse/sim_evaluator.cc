@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "dse/point_power.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/arch_spec.h"
@@ -10,6 +11,8 @@
 #include "sim/kernel_latency.h"
 #include "sim/occupancy.h"
 #include "sim/plan_banks.h"
+#include "sim/power/schedule_activity.h"
+#include "sim/power/step_power.h"
 #include "sim/sched_graph.h"
 #include "sim/step_report.h"
 #include "sim/step_sim.h"
@@ -26,6 +29,9 @@ struct SimCache {
   /// Schedulable graphs (dependencies + policy edges, latency classes) by graph and
   /// scheduling policy; each point copies one and re-prices it for its arch.
   std::unordered_map<std::string, std::shared_ptr<const SchedGraph>> sched_graphs;
+  /// Per-task bank blocks of the padded graph on its plan's banks (power activity),
+  /// keyed like `plans`.
+  std::unordered_map<std::string, std::shared_ptr<const BankActivityShape>> bank_shapes;
 
   template <typename T, typename F>
   std::shared_ptr<const T> get(std::unordered_map<std::string, std::shared_ptr<const T>>& map,
@@ -53,6 +59,20 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
   return c;
 }
 
+void calibrate_sim_context(const Calibration& c, const ArchSpec& base_arch,
+                           const std::vector<double>& clocks_mhz, SimContext& ctx) {
+  ArchSpec a = base_arch;
+  for (double mhz : clocks_mhz) {
+    a.clock_mhz = mhz;
+    check_calibration_matches(c, a, ctx.device);
+  }
+  a = base_arch;
+  if (!clocks_mhz.empty()) a.clock_mhz = clocks_mhz.front();
+  apply_calibration(c, a, ctx.device);
+  ctx.calibration = std::make_shared<const Calibration>(c);
+  ctx.kernel_calibration = a.calibration;
+}
+
 namespace {
 
 struct Resolved {
@@ -67,6 +87,11 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   r.model = ctx.cache->get(ctx.cache->models, r.model_key,
                            [&] { return parse_model_spec(p.model, p.model_file); });
   r.arch = parse_arch_spec(p.arch, p.arch_file);
+  if (ctx.calibration) {
+    // As `simulate --calibration`: refuse another part or clock, then apply the fit.
+    check_calibration_matches(*ctx.calibration, r.arch, ctx.device);
+    r.arch.calibration = ctx.kernel_calibration;
+  }
   return r;
 }
 
@@ -84,23 +109,40 @@ std::shared_ptr<const TaskGraph> graph_for(const SimContext& ctx, const Resolved
   });
 }
 
-std::shared_ptr<const memplan::MemoryPlan> plan_for(const SimContext& ctx, const Resolved& r,
-                                                    const TaskGraph& graph,
-                                                    const std::vector<std::int64_t>& footprint) {
+std::string plan_key(const Resolved& r) {
   std::string key = r.model_key + "|" + flows_key(r.arch) + "|" + to_string(r.arch.memory) +
                     "|fusion=" + (r.arch.fusion ? "1" : "0") + "|lanes=";
   for (const auto& u : r.arch.units) key += std::to_string(u.lanes) + ",";
+  return key;
+}
+
+std::shared_ptr<const memplan::MemoryPlan> plan_for(const SimContext& ctx, const Resolved& r,
+                                                    const TaskGraph& graph,
+                                                    const std::vector<std::int64_t>& footprint) {
+  const std::string key = plan_key(r);
   return ctx.cache->get(ctx.cache->plans, key, [&] {
     return plan_step_memory(graph, r.arch, ctx.device, footprint);
   });
 }
 
-// Metrics common to both fidelities (memory plan, DSP, compression).
-void static_metrics(const SimContext& ctx, const Resolved& r, const TaskGraph& graph,
-                    const Schedule& schedule, Evaluation& e) {
+/// Activity of the analytic schedule and the design's estimated LUTs.
+struct PowerInputs {
+  FpgaActivity activity;
+  double luts = 0;
+};
+
+// Metrics common to both fidelities (memory plan, DSP, compression), and the inputs of
+// the power metrics: the activity of `schedule` (the padded graph's) on the plan's banks.
+PowerInputs static_metrics(const SimContext& ctx, const Resolved& r, const TaskGraph& graph,
+                           const Schedule& schedule, Evaluation& e) {
   const auto fused = fused_buffers(graph, r.arch.fusion);
   const auto footprint = buffer_footprints(graph, fused);
   const auto plan = plan_for(ctx, r, graph, footprint);
+  const auto shape = ctx.cache->get(ctx.cache->bank_shapes, plan_key(r), [&] {
+    return bank_activity_shape(graph, bank_map_from_plan(*plan), footprint);
+  });
+  std::array<int, kUnitKinds> instances{};
+  for (int k = 0; k < kUnitKinds; ++k) instances[k] = r.arch.units[k].count;
   const Occupancy occ = compute_occupancy(graph, schedule, footprint);
   e.metrics[Metric::kOnchipBytes] = static_cast<double>(occ.peak_total_bytes);
   e.metrics[Metric::kBram36] = static_cast<double>(plan->bram36_blocks);
@@ -108,6 +150,8 @@ void static_metrics(const SimContext& ctx, const Resolved& r, const TaskGraph& g
   e.metrics[Metric::kDsp] = static_cast<double>(arch_dsp(r.arch, ctx.device));
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
+  return {schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device),
+          design_luts(instances, r.arch, shape->banks)};
 }
 
 void step_metrics(const TaskGraph& graph, const Schedule& s, Evaluation& e) {
@@ -140,9 +184,14 @@ bool common_provides(const SimContext& ctx, Metric m) {
     case Metric::kEpochSeconds:
       return ctx.has_lengths;
     case Metric::kEpochEnergyJoules:
-    case Metric::kLut:
+      return ctx.has_lengths && has_power_coefficients(ctx.device);
+    case Metric::kPowerStaticWatts:
+    case Metric::kPowerDynamicWatts:
+    case Metric::kPowerTotalWatts:
+      return has_power_coefficients(ctx.device);
     case Metric::kAccuracy:
-      return false;
+    case Metric::kSlotF1:
+      return false;  // from the rank-accuracy table (dse/sweep_evaluation.h)
     default:
       return true;
   }
@@ -182,7 +231,7 @@ Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) c
   const auto graph = graph_for(ctx_, r, 0);
   const Schedule padded = step(0, *graph);
   step_metrics(*graph, padded, e);
-  static_metrics(ctx_, r, *graph, padded, e);
+  const PowerInputs power = static_metrics(ctx_, r, *graph, padded, e);
   if (ctx_.has_lengths) {
     // Same accounting as sim/epoch.h, with analytic step cycles.
     std::int64_t cycles = 0;
@@ -203,6 +252,7 @@ Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) c
     }
     e.metrics[Metric::kEpochSeconds] = static_cast<double>(cycles) / (r.arch.clock_mhz * 1e6);
   }
+  set_power_metrics(ctx_.device, power.activity, power.luts, e.metrics);
   if (detailed) {
     e.breakdown = breakdown_json(*graph, padded);
     e.resolved = configs_json(ctx_, r);
@@ -229,6 +279,9 @@ Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) co
       e.metrics[Metric::kStepCycles] = static_cast<double>(ep.cycles) / static_cast<double>(ep.samples);
     }
   }
+  set_power_metrics(ctx_.device, step_activity(s, r.arch, ctx_.device),
+                    design_luts(s.run.instances, r.arch, static_cast<std::int64_t>(s.banks.banks.size())),
+                    e.metrics);
   if (detailed) {
     e.breakdown = breakdown_json(s.graph, s.run.schedule);
     e.resolved = configs_json(ctx_, r);

@@ -9,14 +9,22 @@
 // Both share a cache of parsed models and task graphs (thread-safe), so points that
 // differ only in arch parameters do not rebuild the graph.
 //
-// Not provided (reported unavailable): epoch energy (the simulator has no activity-based
-// power estimate of a design yet) and LUTs (no LUT model).
+// Power and energy (when the device file has power coefficients): fpga_power of the
+// padded step's activity (sim/power/schedule_activity.h) — from the analytic list
+// schedule for analytic points (no port contention: busy cycles are pure kernel
+// latencies, the step is shorter, so the busy fractions are those of an uncontended
+// step), from the SystemC schedule for SystemC points (durations include port
+// stretch). On a schedule without contention the two activities are identical.
+// Epoch energy = total power × epoch seconds. LUTs: design_luts, an estimate
+// (300 LUTs per FP32 lane + control per unit instance and bank), not a csynth figure.
+// Accuracy comes from the sweep's rank-accuracy table, not from these evaluators.
 
 #include <memory>
 #include <string>
 
 #include "dse/evaluator.h"
 #include "models/dataset/dataset_lengths.h"
+#include "sim/calibration.h"
 #include "sim/device_spec.h"
 
 namespace ttsim::dse {
@@ -31,12 +39,25 @@ struct SimContext {
   dataset::LengthHistogram train;
   bool has_lengths = false;
   std::shared_ptr<SimCache> cache;
+  /// Calibration applied to every point (`explore --calibration`), or null. Each
+  /// point's arch is checked against it (check_calibration_matches: part and clock)
+  /// and gets `kernel_calibration`; `device` already carries its fitted power
+  /// coefficients (see calibrate_sim_context).
+  std::shared_ptr<const Calibration> calibration;
+  std::shared_ptr<const KernelCalibration> kernel_calibration;
 };
 
 /// Builds the context: `lengths_file` may be "" (no epoch metrics); `split` e.g. "train".
 /// Throws InputError / ConfigError for unreadable files.
 SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths_file,
                             const std::string& split);
+
+/// Applies calibration `c` to `ctx` for a run whose points use the clocks `clocks_mhz`:
+/// refuses (InputError, the message of check_calibration_matches) another part than
+/// ctx.device's or any of those clocks, then replaces the device's fitted power
+/// coefficients and sets the kernel calibration every point's arch receives.
+void calibrate_sim_context(const Calibration& c, const ArchSpec& base_arch,
+                           const std::vector<double>& clocks_mhz, SimContext& ctx);
 
 class AnalyticSimEvaluator : public Evaluator {
  public:

@@ -1,29 +1,33 @@
 #include "dse/sweep_evaluation.h"
 
+#include <fmt/format.h>
+
 #include "dse/resolve.h"
 
 namespace ttsim::dse {
 
 SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
-                                 std::optional<AccuracyByRank> accuracy)
+                                 std::optional<AccuracyTable> accuracy)
     : sweep_(sweep),
       evaluators_(evaluators),
       accuracy_(std::move(accuracy)),
       device_(parse_device_spec(sweep.device_doc, sweep.device_file)) {
+  const auto from_table = [](Metric m) { return m == Metric::kAccuracy || m == Metric::kSlotF1; };
   for (Metric m : sweep.objectives) {
-    const bool ok = m == Metric::kAccuracy ? accuracy_.has_value()
-                                           : evaluators.analytic->provides(m);
+    const bool ok = from_table(m) ? accuracy_.has_value() : evaluators.analytic->provides(m);
     if (ok) {
       objectives_.push_back(m);
     } else {
       notes_.push_back(std::string("objective ") + metric_info(m).name +
-                       (m == Metric::kAccuracy
+                       (from_table(m)
                             ? " unavailable: no rank-accuracy table (" +
                                   (sweep.accuracy_table_requested.empty()
                                        ? std::string("none given")
                                        : sweep.accuracy_table_requested + " does not exist") +
                                   ")"
-                            : " unavailable: the evaluator does not compute it"));
+                            : m == Metric::kEpochEnergyJoules
+                                  ? " unavailable: needs the dataset lengths and the device's power coefficients"
+                                  : " unavailable: the evaluator does not compute it"));
     }
   }
   if (objectives_.empty()) {
@@ -34,6 +38,15 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   }
   if (!evaluators.analytic->provides(Metric::kLut)) {
     notes_.push_back("LUT headroom not checked: the evaluator does not estimate LUTs");
+  } else {
+    notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: 300 LUTs "
+                     "per FP32 lane + control per unit instance and bank, sim/power), not a csynth figure");
+  }
+  if (accuracy_) {
+    notes_.push_back(fmt::format(
+        "accuracy = test intent accuracy from {} (ranks {}..{}); ranks between two listed ranks are "
+        "interpolated linearly (accuracy_source), ranks outside are unavailable",
+        accuracy_->file, accuracy_->ranks.front().rank, accuracy_->ranks.back().rank));
   }
 }
 
@@ -50,7 +63,7 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) co
   }
   if (e.fidelity.empty()) e.fidelity = ev->fidelity();
   if (accuracy_ && e.error.empty()) {
-    // Accuracy is known for uniform TT ranks listed in the table only.
+    // Accuracy is known for a rank shared by every TT layer kind, within the table.
     std::optional<std::int64_t> rank;
     bool uniform = true;
     if (p.model.contains("layers")) {
@@ -67,8 +80,12 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) co
       }
     }
     if (rank && uniform) {
-      const auto it = accuracy_->find(*rank);
-      if (it != accuracy_->end()) e.metrics[Metric::kAccuracy] = it->second;
+      e.tt_rank = *rank;
+      if (const auto a = accuracy_->at(*rank)) {
+        e.metrics[Metric::kAccuracy] = a->intent_accuracy;
+        e.metrics[Metric::kSlotF1] = a->slot_f1;
+        e.accuracy_source = a->source();
+      }
     }
   }
   return e;

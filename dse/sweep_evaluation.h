@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dse/accuracy_table.h"
 #include "dse/evaluator.h"
 #include "dse/feasibility.h"
 #include "dse/sweep_spec.h"
@@ -22,15 +23,12 @@ struct Evaluators {
   const Evaluator* systemc = nullptr;
 };
 
-/// Test intent accuracy (fraction) by uniform TT rank.
-using AccuracyByRank = std::map<std::int64_t, double>;
-
 class SweepEvaluation {
  public:
   /// `accuracy` is nullopt when no rank-accuracy table is available.
   /// Throws ConfigError when the sweep's device file does not load.
   SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
-                  std::optional<AccuracyByRank> accuracy);
+                  std::optional<AccuracyTable> accuracy);
 
   const SweepSpec& sweep() const { return sweep_; }
   const DeviceSpec& device() const { return device_; }
@@ -41,8 +39,18 @@ class SweepEvaluation {
   /// Human-readable notes on objectives and constraints that are unavailable.
   const std::vector<std::string>& notes() const { return notes_; }
   bool accuracy_available() const { return accuracy_.has_value(); }
+  const std::optional<AccuracyTable>& accuracy_table() const { return accuracy_; }
+  /// The calibration applied to every point, for results.json / summary.md
+  /// ({"file", "part", "target_clock_ns", "tool_version", "kernels", "power_fitted"}),
+  /// null when the run is uncalibrated. Set by the run setup.
+  const Json& calibration() const { return calibration_; }
+  void set_calibration(Json c) { calibration_ = std::move(c); }
 
   /// Evaluates point `id` with the SystemC evaluator (`systemc`) or the analytic one.
+  /// With a rank-accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
+  /// layer kind) and, when the table covers it, kAccuracy (test intent accuracy),
+  /// kSlotF1 and accuracy_source ("table" or "interpolated"); outside the table's
+  /// range they stay unavailable (never extrapolated).
   /// Never throws for a bad point: the error lands in Evaluation::error.
   Evaluation evaluate(PointId id, bool systemc, bool detailed) const;
   Verdict judge(const Evaluation& e) const;
@@ -51,7 +59,8 @@ class SweepEvaluation {
  private:
   const SweepSpec& sweep_;
   Evaluators evaluators_;
-  std::optional<AccuracyByRank> accuracy_;
+  std::optional<AccuracyTable> accuracy_;
+  Json calibration_;
   DeviceSpec device_;
   std::vector<Metric> objectives_;
   std::vector<std::string> notes_;

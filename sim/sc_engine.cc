@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -245,6 +246,10 @@ EngineResult run_systemc(const SchedGraph& sg, const BankMap& banks,
   EngineResult result;
   int done = 0;
   {
+    // SystemC's current simulation context is a process-wide global: concurrent runs
+    // (the explorer's worker threads) would share and corrupt it, so runs are serialized.
+    static std::mutex systemc_mutex;
+    std::lock_guard<std::mutex> lock(systemc_mutex);
     FreshContext context;
     {
       Scheduler scheduler("scheduler", sg, banks, traffic, options, result);

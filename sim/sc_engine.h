@@ -9,7 +9,8 @@
 //     SchedGraph) to the lowest-numbered free unit of their class.
 // One clock cycle is modelled as 1 ns of SystemC time. Each run builds a fresh
 // sc_core::sc_simcontext, so any number of runs can happen in one process; runs are
-// deterministic (same inputs, same schedule).
+// deterministic (same inputs, same schedule). SystemC's current context is a global,
+// so concurrent calls from several threads are serialized by a process-wide lock.
 //
 // Port model (per task t and bank b it touches with W words, latency L cycles, port
 // width w words/cycle, P ports): t reserves p = min(P, ceil(W / (L · w))) ports of b for

@@ -15,9 +15,14 @@ void check_fraction(const ResourceActivity& a, const char* name) {
 }
 }  // namespace
 
+bool has_power_coefficients(const DeviceSpec& device) {
+  const auto& c = device.power;
+  return c.static_watts > 0 || c.dsp_watts_per_mhz > 0 || c.logic_watts_per_kilolut_mhz > 0;
+}
+
 PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
   const auto& c = device.power;
-  if (c.static_watts <= 0 && c.dsp_watts_per_mhz <= 0 && c.logic_watts_per_kilolut_mhz <= 0) {
+  if (!has_power_coefficients(device)) {
     throw InputError(device.source_file + ": /power: expected power coefficients for device \"" +
                      device.name + "\", found none (add a \"power\" object or calibrate it from a report_power file)");
   }
@@ -38,5 +43,9 @@ PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
 }
 
 double estimate_luts(double fp_lanes, double control_luts) { return 300.0 * fp_lanes + control_luts; }
+
+double control_luts(double unit_instances, double banks) {
+  return kControlLutsPerUnitInstance * unit_instances + kControlLutsPerBank * banks;
+}
 
 }  // namespace ttsim

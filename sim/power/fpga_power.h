@@ -36,15 +36,31 @@ struct PowerBreakdown {
   double total_watts() const { return static_watts + dynamic_watts(); }
 };
 
+/// True when `device` has power coefficients: a positive static power, DSP or logic
+/// coefficient (the condition fpga_power checks).
+bool has_power_coefficients(const DeviceSpec& device);
+
 /// Power of a design on `device` (coefficients from device.power).
-/// Throws InputError when the device file has no power coefficients (static power 0
-/// and all coefficients 0), when the clock is not positive, or a busy fraction is
+/// Throws InputError when the device file has no power coefficients
+/// (!has_power_coefficients), when the clock is not positive, or a busy fraction is
 /// outside [0, 1] — never silently reports zero power.
 PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& activity);
 
 /// Estimated LUTs of the arithmetic datapath: `fp_lanes` FP32 multiply-add lanes at
 /// about 300 LUTs each (fadd full_dsp 220 + fmul max_dsp 78, hls-reports.md §2.6) plus
 /// `control_luts` for control, address generation and the nonlinear units.
+/// An estimate from operator figures, not a csynth or place-and-route count.
 double estimate_luts(double fp_lanes, double control_luts);
+
+/// Assumed control logic (loop FSMs, address generation, handshakes) per elaborated
+/// unit instance and per on-chip bank, LUTs. A modelling assumption, not a csynth figure.
+inline constexpr double kControlLutsPerUnitInstance = 2000.0;
+inline constexpr double kControlLutsPerBank = 500.0;
+
+/// Control LUTs of a design with `unit_instances` kernel / nonlinear unit instances and
+/// `banks` BRAM36/URAM288 banks: kControlLutsPerUnitInstance · instances +
+/// kControlLutsPerBank · banks. The one rule used by the power model's logic units and
+/// the explorer's LUT headroom check.
+double control_luts(double unit_instances, double banks);
 
 }  // namespace ttsim

@@ -8,14 +8,16 @@
 
 namespace ttsim {
 
-/// Resource counts and busy fractions of one simulated step:
-///  - DSP: units = arch_dsp(arch, device); busy = Σ_instances busy_cycles · lanes ·
-///    dsp_per_lane / (units · step cycles).
-///  - BRAM36 / URAM288: units = the bank map's blocks of that kind; busy = Σ over the
-///    SystemC bank occupations of (end − start) · blocks of the bank / (units · step cycles).
-///  - Logic: units = estimate_luts(Σ count · lanes over every unit kind, 2,000 LUTs of
-///    control per unit instance + 500 per bank) / 1,000; busy = the DSP busy fraction
-///    (the datapath logic toggles with the arithmetic it feeds).
+/// Resource counts and busy fractions of one simulated step: schedule_activity
+/// (sim/power/schedule_activity.h) of the SystemC schedule on the elaborated unit
+/// instances and the step's bank map. Per resource:
+///  - DSP: units = Σ instances · lanes · dsp_per_lane (= arch_dsp(arch, device));
+///    busy = Σ_tasks (end − start) · lanes · dsp_per_lane / (units · step cycles).
+///  - BRAM36 / URAM288: units = the bank map's blocks of that kind; busy = Σ_tasks
+///    (end − start) · blocks of the banks the task moves words through / (units · step
+///    cycles) — under port contention exactly the SystemC bank occupations.
+///  - Logic: units = design_luts (estimate_luts of the lanes + control_luts per unit
+///    instance and per bank) / 1,000; busy = the DSP busy fraction.
 /// Fractions are clamped to [0, 1]. A zero-cycle step gives zero busy fractions.
 FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device);
 

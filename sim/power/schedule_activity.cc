@@ -1,0 +1,96 @@
+#include "sim/power/schedule_activity.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ttsim {
+
+namespace {
+double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
+}  // namespace
+
+BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
+                                      const std::vector<std::int64_t>& footprint) {
+  if (banks.bank_of_buffer.size() < graph.buffers.size() || footprint.size() < graph.buffers.size()) {
+    throw std::invalid_argument("bank_activity_shape: bank map or footprint does not cover the graph's buffers");
+  }
+  BankActivityShape s;
+  s.bram36_blocks = banks.bram36_blocks;
+  s.uram288_blocks = banks.uram_blocks;
+  s.banks = static_cast<std::int64_t>(banks.banks.size());
+  s.task_bram36_blocks.assign(graph.tasks.size(), 0);
+  s.task_uram288_blocks.assign(graph.tasks.size(), 0);
+  std::vector<int> seen;  // distinct banks of one task
+  for (const Task& t : graph.tasks) {
+    seen.clear();
+    for (const auto* list : {&t.reads, &t.writes}) {
+      for (int b : *list) {
+        const int bank = banks.bank_of_buffer[b];
+        if (bank < 0 || footprint[b] <= 0) continue;
+        if (std::find(seen.begin(), seen.end(), bank) != seen.end()) continue;
+        seen.push_back(bank);
+        const BankInstance& inst = banks.banks[bank];
+        (inst.kind == BlockKind::kBram36 ? s.task_bram36_blocks : s.task_uram288_blocks)[t.id] += inst.blocks;
+      }
+    }
+  }
+  return s;
+}
+
+double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                   std::int64_t banks) {
+  double lanes = 0, units = 0;
+  for (int k = 0; k < kUnitKinds; ++k) {
+    lanes += static_cast<double>(instances[k]) * arch.units[k].lanes;
+    units += instances[k];
+  }
+  return estimate_luts(lanes, control_luts(units, static_cast<double>(banks)));
+}
+
+FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
+                               const std::array<int, kUnitKinds>& instances,
+                               const BankActivityShape& shape, const ArchSpec& arch,
+                               const DeviceSpec& device) {
+  if (schedule.tasks.size() < graph.tasks.size() || shape.task_bram36_blocks.size() < graph.tasks.size() ||
+      shape.task_uram288_blocks.size() < graph.tasks.size()) {
+    throw std::invalid_argument("schedule_activity: schedule or bank shape does not cover the graph's tasks");
+  }
+  FpgaActivity a;
+  a.clock_mhz = arch.clock_mhz;
+  const double cycles = static_cast<double>(schedule.makespan);
+
+  // Busy cycles per unit kind and block-cycles per memory kind, summed exactly.
+  std::array<std::int64_t, kUnitKinds> busy{};
+  std::int64_t bram_busy = 0, uram_busy = 0;
+  for (const Task& t : graph.tasks) {
+    const TaskTime& tt = schedule.tasks[t.id];
+    const std::int64_t d = tt.end - tt.start;
+    busy[static_cast<int>(t.unit)] += d;
+    bram_busy += d * shape.task_bram36_blocks[t.id];
+    uram_busy += d * shape.task_uram288_blocks[t.id];
+  }
+  double dsp_units = 0, dsp_busy = 0;
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const double per_instance =
+        static_cast<double>(arch.units[k].lanes) * dsp_per_lane(static_cast<UnitKind>(k), device);
+    dsp_units += instances[k] * per_instance;
+    dsp_busy += static_cast<double>(busy[k]) * per_instance;
+  }
+  a.dsp.units = dsp_units;
+  a.dsp.busy_fraction = (dsp_units > 0 && cycles > 0) ? clamp01(dsp_busy / (dsp_units * cycles)) : 0;
+
+  a.bram36.units = static_cast<double>(shape.bram36_blocks);
+  a.uram288.units = static_cast<double>(shape.uram288_blocks);
+  a.bram36.busy_fraction = (a.bram36.units > 0 && cycles > 0)
+                               ? clamp01(static_cast<double>(bram_busy) / (a.bram36.units * cycles))
+                               : 0;
+  a.uram288.busy_fraction = (a.uram288.units > 0 && cycles > 0)
+                                ? clamp01(static_cast<double>(uram_busy) / (a.uram288.units * cycles))
+                                : 0;
+
+  a.kilo_lut.units = design_luts(instances, arch, shape.banks) / 1000.0;
+  a.kilo_lut.busy_fraction = a.dsp.busy_fraction;
+  return a;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,65 @@
+#pragma once
+// Activity of one training step from its schedule, for the power model
+// (sim/power/fpga_power.h). One derivation serves both fidelities:
+//   - the SystemC step (sim/power/step_power.h: the engine's schedule, whose task
+//     durations include the port stretch and whose start times include port waits);
+//   - the analytic list schedule of the explorer (no port contention).
+// With the same schedule the two give the same activity; they differ exactly where the
+// schedules differ (contention stretches busy time and the step).
+//
+// Memory activity counts, for every task, its [start, end) on every BRAM36/URAM288 bank
+// it moves words through (the buffers it reads or writes with a non-zero footprint),
+// weighted by that bank's blocks. Under port contention this equals the SystemC bank
+// occupations (sim/sc_engine.h: one reservation per task and bank it moves words
+// through, held from start to end); without contention the engine records no
+// occupations but the memories still do the same reads and writes, so they count too.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/task_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/bank_map.h"
+#include "sim/device_spec.h"
+#include "sim/power/fpga_power.h"
+#include "sim/schedule.h"
+
+namespace ttsim {
+
+/// The schedule-independent memory side of a step's activity (one per task graph and
+/// bank map; reusable for every schedule of that graph on that hardware).
+struct BankActivityShape {
+  std::int64_t bram36_blocks = 0;   ///< BRAM36 blocks of the bank map
+  std::int64_t uram288_blocks = 0;  ///< URAM288 blocks of the bank map
+  std::int64_t banks = 0;           ///< bank instances (each gets control LUTs)
+  /// By task id: Σ blocks of the distinct BRAM36 (resp. URAM288) banks holding a buffer
+  /// the task reads or writes with footprint > 0 words.
+  std::vector<std::int64_t> task_bram36_blocks, task_uram288_blocks;
+};
+
+/// The shape of `graph` on `banks`; `footprint` gives on-chip words per buffer id.
+/// Throws std::invalid_argument when `banks` or `footprint` do not cover the graph's buffers.
+BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
+                                      const std::vector<std::int64_t>& footprint);
+
+/// Estimated LUTs of a design (estimate_luts of Σ_k instances[k] · lanes_k FP32 lanes
+/// plus control_luts(Σ_k instances[k], banks)). An estimate, not a csynth figure.
+double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                   std::int64_t banks);
+
+/// Activity of `schedule` (tasks by id of `graph`) on `instances` unit instances per kind:
+///  - DSP: units = Σ_k instances[k] · lanes_k · dsp_per_lane_k; busy = Σ_tasks
+///    (end − start) · lanes · dsp_per_lane of the task's unit / (units · makespan);
+///  - BRAM36 / URAM288: units = the shape's blocks; busy = Σ_tasks (end − start) ·
+///    task blocks of that kind / (units · makespan);
+///  - logic: units = design_luts / 1,000; busy = the DSP busy fraction (the datapath
+///    logic toggles with the arithmetic it feeds).
+/// Fractions are clamped to [0, 1]; a zero-cycle schedule gives zero busy fractions.
+/// Throws std::invalid_argument when the schedule or shape does not cover the graph's tasks.
+FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
+                               const std::array<int, kUnitKinds>& instances,
+                               const BankActivityShape& shape, const ArchSpec& arch,
+                               const DeviceSpec& device);
+
+}  // namespace ttsim
