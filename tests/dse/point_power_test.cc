@@ -1,0 +1,115 @@
+// Power, epoch energy and LUT metrics of explored points: the analytic and SystemC
+// evaluators derive the activity the same way (sim/power/schedule_activity.h), agree
+// exactly when the step has no port contention, match `ttsim simulate`'s power, and
+// the LUT estimate is the sim/power rule and is checked by the headroom constraint.
+#include <gtest/gtest.h>
+
+#include "dse/feasibility.h"
+#include "dse/sim_evaluator.h"
+#include "sim/power/schedule_activity.h"
+#include "sim/power/step_power.h"
+#include "sim/step_sim.h"
+
+namespace ttsim::dse {
+namespace {
+
+struct PointSetup {
+  DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  PointConfig point;
+  explicit PointSetup(bool port_contention) {
+    point.model = load_json_file("configs/models/atis_2enc.json");
+    point.arch = load_json_file("configs/arch/u50_paper.json");
+    point.arch["memory"]["port_contention"] = port_contention;
+    point.model_file = "configs/models/atis_2enc.json";
+    point.arch_file = "configs/arch/u50_paper.json";
+  }
+  SimContext context() const {
+    return make_sim_context(device, "configs/datasets/atis_lengths.json", "train");
+  }
+};
+
+TEST(PointPower, AnalyticAndSystemcAgreeWithoutPortContention) {
+  PointSetup s(false);
+  const SimContext ctx = s.context();
+  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
+  const Evaluation c = SystemcSimEvaluator(ctx).evaluate(s.point, false);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  // Same schedule (no contention), hence the same activity and power.
+  ASSERT_EQ(a.metrics[Metric::kStepCycles], c.metrics[Metric::kStepCycles]);
+  for (Metric m : {Metric::kPowerStaticWatts, Metric::kPowerDynamicWatts, Metric::kPowerTotalWatts,
+                   Metric::kEpochEnergyJoules, Metric::kLut}) {
+    ASSERT_TRUE(a.metrics.has(m)) << metric_info(m).name;
+    EXPECT_DOUBLE_EQ(a.metrics[m], c.metrics[m]) << metric_info(m).name;
+  }
+  EXPECT_GT(a.metrics[Metric::kPowerDynamicWatts], 0);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kPowerTotalWatts],
+                   a.metrics[Metric::kPowerStaticWatts] + a.metrics[Metric::kPowerDynamicWatts]);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kEpochEnergyJoules],
+                   a.metrics[Metric::kPowerTotalWatts] * a.metrics[Metric::kEpochSeconds]);
+}
+
+TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUncontendedActivity) {
+  PointSetup s(true);
+  const SimContext ctx = s.context();
+  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
+  const Evaluation c = SystemcSimEvaluator(ctx).evaluate(s.point, false);
+  ASSERT_TRUE(a.error.empty() && c.error.empty()) << a.error << c.error;
+  // The SystemC point's power is what `ttsim simulate` prints for the same design.
+  const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
+  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
+  const PowerBreakdown p = fpga_power(s.device, step_activity(step, arch, s.device));
+  EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerTotalWatts], p.total_watts());
+  EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerDynamicWatts], p.dynamic_watts());
+  // Contention only stretches the SystemC step: the analytic step is no longer, and
+  // both report the same static power and LUT estimate (same hardware).
+  EXPECT_LE(a.metrics[Metric::kStepCycles], c.metrics[Metric::kStepCycles]);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kPowerStaticWatts], c.metrics[Metric::kPowerStaticWatts]);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], c.metrics[Metric::kLut]);
+}
+
+TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
+  PointSetup s(true);
+  const SimContext ctx = s.context();
+  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
+  const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
+  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
+  double lanes = 0, instances = 0;
+  for (int k = 0; k < kUnitKinds; ++k) {
+    lanes += arch.units[k].count * arch.units[k].lanes;
+    instances += arch.units[k].count;
+  }
+  const double banks = static_cast<double>(step.banks.banks.size());
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], 300 * lanes + kControlLutsPerUnitInstance * instances +
+                                                kControlLutsPerBank * banks);
+  // The power model's logic units are the same estimate.
+  EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000, a.metrics[Metric::kLut]);
+
+  AnalyticSimEvaluator ev(ctx);
+  ASSERT_TRUE(ev.provides(Metric::kLut));
+  ConstraintSpec c;
+  c.resource_headroom_pct = 10;
+  DeviceSpec small = s.device;
+  small.lut = static_cast<std::int64_t>(a.metrics[Metric::kLut]);  // 90 % of it is below the estimate
+  const Verdict v = judge(a, c, small, {Metric::kEpochSeconds}, false);
+  EXPECT_FALSE(v.feasible);
+  EXPECT_NE(v.reason.find("LUT"), std::string::npos) << v.reason;
+  EXPECT_TRUE(judge(a, c, s.device, {Metric::kEpochSeconds}, false).feasible);
+}
+
+TEST(PointPower, WithoutPowerCoefficientsEnergyIsUnavailableNotZero) {
+  PointSetup s(true);
+  s.device.power = PowerCoefficients{};
+  const SimContext ctx = s.context();
+  AnalyticSimEvaluator ev(ctx);
+  EXPECT_FALSE(ev.provides(Metric::kEpochEnergyJoules));
+  EXPECT_FALSE(ev.provides(Metric::kPowerTotalWatts));
+  const Evaluation a = ev.evaluate(s.point, false);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  EXPECT_FALSE(a.metrics.has(Metric::kEpochEnergyJoules));
+  EXPECT_FALSE(a.metrics.has(Metric::kPowerTotalWatts));
+  EXPECT_TRUE(a.metrics.has(Metric::kLut));
+}
+
+}  // namespace
+}  // namespace ttsim::dse

@@ -1,0 +1,99 @@
+// The schedule-based memory activity equals the SystemC bank occupations when port
+// contention is modelled (so moving step_activity onto it changed no SystemC figure),
+// and still counts the memories' traffic when contention is off.
+#include "sim/power/schedule_activity.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/power/step_power.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+namespace {
+
+struct Busy {
+  double bram = 0, uram = 0;
+};
+
+Busy slice_busy(const StepResult& s) {
+  Busy b;
+  for (const auto& sl : s.run.bank_slices) {
+    const auto& bank = s.banks.banks[sl.bank];
+    (bank.kind == BlockKind::kBram36 ? b.bram : b.uram) +=
+        static_cast<double>(sl.end - sl.start) * static_cast<double>(bank.blocks);
+  }
+  return b;
+}
+
+TEST(ScheduleActivity, MemoryBusyEqualsSystemcBankOccupationsUnderContention) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  ASSERT_TRUE(arch.port_contention);
+  const StepResult s = simulate_step(model, arch, device, 0);
+  ASSERT_FALSE(s.run.bank_slices.empty());
+  const FpgaActivity a = step_activity(s, arch, device);
+  const double cycles = static_cast<double>(s.run.schedule.makespan);
+  const Busy b = slice_busy(s);
+  EXPECT_NEAR(a.bram36.busy_fraction, b.bram / (a.bram36.units * cycles), 1e-12);
+  EXPECT_NEAR(a.uram288.busy_fraction, b.uram / (a.uram288.units * cycles), 1e-12);
+  EXPECT_GT(a.bram36.busy_fraction, 0);
+  EXPECT_DOUBLE_EQ(a.dsp.units, static_cast<double>(arch_dsp(arch, device)));
+}
+
+TEST(ScheduleActivity, WithoutContentionMemoriesStillCount) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  arch.port_contention = false;
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const StepResult s = simulate_step(model, arch, device, 0);
+  EXPECT_TRUE(s.run.bank_slices.empty());  // the engine reserves no ports
+  EXPECT_GT(step_activity(s, arch, device).bram36.busy_fraction, 0);
+}
+
+TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
+  // Two tasks: a contraction of 10 cycles touching a 4-block BRAM bank, an add of 5
+  // cycles touching the same bank and a 2-block URAM bank; step of 20 cycles.
+  TaskGraph g;
+  g.buffers.resize(2);
+  Task t0;
+  t0.id = 0;
+  t0.unit = UnitKind::kContraction;
+  t0.reads = {0, 0};
+  Task t1;
+  t1.id = 1;
+  t1.unit = UnitKind::kElementwise;
+  t1.reads = {0};
+  t1.writes = {1};
+  g.tasks = {t0, t1};
+  BankMap banks;
+  banks.banks = {BankInstance{"b0", BlockKind::kBram36, 4}, BankInstance{"b1", BlockKind::kUram288, 2}};
+  banks.bank_of_buffer = {0, 1};
+  banks.bram36_blocks = 4;
+  banks.uram_blocks = 2;
+  const BankActivityShape shape = bank_activity_shape(g, banks, {100, 100});
+  EXPECT_EQ(shape.task_bram36_blocks, (std::vector<std::int64_t>{4, 4}));  // bank counted once
+  EXPECT_EQ(shape.task_uram288_blocks, (std::vector<std::int64_t>{0, 2}));
+  Schedule sch;
+  sch.tasks = {{0, 10, 0}, {10, 15, 0}};
+  sch.makespan = 20;
+  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  std::array<int, kUnitKinds> inst{};
+  inst[static_cast<int>(UnitKind::kContraction)] = 1;
+  inst[static_cast<int>(UnitKind::kElementwise)] = 1;
+  const FpgaActivity a = schedule_activity(g, sch, inst, shape, arch, device);
+  EXPECT_DOUBLE_EQ(a.bram36.busy_fraction, (10.0 * 4 + 5.0 * 4) / (4 * 20));
+  EXPECT_DOUBLE_EQ(a.uram288.busy_fraction, (5.0 * 2) / (2 * 20));
+  const int c = static_cast<int>(UnitKind::kContraction), e = static_cast<int>(UnitKind::kElementwise);
+  const double dc = arch.units[c].lanes * dsp_per_lane(UnitKind::kContraction, device);
+  const double de = arch.units[e].lanes * dsp_per_lane(UnitKind::kElementwise, device);
+  EXPECT_DOUBLE_EQ(a.dsp.units, dc + de);
+  EXPECT_DOUBLE_EQ(a.dsp.busy_fraction, (10 * dc + 5 * de) / ((dc + de) * 20));
+  EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
+                   300.0 * (arch.units[c].lanes + arch.units[e].lanes) + 2 * kControlLutsPerUnitInstance +
+                       2 * kControlLutsPerBank);
+}
+
+}  // namespace
+}  // namespace ttsim
