@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/errors.h"
+#include "models/tt_init.h"
 
 namespace ttsim {
 
@@ -140,19 +141,16 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
     for (int i = 0; i < t.words; ++i) param_[t.offset + i] = static_cast<float>(dist(rng));
   };
-  auto core_sd = [](double rows, double cols, int cores, double inner) {
-    return std::sqrt(std::pow(2.0 / (rows + cols) / inner, 1.0 / cores));
-  };
   auto set_const = [&](int tensor, float v) {
     const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
     std::fill(param_.begin() + t.offset, param_.begin() + t.offset + t.words, v);
   };
   int ti = 0;
   {
-    double inner = 1;
-    for (int k = 1; k < dims_.emb.d; ++k) inner *= dims_.emb.r[k];
-    const double sd = core_sd(dims_.emb.vocab(), D, dims_.emb.d, inner);
-    for (int k = 0; k < dims_.emb.d; ++k) fill(ti++, sd);
+    std::vector<std::int64_t> modes, ranks(dims_.emb.r, dims_.emb.r + dims_.emb.d + 1);
+    for (int k = 0; k < dims_.emb.d; ++k) modes.push_back(std::int64_t{dims_.emb.v[k]} * dims_.emb.e[k]);
+    const auto sd = tt_core_stddevs_xavier(modes, ranks, dims_.emb.vocab(), D);
+    for (int k = 0; k < dims_.emb.d; ++k) fill(ti++, sd[k]);
   }
   fill(ti++, std::sqrt(2.0 / (dims_.seq_len + D)));
   set_const(ti++, 1.0f);
@@ -161,11 +159,11 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       const ttsim_hls::LinearDims& l = dims_.lin[e][i];
       if (l.tt) {
-        double inner = 1;
         const int c = l.t.d + l.t.e;
-        for (int k = 1; k < c; ++k) inner *= l.t.r[k];
-        const double sd = core_sd(l.in_dim, l.out_dim, c, inner);
-        for (int k = 0; k < c; ++k) fill(ti++, sd);
+        std::vector<std::int64_t> modes, ranks(l.t.r, l.t.r + c + 1);
+        for (int k = 1; k <= c; ++k) modes.push_back(l.t.mode(k));
+        const auto sd = tt_core_stddevs_balanced(modes, ranks, l.in_dim, l.out_dim);
+        for (int k = 0; k < c; ++k) fill(ti++, sd[k]);
       } else {
         fill(ti++, std::sqrt(2.0 / (l.in_dim + l.out_dim)));
       }

@@ -44,9 +44,11 @@ struct HlsPrediction {
 /// embedding.token.core<k> {r_k, v_k, e_k, r_k+1}, embedding.position {seq_len, D},
 /// embedding.ln.gain / .bias {D}, <layer>.core<k> {r_k, s_k, r_k+1} (TT) or
 /// <layer>.weight {M, N} (dense), <layer>.bias {N}, enc<l>.ln1/ln2.gain / .bias {D};
-/// k is 0-based. Initialization: Xavier normal variance 2/(R+C) of every weight matrix
-/// (TT/TTM cores with σ^{2c}·Π(inner ranks) = 2/(R+C)), biases 0, LayerNorm gains 1,
-/// from std::mt19937_64(seed) — the same scheme as the reference, not the same draws.
+/// k is 0-based. Initialization (models/tt_init.h, the same formulas as the reference,
+/// not the same draws): dense weights Xavier normal, variance 2/(R+C); TTM token cores
+/// tt_core_stddevs_xavier; TT layer cores tt_core_stddevs_balanced (unit tangent gain per
+/// core, reconstructed variance min(2/(R+C), r/(R·C))); biases 0, LayerNorm gains 1;
+/// from std::mt19937_64(seed).
 class HlsModel {
  public:
   /// Throws InputError when the spec is outside what the kernels implement: batch ≠ 1,

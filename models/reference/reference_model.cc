@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "models/reference/nn_ops.h"
+#include "models/tt_init.h"
 
 namespace ttsim::reference {
 
@@ -21,13 +22,6 @@ template <typename T>
 void fill_normal(Mat<T>& m, double stddev, std::mt19937_64& rng) {
   std::normal_distribution<double> nd(0.0, stddev);
   for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<T>(nd(rng));
-}
-
-/// Standard deviation of each of `cores` core factors so that a product chain through
-/// `inner_bonds` (the product of the inner ranks) has variance 2/(rows+cols).
-double core_stddev(double rows, double cols, std::size_t cores, double inner_bonds) {
-  const double target = 2.0 / (rows + cols);
-  return std::pow(target / inner_bonds, 1.0 / (2.0 * static_cast<double>(cores)));
 }
 
 template <typename T>
@@ -173,10 +167,10 @@ ReferenceModelT<T>::ReferenceModelT(const ModelSpec& spec, const ReferenceOption
   const double dm = static_cast<double>(spec.d_model);
   if (spec.token_embedding.format == WeightFormat::kTTM) {
     const auto& s = spec.token_embedding.ttm;
-    double inner = 1;
-    for (std::size_t k = 1; k < s.cores(); ++k) inner *= static_cast<double>(s.ranks[k]);
-    const double sd = core_stddev(static_cast<double>(spec.vocab), dm, s.cores(), inner);
-    for (auto& c : params_.token_ttm.cores) fill_normal(c, sd, rng);
+    std::vector<std::int64_t> modes;
+    for (std::size_t k = 0; k < s.cores(); ++k) modes.push_back(s.vocab_factors[k] * s.dim_factors[k]);
+    const auto sd = tt_core_stddevs_xavier(modes, s.ranks, static_cast<double>(spec.vocab), dm);
+    for (std::size_t k = 0; k < s.cores(); ++k) fill_normal(params_.token_ttm.cores[k], sd[k], rng);
   } else {
     fill_normal(params_.token_dense, std::sqrt(2.0 / (static_cast<double>(spec.vocab) + dm)), rng);
   }
@@ -190,10 +184,10 @@ ReferenceModelT<T>::ReferenceModelT(const ModelSpec& spec, const ReferenceOption
     const auto& l = spec.linears[i];
     const double rows = static_cast<double>(l.in_dim), cols = static_cast<double>(l.out_dim);
     if (l.format == WeightFormat::kTT) {
-      double inner = 1;
-      for (std::size_t k = 1; k < l.tt.cores(); ++k) inner *= static_cast<double>(l.tt.ranks[k]);
-      const double sd = core_stddev(rows, cols, l.tt.cores(), inner);
-      for (auto& c : params_.linears[i].tt.cores) fill_normal(c, sd, rng);
+      std::vector<std::int64_t> modes;
+      for (std::size_t k = 0; k < l.tt.cores(); ++k) modes.push_back(l.tt.mode(k));
+      const auto sd = tt_core_stddevs_balanced(modes, l.tt.ranks, rows, cols);
+      for (std::size_t k = 0; k < l.tt.cores(); ++k) fill_normal(params_.linears[i].tt.cores[k], sd[k], rng);
     } else {
       fill_normal(params_.linears[i].weight, std::sqrt(2.0 / (rows + cols)), rng);
     }

@@ -19,9 +19,15 @@
 // Initialisation (deterministic from ReferenceOptions::seed, std::mt19937_64 and
 // std::normal_distribution): every weight matrix of R rows and C columns (linear W as
 // M × N, token table V × D, position table seq_len × D) gets entries of variance
-// 2/(R+C) (Xavier/Glorot normal). A TT (or TTM) matrix gets i.i.d. N(0, σ²) core entries
+// 2/(R+C) (Xavier/Glorot normal). A TTM token table gets i.i.d. N(0, σ²) core entries
 // with σ^{2c}·Π(inner ranks) = 2/(R+C), c the number of cores, so each reconstructed
-// entry (a sum of Π(inner ranks) products of c core entries) has that same variance.
+// entry (a sum of Π(inner ranks) products of c core entries) has that same variance
+// (tt_core_stddevs_xavier). A TT linear layer gets per-core σ_k from
+// tt_core_stddevs_balanced (models/tt_init.h): every core's SGD step moves W in its
+// tangent directions as much as a dense SGD step would (unit gain), which puts the
+// reconstructed variance at min(2/(R+C), r/(R·C)) for equal ranks r. With Xavier variance
+// and equal σ the gains are 16–128 on the rank-12 768×768 layers and SGD at the dense
+// learning rate stalls (see models/tt_init.h).
 // Biases and LayerNorm biases 0, LayerNorm gains 1.
 //
 // Parameter names (gradients use the same names and shapes):

@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "models/flows.h"
 #include "models/reference/reference_model.h"
+#include "models/tt_init.h"
 #include "tests/models/reference_test_util.h"
 
 namespace ttsim::reference {
@@ -247,13 +248,15 @@ TEST(ReferenceModel, Atis2EncPresetStepMatchesItsDenseEquivalent) {
     tokens.push_back((t * 977 + 13) % static_cast<int>(spec.vocab));
     slots.push_back(t % static_cast<int>(spec.slot_tags));
   }
-  // The TT init gives the reconstructed matrix the Xavier variance 2/(M+N).
+  // The gain-balanced TT init (models/tt_init.h) gives the reconstructed matrix the
+  // variance gain^{6/5}·r/(M·N) (6 cores, rank r = 12).
   const Mat<double> w = reconstruct(TtTensor<double>{
       spec.linears[0].tt,
       {tt.parameter("enc0.q.core0"), tt.parameter("enc0.q.core1"), tt.parameter("enc0.q.core2"),
        tt.parameter("enc0.q.core3"), tt.parameter("enc0.q.core4"), tt.parameter("enc0.q.core5")}});
   const double var = w.squaredNorm() / static_cast<double>(w.size());
-  EXPECT_NEAR(var, 2.0 / (768 + 768), 0.35 * 2.0 / (768 + 768));
+  const double want = std::pow(kTtInitGain, 6.0 / 5.0) * 12.0 / (768.0 * 768.0);
+  EXPECT_NEAR(var, want, 0.35 * want);
   ReferenceModel dense = tt.dense_equivalent();
   const auto a = tt.forward(tokens, 5, slots);
   const auto b = dense.forward(tokens, 5, slots);
