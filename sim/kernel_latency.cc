@@ -16,15 +16,76 @@ KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& d
   if (calibration_) {
     for (const auto& [name, cycles] : calibration_->op_latency) op_latency_[name] = cycles;
   }
-  // Every operator any kernel uses must be priced by the device file.
+  // Every operator any kernel uses must be priced by the device file (the chains of
+  // kernel_form are those of kernel_loops, which do not depend on the shape); each
+  // distinct operator is looked up once.
+  const std::vector<std::string>& operators = kernel_operators();
+  std::vector<char> checked(operators.size(), 0);
   for (int k = 0; k < kUnitKinds; ++k) {
     for (TaskOp op : ops_of_unit(static_cast<UnitKind>(k))) {
-      for (const LoopSpec& l : kernel_loops(op, TaskShape{}, 1)) {
-        for (const std::string& f : l.chain) device.op(f);
+      for (const LoopForm& l : kernel_form(op).loops) {
+        for (int id : l.chain_ids) {
+          if (!checked[id]) device.op(operators[id]);
+          checked[id] = 1;
+        }
       }
     }
   }
+  precompute();
 }
+
+void KernelLatencyModel::precompute() {
+  // Latency of each kernel operator (-1: not priced; such kernels take the
+  // kernel_loops() path, which raises the InputError when one of their tasks is priced).
+  const std::vector<std::string>& operators = kernel_operators();
+  std::vector<int> latency(operators.size(), -1);
+  for (std::size_t id = 0; id < operators.size(); ++id) {
+    auto it = op_latency_.find(operators[id]);
+    if (it != op_latency_.end()) latency[id] = it->second;
+  }
+  for (int k = 0; k < kTaskOpCount; ++k) {
+    const TaskOp op = static_cast<TaskOp>(k);
+    const KernelForm& form = kernel_form(op);
+    PricedKernel& pk = priced_[k];
+    pk.cal = params(op);
+    if (pk.cal) pk.cal_overhead = std::max<std::int64_t>(0, std::llround(pk.cal->overhead));
+    if (!form.closed || form.loops.size() > static_cast<std::size_t>(kMaxPricedLoops)) continue;
+    bool resolved = true;
+    for (std::size_t i = 0; i < form.loops.size() && resolved; ++i) {
+      const LoopForm& l = form.loops[i];
+      PricedLoop& pl = pk.loops[i];
+      pl.trip = l.trip;
+      pl.recurrence = l.recurrence;
+      int chain = 0;
+      for (int id : l.chain_ids) {
+        if (latency[id] < 0) resolved = false;
+        chain += latency[id];
+      }
+      pl.base_depth = read_latency_ + chain + 1;
+      pl.has_chain = !l.chain_ids.empty();
+      if (pl.has_chain) pl.last_latency = latency[l.chain_ids.back()];
+    }
+    pk.loop_count = static_cast<int>(form.loops.size());
+    pk.fast = resolved;
+  }
+}
+
+namespace {
+
+/// Cycles of one loop of `trip` iterations with model depth `base_depth` and recurrence
+/// bound `need` on the II (the formula in the header; calibrated when `cal`).
+inline std::int64_t loop_cycles(int unit_ii, const KernelParams* cal, std::int64_t trip, int base_depth,
+                                std::int64_t need) {
+  if (!cal) {
+    const int ii = static_cast<int>(std::max<std::int64_t>(unit_ii, need));
+    return (trip - 1) * ii + base_depth;
+  }
+  const double ii = std::max(cal->ii, static_cast<double>(need));
+  const double depth = base_depth + cal->depth_adjust;
+  return std::max<std::int64_t>(1, std::llround(static_cast<double>(trip - 1) * ii + depth));
+}
+
+}  // namespace
 
 int KernelLatencyModel::op_latency(const std::string& op) const {
   auto it = op_latency_.find(op);
@@ -49,17 +110,15 @@ LoopLatency KernelLatencyModel::price(const UnitSpec& u, const KernelParams* cal
   if (l.recurrence_distance > 0 && !l.chain.empty()) {
     need = ceil_div(op_latency(l.chain.back()), l.recurrence_distance);
   }
+  ll.cycles = loop_cycles(u.ii, cal, l.trip, ll.depth, need);
   if (!cal) {
     ll.ii = static_cast<int>(std::max<std::int64_t>(u.ii, need));
-    ll.cycles = (l.trip - 1) * ll.ii + ll.depth;
     return ll;
   }
   // Calibrated: fitted II (still bounded by the recurrence) and depth adjustment.
   const double ii = std::max(cal->ii, static_cast<double>(need));
-  const double depth = ll.depth + cal->depth_adjust;
   ll.ii = static_cast<int>(std::lround(ii));
-  ll.depth = static_cast<int>(std::lround(depth));
-  ll.cycles = std::max<std::int64_t>(1, std::llround(static_cast<double>(l.trip - 1) * ii + depth));
+  ll.depth = static_cast<int>(std::lround(ll.depth + cal->depth_adjust));
   return ll;
 }
 
@@ -77,9 +136,28 @@ std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op,
   return out;
 }
 
-std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const TaskShape& shape) const {
+std::int64_t KernelLatencyModel::task_cycles_from_loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {
   std::int64_t c = overhead(unit, op);
   for (const LoopLatency& l : loops(unit, op, shape)) c += l.cycles;
+  return c;
+}
+
+std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const TaskShape& s) const {
+  const int k = static_cast<int>(op);
+  const UnitSpec& u = units_[static_cast<int>(unit)];
+  if (k < 0 || k >= kTaskOpCount || !priced_[k].fast || u.lanes < 1 || s.batch < 1 || s.rows < 1 ||
+      s.inner < 1 || s.cols < 1) {
+    return task_cycles_from_loops(unit, op, s);  // also raises kernel_loops()' errors
+  }
+  const PricedKernel& pk = priced_[k];
+  std::int64_t c = pk.cal ? pk.cal_overhead : u.overhead;
+  const std::int64_t tiles = ceil_div(s.cols, u.lanes);
+  for (int i = 0; i < pk.loop_count; ++i) {
+    const PricedLoop& l = pk.loops[i];
+    const std::int64_t rec = l.recurrence.eval(s, tiles);
+    const std::int64_t need = rec > 0 && l.has_chain ? ceil_div(l.last_latency, rec) : 1;
+    c += loop_cycles(u.ii, pk.cal, l.trip.eval(s, tiles), l.base_depth, need);
+  }
   return c;
 }
 

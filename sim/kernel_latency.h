@@ -11,7 +11,13 @@
 // the device's. Synthesis reports show a pipelined loop as (trip − 1)·II + depth − 1 and
 // sequential code adds FSM states; the uncalibrated formula above does not model either,
 // the calibration absorbs both (depth_adjust, overhead).
+//
+// Pricing a task allocates nothing: the model prices the closed form of each kernel's
+// loops (sim/kernel_loop_form.h, derived from kernel_loops()) with per-loop operator
+// latency sums resolved once at construction; kernels without a closed form, and
+// shapes kernel_loops() rejects, go through kernel_loops() itself.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -22,6 +28,7 @@
 #include "models/task_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
+#include "sim/kernel_loop_form.h"
 
 namespace ttsim {
 
@@ -43,7 +50,9 @@ class KernelLatencyModel {
 
   /// Per-loop latencies of `op` on `shape` on a unit of kind `unit`.
   std::vector<LoopLatency> loops(UnitKind unit, TaskOp op, const TaskShape& shape) const;
-  /// Cycles of a task on its unit: Σ loops(...).cycles + overhead of the unit.
+  /// Cycles of a task on its unit: Σ loops(...).cycles + overhead of the unit, computed
+  /// without building loops(). Throws std::invalid_argument like kernel_loops() for a
+  /// shape extent < 1 or a unit with lanes < 1.
   std::int64_t task_cycles(UnitKind unit, TaskOp op, const TaskShape& shape) const;
   std::int64_t task_cycles(const Task& t) const { return task_cycles(t.unit, t.op, t.shape); }
   /// Memory read latency assumed at the head of every pipeline (cycles): the larger of
@@ -66,10 +75,33 @@ class KernelLatencyModel {
   const KernelParams* params(TaskOp op) const;
   LoopLatency price(const UnitSpec& u, const KernelParams* cal, const LoopSpec& l) const;
   std::int64_t overhead(UnitKind unit, TaskOp op) const;
+  /// task_cycles from loops(): the path for kernels without a precomputed form.
+  std::int64_t task_cycles_from_loops(UnitKind unit, TaskOp op, const TaskShape& shape) const;
+  void precompute();
+
+  /// Most loops a kernel may have to be priced from its precomputed form.
+  static constexpr int kMaxPricedLoops = 4;
+  /// One loop of a kernel's closed form with its operator latencies resolved.
+  struct PricedLoop {
+    ShapeMonomial trip, recurrence;
+    int base_depth = 0;    ///< read latency + Σ latency(chain) + 1 (cycles)
+    int last_latency = 0;  ///< latency of the chain's last operator (cycles)
+    bool has_chain = false;
+  };
+  /// A kernel's precomputed form; `fast` false: price through kernel_loops().
+  struct PricedKernel {
+    bool fast = false;
+    int loop_count = 0;
+    std::array<PricedLoop, kMaxPricedLoops> loops{};
+    const KernelParams* cal = nullptr;  ///< calibration of the op, if any
+    std::int64_t cal_overhead = 0;      ///< max(0, round(cal->overhead)) when cal
+  };
+
   std::array<UnitSpec, kUnitKinds> units_;
   std::map<std::string, int> op_latency_;
   int read_latency_ = 1;
   std::shared_ptr<const KernelCalibration> calibration_;
+  std::array<PricedKernel, kTaskOpCount> priced_{};
 };
 
 }  // namespace ttsim
