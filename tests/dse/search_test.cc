@@ -78,7 +78,9 @@ TEST(Search, RandomIsSeededDistinctAndSubsetOfTheFrontIsSound) {
   const auto kf = known_front(s);
   const auto f = front_of(s, a);
   for (PointId id : a) {
-    if (kf.count(id)) EXPECT_TRUE(f.count(id)) << id;
+    if (kf.count(id)) {
+      EXPECT_TRUE(f.count(id)) << id;
+    }
   }
   EXPECT_EQ(random_points(s, 10000, 1).size(), s.grid_size());
 }
