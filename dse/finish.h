@@ -18,6 +18,7 @@ struct ReferenceStanding {
   PointId id = 0;
   std::string label;
   bool evaluated = false;
+  std::string fidelity;  ///< of the figures compared ("analytic" or "systemc")
   bool feasible = false;
   bool on_front = false;
   std::string reason;  ///< infeasibility reason
@@ -45,7 +46,8 @@ struct FinalResult {
 };
 
 /// Runs the closing stage. With fidelity systemc_pareto (and a SystemC evaluator and
-/// `partial` false) it repeats: Pareto front on the best evaluation of every point (the
+/// `partial` false) it evaluates every reference point with SystemC (so the reference
+/// comparison is SystemC against SystemC, with the figures of `ttsim simulate`), then repeats: Pareto front on the best evaluation of every point (the
 /// analytic cycles bound the SystemC ones from below, so a point dominated on its
 /// analytic figures stays dominated); SystemC for the front points that lack it; until
 /// the front is all SystemC. Stores the SystemC evaluations in `state`.

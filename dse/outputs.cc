@@ -1,6 +1,7 @@
 #include "dse/outputs.h"
 
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -121,6 +122,13 @@ std::string md_value(Metric m, double v) {
   }
 }
 
+// "SystemC" / "analytic model (no port contention)": the fidelity of a figure, in words.
+std::string fidelity_label(const std::string& fidelity) {
+  if (fidelity == "systemc") return "SystemC";
+  if (fidelity == "analytic") return "analytic model (no port contention)";
+  return fidelity;
+}
+
 std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
                        const std::vector<Row>& rows) {
   const auto& sweep = eval.sweep();
@@ -211,26 +219,50 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
       s += "not evaluated in this run.\n";
       continue;
     }
+    const Row* ref_row = nullptr;
     for (const auto& r : rows) {
-      if (r.id != ref.id) continue;
+      if (r.id == ref.id) ref_row = &r;
+    }
+    auto figures = [&](const Evaluation& e) {
       std::string figs;
       for (Metric m : eval.objectives()) {
         figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " +
-                md_value(m, r.rec->best().metrics[m]);
+                md_value(m, e.metrics[m]);
       }
-      s += figs + "; ";
+      return figs;
+    };
+    if (ref_row) {
+      s += fidelity_label(ref_row->rec->best().fidelity) + " " + figures(ref_row->rec->best());
+      if (ref_row->rec->has_systemc) {
+        s += " (" + fidelity_label("analytic") + ": " + figures(ref_row->rec->analytic) +
+             "; not compared)";
+      }
+      s += "; ";
     }
     if (!ref.feasible) {
       s += "infeasible (" + ref.reason + ").\n";
     } else if (ref.on_front) {
       s += "on the Pareto front (no evaluated design dominates it).\n";
     } else {
-      s += fmt::format("dominated by {} front design(s)", ref.dominated_by.size());
+      // The fidelity of the front designs it is compared with, to show like vs like.
+      std::set<std::string> front_fidelities;
+      for (PointId d : ref.dominated_by) {
+        for (const auto& r : rows) {
+          if (r.id == d) front_fidelities.insert(r.rec->best().fidelity);
+        }
+      }
+      std::string fids;
+      for (const auto& x : front_fidelities) fids += (fids.empty() ? "" : " and ") + fidelity_label(x);
+      s += fmt::format("dominated by {} front design(s) ({} figures)", ref.dominated_by.size(), fids);
       for (std::size_t o = 0; o < eval.objectives().size(); ++o) {
         if (ref.best_gain[o] > 0) {
           s += fmt::format("; best {} gain {:.2f}x (id {})", metric_info(eval.objectives()[o]).name,
                            ref.best_gain[o], ref.best_gain_point[o]);
         }
+      }
+      if (front_fidelities.size() > 1 || (front_fidelities.size() == 1 && ref_row &&
+                                           *front_fidelities.begin() != ref_row->rec->best().fidelity)) {
+        s += "; note: the figures compared mix fidelities";
       }
       s += ".\n";
     }
@@ -289,6 +321,12 @@ void write_outputs(const std::string& dir, const SweepEvaluation& eval, const Ru
     Json j{{"id", ref.id}, {"label", ref.label}, {"evaluated", ref.evaluated},
            {"feasible", ref.feasible}, {"on_front", ref.on_front},
            {"dominated_by", ref.dominated_by}};
+    if (ref.evaluated) {
+      const PointRecord& rec = state.points.at(ref.id);
+      j["fidelity"] = ref.fidelity;
+      j["metrics"] = metrics_json(rec.best());
+      if (rec.has_systemc) j["analytic_metrics"] = metrics_json(rec.analytic);
+    }
     if (!ref.reason.empty()) j["reason"] = ref.reason;
     Json gains = Json::object();
     for (std::size_t o = 0; o < ref.best_gain.size(); ++o) {

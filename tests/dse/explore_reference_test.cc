@@ -1,0 +1,109 @@
+// The reference design in a systemc_pareto run: the closing stage evaluates every
+// reference point with SystemC, its figures are exactly those of `ttsim simulate` on the
+// same model, arch, device and length histogram (same calls as cli/simulate_cmd.cc), and
+// summary.md / chosen.json state the fidelity of the figures compared.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "dse/explore.h"
+#include "dse/run_setup.h"
+#include "models/dataset/dataset_lengths.h"
+#include "models/model_spec.h"
+#include "sim/epoch.h"
+#include "sim/power/fpga_power.h"
+#include "sim/power/step_power.h"
+#include "sim/step_sim.h"
+
+namespace ttsim::dse {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tmp_dir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const fs::path p = fs::path(t ? t : "/tmp") / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+std::string read_text(const std::string& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
+  const std::string dir = tmp_dir("ref_systemc");
+  // Base lanes (64) are off the lanes axis, so the reference is an extra point, and the
+  // 32-lane point dominates it on the one objective (fewer DSPs): it is off the front, so
+  // only the reference step of the SystemC stage can give it SystemC figures.
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "ref",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+             "device": "configs/devices/u50.json"},
+    "dataset": {"lengths": "configs/datasets/atis_lengths.json", "split": "train"},
+    "axes": {"encoders": [2], "lanes": [32]},
+    "reference": [{"label": "paper design", "values": {"encoders": 2}}],
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"},
+    "fidelity": "systemc_pareto"
+  })");
+  const auto setup = make_run_setup(dir + "/sweep.json");
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  o.control.threads = 1;
+  const auto r = run_explore(*setup->eval, dir + "/sweep.json", o);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  ASSERT_EQ(r.final.references.size(), 1u);
+  const ReferenceStanding& ref = r.final.references[0];
+  ASSERT_TRUE(ref.evaluated);
+  ASSERT_FALSE(ref.on_front);
+  EXPECT_EQ(ref.fidelity, "systemc");
+
+  // What `ttsim simulate --model ... --arch ... --device ... --dataset-lengths ...` computes.
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const StepResult step = simulate_step(model, arch, device, 0);
+  const EpochResult epoch = simulate_epoch(
+      model, arch, device,
+      dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);
+  const PowerBreakdown power = fpga_power(device, step_activity(step, arch, device));
+
+  const Json results = load_json_file(o.out_dir + "/results.json");
+  const Json* point = nullptr;
+  for (const auto& p : results.at("points")) {
+    if (p.at("id").get<PointId>() == ref.id) point = &p;
+  }
+  ASSERT_NE(point, nullptr);
+  EXPECT_EQ(point->at("fidelity"), "systemc");
+  const Json& m = point->at("metrics");
+  EXPECT_EQ(m.at("step_cycles").get<double>(), static_cast<double>(step.run.schedule.makespan));
+  EXPECT_EQ(m.at("epoch_seconds").get<double>(), epoch.seconds);
+  EXPECT_EQ(m.at("onchip_bytes").get<double>(), static_cast<double>(step.occupancy.peak_total_bytes));
+  EXPECT_EQ(m.at("bram36").get<double>(), static_cast<double>(step.plan->bram36_blocks));
+  EXPECT_DOUBLE_EQ(m.at("power_total_watts").get<double>(), power.total_watts());
+  EXPECT_DOUBLE_EQ(m.at("epoch_energy_joules").get<double>(), power.total_watts() * epoch.seconds);
+  // The analytic figures (no port contention) are kept apart and are lower.
+  EXPECT_LT(point->at("analytic_metrics").at("epoch_seconds").get<double>(), epoch.seconds);
+
+  const Json chosen = load_json_file(o.out_dir + "/chosen.json");
+  EXPECT_EQ(chosen.at("references").at(0).at("fidelity"), "systemc");
+  EXPECT_EQ(chosen.at("references").at(0).at("metrics").at("epoch_seconds").get<double>(), epoch.seconds);
+
+  const std::string summary = read_text(o.out_dir + "/summary.md");
+  const std::string line = summary.substr(summary.find("- **paper design**"));
+  EXPECT_NE(line.find(fmt::format("SystemC dsp {:.0f}", m.at("dsp").get<double>())), std::string::npos) << line;
+  EXPECT_NE(line.find("analytic model (no port contention): dsp"), std::string::npos) << line;
+  EXPECT_NE(line.find("dominated by 1 front design(s) (SystemC figures)"), std::string::npos) << line;
+}
+
+}  // namespace
+}  // namespace ttsim::dse
