@@ -14,7 +14,8 @@ int run_emit_cmd(const std::vector<std::string>& args) {
   std::string design, out, hls_root;
   opts.add_options()("design", po::value(&design)->required(), "chosen.json of an explore run")(
       "out", po::value(&out)->required(), "build folder to write")(
-      "hls-root", po::value(&hls_root), "folder holding the hls/ kernel tree (default: .)");
+      "hls-root", po::value(&hls_root), "folder holding the hls/ kernel tree (default: the working directory, else the checkout "
+      "the ttsim binary was built from)");
   po::positional_options_description pos;
   po::variables_map vm;
   if (!parse_options("emit", "--design chosen.json --out DIR", opts, pos, args, vm)) return 0;

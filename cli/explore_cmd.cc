@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "dse/emit.h"
 #include "dse/explore.h"
 #include "dse/run_setup.h"
 
@@ -23,7 +24,7 @@ extern "C" void on_sigint(int) { g_interrupted = true; }
 
 int run_explore_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string sweep_file, out, shard, calibration;
+  std::string sweep_file, out, shard, calibration, hls_root;
   int threads = 0;
   opts.add_options()("sweep", po::value(&sweep_file)->required(), "sweep file (configs/sweeps/*.json)")(
       "out", po::value(&out)->required(), "output folder (created; only this run writes into it)")(
@@ -33,15 +34,21 @@ int run_explore_cmd(const std::vector<std::string>& args) {
       "calibration file from `ttsim calibrate` applied to every point (kernel II, depth, overhead, "
       "operator latencies, power coefficients); refused for another part or clock")(
       "threads", po::value(&threads), "worker threads (default: all cores)")(
+      "hls-root", po::value(&hls_root),
+      "folder holding the hls/ kernel tree emitted into hls_build/ (default: the working "
+      "directory, else the checkout the ttsim binary was built from)")(
       "no-progress", "no progress line even on a terminal");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  if (!parse_options("explore", "SWEEP --out DIR [--calibration C] [--resume] [--shard i/N] [--threads N]", opts, pos,
+  if (!parse_options("explore", "SWEEP --out DIR [--calibration C] [--resume] [--shard i/N] [--threads N] [--hls-root DIR]", opts, pos,
                      args, vm)) {
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
+  // The HLS kernel tree is needed at the end (hls_build/): find it before evaluating
+  // anything. A shard writes only state.json and needs none.
+  if (shard.empty()) hls_root = dse::find_hls_root(hls_root);
   auto setup = dse::make_run_setup(sweep_file, calibration);
   dse::ExploreOptions o;
   o.out_dir = out;
@@ -50,7 +57,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   o.control.threads = threads;
   o.control.cancel = &g_interrupted;
   if (!vm.count("no-progress") && ::isatty(2)) o.control.progress = &std::cerr;
-  o.extra_outputs = dse::standard_extra_outputs(*setup);
+  o.extra_outputs = dse::standard_extra_outputs(*setup, hls_root);
   std::signal(SIGINT, on_sigint);
   const auto r = dse::run_explore(*setup->eval, sweep_file, o);
   std::signal(SIGINT, SIG_DFL);
@@ -80,7 +87,9 @@ int run_explore_cmd(const std::vector<std::string>& args) {
     std::cout << "no feasible design\n";
   }
   for (const auto& n : r.final.notes) std::cout << "note: " << n << "\n";
-  std::cout << "results: " << out << "/summary.md, report.html, results.csv, pareto.csv, chosen.json\n";
+  std::string files;
+  for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
+  std::cout << "results in " << out << ": " << files << "\n";
   return 0;
 }
 

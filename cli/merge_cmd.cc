@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "dse/emit.h"
 #include "dse/explore.h"
 #include "dse/run_setup.h"
 
@@ -16,17 +17,21 @@ namespace {
 
 int run_merge_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string out;
+  std::string out, hls_root;
   std::vector<std::string> shards;
   int threads = 0;
   opts.add_options()("out", po::value(&out)->required(), "output folder of the merged run")(
       "shards", po::value(&shards)->multitoken()->required(), "the shard output folders")(
-      "threads", po::value(&threads), "worker threads for the SystemC stage");
+      "threads", po::value(&threads), "worker threads for the SystemC stage")(
+      "hls-root", po::value(&hls_root),
+      "folder holding the hls/ kernel tree emitted into hls_build/ (default: the working "
+      "directory, else the checkout the ttsim binary was built from)");
   po::positional_options_description pos;
   pos.add("shards", -1);
   po::variables_map vm;
   if (!parse_options("merge", "--out DIR SHARD_DIR...", opts, pos, args, vm)) return 0;
   const auto start = std::chrono::steady_clock::now();
+  hls_root = dse::find_hls_root(hls_root);  // before the SystemC stage, not after it
   const dse::RunState first = dse::load_run_state(shards.front());
   // The shards' calibration (explore --calibration) is applied again to the SystemC stage.
   const std::string calibration =
@@ -35,7 +40,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   dse::ExploreOptions o;
   o.out_dir = out;
   o.control.threads = threads;
-  o.extra_outputs = dse::standard_extra_outputs(*setup);
+  o.extra_outputs = dse::standard_extra_outputs(*setup, hls_root);
   const auto r = dse::run_merge(*setup->eval, shards, o);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format("merged {} shards: {} points, Pareto front {}, {:.1f} s; results in {}\n",

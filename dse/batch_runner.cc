@@ -51,7 +51,7 @@ void BatchRunner::report(bool force) {
       have_best_ ? fmt::format("{:.4g} {}", metric_info(first).maximize ? -best_ : best_,
                                metric_info(first).unit)
                  : std::string("-");
-  *control_.progress << fmt::format("\r{} / {} points, {} feasible, best {} {}, ETA {}   ", done_,
+  *control_.progress << fmt::format("\r{} / {} points, {} feasible, best analytic {} {}, ETA {}   ", done_,
                                     planned_, feasible_, metric_info(first).name, best, eta)
                      << std::flush;
   line_open_ = true;

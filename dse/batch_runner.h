@@ -1,6 +1,7 @@
 #pragma once
 // Parallel evaluation of batches of sweep points on oneTBB, with a terminal progress
-// line (points done, feasible so far, best so far, ETA), cooperative stop (Ctrl-C, a
+// line (points done, feasible so far, best analytic figure so far — the SystemC stage
+// may choose another design —, ETA), cooperative stop (Ctrl-C, a
 // time budget) and periodic checkpoints of the run state.
 
 #include <atomic>

@@ -191,6 +191,27 @@ std::string design_config_header(const Json& configs, const std::string& file) {
   return h;
 }
 
+std::string find_hls_root(const std::string& given) {
+  const fs::path top = "hls/kernels/top.cc";
+  if (!given.empty()) {
+    if (fs::exists(fs::path(given) / top)) return given;
+    throw InputError("--hls-root " + given + ": " + (fs::path(given) / top).string() +
+                     " not found; give the ttsim checkout folder");
+  }
+  if (fs::exists(top)) return ".";
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / top)) return dir.string();
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  throw InputError(top.string() + ": HLS kernel sources not found in the working directory nor "
+                   "above the ttsim binary (" + (ec ? std::string("unknown") : exe.string()) +
+                   "); run from the ttsim checkout or pass --hls-root DIR");
+}
+
 void emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                  const std::string& hls_root) {
   JsonView root(chosen, chosen_file);
@@ -203,11 +224,7 @@ void emit_design(const Json& chosen, const std::string& chosen_file, const std::
     platform = chosen["device"].value("platform", platform);
   }
 
-  fs::path src = hls_root.empty() ? fs::path(".") : fs::path(hls_root);
-  if (!fs::exists(src / "hls/kernels/top.cc")) {
-    throw InputError((src / "hls/kernels/top.cc").string() +
-                     ": HLS kernel sources not found; run from the ttsim checkout");
-  }
+  const fs::path src = find_hls_root(hls_root);
   const fs::path out(out_dir);
   std::error_code ec;
   for (const char* sub : {"hls/include", "hls/kernels", "hls/tb"}) fs::create_directories(out / sub, ec);

@@ -23,9 +23,16 @@ namespace ttsim::dse {
 /// rejects (more than 12 encoders or 6 factors).
 std::string design_config_header(const Json& configs, const std::string& file);
 
+/// The folder holding the HLS kernel tree (hls/kernels/top.cc): `given` (--hls-root) when
+/// not empty; else the working directory; else the nearest ancestor folder of the running
+/// binary (/proc/self/exe) holding it — a Bazel build's execroot links the checkout's
+/// hls/, so a binary built from a checkout finds it from any working directory.
+/// Throws InputError naming where it looked.
+std::string find_hls_root(const std::string& given);
+
 /// Writes the build folder `out_dir` for `chosen` (chosen.json's document, read from
-/// `chosen_file`). `hls_root` is the folder holding the tree's hls/ sources ("" = find
-/// "hls/kernels/top.cc" from the working directory). Throws InputError for a design the
+/// `chosen_file`). `hls_root` is the folder holding the tree's hls/ sources ("" = the
+/// default search of find_hls_root). Throws InputError for a design the
 /// tree cannot express, a chosen.json without a design, or missing sources.
 void emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                  const std::string& hls_root = "");

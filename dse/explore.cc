@@ -52,8 +52,10 @@ ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunne
   }
   runner.end_progress();
   save_state(options.out_dir, state);
-  write_outputs(options.out_dir, eval, state, report.final);
-  if (options.extra_outputs) options.extra_outputs(options.out_dir, report.final);
+  report.files = write_outputs(options.out_dir, eval, state, report.final);
+  if (options.extra_outputs) {
+    report.files = options.extra_outputs(options.out_dir, report.final, report.files);
+  }
   report.evaluated = state.points.size();
   return report;
 }

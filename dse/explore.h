@@ -27,8 +27,11 @@ struct ExploreOptions {
   int shard_index = 0;  ///< 0-based
   int shard_count = 1;
   RunControl control;   ///< threads, cancel flag, progress stream (checkpoint_dir is set here)
-  /// Hook run after the result files are written (plots, report.html, hls_build/).
-  std::function<void(const std::string& dir, const FinalResult&)> extra_outputs;
+  /// Hook run after the result files are written (plots, report.html, hls_build/): gets
+  /// the files written so far and returns every file of the folder written by the run.
+  std::function<std::vector<std::string>(const std::string& dir, const FinalResult&,
+                                         const std::vector<std::string>& written)>
+      extra_outputs;
 };
 
 enum class ExploreOutcome { kComplete, kInterrupted, kShardWritten };
@@ -40,6 +43,8 @@ struct ExploreReport {
   std::uint64_t new_evaluations = 0;
   bool time_budget_hit = false;
   FinalResult final;            ///< empty for a shard
+  /// Result files written into the out folder (names; state.json aside), empty for a shard.
+  std::vector<std::string> files;
 };
 
 /// Parses "i/N" (1 <= i <= N, as users count) into a 0-based index and a count.

@@ -130,7 +130,7 @@ std::string fidelity_label(const std::string& fidelity) {
 }
 
 std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
-                       const std::vector<Row>& rows) {
+                       const std::vector<Row>& rows, const std::vector<std::string>& files) {
   const auto& sweep = eval.sweep();
   std::size_t feasible = 0;
   for (const auto& v : f.verdicts) feasible += v.feasible;
@@ -267,15 +267,16 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
       s += ".\n";
     }
   }
-  s += "\nFiles: results.csv, results.json, pareto.csv, chosen.json, report.html, plots (*.svg), "
-       "hls_build/.\n";
+  std::string list;
+  for (const auto& file : files) list += (list.empty() ? "" : ", ") + file;
+  s += "\nFiles: " + list + ".\n";
   return s;
 }
 
 }  // namespace
 
-void write_outputs(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
-                   const FinalResult& f) {
+std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
+                                       const RunState& state, const FinalResult& f) {
   const auto& sweep = eval.sweep();
   const auto rows = make_rows(eval, state, f);
 
@@ -356,7 +357,17 @@ void write_outputs(const std::string& dir, const SweepEvaluation& eval, const Ru
     chosen["calibration"] = eval.calibration();
   }
   write_file_atomic(dir + "/chosen.json", chosen.dump(1) + "\n");
-  write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows));
+  const std::vector<std::string> files = {"results.csv", "results.json", "pareto.csv", "chosen.json",
+                                          "summary.md"};
+  write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows, files));
+  return files;
+}
+
+std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                          const FinalResult& f, const std::vector<std::string>& files) {
+  const std::string text = summary_md(eval, f, make_rows(eval, state, f), files);
+  write_file_atomic(dir + "/summary.md", text);
+  return text;
 }
 
 }  // namespace ttsim::dse

@@ -13,6 +13,7 @@
 // Byte-for-byte reproducible: no timestamps, thread counts or shard information.
 
 #include <string>
+#include <vector>
 
 #include "dse/finish.h"
 #include "dse/run_state.h"
@@ -20,9 +21,15 @@
 
 namespace ttsim::dse {
 
-/// Writes every file above into `dir` (which must exist).
-void write_outputs(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
-                   const FinalResult& final);
+/// Writes every file above into `dir` (which must exist); summary.md's "Files:" line
+/// lists them. Returns their names.
+std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
+                                       const RunState& state, const FinalResult& final);
+
+/// Rewrites <dir>/summary.md with `files` (names in `dir`, every one written) on its
+/// "Files:" line, for a caller that wrote more files than write_outputs; returns its text.
+std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                          const FinalResult& final, const std::vector<std::string>& files);
 
 /// A CSV cell: quoted (with doubled quotes) when it holds a comma, quote or newline.
 std::string csv_cell(const std::string& s);

@@ -7,6 +7,7 @@
 
 #include "dse/accuracy_table.h"
 #include "dse/emit.h"
+#include "dse/outputs.h"
 #include "dse/plots.h"
 #include "dse/report_html.h"
 
@@ -77,20 +78,26 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   return s;
 }
 
-std::function<void(const std::string&, const FinalResult&)> standard_extra_outputs(
-    const RunSetup& setup) {
-  return [&setup](const std::string& dir, const FinalResult& final) {
+std::function<std::vector<std::string>(const std::string&, const FinalResult&,
+                                       const std::vector<std::string>&)>
+standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
+  return [&setup, hls_root](const std::string& dir, const FinalResult& final,
+                            const std::vector<std::string>& written) {
     std::vector<std::string> notes;
     const RunState state = load_run_state(dir);
+    std::vector<std::string> files = written;
     const auto svgs = write_plots(dir, *setup.eval, state, final, notes);
-    std::ifstream in(dir + "/summary.md");
-    std::stringstream summary;
-    summary << in.rdbuf();
-    for (const auto& n : notes) summary << "- note: " << n << "\n";
-    write_report_html(dir, "ttsim explore: " + setup.sweep.name, summary.str(), svgs);
+    files.insert(files.end(), svgs.begin(), svgs.end());
     if (!final.partial && final.chosen) {
-      emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json", dir + "/hls_build");
+      emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json", dir + "/hls_build",
+                  hls_root);
+      files.push_back("hls_build/");
     }
+    files.push_back("report.html");  // written below; a failure to write it fails the run
+    std::string summary = write_summary(dir, *setup.eval, state, final, files);
+    for (const auto& n : notes) summary += "- note: " + n + "\n";
+    write_report_html(dir, "ttsim explore: " + setup.sweep.name, summary, svgs);
+    return files;
   };
 }
 

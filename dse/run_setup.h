@@ -35,8 +35,12 @@ std::vector<double> sweep_clocks_mhz(const SweepSpec& sweep);
 /// The calibration record written to results.json and state.json.
 Json calibration_record(const Calibration& c);
 
-/// The extra-outputs hook: SVG plots, report.html and (for complete runs with a chosen
-/// design) the emitted HLS build in <dir>/hls_build.
-std::function<void(const std::string&, const FinalResult&)> standard_extra_outputs(const RunSetup& setup);
+/// The extra-outputs hook: SVG plots, (for complete runs with a chosen design) the
+/// emitted HLS build in <dir>/hls_build from the kernel tree under `hls_root` (see
+/// find_hls_root in dse/emit.h; resolve it before the run so a missing tree fails
+/// early), then summary.md again listing exactly the files written, and report.html.
+std::function<std::vector<std::string>(const std::string&, const FinalResult&,
+                                       const std::vector<std::string>&)>
+standard_extra_outputs(const RunSetup& setup, const std::string& hls_root);
 
 }  // namespace ttsim::dse

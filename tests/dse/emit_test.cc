@@ -75,5 +75,20 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   EXPECT_EQ(rc, 0) << slurp(out + "/csim.log");
 }
 
+TEST(Emit, FindHlsRootChecksTheTreeBeforeAnyWork) {
+  // The test runs in the runfiles tree, which holds hls/kernels/top.cc.
+  EXPECT_EQ(find_hls_root(""), ".");
+  EXPECT_EQ(find_hls_root("."), ".");
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string empty = (fs::path(t ? t : "/tmp") / "no_hls_tree").string();
+  fs::create_directories(empty);
+  try {
+    find_hls_root(empty);
+    ADD_FAILURE() << "a folder without hls/kernels/top.cc was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--hls-root " + empty), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ttsim::dse
