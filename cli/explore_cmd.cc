@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "dse/emit.h"
 #include "dse/explore.h"
+#include "dse/resolve.h"
 #include "dse/run_setup.h"
 
 namespace ttsim::cli {
@@ -81,7 +82,8 @@ int run_explore_cmd(const std::vector<std::string>& args) {
       "{} points ({} new), {} feasible, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n",
       r.evaluated, r.new_evaluations, feasible, r.final.front.size(), r.final.systemc_points, secs);
   if (r.final.chosen) {
-    std::cout << fmt::format("chosen: id {} ({})\n  {}\n", *r.final.chosen,
+    std::cout << fmt::format("chosen: id {} {} ({})\n  {}\n", *r.final.chosen,
+                             dse::point_name(setup->sweep, *r.final.chosen),
                              setup->sweep.space.describe(*r.final.chosen), r.final.why);
   } else {
     std::cout << "no feasible design\n";

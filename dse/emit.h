@@ -21,7 +21,10 @@ namespace ttsim::dse {
 /// express the design: a flow other than BTT or sequential TT on every TT layer kind,
 /// mixed flows, dense or per-layer-overridden encoder layers, or a model make_layout
 /// rejects (more than 12 encoders or 6 factors).
-std::string design_config_header(const Json& configs, const std::string& file);
+/// `design_name` (chosen.json's "name", e.g. "atis_2enc-r4-btt-96lanes-grouped") names
+/// the design in the header comment; "" = the model and arch names only.
+std::string design_config_header(const Json& configs, const std::string& file,
+                                 const std::string& design_name = "");
 
 /// The folder holding the HLS kernel tree (hls/kernels/top.cc): `given` (--hls-root) when
 /// not empty; else the working directory; else the nearest ancestor folder of the running

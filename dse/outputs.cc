@@ -204,7 +204,7 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
   s += "\n## Chosen design\n\n";
   if (f.chosen) {
     for (const auto& r : rows) {
-      if (r.id == *f.chosen) s += table_header() + table_row(r);
+      if (r.id == *f.chosen) s += "`" + point_name(sweep, r.id) + "`\n\n" + table_header() + table_row(r);
     }
     s += "\nWhy: " + f.why + ".\n";
   } else {
@@ -291,7 +291,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
 
   Json points = Json::array();
   for (const auto& r : rows) {
-    Json p{{"id", r.id}, {"values", values_json(sweep, r)},
+    Json p{{"id", r.id}, {"name", point_name(sweep, r.id)}, {"values", values_json(sweep, r)},
            {"fidelity", r.rec->best().fidelity}, {"feasible", r.verdict->feasible},
            {"on_front", r.on_front}, {"metrics", metrics_json(r.rec->best())}};
     if (!r.ref_label.empty()) p["reference"] = r.ref_label;
@@ -344,6 +344,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     for (const auto& r : rows) {
       if (r.id != *f.chosen) continue;
       chosen["id"] = r.id;
+      chosen["name"] = point_name(sweep, r.id);
       chosen["values"] = values_json(sweep, r);
       chosen["fidelity"] = r.rec->best().fidelity;
       chosen["metrics"] = metrics_json(r.rec->best());

@@ -2,6 +2,7 @@
 // reference point with SystemC, its figures are exactly those of `ttsim simulate` on the
 // same model, arch, device and length histogram (same calls as cli/simulate_cmd.cc), and
 // summary.md / chosen.json state the fidelity of the figures compared.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,8 @@
 
 #include "core/atomic_file.h"
 #include "dse/explore.h"
+#include "dse/resolve.h"
+#include "dse/sweep_spec.h"
 #include "dse/run_setup.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
@@ -103,6 +106,32 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_NE(line.find(fmt::format("SystemC dsp {:.0f}", m.at("dsp").get<double>())), std::string::npos) << line;
   EXPECT_NE(line.find("analytic model (no port contention): dsp"), std::string::npos) << line;
   EXPECT_NE(line.find("dominated by 1 front design(s) (SystemC figures)"), std::string::npos) << line;
+  // Without the extra-outputs hook only the core files are written, and only they are listed.
+  EXPECT_EQ(summary.find("hls_build"), std::string::npos);
+  EXPECT_EQ(r.files, (std::vector<std::string>{"results.csv", "results.json", "pareto.csv",
+                                                "chosen.json", "summary.md"}));
+  EXPECT_EQ(chosen.at("name"), "atis_2enc-32lanes");
+}
+
+TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
+  const SweepSpec sweep = load_sweep_spec("configs/sweeps/atis_u50.json");
+  auto id_of = [&](const Json& values) {
+    std::vector<int> idx;
+    for (const auto& a : sweep.space.axes()) {
+      const auto& vs = a.values;
+      idx.push_back(static_cast<int>(std::find(vs.begin(), vs.end(), values.at(a.name)) - vs.begin()));
+    }
+    return sweep.space.encode(idx);
+  };
+  // clock_mhz has one value: no token; encoders rewrites the model name's "2enc".
+  EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 96},
+                                     {"memory_strategy", "grouped"}, {"clock_mhz", 100}})),
+            "atis_2enc-r4-btt-96lanes-grouped");
+  EXPECT_EQ(point_name(sweep, id_of({{"encoders", 4}, {"tt_rank", 12}, {"flow", "mm"}, {"lanes", 16},
+                                     {"memory_strategy", "naive"}, {"clock_mhz", 100}})),
+            "atis_4enc-r12-mm-16lanes-naive");
+  // The reference point is the grid twin of the base files' values (paper design).
+  EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes-grouped");
 }
 
 }  // namespace
