@@ -18,6 +18,7 @@
 #include "sim/device_spec.h"
 #include "sim/memplan/memory_plan.h"
 #include "sim/memplan/plan_report.h"
+#include "sim/occupancy.h"
 
 namespace ttsim::cli {
 namespace {
@@ -38,14 +39,15 @@ int run_memplan(const std::vector<std::string>& args) {
       ("model", po::value<std::string>(&model_path)->required(), "model config (configs/models/*.json)")
       ("device", po::value<std::string>(&device_path)->required(), "device config (configs/devices/*.json)")
       ("arch", po::value<std::string>(&arch_path),
-       "architecture config (configs/arch/*.json): lanes per unit, flows and the default strategy; "
-       "without it every unit has 1 lane and every TT layer uses BTT")
+       "architecture config (configs/arch/*.json): lanes per unit, flows, fusion and the default "
+       "strategy, as `ttsim simulate` plans them; without it every unit has 1 lane, every TT layer "
+       "uses BTT and nothing is fused")
       ("strategy", po::value<std::string>(&strategy_text),
        "naive | grouped | ideal (default: the arch's memory strategy, else grouped)")
       ("uram-min-depth", po::value<std::int64_t>(&uram_min_depth)->default_value(2048),
        "addresses from which a memory goes to URAM288 rather than BRAM")
       ("json", po::value<std::string>(&json_out),
-       "write the plan as JSON here (summary, memory instances and placements)");
+       "write the plan as JSON here (totals, memory instances, placements and the strategy comparison)");
   po::variables_map vm;
   if (!parse_options("memplan", "--model M --device D [--arch A] [--strategy S] [--json OUT]", options,
                      {}, args, vm)) {
@@ -61,16 +63,27 @@ int run_memplan(const std::vector<std::string>& args) {
   mo.strategy = Strategy::kGrouped;
   mo.uram_min_depth = uram_min_depth;
   std::string arch_name = "none (1 lane per unit)";
+  bool fusion = false;
   if (!arch_path.empty()) {
     const ArchSpec arch = load_arch_spec(arch_path);
     arch_name = arch.name;
     graph_opts.flow_by_kind = arch.flow_by_kind;
     for (UnitKind u : kUnits) mo.lanes[u] = arch.unit(u).lanes;
     mo.strategy = arch.memory == MemoryStrategy::kNaive ? Strategy::kNaive : Strategy::kGrouped;
+    fusion = arch.fusion;
   }
   if (!strategy_text.empty()) mo.strategy = memplan::parse_strategy(strategy_text);
 
-  const TaskGraph graph = build_training_graph(model, graph_opts);
+  // Buffers fused through small streams (arch fusion) are planned with their fused
+  // footprint, exactly as the simulator plans them (sim/plan_banks.h).
+  TaskGraph graph = build_training_graph(model, graph_opts);
+  const auto footprint = buffer_footprints(graph, fused_buffers(graph, fusion));
+  for (Buffer& b : graph.buffers) {
+    if (footprint[b.id] != b.words) {
+      b.words = footprint[b.id];
+      b.shape = {b.words};
+    }
+  }
   const MemoryPlan plan = memplan::plan_memory(graph, device, mo);
   std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}\n",
                            model.name, model.encoders, graph.tasks.size(), graph.buffers.size(),

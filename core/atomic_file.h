@@ -6,8 +6,9 @@
 
 namespace ttsim {
 
-/// Writes `content` to `path` atomically (temporary file + rename).
-/// Throws InputError naming `path` when the folder does not exist or is not writable;
+/// Writes `content` to `path` atomically (temporary file + rename), creating missing
+/// parent folders. Throws InputError naming `path` when a folder cannot be created or
+/// the destination is not writable;
 /// an existing file at `path` is left untouched on failure.
 void write_file_atomic(const std::string& path, const std::string& content);
 

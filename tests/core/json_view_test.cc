@@ -66,7 +66,14 @@ TEST(AtomicFile, WritesAndReplaces) {
   std::string s;
   in >> s;
   EXPECT_EQ(s, "two");
-  EXPECT_THROW(write_file_atomic("/nonexistent/dir/out.txt", "x"), InputError);
+  EXPECT_THROW(write_file_atomic("/proc/nonexistent/out.txt", "x"), InputError);
+  // Missing parent folders are created.
+  const std::string nested = ::testing::TempDir() + "/a/b/out.txt";
+  write_file_atomic(nested, "three");
+  std::ifstream in2(nested);
+  std::string t;
+  in2 >> t;
+  EXPECT_EQ(t, "three");
 }
 
 }  // namespace
