@@ -58,6 +58,24 @@ TEST(LoadJsonFile, MissingFileIsInputError) {
   EXPECT_THROW(load_json_file("/nonexistent/x.json"), InputError);
 }
 
+TEST(LoadJsonFile, NumberOverflowIsConfigError) {
+  const std::string path = ::testing::TempDir() + "/overflow.json";
+  std::ofstream(path) << "{\"clock_mhz\": 1e400}\n";
+  auto e = catch_error([&] { load_json_file(path); });
+  EXPECT_EQ(e.file(), path);
+  EXPECT_NE(e.found().find("1e400"), std::string::npos) << e.what();
+}
+
+TEST(LoadJsonFile, DirectoryAndDeviceAreRefused) {
+  try {
+    load_json_file(::testing::TempDir());
+    ADD_FAILURE() << "directory accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("found a directory"), std::string::npos);
+  }
+  EXPECT_THROW(load_json_file("/dev/zero"), InputError);
+}
+
 TEST(AtomicFile, WritesAndReplaces) {
   const std::string path = ::testing::TempDir() + "/out.txt";
   write_file_atomic(path, "one");
