@@ -34,7 +34,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
       "calibration", po::value(&calibration),
       "calibration file from `ttsim calibrate` applied to every point (kernel II, depth, overhead, "
       "operator latencies, power coefficients); refused for another part or clock")(
-      "threads", po::value(&threads), "worker threads (default: all cores)")(
+      "threads", po::value(&threads), "worker threads, 1..256 (default 0: all cores)")(
       "hls-root", po::value(&hls_root),
       "folder holding the hls/ kernel tree emitted into hls_build/ (default: the working "
       "directory, else the checkout the ttsim binary was built from)")(
@@ -47,6 +47,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
+  const int n_threads = dse::checked_threads(threads);  // before any work
   // The HLS kernel tree is needed at the end (hls_build/): find it before evaluating
   // anything. A shard writes only state.json and needs none.
   if (shard.empty()) hls_root = dse::find_hls_root(hls_root);
@@ -55,7 +56,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   o.out_dir = out;
   o.resume = vm.count("resume") > 0;
   if (!shard.empty()) std::tie(o.shard_index, o.shard_count) = dse::parse_shard(shard);
-  o.control.threads = threads;
+  o.control.threads = n_threads;
   o.control.cancel = &g_interrupted;
   if (!vm.count("no-progress") && ::isatty(2)) o.control.progress = &std::cerr;
   o.extra_outputs = dse::standard_extra_outputs(*setup, hls_root);

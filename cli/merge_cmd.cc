@@ -22,7 +22,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   int threads = 0;
   opts.add_options()("out", po::value(&out)->required(), "output folder of the merged run")(
       "shards", po::value(&shards)->multitoken()->required(), "the shard output folders")(
-      "threads", po::value(&threads), "worker threads for the SystemC stage")(
+      "threads", po::value(&threads), "worker threads for the SystemC stage, 1..256 (default 0: all cores)")(
       "hls-root", po::value(&hls_root),
       "folder holding the hls/ kernel tree emitted into hls_build/ (default: the working "
       "directory, else the checkout the ttsim binary was built from)");
@@ -31,6 +31,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("merge", "--out DIR SHARD_DIR...", opts, pos, args, vm)) return 0;
   const auto start = std::chrono::steady_clock::now();
+  const int n_threads = dse::checked_threads(threads);  // before any work
   hls_root = dse::find_hls_root(hls_root);  // before the SystemC stage, not after it
   const dse::RunState first = dse::load_run_state(shards.front());
   // The shards' calibration (explore --calibration) is applied again to the SystemC stage.
@@ -39,7 +40,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   auto setup = dse::make_run_setup(first.sweep_file, calibration);
   dse::ExploreOptions o;
   o.out_dir = out;
-  o.control.threads = threads;
+  o.control.threads = n_threads;
   o.extra_outputs = dse::standard_extra_outputs(*setup, hls_root);
   const auto r = dse::run_merge(*setup->eval, shards, o);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

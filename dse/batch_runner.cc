@@ -7,7 +7,18 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "core/errors.h"
+
 namespace ttsim::dse {
+
+int checked_threads(long long threads, const std::string& flag) {
+  if (threads < 0 || threads > kMaxThreads) {
+    throw InputError(fmt::format("{}: expected 0 (all cores) or a worker-thread count in 1..{}, "
+                                 "found {}",
+                                 flag, kMaxThreads, threads));
+  }
+  return static_cast<int>(threads);
+}
 
 BatchRunner::BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
                          std::uint64_t planned)
@@ -73,7 +84,7 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
     if (it == state_.points.end() || (systemc && !it->second.has_systemc)) todo.push_back(id);
   }
   const std::size_t chunk = 1024;
-  tbb::task_arena arena(control_.threads > 0 ? control_.threads
+  tbb::task_arena arena(control_.threads > 0 ? checked_threads(control_.threads)
                                              : tbb::task_arena::automatic);
   for (std::size_t begin = 0; begin < todo.size() && !should_stop(); begin += chunk) {
     const std::size_t end = std::min(todo.size(), begin + chunk);

@@ -21,9 +21,16 @@ namespace ttsim::dse {
 /// Why a run stopped early, if it did.
 enum class StopReason { kNone, kInterrupted, kTimeBudget };
 
+/// Largest worker-thread count accepted by `--threads` (oneTBB is given at most this).
+constexpr int kMaxThreads = 256;
+
+/// Validates a `--threads` value: 0 = oneTBB default (all cores), else 1..kMaxThreads.
+/// Returns `threads`; throws InputError naming `flag`, the range and the value otherwise.
+int checked_threads(long long threads, const std::string& flag = "--threads");
+
 /// Controls shared by every batch of a run.
 struct RunControl {
-  int threads = 0;                          ///< 0 = oneTBB default (all cores)
+  int threads = 0;                          ///< 0 = oneTBB default (all cores), else 1..kMaxThreads
   const std::atomic<bool>* cancel = nullptr;  ///< set by the SIGINT handler
   /// Wall-clock deadline (time budget); max() = none.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

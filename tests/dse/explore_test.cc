@@ -149,6 +149,24 @@ TEST(Explore, ResultsDoNotDependOnThreadCount) {
   EXPECT_THROW(f.run("nsga_shard", shard), InputError);
 }
 
+TEST(Explore, ThreadCountOutsideOneTo256IsAnInputError) {
+  EXPECT_EQ(checked_threads(0), 0);
+  EXPECT_EQ(checked_threads(1), 1);
+  EXPECT_EQ(checked_threads(kMaxThreads), kMaxThreads);
+  try {
+    checked_threads(100000);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--threads"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("100000"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(checked_threads(-1), InputError);
+  Fixture f("threads_bad", R"({"strategy": "grid"})", "analytic");
+  ExploreOptions o;
+  o.control.threads = 100000;  // oneTBB is never handed an unbounded arena
+  EXPECT_THROW(f.run("out", o), InputError);
+}
+
 TEST(Explore, AnalyticFidelityNeverCallsSystemC) {
   Fixture f("analytic", R"({"strategy": "grid"})", "analytic");
   const auto r = f.run("out");
