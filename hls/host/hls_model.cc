@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "core/errors.h"
+#include "hls/host/host_capacity.h"
 #include "models/tt_init.h"
 
 namespace ttsim {
@@ -26,7 +28,13 @@ const LinearLayerSpec& find_linear(const ModelSpec& spec, const std::string& nam
   fail(spec, "no linear layer named " + name);
 }
 
-int to_int(std::int64_t v) { return static_cast<int>(v); }
+int to_int(std::int64_t v) {
+  if (v < 0 || v > std::numeric_limits<int>::max()) {
+    throw InputError("HlsModel: dimension " + std::to_string(v) + " outside 0.." +
+                     std::to_string(std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(v);
+}
 
 }  // namespace
 
@@ -87,7 +95,14 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
 
 HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     : spec_(spec), dims_(hls_model_dims(spec, options)) {
+  // Sizes in int64 first: make_layout computes in int (the kernels' offset type).
+  const HlsArenaWords words =
+      check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
   if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
+  if (words.param != layout_.param_words || words.act != layout_.act_words ||
+      words.scratch != layout_.scratch_words || words.index != layout_.index_words) {
+    throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");
+  }
   const int D = dims_.d_model;
   const std::int64_t Dl = D;
   // Names and shapes in make_layout's allocation order.

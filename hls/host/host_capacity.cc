@@ -1,0 +1,176 @@
+#include "hls/host/host_capacity.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/errors.h"
+
+namespace ttsim {
+
+namespace {
+
+using I64 = std::int64_t;
+constexpr I64 kSat = std::numeric_limits<I64>::max();
+constexpr const char* kLinearNames[ttsim_hls::kLinearsPerEncoder] = {"q", "k", "v", "o",
+                                                                     "ffn_in", "ffn_out"};
+
+I64 mul(I64 a, I64 b) {
+  I64 r;
+  return __builtin_mul_overflow(a, b, &r) ? kSat : r;
+}
+I64 mul(I64 a, I64 b, I64 c) { return mul(mul(a, b), c); }
+I64 add(I64 a, I64 b) {
+  I64 r;
+  return __builtin_add_overflow(a, b, &r) ? kSat : r;
+}
+
+std::string words(I64 w) { return w == kSat ? "more than 2^63" : std::to_string(w); }
+
+// Accumulates arena words, checking every array and every running total against the
+// int range of the kernels' offsets.
+class Counter {
+ public:
+  explicit Counter(std::string source) : source_(std::move(source)) {}
+
+  // Adds one array of `n` words to `arena` on behalf of `layer`.
+  void array(I64* arena, const char* arena_name, const std::string& layer, I64 n) {
+    if (n > kHlsMaxArenaWords) {
+      fail(layer + " needs an array of " + words(n) + " words in the " + arena_name + " arena");
+    }
+    *arena = add(*arena, n);
+    if (*arena > kHlsMaxArenaWords) {
+      fail(layer + " brings the " + arena_name + " arena to " + words(*arena) + " words");
+    }
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(source_ + ": the HLS host model cannot hold this model: " + what +
+                     "; the kernels' int offsets allow at most " +
+                     std::to_string(kHlsMaxArenaWords) + " words per arena");
+  }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+I64 mpre(const ttsim_hls::TtDims& t, int k) {
+  I64 p = 1;
+  for (int i = 0; i < k; ++i) p = mul(p, t.m[i]);
+  return p;
+}
+I64 msuf(const ttsim_hls::TtDims& t, int k) {
+  I64 p = 1;
+  for (int i = k; i < t.d; ++i) p = mul(p, t.m[i]);
+  return p;
+}
+I64 npre(const ttsim_hls::TtDims& t, int j) {
+  I64 p = 1;
+  for (int i = 0; i < j; ++i) p = mul(p, t.n[i]);
+  return p;
+}
+I64 nsuf(const ttsim_hls::TtDims& t, int j) {
+  I64 p = 1;
+  for (int i = j; i < t.e; ++i) p = mul(p, t.n[i]);
+  return p;
+}
+// tt_linear.cc tt_t_words: T_s of the sequential TT flow.
+I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
+  return s <= t.d ? mul(K, msuf(t, s), t.r[s]) : mul(K, npre(t, s - t.d), t.r[s]);
+}
+
+}  // namespace
+
+I64 HlsArenaWords::host_total() const { return add(add(add(mul(2, param), act), scratch), index); }
+
+HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::string& source) {
+  Counter c(source);
+  HlsArenaWords w;
+  const I64 K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
+  I64* P = &w.param;
+  I64* A = &w.act;
+  I64* S = &w.scratch;
+  // Token embedding (ttm_embedding.cc): cores r_{k-1}·v_k·e_k·r_k; saved E_k = K·(e_1···e_k)·r_k
+  // for k = 2..d-1; scratch 2·max E_k.
+  const ttsim_hls::TtmDims& emb = m.emb;
+  const std::string emb_name = "embedding.token";
+  for (int k = 1; k <= emb.d; ++k) {
+    c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
+  }
+  c.array(P, "parameter", "embedding.position", mul(K, D));
+  c.array(P, "parameter", "embedding.ln", mul(2, D));
+  I64 emb_saved = 0, emb_scratch = 0, epre = emb.e[0];
+  for (int k = 2; k < emb.d; ++k) {
+    epre = mul(epre, emb.e[k - 1]);
+    const I64 ek = mul(K, epre, emb.r[k]);
+    c.array(&emb_saved, "activation", emb_name, ek);
+    emb_scratch = std::max(emb_scratch, ek);
+  }
+  // Linear layers (tt_linear.cc): BTT saved and scratch blocks have the same size
+  // K·r_d + Σ_{k=2..d} Mpre(k)·r_k + Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); TT saved Σ_{s<d+e} T_s,
+  // scratch 2·max T_s.
+  I64 lin_scratch = 0;
+  for (int e = 0; e < m.encoders; ++e) {
+    const std::string p = "enc" + std::to_string(e) + ".";
+    for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
+      const ttsim_hls::LinearDims& l = m.lin[e][i];
+      const std::string name = p + kLinearNames[i];
+      if (!l.tt) {
+        c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
+      } else {
+        const ttsim_hls::TtDims& t = l.t;
+        for (int k = 1; k <= t.d + t.e; ++k) {
+          c.array(P, "parameter", name, mul(t.r[k - 1], t.mode(k), t.r[k]));
+        }
+        I64 saved = 0, scratch = 0;
+        if (l.btt) {
+          c.array(&saved, "activation", name, mul(K, t.r[t.d]));
+          for (int k = 2; k <= t.d; ++k) c.array(&saved, "activation", name, mul(mpre(t, k), t.r[k]));
+          for (int j = 1; j < t.e; ++j) {
+            c.array(&saved, "activation", name, mul(t.r[t.d + j - 1], nsuf(t, j - 1)));
+          }
+          scratch = saved;
+        } else {
+          I64 mx = 0;
+          for (int s = 1; s < t.d + t.e; ++s) {
+            const I64 ts = tt_t_words(t, K, s);
+            c.array(&saved, "activation", name, ts);
+            mx = std::max(mx, ts);
+          }
+          scratch = mul(2, mx);
+        }
+        c.array(A, "activation", name, saved);
+        lin_scratch = std::max(lin_scratch, scratch);
+      }
+      c.array(P, "parameter", name, l.out_dim);
+      c.array(A, "activation", name, mul(K, l.out_dim));
+    }
+    c.array(P, "parameter", p + "ln", mul(4, D));
+    c.array(A, "activation", p + "attention", mul(H, K, K));
+    c.array(A, "activation", p + "residual", add(mul(7, mul(K, D)), mul(2, K)));
+    c.array(A, "activation", p + "ffn", mul(K, F));
+  }
+  c.array(P, "parameter", "intent_head", mul(add(D, 1), m.intents));
+  c.array(P, "parameter", "slot_head", mul(add(D, 1), m.slot_tags));
+  c.array(A, "activation", emb_name, emb_saved);
+  c.array(A, "activation", "embedding", add(mul(4, mul(K, D)), K));
+  c.array(A, "activation", "heads", add(m.intents, mul(K, m.slot_tags)));
+  // Scratch arena (make_layout): 6 K×D gradients, dP, dF, head gradients, statistics,
+  // the largest linear layer's scratch and the embedding's.
+  c.array(S, "scratch", "encoder gradients",
+          add(add(mul(6, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
+  c.array(S, "scratch", "heads", add(m.intents, mul(K, m.slot_tags)));
+  c.array(S, "scratch", "statistics", mul(3, std::max(mul(H, K), K)));
+  c.array(S, "scratch", "linear layers", lin_scratch);
+  c.array(S, "scratch", emb_name, mul(2, emb_scratch));
+  c.array(&w.index, "index", "labels", add(mul(emb.d, K), add(K, 1)));
+  if (w.host_total() > kHlsMaxHostWords) {
+    throw InputError(source + ": the HLS host model cannot hold this model: it needs " +
+                     words(w.host_total()) + " words (2·" + std::to_string(w.param) +
+                     " parameter and gradient, " + std::to_string(w.act) + " activation, " +
+                     std::to_string(w.scratch) + " scratch); at most " +
+                     std::to_string(kHlsMaxHostWords) + " words (8 GiB) in total");
+  }
+  return w;
+}
+
+}  // namespace ttsim
