@@ -85,6 +85,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     if (existing->sweep_doc != sweep.doc) {
       throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
     }
+    check_point_ids(*existing, sweep.space.size(), options.out_dir);
     if (existing->calibration != eval.calibration()) {
       throw InputError(options.out_dir + "/state.json: was run with calibration " +
                        calibration_text(existing->calibration) + ", not " +
@@ -178,6 +179,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     if (s.sweep_doc != eval.sweep().doc) {
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
     }
+    check_point_ids(s, eval.sweep().space.size(), dir);
     if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
     if (s.calibration != eval.calibration()) {
       throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +

@@ -87,4 +87,22 @@ std::optional<RunState> load_state(const std::string& dir) {
   return state_from_json(load_json_file(path), path);
 }
 
+void check_point_ids(const RunState& s, std::uint64_t point_count, const std::string& dir) {
+  if (s.points.empty() || s.points.rbegin()->first < point_count) return;
+  // Error path only: read the file again for the pointer of the offending entry.
+  const std::string path = dir + "/state.json";
+  const Json doc = load_json_file(path);
+  const Json& points = doc.at("points");
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const auto id = points[k].at("id").get<std::uint64_t>();
+    if (id >= point_count) {
+      throw ConfigError(path, "/points/" + std::to_string(k) + "/id",
+                        "a point id in 0.." + std::to_string(point_count - 1) +
+                            " (the sweep's design space has " + std::to_string(point_count) +
+                            " points)",
+                        std::to_string(id));
+    }
+  }
+}
+
 }  // namespace ttsim::dse

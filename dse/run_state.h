@@ -42,5 +42,9 @@ RunState state_from_json(const Json& doc, const std::string& file);
 void save_state(const std::string& dir, const RunState& s);
 /// Loads <dir>/state.json; nullopt when absent. Throws ConfigError when malformed.
 std::optional<RunState> load_state(const std::string& dir);
+/// Checks every point id of `s` (read from `dir`/state.json) is below `point_count`, the
+/// number of points of the sweep's design space. Throws ConfigError naming the file and the
+/// JSON pointer /points/<k>/id of the first id out of range, the range and the id found.
+void check_point_ids(const RunState& s, std::uint64_t point_count, const std::string& dir);
 
 }  // namespace ttsim::dse

@@ -132,7 +132,18 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
         return all + "model:/<pointer>, arch:/<pointer>)";
       }(), "unknown axis \"" + it.key() + "\"");
     }
-    if (std::find(order.begin(), order.end(), it.key()) == order.end()) order.push_back(it.key());
+    const std::string& key = it.key();
+    for (const std::string prefix : {"model:", "arch:"}) {
+      if (key.rfind(prefix, 0) != 0) continue;
+      try {
+        (void)Json::json_pointer(key.substr(prefix.size()));
+      } catch (const Json::exception&) {
+        axes.at(key).fail("a valid JSON pointer after " + prefix +
+                              " (RFC 6901: each token after '/', '~' only as ~0 or ~1)",
+                          "\"" + key + "\"");
+      }
+    }
+    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
   }
   if (axes.has("tt_rank")) {
     for (const char* k : {"tt_rank.attention", "tt_rank.ffn_in", "tt_rank.ffn_out"}) {

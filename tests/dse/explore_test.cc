@@ -134,6 +134,32 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   }
 }
 
+TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
+  Fixture f("merge_bad_id", R"({"strategy": "grid"})", "analytic");
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 2; ++i) {
+    ExploreOptions o;
+    o.shard_index = i;
+    o.shard_count = 2;
+    f.run("shard" + std::to_string(i), o);
+    dirs.push_back(f.dir + "/shard" + std::to_string(i));
+  }
+  const std::string path = dirs[1] + "/state.json";
+  Json doc = load_json_file(path);
+  doc["points"][2]["id"] = f.sweep.space.size() + 7;
+  write_file_atomic(path, doc.dump(1));
+  ExploreOptions m;
+  m.out_dir = f.dir + "/merged";
+  try {
+    run_merge(*f.eval, dirs, m);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.pointer(), "/points/2/id");
+    EXPECT_EQ(e.found(), std::to_string(f.sweep.space.size() + 7));
+  }
+}
+
 TEST(Explore, ResultsDoNotDependOnThreadCount) {
   Fixture f("threads", R"({"strategy": "nsga2", "population": 12, "generations": 6, "seed": 9})");
   ExploreOptions one, two;
@@ -200,7 +226,9 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
             "/search");
   EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [4]}, "objectives": ["dsp"], "reference": [{"label": "r", "values": {"tt_rank": 8}}])"),
             "/reference/0/values/tt_rank");
-  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [4]}, "objectives": ["dsp"])"), "/axes/lanes");  // base arch lacks /contraction
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [4]}, "objectives": ["dsp"])"), "/axes/lanes");
+  EXPECT_EQ(pointer_of(R"("axes": {"model:/~2": [4]}, "objectives": ["dsp"])"), "/axes/model:~1~02");
+  EXPECT_EQ(pointer_of(R"("axes": {"arch:/x~": [4]}, "objectives": ["dsp"])"), "/axes/arch:~1x~0");  // base arch lacks /contraction
   const auto s = load(R"("axes": {"tt_rank": {"from": 4, "to": 12, "step": 4}, "encoders": [2, 4]}, "objectives": ["dsp"])");
   ASSERT_EQ(s.space.axes().size(), 2u);
   EXPECT_EQ(s.space.axes()[0].name, "encoders");  // canonical axis order
