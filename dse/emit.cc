@@ -1,14 +1,17 @@
 #include "dse/emit.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/errors.h"
 #include "hls/kernels/model_step.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
@@ -58,6 +61,26 @@ void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
   l->out_dim = l->t.N();
 }
 
+/// Names pasted into the emitted files (Tcl, cfg, Markdown, C++ comments) must not be
+/// able to break out of their line or quoting: [A-Za-z0-9_.+-] only, not empty.
+void check_emit_name(const std::string& name, const std::string& file, const std::string& pointer) {
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
+  });
+  if (!ok) {
+    throw ConfigError(file, pointer,
+                      "a non-empty name of the characters A-Z a-z 0-9 _ . + - (it is written into "
+                      "run_hls.tcl, hls_config.cfg, link.cfg, README.md and design_config.h)",
+                      Json(name).dump());
+  }
+}
+
+std::string emit_name(const JsonView& v) {
+  const std::string name = v.as_string();
+  check_emit_name(name, v.file(), v.pointer());
+  return name;
+}
+
 struct Design {
   ModelSpec model;
   ArchSpec arch;
@@ -67,9 +90,13 @@ struct Design {
 
 Design load_design(const Json& configs, const std::string& file) {
   JsonView v(configs, file, "/configs");
+  if (!v.is_object()) v.fail("an object with \"model\" and \"arch\"");
   Design d;
   d.model = parse_model_spec(v.at("model").raw(), file + " (/configs/model)");
   d.arch = parse_arch_spec(v.at("arch").raw(), file + " (/configs/arch)");
+  // Both names are pasted into run_hls.tcl, README.md and design_config.h comments.
+  check_emit_name(d.model.name, file, "/configs/model/name");
+  check_emit_name(d.arch.name, file, "/configs/arch/name");
   std::set<Flow> flows;
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
     auto it = d.arch.flow_by_kind.find(k);
@@ -216,16 +243,25 @@ std::string find_hls_root(const std::string& given) {
 
 void emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                  const std::string& hls_root) {
+  // Every member is read through JsonView: a wrong type is a ConfigError at its pointer.
   JsonView root(chosen, chosen_file);
+  if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
   if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
-  const std::string design_name = chosen.value("name", std::string());
-  const std::string header = design_config_header(chosen.at("configs"), chosen_file, design_name);
-  const Design d = load_design(chosen.at("configs"), chosen_file);
+  std::string design_name;
+  if (auto n = root.find("name")) design_name = emit_name(*n);
+  const std::string header = design_config_header(root.at("configs").raw(), chosen_file, design_name);
+  const Design d = load_design(root.at("configs").raw(), chosen_file);
   std::string part = "xcu50-fsvh2104-2-e", platform = "xilinx_u50_gen3x16_xdma_5_202210_1";
-  if (chosen.contains("device")) {
-    part = chosen["device"].value("part", part);
-    platform = chosen["device"].value("platform", platform);
+  if (auto dev = root.find("device")) {
+    if (!dev->is_object()) dev->fail("an object with \"part\" and \"platform\" strings");
+    if (auto p = dev->find("part")) part = emit_name(*p);
+    if (auto p = dev->find("platform")) platform = emit_name(*p);
   }
+  std::string fidelity = "?", why;
+  if (auto f = root.find("fidelity")) fidelity = f->as_string();
+  if (auto w = root.find("why")) why = w->as_string();
+  std::optional<JsonView> metrics = root.find("metrics");
+  if (metrics && !metrics->is_object()) metrics->fail("an object of metric name -> number or null");
 
   const fs::path src = find_hls_root(hls_root);
   const fs::path out(out_dir);
@@ -306,15 +342,15 @@ void emit_design(const Json& chosen, const std::string& chosen_file, const std::
       design_name.empty() ? "" : " with the design's axis values applied", d.model.encoders, d.model.d_model,
       int_list(first_of_kind(d.model, "attention", chosen_file).tt.ranks), int_list(d.model.token_embedding.ttm.ranks),
       d.btt ? "BTT" : "sequential TT", d.arch.unit(UnitKind::kContraction).lanes, d.arch.clock_mhz, part, platform);
-  if (chosen.contains("metrics")) {
-    readme += "- predicted by ttsim (" + chosen.value("fidelity", std::string("?")) + "): ";
+  if (metrics) {
+    readme += "- predicted by ttsim (" + fidelity + "): ";
     std::string figs;
-    for (auto it = chosen["metrics"].begin(); it != chosen["metrics"].end(); ++it) {
+    for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
       if (!it.value().is_null()) figs += (figs.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
     }
     readme += figs + "\n";
   }
-  if (chosen.contains("why")) readme += "- why this design: " + chosen["why"].get<std::string>() + "\n";
+  if (!why.empty()) readme += "- why this design: " + why + "\n";
   readme +=
       "\n## Build\n\n"
       "- C simulation here, no Vitis: `make csim` (g++; the testbench trains a few steps and "

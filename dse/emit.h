@@ -20,7 +20,8 @@ namespace ttsim::dse {
 /// resolved documents as in chosen.json). Throws InputError when the HLS tree cannot
 /// express the design: a flow other than BTT or sequential TT on every TT layer kind,
 /// mixed flows, dense or per-layer-overridden encoder layers, or a model make_layout
-/// rejects (more than 12 encoders or 6 factors).
+/// rejects (more than 12 encoders or 6 factors); ConfigError when the model or arch name
+/// has characters outside [A-Za-z0-9_.+-].
 /// `design_name` (chosen.json's "name", e.g. "atis_2enc-r4-btt-96lanes-grouped") names
 /// the design in the header comment; "" = the model and arch names only.
 std::string design_config_header(const Json& configs, const std::string& file,
@@ -36,7 +37,10 @@ std::string find_hls_root(const std::string& given);
 /// Writes the build folder `out_dir` for `chosen` (chosen.json's document, read from
 /// `chosen_file`). `hls_root` is the folder holding the tree's hls/ sources ("" = the
 /// default search of find_hls_root). Throws InputError for a design the
-/// tree cannot express, a chosen.json without a design, or missing sources.
+/// tree cannot express, a chosen.json without a design, or missing sources; ConfigError
+/// (file, JSON pointer) for a member of the wrong type (e.g. /device/part = 5) and for a
+/// name written into the build files (/name, /configs/model/name, /configs/arch/name,
+/// /device/part, /device/platform) with characters outside [A-Za-z0-9_.+-].
 void emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                  const std::string& hls_root = "");
 

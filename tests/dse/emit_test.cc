@@ -53,6 +53,61 @@ TEST(Emit, RejectsDesignsTheTreeCannotExpress) {
   EXPECT_THROW(emit_design(Json{{"why", "no feasible design"}}, "chosen.json", "/tmp/x"), InputError);
 }
 
+// The pointer of the ConfigError emit_design raises for `chosen`, or "no error".
+std::string error_pointer(const Json& chosen) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string out = std::string(t ? t : "/tmp") + "/emit_bad";
+  try {
+    emit_design(chosen, "chosen.json", out, ".");
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "chosen.json");
+    return e.pointer();
+  }
+  return "no error";
+}
+
+TEST(Emit, WrongTypesInChosenJsonAreConfigErrorsAtTheirPointer) {
+  Json d = reference_design();
+  d["device"]["part"] = 5;
+  EXPECT_EQ(error_pointer(d), "/device/part");
+  d = reference_design();
+  d["device"] = "u50";
+  EXPECT_EQ(error_pointer(d), "/device");
+  d = reference_design();
+  d["device"]["platform"] = nullptr;
+  EXPECT_EQ(error_pointer(d), "/device/platform");
+  d = reference_design();
+  d["why"] = 3;
+  EXPECT_EQ(error_pointer(d), "/why");
+  d = reference_design();
+  d["metrics"] = Json::array({1, 2});
+  EXPECT_EQ(error_pointer(d), "/metrics");
+  d = reference_design();
+  d["configs"] = "x";
+  EXPECT_EQ(error_pointer(d), "/configs");
+}
+
+TEST(Emit, NamesWrittenIntoBuildFilesAreRestrictedToASafeCharacterSet) {
+  Json d = reference_design();
+  d["configs"]["model"]["name"] = "x]\nexec touch /tmp/PWNED\n#";
+  EXPECT_EQ(error_pointer(d), "/configs/model/name");
+  d = reference_design();
+  d["device"]["part"] = "xcu50}; exec rm";
+  EXPECT_EQ(error_pointer(d), "/device/part");
+  d = reference_design();
+  d["device"]["platform"] = "a b";
+  EXPECT_EQ(error_pointer(d), "/device/platform");
+  d = reference_design();
+  d["name"] = "ok-name\n*/ #error";
+  EXPECT_EQ(error_pointer(d), "/name");
+  d = reference_design();
+  d["configs"]["arch"]["name"] = "";
+  EXPECT_EQ(error_pointer(d), "/configs/arch/name");
+  d = reference_design();
+  d["name"] = "atis_2enc-r4-btt-96lanes-grouped+v1.2";  // the safe set is accepted
+  EXPECT_EQ(error_pointer(d), "no error");
+}
+
 TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   const char* t = std::getenv("TEST_TMPDIR");
   const std::string out = std::string(t ? t : "/tmp") + "/emit_build";
