@@ -27,8 +27,18 @@ std::pair<int, int> parse_shard(const std::string& text) {
 
 namespace {
 
+// Creates the output folder `dir`. An existing folder must be empty or hold a run
+// (state.json): the run writes many files into it and must not overwrite the user's.
 void prepare_dir(const std::string& dir) {
   std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw InputError(dir + ": --out exists and is not a folder");
+    if (!fs::exists(fs::path(dir) / "state.json") && !fs::is_empty(dir, ec)) {
+      throw InputError(dir + ": exists and is not an explore run folder (no state.json, not "
+                       "empty); choose an empty or new folder");
+    }
+    if (ec) throw InputError(dir + ": cannot read the output folder (" + ec.message() + ")");
+  }
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
     throw InputError(dir + ": cannot create the output folder (" + ec.message() + ")");

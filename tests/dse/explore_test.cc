@@ -193,6 +193,28 @@ TEST(Explore, ThreadCountOutsideOneTo256IsAnInputError) {
   EXPECT_THROW(f.run("out", o), InputError);
 }
 
+TEST(Explore, OutMustBeNewEmptyOrARunFolder) {
+  Fixture f("out_dir", R"({"strategy": "grid"})", "analytic");
+  fs::create_directories(f.dir + "/user");
+  write_file_atomic(f.dir + "/user/thesis.tex", "mine");
+  try {
+    f.run("user");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not an explore run folder"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(f.dir + "/user/thesis.tex"), "mine");
+  EXPECT_EQ(fs::directory_iterator(f.dir + "/user")->path().filename(), "thesis.tex");
+  ExploreOptions root;
+  root.out_dir = "/";
+  EXPECT_THROW(run_explore(*f.eval, "toy_sweep.json", root), InputError);
+  fs::create_directories(f.dir + "/empty");
+  EXPECT_EQ(f.run("empty").outcome, ExploreOutcome::kComplete);  // an empty folder is fine
+  ExploreOptions again;
+  again.resume = true;
+  EXPECT_EQ(f.run("empty", again).outcome, ExploreOutcome::kComplete);  // a run folder resumes
+}
+
 TEST(Explore, AnalyticFidelityNeverCallsSystemC) {
   Fixture f("analytic", R"({"strategy": "grid"})", "analytic");
   const auto r = f.run("out");
