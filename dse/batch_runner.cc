@@ -141,6 +141,11 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
   return result;
 }
 
+bool BatchRunner::stop_requested() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return should_stop();
+}
+
 BatchEvaluate BatchRunner::as_batch_evaluate() {
   return [this](const std::vector<PointId>& ids) { return run(ids, false); };
 }

@@ -56,6 +56,9 @@ class BatchRunner {
   BatchEvaluate as_batch_evaluate();
 
   StopReason stopped() const { return stop_; }
+  /// Checks the stop conditions (cancel flag, interrupt hook, deadline) now, between
+  /// batches: true once the run must stop; stopped() then gives the reason.
+  bool stop_requested();
   std::uint64_t evaluated() const { return new_evaluations_; }
   /// Clears the progress line (call before printing anything else).
   void end_progress();

@@ -147,6 +147,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     o.generations = sweep.search.generations;
     o.seed = sweep.search.seed;
     o.max_points = sweep.budget.points;
+    o.should_stop = [&runner] { return runner.stop_requested(); };
     const auto r = run_nsga2(sweep.space, o, sweep.space.references(), runner.as_batch_evaluate());
     ids = r.evaluated;
   } else {

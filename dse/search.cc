@@ -129,7 +129,18 @@ Nsga2Result run_nsga2(const DesignSpace& space, const Nsga2Options& options,
     return static_cast<int>(uniform_index(rng, space.axes()[axis].values.size()));
   };
 
+  auto stop_requested = [&] {
+    if (options.should_stop && options.should_stop()) result.stopped = true;
+    return result.stopped;
+  };
+  // Grid points known so far (extras such as reference points are never bred).
+  auto known_grid = [&] {
+    return static_cast<std::uint64_t>(std::distance(known.begin(), known.lower_bound(space.grid_size())));
+  };
+
   for (int gen = 1; running && gen <= options.generations && !pop.empty(); ++gen) {
+    if (stop_requested()) break;
+    const std::size_t known_before = known.size();
     const auto ranks = rank_population(pop);
     auto tournament = [&]() -> std::size_t {
       const std::size_t a = uniform_index(rng, pop.size());
@@ -138,6 +149,7 @@ Nsga2Result run_nsga2(const DesignSpace& space, const Nsga2Options& options,
     };
     std::vector<PointId> offspring;
     while (offspring.size() < pop_size) {
+      if (offspring.size() % 4096 == 0 && stop_requested()) break;
       auto g1 = space.decode(pop[tournament()].id);
       auto g2 = space.decode(pop[tournament()].id);
       const bool cross = std::generate_canonical<double, 53>(rng) < options.crossover;
@@ -156,6 +168,7 @@ Nsga2Result run_nsga2(const DesignSpace& space, const Nsga2Options& options,
         if (offspring.size() < pop_size) offspring.push_back(space.encode(*g));
       }
     }
+    if (result.stopped) break;
     running = eval_new(offspring);
     // Environmental selection over parents ∪ offspring (distinct ids).
     std::set<PointId> ids;
@@ -184,6 +197,10 @@ Nsga2Result run_nsga2(const DesignSpace& space, const Nsga2Options& options,
     }
     pop = std::move(next);
     if (running) result.generations_run = gen;
+    if (running && known.size() == known_before && known_grid() == space.grid_size()) {
+      result.space_exhausted = true;  // every later generation would only re-select known points
+      break;
+    }
   }
   for (const auto& c : pop) result.population.push_back(c.id);
   std::sort(result.population.begin(), result.population.end());

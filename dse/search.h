@@ -39,13 +39,19 @@ struct Nsga2Options {
   std::uint64_t seed = 1;
   std::uint64_t max_points = 0;  ///< distinct points evaluated at most; 0 = no limit
   double crossover = 0.9;
+  /// Polled before each generation and while breeding it (Ctrl-C, time budget): true ends
+  /// the search with `stopped` set. Null = never.
+  std::function<bool()> should_stop;
 };
 
 struct Nsga2Result {
   std::vector<PointId> evaluated;   ///< distinct ids in order of first evaluation
   std::vector<PointId> population;  ///< final population, sorted by id
   int generations_run = 0;
-  bool stopped = false;             ///< BatchEvaluate returned a short batch
+  bool stopped = false;             ///< BatchEvaluate returned a short batch or should_stop fired
+  /// Every grid point was evaluated and a generation brought no new id: the search ended
+  /// before `generations` (no later generation could evaluate anything new).
+  bool space_exhausted = false;
 };
 
 /// Runs NSGA-II. `seeds` (e.g. the reference points) join the initial population,

@@ -138,6 +138,59 @@ TEST(Search, Nsga2RespectsPointBudgetAndStopsOnShortBatch) {
   EXPECT_EQ(r2.generations_run, 0);
 }
 
+TEST(Search, Nsga2EndsOnceEveryGridPointIsKnown) {
+  // 32 points, population 1000, a million generations: the initial population covers the
+  // whole grid, so the first generation brings nothing new and the search ends there.
+  auto range = [](int n) {
+    std::vector<Json> v;
+    for (int i = 0; i < n; ++i) v.push_back(i);
+    return v;
+  };
+  const DesignSpace s({{"x", range(8)}, {"y", range(4)}});
+  std::size_t evaluated = 0;
+  BatchEvaluate eval = [&](const std::vector<PointId>& ids) {
+    std::vector<Candidate> out;
+    for (PointId id : ids) {
+      const auto g = s.decode(id);
+      out.push_back(Candidate{id, {double(g[0]), double(7 - g[0] + g[1])}, 0});
+    }
+    evaluated += ids.size();
+    return out;
+  };
+  Nsga2Options o;
+  o.population = 1000;
+  o.generations = 1000000;
+  const auto r = run_nsga2(s, o, {}, eval);
+  EXPECT_TRUE(r.space_exhausted);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_EQ(evaluated, 32u);
+  EXPECT_EQ(r.evaluated.size(), 32u);
+  EXPECT_EQ(r.generations_run, 1);
+}
+
+TEST(Search, Nsga2PollsTheStopRequestEveryGeneration) {
+  const auto s = toy_space();
+  BatchEvaluate eval = [&](const std::vector<PointId>& ids) {
+    std::vector<Candidate> out;
+    for (PointId id : ids) out.push_back(score(s, id));
+    return out;
+  };
+  Nsga2Options o;
+  o.population = 8;
+  o.generations = 1000000;
+  int polls = 0;
+  bool cancel = false;
+  o.should_stop = [&] {
+    if (++polls == 10) cancel = true;  // Ctrl-C while the search runs
+    return cancel;
+  };
+  const auto r = run_nsga2(s, o, {}, eval);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_FALSE(r.space_exhausted);
+  EXPECT_LT(r.generations_run, 10);
+  EXPECT_GE(r.generations_run, 4);  // polled at most twice per generation before the stop
+}
+
 TEST(Search, Nsga2SeedsJoinTheInitialPopulation) {
   auto s = toy_space();
   const PointId ref = s.add_reference({kBaseValue, 7, 3}, "ref");
