@@ -9,6 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "models/workload_report.h"
@@ -170,6 +171,8 @@ int run_model(const std::vector<std::string>& args) {
   }
   const Flow graph_flow = parse_flow(flow);
   const auto compare = parse_tokens(tokens);
+  refuse_clashing_paths({{"--json", json_out}}, {{"CONFIG", config}});
+  check_output_writable({"--json", json_out});
   const ModelSpec model = load_model_spec(config);
   const WorkloadReport report = build_workload_report(model, graph_flow, compare);
 

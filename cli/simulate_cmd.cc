@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "models/dataset/dataset_lengths.h"
@@ -60,6 +61,14 @@ int run_simulate(const std::vector<std::string>& args) {
                      options, {}, args, vm)) {
     return 0;
   }
+  // Outputs: distinct from each other and from every input, folders writable, before any work.
+  const std::vector<NamedPath> outputs = {{"--json", json_out}, {"--trace", trace_out}};
+  refuse_clashing_paths(outputs, {{"--model", model_path},
+                                  {"--arch", arch_path},
+                                  {"--device", device_path},
+                                  {"--dataset-lengths", lengths_path},
+                                  {"--calibration", calibration}});
+  for (const auto& o : outputs) check_output_writable(o);
   const ModelSpec model = load_model_spec(model_path);
   ArchSpec arch = load_arch_spec(arch_path);
   DeviceSpec device = load_device_spec(device_path);
@@ -176,8 +185,11 @@ int run_simulate(const std::vector<std::string>& args) {
                              grouped(l["busy_cycles"].get<std::int64_t>()),
                              grouped(l["start"].get<std::int64_t>()), grouped(l["end"].get<std::int64_t>()));
   }
-  if (!json_out.empty()) write_file_atomic(json_out, j.dump(2) + "\n");
-  if (!trace_out.empty()) write_file_atomic(trace_out, chrome_trace_json(r, arch));
+  // Every output rendered first, then written all or none.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!json_out.empty()) files.emplace_back(json_out, j.dump(2) + "\n");
+  if (!trace_out.empty()) files.emplace_back(trace_out, chrome_trace_json(r, arch));
+  write_files_atomic(files);
   return 0;
 }
 

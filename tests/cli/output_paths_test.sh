@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `ttsim simulate` and `ttsim model` refuse outputs that clash with each other or with an
+# input, and unwritable output folders, with exit 2 before any work and without touching
+# existing files.
+set -uo pipefail
+
+TTSIM="${TEST_SRCDIR}/ttsim/cli/ttsim"
+CONFIGS="${TEST_SRCDIR}/ttsim/configs"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Copies: a wrong refusal must never overwrite a shipped config.
+cp "$CONFIGS/models/atis_2enc.json" "$TMP/model.json"
+cp "$CONFIGS/arch/u50_paper.json" "$TMP/arch.json"
+cp "$CONFIGS/devices/u50.json" "$TMP/device.json"
+for f in model arch device; do cp "$TMP/$f.json" "$TMP/$f.orig"; done
+echo "blocker" > "$TMP/blocker"
+echo "old" > "$TMP/k.json"
+
+expect_exit2() {  # expect_exit2 WHAT PATTERN ARGS...
+  local what="$1" pattern="$2"; shift 2
+  "$TTSIM" "$@" > "$TMP/out" 2> "$TMP/err"
+  local rc=$?
+  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2"
+  grep -q -- "$pattern" "$TMP/err" || { fail "$what: stderr lacks '$pattern'"; cat "$TMP/err"; }
+}
+SIM=(simulate --model "$TMP/model.json" --arch "$TMP/arch.json" --device "$TMP/device.json")
+
+expect_exit2 "simulate --json = --trace" "name the same file" "${SIM[@]}" --json "$TMP/k.json" --trace "$TMP/./k.json"
+expect_exit2 "simulate --json = --model" "names the input --model" "${SIM[@]}" --json "$TMP/model.json"
+expect_exit2 "simulate --trace = --device" "names the input --device" "${SIM[@]}" --trace "$TMP/device.json"
+expect_exit2 "simulate unwritable --trace" "blocker" "${SIM[@]}" --json "$TMP/k.json" --trace "$TMP/blocker/t.json"
+[ "$(cat "$TMP/k.json")" = "old" ] || fail "--json output replaced although --trace could not be written"
+expect_exit2 "model --json CONFIG" "names the input CONFIG" model "$TMP/model.json" --json "$TMP/model.json"
+expect_exit2 "model unwritable --json" "blocker" model "$TMP/model.json" --json "$TMP/blocker/r.json"
+for f in model arch device; do
+  cmp -s "$TMP/$f.json" "$TMP/$f.orig" || fail "input $f.json was modified"
+done
+ls "$TMP" | grep -q "tmp\." && fail "temporary files left behind: $(ls "$TMP")"
+
+if [ $fails -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
+echo "all checks passed"
