@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "models/dataset/atis_dataset.h"
@@ -81,6 +82,10 @@ int run_train(const std::vector<std::string>& args) {
     throw InputError(fmt::format("--eval-limit: expected >= 0, found {}", opt.eval_limit));
   }
   opt.seed = static_cast<std::uint64_t>(seed);
+  // Outputs checked before any epoch: distinct, not an input, folders writable.
+  const std::vector<NamedPath> outputs = {{"--checkpoint", opt.checkpoint_path}, {"--json", json_out}};
+  refuse_clashing_paths(outputs, {{"--model", model_path}, {"--arch", arch}});
+  for (const auto& o : outputs) check_output_writable(o);
 
   const ModelSpec model = load_model_spec(model_path);
   const auto ds = dataset::load_atis_dataset(data);

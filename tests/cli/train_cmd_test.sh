@@ -114,6 +114,16 @@ sed 's/"slot_tags": 8/"slot_tags": 4/' "$MODEL" > "$TMP/small.json"
 "$TTSIM" train --data "$DATA" --model "$TMP/small.json" > /dev/null 2> "$TMP/err"
 [ $? -eq 2 ] || fail "small model: expected exit 2"
 grep -q "small.json: /slot_tags: expected at least 6" "$TMP/err" || fail "small: $(cat "$TMP/err")"
+# Unwritable or clashing outputs are refused before the first epoch (no table row).
+echo "file" > "$TMP/blocker"
+for bad in "--checkpoint $TMP/blocker/ck" "--json $TMP/blocker/r.json" \
+           "--json $TMP/same --checkpoint $TMP/same" "--json $MODEL"; do
+  "$TTSIM" train --data "$DATA" --model "$MODEL" $bad > "$TMP/out" 2> "$TMP/err"
+  [ $? -eq 2 ] || fail "outputs '$bad': expected exit 2"
+  grep -qE "^ +1 " "$TMP/out" && fail "outputs '$bad': an epoch ran before the refusal"
+  grep -qE "blocker|same file|names the input --model" "$TMP/err" || fail "outputs '$bad': $(cat "$TMP/err")"
+done
+grep -q '"name": "tiny_tt"' "$MODEL" || fail "model config overwritten"
 
 [ $fails -eq 0 ] && echo "all checks passed"
 exit $fails
