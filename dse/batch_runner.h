@@ -41,6 +41,9 @@ struct RunControl {
   std::string checkpoint_dir;               ///< save state here after each batch ("" = never)
 };
 
+/// Evaluates batches of design points in parallel on a oneTBB arena, recording each
+/// evaluation into the run state, drawing the progress line, saving state.json after
+/// each batch and stopping cleanly on Ctrl-C or the time budget.
 class BatchRunner {
  public:
   /// `state` receives every evaluation; `planned` is the expected number of points for

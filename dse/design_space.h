@@ -27,6 +27,9 @@ constexpr int kBaseValue = -1;
 /// Id of a design point (see file comment).
 using PointId = std::uint64_t;
 
+/// The grid of a sweep: the axes' value lists and the mixed-radix mapping between a
+/// PointId and one value index per axis. Throws InputError from the constructor when the
+/// grid has more than 2^62 points.
 class DesignSpace {
  public:
   DesignSpace() = default;

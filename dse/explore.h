@@ -21,6 +21,8 @@
 
 namespace ttsim::dse {
 
+/// How `ttsim explore` / `merge` run: output folder, resume, shard, threads and the
+/// hook that writes the extra outputs.
 struct ExploreOptions {
   std::string out_dir;
   bool resume = false;
@@ -34,8 +36,10 @@ struct ExploreOptions {
       extra_outputs;
 };
 
+/// How a run ended: all done, interrupted (exit 130, state saved), or a shard written.
 enum class ExploreOutcome { kComplete, kInterrupted, kShardWritten };
 
+/// What a run did: point counts, the final result and the files it wrote.
 struct ExploreReport {
   ExploreOutcome outcome = ExploreOutcome::kComplete;
   std::uint64_t planned = 0;    ///< points the strategy asked for (grid/random after budget)

@@ -30,6 +30,8 @@ struct ReferenceStanding {
   std::vector<PointId> best_gain_point;
 };
 
+/// The end of a run: every evaluated point with its verdict, the Pareto front, the
+/// chosen design and the reference points' positions.
 struct FinalResult {
   bool partial = false;             ///< interrupted: analytic results only, no SystemC stage
   std::vector<PointId> ids;         ///< evaluated points, ascending

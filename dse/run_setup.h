@@ -13,6 +13,8 @@
 
 namespace ttsim::dse {
 
+/// A sweep ready to run: the parsed spec, the analytic and SystemC evaluators over its
+/// resolved configs (calibration applied) and the sweep evaluation that drives them.
 struct RunSetup {
   SweepSpec sweep;
   std::unique_ptr<AnalyticSimEvaluator> analytic;

@@ -21,6 +21,7 @@ struct PointRecord {
   const Evaluation& best() const { return has_systemc ? systemc : analytic; }
 };
 
+/// Everything evaluated so far in a run folder (state.json): what resume and merge read.
 struct RunState {
   std::string sweep_file;  ///< the sweep path as given on the command line
   Json sweep_doc;          ///< the sweep document (a resumed or merged run must match it)

@@ -44,6 +44,7 @@ struct Nsga2Options {
   std::function<bool()> should_stop;
 };
 
+/// Outcome of an NSGA-II search over point ids.
 struct Nsga2Result {
   std::vector<PointId> evaluated;   ///< distinct ids in order of first evaluation
   std::vector<PointId> population;  ///< final population, sorted by id

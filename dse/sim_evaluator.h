@@ -59,6 +59,8 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
 void calibrate_sim_context(const Calibration& c, const ArchSpec& base_arch,
                            const std::vector<double>& clocks_mhz, SimContext& ctx);
 
+/// Evaluates a point with the analytic list scheduler (no port contention): cycles,
+/// memory plan, occupancy, DSPs, power and epoch over the length histogram.
 class AnalyticSimEvaluator : public Evaluator {
  public:
   explicit AnalyticSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}
@@ -71,6 +73,8 @@ class AnalyticSimEvaluator : public Evaluator {
   SimContext ctx_;
 };
 
+/// Evaluates a point with the SystemC engine (simulate_step + simulate_epoch), exactly
+/// as `ttsim simulate` does; runs are serialized across threads.
 class SystemcSimEvaluator : public Evaluator {
  public:
   explicit SystemcSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}

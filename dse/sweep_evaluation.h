@@ -23,6 +23,8 @@ struct Evaluators {
   const Evaluator* systemc = nullptr;
 };
 
+/// Turns evaluations into verdicts: constraints (with the reason when infeasible),
+/// objective vectors and the accuracy lookup from the rank-accuracy table.
 class SweepEvaluation {
  public:
   /// `accuracy` is nullopt when no rank-accuracy table is available.

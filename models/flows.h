@@ -34,6 +34,7 @@
 
 namespace ttsim {
 
+/// Contraction flow of a TT linear layer (see the file comment for each step list).
 enum class Flow { kMM, kTT, kBTT };
 /// "mm", "tt", "btt".
 const char* to_string(Flow f);

@@ -54,6 +54,8 @@ struct FlowComparisonPoint {
   std::map<std::string, FlowCost> forward;
 };
 
+/// Everything `ttsim model` prints: per-layer parameters, per-flow MACs, critical paths
+/// and peak intermediate words, step totals per flow and the task-graph summary.
 struct WorkloadReport {
   ModelSpec model;
   std::int64_t tokens = 0;  ///< K of the step

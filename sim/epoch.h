@@ -23,6 +23,7 @@ struct LengthCycles {
   std::int64_t step_cycles = 0;
 };
 
+/// Cycles and seconds of one epoch, with the step cycles of each processed length.
 struct EpochResult {
   std::int64_t samples = 0;
   std::int64_t cycles = 0;

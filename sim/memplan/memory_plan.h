@@ -55,6 +55,8 @@
 
 namespace ttsim::memplan {
 
+/// naive: one memory per array (HLS default); grouped: tensor-core grouping into shared
+/// blocks; ideal: the lower bound used bits / block bits (no placement).
 enum class Strategy { kNaive, kGrouped, kIdeal };
 /// "naive", "grouped", "ideal".
 const char* to_string(Strategy s);
