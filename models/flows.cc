@@ -5,10 +5,38 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
 
 namespace {
+
+/// The contraction form (hls/include/kernel_spec.h) the HLS kernels use for a flow step
+/// of `role`, from the strides of its call in hls/kernels (tt_linear.cc, attention.cc,
+/// ttm_embedding.cc): products whose B operand is read transposed (…·Gᵀ, …·Rᵀ, Q·Kᵀ)
+/// run the dot form; every other the column form. Roles of the sequential TT flow
+/// depend on the core and are given explicitly. Throws std::invalid_argument for a role
+/// with no known form.
+int contraction_form_of_role(const std::string& role) {
+  static const char* const kDot[] = {"btt.grad_zr",      "btt.grad_xl",      "btt.grad_merge_left",
+                                     "btt.grad_core_right", "dense.grad_input", "mm.grad_input",
+                                     "mm.grad_l",        "attn.qk",          "attn.grad_p",
+                                     "ttm.grad_chain"};
+  static const char* const kColumn[] = {
+      "btt.merge_left", "btt.merge_right", "btt.xl",       "btt.zr",         "btt.grad_r",
+      "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.product",
+      "dense.grad_w",   "mm.rebuild",      "mm.product",   "mm.grad_w",      "mm.grad_r",
+      "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
+      "ttm.grad_core",  "tt.step",         "tt.grad_input", "tt.grad_core"};
+  for (const char* r : kDot) {
+    if (role == r) return ttsim_spec::kContractDot;
+  }
+  for (const char* r : kColumn) {
+    if (role == r) return ttsim_spec::kContractColumn;
+  }
+  throw std::invalid_argument("contraction_form_of_role: no contraction form for role \"" + role + "\"");
+}
+
 
 using I = std::int64_t;
 
@@ -30,15 +58,20 @@ class PlanBuilder {
     plan_.tensors.push_back({name, kind, std::move(shape)});
   }
 
+  /// `variant`: the kernel loop the HLS code runs for the step (kernel_spec.h); -1: the
+  /// contraction form of `role` (contraction_form_of_role).
   void step(std::string name, std::string role, FlowStage stage, TaskShape shape,
             std::vector<std::string> reads, std::vector<std::string> writes, int level,
-            TaskOp op = TaskOp::kContraction) {
+            TaskOp op = TaskOp::kContraction, int variant = -1) {
     FlowStep s;
     s.name = std::move(name);
     s.role = std::move(role);
     s.stage = stage;
     s.op = op;
     s.shape = shape;
+    if (op == TaskOp::kContraction) {
+      s.shape.variant = variant >= 0 ? variant : contraction_form_of_role(s.role);
+    }
     s.reads = std::move(reads);
     s.writes = std::move(writes);
     s.level = level;
@@ -239,20 +272,27 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
     b.tensor(x.T(t), TensorKind::kIntermediate, shape);
     b.tensor(x.dT(t), TensorKind::kIntermediate, shape);
   }
+  // Contraction forms of the sequential flow's steps (hls/kernels/tt_linear.cc strides):
+  // an input-side core k with Msuf(k) > 1 reads T_{k-1} and writes T_k at stride Msuf(k).
+  using namespace ttsim_spec;
+  auto strided = [&](std::size_t t) { return t <= x.d && x.Msuf(t) > 1; };
   for (std::size_t t = 1; t <= c; ++t) {
     b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, x.tt_step(t, K),
-           {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t));
+           {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t), TaskOp::kContraction,
+           strided(t) ? kContractScalar : kContractColumn);
   }
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
     b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
            shape4(1, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
-           static_cast<int>(c - t + 1));
+           static_cast<int>(c - t + 1), TaskOp::kContraction,
+           strided(t) ? kContractScalar : kContractDot);
   }
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
     b.step("bwd.grad_core." + std::to_string(t), "tt.grad_core", FlowStage::kGradWeights,
-           shape4(1, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1);
+           shape4(1, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1,
+           TaskOp::kContraction, strided(t) ? kContractDot : kContractColumn);
   }
   return b.take();
 }

@@ -72,6 +72,10 @@ struct TaskShape {
   std::int64_t rows = 1;
   std::int64_t inner = 1;
   std::int64_t cols = 1;
+  /// Which loop of the kernel runs (hls/include/kernel_spec.h "Variants"): for a
+  /// contraction its form (column / dot / scalar, from the operand strides) and whether the
+  /// batch is reduced; for an add the plain, accumulate or column-sum loop; 0 otherwise.
+  int variant = 0;
   std::int64_t elements() const { return batch * rows * cols; }
   std::int64_t macs() const { return batch * rows * inner * cols; }
 };

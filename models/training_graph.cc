@@ -19,6 +19,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
 
@@ -96,6 +97,13 @@ class Builder {
     t.encoder = encoder;
     t.role = role;
     t.shape = shape;
+    // Add kernels (hls/include/kernel_spec.h): the bias gradient is a column sum of dY, the
+    // embedding gradients accumulate into distinct elements, every other add is plain.
+    if (op == TaskOp::kAdd) {
+      t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
+                        : role == "embedding.grad" ? ttsim_spec::kAddAccumulate
+                                                   : ttsim_spec::kAddPlain;
+    }
     if (op == TaskOp::kContraction) {
       t.macs = shape.macs();
     } else {

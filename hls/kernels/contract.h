@@ -2,15 +2,32 @@
 // The contraction engine: batch × (rows × inner)·(inner × cols) multiply-accumulate
 // over strided views of on-chip arrays. Every TT/TTM merge, X·L, Z·R, attention
 // matmul, dense head product and every backward product of the training step is one
-// call. Loop structure (hls/loop_nest.h, TaskOp::kContraction): one flattened,
-// pipelined loop "contract" of trip batch · inner · rows · ceil(cols / LANES), order
-// (b, p, i, column tile); LANES adjacent output columns per iteration (UNROLL). The
-// reduction index p sits outside (i, tile), so the accumulation into one C element
-// has a dependence distance of rows · ceil(cols / LANES) iterations.
-// The arithmetic (every C element accumulated over p in increasing order, then over
-// b when the batch is reduced) does not depend on LANES.
+// call. Loop structure: hls/include/kernel_spec.h ("ttsim_contraction"); each call runs
+// one of three pipelined loops, chosen from the operand strides (contract_variant):
+//
+//  contract_column  lanes = LANES adjacent output columns j (B and C contiguous in j).
+//                   Output-stationary: kAccSlots output slots — slot = (row i, column
+//                   tile) — accumulate in registers acc[slot][lane] while the reduction
+//                   index advances; order (output batch, chunk of kAccSlots slots,
+//                   reduction step (b if reduced, p), slot). Each accumulator is updated
+//                   every kAccSlots iterations (RecMII 1 for fadd latencies <= kAccSlots).
+//  contract_dot     lanes = LANES consecutive reduction indices p (A and B contiguous in
+//                   p: transposed B); slot = one output element; the lane products are
+//                   summed by an adder tree, then accumulated as above.
+//  contract_scalar  neither operand is lane-contiguous: one product per iteration, same
+//                   slot structure (lanes idle rather than contending for one bank).
+// C is read (when accumulating) at the first reduction step of a chunk and written at
+// the last, so it carries a recurrence only through elements two chunks share (several
+// batches mapped to one C row by c_index: the TTM gradient scatter), at distance
+// kAccSlots iterations or more.
+//
+// Arithmetic: the column and scalar forms accumulate every C element over p in increasing
+// order (then over b when the batch is reduced), starting from C_old when accumulating —
+// independent of LANES. The dot form sums LANES products by a balanced tree first, so its
+// rounding depends on LANES.
 
-#include "hls/include/loop_counter.h"
+#include "hls/include/access_probe.h"
+#include "hls/include/kernel_spec.h"
 
 // Loop labels name the loops in HLS reports; g++ sees them as unused.
 #if defined(__GNUC__) && !defined(__SYNTHESIS__)
@@ -18,6 +35,8 @@
 #endif
 
 namespace ttsim_hls {
+
+using ttsim_spec::kAccSlots;
 
 /// Strided operands of one contraction. Element (b, i, p) of A is
 /// A[abase(b) + i·a_i + p·a_p] with abase(b) = a_index ? a_index[b] : b·a_b; likewise
@@ -27,7 +46,7 @@ namespace ttsim_hls {
 ///
 /// Result: C(b,i,j) = alpha · (beta · C_old(b,i,j) + Σ_p A(b,i,p)·B(b,p,j)), beta = 1 when
 /// `accumulate`, else 0. With `reduce_batch` the sum runs over b too and C has no batch
-/// (cbase = c_index ? c_index[b] : 0 ignored: C is shared by every b; c_b is unused).
+/// (cbase = 0: C is shared by every b; c_b and c_index are unused).
 /// When several batches map to one C element through c_index, `accumulate` must be set.
 struct ContractDesc {
   int batch = 1, rows = 1, inner = 1, cols = 1;  ///< extents, each >= 1
@@ -52,51 +71,202 @@ inline ContractDesc plain_desc(int rows, int inner, int cols) {
   return d;
 }
 
-/// The contraction loop with LANES output columns per iteration (see file comment).
+/// kernel_spec.h variant (form | reduce bit) of a descriptor.
+inline int contract_variant(const ContractDesc& d) {
+  return ttsim_spec::contract_variant(d.a_p, d.b_p, d.b_j, d.c_j, d.reduce_batch);
+}
+
+/// Sum of N values by a balanced adder tree (ceil(log2 N) fadd levels).
+template <int N>
+struct LaneTree {
+  static float sum(const float* v) {
+    return LaneTree<N / 2>::sum(v) + LaneTree<N - N / 2>::sum(v + N / 2);
+  }
+  static float max(const float* v) {
+    const float a = LaneTree<N / 2>::max(v), b = LaneTree<N - N / 2>::max(v + N / 2);
+    return a > b ? a : b;
+  }
+};
+template <>
+struct LaneTree<1> {
+  static float sum(const float* v) { return v[0]; }
+  static float max(const float* v) { return v[0]; }
+};
+
+namespace detail {
+
+inline int base_of(const int* index, int b, int stride) { return index ? index[b] : b * stride; }
+
+/// Counters of the slot-interleaved reduction shared by the three forms, advanced slot
+/// fastest: output batch ob, chunk, reduction batch rb (when the batch is reduced),
+/// reduction step q, slot s; plus the operand bases of the current batch, kept in
+/// registers and reloaded from the index tables only when the batch changes.
+struct SlotCursor {
+  const ContractDesc& d;
+  int nq, rbn, chunks;
+  int ob = 0, chunk = 0, rb = 0, q = 0, s = 0;
+  int abase = 0, bbase = 0, cbase = 0;
+  SlotCursor(const ContractDesc& desc, int nq_, int chunks_)
+      : d(desc), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_) {
+    load_bases();
+  }
+  /// Batch whose A and B elements the current step reads.
+  int batch() const { return d.reduce_batch ? rb : ob; }
+  bool first() const { return rb == 0 && q == 0; }
+  bool last() const { return rb == rbn - 1 && q == nq - 1; }
+  void load_bases() {
+    const int b = batch();
+    abase = base_of(d.a_index, b, d.a_b);
+    bbase = base_of(d.b_index, b, d.b_b);
+    cbase = d.reduce_batch ? 0 : base_of(d.c_index, ob, d.c_b);
+  }
+  void next() {
+    if (++s < kAccSlots) return;
+    s = 0;
+    if (++q < nq) return;
+    q = 0;
+    if (++rb == rbn) {
+      rb = 0;
+      if (++chunk == chunks) {
+        chunk = 0;
+        ++ob;
+      }
+    }
+    if (ob < (d.reduce_batch ? 1 : d.batch)) load_bases();
+  }
+};
+
+}  // namespace detail
+
+/// Column form (see file comment). Requires b_j == 1 and c_j == 1.
 template <int LANES>
-void contract_kernel(const float* A, const float* B, float* C, const ContractDesc& d) {
+void contract_column_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
   const int tiles = (d.cols + LANES - 1) / LANES;
-  const long total = static_cast<long>(d.batch) * d.inner * d.rows * tiles;
-  int b = 0, p = 0, i = 0, t = 0;
-  int abase = d.a_index ? d.a_index[0] : 0;
-  int bbase = d.b_index ? d.b_index[0] : 0;
-  int cbase = d.c_index ? d.c_index[0] : 0;
-contract:
+  const long slots = static_cast<long>(d.rows) * tiles;
+  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
+                                           d.batch, d.rows, d.inner, d.cols, LANES);
+  float acc[kAccSlots][LANES];
+#pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
+  detail::SlotCursor cur(d, d.inner, chunks);
+  TTSIM_LOOP_BEGIN("contract_column");
+contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
-#pragma HLS LOOP_TRIPCOUNT min = 1 max = 393216
-    TTSIM_LOOP_COUNT("contract");
-    const float a = A[abase + i * d.a_i + p * d.a_p];
-    const bool first = p == 0 && (!d.reduce_batch || b == 0);
-    const bool last = p == d.inner - 1 && (!d.reduce_batch || b == d.batch - 1);
-    const int brow = bbase + p * d.b_p;
-    const int crow = cbase + i * d.c_i;
-    for (int l = 0; l < LANES; ++l) {
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
+    TTSIM_LOOP_ITER("contract_column");
+    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
+    if (g < slots) {
+      const int i = static_cast<int>(g / tiles), t = static_cast<int>(g % tiles);
+      const int p = cur.q;
+      const bool first = cur.first(), last = cur.last();
+      const float a = TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const int brow = cur.bbase + p * d.b_p + t * LANES;
+      const int crow = cur.cbase + i * d.c_i + t * LANES;
+      if (!first) TTSIM_REG_RD("acc", cur.s);
+      for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-      const int j = t * LANES + l;
-      if (j < d.cols) {
-        float* c = &C[crow + j * d.c_j];
-        const float prev = (first && !d.accumulate) ? 0.0f : *c;
-        float v = prev + a * B[brow + j * d.b_j];
-        if (last && d.alpha != 1.0f) v *= d.alpha;
-        *c = v;
-      }
-    }
-    // Advance (b, p, i, t) in row-major order; t fastest.
-    if (++t == tiles) {
-      t = 0;
-      if (++i == d.rows) {
-        i = 0;
-        if (++p == d.inner) {
-          p = 0;
-          if (++b < d.batch) {
-            abase = d.a_index ? d.a_index[b] : b * d.a_b;
-            bbase = d.b_index ? d.b_index[b] : b * d.b_b;
-            if (!d.reduce_batch) cbase = d.c_index ? d.c_index[b] : b * d.c_b;
-          }
+        if (t * LANES + l < d.cols) {
+          const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, crow + l) : 0.0f) : acc[cur.s][l];
+          const float v = prev + a * TTSIM_RD("B", B, brow + l);
+          acc[cur.s][l] = v;
+          if (last) TTSIM_WR("C", C, crow + l, d.alpha != 1.0f ? v * d.alpha : v);
         }
       }
+      TTSIM_REG_WR("acc", cur.s);
     }
+    cur.next();
+  }
+}
+
+/// Dot form (see file comment). Requires a_p == 1 and b_p == 1.
+template <int LANES>
+void contract_dot_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
+  const int ptiles = (d.inner + LANES - 1) / LANES;
+  const long slots = static_cast<long>(d.rows) * d.cols;
+  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
+                                           d.batch, d.rows, d.inner, d.cols, LANES);
+  float acc[kAccSlots];
+  detail::SlotCursor cur(d, ptiles, chunks);
+  TTSIM_LOOP_BEGIN("contract_dot");
+contract_dot:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = 1
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
+    TTSIM_LOOP_ITER("contract_dot");
+    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
+    if (g < slots) {
+      const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
+      const int q = cur.q;
+      const bool first = cur.first(), last = cur.last();
+      const int arow = cur.abase + i * d.a_i + q * LANES;
+      const int bcol = cur.bbase + j * d.b_j + q * LANES;
+      const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
+      float prod[LANES];
+#pragma HLS ARRAY_PARTITION variable = prod complete
+      for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+        prod[l] = q * LANES + l < d.inner ? TTSIM_RD("A", A, arow + l) * TTSIM_RD("B", B, bcol + l) : 0.0f;
+      }
+      const float part = LaneTree<LANES>::sum(prod);
+      if (!first) TTSIM_REG_RD("acc", cur.s);
+      const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float v = prev + part;
+      acc[cur.s] = v;
+      TTSIM_REG_WR("acc", cur.s);
+      if (last) TTSIM_WR("C", C, cidx, d.alpha != 1.0f ? v * d.alpha : v);
+    }
+    cur.next();
+  }
+}
+
+/// Scalar form (see file comment): any strides.
+inline void contract_scalar_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
+  const long slots = static_cast<long>(d.rows) * d.cols;
+  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
+                                           d.batch, d.rows, d.inner, d.cols, 1);
+  float acc[kAccSlots];
+  detail::SlotCursor cur(d, d.inner, chunks);
+  TTSIM_LOOP_BEGIN("contract_scalar");
+contract_scalar:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = 1
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
+    TTSIM_LOOP_ITER("contract_scalar");
+    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
+    if (g < slots) {
+      const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
+      const int p = cur.q;
+      const bool first = cur.first(), last = cur.last();
+      const float a = TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const float bv = TTSIM_RD("B", B, cur.bbase + p * d.b_p + j * d.b_j);
+      const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
+      if (!first) TTSIM_REG_RD("acc", cur.s);
+      const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float v = prev + a * bv;
+      acc[cur.s] = v;
+      TTSIM_REG_WR("acc", cur.s);
+      if (last) TTSIM_WR("C", C, cidx, d.alpha != 1.0f ? v * d.alpha : v);
+    }
+    cur.next();
+  }
+}
+
+/// One contraction with LANES lanes (see file comment): runs the loop of its form.
+template <int LANES>
+void contract_kernel(const float* A, const float* B, float* C, const ContractDesc& d) {
+  switch (contract_variant(d) & ttsim_spec::kContractFormMask) {
+    case ttsim_spec::kContractColumn: contract_column_loop<LANES>(A, B, C, d); break;
+    case ttsim_spec::kContractDot: contract_dot_loop<LANES>(A, B, C, d); break;
+    default: contract_scalar_loop(A, B, C, d); break;
   }
 }
 

@@ -37,6 +37,9 @@ void ttsim_add(const float* a, const float* b, float* out, int R, int cols, int 
 void ttsim_add_accumulate(const float* x, float* acc, int R, int cols, int x_rs, int acc_rs) {
   add_accumulate_kernel<ttsim_cfg::kAddLanes>(x, acc, R, cols, x_rs, acc_rs);
 }
+void ttsim_column_sum(const float* x, float* sum, int R, int cols, int x_rs) {
+  column_sum_kernel<ttsim_cfg::kAddLanes>(x, sum, R, cols, x_rs);
+}
 float ttsim_loss(const float* logits, const int* labels, float* dlogits, int R, int cols,
                  float scale, float* stat) {
   return loss_kernel<ttsim_cfg::kLossLanes>(logits, labels, dlogits, R, cols, scale, stat);

@@ -9,7 +9,8 @@
 // of the same TaskOp (same loop nest in hls/loop_nest.h):
 //
 //   module                 TaskOp          loops (hls/loop_nest.h)
-//   ttsim_contraction      contraction     contract
+//   ttsim_contraction      contraction     contract_column, contract_dot, contract_scalar
+//                                          (one runs per call: the operand strides' form)
 //   ttsim_softmax          softmax         softmax_max, softmax_exp_sum, softmax_normalize
 //   ttsim_softmax_grad     softmax_grad    softmax_grad_dot, softmax_grad_apply
 //   ttsim_layernorm        layernorm       layernorm_mean, layernorm_var, layernorm_normalize
@@ -17,7 +18,8 @@
 //   ttsim_gelu             gelu            gelu
 //   ttsim_gelu_grad        gelu_grad       gelu_grad
 //   ttsim_add              add             add
-//   ttsim_add_accumulate   add             add          (in-place accumulate variant)
+//   ttsim_add_accumulate   add             add_accumulate (in place, distinct elements)
+//   ttsim_column_sum       add             column_sum   (bias gradient: column sums)
 //   ttsim_loss             loss            loss_max, loss_exp_sum, loss_grad
 //   ttsim_sgd_update       sgd_update      sgd_update
 //   ttsim_train_step       (top function: one training step, all parameters on chip)
@@ -38,7 +40,8 @@ constexpr TtsimModuleName kTtsimModules[] = {
     {"ttsim_softmax_grad", "softmax_grad"}, {"ttsim_layernorm", "layernorm"},
     {"ttsim_layernorm_grad", "layernorm_grad"}, {"ttsim_gelu", "gelu"},
     {"ttsim_gelu_grad", "gelu_grad"},      {"ttsim_add", "add"},
-    {"ttsim_add_accumulate", "add"},       {"ttsim_loss", "loss"},
+    {"ttsim_add_accumulate", "add"},       {"ttsim_column_sum", "add"},
+    {"ttsim_loss", "loss"},
     {"ttsim_sgd_update", "sgd_update"},
 };
 
@@ -55,6 +58,7 @@ void ttsim_gelu_grad(const float* x, const float* dy, float* dx, int R, int cols
 void ttsim_add(const float* a, const float* b, float* out, int R, int cols, int a_rs, int b_rs,
                int o_rs);
 void ttsim_add_accumulate(const float* x, float* acc, int R, int cols, int x_rs, int acc_rs);
+void ttsim_column_sum(const float* x, float* sum, int R, int cols, int x_rs);
 float ttsim_loss(const float* logits, const int* labels, float* dlogits, int R, int cols,
                  float scale, float* stat);
 void ttsim_sgd_update(float* w, float* g, int words, float lr);

@@ -165,7 +165,7 @@ void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const
     c.a_i = 1; c.a_p = rj;
     ttsim_contraction(cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
   }
-  if (dbias) ttsim_add_accumulate(dY, dbias, K, N, N, 0);
+  if (dbias) ttsim_column_sum(dY, dbias, K, N, N);
 }
 
 void tt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
@@ -229,7 +229,7 @@ void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const 
     }
     dcur = dnext;
   }
-  if (dbias) ttsim_add_accumulate(dY, dbias, K, t.N(), t.N(), 0);
+  if (dbias) ttsim_column_sum(dY, dbias, K, t.N(), t.N());
 }
 
 void dense_forward(int M, int N, int K, const float* X, const float* W, const float* bias,
@@ -249,7 +249,7 @@ void dense_backward(int M, int N, int K, const float* X, const float* dY, const 
   ContractDesc c = plain_desc(M, K, N);
   c.a_i = 1; c.a_p = M;
   ttsim_contraction(X, dY, dW, c);
-  if (dbias) ttsim_add_accumulate(dY, dbias, K, N, N, 0);
+  if (dbias) ttsim_column_sum(dY, dbias, K, N, N);
 }
 
 }  // namespace ttsim_hls

@@ -1,0 +1,474 @@
+#pragma once
+// kernel_spec.h — the kernel specification: for every loop of every HLS training kernel,
+// its trip count, its operator chain, every loop-carried recurrence (operators on the
+// cycle and iteration distance) and its accesses per iteration to each array. Plain
+// constexpr data and functions (C++14, no library), included by the kernels in
+// hls/kernels (which take their loop bounds and accumulator interleave from it) and read
+// by the simulator (hls/loop_nest.h, sim/kernel_latency.h), which derives from it
+//   II    = max(RecMII, ResMII)                       (Rau, MICRO 1994; see
+//   RecMII = max over recurrences ceil(Σ latency(op on the cycle) / distance)
+//   ResMII = max over arrays ceil(accesses per iteration to one bank / kBankPorts)
+//   depth = Σ latency(op in chain)
+// with the device's operator latencies at the clock (configs/devices/*.json, from the
+// csynth BindNodes of real reports: shared/reference/hls-reports.md §2.6).
+//
+// How the kernels reach II = 1 (shared/reference/hls-scheduling.md):
+//  - Floating-point sums are never carried iteration to iteration (Vitis does not
+//    reassociate FP): kAccSlots independent accumulations are interleaved, slot s
+//    updated every kAccSlots iterations (distance kAccSlots >= any fadd latency on the
+//    supported clocks), and the lanes of one iteration are summed by an explicit adder
+//    tree (ceil(log2 lanes) fadd levels).
+//  - Row statistics (softmax, LayerNorm, loss) interleave kAccSlots rows: the loop runs
+//    (row block, column tile, row in block); column sums (LayerNorm γ/β gradients, bias
+//    gradients) interleave kAccSlots column tiles: (tile block, row, tile in block).
+//  - Contractions are output-stationary: kAccSlots output slots (each `lanes` adjacent
+//    columns of one row, or one element in the dot form) accumulate in registers while the
+//    reduction index advances; C is read (when accumulating) at the first and written at
+//    the last reduction step, so C carries a recurrence only through elements two chunks
+//    share (the TTM gradient scatter), at distance kAccSlots.
+//  - Every lane touches its own word of one array per access, `lanes` consecutive words
+//    (kLaneAccess): under a cyclic ARRAY_PARTITION whose factor is a multiple of `lanes`
+//    these are distinct banks. That the tool can prove the bank of each lane at synthesis
+//    needs the base address modulo the factor; the kernels here take runtime bases, so
+//    this remains an assumption until the memories are emitted per buffer (C simulation
+//    measures the banks actually touched: tests/hls/kernel_spec_measure_test).
+
+namespace ttsim_spec {
+
+/// Interleaved accumulator slots (iteration distance of every accumulation). 16 covers
+/// the longest accumulation cycle on the supported clocks (C read + fadd + fmul + C write
+/// = 11 cycles at 300-500 MHz on UltraScale+).
+#define TTSIM_ACC_SLOTS 16
+constexpr int kAccSlots = TTSIM_ACC_SLOTS;
+/// Ports of one BRAM36 / URAM288 bank (true dual port).
+constexpr int kBankPorts = 2;
+
+/// Operators of chains and recurrences; names are the device file's float_ops keys plus
+/// the memory accesses (latencies from the device's memory section).
+enum Opr : int { kRead, kWrite, kFadd, kFmul, kFdiv, kFexp, kFlog, kFsqrt, kFcmp, kOprCount };
+constexpr const char* kOprNames[kOprCount] = {"read", "write", "fadd",  "fmul", "fdiv",
+                                              "fexp", "flog",  "fsqrt", "fcmp"};
+
+/// How often an operator appears on a path: once, or once per adder-tree level
+/// (ceil(log2 lanes) levels; 0 levels at 1 lane).
+enum Repeat : int { kOnce = 0, kTree = 1 };
+struct ChainOp {
+  Opr op;
+  Repeat rep;
+};
+
+/// A loop-carried dependence cycle: the operators on it and its iteration distance.
+struct Recurrence {
+  const char* variable;  ///< accumulator or array that carries it
+  ChainOp ops[6];
+  int n_ops;
+  int distance;  ///< iterations between a write and the next read of the same element
+};
+
+/// kLaneAccess: one access per lane to `lanes` consecutive words (one per bank under a
+/// cyclic partition whose factor is a multiple of lanes); kScalarAccess: one word.
+enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1 };
+/// Accesses per iteration of a loop to one array (a kernel argument). `reads`/`writes`
+/// count the access sites of the body (a conditional access still holds its port in the
+/// static schedule); per bank a kLaneAccess site is one access, a kScalarAccess one.
+struct ArrayAccess {
+  const char* array;
+  AccessKind kind;
+  int reads;
+  int writes;
+};
+
+/// Trip-count formula of a loop (see loop_trip()).
+enum TripKind : int {
+  kTripElementwise,      ///< R · tiles
+  kTripRowSlots,         ///< ceil(R / S) · S · tiles
+  kTripColumnSlots,      ///< ceil(tiles / S) · S · R
+  kTripContractColumn,   ///< column form: nb · ceil(rows·tiles / S) · S · nred
+  kTripContractDot,      ///< dot form: nb · ceil(rows·cols / S) · S · ceil(inner / lanes) · rb
+  kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
+};
+
+constexpr int kMaxChain = 12;
+/// One pipelined loop of a kernel.
+struct LoopSpec {
+  const char* name;  ///< loop label in the kernel source and the csynth report
+  TripKind trip;
+  /// Variant (TaskShape::variant) the loop runs for; -1: every variant.
+  int variant;
+  ChainOp chain[kMaxChain];  ///< critical path of one iteration (sets the depth)
+  int n_chain;
+  Recurrence rec[3];
+  int n_rec;
+  ArrayAccess access[7];
+  int n_access;
+};
+
+/// One kernel module (one TaskOp): its loops in program order.
+struct KernelSpec {
+  const char* module;   ///< RTL module / function name (hls/kernels/modules.h)
+  const char* task_op;  ///< to_string(TaskOp) of models/task_graph.h
+  LoopSpec loops[3];
+  int n_loops;
+};
+
+// ---- Variants (TaskShape::variant) ------------------------------------------------
+/// Contraction forms, chosen from the operand strides by contract_variant():
+///   column: lanes run along j (B and C lane-contiguous: b_j = c_j = 1);
+///   dot:    lanes run along p (A and B contiguous in p: a_p = b_p = 1), adder tree;
+///   scalar: neither; one lane does the work (no bank-conflicting lane accesses).
+/// Bit kContractReduceBatch: the batch is part of the reduction (C shared by every b).
+constexpr int kContractColumn = 0;
+constexpr int kContractDot = 1;
+constexpr int kContractScalar = 2;
+constexpr int kContractFormMask = 3;
+constexpr int kContractReduceBatch = 4;
+/// Add kernel variants: out = a + b; acc += x (distinct elements); column sums into acc.
+constexpr int kAddPlain = 0;
+constexpr int kAddAccumulate = 1;
+constexpr int kAddColumnSum = 2;
+
+/// The contraction form for operand strides (words) of the lane and reduction indices.
+constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch) {
+  const int form = (b_j == 1 && c_j == 1) ? kContractColumn
+                   : (a_p == 1 && b_p == 1) ? kContractDot
+                                            : kContractScalar;
+  return form | (reduce_batch ? kContractReduceBatch : 0);
+}
+
+constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+/// Adder-tree levels over `lanes` values.
+constexpr int tree_levels(int lanes) {
+  int levels = 0;
+  for (int w = 1; w < lanes; w *= 2) ++levels;
+  return levels;
+}
+
+/// Trip count of a loop of kind `k` for a task of extents (batch, rows, inner, cols),
+/// variant `variant` and `lanes` lanes; 0 when the loop does not run for this variant
+/// (`loop_variant` >= 0 and != the task's form). R = batch·rows, tiles = ceil(cols/lanes),
+/// S = kAccSlots; contraction: nb = reduce ? 1 : batch, rb = reduce ? batch : 1,
+/// nred = inner · rb.
+constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long long batch,
+                              long long rows, long long inner, long long cols, int lanes) {
+  const long long S = kAccSlots;
+  const long long R = batch * rows, tiles = ceil_div(cols, lanes);
+  const bool reduce = (variant & kContractReduceBatch) != 0;
+  const long long nb = reduce ? 1 : batch, rb = reduce ? batch : 1;
+  const int form = k >= kTripContractColumn ? (variant & kContractFormMask) : variant;
+  if (loop_variant >= 0 && loop_variant != form) return 0;
+  switch (k) {
+    case kTripElementwise: return R * tiles;
+    case kTripRowSlots: return ceil_div(R, S) * S * tiles;
+    case kTripColumnSlots: return ceil_div(tiles, S) * S * R;
+    case kTripContractColumn: return nb * ceil_div(rows * tiles, S) * S * inner * rb;
+    case kTripContractDot: return nb * ceil_div(rows * cols, S) * S * ceil_div(inner, lanes) * rb;
+    case kTripContractScalar: return nb * ceil_div(rows * cols, S) * S * inner * rb;
+  }
+  return 0;
+}
+
+// ---- The specification ------------------------------------------------------------
+#define TTSIM_ONCE(o) ChainOp{o, kOnce}
+#define TTSIM_TREE(o) ChainOp{o, kTree}
+
+constexpr KernelSpec kKernelSpecs[] = {
+    {"ttsim_contraction",
+     "contraction",
+     {{"contract_column",
+       kTripContractColumn,
+       kContractColumn,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+       2,
+       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}},
+       3},
+      {"contract_dot",
+       kTripContractDot,
+       kContractDot,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+        TTSIM_ONCE(kWrite)},
+       6,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+       2,
+       {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
+       3},
+      {"contract_scalar",
+       kTripContractScalar,
+       kContractScalar,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+       2,
+       {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
+       3}},
+     3},
+    {"ttsim_softmax",
+     "softmax",
+     {{"softmax_max",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_ONCE(kFcmp), TTSIM_ONCE(kWrite)},
+       4,
+       {{"acc", {TTSIM_ONCE(kFcmp)}, 1, kAccSlots}},
+       1,
+       {{"in", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
+       2},
+      {"softmax_exp_sum",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFdiv), TTSIM_ONCE(kWrite)},
+       7,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"in", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}, {"stat", kScalarAccess, 1, 1}},
+       3},
+      {"softmax_normalize",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       3,
+       {},
+       0,
+       {{"out", kLaneAccess, 1, 1}, {"stat", kScalarAccess, 1, 0}},
+       2}},
+     3},
+    {"ttsim_softmax_grad",
+     "softmax_grad",
+     {{"softmax_grad_dot",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"P", kLaneAccess, 1, 0}, {"dP", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
+       3},
+      {"softmax_grad_apply",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       4,
+       {},
+       0,
+       {{"P", kLaneAccess, 1, 0}, {"dP", kLaneAccess, 1, 0}, {"dS", kLaneAccess, 0, 1},
+        {"stat", kScalarAccess, 1, 0}},
+       4}},
+     2},
+    {"ttsim_layernorm",
+     "layernorm",
+     {{"layernorm_mean",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"x", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
+       2},
+      {"layernorm_var",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFsqrt), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kWrite)},
+       10,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"x", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 1, 0}, {"rstd", kScalarAccess, 0, 1}},
+       3},
+      {"layernorm_normalize",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kWrite)},
+       6,
+       {},
+       0,
+       {{"x", kLaneAccess, 1, 0}, {"gamma", kLaneAccess, 1, 0}, {"beta", kLaneAccess, 1, 0},
+        {"y", kLaneAccess, 0, 1}, {"xhat", kLaneAccess, 0, 1}, {"stat", kScalarAccess, 1, 0},
+        {"rstd", kScalarAccess, 1, 0}},
+       7}},
+     3},
+    {"ttsim_layernorm_grad",
+     "layernorm_grad",
+     {{"layernorm_grad_reduce",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       7,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"dy", kLaneAccess, 1, 0}, {"gamma", kLaneAccess, 1, 0}, {"xhat", kLaneAccess, 1, 0},
+        {"stat", kScalarAccess, 0, 2}},
+       4},
+      {"layernorm_grad_input",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       7,
+       {},
+       0,
+       {{"dy", kLaneAccess, 1, 0}, {"gamma", kLaneAccess, 1, 0}, {"xhat", kLaneAccess, 1, 0},
+        {"dx", kLaneAccess, 0, 1}, {"stat", kScalarAccess, 2, 0}, {"rstd", kScalarAccess, 1, 0}},
+       6},
+      {"layernorm_grad_params",
+       kTripColumnSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"dy", kLaneAccess, 1, 0}, {"xhat", kLaneAccess, 1, 0}, {"dgamma", kLaneAccess, 1, 1},
+        {"dbeta", kLaneAccess, 1, 1}},
+       4}},
+     3},
+    {"ttsim_gelu",
+     "gelu",
+     {{"gelu",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+        TTSIM_ONCE(kFexp), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kWrite)},
+       9,
+       {},
+       0,
+       {{"x", kLaneAccess, 1, 0}, {"y", kLaneAccess, 0, 1}},
+       2}},
+     1},
+    {"ttsim_gelu_grad",
+     "gelu_grad",
+     {{"gelu_grad",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+        TTSIM_ONCE(kFexp), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       12,
+       {},
+       0,
+       {{"x", kLaneAccess, 1, 0}, {"dy", kLaneAccess, 1, 0}, {"dx", kLaneAccess, 0, 1}},
+       3}},
+     1},
+    {"ttsim_add",
+     "add",
+     {{"add",
+       kTripElementwise,
+       kAddPlain,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       3,
+       {},
+       0,
+       {{"a", kLaneAccess, 1, 0}, {"b", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}},
+       3},
+      {"add_accumulate",
+       kTripElementwise,
+       kAddAccumulate,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       3,
+       {},
+       0,
+       {{"x", kLaneAccess, 1, 0}, {"acc", kLaneAccess, 1, 1}},
+       2},
+      {"column_sum",
+       kTripColumnSlots,
+       kAddColumnSum,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       4,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       1,
+       {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
+       2}},
+     3},
+    {"ttsim_loss",
+     "loss",
+     {{"loss_max",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_ONCE(kFcmp), TTSIM_ONCE(kWrite)},
+       4,
+       {{"acc", {TTSIM_ONCE(kFcmp)}, 1, kAccSlots}},
+       1,
+       {{"logits", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
+       2},
+      {"loss_exp_sum",
+       kTripRowSlots,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
+        TTSIM_ONCE(kFlog), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       10,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}, {"loss_acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
+        {"label_logit", {}, 0, kAccSlots}},
+       3,
+       {{"logits", kLaneAccess, 1, 0}, {"dlogits", kLaneAccess, 0, 1}, {"labels", kScalarAccess, 1, 0},
+        {"stat", kScalarAccess, 1, 1}},
+       4},
+      {"loss_grad",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       4,
+       {},
+       0,
+       {{"dlogits", kLaneAccess, 1, 1}, {"labels", kScalarAccess, 1, 0}, {"stat", kScalarAccess, 1, 0}},
+       3}},
+     3},
+    {"ttsim_sgd_update",
+     "sgd_update",
+     {{"sgd_update",
+       kTripElementwise,
+       -1,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       4,
+       {},
+       0,
+       {{"w", kLaneAccess, 1, 1}, {"g", kLaneAccess, 1, 1}},
+       2}},
+     1},
+};
+
+#undef TTSIM_ONCE
+#undef TTSIM_TREE
+
+constexpr int kKernelSpecCount = sizeof(kKernelSpecs) / sizeof(kKernelSpecs[0]);
+
+constexpr bool str_eq(const char* a, const char* b) {
+  while (*a && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+/// Index of the kernel of `task_op` in kKernelSpecs, or -1.
+constexpr int kernel_index(const char* task_op) {
+  for (int k = 0; k < kKernelSpecCount; ++k) {
+    if (str_eq(kKernelSpecs[k].task_op, task_op)) return k;
+  }
+  return -1;
+}
+/// The loop called `loop` of kernel `task_op`, or null.
+constexpr const LoopSpec* find_loop(const char* task_op, const char* loop) {
+  const int k = kernel_index(task_op);
+  if (k < 0) return nullptr;
+  for (int i = 0; i < kKernelSpecs[k].n_loops; ++i) {
+    if (str_eq(kKernelSpecs[k].loops[i].name, loop)) return &kKernelSpecs[k].loops[i];
+  }
+  return nullptr;
+}
+/// Iteration distance of the recurrence through `variable` of a loop (0: none declared).
+constexpr int declared_distance(const LoopSpec& l, const char* variable) {
+  for (int i = 0; i < l.n_rec; ++i) {
+    if (str_eq(l.rec[i].variable, variable)) return l.rec[i].distance;
+  }
+  return 0;
+}
+
+// The kernels rely on the interleave covering the recurrences they declare.
+static_assert(kAccSlots >= 1 && (kAccSlots & (kAccSlots - 1)) == 0, "kAccSlots: a power of two");
+
+}  // namespace ttsim_spec
