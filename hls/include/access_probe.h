@@ -108,7 +108,10 @@ class AccessProbeScope {
   ~AccessProbeScope();
   AccessProbeScope(const AccessProbeScope&) = delete;
   AccessProbeScope& operator=(const AccessProbeScope&) = delete;
-  /// loop name → measurements so far (loops with at least one iteration).
+  /// loop name → measurements so far, for every loop begun at least once (sites with
+  /// the same loop name aggregate). Array and register names share one name space in
+  /// the distance and access-count maps (a register and an array of one name in one loop
+  /// are merged: minimum distance, summed counts).
   std::map<std::string, MeasuredLoop> loops() const;
   /// The partition factor (banks) of this scope.
   int partition() const { return partition_; }

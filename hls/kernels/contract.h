@@ -47,7 +47,10 @@ using ttsim_spec::kAccSlots;
 /// Result: C(b,i,j) = alpha · (beta · C_old(b,i,j) + Σ_p A(b,i,p)·B(b,p,j)), beta = 1 when
 /// `accumulate`, else 0. With `reduce_batch` the sum runs over b too and C has no batch
 /// (cbase = 0: C is shared by every b; c_b and c_index are unused).
-/// When several batches map to one C element through c_index, `accumulate` must be set.
+/// When several batches map to one C element through c_index, `accumulate` must be set,
+/// and batches must map to identical or disjoint C slices (c_index entries equal, or
+/// rows·cols apart or more): the DEPENDENCE distance kAccSlots on C holds only then
+/// (tests/hls/kernel_spec_measure_test Injection.MisalignedScatterIsReported).
 struct ContractDesc {
   int batch = 1, rows = 1, inner = 1, cols = 1;  ///< extents, each >= 1
   int a_b = 0, a_i = 0, a_p = 0;                ///< A strides (words)

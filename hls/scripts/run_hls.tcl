@@ -42,6 +42,7 @@ set kernel_sources {
   kernels/top.cc
   kernels/tt_linear.cc
   kernels/ttm_embedding.cc
+  include/access_probe.cc
   include/loop_counter.cc
 }
 

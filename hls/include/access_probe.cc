@@ -1,0 +1,287 @@
+#include "hls/include/access_probe.h"
+
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ttsim_hls {
+
+bool g_access_probing = false;
+
+namespace {
+
+constexpr std::int64_t kNoDistance = std::numeric_limits<std::int64_t>::max();
+// Element-history keys: (element << kTagBits) | tag, tag = 1 + array id for arrays and
+// kRegTag + register id for accumulator registers (never 0: 0 marks an empty slot).
+constexpr int kTagBits = 10;
+constexpr std::uint64_t kRegTag = 512;
+constexpr int kMaxIds = 511;
+
+/// Names (string literals) → dense ids. Lookup by pointer through a direct-mapped cache,
+/// then by content (the same name may come from several literals / call sites).
+class NameTable {
+ public:
+  int id(const char* name) {
+    const std::size_t h = (reinterpret_cast<std::uintptr_t>(name) >> 3) & (kCache - 1);
+    if (cache_[h].ptr == name) return cache_[h].id;
+    int id;
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) {
+      id = it->second;
+    } else {
+      id = static_cast<int>(names_.size());
+      names_.emplace_back(name);
+      by_name_.emplace(names_.back(), id);
+    }
+    cache_[h] = {name, id};
+    return id;
+  }
+  const std::string& name(int id) const { return names_[id]; }
+  int size() const { return static_cast<int>(names_.size()); }
+
+ private:
+  static constexpr std::size_t kCache = 256;
+  struct Entry {
+    const char* ptr = nullptr;
+    int id = -1;
+  };
+  Entry cache_[kCache];
+  std::unordered_map<std::string, int> by_name_;
+  std::vector<std::string> names_;
+};
+
+/// Measurements of one (loop, array or register).
+struct VarStat {
+  bool touched = false;
+  int max_bank = 0;
+  std::int64_t min_dist = kNoDistance;
+  std::int64_t min_raw = kNoDistance;
+  std::int64_t reads = 0, writes = 0;
+};
+
+struct LoopState {
+  std::int64_t iterations = 0, invocations = 0;
+  std::vector<VarStat> arrays;  // by array id
+  std::vector<VarStat> regs;    // by register id
+};
+
+/// Last write of every element touched in the current invocation: open addressing,
+/// linear probing. Entries of earlier invocations are stale (ignored, dropped on rebuild).
+class History {
+ public:
+  struct Slot {
+    std::uint64_t key;  // 0: empty
+    std::uint64_t invocation;
+    std::int64_t iteration;
+  };
+  History() { table_.assign(kMinCap, Slot{0, 0, 0}); }
+
+  /// The slot holding `key`, or the empty slot where it would go.
+  Slot* find(std::uint64_t key) {
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = hash(key) & mask;
+    while (table_[i].key != 0 && table_[i].key != key) i = (i + 1) & mask;
+    return &table_[i];
+  }
+  /// Makes room for one more entry (may rebuild: invalidates Slot pointers).
+  void reserve_one(std::uint64_t live_invocation) {
+    if (2 * (used_ + 1) <= table_.size()) return;
+    std::vector<Slot> old;
+    old.swap(table_);
+    std::size_t live = 0;
+    for (const Slot& s : old) live += s.key != 0 && s.invocation == live_invocation;
+    std::size_t cap = kMinCap;
+    while (cap < 4 * (live + 1)) cap *= 2;
+    table_.assign(cap, Slot{0, 0, 0});
+    used_ = 0;
+    for (const Slot& s : old) {
+      if (s.key == 0 || s.invocation != live_invocation) continue;
+      *find(s.key) = s;
+      ++used_;
+    }
+  }
+  void occupy() { ++used_; }
+
+ private:
+  static constexpr std::size_t kMinCap = 1024;
+  static std::size_t hash(std::uint64_t k) {
+    return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15ull) >> 20);
+  }
+  std::vector<Slot> table_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace
+
+struct ProbeState {
+  explicit ProbeState(int p) : partition(p) {}
+  const int partition;
+  NameTable loop_names, array_names, reg_names;
+  std::vector<std::unique_ptr<LoopState>> loops;  // by loop id
+  LoopState* cur = nullptr;  // loop of the invocation in progress, or null
+  int cur_id = -1;
+  bool in_iteration = false;
+  std::int64_t iteration = -1;      // index within the invocation
+  std::uint64_t invocation = 0;     // serial of the invocation in progress
+  std::uint64_t iteration_serial = 0;  // serial over every iteration (bank-count epochs)
+  std::vector<int> bank_count;              // [array id · partition + bank]
+  std::vector<std::uint64_t> bank_epoch;    // iteration_serial of bank_count
+  History history;
+
+  void begin(int loop_id) {
+    if (loop_id >= static_cast<int>(loops.size())) loops.resize(loop_id + 1);
+    if (!loops[loop_id]) loops[loop_id].reset(new LoopState);
+    cur = loops[loop_id].get();
+    cur_id = loop_id;
+    ++cur->invocations;
+    ++invocation;
+    iteration = -1;
+    in_iteration = false;
+  }
+
+  /// Records the element history of `key` for stat `st` (current loop, iteration).
+  void touch(std::uint64_t key, bool write, VarStat& st) {
+    if (write) history.reserve_one(invocation);
+    History::Slot* s = history.find(key);
+    if (s->key == key && s->invocation == invocation && s->iteration < iteration) {
+      const std::int64_t d = iteration - s->iteration;
+      if (d < st.min_dist) st.min_dist = d;
+      if (!write && d < st.min_raw) st.min_raw = d;
+    }
+    if (write) {
+      if (s->key != key) {
+        s->key = key;
+        history.occupy();
+      }
+      s->invocation = invocation;
+      s->iteration = iteration;
+    }
+  }
+};
+
+namespace {
+ProbeState* g_state = nullptr;
+
+VarStat& stat_of(std::vector<VarStat>& v, int id) {
+  if (id >= static_cast<int>(v.size())) v.resize(id + 1);
+  return v[id];
+}
+
+void fill(MeasuredLoop& m, const std::string& name, const VarStat& st, bool is_array) {
+  if (!st.touched) return;
+  if (is_array) {
+    int& b = m.max_bank_accesses[name];
+    if (st.max_bank > b) b = st.max_bank;
+  }
+  auto keep_min = [&](std::map<std::string, std::int64_t>& into, std::int64_t d) {
+    if (d == kNoDistance) return;
+    auto it = into.find(name);
+    if (it == into.end() || d < it->second) into[name] = d;
+  };
+  keep_min(m.min_distance, st.min_dist);
+  keep_min(m.min_raw_distance, st.min_raw);
+  m.reads[name] += st.reads;
+  m.writes[name] += st.writes;
+}
+}  // namespace
+
+void probe_loop_begin(const char* loop) {
+  if (g_state) g_state->begin(g_state->loop_names.id(loop));
+}
+
+void probe_loop_iter(const char* loop) {
+  ProbeState* p = g_state;
+  if (!p) return;
+  const int id = p->loop_names.id(loop);
+  if (p->cur == nullptr || id != p->cur_id) p->begin(id);
+  ++p->iteration;
+  ++p->iteration_serial;
+  p->in_iteration = true;
+  ++p->cur->iterations;
+}
+
+void probe_loop_end(const char*) {
+  ProbeState* p = g_state;
+  if (!p) return;
+  p->cur = nullptr;
+  p->cur_id = -1;
+  p->in_iteration = false;
+}
+
+void probe_access(const char* array, std::uintptr_t word_address, bool write) {
+  ProbeState* p = g_state;
+  if (!p || !p->in_iteration) return;
+  const int id = p->array_names.id(array);
+  if (id >= kMaxIds) std::abort();  // more distinct array names than the key has tags
+  VarStat& st = stat_of(p->cur->arrays, id);
+  st.touched = true;
+  ++(write ? st.writes : st.reads);
+  const std::size_t P = static_cast<std::size_t>(p->partition);
+  const std::size_t need = static_cast<std::size_t>(id + 1) * P;
+  if (p->bank_count.size() < need) {
+    p->bank_count.resize(need, 0);
+    p->bank_epoch.resize(need, 0);
+  }
+  const std::size_t b = static_cast<std::size_t>(id) * P + word_address % P;
+  if (p->bank_epoch[b] != p->iteration_serial) {
+    p->bank_epoch[b] = p->iteration_serial;
+    p->bank_count[b] = 0;
+  }
+  const int c = ++p->bank_count[b];
+  if (c > st.max_bank) st.max_bank = c;
+  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, st);
+}
+
+void probe_reg(const char* var, long slot, bool write) {
+  ProbeState* p = g_state;
+  if (!p || !p->in_iteration) return;
+  const int id = p->reg_names.id(var);
+  if (id >= kMaxIds) std::abort();
+  VarStat& st = stat_of(p->cur->regs, id);
+  st.touched = true;
+  ++(write ? st.writes : st.reads);
+  p->touch((static_cast<std::uint64_t>(slot) << kTagBits) | (kRegTag + id), write, st);
+}
+
+AccessProbeScope::AccessProbeScope(int partition)
+    : partition_(partition < 1 ? 1 : partition),
+      state_(new ProbeState(partition_)),
+      outer_(g_state) {
+  g_state = state_;
+  g_access_probing = true;
+}
+
+AccessProbeScope::~AccessProbeScope() {
+  g_state = outer_;
+  if (outer_) probe_loop_end(nullptr);
+  g_access_probing = outer_ != nullptr;
+  delete state_;
+}
+
+std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
+  std::map<std::string, MeasuredLoop> out;
+  const ProbeState& p = *state_;
+  for (std::size_t l = 0; l < p.loops.size(); ++l) {
+    const LoopState* ls = p.loops[l].get();
+    if (!ls || ls->invocations == 0) continue;
+    MeasuredLoop& m = out[p.loop_names.name(static_cast<int>(l))];
+    m.iterations += ls->iterations;
+    m.invocations += ls->invocations;
+    for (std::size_t a = 0; a < ls->arrays.size(); ++a) {
+      fill(m, p.array_names.name(static_cast<int>(a)), ls->arrays[a], true);
+    }
+    for (std::size_t r = 0; r < ls->regs.size(); ++r) {
+      fill(m, p.reg_names.name(static_cast<int>(r)), ls->regs[r], false);
+    }
+  }
+  return out;
+}
+
+}  // namespace ttsim_hls
+
+#endif

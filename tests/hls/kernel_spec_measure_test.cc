@@ -1,0 +1,628 @@
+// Measures in C simulation what hls/include/kernel_spec.h declares and checks the two
+// agree: every kernel of kKernelSpecs is run under an AccessProbeScope (hls/include/
+// access_probe.h) for lanes 1, 2, 3, 4, 8, 16, 32 and 64, several shapes (rows and columns
+// that are not multiples of the lanes or of kAccSlots, row counts below kAccSlots) and
+// partition factors P = lanes and 2·lanes, and hls/include/spec_check.h must report no
+// violation: trip counts, accesses per bank per iteration (so ResMII), and every
+// loop-carried distance against the declared recurrences. The probe itself is tested on
+// hand-written loops, and naive variants of kernel loops (a running sum carried every
+// iteration, all lanes on one bank, a misaligned scatter) must be reported.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hls/include/access_probe.h"
+#include "hls/include/kernel_spec.h"
+#include "hls/include/spec_check.h"
+#include "hls/kernels/contract.h"
+#include "hls/kernels/rowwise.h"
+
+namespace {
+
+using ttsim_hls::AccessProbeScope;
+using ttsim_hls::ContractDesc;
+using ttsim_hls::MeasuredLoop;
+using ttsim_hls::SpecShape;
+using ttsim_spec::kAccSlots;
+using Loops = std::map<std::string, MeasuredLoop>;
+using Vf = std::vector<float>;
+
+Vf randv(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  Vf v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& e : v) s += "  " + e + "\n";
+  return s;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& a, const std::string& b = "") {
+  for (const auto& e : v) {
+    if (e.find(a) != std::string::npos && e.find(b) != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// Runs `f` with probing on (partition P) and returns the measurements.
+template <class F>
+Loops probe(int P, F f) {
+  AccessProbeScope scope(P);
+  f();
+  return scope.loops();
+}
+
+// ---- the probe on hand-written loops --------------------------------------------
+
+TEST(AccessProbe, CountsIterationsBanksAndDistances) {
+  const int L = 4, N = 10;
+  Vf x(L * N + 8), y(L * N + 8);
+  const Loops m = probe(L, [&] {
+    TTSIM_LOOP_BEGIN("t");
+    for (int n = 0; n < N; ++n) {
+      TTSIM_LOOP_ITER("t");
+      if (n >= kAccSlots) TTSIM_REG_RD("acc", n % kAccSlots);
+      TTSIM_REG_WR("acc", n % 3);  // slot reused every 3 iterations
+      for (int l = 0; l < L; ++l) TTSIM_WR("y", y.data(), n * L + l, TTSIM_RD("x", x.data(), n * L + l));
+    }
+  });
+  ASSERT_EQ(m.count("t"), 1u);
+  const MeasuredLoop& t = m.at("t");
+  EXPECT_EQ(t.iterations, N);
+  EXPECT_EQ(t.invocations, 1);
+  EXPECT_EQ(t.max_bank_accesses.at("x"), 1);
+  EXPECT_EQ(t.max_bank_accesses.at("y"), 1);
+  EXPECT_EQ(t.max_bank_accesses.count("acc"), 0u);  // registers have no banks
+  EXPECT_EQ(t.min_distance.at("acc"), 3);
+  EXPECT_EQ(t.min_raw_distance.count("acc"), 0u);  // only writes: no read after a write
+  EXPECT_EQ(t.min_distance.count("x"), 0u);
+  EXPECT_EQ(t.min_distance.count("y"), 0u);
+  EXPECT_EQ(t.reads.at("x"), L * N);
+  EXPECT_EQ(t.writes.at("y"), L * N);
+}
+
+TEST(AccessProbe, SameBankAccessesAddUpWithinOneIterationOnly) {
+  const int P = 4;
+  Vf x(64);
+  const Loops m = probe(P, [&] {
+    TTSIM_LOOP_BEGIN("t");
+    for (int n = 0; n < 3; ++n) {
+      TTSIM_LOOP_ITER("t");
+      for (int l = 0; l < 3; ++l) TTSIM_RD("x", x.data(), n + l * P);  // 3 words, one bank
+    }
+  });
+  EXPECT_EQ(m.at("t").max_bank_accesses.at("x"), 3);
+}
+
+TEST(AccessProbe, DistanceIsReadAfterWriteWithinOneInvocation) {
+  Vf s(4);
+  const Loops m = probe(2, [&] {
+    for (int inv = 0; inv < 3; ++inv) {
+      TTSIM_LOOP_BEGIN("t");
+      for (int n = 0; n < 10; ++n) {
+        TTSIM_LOOP_ITER("t");
+        if (n == 2) TTSIM_WR("s", s.data(), 0, 1.0f);
+        if (n == 7) TTSIM_RD("s", s.data(), 0);   // 5 after the write
+        if (n == 9) TTSIM_WR("s", s.data(), 1, 1.0f);
+      }
+      // no write of s[0] in iteration 9 of one invocation reaches the next one
+    }
+    TTSIM_LOOP_BEGIN("u");
+    for (int n = 0; n < 4; ++n) {
+      TTSIM_LOOP_ITER("u");
+      TTSIM_RD("s", s.data(), 0);
+      TTSIM_WR("s", s.data(), 0, 0.0f);  // read and write in the same iteration: not carried
+    }
+  });
+  const MeasuredLoop& t = m.at("t");
+  EXPECT_EQ(t.iterations, 30);
+  EXPECT_EQ(t.invocations, 3);
+  EXPECT_EQ(t.min_distance.at("s"), 5);
+  EXPECT_EQ(t.min_raw_distance.at("s"), 5);
+  // u: written in iteration n, read in n + 1.
+  EXPECT_EQ(m.at("u").min_raw_distance.at("s"), 1);
+}
+
+TEST(AccessProbe, NewInvocationForgetsHistory) {
+  Vf s(4);
+  const Loops m = probe(2, [&] {
+    for (int inv = 0; inv < 2; ++inv) {
+      TTSIM_LOOP_BEGIN("t");
+      TTSIM_LOOP_ITER("t");
+      TTSIM_RD("s", s.data(), 0);
+      TTSIM_WR("s", s.data(), 0, 0.0f);
+    }
+  });
+  EXPECT_EQ(m.at("t").min_distance.count("s"), 0u);
+  EXPECT_EQ(m.at("t").invocations, 2);
+}
+
+TEST(AccessProbe, AccessesOutsideIterationsAndScopesAreIgnored) {
+  Vf s(4);
+  TTSIM_LOOP_BEGIN("t");  // no scope: nothing recorded
+  TTSIM_LOOP_ITER("t");
+  TTSIM_WR("s", s.data(), 0, 1.0f);
+  const Loops m = probe(2, [&] {
+    TTSIM_WR("s", s.data(), 0, 1.0f);  // before any loop
+    TTSIM_LOOP_BEGIN("t");
+    TTSIM_WR("s", s.data(), 0, 1.0f);  // before the first iteration
+    TTSIM_LOOP_ITER("t");
+    TTSIM_RD("s", s.data(), 1);
+    TTSIM_LOOP_END("t");
+    TTSIM_WR("s", s.data(), 0, 1.0f);  // after the end
+    TTSIM_RD("s", s.data(), 0);
+  });
+  EXPECT_EQ(m.at("t").iterations, 1);
+  EXPECT_EQ(m.at("t").reads.at("s"), 1);
+  EXPECT_EQ(m.at("t").writes.at("s"), 0);
+  EXPECT_EQ(m.at("t").max_bank_accesses.at("s"), 1);
+}
+
+TEST(AccessProbe, ScopesStartEmptyAndStopProbing) {
+  Vf s(4);
+  {
+    AccessProbeScope a(2);
+    TTSIM_LOOP_BEGIN("t");
+    TTSIM_LOOP_ITER("t");
+    TTSIM_RD("s", s.data(), 0);
+  }
+  EXPECT_FALSE(ttsim_hls::g_access_probing);
+  AccessProbeScope b(2);
+  EXPECT_TRUE(b.loops().empty());
+}
+
+// Many elements and invocations exercise the history table's growth and rebuilds.
+TEST(AccessProbe, LargeLoopsKeepExactDistances) {
+  const int N = 200000;
+  Vf s(N + 7);
+  const Loops m = probe(8, [&] {
+    for (int inv = 0; inv < 3; ++inv) {
+      TTSIM_LOOP_BEGIN("t");
+      for (int n = 0; n < N; ++n) {
+        TTSIM_LOOP_ITER("t");
+        TTSIM_WR("s", s.data(), n, 0.0f);
+        if (n >= 7) TTSIM_RD("s", s.data(), n - 7);
+      }
+    }
+  });
+  EXPECT_EQ(m.at("t").min_raw_distance.at("s"), 7);
+  EXPECT_EQ(m.at("t").min_distance.at("s"), 7);
+  EXPECT_EQ(m.at("t").iterations, 3 * N);
+}
+
+// ---- the checker ---------------------------------------------------------------
+
+TEST(SpecCheck, ReportsTripBankAndUnknownArrays) {
+  const ttsim_spec::LoopSpec* gelu = ttsim_spec::find_loop("gelu", "gelu");
+  ASSERT_NE(gelu, nullptr);
+  MeasuredLoop m;
+  m.iterations = 5;
+  m.max_bank_accesses = {{"x", 3}, {"y", 1}, {"z", 1}};
+  const auto v = ttsim_hls::check_loop(*gelu, m, 0, SpecShape{1, 2, 1, 7}, 4);
+  EXPECT_TRUE(any_contains(v, "iterations 5 != spec trip 4")) << join(v);
+  EXPECT_TRUE(any_contains(v, "array x: 3 accesses to one bank")) << join(v);
+  EXPECT_TRUE(any_contains(v, "array x: ResMII ceil(3/2) = 2 > spec ceil(1/2) = 1")) << join(v);
+  EXPECT_TRUE(any_contains(v, "array z accessed")) << join(v);
+  EXPECT_EQ(v.size(), 4u) << join(v);
+  EXPECT_FALSE(ttsim_hls::check_loop("gelu", "nope", m, 0, SpecShape{}, 1).empty());
+}
+
+TEST(SpecCheck, WriteOnlyDistancesAreNotRecurrences) {
+  const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop("layernorm", "layernorm_mean");
+  MeasuredLoop m;
+  m.iterations = ttsim_spec::loop_trip(l->trip, l->variant, 0, 1, 3, 1, 8, 4);
+  m.min_distance = {{"stat", 1}};  // write, write: no cycle
+  EXPECT_TRUE(ttsim_hls::check_loop(*l, m, 0, SpecShape{1, 3, 1, 8}, 4).empty());
+  m.min_raw_distance = {{"stat", 1}};
+  EXPECT_FALSE(ttsim_hls::check_loop(*l, m, 0, SpecShape{1, 3, 1, 8}, 4).empty());
+}
+
+// ---- injection: naive loops must be reported -----------------------------------
+
+// layernorm_mean written the naive way: one running sum per row carried from every
+// iteration to the next (order (row, tile), trip R·tiles).
+template <int L>
+void naive_mean_register(const float* x, float* stat, int R, int cols) {
+  const int tiles = (cols + L - 1) / L;
+  float run = 0.0f;
+  TTSIM_LOOP_BEGIN("layernorm_mean");
+  for (long n = 0; n < static_cast<long>(R) * tiles; ++n) {
+    TTSIM_LOOP_ITER("layernorm_mean");
+    const int r = static_cast<int>(n / tiles), t = static_cast<int>(n % tiles);
+    float part = 0.0f;
+    for (int l = 0; l < L; ++l) {
+      if (t * L + l < cols) part += TTSIM_RD("x", x, r * cols + t * L + l);
+    }
+    if (t > 0) TTSIM_REG_RD("acc", 0);
+    run = t == 0 ? part : run + part;
+    TTSIM_REG_WR("acc", 0);
+    if (t == tiles - 1) TTSIM_WR("stat", stat, r, run / cols);
+  }
+}
+
+// The same with the running sum kept in stat[r] (read-modify-write every iteration).
+template <int L>
+void naive_mean_memory(const float* x, float* stat, int R, int cols) {
+  const int tiles = (cols + L - 1) / L;
+  TTSIM_LOOP_BEGIN("layernorm_mean");
+  for (long n = 0; n < static_cast<long>(R) * tiles; ++n) {
+    TTSIM_LOOP_ITER("layernorm_mean");
+    const int r = static_cast<int>(n / tiles), t = static_cast<int>(n % tiles);
+    float s = t == 0 ? 0.0f : TTSIM_RD("stat", stat, r);
+    for (int l = 0; l < L; ++l) {
+      if (t * L + l < cols) s += TTSIM_RD("x", x, r * cols + t * L + l);
+    }
+    TTSIM_WR("stat", stat, r, t == tiles - 1 ? s / cols : s);
+  }
+}
+
+TEST(Injection, RunningSumCarriedEveryIterationIsReported) {
+  const int R = 5, C = 37, L = 4;
+  const Vf x = randv(R * C, 1);
+  Vf stat(R);
+  const SpecShape shape{1, R, 1, C};
+  const ttsim_spec::LoopSpec* spec = ttsim_spec::find_loop("layernorm", "layernorm_mean");
+  ASSERT_NE(spec, nullptr);
+  {
+    const Loops m = probe(L, [&] { naive_mean_register<L>(x.data(), stat.data(), R, C); });
+    const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+    EXPECT_TRUE(any_contains(v, "recurrence through acc at distance 1 ", "declared distance 16"))
+        << join(v);
+  }
+  {
+    const Loops m = probe(L, [&] { naive_mean_memory<L>(x.data(), stat.data(), R, C); });
+    const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+    EXPECT_TRUE(any_contains(v, "undeclared recurrence through stat at distance 1 ")) << join(v);
+    EXPECT_TRUE(any_contains(v, "array stat: 2 accesses to one bank")) << join(v);
+  }
+  // The kernel's own loop passes the same check.
+  const Loops m = probe(L, [&] {
+    Vf g(C), b(C), y(R * C), xh(R * C), rs(R);
+    ttsim_hls::layernorm_kernel<L>(x.data(), g.data(), b.data(), y.data(), xh.data(), rs.data(), R, C,
+                                   stat.data());
+  });
+  const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+  EXPECT_TRUE(v.empty()) << join(v);
+}
+
+// gelu with lane l reading word t·L + l·P instead of t·L + l: every lane on one bank.
+TEST(Injection, LanesOnOneBankAreReported) {
+  const int L = 8, P = L, R = 3, C = 16;
+  const Vf x = randv(static_cast<std::size_t>(R) * C * P, 2);
+  Vf y(R * C);
+  const Loops m = probe(P, [&] {
+    TTSIM_LOOP_BEGIN("gelu");
+    for (int n = 0; n < R * (C / L); ++n) {
+      TTSIM_LOOP_ITER("gelu");
+      for (int l = 0; l < L; ++l) {
+        TTSIM_WR("y", y.data(), n * L + l, TTSIM_RD("x", x.data(), n * L * P + l * P) * 0.5f);
+      }
+    }
+  });
+  const auto v = ttsim_hls::check_loop("gelu", "gelu", m.at("gelu"), 0, SpecShape{1, R, 1, C}, L);
+  EXPECT_TRUE(any_contains(v, "array x: 8 accesses to one bank in one iteration > declared 1")) << join(v);
+  EXPECT_TRUE(any_contains(v, "array x: ResMII ceil(8/2) = 4")) << join(v);
+  EXPECT_FALSE(any_contains(v, "array y")) << join(v);
+}
+
+// ---- the kernels ---------------------------------------------------------------
+
+struct RowShape {
+  int R, cols;
+};
+const RowShape kRowShapes[] = {{1, 1}, {5, 37}, {16, 64}, {33, 100}, {40, 200}, {130, 301}};
+
+/// One row-kernel case: the kernel of `task_op` (variant) and how to call it.
+enum class RowOp {
+  kSoftmax,
+  kSoftmaxMasked,
+  kSoftmaxGrad,
+  kLayerNorm,
+  kLayerNormGrad,
+  kGelu,
+  kGeluGrad,
+  kAdd,
+  kAddBroadcast,
+  kAddAccumulate,
+  kColumnSum,
+  kLoss,
+  kSgd
+};
+struct RowCase {
+  RowOp op;
+  const char* name;
+  const char* task_op;
+  int variant;
+};
+const RowCase kRowCases[] = {
+    {RowOp::kSoftmax, "softmax", "softmax", 0},
+    {RowOp::kSoftmaxMasked, "softmax (key padding)", "softmax", 0},
+    {RowOp::kSoftmaxGrad, "softmax_grad", "softmax_grad", 0},
+    {RowOp::kLayerNorm, "layernorm", "layernorm", 0},
+    {RowOp::kLayerNormGrad, "layernorm_grad", "layernorm_grad", 0},
+    {RowOp::kGelu, "gelu", "gelu", 0},
+    {RowOp::kGeluGrad, "gelu_grad", "gelu_grad", 0},
+    {RowOp::kAdd, "add", "add", ttsim_spec::kAddPlain},
+    {RowOp::kAddBroadcast, "add (bias broadcast)", "add", ttsim_spec::kAddPlain},
+    {RowOp::kAddAccumulate, "add_accumulate", "add", ttsim_spec::kAddAccumulate},
+    {RowOp::kColumnSum, "column_sum", "add", ttsim_spec::kAddColumnSum},
+    {RowOp::kLoss, "loss", "loss", 0},
+    {RowOp::kSgd, "sgd_update", "sgd_update", 0},
+};
+
+/// Runs one row kernel with LANES lanes on R × C data (probing is up to the caller).
+/// Returns the SpecShape its loops' trip formulas take.
+template <int LANES>
+SpecShape run_row(RowOp op, int R, int C) {
+  const std::size_t n = static_cast<std::size_t>(R) * C;
+  const int rs = C + 3;  // a row stride > cols for the accumulate target
+  Vf x = randv(n, 3), y = randv(n, 4), z(n), w(n);
+  Vf g = randv(C, 5), be = randv(C, 6), stat(3 * R), rstd(R), acc(static_cast<std::size_t>(R) * rs);
+  std::vector<int> labels(R);
+  for (int r = 0; r < R; ++r) labels[r] = r % 4 == 3 ? -1 : (r * 7) % C;
+  for (auto& v : y) v = v * 0.5f + 1.0f;  // positive (softmax probabilities, rstd)
+  switch (op) {
+    case RowOp::kSoftmax:
+      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), R, C, C, stat.data());
+      break;
+    case RowOp::kSoftmaxMasked:
+      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), R, C, C > 3 ? C - 3 : 1, stat.data());
+      break;
+    case RowOp::kSoftmaxGrad:
+      ttsim_hls::softmax_grad_kernel<LANES>(y.data(), x.data(), z.data(), R, C, stat.data());
+      break;
+    case RowOp::kLayerNorm:
+      ttsim_hls::layernorm_kernel<LANES>(x.data(), g.data(), be.data(), z.data(), w.data(),
+                                         rstd.data(), R, C, stat.data());
+      break;
+    case RowOp::kLayerNormGrad: {
+      Vf dg(C), db(C);
+      ttsim_hls::layernorm_grad_kernel<LANES>(x.data(), y.data(), y.data(), g.data(), z.data(),
+                                              dg.data(), db.data(), R, C, stat.data());
+      break;
+    }
+    case RowOp::kGelu: ttsim_hls::gelu_kernel<LANES>(x.data(), z.data(), R, C); break;
+    case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES>(x.data(), y.data(), z.data(), R, C); break;
+    case RowOp::kAdd:
+      ttsim_hls::add_kernel<LANES>(x.data(), y.data(), z.data(), R, C, C, C, C);
+      break;
+    case RowOp::kAddBroadcast:
+      ttsim_hls::add_kernel<LANES>(x.data(), g.data(), z.data(), R, C, C, 0, C);
+      break;
+    case RowOp::kAddAccumulate:
+      ttsim_hls::add_accumulate_kernel<LANES>(x.data(), acc.data(), R, C, C, rs);
+      break;
+    case RowOp::kColumnSum: ttsim_hls::column_sum_kernel<LANES>(x.data(), g.data(), R, C, C); break;
+    case RowOp::kLoss:
+      ttsim_hls::loss_kernel<LANES>(x.data(), labels.data(), z.data(), R, C, 0.5f, stat.data());
+      break;
+    case RowOp::kSgd:
+      ttsim_hls::sgd_kernel<LANES>(x.data(), y.data(), R * C, 0.1f);
+      return SpecShape{1, 1, 1, static_cast<long long>(R) * C};
+  }
+  return SpecShape{1, R, 1, C};
+}
+
+/// One contraction case: form (column / dot / scalar operand layouts), batch reduced or
+/// not, accumulate, and scatter (c_index maps several batches to one C slice; the TTM
+/// gradient), optionally with interleaved slices as in ttm_embedding.cc.
+struct ContractCase {
+  const char* name;
+  int form;
+  bool reduce, accumulate, scatter, interleaved;
+};
+const ContractCase kContractCases[] = {
+    {"column", ttsim_spec::kContractColumn, false, false, false, false},
+    {"column accumulate", ttsim_spec::kContractColumn, false, true, false, false},
+    {"column reduce", ttsim_spec::kContractColumn, true, false, false, false},
+    {"column reduce accumulate", ttsim_spec::kContractColumn, true, true, false, false},
+    {"column scatter", ttsim_spec::kContractColumn, false, true, true, false},
+    {"column scatter interleaved (TTM)", ttsim_spec::kContractColumn, false, true, true, true},
+    {"dot", ttsim_spec::kContractDot, false, false, false, false},
+    {"dot accumulate", ttsim_spec::kContractDot, false, true, false, false},
+    {"dot reduce", ttsim_spec::kContractDot, true, false, false, false},
+    {"dot reduce accumulate", ttsim_spec::kContractDot, true, true, false, false},
+    {"dot scatter", ttsim_spec::kContractDot, false, true, true, false},
+    {"scalar", ttsim_spec::kContractScalar, false, false, false, false},
+    {"scalar accumulate", ttsim_spec::kContractScalar, false, true, false, false},
+    {"scalar reduce", ttsim_spec::kContractScalar, true, false, false, false},
+    {"scalar reduce accumulate", ttsim_spec::kContractScalar, true, true, false, false},
+    {"scalar scatter", ttsim_spec::kContractScalar, false, true, true, false},
+};
+struct ContractShape {
+  int batch, rows, inner, cols;
+};
+const ContractShape kContractShapes[] = {{1, 1, 1, 1},  {3, 5, 7, 11}, {2, 12, 12, 40},
+                                         {1, 20, 33, 17}, {4, 3, 64, 5}, {2, 17, 5, 96},
+                                         {6, 2, 3, 4},    {3, 40, 24, 50}};
+constexpr int kSlices = 3;  // C slices of a scatter
+
+/// Operands of one contraction case: the descriptor and buffers sized for it.
+struct ContractRun {
+  ContractDesc d;
+  std::vector<int> cidx, bidx;
+  Vf A, B, C;
+};
+
+ContractRun make_contract(const ContractCase& k, const ContractShape& s) {
+  ContractRun run;
+  ContractDesc& d = run.d;
+  const int Bn = s.batch, R = s.rows, I = s.inner, Cn = s.cols;
+  d.batch = Bn; d.rows = R; d.inner = I; d.cols = Cn;
+  d.accumulate = k.accumulate;
+  d.reduce_batch = k.reduce;
+  d.alpha = k.accumulate ? 1.0f : 0.5f;
+  // A (b, i, p): row-major, or transposed (scalar form: a_p = rows).
+  d.a_b = R * I;
+  if (k.form == ttsim_spec::kContractScalar) { d.a_i = 1; d.a_p = R; } else { d.a_i = I; d.a_p = 1; }
+  // B (b, p, j): row-major, or transposed (dot form: b_p = 1).
+  d.b_b = I * Cn;
+  if (k.form == ttsim_spec::kContractDot) { d.b_p = 1; d.b_j = I; } else { d.b_p = Cn; d.b_j = 1; }
+  // C (b, i, j): row-major, or transposed (scalar form: c_j = rows).
+  if (k.form == ttsim_spec::kContractScalar) { d.c_i = 1; d.c_j = R; } else { d.c_i = Cn; d.c_j = 1; }
+  d.c_b = R * Cn;
+  std::size_t c_words = static_cast<std::size_t>(k.reduce ? 1 : Bn) * R * Cn;
+  if (k.scatter) {
+    // Batch b adds into slice v(b); several batches share a slice, consecutive ones too
+    // (the closest a write and the next read of one C element get: kAccSlots).
+    const int v_of[] = {0, 0, 1, 0, 2, 2};
+    for (int b = 0; b < Bn; ++b) {
+      const int v = v_of[b % 6];
+      run.cidx.push_back(k.interleaved ? v * Cn : v * R * Cn);
+      run.bidx.push_back(((b * 5) % Bn) * I * Cn);  // a lookup table for B as well
+    }
+    if (k.interleaved) d.c_i = kSlices * Cn;  // slice v: rows strided by all slices
+    d.c_index = run.cidx.data();
+    d.b_index = run.bidx.data();
+    c_words = static_cast<std::size_t>(kSlices) * R * Cn;
+  }
+  run.A = randv(static_cast<std::size_t>(Bn) * R * I, 7);
+  run.B = randv(static_cast<std::size_t>(Bn) * I * Cn, 8);
+  run.C = randv(c_words, 9);
+  return run;
+}
+
+/// Violations of every kernel run with LANES lanes over every shape, at partitions
+/// LANES and 2·LANES; failures name the case.
+template <int LANES>
+void check_every_kernel(std::set<int>* variants_seen) {
+  for (const int P : {LANES, 2 * LANES}) {
+    for (const RowCase& k : kRowCases) {
+      for (const RowShape& s : kRowShapes) {
+        SpecShape shape;
+        const Loops m = probe(P, [&] { shape = run_row<LANES>(k.op, s.R, s.cols); });
+        const auto v = ttsim_hls::check_kernel(k.task_op, m, k.variant, shape, LANES);
+        EXPECT_TRUE(v.empty()) << k.name << " R " << s.R << " cols " << s.cols << " lanes "
+                               << LANES << " P " << P << ":\n" << join(v);
+      }
+    }
+    for (const ContractCase& k : kContractCases) {
+      for (const ContractShape& s : kContractShapes) {
+        if (k.scatter && s.batch < 3) continue;  // no batch shares a slice
+        ContractRun run = make_contract(k, s);
+        const int variant = ttsim_hls::contract_variant(run.d);
+        variants_seen->insert(variant | (k.accumulate ? 8 : 0) | (k.scatter ? 16 : 0));
+        const Loops m = probe(P, [&] {
+          ttsim_hls::contract_kernel<LANES>(run.A.data(), run.B.data(), run.C.data(), run.d);
+        });
+        const auto v = ttsim_hls::check_kernel(
+            "contraction", m, variant, SpecShape{s.batch, s.rows, s.inner, s.cols}, LANES);
+        EXPECT_TRUE(v.empty()) << "contraction " << k.name << " (variant " << variant << ") shape "
+                               << s.batch << "x" << s.rows << "x" << s.inner << "x" << s.cols
+                               << " lanes " << LANES << " P " << P << ":\n" << join(v);
+      }
+    }
+  }
+}
+
+class KernelsMatchSpec : public ::testing::Test {
+ protected:
+  static std::set<int> seen_;
+  static void TearDownTestSuite() {
+    // Every form, with and without reduce_batch and accumulate, and every form scattered.
+    for (int form : {ttsim_spec::kContractColumn, ttsim_spec::kContractDot, ttsim_spec::kContractScalar}) {
+      for (int reduce : {0, ttsim_spec::kContractReduceBatch}) {
+        for (int acc : {0, 8}) {
+          EXPECT_TRUE(seen_.count(form | reduce | acc)) << "form " << form << " reduce " << reduce
+                                                        << " accumulate " << acc << " not covered";
+        }
+      }
+      EXPECT_TRUE(seen_.count(form | 8 | 16)) << "form " << form << " scatter not covered";
+    }
+  }
+};
+std::set<int> KernelsMatchSpec::seen_;
+
+TEST_F(KernelsMatchSpec, Lanes1) { check_every_kernel<1>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes2) { check_every_kernel<2>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes3) { check_every_kernel<3>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes4) { check_every_kernel<4>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes8) { check_every_kernel<8>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes16) { check_every_kernel<16>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes32) { check_every_kernel<32>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes64) { check_every_kernel<64>(&seen_); }
+
+// A scatter whose batches share C elements at different output slots (slices offset by
+// one row) brings a write and a read of one element closer than kAccSlots: the probe
+// sees it, the specification's distance does not hold.
+TEST(Injection, MisalignedScatterIsReported) {
+  ContractCase k{"column scatter", ttsim_spec::kContractColumn, false, true, true, false};
+  ContractRun run = make_contract(k, ContractShape{4, 3, 2, 8});
+  for (int b = 0; b < 4; ++b) run.cidx[b] = b * run.d.c_i;  // batch b starts one row lower
+  run.C.resize(run.C.size() + 4 * 8);
+  const Loops m = probe(4, [&] {
+    ttsim_hls::contract_kernel<4>(run.A.data(), run.B.data(), run.C.data(), run.d);
+  });
+  const auto v = ttsim_hls::check_kernel("contraction", m, ttsim_hls::contract_variant(run.d),
+                                         SpecShape{4, 3, 2, 8}, 4);
+  EXPECT_TRUE(any_contains(v, "recurrence through C at distance", "< declared distance 16")) << join(v);
+}
+
+// ---- what was measured, lanes 16 -----------------------------------------------
+
+std::string fmt_map(const std::map<std::string, std::int64_t>& m) {
+  std::string s;
+  for (const auto& kv : m) s += (s.empty() ? "" : " ") + kv.first + "=" + std::to_string(kv.second);
+  return s.empty() ? "-" : s;
+}
+
+void print_rows(const char* what, const char* task_op, const Loops& m) {
+  for (const auto& kv : m) {
+    const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop(task_op, kv.first.c_str());
+    std::string banks, decl, recs;
+    for (const auto& b : kv.second.max_bank_accesses) {
+      banks += (banks.empty() ? "" : " ") + b.first + "=" + std::to_string(b.second);
+    }
+    if (l) {
+      for (int i = 0; i < l->n_access; ++i) {
+        decl += (decl.empty() ? "" : " ") + std::string(l->access[i].array) + "=" +
+                std::to_string(l->access[i].reads + l->access[i].writes);
+      }
+      for (int i = 0; i < l->n_rec; ++i) {
+        recs += (recs.empty() ? "" : " ") + std::string(l->rec[i].variable) + "=" +
+                std::to_string(l->rec[i].distance);
+      }
+    }
+    std::printf("| %-28s | %-22s | %-40s | %-40s | %-28s | %-26s |\n", what, kv.first.c_str(),
+                banks.c_str(), decl.c_str(), fmt_map(kv.second.min_distance).c_str(),
+                recs.empty() ? "-" : recs.c_str());
+  }
+}
+
+TEST(Report, Lanes16) {
+  constexpr int L = 16;
+  std::printf("lanes 16, P 16; row kernels R 33 cols 100, contraction 4x3x64x5 / 2x17x5x96\n");
+  std::printf("| %-28s | %-22s | %-40s | %-40s | %-28s | %-26s |\n", "kernel", "loop",
+              "measured max accesses/bank/iteration", "spec reads+writes", "measured min distance",
+              "spec recurrence distance");
+  for (const RowCase& k : kRowCases) {
+    if (k.op == RowOp::kSoftmaxMasked || k.op == RowOp::kAddBroadcast) continue;
+    const Loops m = probe(L, [&] { run_row<L>(k.op, 33, 100); });
+    print_rows(k.name, k.task_op, m);
+  }
+  for (const ContractCase& k : kContractCases) {
+    if (k.accumulate && !k.scatter) continue;
+    const ContractShape s = k.form == ttsim_spec::kContractDot ? ContractShape{4, 3, 64, 5}
+                                                               : ContractShape{4, 17, 5, 96};
+    ContractRun run = make_contract(k, s);
+    const Loops m = probe(L, [&] {
+      ttsim_hls::contract_kernel<L>(run.A.data(), run.B.data(), run.C.data(), run.d);
+    });
+    print_rows((std::string("contraction ") + k.name).c_str(), "contraction", m);
+  }
+}
+
+}  // namespace
