@@ -1,7 +1,8 @@
 // `ttsim calibrate --reports DIR --arch A --device D --model M --out calib.json`: fits
-// the simulator's kernel latency parameters (II, depth adjustment, per-invocation
-// overhead; hls/calibration/kernel_fit.h) from the csynth reports of the ttsim_<op>
-// kernel modules under DIR, reads operator latencies from their BindNodes, fits the
+// the simulator's kernel latency parameters (a depth adjustment per loop class and a
+// per-invocation overhead per kernel; hls/calibration/kernel_fit.h — the II of every
+// loop stays the one derived from hls/include/kernel_spec.h) from the csynth reports of
+// the ttsim_<op> kernel modules under DIR, reads operator latencies from their BindNodes, fits the
 // power coefficients from report_power / report_utilization pairs when present, and
 // writes a calibration file (sim/calibration.h) with its provenance.
 
@@ -16,6 +17,7 @@
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
 #include "hls/calibration/power_fit.h"
+#include "hls/loop_nest.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
@@ -74,13 +76,24 @@ int run_calibrate(const std::vector<std::string>& args) {
   std::cout << fmt::format("calibration from {} ({} csynth report{}, tool {}, part {}, target clock {} ns = {:.1f} MHz)\n",
                            dir, c.reports.size(), c.reports.size() == 1 ? "" : "s", c.tool_version, c.part,
                            c.target_clock_ns, c.clock_mhz());
-  std::cout << "\nkernel          module                  reports samples         II  depth adj   overhead  "
-               "max |resid|  model tasks\n";
+  std::cout << "\nkernel          module                  lanes reports samples   overhead  max |resid|  model tasks\n";
   for (const auto& [op, r] : c.kernels) {
-    std::cout << fmt::format("{:<15} {:<23} {:>7} {:>7} {:>10.4f} {:>10.3f} {:>10.3f} {:>12.3f} {:>12}\n",
-                             to_string(op), r.module, r.reports.size(), r.samples, r.params.ii,
-                             r.params.depth_adjust, r.params.overhead, r.max_abs_residual_cycles,
+    std::cout << fmt::format("{:<15} {:<23} {:>5} {:>7} {:>7} {:>10.3f} {:>12.3f} {:>12}\n", to_string(op), r.module,
+                             r.lanes, r.reports.size(), r.samples, r.params.overhead, r.max_abs_residual_cycles,
                              tasks.count(op) ? tasks[op] : 0);
+    std::cout << "  loop class              samples  II model  II report  depth model  depth report  depth adj  "
+                 "max |resid|\n";
+    for (const LoopSpec& spec : all_kernel_loops(op, 1)) {  // specification order
+      if (!r.loops.count(spec.name)) continue;
+      const std::string& name = spec.name;
+      const LoopFitRecord& l = r.loops.at(name);
+      const bool differs = l.report_ii && *l.report_ii != l.model_ii;
+      std::cout << fmt::format("  {:<23} {:>7} {:>9} {:>10} {:>12} {:>13} {:>10.3f} {:>12.3f}{}\n", name, l.samples,
+                               l.model_ii, l.report_ii ? std::to_string(*l.report_ii) : "-", l.model_depth,
+                               l.report_depth ? fmt::format("{:.2f}", *l.report_depth) : "-",
+                               r.params.depth_adjust.at(name), l.max_abs_residual_cycles,
+                               differs ? "  II differs from the derived II" : "");
+    }
   }
   std::string uncovered;
   for (const auto& [op, n] : tasks) {

@@ -2,13 +2,19 @@
 // [--json OUT]`: per kernel, the csynth-reported latency of every ttsim_<op> module sample
 // under DIR beside the simulator's latency for the same trip counts, uncalibrated (arch
 // and device defaults) and calibrated (C, or a fit of DIR's reports made now), with the
-// error; reported vs modelled resources; the MAPE of both and the leave-one-out error
-// of the calibration (fit on all reports of a kernel but one, predict the one left out).
+// error; per loop class (kernel_spec.h loop) the II derived from the specification vs
+// the reported PipelineII and the model depth vs the reported PipelineDepth, with the
+// errors, loops whose reported II differs from the derived II flagged; reported vs
+// modelled resources; the MAPE of both and the leave-one-out error of the calibration
+// (fit on all reports of a kernel but one, predict the one left out).
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -43,7 +49,7 @@ int run_compare(const std::vector<std::string>& args) {
   std::string dir, arch_path, device_path, calibration_path, model_path, json_out;
   options.add_options()
       ("reports", po::value<std::string>(&dir)->required(), "folder searched recursively for *csynth.xml")
-      ("arch", po::value<std::string>(&arch_path)->required(), "architecture config (uncalibrated II, overhead)")
+      ("arch", po::value<std::string>(&arch_path)->required(), "architecture config (lanes, clock, uncalibrated overhead)")
       ("device", po::value<std::string>(&device_path)->required(), "device config (operator latencies, part)")
       ("calibration", po::value<std::string>(&calibration_path),
        "calibration file; without it the reports under DIR are fitted now (not saved)")
@@ -84,6 +90,17 @@ int run_compare(const std::vector<std::string>& args) {
     throw InputError(dir + ": no csynth module maps to a simulator kernel (ttsim_<op>, hls/kernels/modules.h)");
   }
   const KernelLatencyModel uncal(arch, device);
+  // The specification's II and depth at the operator latencies the reports' BindNodes
+  // give (the calibration's), else the device's: what the reported II and depth are
+  // compared with.
+  ArchSpec arch_spec_only = arch;
+  if (cal) {
+    auto k = std::make_shared<KernelCalibration>();
+    k->name = "operator latencies of " + cal_label;
+    k->op_latency = cal->op_latency;
+    arch_spec_only.calibration = k;
+  }
+  const KernelLatencyModel spec_model(arch_spec_only, device);
   const std::optional<KernelLatencyModel> calm =
       cal ? std::optional<KernelLatencyModel>(KernelLatencyModel(arch_cal, device_cal)) : std::nullopt;
 
@@ -129,7 +146,70 @@ int run_compare(const std::vector<std::string>& args) {
                                             {"DSP", jnum(s->resources.dsp)}}},
                       {"resources_model", {{"BRAM_18K", nullptr}, {"URAM", nullptr}, {"DSP", model_dsp}}}});
     }
-    jk.push_back({{"kernel", to_string(op)}, {"unit", to_string(unit)}, {"samples", rows}});
+    // Per loop class: derived II and depth vs the reports'.
+    std::cout << "  loop class              samples  II model  II report  II err %  depth model  depth report  "
+                 "depth err %  cal depth  loop err % uncal / cal\n";
+    const std::vector<LoopLatency> spec_loops = spec_model.loop_classes(unit, op);
+    const std::vector<LoopLatency> uncal_loops = uncal.loop_classes(unit, op);
+    const std::optional<std::vector<LoopLatency>> cal_loops =
+        calm ? std::optional<std::vector<LoopLatency>>(calm->loop_classes(unit, op)) : std::nullopt;
+    Json jloops = Json::array();
+    for (std::size_t i = 0; i < spec_loops.size(); ++i) {
+      const std::string& name = spec_loops[i].name;
+      int n_obs = 0, n_depth = 0;
+      double depth_sum = 0, ape_loop_u = 0, ape_loop_c = 0;
+      std::set<std::int64_t> iis;
+      for (const KernelSample* s : samples) {
+        for (const LoopObservation& o : s->loops) {
+          if (o.name != name || o.trip < 1) continue;
+          ++n_obs;
+          if (o.ii) iis.insert(*o.ii);
+          if (o.depth) {
+            depth_sum += static_cast<double>(*o.depth);
+            ++n_depth;
+          }
+          auto cycles = [&](const LoopLatency& l) { return static_cast<double>((o.trip - 1) * l.ii + l.depth); };
+          ape_loop_u += std::fabs(err_pct(cycles(uncal_loops[i]), static_cast<double>(o.latency)));
+          if (cal_loops) ape_loop_c += std::fabs(err_pct(cycles((*cal_loops)[i]), static_cast<double>(o.latency)));
+        }
+      }
+      if (n_obs == 0) continue;
+      const int mii = spec_loops[i].ii, mdepth = spec_loops[i].depth;
+      const bool differs = std::any_of(iis.begin(), iis.end(), [&](std::int64_t v) { return v != mii; });
+      std::string ii_text;
+      for (auto v : iis) ii_text += (ii_text.empty() ? "" : "/") + std::to_string(v);
+      const std::optional<double> ii_err =
+          iis.empty() ? std::nullopt : std::optional<double>(err_pct(mii, static_cast<double>(*iis.rbegin())));
+      const std::optional<double> rdepth = n_depth ? std::optional<double>(depth_sum / n_depth) : std::nullopt;
+      const std::optional<double> depth_err = rdepth ? std::optional<double>(err_pct(mdepth, *rdepth)) : std::nullopt;
+      const std::optional<int> cdepth = cal_loops ? std::optional<int>((*cal_loops)[i].depth) : std::nullopt;
+      auto opt = [](const std::optional<double>& v, const char* f) {
+        return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
+      };
+      std::cout << fmt::format("  {:<23} {:>7} {:>9} {:>10} {:>9} {:>12} {:>13} {:>12} {:>10} {:>9.2f} / {}{}\n", name,
+                               n_obs, mii, ii_text.empty() ? "-" : ii_text, opt(ii_err, "{:.2f}"), mdepth,
+                               opt(rdepth, "{:.2f}"), opt(depth_err, "{:.2f}"),
+                               cdepth ? std::to_string(*cdepth) : "-", ape_loop_u / n_obs,
+                               cal_loops ? fmt::format("{:.2f}", ape_loop_c / n_obs) : "-",
+                               differs ? "  REPORT II DIFFERS FROM THE DERIVED II" : "");
+      Json rep_ii = Json::array();
+      for (auto v : iis) rep_ii.push_back(v);
+      jloops.push_back({{"loop", name},
+                        {"samples", n_obs},
+                        {"model_ii", mii},
+                        {"model_rec_mii", spec_loops[i].rec_mii},
+                        {"model_res_mii", spec_loops[i].res_mii},
+                        {"report_ii", rep_ii},
+                        {"ii_error_pct", ii_err ? Json(*ii_err) : Json(nullptr)},
+                        {"ii_differs", differs},
+                        {"model_depth", mdepth},
+                        {"report_depth", rdepth ? Json(*rdepth) : Json(nullptr)},
+                        {"depth_error_pct", depth_err ? Json(*depth_err) : Json(nullptr)},
+                        {"calibrated_depth", cdepth ? Json(*cdepth) : Json(nullptr)},
+                        {"loop_mape_uncalibrated_pct", ape_loop_u / n_obs},
+                        {"loop_mape_calibrated_pct", cal_loops ? Json(ape_loop_c / n_obs) : Json(nullptr)}});
+    }
+    jk.push_back({{"kernel", to_string(op)}, {"unit", to_string(unit)}, {"samples", rows}, {"loops", jloops}});
   }
   std::cout << "\n(model BRAM_18K/URAM per kernel: '-' = not modelled per kernel module; the simulator "
                "plans memories per buffer for the whole design)\n";

@@ -32,7 +32,8 @@ int run_explore_cmd(const std::vector<std::string>& args) {
       "resume", "continue the run already in --out")(
       "shard", po::value(&shard), "evaluate only slice i of N of the point list (i/N, 1-based)")(
       "calibration", po::value(&calibration),
-      "calibration file from `ttsim calibrate` applied to every point (kernel II, depth, overhead, "
+      "calibration file from `ttsim calibrate` applied to every point (per-loop depth adjustments, kernel "
+      "overheads, "
       "operator latencies, power coefficients); refused for another part or clock")(
       "threads", po::value(&threads), "worker threads, 1..256 (default 0: all cores)")(
       "hls-root", po::value(&hls_root),

@@ -1,8 +1,12 @@
 // `ttsim simulate`: one training step of a model on an accelerator architecture and a
 // device, executed by the SystemC engine; step, stage, layer and kernel cycles, on-chip
-// occupancy, blocks, fit, and the epoch latency over a dataset length histogram.
+// occupancy, blocks, fit, and the epoch latency over a dataset length histogram. With
+// --loops, a table of every kernel loop the step runs (hls/include/kernel_spec.h loop
+// classes): tasks, total trips, the derived II with its RecMII / ResMII bounds, depth and
+// cycles (sim/kernel_latency.h).
 
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -19,6 +23,7 @@
 #include "sim/calibration.h"
 #include "sim/device_spec.h"
 #include "sim/epoch.h"
+#include "sim/kernel_latency.h"
 #include "sim/memplan/plan_report.h"
 #include "sim/power/fpga_power.h"
 #include "sim/power/step_power.h"
@@ -52,12 +57,17 @@ int run_simulate(const std::vector<std::string>& args) {
        "token-length histogram (configs/datasets/*_lengths.json); enables the epoch latency")
       ("split", po::value<std::string>(&split)->default_value("train"), "split of the histogram to sum over")
       ("calibration", po::value<std::string>(&calibration),
-       "calibration file from `ttsim calibrate` (configs/calibration/*.json): fitted kernel II, depth "
-       "and overhead, operator latencies and power coefficients; refused for another part or clock")
+       "calibration file from `ttsim calibrate` (configs/calibration/*.json): fitted per-loop depth "
+       "adjustments and kernel overheads, operator latencies and power coefficients (the II stays the one "
+       "derived from the kernel specification); refused for another part or clock")
       ("json", po::value<std::string>(&json_out), "write the full result as JSON here")
-      ("trace", po::value<std::string>(&trace_out), "write a Chrome/Perfetto trace-event JSON here");
+      ("trace", po::value<std::string>(&trace_out), "write a Chrome/Perfetto trace-event JSON here")
+      ("loops", po::bool_switch(),
+       "print (and put in --json as \"loops\") every kernel loop the step runs: tasks, trips, II, RecMII, "
+       "ResMII, depth, cycles");
   po::variables_map vm;
-  if (!parse_options("simulate", "--model M --arch A --device D [--dataset-lengths F] [--json OUT] [--trace T]",
+  if (!parse_options("simulate",
+                     "--model M --arch A --device D [--dataset-lengths F] [--json OUT] [--trace T] [--loops]",
                      options, {}, args, vm)) {
     return 0;
   }
@@ -184,6 +194,50 @@ int run_simulate(const std::vector<std::string>& args) {
                              l["tasks"].get<int>(), grouped(l["macs"].get<std::int64_t>()),
                              grouped(l["busy_cycles"].get<std::int64_t>()),
                              grouped(l["start"].get<std::int64_t>()), grouped(l["end"].get<std::int64_t>()));
+  }
+  if (vm["loops"].as<bool>()) {
+    // Every loop class the step's tasks run, by kernel (TaskOp) and specification order.
+    struct LoopRow {
+      std::string kernel, loop;
+      int lanes = 0, tasks = 0, ii = 0, rec_mii = 0, res_mii = 0, depth = 0;
+      std::int64_t trips = 0, cycles = 0;
+    };
+    const KernelLatencyModel lat(arch, device);
+    std::map<std::pair<int, std::string>, LoopRow> rows;
+    std::map<std::pair<int, std::string>, int> order;
+    for (const Task& t : r.graph.tasks) {
+      for (const LoopLatency& l : lat.loops(t.unit, t.op, t.shape)) {
+        int index = 0;
+        const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
+        for (int i = 0; i < ks.n_loops; ++i) {
+          if (l.name == ks.loops[i].name) index = i;
+        }
+        LoopRow& row = rows[{static_cast<int>(t.op) * 16 + index, l.name}];
+        row.kernel = to_string(t.op);
+        row.loop = l.name;
+        row.lanes = arch.unit(t.unit).lanes;
+        ++row.tasks;
+        row.trips += l.trip;
+        row.cycles += l.cycles;
+        row.ii = l.ii;
+        row.rec_mii = l.rec_mii;
+        row.res_mii = l.res_mii;
+        row.depth = l.depth;
+      }
+    }
+    Json jl = Json::array();
+    std::cout << "\nkernel          loop                    lanes  tasks           trips   II  RecMII  ResMII  depth"
+                 "           cycles\n";
+    for (const auto& [key, row] : rows) {
+      std::cout << fmt::format("{:<15} {:<23} {:>5} {:>6} {:>15} {:>4} {:>7} {:>7} {:>6} {:>16}\n", row.kernel,
+                               row.loop, row.lanes, row.tasks, grouped(row.trips), row.ii, row.rec_mii, row.res_mii,
+                               row.depth, grouped(row.cycles));
+      jl.push_back({{"kernel", row.kernel}, {"loop", row.loop}, {"lanes", row.lanes}, {"tasks", row.tasks},
+                    {"trips", row.trips}, {"ii", row.ii}, {"rec_mii", row.rec_mii}, {"res_mii", row.res_mii},
+                    {"depth", row.depth}, {"cycles", row.cycles}});
+    }
+    std::cout << "(cycles: Σ over tasks of (trip − 1) · II + depth; task overheads not included)\n";
+    j["loops"] = jl;
   }
   // Every output rendered first, then written all or none.
   std::vector<std::pair<std::string, std::string>> files;

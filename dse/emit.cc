@@ -172,11 +172,8 @@ std::string design_config_header(const Json& configs, const std::string& file,
   const Design d = load_design(configs, file);
   const auto& u = d.arch.units;
   auto lanes = [&](UnitKind k) { return d.arch.unit(k).lanes; };
-  auto ii = [&](UnitKind k) { return d.arch.unit(k).ii; };
   int max_lanes = 1;
   for (const auto& x : u) max_lanes = std::max(max_lanes, x.lanes);
-  const int row_ii = std::max({ii(UnitKind::kSoftmax), ii(UnitKind::kLayerNorm), ii(UnitKind::kGelu),
-                               ii(UnitKind::kElementwise), ii(UnitKind::kLoss)});
   const auto& m = d.model;
   const auto& ttm = m.token_embedding.ttm;
   std::string h = fmt::format(
@@ -208,8 +205,6 @@ std::string design_config_header(const Json& configs, const std::string& file,
       lanes(UnitKind::kContraction), lanes(UnitKind::kSoftmax), lanes(UnitKind::kLayerNorm),
       lanes(UnitKind::kGelu), lanes(UnitKind::kElementwise), lanes(UnitKind::kLoss),
       lanes(UnitKind::kUpdate));
-  h += fmt::format("constexpr int kContractII = {};\nconstexpr int kRowII = {};\nconstexpr int kSgdII = {};\n\n",
-                   ii(UnitKind::kContraction), row_ii, ii(UnitKind::kUpdate));
   h += fmt::format("constexpr int kParamWords = {};\nconstexpr int kActWords = {};\nconstexpr int kScratchWords = {};\n\n",
                    d.layout.param_words, d.layout.act_words, d.layout.scratch_words);
   h += fmt::format("constexpr int kParamPartition = {};\nconstexpr int kActPartition = {};\n\n", max_lanes,
@@ -286,11 +281,22 @@ void emit_design(const Json& chosen, const std::string& chosen_file, const std::
     copy(k);
     if (k.extension() == ".cc") kernel_sources.push_back(k.string());
   }
-  copy("hls/include/loop_counter.h");
-  copy("hls/include/loop_counter.cc");
+  // hls/include: the kernel specification and the C-simulation instrumentation the
+  // kernels include (design_config.h is generated below; spec_check.* is a test helper).
+  std::vector<fs::path> includes;
+  for (const auto& e : fs::directory_iterator(src / "hls/include")) {
+    const auto name = e.path().filename().string();
+    const auto ext = e.path().extension();
+    if ((ext != ".h" && ext != ".cc") || name == "design_config.h" || name.rfind("spec_check.", 0) == 0) continue;
+    includes.push_back(fs::path("hls/include") / e.path().filename());
+  }
+  std::sort(includes.begin(), includes.end());
+  for (const auto& f : includes) {
+    copy(f);
+    if (f.extension() == ".cc") kernel_sources.push_back(f.string());
+  }
   copy("hls/tb/csim_tb.cc");
   write_file_atomic((out / "hls/include/design_config.h").string(), header);
-  kernel_sources.push_back("hls/include/loop_counter.cc");
 
   const double period_ns = 1000.0 / d.arch.clock_mhz;
   std::string tcl = fmt::format(

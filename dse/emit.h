@@ -3,7 +3,8 @@
 // self-contained Vitis HLS build folder:
 //   hls/include/design_config.h   generated for the design (the format and names of the
 //                                 tree's hls/include/design_config.h)
-//   hls/kernels/*, hls/include/loop_counter.*, hls/tb/csim_tb.cc   copied from the tree
+//   hls/kernels/*, hls/include/* (kernel_spec.h, loop_counter.*, access_probe.*; not the
+//                                 test helper spec_check.*), hls/tb/csim_tb.cc   copied from the tree
 //   run_hls.tcl                   Vitis HLS Tcl flow: csim, csynth, cosim, export (.xo)
 //   hls_config.cfg                the same for the unified `v++ -c --mode hls` flow
 //   link.cfg                      v++ link config for the device's platform

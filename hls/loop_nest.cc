@@ -3,46 +3,77 @@
 #include <stdexcept>
 
 namespace ttsim {
+namespace {
+
+LoopSpec make_loop(const ttsim_spec::LoopSpec& l, int index, int lanes) {
+  LoopSpec s;
+  s.name = l.name;
+  s.index = index;
+  s.spec = &l;
+  s.chain = expand_ops(l.chain, l.n_chain, lanes);
+  for (int r = 0; r < l.n_rec; ++r) {
+    const ttsim_spec::Recurrence& rec = l.rec[r];
+    s.recurrences.push_back({rec.variable, expand_ops(rec.ops, rec.n_ops, lanes), rec.distance});
+  }
+  for (int a = 0; a < l.n_access; ++a) {
+    const ttsim_spec::ArrayAccess& acc = l.access[a];
+    s.accesses.push_back({acc.array, acc.kind == ttsim_spec::kLaneAccess, acc.reads, acc.writes});
+  }
+  return s;
+}
+
+}  // namespace
+
+const ttsim_spec::KernelSpec& kernel_spec(TaskOp op) {
+  const int k = ttsim_spec::kernel_index(to_string(op));
+  if (k < 0) {
+    throw std::invalid_argument(std::string("kernel_spec: no kernel of hls/include/kernel_spec.h runs TaskOp \"") +
+                                to_string(op) + "\"");
+  }
+  return ttsim_spec::kKernelSpecs[k];
+}
+
+std::vector<std::string> expand_ops(const ttsim_spec::ChainOp* ops, int n, int lanes) {
+  std::vector<std::string> out;
+  const int levels = ttsim_spec::tree_levels(lanes);
+  for (int i = 0; i < n; ++i) {
+    const int times = ops[i].rep == ttsim_spec::kTree ? levels : 1;
+    for (int t = 0; t < times; ++t) out.emplace_back(ttsim_spec::kOprNames[ops[i].op]);
+  }
+  return out;
+}
+
+std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& s, int lanes) {
+  return ttsim_spec::loop_trip(l.trip, l.variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+}
 
 std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& s, int lanes) {
   if (lanes < 1) throw std::invalid_argument("kernel_loops: lanes must be >= 1");
   if (s.batch < 1 || s.rows < 1 || s.inner < 1 || s.cols < 1) {
     throw std::invalid_argument("kernel_loops: every shape extent must be >= 1");
   }
-  const std::int64_t pass = s.batch * s.rows * ceil_div(s.cols, lanes);
-  switch (op) {
-    case TaskOp::kContraction:
-      return {{"contract", s.batch * s.rows * s.inner * ceil_div(s.cols, lanes), {"fmul", "fadd"},
-               s.rows * ceil_div(s.cols, lanes)}};
-    case TaskOp::kSoftmax:
-      return {{"softmax_max", pass, {"fcmp"}},
-              {"softmax_exp_sum", pass, {"fadd", "fexp", "fadd"}},
-              {"softmax_normalize", pass, {"fmul"}}};
-    case TaskOp::kSoftmaxGrad:
-      return {{"softmax_grad_dot", pass, {"fmul", "fadd"}},
-              {"softmax_grad_apply", pass, {"fadd", "fmul"}}};
-    case TaskOp::kLayerNorm:
-      return {{"layernorm_mean", pass, {"fadd"}},
-              {"layernorm_var", pass, {"fadd", "fmul", "fadd"}},
-              {"layernorm_normalize", pass, {"fadd", "fmul", "fmul", "fadd"}}};
-    case TaskOp::kLayerNormGrad:
-      return {{"layernorm_grad_reduce", pass, {"fmul", "fadd"}},
-              {"layernorm_grad_input", pass, {"fmul", "fadd", "fmul"}},
-              {"layernorm_grad_params", pass, {"fmul", "fadd"}}};
-    case TaskOp::kGelu:
-      return {{"gelu", pass, {"fmul", "fmul", "fexp", "fadd", "fdiv", "fmul"}}};
-    case TaskOp::kGeluGrad:
-      return {{"gelu_grad", pass, {"fmul", "fmul", "fexp", "fadd", "fdiv", "fmul", "fmul"}}};
-    case TaskOp::kAdd:
-      return {{"add", pass, {"fadd"}}};
-    case TaskOp::kLoss:
-      return {{"loss_max", pass, {"fcmp"}},
-              {"loss_exp_sum", pass, {"fadd", "fexp", "fadd"}},
-              {"loss_grad", pass, {"fmul", "fadd"}}};
-    case TaskOp::kSgdUpdate:
-      return {{"sgd_update", pass, {"fmul", "fadd"}}};
+  if (s.variant < 0) throw std::invalid_argument("kernel_loops: the variant must be >= 0");
+  const ttsim_spec::KernelSpec& k = kernel_spec(op);
+  std::vector<LoopSpec> out;
+  for (int i = 0; i < k.n_loops; ++i) {
+    const std::int64_t trip = loop_trip(k.loops[i], s, lanes);
+    if (trip <= 0) continue;
+    out.push_back(make_loop(k.loops[i], i, lanes));
+    out.back().trip = trip;
   }
-  throw std::invalid_argument("kernel_loops: unknown op");
+  if (out.empty()) {
+    throw std::invalid_argument(std::string("kernel_loops: variant ") + std::to_string(s.variant) +
+                                " selects no loop of the " + to_string(op) + " kernel (hls/include/kernel_spec.h)");
+  }
+  return out;
+}
+
+std::vector<LoopSpec> all_kernel_loops(TaskOp op, int lanes) {
+  if (lanes < 1) throw std::invalid_argument("all_kernel_loops: lanes must be >= 1");
+  const ttsim_spec::KernelSpec& k = kernel_spec(op);
+  std::vector<LoopSpec> out;
+  for (int i = 0; i < k.n_loops; ++i) out.push_back(make_loop(k.loops[i], i, lanes));
+  return out;
 }
 
 std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes) {

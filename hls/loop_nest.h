@@ -1,48 +1,98 @@
 #pragma once
-// The loop structure of every HLS training kernel, as functions of the task shape and
-// the lane count: the single source of truth shared by the kernels in hls/kernels
-// (whose C-simulation loop counters must equal these trip counts) and by the
-// simulator's kernel latency model (sim/), which turns each loop into cycles as
-// (trip - 1) · II + depth.
+// The loop structure of every HLS training kernel as the simulator sees it: the
+// kernel specification hls/include/kernel_spec.h (constexpr data shared with the HLS
+// kernels in hls/kernels, which take their loop bounds from it) evaluated for one task
+// shape, variant and lane count. For each pipelined loop: its trip count, its operator
+// chain (critical path of one iteration), its loop-carried recurrences and its array
+// accesses per iteration. The latency model (sim/kernel_latency.h) derives each loop's
+// II and depth from these and the device's operator latencies:
+//   II = max(RecMII, ResMII)  (B. R. Rau, "Iterative modulo scheduling", MICRO 1994)
+//   depth = Σ latency(op in chain)
+// and prices a loop as (trip − 1) · II + depth cycles (UG1399, "pipelined loop latency").
+//
+// The TaskOp → kernel mapping is by name: the KernelSpec whose `task_op` equals
+// to_string(op) (models/task_graph.h).
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "hls/include/kernel_spec.h"
 #include "models/task_graph.h"
 
 namespace ttsim {
 
-/// One flattened, pipelined loop of a kernel.
+/// Number of TaskOp values (TaskOp::kSgdUpdate is the last); the index space of tables
+/// kept per op.
+inline constexpr int kTaskOpCount = static_cast<int>(TaskOp::kSgdUpdate) + 1;
+
+/// A loop-carried dependence cycle of a loop (kernel_spec.h Recurrence), operators
+/// expanded: the cycle's latency is Σ latency(ops) and it closes every `distance`
+/// iterations, so it bounds the II from below by ceil(Σ latency / distance).
+struct LoopRecurrence {
+  std::string variable;          ///< accumulator or array that carries it ("acc", "C", ...)
+  std::vector<std::string> ops;  ///< operator names on the cycle (may be empty: latency 0)
+  int distance = 1;              ///< iterations between a write and the next read (>= 1)
+};
+
+/// Accesses per iteration of a loop to one array (kernel_spec.h ArrayAccess). Per bank
+/// of the array a kLaneAccess site (one word per lane, the lanes on distinct banks) and
+/// a kScalarAccess site (one word) are each one access, so one bank sees
+/// reads + writes accesses per iteration.
+struct LoopAccess {
+  std::string array;        ///< kernel argument name ("A", "in", "stat", ...)
+  bool lane = false;        ///< kLaneAccess (true) or kScalarAccess (false)
+  int reads = 0, writes = 0;  ///< access sites of the body
+  /// Accesses to one bank per iteration: reads + writes.
+  int bank_accesses() const { return reads + writes; }
+};
+
+/// One flattened, pipelined loop of a kernel, for one task.
 struct LoopSpec {
-  std::string name;   ///< loop label in the HLS source, e.g. "contract", "softmax_exp_sum"
-  std::int64_t trip;  ///< trip count (iterations of the pipelined body)
-  /// Floating-point operators on the body's critical path, in order; with the memory
-  /// read latency they set the pipeline depth: depth = read_latency + Σ latency(op) + 1.
+  std::string name;   ///< loop label in the HLS source and the csynth report, e.g. "contract_column"
+  std::int64_t trip = 0;  ///< iterations of the pipelined body (0 in all_kernel_loops())
+  /// Operators on the body's critical path, in order, kTree operators repeated
+  /// ttsim_spec::tree_levels(lanes) times: "read", "write" (memory accesses, latencies
+  /// from the device's memory section) and the device file's float_ops keys.
   std::vector<std::string> chain;
-  /// Loop-carried dependence through the last operator of `chain` (the accumulation):
-  /// iterations between an update of an accumulator and its next update; 0 when the
-  /// body carries no dependence. The achievable II is at least
-  /// ceil(latency(last op) / recurrence_distance).
-  std::int64_t recurrence_distance = 0;
+  std::vector<LoopRecurrence> recurrences;
+  std::vector<LoopAccess> accesses;
+  int index = 0;  ///< position of the loop in its KernelSpec (kernel_spec.h order)
+  /// The loop's entry in ttsim_spec::kKernelSpecs (static storage).
+  const ttsim_spec::LoopSpec* spec = nullptr;
 };
 
 /// ceil(a / b) for a >= 0, b >= 1.
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The loops, in program order, of the kernel that runs `op` on `shape` with `lanes`
-/// parallel lanes (the UNROLL factor of the body; lanes >= 1).
-///
-/// Contraction: one loop "contract" of trip batch · rows · inner · ceil(cols / lanes):
-///   the lanes compute `lanes` adjacent output columns; the reduction index is outside
-///   the column tile so the fadd accumulation has a dependence distance of
-///   rows · ceil(cols / lanes) iterations (II = 1 when that is >= the fadd latency).
-/// Row-wise and element-wise ops: each pass over the data is a loop of trip
-///   batch · rows · ceil(cols / lanes).
-/// Throws std::invalid_argument when lanes < 1 or a shape extent is < 1.
+/// The specification of `op`'s kernel: the entry of ttsim_spec::kKernelSpecs whose
+/// task_op is to_string(op). Throws std::invalid_argument when there is none.
+const ttsim_spec::KernelSpec& kernel_spec(TaskOp op);
+
+/// Operator names of `ops[0..n)` with kTree entries repeated tree_levels(lanes) times
+/// (ttsim_spec::kOprNames). `lanes` >= 1.
+std::vector<std::string> expand_ops(const ttsim_spec::ChainOp* ops, int n, int lanes);
+
+/// Trip count of loop `l` for a task of shape `shape` on `lanes` lanes:
+/// ttsim_spec::loop_trip(l.trip, l.variant, shape.variant, batch, rows, inner, cols,
+/// lanes); 0 when the loop does not run for the shape's variant. No validation.
+std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, int lanes);
+
+/// The loops that run for `op` on `shape` with `lanes` parallel lanes (the UNROLL factor
+/// of the body): every loop of the kernel's specification whose trip for this shape and
+/// variant is > 0, in specification (program) order, each with its trip count, chain,
+/// recurrences and accesses.
+/// Throws std::invalid_argument when lanes < 1, a shape extent is < 1, the variant is
+/// negative, or the variant selects no loop of the kernel (e.g. a contraction form 3, an
+/// add variant other than kAddPlain / kAddAccumulate / kAddColumnSum).
 std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes);
 
-/// Sum of the trip counts of kernel_loops(op, shape, lanes).
+/// Every loop of `op`'s kernel regardless of variant (the loops a csynth report of the
+/// kernel module may show), in specification order, with chains expanded for `lanes`
+/// lanes and trip 0. Throws std::invalid_argument when lanes < 1.
+std::vector<LoopSpec> all_kernel_loops(TaskOp op, int lanes);
+
+/// Sum of the trip counts of kernel_loops(op, shape, lanes) (same errors).
 std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes);
 
 }  // namespace ttsim

@@ -1,6 +1,7 @@
 #include "sim/arch_spec.h"
 
 #include <algorithm>
+#include <map>
 
 #include "hls/loop_nest.h"
 
@@ -26,17 +27,22 @@ const std::vector<std::pair<std::string, UnitKind>>& nonlinear_names() {
 }
 
 UnitSpec parse_unit(const JsonView& v, const char* count_key) {
-  v.allow_keys({count_key, "lanes", "ii", "overhead"});
+  if (auto ii = v.find("ii")) {
+    ii->fail("no \"ii\" key: the II of every loop is derived from the kernel specification "
+             "(hls/include/kernel_spec.h) and the device's operator latencies, II = max(RecMII, ResMII); "
+             "remove the key",
+             "key \"ii\" (" + describe_json(ii->raw()) + ")");
+  }
+  v.allow_keys({count_key, "lanes", "overhead"});
   UnitSpec u;
   u.count = static_cast<int>(v.at(count_key).as_int(1, 4096));
   u.lanes = static_cast<int>(v.at("lanes").as_int(1, 4096));
-  u.ii = static_cast<int>(v.get_int("ii", 1, 1, 64));
   u.overhead = static_cast<int>(v.get_int("overhead", 0, 0, 100000));
   return u;
 }
 
 Json unit_json(const UnitSpec& u, const char* count_key) {
-  return {{count_key, u.count}, {"lanes", u.lanes}, {"ii", u.ii}, {"overhead", u.overhead}};
+  return {{count_key, u.count}, {"lanes", u.lanes}, {"overhead", u.overhead}};
 }
 
 }  // namespace
@@ -54,15 +60,48 @@ std::vector<TaskOp> ops_of_unit(UnitKind k) {
   return {};
 }
 
+namespace {
+
+/// DSPs per lane of one loop (see dsp_per_lane).
+int loop_dsp_per_lane(const ttsim_spec::LoopSpec& l, const DeviceSpec& device) {
+  bool lanes = false;
+  for (int a = 0; a < l.n_access; ++a) lanes = lanes || l.access[a].kind == ttsim_spec::kLaneAccess;
+  if (!lanes) return 0;  // a scalar loop: one instance of each operator, not one per lane
+  int last_tree = -1;
+  for (int c = 0; c < l.n_chain; ++c) {
+    if (l.chain[c].rep == ttsim_spec::kTree) last_tree = c;
+  }
+  int dsp = 0;
+  for (int c = 0; c < l.n_chain; ++c) {
+    const ttsim_spec::Opr op = l.chain[c].op;
+    if (op == ttsim_spec::kRead || op == ttsim_spec::kWrite) continue;  // memory ports, no DSP
+    if (last_tree >= 0 && c > last_tree) break;  // after the adder tree: once per loop, not per lane
+    dsp += device.op(ttsim_spec::kOprNames[op]).dsp;  // a kTree operator: L − 1 ≈ L instances
+  }
+  return dsp;
+}
+
+}  // namespace
+
 int dsp_per_lane(UnitKind k, const DeviceSpec& device) {
   int best = 0;
   for (TaskOp op : ops_of_unit(k)) {
-    int sum = 0;
-    // One lane's loop bodies: the shape is irrelevant to the operator chains.
-    for (const LoopSpec& loop : kernel_loops(op, TaskShape{}, 1)) {
-      for (const std::string& f : loop.chain) sum += device.op(f).dsp;
+    const ttsim_spec::KernelSpec& ks = kernel_spec(op);
+    // Loops of every variant are summed; variant-specific loops are alternatives of one
+    // call, sized by the most expensive variant.
+    int common = 0;
+    std::map<int, int> by_variant;
+    for (int i = 0; i < ks.n_loops; ++i) {
+      const int d = loop_dsp_per_lane(ks.loops[i], device);
+      if (ks.loops[i].variant < 0) {
+        common += d;
+      } else {
+        by_variant[ks.loops[i].variant] += d;
+      }
     }
-    best = std::max(best, sum);
+    int variant = 0;
+    for (const auto& [v, d] : by_variant) variant = std::max(variant, d);
+    best = std::max(best, common + variant);
   }
   return best;
 }

@@ -22,13 +22,14 @@ namespace ttsim {
 inline constexpr int kUnitKinds = 7;
 
 /// One class of hardware units: `count` identical instances, each a pipelined kernel
-/// with `lanes` parallel lanes (the UNROLL factor of its loop bodies, hls/loop_nest.h),
-/// a target initiation interval `ii` (cycles) and `overhead` cycles per task (kernel
-/// start, address setup and pipeline control around the loops).
+/// with `lanes` parallel lanes (the UNROLL factor of its loop bodies, hls/loop_nest.h)
+/// and `overhead` cycles per task (kernel start, address setup and pipeline control
+/// around the loops). There is no initiation-interval parameter: every loop's II is
+/// derived from the kernel specification (hls/include/kernel_spec.h) and the device's
+/// operator latencies (sim/kernel_latency.h).
 struct UnitSpec {
   int count = 1;
   int lanes = 1;
-  int ii = 1;
   int overhead = 0;
 };
 
@@ -66,8 +67,8 @@ struct ArchSpec {
   MemoryStrategy memory = MemoryStrategy::kGrouped;
   SequenceLength sequence_length = SequenceLength::kPadded;
   bool port_contention = true;  ///< tasks reserve bank ports for the words they move
-  /// Calibrated kernel parameters (sim/kernel_params.h) that replace the units' ii and
-  /// overhead for the kernels they cover; null = uncalibrated defaults. Set from a
+  /// Calibrated kernel parameters (sim/kernel_params.h: per-loop depth adjustments and
+  /// the overhead replacing the unit's) for the kernels they cover; null = uncalibrated defaults. Set from a
   /// calibration file (`--calibration`), not from the arch file, so not in to_json().
   std::shared_ptr<const KernelCalibration> calibration;
 
@@ -79,20 +80,32 @@ struct ArchSpec {
 
 /// Loads and validates an arch config. Throws InputError when unreadable and
 /// ConfigError (file, JSON pointer, expected, found) for unknown keys, wrong types,
-/// out-of-range values (clock 1..2000 MHz, counts 1..4096, lanes 1..4096, II 1..64,
-/// overhead 0..100000 cycles), unknown enum strings or unknown layer kinds.
+/// out-of-range values (clock 1..2000 MHz, counts 1..4096, lanes 1..4096, overhead
+/// 0..100000 cycles), unknown enum strings or unknown layer kinds. A unit with an "ii"
+/// key (arch files before the kernel specification) is a ConfigError at that key
+/// (e.g. /contraction/ii) saying the II is derived from hls/include/kernel_spec.h and
+/// the device's operator latencies.
 ArchSpec load_arch_spec(const std::string& path);
 ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
 
-/// DSP48E2 slices one lane of a unit of kind `k` uses: for contraction engines one
-/// fmul + one fadd (the MAC body of the "contract" loop); for a nonlinear unit the
-/// largest, over the ops it runs, of the DSPs of every operator in every loop chain of
-/// that op's kernel (hls/loop_nest.h kernel_loops; each loop is its own pipeline).
-/// Operators are priced from the device file. Throws InputError for an operator the
-/// device file does not define.
+/// DSP48E2 slices one lane of a unit of kind `k` uses, from the operator chains of the
+/// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:
+/// the largest, over the ops the unit runs, of the kernel's DSPs per lane, where
+///  - a loop's DSPs per lane are Σ dsp(op) over its chain up to its last adder-tree
+///    (kTree) operator: operators before the tree run once per lane, a tree over L lanes
+///    has L − 1 ≈ L operators (one per lane, not tree_levels · L); operators after the
+///    tree run once per iteration and so are not per lane (counted 0); "read"/"write"
+///    use no DSP; a loop with no lane access (kScalarAccess only, e.g. contract_scalar)
+///    has one instance of each operator, 0 per lane;
+///  - a kernel's are Σ over its loops that run for every variant (each loop is its own
+///    pipeline) plus the largest Σ over the loops of one variant (the variant loops are
+///    alternatives of one call: sized for the most expensive, e.g. contract_column's
+///    fmul + fadd + fmul (alpha) per lane).
+/// Throws InputError for an operator the device file does not define.
 int dsp_per_lane(UnitKind k, const DeviceSpec& device);
 
-/// Total DSPs of the architecture: Σ over unit kinds count · lanes · dsp_per_lane.
+/// Total DSPs of the architecture: Σ over unit kinds count · lanes · dsp_per_lane
+/// (operators that are not per lane are not counted).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
 
 /// The task ops a unit of kind `k` executes (forward and backward variants share it).

@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "hls/loop_nest.h"
 
 namespace ttsim {
 namespace {
@@ -59,19 +60,31 @@ KernelCalibration Calibration::kernel_calibration() const {
 Json calibration_to_json(const Calibration& c) {
   Json j;
   j["format"] = "ttsim-calibration";
-  j["version"] = 1;
+  j["version"] = 2;
   j["provenance"] = {{"tool_version", c.tool_version}, {"part", c.part},
                      {"target_clock_ns", c.target_clock_ns}, {"arch", c.arch},
                      {"device", c.device}, {"model", c.model}, {"reports", c.reports}};
   Json kernels = Json::object();
   for (const auto& [op, r] : c.kernels) {
+    Json loops = Json::object();
+    for (const auto& [name, l] : r.loops) {
+      auto adj = r.params.depth_adjust.find(name);
+      Json lj = {{"depth_adjust", adj == r.params.depth_adjust.end() ? 0.0 : adj->second},
+                 {"samples", l.samples},
+                 {"model_ii", l.model_ii},
+                 {"model_depth", l.model_depth},
+                 {"max_abs_residual_cycles", l.max_abs_residual_cycles}};
+      if (l.report_ii) lj["report_ii"] = *l.report_ii;
+      if (l.report_depth) lj["report_depth"] = *l.report_depth;
+      loops[name] = lj;
+    }
     kernels[to_string(op)] = {{"module", r.module},
-                              {"ii", r.params.ii},
-                              {"depth_adjust", r.params.depth_adjust},
+                              {"lanes", r.lanes},
                               {"overhead", r.params.overhead},
                               {"samples", r.samples},
                               {"max_abs_residual_cycles", r.max_abs_residual_cycles},
-                              {"reports", r.reports}};
+                              {"reports", r.reports},
+                              {"loops", loops}};
   }
   j["kernels"] = kernels;
   Json ops = Json::object();
@@ -94,7 +107,14 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
   if (root.at("format").as_string() != "ttsim-calibration") {
     root.at("format").fail("\"ttsim-calibration\"");
   }
-  root.at("version").as_int(1, 1);
+  const char* derived =
+      "the II of every loop is derived from the kernel specification (hls/include/kernel_spec.h) and the "
+      "operator latencies; re-run `ttsim calibrate` on the reports";
+  const JsonView version = root.at("version");
+  if (version.is_number() && version.raw() == 1) {
+    version.fail(std::string("version 2 (version 1 calibrations carry a fitted flat II per kernel; ") + derived + ")");
+  }
+  version.as_int(2, 2);
   Calibration c;
   c.file = file;
   const JsonView prov = root.at("provenance");
@@ -114,15 +134,39 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
     const auto op = task_op_from_string(name);
     if (!op) k.fail("a TaskOp name (contraction, softmax, softmax_grad, layernorm, layernorm_grad, "
                     "gelu, gelu_grad, add, loss, sgd_update)", "key \"" + name + "\"");
-    k.allow_keys({"module", "ii", "depth_adjust", "overhead", "samples", "max_abs_residual_cycles", "reports"});
+    if (auto ii = k.find("ii")) ii->fail(std::string("no \"ii\" key: ") + derived, "key \"ii\"");
+    k.allow_keys({"module", "lanes", "overhead", "samples", "max_abs_residual_cycles", "reports", "loops"});
     KernelFitRecord r;
     r.module = k.at("module").as_string();
-    r.params.ii = k.at("ii").as_double(1e-6, 1e6);
-    r.params.depth_adjust = k.at("depth_adjust").as_double(-1e6, 1e6);
+    r.lanes = static_cast<int>(k.at("lanes").as_int(1, 4096));
     r.params.overhead = k.at("overhead").as_double(-1e9, 1e9);
     r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
     r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
     r.reports = string_list(k.at("reports"));
+    const JsonView loops = k.at("loops");
+    if (!loops.is_object()) loops.fail("object of loop classes by kernel_spec.h loop name");
+    const ttsim_spec::KernelSpec& spec = kernel_spec(*op);
+    for (const auto& [lname, lvalue] : loops.raw().items()) {
+      const JsonView l = loops.at(lname);
+      std::string names;
+      bool known = false;
+      for (int i = 0; i < spec.n_loops; ++i) {
+        names += (i ? ", " : "") + std::string(spec.loops[i].name);
+        known = known || lname == spec.loops[i].name;
+      }
+      if (!known) l.fail("a loop of the " + name + " kernel (" + names + ")", "key \"" + lname + "\"");
+      l.allow_keys({"depth_adjust", "samples", "model_ii", "model_depth", "report_ii", "report_depth",
+                    "max_abs_residual_cycles"});
+      LoopFitRecord f;
+      r.params.depth_adjust[lname] = l.at("depth_adjust").as_double(-1e6, 1e6);
+      f.samples = static_cast<int>(l.at("samples").as_int(1, 1000000));
+      f.model_ii = static_cast<int>(l.at("model_ii").as_int(1, 1000000));
+      f.model_depth = static_cast<int>(l.at("model_depth").as_int(1, 1000000));
+      if (auto v = l.find("report_ii")) f.report_ii = static_cast<int>(v->as_int(1, 1000000));
+      if (auto v = l.find("report_depth")) f.report_depth = v->as_double(0, 1e6);
+      f.max_abs_residual_cycles = l.at("max_abs_residual_cycles").as_double(0, 1e18);
+      r.loops[lname] = f;
+    }
     c.kernels[*op] = r;
   }
   const JsonView ops = root.at("op_latency");
@@ -161,7 +205,8 @@ void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const
   if (std::fabs(arch_ns - c.target_clock_ns) > 0.01) {
     throw InputError(fmt::format(
         "calibration {} was fitted at a target clock of {} ns ({:.1f} MHz) but arch {} ({}) runs at "
-        "{} MHz ({:.3f} ns); refusing to apply it (operator latencies and II depend on the clock)",
+        "{} MHz ({:.3f} ns); refusing to apply it (operator latencies, and so every derived II and depth, "
+        "depend on the clock)",
         c.file, c.target_clock_ns, c.clock_mhz(), arch.name, arch.source_file, arch.clock_mhz, arch_ns));
   }
 }

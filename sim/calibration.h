@@ -5,9 +5,9 @@
 // parameters, sim/kernel_params.h) and the device (power coefficients), refusing a
 // calibration made for another part or clock.
 //
-// Format (version 1; every key below is required unless marked optional):
+// Format (version 2; every key below is required unless marked optional):
 //   {
-//     "format": "ttsim-calibration", "version": 1,
+//     "format": "ttsim-calibration", "version": 2,
 //     "provenance": {
 //       "tool_version": "2023.2",               // csynth ReportVersion
 //       "part": "xcu50-fsvh2104-2-e",            // csynth UserAssignments/Part
@@ -18,9 +18,20 @@
 //     "kernels": {                               // key: TaskOp name (models/task_graph.h)
 //       "contraction": {
 //         "module": "ttsim_contraction",         // HLS module (hls/kernels/modules.h)
-//         "ii": 1.0, "depth_adjust": -1.0, "overhead": 7.0,   // cycles
+//         "lanes": 64,                           // unit lanes the model II/depth were taken at
+//         "overhead": 7.0,                       // cycles per invocation
 //         "samples": 4, "max_abs_residual_cycles": 0.0,
-//         "reports": ["..."]
+//         "reports": ["..."],
+//         "loops": {                             // key: loop class (kernel_spec.h loop name)
+//           "contract_column": {
+//             "depth_adjust": 2.0,               // cycles added to the model depth
+//             "samples": 4,
+//             "model_ii": 1, "model_depth": 13,  // derived from the specification (cycles)
+//             "report_ii": 1,                    // optional: PipelineII when every sample agrees
+//             "report_depth": 16.0,              // optional: mean PipelineDepth
+//             "max_abs_residual_cycles": 0.0     // |calibrated − reported loop latency|
+//           }, ...
+//         }
 //       }, ...
 //     },
 //     "op_latency": {"fadd": 4, "fmul": 3},       // cycles, from csynth BindNodes (may be {})
@@ -29,6 +40,10 @@
 //       "reports": ["<report_power path>", ...]
 //     }
 //   }
+// There is no II in a calibration: every loop's II is derived from the kernel
+// specification (hls/include/kernel_spec.h) and the operator latencies. Version 1 files,
+// which carried a fitted flat "ii" per kernel, are refused (ConfigError at /version, or
+// at /kernels/<op>/ii for a kernel that has one).
 
 #include <map>
 #include <optional>
@@ -43,12 +58,25 @@
 
 namespace ttsim {
 
+/// The fit of one loop class (one kernel_spec.h loop) of a kernel; its depth adjustment
+/// is KernelParams::depth_adjust[name].
+struct LoopFitRecord {
+  int samples = 0;      ///< loop observations used (one per sample containing the loop)
+  int model_ii = 1;     ///< II derived from the specification at the fit's lanes, cycles
+  int model_depth = 1;  ///< model depth (Σ chain latencies) at the fit's lanes, cycles
+  std::optional<int> report_ii;        ///< PipelineII when every observation agrees
+  std::optional<double> report_depth;  ///< mean reported PipelineDepth, cycles
+  double max_abs_residual_cycles = 0;  ///< |calibrated − reported loop latency| over samples
+};
+
 /// The fit of one kernel.
 struct KernelFitRecord {
   std::string module;      ///< HLS module name the reports showed
-  KernelParams params;     ///< cycles
+  int lanes = 1;           ///< lanes of the kernel's unit in the fitting arch
+  KernelParams params;     ///< cycles: per-loop depth adjustments and the overhead
+  std::map<std::string, LoopFitRecord> loops;  ///< by loop class; keys = params.depth_adjust keys
   int samples = 0;         ///< module latencies used (one per report and bound)
-  double max_abs_residual_cycles = 0;
+  double max_abs_residual_cycles = 0;  ///< |calibrated − reported module latency|
   std::vector<std::string> reports;
 };
 
@@ -83,7 +111,9 @@ std::optional<TaskOp> task_op_from_string(const std::string& name);
 /// The JSON document of the format above.
 Json calibration_to_json(const Calibration& c);
 /// Validates a calibration document (ConfigError naming file and JSON pointer for
-/// unknown keys, wrong types, unknown kernel names, non-positive II or clock).
+/// unknown keys, wrong types, unknown kernel or loop names, a non-positive clock, a
+/// version other than 2, or a kernel with the old fitted "ii": the II is derived from
+/// the kernel specification, hls/include/kernel_spec.h, and the operator latencies).
 Calibration parse_calibration(const Json& doc, const std::string& file);
 /// Loads a calibration file (InputError when unreadable, ConfigError when invalid).
 Calibration load_calibration(const std::string& path);

@@ -31,6 +31,7 @@ Json DeviceSpec::to_json() const {
   j["clocks"] = {{"default_mhz", default_clock_mhz}, {"max_mhz", max_clock_mhz}};
   j["memory"] = {{"bram_read_latency", bram_read_latency},
                  {"uram_read_latency", uram_read_latency},
+                 {"write_latency", write_latency},
                  {"uram_cascade_height", uram_cascade_height}};
   Json ops = Json::object();
   for (const auto& [n, o] : float_ops) {
@@ -79,9 +80,10 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
 
   if (auto mem = root.find("memory")) {
-    mem->allow_keys({"bram_read_latency", "uram_read_latency", "uram_cascade_height"});
+    mem->allow_keys({"bram_read_latency", "uram_read_latency", "write_latency", "uram_cascade_height"});
     d.bram_read_latency = static_cast<int>(mem->get_int("bram_read_latency", 1, 1, 8));
     d.uram_read_latency = static_cast<int>(mem->get_int("uram_read_latency", 1, 1, 8));
+    d.write_latency = static_cast<int>(mem->get_int("write_latency", 1, 1, 8));
     d.uram_cascade_height = static_cast<int>(mem->get_int("uram_cascade_height", 8, 1, 64));
   }
 

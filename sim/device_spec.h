@@ -49,6 +49,10 @@ struct DeviceSpec {
   double max_clock_mhz = 500;
   int bram_read_latency = 1;  ///< cycles
   int uram_read_latency = 1;  ///< cycles
+  /// Cycles of a store into a BRAM/URAM bank (the "write" operator of the kernel
+  /// specification's chains and recurrences, hls/include/kernel_spec.h); memory
+  /// "write_latency", default 1.
+  int write_latency = 1;
   int uram_cascade_height = 8;
   std::map<std::string, FloatOpSpec> float_ops;  ///< "fadd", "fmul", "fdiv", "fexp", "fsqrt", ...
   PowerCoefficients power;
@@ -61,7 +65,8 @@ struct DeviceSpec {
   Json to_json() const;
 };
 
-/// Loads and validates a device config (ConfigError with file and JSON pointer on error).
+/// Loads and validates a device config (ConfigError with file and JSON pointer on error;
+/// memory latencies bram_read_latency, uram_read_latency, write_latency in [1, 8] cycles).
 DeviceSpec load_device_spec(const std::string& path);
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file);
 

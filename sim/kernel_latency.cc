@@ -3,94 +3,165 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include "core/errors.h"
 
 namespace ttsim {
 
-KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& device)
-    : units_(arch.units),
-      read_latency_(std::max(device.bram_read_latency, device.uram_read_latency)),
-      calibration_(arch.calibration) {
-  for (const auto& [name, spec] : device.float_ops) op_latency_[name] = spec.latency_at(arch.clock_mhz);
-  if (calibration_) {
-    for (const auto& [name, cycles] : calibration_->op_latency) op_latency_[name] = cycles;
-  }
-  // Every operator any kernel uses must be priced by the device file (the chains of
-  // kernel_form are those of kernel_loops, which do not depend on the shape); each
-  // distinct operator is looked up once.
-  const std::vector<std::string>& operators = kernel_operators();
-  std::vector<char> checked(operators.size(), 0);
-  for (int k = 0; k < kUnitKinds; ++k) {
-    for (TaskOp op : ops_of_unit(static_cast<UnitKind>(k))) {
-      for (const LoopForm& l : kernel_form(op).loops) {
-        for (int id : l.chain_ids) {
-          if (!checked[id]) device.op(operators[id]);
-          checked[id] = 1;
-        }
-      }
-    }
-  }
-  precompute();
+int ops_latency(const ttsim_spec::ChainOp* ops, int n, const OperatorLatencies& lat, int lanes) {
+  const int levels = ttsim_spec::tree_levels(lanes);
+  int sum = 0;
+  for (int i = 0; i < n; ++i) sum += lat[ops[i].op] * (ops[i].rep == ttsim_spec::kTree ? levels : 1);
+  return sum;
 }
 
-void KernelLatencyModel::precompute() {
-  // Latency of each kernel operator (-1: not priced; such kernels take the
-  // kernel_loops() path, which raises the InputError when one of their tasks is priced).
-  const std::vector<std::string>& operators = kernel_operators();
-  std::vector<int> latency(operators.size(), -1);
-  for (std::size_t id = 0; id < operators.size(); ++id) {
-    auto it = op_latency_.find(operators[id]);
-    if (it != op_latency_.end()) latency[id] = it->second;
+int recurrence_mii(const ttsim_spec::Recurrence& r, const OperatorLatencies& lat, int lanes) {
+  if (r.distance < 1) {
+    throw std::invalid_argument(std::string("recurrence through ") + r.variable + ": distance " +
+                                std::to_string(r.distance) + " < 1");
   }
-  for (int k = 0; k < kTaskOpCount; ++k) {
-    const TaskOp op = static_cast<TaskOp>(k);
-    const KernelForm& form = kernel_form(op);
-    PricedKernel& pk = priced_[k];
-    pk.cal = params(op);
-    if (pk.cal) pk.cal_overhead = std::max<std::int64_t>(0, std::llround(pk.cal->overhead));
-    if (!form.closed || form.loops.size() > static_cast<std::size_t>(kMaxPricedLoops)) continue;
-    bool resolved = true;
-    for (std::size_t i = 0; i < form.loops.size() && resolved; ++i) {
-      const LoopForm& l = form.loops[i];
-      PricedLoop& pl = pk.loops[i];
-      pl.trip = l.trip;
-      pl.recurrence = l.recurrence;
-      int chain = 0;
-      for (int id : l.chain_ids) {
-        if (latency[id] < 0) resolved = false;
-        chain += latency[id];
-      }
-      pl.base_depth = read_latency_ + chain + 1;
-      pl.has_chain = !l.chain_ids.empty();
-      if (pl.has_chain) pl.last_latency = latency[l.chain_ids.back()];
+  return static_cast<int>(ceil_div(ops_latency(r.ops, r.n_ops, lat, lanes), r.distance));
+}
+
+int resource_mii(const ttsim_spec::LoopSpec& l) {
+  int mii = 1;
+  for (int a = 0; a < l.n_access; ++a) {
+    // Sum every site of this array (first occurrence only, so each array is counted once).
+    bool seen = false;
+    for (int b = 0; b < a && !seen; ++b) seen = ttsim_spec::str_eq(l.access[b].array, l.access[a].array);
+    if (seen) continue;
+    int per_bank = 0;
+    for (int b = a; b < l.n_access; ++b) {
+      if (ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) per_bank += l.access[b].reads + l.access[b].writes;
     }
-    pk.loop_count = static_cast<int>(form.loops.size());
-    pk.fast = resolved;
+    mii = std::max(mii, static_cast<int>(ceil_div(per_bank, ttsim_spec::kBankPorts)));
   }
+  return mii;
 }
 
 namespace {
 
-/// Cycles of one loop of `trip` iterations with model depth `base_depth` and recurrence
-/// bound `need` on the II (the formula in the header; calibrated when `cal`).
-inline std::int64_t loop_cycles(int unit_ii, const KernelParams* cal, std::int64_t trip, int base_depth,
-                                std::int64_t need) {
-  if (!cal) {
-    const int ii = static_cast<int>(std::max<std::int64_t>(unit_ii, need));
-    return (trip - 1) * ii + base_depth;
-  }
-  const double ii = std::max(cal->ii, static_cast<double>(need));
-  const double depth = base_depth + cal->depth_adjust;
-  return std::max<std::int64_t>(1, std::llround(static_cast<double>(trip - 1) * ii + depth));
+/// Σ latency over ops[0..n): (kOnce part, kTree part).
+std::pair<int, int> split_latency(const ttsim_spec::ChainOp* ops, int n, const OperatorLatencies& lat) {
+  int once = 0, tree = 0;
+  for (int i = 0; i < n; ++i) (ops[i].rep == ttsim_spec::kTree ? tree : once) += lat[ops[i].op];
+  return {once, tree};
 }
 
 }  // namespace
 
-int KernelLatencyModel::op_latency(const std::string& op) const {
-  auto it = op_latency_.find(op);
-  if (it == op_latency_.end()) throw InputError("device file defines no operator \"" + op + "\"");
-  return it->second;
+LoopCost loop_cost(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat) {
+  LoopCost c;
+  std::tie(c.chain_once, c.chain_tree) = split_latency(l.chain, l.n_chain, lat);
+  c.n_rec = l.n_rec;
+  for (int r = 0; r < l.n_rec; ++r) {
+    if (l.rec[r].distance < 1) {
+      throw std::invalid_argument(std::string("recurrence through ") + l.rec[r].variable + ": distance " +
+                                  std::to_string(l.rec[r].distance) + " < 1");
+    }
+    std::tie(c.rec[r].once, c.rec[r].tree) = split_latency(l.rec[r].ops, l.rec[r].n_ops, lat);
+    c.rec[r].distance = l.rec[r].distance;
+  }
+  c.res_mii = resource_mii(l);
+  return c;
+}
+
+LoopTiming loop_timing(const LoopCost& c, int lanes) {
+  if (lanes < 1) throw std::invalid_argument("loop_timing: lanes must be >= 1");
+  const int levels = ttsim_spec::tree_levels(lanes);
+  LoopTiming t;
+  for (int r = 0; r < c.n_rec; ++r) {
+    const int latency = c.rec[r].once + levels * c.rec[r].tree;
+    t.rec_mii = std::max(t.rec_mii, static_cast<int>(ceil_div(latency, c.rec[r].distance)));
+  }
+  t.res_mii = c.res_mii;
+  t.ii = std::max(t.rec_mii, t.res_mii);
+  t.depth = std::max(1, c.chain_once + levels * c.chain_tree);
+  return t;
+}
+
+LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes) {
+  if (lanes < 1) throw std::invalid_argument("loop_timing: lanes must be >= 1");
+  return loop_timing(loop_cost(l, lat), lanes);
+}
+
+namespace {
+
+/// True when some kernel's chain or recurrence uses operator `op`.
+bool operator_used(int op) {
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    for (int i = 0; i < k.n_loops; ++i) {
+      const ttsim_spec::LoopSpec& l = k.loops[i];
+      for (int c = 0; c < l.n_chain; ++c) {
+        if (l.chain[c].op == op) return true;
+      }
+      for (int r = 0; r < l.n_rec; ++r) {
+        for (int c = 0; c < l.rec[r].n_ops; ++c) {
+          if (l.rec[r].ops[c].op == op) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& device)
+    : units_(arch.units), calibration_(arch.calibration) {
+  // Operator latencies: memory accesses from the device's memory section, float
+  // operators from float_ops at the clock; a calibration's BindNode latencies win.
+  for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
+    const std::string name = ttsim_spec::kOprNames[op];
+    int& l = lat_[op];
+    l = -1;
+    if (calibration_ && !calibration_->op_latency.empty()) {
+      auto it = calibration_->op_latency.find(name);
+      if (it != calibration_->op_latency.end()) l = it->second;
+    }
+    if (l >= 0) continue;
+    if (op == ttsim_spec::kRead) {
+      l = std::max(device.bram_read_latency, device.uram_read_latency);
+    } else if (op == ttsim_spec::kWrite) {
+      l = device.write_latency;
+    } else if (auto it = device.float_ops.find(name); it != device.float_ops.end()) {
+      l = it->second.latency_at(arch.clock_mhz);
+    } else if (operator_used(op)) {
+      device.op(name);  // InputError naming the device file and the operator
+    }
+  }
+  // Every loop of every kernel: its latencies once, then its timing on every unit kind
+  // (its lane count).
+  for (int k = 0; k < kTaskOpCount; ++k) {
+    const TaskOp op = static_cast<TaskOp>(k);
+    const ttsim_spec::KernelSpec& ks = kernel_spec(op);
+    const KernelParams* cal = params(op);
+    std::array<LoopCost, kMaxLoops> cost;
+    std::array<const double*, kMaxLoops> adjust{};
+    for (int i = 0; i < ks.n_loops; ++i) {
+      cost[i] = loop_cost(ks.loops[i], lat_);
+      if (cal) {
+        auto it = cal->depth_adjust.find(ks.loops[i].name);
+        if (it != cal->depth_adjust.end()) adjust[i] = &it->second;
+      }
+    }
+    for (int u = 0; u < kUnitKinds; ++u) {
+      const int lanes = units_[u].lanes;
+      PricedKernel& pk = priced_[u][k];
+      pk.overhead = cal ? std::max<std::int64_t>(0, std::llround(cal->overhead)) : units_[u].overhead;
+      if (lanes < 1) continue;  // task_cycles raises kernel_loops()' error
+      pk.loop_count = ks.n_loops;
+      for (int i = 0; i < ks.n_loops; ++i) {
+        PricedLoop& pl = pk.loops[i];
+        pl.spec = &ks.loops[i];
+        pl.timing = loop_timing(cost[i], lanes);
+        pl.depth = pl.timing.depth;
+        if (adjust[i]) pl.depth = static_cast<int>(std::max<long long>(1, std::llround(pl.timing.depth + *adjust[i])));
+      }
+    }
+  }
 }
 
 const KernelParams* KernelLatencyModel::params(TaskOp op) const {
@@ -99,92 +170,86 @@ const KernelParams* KernelLatencyModel::params(TaskOp op) const {
   return it == calibration_->kernels.end() ? nullptr : &it->second;
 }
 
-LoopLatency KernelLatencyModel::price(const UnitSpec& u, const KernelParams* cal, const LoopSpec& l) const {
+const KernelLatencyModel::PricedKernel& KernelLatencyModel::priced(UnitKind unit, TaskOp op) const {
+  const int u = static_cast<int>(unit), k = static_cast<int>(op);
+  if (u < 0 || u >= kUnitKinds || k < 0 || k >= kTaskOpCount) {
+    throw std::invalid_argument("kernel latency: unit " + std::to_string(u) + " / op " + std::to_string(k) +
+                                " out of range");
+  }
+  return priced_[u][k];
+}
+
+LoopLatency KernelLatencyModel::latency_of(const PricedLoop& l, std::int64_t trip) const {
   LoopLatency ll;
-  ll.name = l.name;
-  ll.trip = l.trip;
-  int chain = 0;
-  for (const std::string& f : l.chain) chain += op_latency(f);
-  ll.depth = read_latency_ + chain + 1;
-  std::int64_t need = 1;
-  if (l.recurrence_distance > 0 && !l.chain.empty()) {
-    need = ceil_div(op_latency(l.chain.back()), l.recurrence_distance);
-  }
-  ll.cycles = loop_cycles(u.ii, cal, l.trip, ll.depth, need);
-  if (!cal) {
-    ll.ii = static_cast<int>(std::max<std::int64_t>(u.ii, need));
-    return ll;
-  }
-  // Calibrated: fitted II (still bounded by the recurrence) and depth adjustment.
-  const double ii = std::max(cal->ii, static_cast<double>(need));
-  ll.ii = static_cast<int>(std::lround(ii));
-  ll.depth = static_cast<int>(std::lround(ll.depth + cal->depth_adjust));
+  ll.name = l.spec->name;
+  ll.trip = trip;
+  ll.ii = l.timing.ii;
+  ll.rec_mii = l.timing.rec_mii;
+  ll.res_mii = l.timing.res_mii;
+  ll.depth = l.depth;
+  ll.cycles = trip > 0 ? (trip - 1) * l.timing.ii + l.depth : 0;
   return ll;
 }
 
-std::int64_t KernelLatencyModel::overhead(UnitKind unit, TaskOp op) const {
-  if (const KernelParams* cal = params(op)) return std::max<std::int64_t>(0, std::llround(cal->overhead));
-  return units_[static_cast<int>(unit)].overhead;
-}
-
-std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op,
-                                                   const TaskShape& shape) const {
-  const UnitSpec& u = units_[static_cast<int>(unit)];
-  const KernelParams* cal = params(op);
+std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {
+  const PricedKernel& pk = priced(unit, op);
   std::vector<LoopLatency> out;
-  for (const LoopSpec& l : kernel_loops(op, shape, u.lanes)) out.push_back(price(u, cal, l));
+  for (const LoopSpec& l : kernel_loops(op, shape, units_[static_cast<int>(unit)].lanes)) {
+    out.push_back(latency_of(pk.loops[l.index], l.trip));
+  }
   return out;
 }
 
-std::int64_t KernelLatencyModel::task_cycles_from_loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {
-  std::int64_t c = overhead(unit, op);
-  for (const LoopLatency& l : loops(unit, op, shape)) c += l.cycles;
-  return c;
-}
-
 std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const TaskShape& s) const {
-  const int k = static_cast<int>(op);
-  const UnitSpec& u = units_[static_cast<int>(unit)];
-  if (k < 0 || k >= kTaskOpCount || !priced_[k].fast || u.lanes < 1 || s.batch < 1 || s.rows < 1 ||
-      s.inner < 1 || s.cols < 1) {
-    return task_cycles_from_loops(unit, op, s);  // also raises kernel_loops()' errors
+  const PricedKernel& pk = priced(unit, op);
+  const int lanes = units_[static_cast<int>(unit)].lanes;
+  if (lanes < 1 || s.batch < 1 || s.rows < 1 || s.inner < 1 || s.cols < 1 || s.variant < 0) {
+    kernel_loops(op, s, lanes);  // raises the error
   }
-  const PricedKernel& pk = priced_[k];
-  std::int64_t c = pk.cal ? pk.cal_overhead : u.overhead;
-  const std::int64_t tiles = ceil_div(s.cols, u.lanes);
+  std::int64_t c = pk.overhead;
+  bool ran = false;
   for (int i = 0; i < pk.loop_count; ++i) {
     const PricedLoop& l = pk.loops[i];
-    const std::int64_t rec = l.recurrence.eval(s, tiles);
-    const std::int64_t need = rec > 0 && l.has_chain ? ceil_div(l.last_latency, rec) : 1;
-    c += loop_cycles(u.ii, pk.cal, l.trip.eval(s, tiles), l.base_depth, need);
+    const std::int64_t trip =
+        ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+    if (trip <= 0) continue;
+    ran = true;
+    c += (trip - 1) * l.timing.ii + l.depth;
   }
+  if (!ran) kernel_loops(op, s, lanes);  // the variant selects no loop: raises the error
   return c;
 }
 
 std::int64_t KernelLatencyModel::cycles_for_trips(UnitKind unit, TaskOp op,
                                                   const std::vector<std::int64_t>& trips) const {
-  const UnitSpec& u = units_[static_cast<int>(unit)];
-  std::vector<LoopSpec> specs = kernel_loops(op, TaskShape{}, 1);
-  if (specs.size() != trips.size()) {
+  const PricedKernel& pk = priced(unit, op);
+  const int n = kernel_spec(op).n_loops;
+  if (static_cast<int>(trips.size()) != n) {
     throw std::invalid_argument("cycles_for_trips: " + std::to_string(trips.size()) + " trip counts for a kernel of " +
-                                std::to_string(specs.size()) + " loops");
+                                std::to_string(n) + " loops");
   }
-  std::int64_t c = overhead(unit, op);
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    specs[i].trip = trips[i];
-    specs[i].recurrence_distance = 0;
-    c += price(u, params(op), specs[i]).cycles;
+  if (units_[static_cast<int>(unit)].lanes < 1) throw std::invalid_argument("cycles_for_trips: lanes must be >= 1");
+  std::int64_t c = pk.overhead;
+  for (int i = 0; i < n; ++i) {
+    if (trips[i] < 0) throw std::invalid_argument("cycles_for_trips: negative trip count");
+    c += latency_of(pk.loops[i], trips[i]).cycles;
   }
   return c;
 }
 
-std::vector<int> KernelLatencyModel::base_depths(TaskOp op) const {
+std::vector<LoopLatency> KernelLatencyModel::loop_classes(UnitKind unit, TaskOp op) const {
+  const PricedKernel& pk = priced(unit, op);
+  if (units_[static_cast<int>(unit)].lanes < 1) throw std::invalid_argument("loop_classes: lanes must be >= 1");
+  std::vector<LoopLatency> out;
+  for (int i = 0; i < pk.loop_count; ++i) out.push_back(latency_of(pk.loops[i], 0));
+  return out;
+}
+
+std::vector<int> KernelLatencyModel::base_depths(UnitKind unit, TaskOp op) const {
+  const PricedKernel& pk = priced(unit, op);
+  if (units_[static_cast<int>(unit)].lanes < 1) throw std::invalid_argument("base_depths: lanes must be >= 1");
   std::vector<int> d;
-  for (const LoopSpec& l : kernel_loops(op, TaskShape{}, 1)) {
-    int chain = 0;
-    for (const std::string& f : l.chain) chain += op_latency(f);
-    d.push_back(read_latency_ + chain + 1);
-  }
+  for (int i = 0; i < pk.loop_count; ++i) d.push_back(pk.loops[i].timing.depth);
   return d;
 }
 

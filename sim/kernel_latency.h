@@ -1,107 +1,181 @@
 #pragma once
-// Kernel latency model: cycles a task holds its unit, computed from the kernel's loop
-// nest (hls/loop_nest.h kernel_loops), the single source of truth shared with the HLS
-// kernels. Per loop: (trip - 1) · II + depth, with
-//   depth = memory read latency + Σ latency(op) over the loop's operator chain + 1
-//   II    = max(target II of the unit, ceil(latency(last op) / recurrence_distance))
-// (operator latencies from the device file at the arch clock); per task the unit's
-// overhead cycles are added once.
-// With a calibration (ArchSpec::calibration, sim/kernel_params.h) the kernels it covers
-// use its fitted II, depth adjustment and overhead, and its operator latencies replace
-// the device's. Synthesis reports show a pipelined loop as (trip − 1)·II + depth − 1 and
-// sequential code adds FSM states; the uncalibrated formula above does not model either,
-// the calibration absorbs both (depth_adjust, overhead).
+// Kernel latency model: cycles a task holds its unit, derived from the kernel
+// specification hls/include/kernel_spec.h (through hls/loop_nest.h) and the device's
+// operator latencies at the arch clock. No initiation interval is a free parameter.
 //
-// Pricing a task allocates nothing: the model prices the closed form of each kernel's
-// loops (sim/kernel_loop_form.h, derived from kernel_loops()) with per-loop operator
-// latency sums resolved once at construction; kernels without a closed form, and
-// shapes kernel_loops() rejects, go through kernel_loops() itself.
+// Per pipelined loop l of the task's kernel that runs for its variant (trip_l > 0):
+//   RecMII_l = max over recurrences r of l: ceil(Σ latency(op on r) / distance_r)
+//              (1 when l has none; a recurrence with no operators has latency 0)
+//   ResMII_l = max over arrays a of l: ceil(accesses per iteration to one bank of a /
+//              ttsim_spec::kBankPorts), accesses to one bank = reads + writes of a's
+//              sites (a kLaneAccess or kScalarAccess site is one access per bank)
+//   II_l     = max(1, RecMII_l, ResMII_l)
+//              (lower bound of modulo scheduling: B. R. Rau, "Iterative modulo
+//              scheduling", MICRO 1994; Vitis HLS reaches it for the kernels'
+//              II = 1 pragmas when it holds, UG1399 "pipeline" / "dependence")
+//   depth_l  = max(1, Σ latency(op in chain_l))
+//   cycles_l = (trip_l − 1) · II_l + depth_l          (UG1399: pipelined loop latency)
+// and per task: Σ_l cycles_l + the unit's overhead (cycles, arch file).
+// Operator latencies: "read" = max(device BRAM, URAM read latency), "write" = the
+// device's memory write_latency, every other operator the device file's float_ops entry
+// at the arch clock (a calibration's op_latency replaces them where it has one).
+//
+// With a calibration (ArchSpec::calibration, sim/kernel_params.h) covering a kernel,
+// each of its loop classes gets the fitted depth adjustment (depth_l =
+// max(1, round(Σ latency + depth_adjust[l]))) and the task the fitted overhead; the II
+// stays the derived one. Synthesis reports show a pipelined loop as (trip − 1)·II +
+// depth − 1 and sequential code adds FSM states; the uncalibrated formula above does
+// not model either, a calibration absorbs both.
+//
+// Pricing a task allocates nothing: the II, RecMII, ResMII and depth of every loop of
+// every kernel on every unit kind (its lane count) are resolved once at construction;
+// a task only evaluates ttsim_spec::loop_trip() per loop (constexpr arithmetic).
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "hls/include/kernel_spec.h"
 #include "hls/loop_nest.h"
 #include "models/task_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
-#include "sim/kernel_loop_form.h"
 
 namespace ttsim {
 
+/// Latency (cycles) of each operator of the specification, indexed by ttsim_spec::Opr.
+using OperatorLatencies = std::array<int, ttsim_spec::kOprCount>;
+
+/// Σ latency(op) over ops[0..n), kTree operators counted tree_levels(lanes) times (cycles).
+int ops_latency(const ttsim_spec::ChainOp* ops, int n, const OperatorLatencies& lat, int lanes);
+
+/// RecMII of one recurrence: ceil(Σ latency(op on the cycle) / distance) cycles; 0 for a
+/// recurrence without operators. Throws std::invalid_argument for a distance < 1.
+int recurrence_mii(const ttsim_spec::Recurrence& r, const OperatorLatencies& lat, int lanes);
+
+/// Initiation-interval bounds and depth of one loop (cycles).
+struct LoopTiming {
+  int rec_mii = 1;  ///< max(1, max over recurrences recurrence_mii)
+  int res_mii = 1;  ///< max(1, max over arrays ceil(per-bank accesses / kBankPorts))
+  int ii = 1;       ///< max(rec_mii, res_mii)  (Rau 1994)
+  int depth = 1;    ///< max(1, Σ latency(op in chain))
+};
+
+/// ResMII of a loop from its array accesses: per array (sites naming the same array are
+/// summed) reads + writes accesses to one bank per iteration, ceil(· / kBankPorts);
+/// at least 1.
+int resource_mii(const ttsim_spec::LoopSpec& l);
+
+/// A loop's latencies resolved for given operator latencies, before the lane count is
+/// known: every path's latency as once + levels · tree, where `once` sums its kOnce
+/// operators, `tree` its kTree operators and levels = tree_levels(lanes) (cycles).
+struct LoopCost {
+  int chain_once = 0, chain_tree = 0;  ///< the chain (depth)
+  struct Rec {
+    int once = 0, tree = 0;
+    int distance = 1;
+  };
+  std::array<Rec, std::extent<decltype(ttsim_spec::LoopSpec::rec)>::value> rec{};  ///< recurrences
+  int n_rec = 0;
+  int res_mii = 1;  ///< resource_mii(l): independent of latencies and lanes
+};
+
+/// The cost of loop `l` at operator latencies `lat`. Throws std::invalid_argument for a
+/// recurrence distance < 1.
+LoopCost loop_cost(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat);
+
+/// The II bounds and depth of a loop of cost `c` on `lanes` >= 1 lanes: the formulas of
+/// this header. Throws std::invalid_argument for lanes < 1.
+LoopTiming loop_timing(const LoopCost& c, int lanes);
+
+/// The II bounds and depth of loop `l` on `lanes` lanes with operator latencies `lat`:
+/// loop_timing(loop_cost(l, lat), lanes), the functions the model prices every loop with
+/// (so recurrence_mii(r, lat, lanes) = ceil((once + levels · tree) / distance) of r).
+/// Throws std::invalid_argument for lanes < 1 or a recurrence distance < 1.
+LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes);
+
 /// Latency of one loop of a kernel.
 struct LoopLatency {
-  std::string name;
-  std::int64_t trip = 0;
-  int ii = 1;     ///< achieved initiation interval (cycles)
-  int depth = 0;  ///< pipeline depth (cycles)
-  std::int64_t cycles = 0;  ///< (trip - 1) · ii + depth
+  std::string name;          ///< kernel_spec.h loop name (loop class)
+  std::int64_t trip = 0;     ///< iterations
+  int ii = 1;                ///< initiation interval, cycles: max(rec_mii, res_mii)
+  int rec_mii = 1;           ///< recurrence bound on the II, cycles
+  int res_mii = 1;           ///< memory-port bound on the II, cycles
+  int depth = 0;             ///< pipeline depth, cycles (calibrated when the kernel is)
+  std::int64_t cycles = 0;   ///< (trip − 1) · ii + depth; 0 when trip is 0
 };
 
 /// Latency model for one (arch, device) pair. Operator latencies are resolved once at
-/// construction (InputError when the device file lacks an operator used by a chain or
-/// has no latency for the arch clock).
+/// construction: InputError when the device file lacks an operator some kernel's chain
+/// or recurrence uses (and no calibration gives it) or has no latency for the arch clock.
 class KernelLatencyModel {
  public:
   KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& device);
 
-  /// Per-loop latencies of `op` on `shape` on a unit of kind `unit`.
+  /// Per-loop latencies of `op` on `shape` on a unit of kind `unit` (its lanes): the
+  /// loops kernel_loops() runs, in specification order. Errors as kernel_loops().
   std::vector<LoopLatency> loops(UnitKind unit, TaskOp op, const TaskShape& shape) const;
-  /// Cycles of a task on its unit: Σ loops(...).cycles + overhead of the unit, computed
-  /// without building loops(). Throws std::invalid_argument like kernel_loops() for a
-  /// shape extent < 1 or a unit with lanes < 1.
+  /// Cycles of a task on its unit: Σ loops(...).cycles + overhead of the unit (or the
+  /// calibrated overhead), computed without allocating. Throws std::invalid_argument like
+  /// kernel_loops() (a shape extent < 1, a negative variant or one that selects no loop,
+  /// a unit with lanes < 1).
   std::int64_t task_cycles(UnitKind unit, TaskOp op, const TaskShape& shape) const;
   std::int64_t task_cycles(const Task& t) const { return task_cycles(t.unit, t.op, t.shape); }
-  /// Memory read latency assumed at the head of every pipeline (cycles): the larger of
-  /// the device's BRAM and URAM read latencies.
-  int read_latency() const { return read_latency_; }
-  /// Model pipeline depth (cycles) of each loop of `op`'s kernel, in kernel_loops()
-  /// order, before any calibrated depth adjustment: read latency + Σ latency(chain) + 1.
-  std::vector<int> base_depths(TaskOp op) const;
+  /// Memory read latency of the "read" operator (cycles): the larger of the device's BRAM
+  /// and URAM read latencies.
+  int read_latency() const { return lat_[ttsim_spec::kRead]; }
+  /// Latency of the "write" operator (cycles): the device's memory write_latency.
+  int write_latency() const { return lat_[ttsim_spec::kWrite]; }
+  /// The operator latencies the model prices with (cycles; -1 for an operator no kernel
+  /// uses and neither the device nor the calibration defines).
+  const OperatorLatencies& operator_latencies() const { return lat_; }
+  /// Every loop class of `op`'s kernel (all variants, specification order) on a unit of
+  /// kind `unit`: name, ii, rec_mii, res_mii and depth (calibrated when the kernel is),
+  /// trip and cycles 0.
+  std::vector<LoopLatency> loop_classes(UnitKind unit, TaskOp op) const;
+  /// Model depth (cycles) of each loop of `op`'s kernel on `unit`, all variants in
+  /// specification order, before any calibrated depth adjustment: max(1, Σ latency(chain)).
+  std::vector<int> base_depths(UnitKind unit, TaskOp op) const;
   /// True when the arch's calibration covers `op`.
   bool calibrated(TaskOp op) const;
-  /// Cycles of one invocation of `op`'s kernel on a unit of kind `unit` whose loops
-  /// (kernel_loops order) run `trips` iterations: task_cycles with the trip counts given
-  /// instead of derived from a shape, and without the recurrence bound on II (it depends
-  /// on the shape, which csynth reports do not carry). Prices csynth report samples.
-  /// Throws std::invalid_argument when trips.size() is not the kernel's loop count.
+  /// Cycles of one invocation of `op`'s kernel on a unit of kind `unit` whose loops run
+  /// `trips` iterations: `trips` has one entry per loop of the kernel in specification
+  /// order (all variants, all_kernel_loops()), 0 for a loop that does not run. Σ over
+  /// loops with trip > 0 of (trip − 1) · II + depth, plus the overhead: task_cycles with
+  /// the trip counts given instead of derived from a shape (the II and depth do not
+  /// depend on the shape). Prices csynth report samples.
+  /// Throws std::invalid_argument when trips.size() is not the kernel's loop count or a
+  /// trip is negative.
   std::int64_t cycles_for_trips(UnitKind unit, TaskOp op, const std::vector<std::int64_t>& trips) const;
 
  private:
-  int op_latency(const std::string& op) const;
-  const KernelParams* params(TaskOp op) const;
-  LoopLatency price(const UnitSpec& u, const KernelParams* cal, const LoopSpec& l) const;
-  std::int64_t overhead(UnitKind unit, TaskOp op) const;
-  /// task_cycles from loops(): the path for kernels without a precomputed form.
-  std::int64_t task_cycles_from_loops(UnitKind unit, TaskOp op, const TaskShape& shape) const;
-  void precompute();
-
-  /// Most loops a kernel may have to be priced from its precomputed form.
-  static constexpr int kMaxPricedLoops = 4;
-  /// One loop of a kernel's closed form with its operator latencies resolved.
+  /// Most loops a kernel specification holds.
+  static constexpr int kMaxLoops = static_cast<int>(std::extent<decltype(ttsim_spec::KernelSpec::loops)>::value);
+  /// One loop with its timing resolved for one unit kind.
   struct PricedLoop {
-    ShapeMonomial trip, recurrence;
-    int base_depth = 0;    ///< read latency + Σ latency(chain) + 1 (cycles)
-    int last_latency = 0;  ///< latency of the chain's last operator (cycles)
-    bool has_chain = false;
+    const ttsim_spec::LoopSpec* spec = nullptr;
+    LoopTiming timing;     ///< uncalibrated
+    int depth = 1;         ///< timing.depth with the calibrated adjustment, if any
   };
-  /// A kernel's precomputed form; `fast` false: price through kernel_loops().
+  /// A kernel on one unit kind.
   struct PricedKernel {
-    bool fast = false;
     int loop_count = 0;
-    std::array<PricedLoop, kMaxPricedLoops> loops{};
-    const KernelParams* cal = nullptr;  ///< calibration of the op, if any
-    std::int64_t cal_overhead = 0;      ///< max(0, round(cal->overhead)) when cal
+    std::array<PricedLoop, kMaxLoops> loops{};
+    std::int64_t overhead = 0;  ///< unit overhead, or max(0, round(calibrated overhead))
   };
+
+  const KernelParams* params(TaskOp op) const;
+  const PricedKernel& priced(UnitKind unit, TaskOp op) const;
+  LoopLatency latency_of(const PricedLoop& l, std::int64_t trip) const;
 
   std::array<UnitSpec, kUnitKinds> units_;
-  std::map<std::string, int> op_latency_;
-  int read_latency_ = 1;
+  OperatorLatencies lat_{};
   std::shared_ptr<const KernelCalibration> calibration_;
-  std::array<PricedKernel, kTaskOpCount> priced_{};
+  std::array<std::array<PricedKernel, kTaskOpCount>, kUnitKinds> priced_{};
 };
 
 }  // namespace ttsim

@@ -4,10 +4,13 @@
 // (sim/calibration.h, configs/calibration/*.json) fitted by `ttsim calibrate` from
 // csynth reports; this header holds only the values, so the arch can carry them.
 //
-// Calibrated latency of a task of op `op` (cycles), per loop l of kernel_loops():
-//   depth_l = read_latency + Σ latency(op in chain_l) + 1 + depth_adjust
-//   II_l    = max(ii, ceil(latency(last op of chain_l) / recurrence_distance_l))
-//   cycles  = Σ_l round((trip_l − 1) · II_l + depth_l) + round(overhead)
+// Nothing here sets an initiation interval: every loop's II is derived from the kernel
+// specification (hls/include/kernel_spec.h) and the operator latencies,
+// II = max(RecMII, ResMII) (Rau, MICRO 1994). A calibration adjusts the depth of each
+// loop class and the per-invocation overhead of each kernel (cycles), per loop l of
+// kernel_loops():
+//   depth_l = max(1, round(Σ latency(op in chain_l) + depth_adjust[name_l]))
+//   cycles  = Σ_l ((trip_l − 1) · II_l + depth_l) + max(0, round(overhead))
 // with operator latencies from `op_latency` where given, else from the device file.
 
 #include <map>
@@ -19,9 +22,10 @@ namespace ttsim {
 
 /// Fitted parameters of one kernel (one TaskOp), cycles.
 struct KernelParams {
-  double ii = 1;            ///< initiation interval of the kernel's pipelined loops
-  double depth_adjust = 0;  ///< added to the model depth of every loop (may be negative)
-  double overhead = 0;      ///< per task (invocation): FSM states, calls, straight-line code
+  /// Loop class (kernel_spec.h loop name) → cycles added to the model depth of that loop
+  /// (may be negative); a loop without an entry keeps its model depth.
+  std::map<std::string, double> depth_adjust;
+  double overhead = 0;  ///< per task (invocation): FSM states, calls, straight-line code
 };
 
 /// The calibrated values the latency model uses.

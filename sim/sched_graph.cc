@@ -75,18 +75,19 @@ namespace {
 bool same_price(const Task& a, const Task& b) {
   return a.unit == b.unit && a.op == b.op && a.shape.batch == b.shape.batch &&
          a.shape.rows == b.shape.rows && a.shape.inner == b.shape.inner &&
-         a.shape.cols == b.shape.cols;
+         a.shape.cols == b.shape.cols && a.shape.variant == b.shape.variant;
 }
 
-/// Groups the tasks of `graph` by (unit, op, shape) into sg.price_class / price_rep.
+/// Groups the tasks of `graph` by (unit, op, shape including the variant) into
+/// sg.price_class / price_rep.
 void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>;
   std::map<Key, int> cls;
   sg.price_class.assign(graph.tasks.size(), -1);
   sg.price_rep.clear();
   for (const Task& t : graph.tasks) {
     Key k{static_cast<int>(t.unit), static_cast<int>(t.op), t.shape.batch, t.shape.rows,
-          t.shape.inner, t.shape.cols};
+          t.shape.inner, t.shape.cols, t.shape.variant};
     auto it = cls.find(k);
     if (it == cls.end()) {
       it = cls.emplace(k, static_cast<int>(sg.price_rep.size())).first;
@@ -96,7 +97,7 @@ void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
   }
 }
 
-/// True when sg's latency classes group `graph`'s tasks by equal (unit, op, shape).
+/// True when sg's latency classes group `graph`'s tasks by equal (unit, op, shape, variant).
 bool price_classes_match(const SchedGraph& sg, const TaskGraph& graph) {
   const std::size_t n = graph.tasks.size();
   if (sg.price_class.size() != n) return false;

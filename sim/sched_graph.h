@@ -41,7 +41,7 @@ struct SchedGraph {
   /// Number of edges added by the policy (beyond the task graph's own).
   int policy_edges = 0;
   /// Latency class of each task (index into price_rep): tasks with the same unit, op
-  /// and shape (batch, rows, inner, cols) have the same latency under any latency
+  /// and shape (batch, rows, inner, cols, variant) have the same latency under any latency
   /// model, so update_latencies prices one representative per class. Filled by
   /// make_sched_graph / update_latencies.
   std::vector<int> price_class;
@@ -52,13 +52,14 @@ struct SchedGraph {
 std::vector<std::pair<int, int>> policy_edges(const TaskGraph& graph, const ArchSpec& arch);
 
 /// Builds the schedulable graph: latencies from `latency` (memoized per distinct
-/// (unit, op, shape)), graph deps plus policy_edges. Throws InputError for a task whose
+/// (unit, op, shape with its variant)), graph deps plus policy_edges. Throws InputError for a task whose
 /// dependency is not an earlier task.
 SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
                             const KernelLatencyModel& latency);
 
 /// Recomputes only the latencies of `sg` for another latency model (same graph and
-/// policy); for design-space sweeps over lanes, II and overheads. Prices one task per
+/// policy); for design-space sweeps over lanes, clocks, operator latencies and overheads
+/// (the II of every loop follows from them). Prices one task per
 /// latency class (SchedGraph::price_class); the classes are rebuilt when they do not
 /// match `graph`.
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "hls/reports/latency_fit.h"
+#include "hls/reports/latency_rules.h"
 
 namespace ttsim::hls {
 namespace {
@@ -68,50 +68,86 @@ std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& mod
   return model.cycles_for_trips(unit_of_op(s.op), s.op, s.trips());
 }
 
+double observed_depth(const LoopObservation& o, int model_ii) {
+  if (o.depth) return static_cast<double>(pipeline_depth_term(*o.depth, RuleSet::kHlsStates));
+  const std::int64_t ii = o.ii ? *o.ii : model_ii;
+  return static_cast<double>(o.latency - (o.trip - 1) * ii);
+}
+
 KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples, const ArchSpec& arch,
                            const DeviceSpec& device, const std::map<std::string, int>& op_latency) {
   const std::vector<std::string> reports = distinct_sources(samples);
   const std::string module = samples.empty() ? std::string("ttsim_") + to_string(op) : samples.front()->module;
-  if (reports.size() < 2) {
-    throw InputError(fmt::format("kernel {} (module {}): {} report{} ({}); the fit needs at least 2 reports of "
-                                 "the kernel at different shapes (trip counts)",
-                                 to_string(op), module, reports.size(), reports.size() == 1 ? "" : "s",
-                                 join(reports)));
+  if (samples.empty()) {
+    throw InputError(fmt::format("kernel {} (module {}): no report sample to fit", to_string(op), module));
   }
+  const UnitKind unit = unit_of_op(op);
+  // The model's derived II and depth of every loop class, with the reports' operator latencies.
   const KernelLatencyModel base(with_calibration(arch, op_latency, {}), device);
-  const std::vector<int> depth = base.base_depths(op);
-  std::vector<LatencySample> rows;
-  for (const KernelSample* s : samples) {
-    LatencySample m;
-    m.source = s->source;
-    m.trips = s->trips();
-    m.latency = static_cast<double>(s->latency);
-    for (std::size_t i = 0; i < s->loops.size(); ++i) {
-      m.latency -= depth[i];
-      LatencySample l;
-      l.source = s->source + ":" + s->loops[i].name;
-      l.trips = {s->loops[i].trip};
-      l.latency = static_cast<double>(s->loops[i].latency - depth[i]);
-      l.invocations = 0;
-      rows.push_back(l);
+  const std::vector<LoopLatency> classes = base.loop_classes(unit, op);
+  auto class_index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      if (classes[i].name == name) return i;
     }
-    rows.push_back(m);
-  }
-  KernelLatencyFit f;
-  try {
-    f = fit_kernel_latency(rows);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("kernel {} (module {}): {}", to_string(op), module, e.what()));
-  }
+    throw InputError(fmt::format("kernel {}: loop {} is not in its specification", to_string(op), name));
+  };
   KernelFitRecord r;
   r.module = module;
-  r.params = KernelParams{f.ii, f.depth, f.overhead};
+  r.lanes = arch.unit(unit).lanes;
   r.samples = static_cast<int>(samples.size());
   r.reports = reports;
+  std::map<std::string, double> depth_sum, report_depth_sum;
+  std::map<std::string, int> report_depth_n;
+  std::map<std::string, std::set<std::int64_t>> report_iis;
+  for (const KernelSample* s : samples) {
+    for (const LoopObservation& o : s->loops) {
+      if (o.trip < 1) continue;
+      const LoopLatency& c = classes[class_index(o.name)];
+      LoopFitRecord& f = r.loops[o.name];
+      f.model_ii = c.ii;
+      f.model_depth = c.depth;
+      ++f.samples;
+      depth_sum[o.name] += observed_depth(o, c.ii) - c.depth;
+      if (o.depth) {
+        report_depth_sum[o.name] += static_cast<double>(*o.depth);
+        ++report_depth_n[o.name];
+      }
+      report_iis[o.name].insert(o.ii ? *o.ii : -1);
+    }
+  }
+  if (r.loops.empty()) {
+    throw InputError(fmt::format("kernel {} (module {}): no loop with a trip count >= 1 in {}", to_string(op), module,
+                                 join(reports)));
+  }
+  for (auto& [name, f] : r.loops) {
+    r.params.depth_adjust[name] = depth_sum[name] / f.samples;
+    if (report_depth_n[name] > 0) f.report_depth = report_depth_sum[name] / report_depth_n[name];
+    const auto& iis = report_iis[name];
+    if (iis.size() == 1 && *iis.begin() > 0) f.report_ii = static_cast<int>(*iis.begin());
+  }
+  // Overhead: what the module latency holds beyond its calibrated loops.
+  {
+    KernelParams loops_only{r.params.depth_adjust, 0.0};
+    const KernelLatencyModel m(with_calibration(arch, op_latency, {{op, loops_only}}), device);
+    double sum = 0;
+    for (const KernelSample* s : samples) {
+      sum += static_cast<double>(s->latency - m.cycles_for_trips(unit, op, s->trips()));
+    }
+    r.params.overhead = sum / static_cast<double>(samples.size());
+  }
   const KernelLatencyModel fitted(with_calibration(arch, op_latency, {{op, r.params}}), device);
+  const std::vector<LoopLatency> cal = fitted.loop_classes(unit, op);
   for (const KernelSample* s : samples) {
     r.max_abs_residual_cycles = std::max(r.max_abs_residual_cycles,
                                          std::fabs(static_cast<double>(predict_sample(*s, fitted) - s->latency)));
+    for (const LoopObservation& o : s->loops) {
+      if (o.trip < 1) continue;
+      const LoopLatency& c = cal[class_index(o.name)];
+      const std::int64_t cycles = (o.trip - 1) * c.ii + c.depth;
+      LoopFitRecord& f = r.loops[o.name];
+      f.max_abs_residual_cycles =
+          std::max(f.max_abs_residual_cycles, std::fabs(static_cast<double>(cycles - o.latency)));
+    }
   }
   return r;
 }
@@ -167,7 +203,7 @@ std::vector<LooResult> leave_one_out(const KernelSampleSet& set, const ArchSpec&
   std::vector<LooResult> out;
   for (const auto& [op, samples] : by_op) {
     const std::vector<std::string> reports = distinct_sources(samples);
-    if (reports.size() < 3) continue;
+    if (reports.size() < 2) continue;
     for (const std::string& left_out : reports) {
       std::vector<const KernelSample*> rest, held;
       for (const auto* s : samples) (s->source == left_out ? held : rest).push_back(s);

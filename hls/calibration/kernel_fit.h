@@ -2,23 +2,24 @@
 // Fitting the simulator's kernel latency parameters (sim/kernel_params.h) from csynth
 // report samples, and the leave-one-out check of that fit.
 //
-// Model fitted, per kernel (TaskOp), cycles (sim/kernel_latency.h):
-//   loop l:   L_l = (trip_l − 1) · II + base_depth_l + depth_adjust
-//   module:   L   = Σ_l L_l + overhead
-// base_depth_l = read latency + Σ operator latencies of the loop's chain + 1, with the
-// operator latencies read from the reports' BindNodes where present, else the device
-// file's. Every report contributes one row per loop (the loop's reported Latency,
-// overhead column 0) and one row for the module latency, stacked in one least-squares
-// system (hls/reports/latency_fit.h, invocations 0 / 1). The loop rows are what separates
-// depth_adjust from overhead: each kernel has a fixed number of loops, so module
-// latencies alone cannot tell them apart.
-//
-// How this reconciles the simulator with real reports: HLS prints a pipelined loop as
-// (trip − 1)·II + max(depth − 1, 1) (hls/reports/latency_rules.h), so depth_adjust comes
-// out as (reported depth − model depth) − 1; the FSM states HLS adds for a sequential
-// region (one per call of an outlined _Pipeline_ loop module plus one, and each
-// _Pipeline_ module's own entry/exit states) land in overhead. The uncalibrated simulator
-// keeps the textbook (trip − 1)·II + depth and the arch's overhead.
+// The II is not fitted: every loop's II is the model's, derived from the kernel
+// specification (hls/include/kernel_spec.h) and the operator latencies,
+// II = max(RecMII, ResMII) (Rau, MICRO 1994; sim/kernel_latency.h). Fitted, per kernel
+// (TaskOp), cycles:
+//   per loop class l (kernel_spec.h loop name), over every sample holding the loop:
+//     observed depth_l = pipeline_depth_term(PipelineDepth, kHlsStates) = max(depth − 1, 1)
+//                        (hls/reports/latency_rules.h: HLS prints a pipelined loop as
+//                        (trip − 1)·II + max(depth − 1, 1)); without a PipelineDepth,
+//                        Latency − (trip − 1)·II (the reported II, else the model's)
+//     depth_adjust_l   = mean(observed depth_l) − model depth_l  (least squares)
+//   overhead = mean over samples of (module latency − Σ_l ((trip_l − 1)·II_l + depth_l
+//              + depth_adjust_l)), which holds the FSM states HLS adds around the loops
+//              (one per call of an outlined _Pipeline_ loop module plus one, and each
+//              _Pipeline_ module's own entry/exit states).
+// Operator latencies are read from the reports' BindNodes where present, else the device
+// file's; the model depth and II use them. A report whose PipelineII differs from the
+// derived II is not absorbed into the depth: its loop keeps a residual, and `ttsim
+// compare` flags it.
 
 #include <cstdint>
 #include <map>
@@ -46,10 +47,15 @@ std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>
 /// Module latency (cycles) the latency model `model` predicts for a sample's trip counts.
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model);
 
-/// Fits one kernel over `samples` (all of kernel `op`), with base depths from `base`
-/// (a model carrying the operator latencies to use). Throws InputError naming the
-/// kernel and reports when fewer than 2 reports are given or the parameters are not
-/// separable (every report at the same trip counts).
+/// Observed depth (cycles, the simulator's convention) of one reported loop: see the
+/// file comment; `model_ii` is used when the report has neither PipelineDepth nor
+/// PipelineII.
+double observed_depth(const LoopObservation& o, int model_ii);
+
+/// Fits one kernel over `samples` (all of kernel `op`): per-loop depth adjustments and
+/// the overhead (file comment), with operator latencies `op_latency` over the device's,
+/// at the lanes of `arch`'s unit for `op`. Throws InputError naming the kernel when
+/// `samples` is empty or holds no loop observation with a trip count >= 1.
 KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples,
                            const ArchSpec& arch, const DeviceSpec& device,
                            const std::map<std::string, int>& op_latency);
@@ -71,7 +77,7 @@ struct LooResult {
   double error_pct() const;               ///< (predicted − reported) / reported · 100
 };
 
-/// For every kernel with at least 3 reports: for each report, fit on the other reports
+/// For every kernel with at least 2 reports: for each report, fit on the other reports
 /// and predict the left-out one's samples. Kernels with fewer reports give no rows.
 std::vector<LooResult> leave_one_out(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
                                      const std::map<std::string, int>& op_latency);

@@ -62,12 +62,26 @@ std::optional<TaskOp> task_op_of_module(const std::string& module) {
       best_len = name.size();
     }
   }
-  return best;
+  if (best) return best;
+  // A module named after one loop of a kernel (ttsim_<loop>, e.g. ttsim_column_sum): that
+  // kernel's single-variant module.
+  for (TaskOp op : kTaskOps) {
+    for (const LoopSpec& l : all_kernel_loops(op, 1)) {
+      if (rest == l.name) return op;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::int64_t> KernelSample::trips() const {
   std::vector<std::int64_t> t;
-  for (const auto& l : loops) t.push_back(l.trip);
+  for (const LoopSpec& sp : all_kernel_loops(op, 1)) {
+    std::int64_t trip = 0;
+    for (const auto& l : loops) {
+      if (l.name == sp.name) trip = l.trip;
+    }
+    t.push_back(trip);
+  }
   return t;
 }
 
@@ -138,27 +152,34 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports)
         skip("callee " + missing_callee + " has no ModuleInformation entry");
         continue;
       }
-      // Match to the kernel's loops by label.
-      const std::vector<LoopSpec> specs = kernel_loops(*op, TaskShape{}, 1);
+      // Match to the kernel's loops by label: every pipelined loop must be a loop of the
+      // kernel's specification (any variant); the loops that run for every variant must
+      // all be there; a variant loop may be absent (a module of one variant, e.g.
+      // ttsim_add_accumulate holds only add_accumulate).
+      const std::vector<LoopSpec> specs = all_kernel_loops(*op, 1);
       std::string problem, seen_names;
       for (const auto& [l, mod] : found) {
         seen_names += (seen_names.empty() ? "" : ", ") + l->name;
         if (std::none_of(specs.begin(), specs.end(), [&](const LoopSpec& sp) { return sp.name == l->name; })) {
           problem = "pipelined loop " + l->name + " (in " + mod + ") is not a loop of the " + to_string(*op) +
-                    " kernel (hls/loop_nest.h)";
+                    " kernel (hls/include/kernel_spec.h)";
         }
       }
       std::vector<std::pair<const LoopReport*, std::string>> ordered;
       for (const LoopSpec& sp : specs) {
         auto it = std::find_if(found.begin(), found.end(), [&](auto& f) { return f.first->name == sp.name; });
         if (it == found.end()) {
-          if (problem.empty()) {
+          if (problem.empty() && sp.spec->variant < 0) {
             problem = "loop " + sp.name + " of the " + std::string(to_string(*op)) +
                       " kernel not found among its pipelined loops (" + (seen_names.empty() ? "none" : seen_names) + ")";
           }
           continue;
         }
         ordered.push_back(*it);
+      }
+      if (problem.empty() && ordered.empty()) {
+        problem = std::string("no pipelined loop of the ") + to_string(*op) + " kernel (" +
+                  (seen_names.empty() ? "none found" : "found: " + seen_names) + ")";
       }
       if (!problem.empty()) {
         skip(problem);

@@ -4,7 +4,9 @@
 // Module → kernel mapping (hls/kernels/modules.h): a module named `ttsim_<op>` is the
 // kernel of TaskOp <op> (to_string(TaskOp)); `ttsim_<op>_<suffix>` is a variant of the
 // same TaskOp (longest <op> wins: ttsim_softmax_grad → softmax_grad,
-// ttsim_add_accumulate → add). Names containing "_Pipeline_" are outlined loops, not
+// ttsim_add_accumulate → add); failing that, `ttsim_<loop>` where <loop> is a loop of a
+// kernel's specification (hls/include/kernel_spec.h) is that kernel's single-variant
+// module (ttsim_column_sum → add). Names containing "_Pipeline_" are outlined loops, not
 // kernels. Anything else (e.g. ttsim_train_step) is not a kernel.
 //
 // Gathering a kernel's loops: Vitis HLS 2021.1+ outlines each pipelined loop of module
@@ -12,7 +14,10 @@
 // tree and from those callees, found through RTLDesignHierarchy (or, without it, by
 // name in ModuleInformation); before 2021.1 from the report's top-level loop summary
 // when M is the report's top. Each loop is matched by label to the kernel's loops in
-// hls/loop_nest.h (the HLS sources use those names as loop labels).
+// the kernel specification hls/include/kernel_spec.h (hls/loop_nest.h all_kernel_loops;
+// the HLS sources use those names as loop labels): every pipelined loop found must be one
+// of them, the loops that run for every variant must all be present, and a
+// variant-specific loop may be absent (a module of one variant).
 //
 // Bounds: exact values give one sample (the worst case); when trip counts and
 // latencies are ranges (LOOP_TRIPCOUNT min/max on runtime extents) the report gives two:
@@ -34,7 +39,7 @@ std::optional<TaskOp> task_op_of_module(const std::string& module);
 
 /// One loop of a kernel in one report, at one bound.
 struct LoopObservation {
-  std::string name;           ///< loop label (= LoopSpec name)
+  std::string name;           ///< loop label (= kernel_spec.h loop name, the loop class)
   std::string rtl_module;     ///< module that holds it (the kernel or its _Pipeline_ callee)
   std::int64_t trip = 0;      ///< iterations
   std::int64_t latency = 0;   ///< reported loop latency, cycles
@@ -49,13 +54,15 @@ struct KernelSample {
   std::string bound;          ///< "worst" or "best"
   std::int64_t latency = 0;   ///< module latency at that bound, cycles
   Count latency_best, latency_worst;  ///< as reported
-  /// Loops in hls/loop_nest.h kernel_loops() order.
+  /// The loops the module holds, in specification order (a subset of all_kernel_loops()).
   std::vector<LoopObservation> loops;
   Resources resources;        ///< the module's (with its callees) as reported
   std::string tool_version, part;
   std::optional<double> target_clock_ns;
   std::vector<BindNode> op_binds;  ///< operator BindNodes of the module and its callees
-  /// trips of `loops`, in order.
+  /// One trip count per loop of the kernel's specification (all_kernel_loops(op) order,
+  /// every variant): the observed loop's trip, 0 for a loop the module does not hold.
+  /// The argument KernelLatencyModel::cycles_for_trips takes.
   std::vector<std::int64_t> trips() const;
 };
 
@@ -74,7 +81,8 @@ struct KernelSampleSet {
 
 /// Samples of every kernel module in `reports`. A module reported by several files of
 /// one folder (csynth.xml and <m>_csynth.xml) counts once (the first file by path).
-/// Modules with unknown latency, missing or foreign loops are listed in `skipped`.
+/// Modules with unknown latency, no loop of the kernel, a missing loop common to every
+/// variant or a foreign loop are listed in `skipped`.
 KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports);
 
 }  // namespace ttsim::hls

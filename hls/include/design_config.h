@@ -16,7 +16,6 @@
 //  Lanes (UNROLL factor of each kernel's pipelined body, >= 1)
 //                 kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes
-//  II targets     kContractII, kRowII (softmax, LayerNorm, GELU, add, loss), kSgdII
 //  Capacities     kParamWords, kActWords, kScratchWords (FP32 words of the on-chip
 //                 parameter (= gradient) arena, saved-activation arena and temporary
 //                 arena of the top function; equal to ttsim_hls::Layout totals for
@@ -69,10 +68,6 @@ constexpr int kGeluLanes = 4;
 constexpr int kAddLanes = 4;
 constexpr int kLossLanes = 4;
 constexpr int kSgdLanes = 8;
-
-constexpr int kContractII = 1;
-constexpr int kRowII = 1;
-constexpr int kSgdII = 1;
 
 constexpr int kParamWords = 301281;
 constexpr int kActWords = 1130138;

@@ -1,5 +1,6 @@
 #include "hls/reports/latency_rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +37,14 @@ std::optional<std::int64_t> call_latency(const std::string& instance,
 
 }  // namespace
 
+std::int64_t pipeline_depth_term(std::int64_t depth, RuleSet rules) {
+  return rules == RuleSet::kHlsStates ? std::max<std::int64_t>(depth - 1, 1) : depth;
+}
+
+std::int64_t pipelined_loop_latency(std::int64_t trip, std::int64_t ii, std::int64_t depth, RuleSet rules) {
+  return (trip - 1) * ii + pipeline_depth_term(depth, rules);
+}
+
 std::optional<std::int64_t> rule_loop_latency(const LoopReport& loop, RuleSet rules,
                                               const std::vector<ModuleReport>& modules,
                                               const Callees& callees) {
@@ -46,8 +55,7 @@ std::optional<std::int64_t> rule_loop_latency(const LoopReport& loop, RuleSet ru
     auto ii = exact(loop.pipeline_ii);
     auto depth = exact(loop.pipeline_depth);
     if (!ii || !depth) return std::nullopt;
-    const std::int64_t d = hls ? std::max<std::int64_t>(*depth - 1, 1) : *depth;
-    return (*trip - 1) * *ii + d;
+    return pipelined_loop_latency(*trip, *ii, *depth, rules);
   }
   // Sequential loop: compose the body from nested loops and calls, or read a leaf body.
   // A leaf body (no nested loop) is straight-line code, possibly with calls: its length

@@ -31,6 +31,18 @@ enum class RuleSet {
   kHlsStates,  ///< textbook + HLS conventions: depth − 1 overlap, n + 1 FSM states
 };
 
+/// The part of a pipelined loop's latency (cycles) that its pipeline depth contributes
+/// beyond (trip − 1) · II: `depth` under kTextbook, max(depth − 1, 1) under kHlsStates
+/// (the last stage overlaps the exit test; seen in every report of
+/// shared/data/hls_reports). The calibration (hls/calibration/kernel_fit.h) converts a
+/// reported PipelineDepth to the simulator's depth with it.
+std::int64_t pipeline_depth_term(std::int64_t depth, RuleSet rules);
+
+/// Latency (cycles) of a pipelined loop of `trip` >= 1 iterations at initiation interval
+/// `ii` and pipeline depth `depth`: (trip − 1) · ii + pipeline_depth_term(depth, rules)
+/// (UG1399 "pipelined loop latency"; II >= max(RecMII, ResMII), Rau 1994).
+std::int64_t pipelined_loop_latency(std::int64_t trip, std::int64_t ii, std::int64_t depth, RuleSet rules);
+
 /// Latency of one loop by the rules, or std::nullopt when its data is incomplete
 /// (a trip count, II, depth or leaf iteration latency unknown or a range), or when a
 /// call inside it (InstanceList) has no known latency in `modules`.

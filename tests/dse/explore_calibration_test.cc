@@ -37,8 +37,7 @@ Calibration calibration(const std::string& file, const std::string& part, double
   c.reports = {"synthetic/csynth.xml"};
   KernelFitRecord k;
   k.module = "ttsim_contraction";
-  k.params.ii = 1;
-  k.params.depth_adjust = 0;
+  k.lanes = 64;
   k.params.overhead = 400;  // far above the arch file's 16: visible in every point's cycles
   k.samples = 2;
   k.reports = c.reports;

@@ -19,21 +19,60 @@ TEST(ArchSpec, PaperPresetLoadsAndRoundTrips) {
   EXPECT_EQ(b.to_json(), a.to_json());
 }
 
-TEST(ArchSpec, PresetsUseDspInsideTheReferenceBand) {
+TEST(ArchSpec, PresetsFitTheDeviceDspsAboveTheReferenceLowerBound) {
+  // The reference design reports roughly 40-67 % DSP use. With the kernel
+  // specification's chains the presets' lane counts use 75 % (the contraction's column
+  // form has fmul + fadd + the alpha fmul per lane: 8 DSPs instead of the 5 of a bare
+  // MAC), above that band but inside the device.
   const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
   for (const char* f : {"configs/arch/u50_paper.json", "configs/arch/u50_tt_sequential.json",
                         "configs/arch/u50_mm_baseline.json"}) {
     const ArchSpec a = load_arch_spec(f);
     const double share = static_cast<double>(arch_dsp(a, u50)) / u50.dsp;
     EXPECT_GE(share, 0.40) << f;
-    EXPECT_LE(share, 0.67) << f;
+    EXPECT_LE(share, 0.80) << f;
+    EXPECT_LE(arch_dsp(a, u50), u50.dsp) << f;
   }
 }
 
-TEST(ArchSpec, DspPerLaneComesFromTheDeviceOperators) {
+TEST(ArchSpec, DspPerLaneComesFromTheSpecificationChains) {
   const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
-  EXPECT_EQ(dsp_per_lane(UnitKind::kContraction, u50), u50.op("fmul").dsp + u50.op("fadd").dsp);
-  EXPECT_EQ(dsp_per_lane(UnitKind::kElementwise, u50), u50.op("fadd").dsp);
+  const int fadd = u50.op("fadd").dsp, fmul = u50.op("fmul").dsp, fexp = u50.op("fexp").dsp;
+  // Contraction: the most expensive form, contract_column (fmul, fadd, alpha fmul per
+  // lane); contract_dot has fmul + one adder-tree fadd per lane (L − 1 ≈ L, not
+  // tree_levels · L), its accumulation after the tree is per slot; contract_scalar has no
+  // lane access (0 per lane).
+  EXPECT_EQ(dsp_per_lane(UnitKind::kContraction, u50), 2 * fmul + fadd);
+  // Add: the most expensive variant, column_sum (two fadds per lane).
+  EXPECT_EQ(dsp_per_lane(UnitKind::kElementwise, u50), 2 * fadd);
+  // Softmax: max (fcmp tree, no DSP) + exp_sum (fadd, fexp, tree fadd; the fadd and fdiv
+  // after the tree are per row) + normalize (fmul); the gradient kernel is cheaper.
+  EXPECT_EQ(dsp_per_lane(UnitKind::kSoftmax, u50), fadd + fexp + fadd + fmul);
+  EXPECT_EQ(dsp_per_lane(UnitKind::kUpdate, u50), fmul + fadd);
+}
+
+TEST(ArchSpec, AnIiKeyIsRefusedAtItsPointer) {
+  for (const char* pointer : {"/contraction", "/nonlinear/softmax", "/nonlinear/update"}) {
+    Json j = load_json_file("configs/arch/u50_paper.json");
+    j[Json::json_pointer(pointer)]["ii"] = 1;
+    try {
+      parse_arch_spec(j, "a.json");
+      FAIL() << "an \"ii\" key was accepted at " << pointer;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), "a.json");
+      EXPECT_EQ(e.pointer(), std::string(pointer) + "/ii");
+      EXPECT_NE(e.expected().find("hls/include/kernel_spec.h"), std::string::npos) << e.what();
+      EXPECT_NE(e.expected().find("derived"), std::string::npos) << e.what();
+      EXPECT_NE(e.expected().find("operator latencies"), std::string::npos) << e.what();
+    }
+  }
+  // The shipped arch files have none, and the resolved spec writes none back.
+  for (const char* f : {"configs/arch/u50_paper.json", "configs/arch/u50_tt_sequential.json",
+                        "configs/arch/u50_mm_baseline.json"}) {
+    const Json j = load_arch_spec(f).to_json();
+    EXPECT_FALSE(j["contraction"].contains("ii")) << f;
+    for (const auto& [name, unit] : j["nonlinear"].items()) EXPECT_FALSE(unit.contains("ii")) << f << " " << name;
+  }
 }
 
 Json paper_json() {

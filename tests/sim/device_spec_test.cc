@@ -105,6 +105,8 @@ TEST(DeviceSpecLoader, NumberOutOfRange) {
                "/clocks/default_mhz", "a number in [1, 500]", "number 600");
   expect_error("range_read_latency.json", op("replace", "/memory/bram_read_latency", 0),
                "/memory/bram_read_latency", "an integer in [1, 8]", "number 0");
+  expect_error("range_write_latency.json", op("add", "/memory/write_latency", 9), "/memory/write_latency",
+               "an integer in [1, 8]", "number 9");
   expect_error("range_slrs.json", op("replace", "/slrs", 17), "/slrs", "an integer in [1, 16]",
                "number 17");
   expect_error("range_lut.json", op("replace", "/resources/lut", 0), "/resources/lut",
@@ -122,6 +124,12 @@ TEST(DeviceSpecLoader, OperatorLatencyTable) {
                "number 400");
   expect_error("missing_fmul.json", op("remove", "/float_ops/fmul"), "/float_ops",
                "operator \"fmul\"", "no such key");
+}
+
+TEST(DeviceSpecLoader, WriteLatencyDefaultsToOneCycle) {
+  EXPECT_EQ(load_device_spec(write_doc("no_write.json", base_doc().dump())).write_latency, 1);
+  const std::string path = write_doc("write3.json", base_doc().patch(op("add", "/memory/write_latency", 3)).dump());
+  EXPECT_EQ(load_device_spec(path).write_latency, 3);
 }
 
 TEST(DeviceSpecLoader, MissingRequiredKey) {
@@ -184,6 +192,12 @@ TEST(DeviceSpecRoundTrip, EveryShippedFpgaConfigRoundTripsThroughToJson) {
     EXPECT_EQ(e.uram288, d.uram288);
     EXPECT_EQ(e.dsp, d.dsp);
     EXPECT_EQ(e.part, d.part);
+    EXPECT_EQ(e.write_latency, d.write_latency);
+    // Every operator of the kernel specification's chains (kernel_spec.h kOprNames
+    // besides the memory accesses read / write) is defined.
+    for (const char* needed : {"fadd", "fmul", "fdiv", "fexp", "flog", "fsqrt", "fcmp"}) {
+      EXPECT_NO_THROW(d.op(needed)) << needed;
+    }
     EXPECT_EQ(e.float_ops.size(), d.float_ops.size());
     for (const auto& [name, o] : d.float_ops) {
       EXPECT_EQ(e.op(name).latency_by_clock, o.latency_by_clock) << name;

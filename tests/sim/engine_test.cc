@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "hls/loop_nest.h"
@@ -80,18 +81,23 @@ struct EngineTest : ::testing::Test {
 
 TEST_F(EngineTest, KernelLatencyIsTheLoopNestFormula) {
   const KernelLatencyModel lat(arch, u50);
-  const TaskShape s{1, 32, 768, 12};
   const int fmul = u50.op("fmul").latency_at(100), fadd = u50.op("fadd").latency_at(100);
-  const std::int64_t trip = 32 * 768 * ceil_div(12, 64);
-  const std::int64_t depth = u50.bram_read_latency + fmul + fadd + 1;
+  const int read = std::max(u50.bram_read_latency, u50.uram_read_latency), write = u50.write_latency;
+  // Column form (variant 0) on 64 lanes: kAccSlots (16) output slots interleaved, so the
+  // fadd recurrence is at distance 16 and the II is 1; trip = ceil(rows · tiles / 16) · 16 · inner.
+  const TaskShape s{1, 32, 768, 12};
+  const std::int64_t trip = ceil_div(32 * ceil_div(12, 64), 16) * 16 * 768;
+  const std::int64_t depth = read + fmul + fadd + fmul + write;
   EXPECT_EQ(lat.task_cycles(UnitKind::kContraction, TaskOp::kContraction, s),
             (trip - 1) * 1 + depth + arch.unit(UnitKind::kContraction).overhead);
-  // One output row of one column tile: the fadd recurrence limits II to its latency.
-  const TaskShape row{1, 1, 768, 26};
-  const auto loops = lat.loops(UnitKind::kContraction, TaskOp::kContraction, row);
+  // Dot form: the lanes' products summed by an adder tree of log2(64) = 6 fadd levels.
+  const TaskShape dot{1, 1, 768, 26, ttsim_spec::kContractDot};
+  const auto loops = lat.loops(UnitKind::kContraction, TaskOp::kContraction, dot);
   ASSERT_EQ(loops.size(), 1u);
-  EXPECT_EQ(loops[0].ii, fadd);
-  EXPECT_EQ(loops[0].trip, total_trips(TaskOp::kContraction, row, 64));
+  EXPECT_EQ(loops[0].name, "contract_dot");
+  EXPECT_EQ(loops[0].ii, 1);
+  EXPECT_EQ(loops[0].depth, read + fmul + 6 * fadd + fadd + fmul + write);
+  EXPECT_EQ(loops[0].trip, total_trips(TaskOp::kContraction, dot, 64));
 }
 
 TEST_F(EngineTest, SystemCEqualsAnalyticOnRandomGraphs) {

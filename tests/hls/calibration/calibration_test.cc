@@ -5,6 +5,7 @@
 // Every csynth / Vivado report here is written by tests/hls/calibration/
 // synthetic_reports.h from known parameters: no real report of the ttsim kernels exists.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "sim/calibration.h"
+#include "sim/kernel_latency.h"
 #include "sim/step_sim.h"
 #include "tests/hls/calibration/synthetic_reports.h"
 
@@ -61,10 +63,13 @@ TEST(KernelSamples, GathersLoopsFromPipelineCallees) {
   int contraction = 0, softmax = 0, layernorm = 0;
   for (const auto& s : set.samples) {
     (s.op == TaskOp::kContraction ? contraction : s.op == TaskOp::kSoftmax ? softmax : layernorm)++;
-    ASSERT_EQ(s.loops.size(), kernel_loops(s.op, TaskShape{}, 1).size());
+    const auto spec = all_kernel_loops(s.op, 1);
+    ASSERT_EQ(s.loops.size(), spec.size());  // every report holds every loop of its kernel
+    ASSERT_EQ(s.trips().size(), spec.size());
     for (std::size_t i = 0; i < s.loops.size(); ++i) {
-      EXPECT_EQ(s.loops[i].name, kernel_loops(s.op, TaskShape{}, 1)[i].name);
+      EXPECT_EQ(s.loops[i].name, spec[i].name);
       EXPECT_EQ(s.loops[i].rtl_module, s.module + "_Pipeline_" + s.loops[i].name);
+      EXPECT_TRUE(s.loops[i].ii && s.loops[i].depth);
     }
   }
   EXPECT_EQ(contraction, 4);
@@ -72,30 +77,101 @@ TEST(KernelSamples, GathersLoopsFromPipelineCallees) {
   EXPECT_EQ(layernorm, 3);
   const auto best = std::find_if(set.samples.begin(), set.samples.end(), [](auto& s) { return s.bound == "best"; });
   ASSERT_NE(best, set.samples.end());
-  EXPECT_EQ(best->trips(), (std::vector<std::int64_t>{32, 32, 32}));
+  // Softmax of 32 rows of 32 on 16 lanes: ceil(32/16)·16·2 for the slot-interleaved
+  // passes, 32·2 for normalize.
+  EXPECT_EQ(best->trips(), (std::vector<std::int64_t>{64, 64, 64}));
   EXPECT_EQ(best->latency, *best->latency_best.min);
   EXPECT_FALSE(best->op_binds.empty());
+}
+
+TEST(KernelSamples, AModuleOfOneVariantHoldsOnlyItsLoop) {
+  const std::string dir = tmp("variant");
+  const SyntheticTruth truth;
+  testing::SyntheticKernel k;
+  k.module = "ttsim_column_sum";
+  k.op = TaskOp::kAdd;
+  k.lanes = 16;
+  k.trips = {0, 0, 480};
+  k.iis = {1, 1, 1};
+  k.depths = {9, 9, 12};
+  testing::write_kernel_report(dir + "/csynth.xml", k);
+  const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  ASSERT_EQ(set.samples.size(), 1u) << (set.skipped.empty() ? "" : set.skipped[0].reason);
+  EXPECT_EQ(set.samples[0].op, TaskOp::kAdd);
+  ASSERT_EQ(set.samples[0].loops.size(), 1u);
+  EXPECT_EQ(set.samples[0].loops[0].name, "column_sum");
+  EXPECT_EQ(set.samples[0].trips(), (std::vector<std::int64_t>{0, 0, 480}));
+  // A softmax module without its (every-variant) normalize loop is skipped, naming it.
+  const std::string bad = tmp("missing_loop");
+  testing::SyntheticKernel m;
+  m.module = "ttsim_softmax";
+  m.op = TaskOp::kSoftmax;
+  m.lanes = 16;
+  m.trips = {64, 64, 0};
+  m.iis = {1, 1, 1};
+  m.depths = {9, 9, 9};
+  testing::write_kernel_report(bad + "/csynth.xml", m);
+  const KernelSampleSet skipped = collect_kernel_samples(read_reports(bad).csynth);
+  EXPECT_TRUE(skipped.samples.empty());
+  ASSERT_EQ(skipped.skipped.size(), 1u);
+  EXPECT_NE(skipped.skipped[0].reason.find("softmax_normalize"), std::string::npos) << skipped.skipped[0].reason;
+}
+
+/// Calibrated cycles of every loop of every sample vs the report, and of the module.
+void expect_round_trip(const KernelSampleSet& set, const Calibration& c, double tolerance_pct) {
+  ArchSpec a = paper();
+  DeviceSpec d = u50();
+  apply_calibration(c, a, d);
+  const KernelLatencyModel m(a, d);
+  int loops = 0;
+  for (const auto& s : set.samples) {
+    const std::vector<LoopLatency> classes = m.loop_classes(unit_of_op(s.op), s.op);
+    for (const auto& o : s.loops) {
+      const auto it = std::find_if(classes.begin(), classes.end(), [&](auto& l) { return l.name == o.name; });
+      ASSERT_NE(it, classes.end()) << o.name;
+      const double cycles = static_cast<double>((o.trip - 1) * it->ii + it->depth);
+      EXPECT_LE(std::fabs(cycles - o.latency), tolerance_pct / 100 * o.latency)
+          << s.source << " " << s.bound << " " << o.name << ": " << cycles << " vs " << o.latency;
+      ++loops;
+    }
+    const double module = static_cast<double>(predict_sample(s, m));
+    EXPECT_LE(std::fabs(module - s.latency), tolerance_pct / 100 * s.latency) << s.source << " " << s.bound;
+  }
+  EXPECT_GT(loops, 30);
 }
 
 void expect_fit(const Calibration& c, const SyntheticTruth& truth) {
   ASSERT_EQ(c.kernels.size(), 3u);
   for (const auto& [op, k] : c.kernels) {
-    const int loops = static_cast<int>(kernel_loops(op, TaskShape{}, 1).size());
-    EXPECT_NEAR(k.params.ii, truth.ii, 0.01 * truth.ii) << to_string(op);
-    EXPECT_NEAR(k.params.depth_adjust, truth.extra_depth - 1, 0.01 * (truth.extra_depth - 1)) << to_string(op);
-    EXPECT_NEAR(k.params.overhead, SyntheticTruth::overhead(loops), 0.01 * SyntheticTruth::overhead(loops))
-        << to_string(op);
-    EXPECT_LT(k.max_abs_residual_cycles, 1.0) << to_string(op);
+    const auto spec = all_kernel_loops(op, 1);
+    const int loops = static_cast<int>(spec.size());
+    EXPECT_EQ(k.lanes, truth.lanes.at(op)) << to_string(op);
+    ASSERT_EQ(k.loops.size(), spec.size()) << to_string(op);
+    const std::vector<int> iis = truth.iis(op);
+    for (std::size_t i = 0; i < spec.size(); ++i) {
+      const LoopFitRecord& l = k.loops.at(spec[i].name);
+      EXPECT_NEAR(k.params.depth_adjust.at(spec[i].name), truth.extra_depth - 1, 1e-9) << spec[i].name;
+      ASSERT_TRUE(l.report_ii) << spec[i].name;
+      EXPECT_EQ(*l.report_ii, iis[i]) << spec[i].name;
+      EXPECT_EQ(l.model_ii, iis[i] - truth.extra_ii) << spec[i].name;
+      EXPECT_EQ(*l.report_depth, l.model_depth + truth.extra_depth) << spec[i].name;
+      if (truth.extra_ii == 0) EXPECT_LT(l.max_abs_residual_cycles, 1e-9) << spec[i].name;
+    }
+    if (truth.extra_ii == 0) {
+      EXPECT_NEAR(k.params.overhead, SyntheticTruth::overhead(loops), 1e-9) << to_string(op);
+      EXPECT_LT(k.max_abs_residual_cycles, 1.0) << to_string(op);
+    }
   }
   // Every operator of the written kernels' chains was read from the BindNodes.
-  EXPECT_EQ(c.op_latency.size(), 4u);  // fadd, fmul, fcmp, fexp (fdiv is in no written kernel)
+  EXPECT_EQ(c.op_latency.size(), 6u);  // fadd, fmul, fcmp, fexp, fdiv, fsqrt (flog is in no written kernel)
   for (const auto& [op, cycles] : c.op_latency) EXPECT_EQ(cycles, truth.bind_latency.at(op)) << op;
 }
 
 TEST(KernelFit, RecoversKnownParameters) {
   const std::string dir = tmp("fit");
   testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
-  const Calibration c = fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
+  const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  const Calibration c = fit_calibration(set, paper(), u50(), "m");
   expect_fit(c, SyntheticTruth{});
   EXPECT_EQ(c.part, "xcu50-fsvh2104-2-e");
   EXPECT_DOUBLE_EQ(c.target_clock_ns, 10.0);
@@ -105,31 +181,45 @@ TEST(KernelFit, RecoversKnownParameters) {
   EXPECT_EQ(c.kernels.at(TaskOp::kSoftmax).samples, 5);
 }
 
-TEST(KernelFit, RecoversOtherParameters) {
+TEST(KernelFit, ReportsWrittenFromTheSpecificationRoundTripEveryLoopWithinOnePercent) {
+  // Default truth, and one where fadd (20 cycles) exceeds the kAccSlots interleave: the
+  // derived II of every accumulating loop is 2, the reports carry it, the fit keeps it.
+  SyntheticTruth slow;
+  slow.bind_latency["fadd"] = 20;
+  slow.extra_depth = 7;
+  ASSERT_EQ(slow.iis(TaskOp::kContraction)[0], 2);
+  for (const SyntheticTruth& t : {SyntheticTruth{}, slow}) {
+    const std::string dir = tmp("roundtrip");
+    testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0, t);
+    const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+    const Calibration c = fit_calibration(set, paper(), u50(), "m");
+    expect_fit(c, t);
+    expect_round_trip(set, c, 1.0);
+  }
+}
+
+TEST(KernelFit, AReportIiAboveTheDerivedIiIsKeptApart) {
   SyntheticTruth t;
-  t.ii = 2;
-  t.extra_depth = 7;
-  t.bind_latency["fadd"] = 6;
-  const std::string dir = tmp("fit2");
+  t.extra_ii = 1;  // Vitis scheduled every loop one cycle slower than the specification allows
+  const std::string dir = tmp("fit_ii");
   testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0, t);
-  expect_fit(fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m"), t);
+  const Calibration c = fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
+  expect_fit(c, t);  // depths from PipelineDepth still recovered; the II is not fitted
+  for (const auto& [op, k] : c.kernels) {
+    for (const auto& [name, l] : k.loops) {
+      EXPECT_NE(*l.report_ii, l.model_ii) << name;
+      EXPECT_GT(l.max_abs_residual_cycles, 10) << name;  // (trip − 1) cycles unexplained
+    }
+  }
 }
 
 TEST(KernelFit, ErrorsNameTheProblem) {
-  const std::string dir = tmp("few");
-  testing::SyntheticKernel k;
-  k.module = "ttsim_contraction";
-  k.trips = {4096};
-  k.depths = {9};
-  testing::write_kernel_report(dir + "/csynth.xml", k);
-  try {
-    fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
-    FAIL() << "one report fitted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("at least 2 reports"), std::string::npos) << e.what();
-  }
   const std::string other = tmp("nomap");
+  testing::SyntheticKernel k;
   k.module = "md_kernel";
+  k.trips = {4096, 0, 0};
+  k.iis = {1, 1, 1};
+  k.depths = {9, 9, 9};
   testing::write_kernel_report(other + "/csynth.xml", k);
   try {
     fit_calibration(collect_kernel_samples(read_reports(other).csynth), paper(), u50(), "m");
@@ -147,6 +237,7 @@ TEST(KernelFit, ErrorsNameTheProblem) {
     EXPECT_NE(std::string(e.what()).find("xcu280-fsvh2892-2L-e"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("xcu50-fsvh2104-2-e"), std::string::npos) << e.what();
   }
+  EXPECT_THROW(fit_kernel(TaskOp::kGelu, {}, paper(), u50(), {}), InputError);
 }
 
 TEST(CalibrationFile, RoundTripsAndValidates) {
@@ -160,7 +251,9 @@ TEST(CalibrationFile, RoundTripsAndValidates) {
   write_calibration(dir + "/c.json", c);
   const Calibration back = load_calibration(dir + "/c.json");
   EXPECT_EQ(calibration_to_json(back), calibration_to_json(c));
+  EXPECT_EQ(back.kernels.at(TaskOp::kSoftmax).params.depth_adjust, c.kernels.at(TaskOp::kSoftmax).params.depth_adjust);
   Json doc = calibration_to_json(c);
+  EXPECT_EQ(doc["version"], 2);
   doc["kernels"]["softmax"]["iii"] = 1;
   EXPECT_THROW(parse_calibration(doc, "x.json"), ConfigError);
   doc = calibration_to_json(c);
@@ -170,6 +263,42 @@ TEST(CalibrationFile, RoundTripsAndValidates) {
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.pointer(), "/kernels/convolution");
+  }
+  doc = calibration_to_json(c);
+  doc["kernels"]["softmax"]["loops"]["contract_column"] = doc["kernels"]["softmax"]["loops"]["softmax_max"];
+  try {
+    parse_calibration(doc, "x.json");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/kernels/softmax/loops/contract_column");
+  }
+}
+
+TEST(CalibrationFile, OldFilesWithAFittedIiAreRefused) {
+  const std::string dir = tmp("old");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const Calibration c = fit_calibration(collect_kernel_samples(read_reports(dir).csynth), paper(), u50(), "m");
+  // A version-1 file (a flat "ii" per kernel).
+  Json v1 = calibration_to_json(c);
+  v1["version"] = 1;
+  v1["kernels"]["softmax"]["ii"] = 1.0;
+  try {
+    parse_calibration(v1, "v1.json");
+    FAIL() << "a version 1 calibration was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/version");
+    EXPECT_NE(e.expected().find("flat II"), std::string::npos) << e.what();
+    EXPECT_NE(e.expected().find("hls/include/kernel_spec.h"), std::string::npos) << e.what();
+  }
+  // An "ii" in a version-2 document.
+  Json v2 = calibration_to_json(c);
+  v2["kernels"]["softmax"]["ii"] = 1.0;
+  try {
+    parse_calibration(v2, "v2.json");
+    FAIL() << "an ii key was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/kernels/softmax/ii");
+    EXPECT_NE(e.expected().find("derived from the kernel specification"), std::string::npos) << e.what();
   }
 }
 
@@ -202,27 +331,32 @@ TEST(CalibrationFile, RefusesAnotherPartOrClock) {
   EXPECT_NE(a.calibration, nullptr);
 }
 
-// Cycles of a task by the calibrated formula, computed here from the loop nest, the
-// known operator latencies and the fitted parameters (not through KernelLatencyModel).
-// Kernels the calibration does not cover keep the unit's II and overhead but use the
-// calibration's operator latencies too.
-std::int64_t expected_cycles(const Task& t, const ArchSpec& arch, const DeviceSpec& device, const Calibration& c,
-                             int read_latency) {
-  auto lat = [&](const std::string& f) {
-    return c.op_latency.count(f) ? c.op_latency.at(f) : device.op(f).latency_at(arch.clock_mhz);
+// Cycles of a task by the calibrated formula, computed here from the loop nest (names,
+// recurrences, accesses), the known operator latencies and the fitted parameters (not
+// through KernelLatencyModel). Kernels the calibration does not cover keep the unit's
+// overhead and their model depths but use the calibration's operator latencies too.
+std::int64_t expected_cycles(const Task& t, const ArchSpec& arch, const DeviceSpec& device, const Calibration& c) {
+  auto lat = [&](const std::string& f) -> std::int64_t {
+    if (c.op_latency.count(f)) return c.op_latency.at(f);
+    if (f == "read") return std::max(device.bram_read_latency, device.uram_read_latency);
+    if (f == "write") return device.write_latency;
+    return device.op(f).latency_at(arch.clock_mhz);
   };
   const UnitSpec& u = arch.unit(t.unit);
   const bool cal = c.kernels.count(t.op) > 0;
-  const KernelParams p = cal ? c.kernels.at(t.op).params : KernelParams{static_cast<double>(u.ii), 0, 0};
-  std::int64_t cycles = cal ? std::llround(p.overhead) : u.overhead;
-  for (const LoopSpec& l : kernel_loops(t.op, t.shape, arch.unit(t.unit).lanes)) {
-    int chain = 0;
-    for (const auto& f : l.chain) chain += lat(f);
-    double ii = p.ii;
-    if (l.recurrence_distance > 0) {
-      ii = std::max(ii, static_cast<double>(ceil_div(lat(l.chain.back()), l.recurrence_distance)));
+  const KernelParams p = cal ? c.kernels.at(t.op).params : KernelParams{};
+  std::int64_t cycles = cal ? std::max<std::int64_t>(0, std::llround(p.overhead)) : u.overhead;
+  for (const LoopSpec& l : kernel_loops(t.op, t.shape, u.lanes)) {
+    std::int64_t depth = 0, ii = 1;
+    for (const auto& f : l.chain) depth += lat(f);
+    for (const auto& r : l.recurrences) {
+      std::int64_t sum = 0;
+      for (const auto& f : r.ops) sum += lat(f);
+      ii = std::max(ii, ceil_div(sum, r.distance));
     }
-    cycles += std::llround(static_cast<double>(l.trip - 1) * ii + read_latency + chain + 1 + p.depth_adjust);
+    for (const auto& a : l.accesses) ii = std::max<std::int64_t>(ii, ceil_div(a.bank_accesses(), 2));
+    if (p.depth_adjust.count(l.name)) depth = std::max<std::int64_t>(1, std::llround(depth + p.depth_adjust.at(l.name)));
+    cycles += (l.trip - 1) * ii + depth;
   }
   return cycles;
 }
@@ -244,7 +378,7 @@ TEST(CalibratedSimulator, TaskCyclesFollowTheCalibration) {
   for (const Task& t : ca.graph.tasks) {
     const std::int64_t got = ca.sched.tasks[static_cast<std::size_t>(t.id)].cycles;
     calibrated += c.kernels.count(t.op) ? 1 : 0;
-    EXPECT_EQ(got, expected_cycles(t, arch, device, c, device.bram_read_latency)) << t.name;
+    EXPECT_EQ(got, expected_cycles(t, arch, device, c)) << t.name;
   }
   EXPECT_GT(calibrated, 100);
   EXPECT_NE(ca.run.schedule.makespan, un.run.schedule.makespan);
@@ -261,14 +395,24 @@ TEST(LeaveOneOut, ExactOnConsistentReportsAndSeesAnOutlier) {
     ASSERT_TRUE(r.predicted) << r.source << ": " << r.note;
     EXPECT_LT(std::fabs(r.error_pct()), 0.01) << r.source;
   }
-  // One report that does not follow the others (5,000 extra cycles) is predicted badly.
+  // One report whose loops all take 30 % longer than the others' is predicted badly.
+  std::string outlier;
   for (auto& s : set.samples) {
-    if (s.op == TaskOp::kContraction && s.trips()[0] == 12288) s.latency += 5000;
+    if (s.op != TaskOp::kContraction || (!outlier.empty() && s.source != outlier)) continue;
+    outlier = s.source;
+    std::int64_t extra = 0;
+    for (auto& o : s.loops) {
+      extra += 3 * o.latency / 10;
+      o.latency += 3 * o.latency / 10;
+      o.depth.reset();
+      o.ii.reset();
+    }
+    s.latency += extra;
   }
   loo = leave_one_out(set, paper(), u50(), ops);
   bool seen = false;
   for (const auto& r : loo) {
-    if (r.op == TaskOp::kContraction && r.reported > 12000 && r.reported < 20000) {
+    if (r.op == TaskOp::kContraction && r.source == outlier) {
       seen = true;
       EXPECT_GT(std::fabs(r.error_pct()), 20.0);
     }

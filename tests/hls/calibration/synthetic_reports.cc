@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hls/loop_nest.h"
+#include "hls/reports/latency_rules.h"
 
 namespace ttsim::testing {
 namespace {
@@ -27,19 +28,22 @@ void write(const std::string& path, const std::string& text) {
 }  // namespace
 
 std::int64_t hls_loop_latency(std::int64_t trip, int ii, int depth) {
-  return (trip - 1) * ii + std::max(depth - 1, 1);
+  return hls::pipelined_loop_latency(trip, ii, depth, hls::RuleSet::kHlsStates);
 }
 
 std::int64_t hls_module_latency(const SyntheticKernel& k, const std::vector<std::int64_t>& trips) {
-  std::int64_t l = static_cast<std::int64_t>(trips.size()) + 1;
-  for (std::size_t i = 0; i < trips.size(); ++i) l += hls_loop_latency(trips[i], k.ii, k.depths[i]) + 2;
+  std::int64_t l = 1;
+  for (std::size_t i = 0; i < trips.size(); ++i) {
+    if (trips[i] > 0) l += hls_loop_latency(trips[i], k.iis[i], k.depths[i]) + 2 + 1;
+  }
   return l;
 }
 
 void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
-  const std::vector<LoopSpec> specs = kernel_loops(k.op, TaskShape{}, 1);
-  if (specs.size() != k.trips.size() || specs.size() != k.depths.size()) {
-    throw std::invalid_argument("write_kernel_report: one trip and depth per loop of the kernel");
+  const std::vector<LoopSpec> specs = all_kernel_loops(k.op, k.lanes);
+  if (specs.size() != k.trips.size() || specs.size() != k.depths.size() || specs.size() != k.iis.size() ||
+      (!k.min_trips.empty() && specs.size() != k.min_trips.size())) {
+    throw std::invalid_argument("write_kernel_report: one trip, II and depth per loop of the kernel");
   }
   const auto lo = best_trips(k);
   const std::int64_t best = hls_module_latency(k, lo), worst = hls_module_latency(k, k.trips);
@@ -68,9 +72,11 @@ void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
   };
   std::string modules, instances;
   for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (k.trips[i] <= 0) continue;  // the module does not hold this loop
     const std::string& loop = specs[i].name;
     const std::string pm = k.module + "_Pipeline_" + loop;
-    const std::int64_t lb = hls_loop_latency(lo[i], k.ii, k.depths[i]), lw = hls_loop_latency(k.trips[i], k.ii, k.depths[i]);
+    const std::int64_t lb = hls_loop_latency(lo[i], k.iis[i], k.depths[i]),
+                       lw = hls_loop_latency(k.trips[i], k.iis[i], k.depths[i]);
     std::string binds;
     int n = 0;
     for (const std::string& op : specs[i].chain) {
@@ -89,7 +95,7 @@ void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
         "{6:.3f} us</AbsoluteTimeLatency><PipelineII>{7}</PipelineII><PipelineDepth>{8}</PipelineDepth>"
         "<PipelineType>yes</PipelineType><InstanceList/></{1}></SummaryOfLoopLatency></PerformanceEstimates>{9}"
         "<BindNodes>{10}</BindNodes></Module>\n",
-        pm, loop, timing(7.3), overall(lb + 2, lw + 2), count(lo[i], k.trips[i]), count(lb, lw), lw * ns / 1000, k.ii,
+        pm, loop, timing(7.3), overall(lb + 2, lw + 2), count(lo[i], k.trips[i]), count(lb, lw), lw * ns / 1000, k.iis[i],
         k.depths[i], resources(0), binds);
     instances += fmt::format("<Instance><InstName>grp_{0}_fu_{1}</InstName><ModuleName>{0}</ModuleName><IsCompInst>"
                              "true</IsCompInst><ID>{1}</ID><BindInstances>add_ln{1}_fu_{1}_p2</BindInstances>"
@@ -203,14 +209,42 @@ void write_power_pair(const std::string& dir, const SyntheticPower& p) {
                                                               p.part, p.luts, p.luts, p.bram_tiles, p.uram, p.dsp));
 }
 
+OperatorLatencies SyntheticTruth::latencies() const {
+  OperatorLatencies l;
+  l.fill(1);
+  for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
+    auto it = bind_latency.find(ttsim_spec::kOprNames[op]);
+    if (it != bind_latency.end()) l[op] = it->second;
+  }
+  l[ttsim_spec::kRead] = read_latency;
+  l[ttsim_spec::kWrite] = write_latency;
+  return l;
+}
+
 std::vector<int> SyntheticTruth::depths(TaskOp op) const {
   std::vector<int> d;
-  for (const LoopSpec& l : kernel_loops(op, TaskShape{}, 1)) {
-    int chain = 0;
-    for (const std::string& f : l.chain) chain += bind_latency.at(f);
-    d.push_back(read_latency + chain + 1 + extra_depth);
-  }
+  const ttsim_spec::KernelSpec& k = kernel_spec(op);
+  for (int i = 0; i < k.n_loops; ++i) d.push_back(loop_timing(k.loops[i], latencies(), lanes.at(op)).depth + extra_depth);
   return d;
+}
+
+std::vector<int> SyntheticTruth::iis(TaskOp op) const {
+  std::vector<int> v;
+  const ttsim_spec::KernelSpec& k = kernel_spec(op);
+  for (int i = 0; i < k.n_loops; ++i) v.push_back(loop_timing(k.loops[i], latencies(), lanes.at(op)).ii + extra_ii);
+  return v;
+}
+
+std::vector<std::int64_t> spec_trips(TaskOp op, const TaskShape& shape, int lanes) {
+  std::vector<std::int64_t> t;
+  const ttsim_spec::KernelSpec& k = kernel_spec(op);
+  for (int i = 0; i < k.n_loops; ++i) {
+    TaskShape s = shape;
+    const int v = k.loops[i].variant;
+    if (v >= 0) s.variant = op == TaskOp::kContraction ? (v | (shape.variant & ttsim_spec::kContractReduceBatch)) : v;
+    t.push_back(loop_trip(k.loops[i], s, lanes));
+  }
+  return t;
 }
 
 std::vector<SyntheticKernel> write_synthetic_set(const std::string& dir, const std::string& part, double clock_ns,
@@ -218,21 +252,21 @@ std::vector<SyntheticKernel> write_synthetic_set(const std::string& dir, const s
   struct Shape {
     const char* module;
     TaskOp op;
-    std::int64_t trip, min_trip;
+    TaskShape worst, best;  // best.batch == 0: exact
     int dsp;
   };
   const Shape shapes[] = {
-      {"ttsim_contraction", TaskOp::kContraction, 4096, 4096, 320},
-      {"ttsim_contraction", TaskOp::kContraction, 12288, 12288, 320},
-      {"ttsim_contraction", TaskOp::kContraction, 768, 768, 320},
-      {"ttsim_contraction", TaskOp::kContraction, 49152, 49152, 320},
-      {"ttsim_softmax", TaskOp::kSoftmax, 64, 64, 112},
-      {"ttsim_softmax", TaskOp::kSoftmax, 256, 256, 112},
-      {"ttsim_softmax", TaskOp::kSoftmax, 1024, 1024, 112},
-      {"ttsim_softmax", TaskOp::kSoftmax, 512, 32, 112},
-      {"ttsim_layernorm", TaskOp::kLayerNorm, 48, 48, 80},
-      {"ttsim_layernorm", TaskOp::kLayerNorm, 96, 96, 80},
-      {"ttsim_layernorm", TaskOp::kLayerNorm, 768, 768, 80},
+      {"ttsim_contraction", TaskOp::kContraction, {1, 32, 768, 12}, {0}, 320},
+      {"ttsim_contraction", TaskOp::kContraction, {1, 64, 96, 128}, {0}, 320},
+      {"ttsim_contraction", TaskOp::kContraction, {2, 12, 8, 96}, {0}, 320},
+      {"ttsim_contraction", TaskOp::kContraction, {1, 32, 64, 768}, {0}, 320},
+      {"ttsim_softmax", TaskOp::kSoftmax, {12, 32, 1, 32}, {0}, 112},
+      {"ttsim_softmax", TaskOp::kSoftmax, {1, 64, 1, 64}, {0}, 112},
+      {"ttsim_softmax", TaskOp::kSoftmax, {4, 32, 1, 128}, {0}, 112},
+      {"ttsim_softmax", TaskOp::kSoftmax, {12, 32, 1, 32}, {1, 32, 1, 32}, 112},
+      {"ttsim_layernorm", TaskOp::kLayerNorm, {1, 32, 1, 768}, {0}, 80},
+      {"ttsim_layernorm", TaskOp::kLayerNorm, {1, 8, 1, 768}, {0}, 80},
+      {"ttsim_layernorm", TaskOp::kLayerNorm, {1, 64, 1, 96}, {0}, 80},
   };
   std::vector<SyntheticKernel> out;
   int i = 0;
@@ -240,10 +274,10 @@ std::vector<SyntheticKernel> write_synthetic_set(const std::string& dir, const s
     SyntheticKernel k;
     k.module = s.module;
     k.op = s.op;
-    const std::size_t loops = kernel_loops(s.op, TaskShape{}, 1).size();
-    k.trips.assign(loops, s.trip);
-    if (s.min_trip != s.trip) k.min_trips.assign(loops, s.min_trip);
-    k.ii = truth.ii;
+    k.lanes = truth.lanes.at(s.op);
+    k.trips = spec_trips(s.op, s.worst, k.lanes);
+    if (s.best.batch > 0) k.min_trips = spec_trips(s.op, s.best, k.lanes);
+    k.iis = truth.iis(s.op);
     k.depths = truth.depths(s.op);
     k.dsp = s.dsp;
     k.bind_latency = truth.bind_latency;

@@ -45,6 +45,15 @@ TEST(LatencyRules, PipelinedAndSequentialLoops) {
   EXPECT_FALSE(rule_loop_latency(range_trip, RuleSet::kHlsStates, {}, {}));
 }
 
+TEST(LatencyRules, PipelineDepthTermIsWhatTheCalibrationConvertsWith) {
+  EXPECT_EQ(pipeline_depth_term(8, RuleSet::kTextbook), 8);
+  EXPECT_EQ(pipeline_depth_term(8, RuleSet::kHlsStates), 7);
+  EXPECT_EQ(pipeline_depth_term(1, RuleSet::kHlsStates), 1);  // never below 1
+  EXPECT_EQ(pipelined_loop_latency(784, 5, 8, RuleSet::kHlsStates), 3922);
+  EXPECT_EQ(pipelined_loop_latency(784, 5, 8, RuleSet::kTextbook), 783 * 5 + 8);
+  EXPECT_EQ(pipelined_loop_latency(1, 3, 9, RuleSet::kTextbook), 9);
+}
+
 TEST(LatencyRules, NestedCompositionAndCalls) {
   // stencil3d loop_height (2023.2): 14 × (loop_col + 2), loop_col = 14 × (loop_row + 2),
   // loop_row = 6 × 6 (leaf body read from the report) → 7476 as reported.
