@@ -62,55 +62,45 @@ std::vector<TaskOp> ops_of_unit(UnitKind k) {
 
 namespace {
 
-/// DSPs per lane of one loop (see dsp_per_lane).
-int loop_dsp_per_lane(const ttsim_spec::LoopSpec& l, const DeviceSpec& device) {
-  bool lanes = false;
-  for (int a = 0; a < l.n_access; ++a) lanes = lanes || l.access[a].kind == ttsim_spec::kLaneAccess;
-  if (!lanes) return 0;  // a scalar loop: one instance of each operator, not one per lane
-  int last_tree = -1;
-  for (int c = 0; c < l.n_chain; ++c) {
-    if (l.chain[c].rep == ttsim_spec::kTree) last_tree = c;
-  }
-  int dsp = 0;
+/// DSPs of one loop's operators with `lanes` lanes (see kernel_dsp): per lane for kOnce
+/// operators of a loop with lane accesses, lanes − 1 for a kTree operator, one for kScalar
+/// operators and for every operator of a loop without lane accesses.
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
+  bool lane_loop = false;
+  for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;
+  std::int64_t dsp = 0;
   for (int c = 0; c < l.n_chain; ++c) {
     const ttsim_spec::Opr op = l.chain[c].op;
     if (op == ttsim_spec::kRead || op == ttsim_spec::kWrite) continue;  // memory ports, no DSP
-    if (last_tree >= 0 && c > last_tree) break;  // after the adder tree: once per loop, not per lane
-    dsp += device.op(ttsim_spec::kOprNames[op]).dsp;  // a kTree operator: L − 1 ≈ L instances
+    const std::int64_t per = device.op(ttsim_spec::kOprNames[op]).dsp;
+    std::int64_t instances = 1;
+    if (lane_loop && l.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
+    if (lane_loop && l.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
+    dsp += per * instances;
   }
   return dsp;
 }
 
 }  // namespace
 
-int dsp_per_lane(UnitKind k, const DeviceSpec& device) {
-  int best = 0;
-  for (TaskOp op : ops_of_unit(k)) {
-    const ttsim_spec::KernelSpec& ks = kernel_spec(op);
-    // Loops of every variant are summed; variant-specific loops are alternatives of one
-    // call, sized by the most expensive variant.
-    int common = 0;
-    std::map<int, int> by_variant;
-    for (int i = 0; i < ks.n_loops; ++i) {
-      const int d = loop_dsp_per_lane(ks.loops[i], device);
-      if (ks.loops[i].variant < 0) {
-        common += d;
-      } else {
-        by_variant[ks.loops[i].variant] += d;
-      }
-    }
-    int variant = 0;
-    for (const auto& [v, d] : by_variant) variant = std::max(variant, d);
-    best = std::max(best, common + variant);
-  }
-  return best;
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device) {
+  const ttsim_spec::KernelSpec& ks = kernel_spec(op);
+  std::int64_t dsp = 0;
+  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, device);
+  return dsp;
+}
+
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device) {
+  std::int64_t dsp = 0;
+  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, device);
+  return dsp;
 }
 
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
   std::int64_t total = 0;
   for (int i = 0; i < kUnitKinds; ++i) {
     const UnitSpec& u = arch.units[i];
-    total += static_cast<std::int64_t>(u.count) * u.lanes * dsp_per_lane(static_cast<UnitKind>(i), device);
+    total += static_cast<std::int64_t>(u.count) * unit_dsp(static_cast<UnitKind>(i), u.lanes, device);
   }
   return total;
 }

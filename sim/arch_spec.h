@@ -88,24 +88,21 @@ struct ArchSpec {
 ArchSpec load_arch_spec(const std::string& path);
 ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
 
-/// DSP48E2 slices one lane of a unit of kind `k` uses, from the operator chains of the
+/// DSP48E2 slices of one instance of `op`'s kernel module with `lanes` lanes, from the
 /// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:
-/// the largest, over the ops the unit runs, of the kernel's DSPs per lane, where
-///  - a loop's DSPs per lane are Σ dsp(op) over its chain up to its last adder-tree
-///    (kTree) operator: operators before the tree run once per lane, a tree over L lanes
-///    has L − 1 ≈ L operators (one per lane, not tree_levels · L); operators after the
-///    tree run once per iteration and so are not per lane (counted 0); "read"/"write"
-///    use no DSP; a loop with no lane access (kScalarAccess only, e.g. contract_scalar)
-///    has one instance of each operator, 0 per lane;
-///  - a kernel's are Σ over its loops that run for every variant (each loop is its own
-///    pipeline) plus the largest Σ over the loops of one variant (the variant loops are
-///    alternatives of one call: sized for the most expensive, e.g. contract_column's
-///    fmul + fadd + fmul (alpha) per lane).
-/// Throws InputError for an operator the device file does not define.
-int dsp_per_lane(UnitKind k, const DeviceSpec& device);
+/// Σ over every loop of the kernel (Vitis HLS outlines each pipelined loop into its own
+/// `<function>_Pipeline_<loop>` module with its own operators, so the loops of one kernel,
+/// the three contraction forms included, do not share DSPs), per loop Σ over its chain:
+/// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
+/// operator, one of a kScalar operator or of any operator in a loop without lane accesses;
+/// "read"/"write" use none. Throws InputError for an operator the device file lacks.
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device);
 
-/// Total DSPs of the architecture: Σ over unit kinds count · lanes · dsp_per_lane
-/// (operators that are not per lane are not counted).
+/// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (every op is
+/// its own module, e.g. ttsim_layernorm and ttsim_layernorm_grad).
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device);
+
+/// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
 
 /// The task ops a unit of kind `k` executes (forward and backward variants share it).

@@ -36,8 +36,8 @@
 namespace ttsim_spec {
 
 /// Interleaved accumulator slots (iteration distance of every accumulation). 16 covers
-/// the longest accumulation cycle on the supported clocks (C read + fadd + fmul + C write
-/// = 11 cycles at 300-500 MHz on UltraScale+).
+/// the longest accumulation cycle on the supported clocks (C read + fadd + C write = 8
+/// cycles at 260-500 MHz on UltraScale+, fadd 6) with room for a slower operator library.
 #define TTSIM_ACC_SLOTS 16
 constexpr int kAccSlots = TTSIM_ACC_SLOTS;
 /// Ports of one BRAM36 / URAM288 bank (true dual port).
@@ -49,9 +49,13 @@ enum Opr : int { kRead, kWrite, kFadd, kFmul, kFdiv, kFexp, kFlog, kFsqrt, kFcmp
 constexpr const char* kOprNames[kOprCount] = {"read", "write", "fadd",  "fmul", "fdiv",
                                               "fexp", "flog",  "fsqrt", "fcmp"};
 
-/// How often an operator appears on a path: once, or once per adder-tree level
-/// (ceil(log2 lanes) levels; 0 levels at 1 lane).
-enum Repeat : int { kOnce = 0, kTree = 1 };
+/// How an operator appears on a path and how many instances it has:
+///  kOnce   once on the path; one instance per lane in a loop with lane accesses;
+///  kTree   once per adder-tree level (ceil(log2 lanes) levels on the path, 0 at 1 lane);
+///          lanes − 1 instances;
+///  kScalar once on the path; one instance per loop (after a lane tree, on a per-row or
+///          per-slot value, or in a loop without lane accesses).
+enum Repeat : int { kOnce = 0, kTree = 1, kScalar = 2 };
 struct ChainOp {
   Opr op;
   Repeat rep;
@@ -170,6 +174,7 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
 // ---- The specification ------------------------------------------------------------
 #define TTSIM_ONCE(o) ChainOp{o, kOnce}
 #define TTSIM_TREE(o) ChainOp{o, kTree}
+#define TTSIM_SCALAR(o) ChainOp{o, kScalar}
 
 constexpr KernelSpec kKernelSpecs[] = {
     {"ttsim_contraction",
@@ -177,31 +182,31 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"contract_column",
        kTripContractColumn,
        kContractColumn,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
        {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}},
        3},
       {"contract_dot",
        kTripContractDot,
        kContractDot,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd),
         TTSIM_ONCE(kWrite)},
        6,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
        {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
        3},
       {"contract_scalar",
        kTripContractScalar,
        kContractScalar,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)},
        5,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)}, 4, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
        {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
        3}},
@@ -211,19 +216,19 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"softmax_max",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_ONCE(kFcmp), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_SCALAR(kFcmp), TTSIM_ONCE(kWrite)},
        4,
-       {{"acc", {TTSIM_ONCE(kFcmp)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFcmp)}, 1, kAccSlots}},
        1,
        {{"in", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
        2},
       {"softmax_exp_sum",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFdiv), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd),
+        TTSIM_SCALAR(kFdiv), TTSIM_ONCE(kWrite)},
        7,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}},
        1,
        {{"in", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}, {"stat", kScalarAccess, 1, 1}},
        3},
@@ -242,9 +247,9 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"softmax_grad_dot",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)},
        5,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}},
        1,
        {{"P", kLaneAccess, 1, 0}, {"dP", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
        3},
@@ -264,19 +269,19 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"layernorm_mean",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kWrite)},
        5,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}},
        1,
        {{"x", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
        2},
       {"layernorm_var",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFsqrt), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd),
+        TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFsqrt), TTSIM_SCALAR(kFdiv), TTSIM_ONCE(kWrite)},
        10,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}},
        1,
        {{"x", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 1, 0}, {"rstd", kScalarAccess, 0, 1}},
        3},
@@ -298,10 +303,10 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"layernorm_grad_reduce",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd),
+        TTSIM_SCALAR(kFmul), TTSIM_ONCE(kWrite)},
        7,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}},
        1,
        {{"dy", kLaneAccess, 1, 0}, {"gamma", kLaneAccess, 1, 0}, {"xhat", kLaneAccess, 1, 0},
         {"stat", kScalarAccess, 0, 2}},
@@ -390,19 +395,19 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"loss_max",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_ONCE(kFcmp), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_TREE(kFcmp), TTSIM_SCALAR(kFcmp), TTSIM_ONCE(kWrite)},
        4,
-       {{"acc", {TTSIM_ONCE(kFcmp)}, 1, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFcmp)}, 1, kAccSlots}},
        1,
        {{"logits", kLaneAccess, 1, 0}, {"stat", kScalarAccess, 0, 1}},
        2},
       {"loss_exp_sum",
        kTripRowSlots,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFlog), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd),
+        TTSIM_SCALAR(kFlog), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)},
        10,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}, {"loss_acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}, {"loss_acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
         {"label_logit", {}, 0, kAccSlots}},
        3,
        {{"logits", kLaneAccess, 1, 0}, {"dlogits", kLaneAccess, 0, 1}, {"labels", kScalarAccess, 1, 0},
@@ -434,6 +439,7 @@ constexpr KernelSpec kKernelSpecs[] = {
 
 #undef TTSIM_ONCE
 #undef TTSIM_TREE
+#undef TTSIM_SCALAR
 
 constexpr int kKernelSpecCount = sizeof(kKernelSpecs) / sizeof(kKernelSpecs[0]);
 

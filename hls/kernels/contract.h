@@ -44,8 +44,9 @@ using ttsim_spec::kAccSlots;
 /// The index tables implement the TTM lookup (a core slice chosen per token) and the
 /// gradient scatter into a slice.
 ///
-/// Result: C(b,i,j) = alpha · (beta · C_old(b,i,j) + Σ_p A(b,i,p)·B(b,p,j)), beta = 1 when
-/// `accumulate`, else 0. With `reduce_batch` the sum runs over b too and C has no batch
+/// Result: C(b,i,j) = beta · C_old(b,i,j) + Σ_p (alpha · A(b,i,p))·B(b,p,j), beta = 1 when
+/// `accumulate`, else 0 (alpha scales the A operand — one multiplier per iteration, not
+/// per lane; the dot form scales each lane tree's sum). With `reduce_batch` the sum runs over b too and C has no batch
 /// (cbase = 0: C is shared by every b; c_b and c_index are unused).
 /// When several batches map to one C element through c_index, `accumulate` must be set,
 /// and batches must map to identical or disjoint C slices (c_index entries equal, or
@@ -165,7 +166,7 @@ contract_column:
       const int i = static_cast<int>(g / tiles), t = static_cast<int>(g % tiles);
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
-      const float a = TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const float a = d.alpha * TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
       const int brow = cur.bbase + p * d.b_p + t * LANES;
       const int crow = cur.cbase + i * d.c_i + t * LANES;
       if (!first) TTSIM_REG_RD("acc", cur.s);
@@ -175,7 +176,7 @@ contract_column:
           const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, crow + l) : 0.0f) : acc[cur.s][l];
           const float v = prev + a * TTSIM_RD("B", B, brow + l);
           acc[cur.s][l] = v;
-          if (last) TTSIM_WR("C", C, crow + l, d.alpha != 1.0f ? v * d.alpha : v);
+          if (last) TTSIM_WR("C", C, crow + l, v);
         }
       }
       TTSIM_REG_WR("acc", cur.s);
@@ -216,13 +217,13 @@ contract_dot:
 #pragma HLS UNROLL
         prod[l] = q * LANES + l < d.inner ? TTSIM_RD("A", A, arow + l) * TTSIM_RD("B", B, bcol + l) : 0.0f;
       }
-      const float part = LaneTree<LANES>::sum(prod);
+      const float part = d.alpha * LaneTree<LANES>::sum(prod);
       if (!first) TTSIM_REG_RD("acc", cur.s);
       const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, cidx) : 0.0f) : acc[cur.s];
       const float v = prev + part;
       acc[cur.s] = v;
       TTSIM_REG_WR("acc", cur.s);
-      if (last) TTSIM_WR("C", C, cidx, d.alpha != 1.0f ? v * d.alpha : v);
+      if (last) TTSIM_WR("C", C, cidx, v);
     }
     cur.next();
   }
@@ -249,7 +250,7 @@ contract_scalar:
       const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
-      const float a = TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const float a = d.alpha * TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
       const float bv = TTSIM_RD("B", B, cur.bbase + p * d.b_p + j * d.b_j);
       const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
       if (!first) TTSIM_REG_RD("acc", cur.s);
@@ -257,7 +258,7 @@ contract_scalar:
       const float v = prev + a * bv;
       acc[cur.s] = v;
       TTSIM_REG_WR("acc", cur.s);
-      if (last) TTSIM_WR("C", C, cidx, d.alpha != 1.0f ? v * d.alpha : v);
+      if (last) TTSIM_WR("C", C, cidx, v);
     }
     cur.next();
   }

@@ -72,7 +72,7 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
   double dsp_units = 0, dsp_busy = 0;
   for (int k = 0; k < kUnitKinds; ++k) {
     const double per_instance =
-        static_cast<double>(arch.units[k].lanes) * dsp_per_lane(static_cast<UnitKind>(k), device);
+        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, device));
     dsp_units += instances[k] * per_instance;
     dsp_busy += static_cast<double>(busy[k]) * per_instance;
   }

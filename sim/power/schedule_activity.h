@@ -49,8 +49,8 @@ double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec&
                    std::int64_t banks);
 
 /// Activity of `schedule` (tasks by id of `graph`) on `instances` unit instances per kind:
-///  - DSP: units = Σ_k instances[k] · lanes_k · dsp_per_lane_k; busy = Σ_tasks
-///    (end − start) · lanes · dsp_per_lane of the task's unit / (units · makespan);
+///  - DSP: units = Σ_k instances[k] · unit_dsp(k, lanes_k); busy = Σ_tasks
+///    (end − start) · unit_dsp of the task's unit / (units · makespan);
 ///  - BRAM36 / URAM288: units = the shape's blocks; busy = Σ_tasks (end − start) ·
 ///    task blocks of that kind / (units · makespan);
 ///  - logic: units = design_luts / 1,000; busy = the DSP busy fraction (the datapath

@@ -11,8 +11,8 @@ namespace ttsim {
 /// Resource counts and busy fractions of one simulated step: schedule_activity
 /// (sim/power/schedule_activity.h) of the SystemC schedule on the elaborated unit
 /// instances and the step's bank map. Per resource:
-///  - DSP: units = Σ instances · lanes · dsp_per_lane (= arch_dsp(arch, device));
-///    busy = Σ_tasks (end − start) · lanes · dsp_per_lane / (units · step cycles).
+///  - DSP: units = Σ instances · unit_dsp(kind, lanes) (= arch_dsp(arch, device));
+///    busy = Σ_tasks (end − start) · unit_dsp(kind, lanes) / (units · step cycles).
 ///  - BRAM36 / URAM288: units = the bank map's blocks of that kind; busy = Σ_tasks
 ///    (end − start) · blocks of the banks the task moves words through / (units · step
 ///    cycles) — under port contention exactly the SystemC bank occupations.

@@ -35,20 +35,28 @@ TEST(ArchSpec, PresetsFitTheDeviceDspsAboveTheReferenceLowerBound) {
   }
 }
 
-TEST(ArchSpec, DspPerLaneComesFromTheSpecificationChains) {
+TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
   const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
-  const int fadd = u50.op("fadd").dsp, fmul = u50.op("fmul").dsp, fexp = u50.op("fexp").dsp;
-  // Contraction: the most expensive form, contract_column (fmul, fadd, alpha fmul per
-  // lane); contract_dot has fmul + one adder-tree fadd per lane (L − 1 ≈ L, not
-  // tree_levels · L), its accumulation after the tree is per slot; contract_scalar has no
-  // lane access (0 per lane).
-  EXPECT_EQ(dsp_per_lane(UnitKind::kContraction, u50), 2 * fmul + fadd);
-  // Add: the most expensive variant, column_sum (two fadds per lane).
-  EXPECT_EQ(dsp_per_lane(UnitKind::kElementwise, u50), 2 * fadd);
-  // Softmax: max (fcmp tree, no DSP) + exp_sum (fadd, fexp, tree fadd; the fadd and fdiv
-  // after the tree are per row) + normalize (fmul); the gradient kernel is cheaper.
-  EXPECT_EQ(dsp_per_lane(UnitKind::kSoftmax, u50), fadd + fexp + fadd + fmul);
-  EXPECT_EQ(dsp_per_lane(UnitKind::kUpdate, u50), fmul + fadd);
+  const std::int64_t fadd = u50.op("fadd").dsp, fmul = u50.op("fmul").dsp, fexp = u50.op("fexp").dsp;
+  const std::int64_t fdiv = u50.op("fdiv").dsp, fsqrt = u50.op("fsqrt").dsp;
+  for (int L : {1, 16, 64}) {
+    // Contraction: the three forms are separate pipelined loops (separate modules):
+    // column = one alpha fmul + L (fmul + fadd); dot = L fmul + (L − 1) tree fadds + the
+    // alpha fmul and the slot fadd after the tree; scalar = two fmul + one fadd.
+    EXPECT_EQ(kernel_dsp(TaskOp::kContraction, L, u50),
+              (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd))
+        << L;
+    EXPECT_EQ(kernel_dsp(TaskOp::kSgdUpdate, L, u50), L * (fmul + fadd)) << L;
+    // Softmax: max (fcmp only, no DSP), exp_sum (L fadd, L fexp, L − 1 tree fadds, then the
+    // slot fadd and the fdiv per row), normalize (L fmul).
+    EXPECT_EQ(kernel_dsp(TaskOp::kSoftmax, L, u50),
+              L * (fadd + fexp) + (L - 1) * fadd + fadd + fdiv + L * fmul)
+        << L;
+    // A unit runs several modules: the LayerNorm unit is ttsim_layernorm + ttsim_layernorm_grad.
+    EXPECT_EQ(unit_dsp(UnitKind::kLayerNorm, L, u50),
+              kernel_dsp(TaskOp::kLayerNorm, L, u50) + kernel_dsp(TaskOp::kLayerNormGrad, L, u50));
+  }
+  (void)fsqrt;
 }
 
 TEST(ArchSpec, AnIiKeyIsRefusedAtItsPointer) {

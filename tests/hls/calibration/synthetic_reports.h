@@ -74,7 +74,7 @@ struct SyntheticTruth {
   std::map<std::string, int> bind_latency{{"fadd", 4}, {"fmul", 3}, {"fcmp", 1}, {"fexp", 8},
                                           {"fdiv", 9}, {"fsqrt", 6}, {"flog", 10}};
   /// Lanes of each written kernel (the u50_paper arch's).
-  std::map<TaskOp, int> lanes{{TaskOp::kContraction, 64}, {TaskOp::kSoftmax, 16}, {TaskOp::kLayerNorm, 16}};
+  std::map<TaskOp, int> lanes{{TaskOp::kContraction, 64}, {TaskOp::kSoftmax, 8}, {TaskOp::kLayerNorm, 8}};
   /// The operator latencies above with read / write.
   OperatorLatencies latencies() const;
   /// Reported depth of each loop of `op`'s kernel: model depth + extra_depth.

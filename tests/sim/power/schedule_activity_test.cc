@@ -86,8 +86,8 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   EXPECT_DOUBLE_EQ(a.bram36.busy_fraction, (10.0 * 4 + 5.0 * 4) / (4 * 20));
   EXPECT_DOUBLE_EQ(a.uram288.busy_fraction, (5.0 * 2) / (2 * 20));
   const int c = static_cast<int>(UnitKind::kContraction), e = static_cast<int>(UnitKind::kElementwise);
-  const double dc = arch.units[c].lanes * dsp_per_lane(UnitKind::kContraction, device);
-  const double de = arch.units[e].lanes * dsp_per_lane(UnitKind::kElementwise, device);
+  const double dc = static_cast<double>(unit_dsp(UnitKind::kContraction, arch.units[c].lanes, device));
+  const double de = static_cast<double>(unit_dsp(UnitKind::kElementwise, arch.units[e].lanes, device));
   EXPECT_DOUBLE_EQ(a.dsp.units, dc + de);
   EXPECT_DOUBLE_EQ(a.dsp.busy_fraction, (10 * dc + 5 * de) / ((dc + de) * 20));
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
