@@ -1,9 +1,13 @@
 // `ttsim emit --design chosen.json --out DIR`: the Vitis HLS build folder of a design.
+// `ttsim emit --default-tree`: re-renders the tree's own design_config.h and hls/scripts/*
+// (the default design).
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "core/errors.h"
 #include "dse/emit.h"
 
 namespace ttsim::cli {
@@ -12,17 +16,36 @@ namespace {
 int run_emit_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string design, out, hls_root;
-  opts.add_options()("design", po::value(&design)->required(), "chosen.json of an explore run")(
-      "out", po::value(&out)->required(), "build folder to write")(
+  opts.add_options()("design", po::value(&design), "chosen.json of an explore run")(
+      "out", po::value(&out), "build folder to write")(
+      "default-tree",
+      "re-render the checkout's hls/include/design_config.h and hls/scripts/* from the default design "
+      "(configs/models/atis_2enc.json, configs/arch/u50_paper.json, configs/devices/u50.json); the "
+      "checkout is --hls-root, else $BUILD_WORKSPACE_DIRECTORY (bazel run), else the default search")(
       "hls-root", po::value(&hls_root), "folder holding the hls/ kernel tree (default: the working directory, else the checkout "
       "the ttsim binary was built from)");
   po::positional_options_description pos;
   po::variables_map vm;
-  if (!parse_options("emit", "--design chosen.json --out DIR", opts, pos, args, vm)) return 0;
-  dse::emit_design(load_json_file(design), design, out, hls_root);
+  if (!parse_options("emit", "--design chosen.json --out DIR | --default-tree [--hls-root DIR]", opts, pos, args, vm)) {
+    return 0;
+  }
+  if (vm.count("default-tree")) {
+    if (!design.empty() || !out.empty()) throw InputError("--default-tree takes no --design or --out");
+    std::string root = hls_root;
+    if (root.empty()) {
+      const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+      root = ws ? ws : "";
+    }
+    root = dse::find_hls_root(root);
+    for (const auto& f : dse::write_default_tree(root)) std::cout << "wrote " << f << "\n";
+    return 0;
+  }
+  if (design.empty() || out.empty()) throw InputError("emit needs --design chosen.json and --out DIR (or --default-tree)");
+  const dse::EmitReport r = dse::emit_design(load_json_file(design), design, out, hls_root);
+  for (const auto& n : r.notes) std::cerr << "ttsim emit: note: " << n << "\n";
   std::cout << "wrote " << out
-            << "/{hls/include/design_config.h, run_hls.tcl, hls_config.cfg, link.cfg, Makefile, README.md}"
-               " and the hls/ kernel sources; `make -C "
+            << "/{hls/include/design_config.h, hls/scripts/{run_hls.tcl, hls_config.cfg, link config}, Makefile, "
+               "README.md} and the hls/ kernel sources; `make -C "
             << out << " csim` runs the C simulation\n";
   return 0;
 }

@@ -17,6 +17,8 @@
 #include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "machine/machine.h"
+#include "models/training_graph.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
@@ -99,19 +101,47 @@ int run_simulate(const std::vector<std::string>& args) {
   std::optional<dataset::DatasetLengths> lengths;
   if (!lengths_path.empty()) lengths = dataset::load_dataset_lengths(lengths_path);
 
+  // The machine the emitted build is (machine/machine.h): refused before any simulation
+  // when the emitted top cannot carry out the arch (ConfigError at its pointer) or when
+  // its instances or memories exceed the device (exit 2 naming the resource).
+  machine::check_buildable(arch);
+  const machine::Machine mach =
+      machine::describe(model, arch, device, build_training_graph(model, graph_options(arch, 0)));
+  if (const auto over = machine::over_device(mach, device); !over.empty()) {
+    std::string what;
+    for (const auto& o : over) what += (what.empty() ? "" : "; ") + o;
+    throw InputError(fmt::format("{} on {} does not fit {} ({}): {}", model.name, arch.name, device.name,
+                                 device_path, what));
+  }
   const StepResult r = simulate_step(model, arch, device, 0);
   Json j = step_json(r, arch);
-  const std::int64_t dsp = arch_dsp(arch, device);
-  const bool fits = r.plan->fit.fits && dsp <= device.dsp;
+  const std::int64_t dsp = mach.dsp();
   j["model"] = model.name;
   j["arch"] = arch.to_json();
   j["device"] = device.name;
-  j["bram36_blocks"] = r.banks.bram36_blocks;
-  j["uram_blocks"] = r.banks.uram_blocks;
+  j["bram36_blocks"] = mach.bram36();
+  j["uram_blocks"] = mach.uram288();
   j["dsp"] = dsp;
-  j["fits"] = fits;
+  j["fits"] = true;
+  Json ji = Json::array(), jm = Json::array();
+  for (const auto& k : mach.instances) {
+    ji.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
+                  {"dsp_per_instance", k.dsp}, {"call_sites", k.call_sites}});
+  }
+  for (const auto& m : mach.memories) {
+    jm.push_back({{"array", m.array}, {"holds", m.holds}, {"storage", machine::to_string(m.storage)},
+                  {"words", m.words}, {"width_bits", m.width_bits}, {"partition", m.partition},
+                  {"bram36", m.bram36}, {"uram288", m.uram288}, {"buffers", m.buffers.size()}});
+  }
+  j["machine"] = {{"instances", ji},
+                  {"memories", jm},
+                  {"schedule", {{"tasks", mach.schedule.order.size()}, {"overlap_groups", Json::array()}}},
+                  {"onchip_bytes", mach.onchip_bytes()}};
+  // The memory planner's plan of the same buffers: an analysis of what a planned layout
+  // would need; the build declares the arenas above.
   j["memory_plan"] = memplan::plan_summary_json(*r.plan);
   j["memory_plan"]["banks"] = r.banks.banks.size();
+  j["memory_plan"]["emitted"] = false;
   std::optional<EpochResult> epoch;
   if (lengths) {
     epoch = simulate_epoch(model, arch, device, lengths->split(split), r);
@@ -173,14 +203,28 @@ int run_simulate(const std::vector<std::string>& args) {
   const auto& pk = r.occupancy.peak_bytes;
   std::cout << fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                            mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(r.occupancy.peak_total_bytes));
-  std::cout << fmt::format("blocks ({}): BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); fits: {}\n",
-                           r.banks.origin, grouped(r.banks.bram36_blocks), grouped(device.bram36),
-                           grouped(r.banks.uram_blocks), grouped(device.uram288), grouped(dsp),
-                           grouped(device.dsp), 100.0 * dsp / device.dsp, fits ? "yes" : "NO");
-  std::cout << "\n" << memplan::format_plan_summary(*r.plan);
-  if (dsp > device.dsp) {
-    std::cout << fmt::format("DSP over the device: {} needed, {} available\n", grouped(dsp), grouped(device.dsp));
+  std::cout << fmt::format("built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); on-chip arrays {}; fits: yes\n",
+                           grouped(mach.bram36()), grouped(device.bram36), grouped(mach.uram288()),
+                           grouped(device.uram288), grouped(dsp), grouped(device.dsp), 100.0 * dsp / device.dsp,
+                           mib(mach.onchip_bytes()));
+  std::cout << fmt::format("\nkernel instances (one per module, shared by its call sites; calls run one at a time)\n");
+  std::cout << "module                  count  lanes   DSP/inst  call sites\n";
+  for (const auto& k : mach.instances) {
+    if (k.call_sites == 0) continue;
+    std::cout << fmt::format("{:<22} {:>6} {:>6} {:>10} {:>11}\n", k.module, k.count, k.lanes, grouped(k.dsp),
+                             k.call_sites);
   }
+  std::cout << "\non-chip memories (top.cc arrays)\n";
+  std::cout << "array         holds                                  storage       words  partition  BRAM36  URAM288\n";
+  for (const auto& m : mach.memories) {
+    std::cout << fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8}\n", m.array, m.holds,
+                             machine::to_string(m.storage), grouped(m.words),
+                             m.partition > 1 ? fmt::format("cyclic {}", m.partition) : std::string("none"),
+                             grouped(m.bram36), grouped(m.uram288));
+  }
+  std::cout << "\nmemory planner analysis (" << r.banks.origin
+            << "; not emitted: the build declares the arrays above)\n"
+            << memplan::format_plan_summary(*r.plan);
   std::cout << "\nkernel             lanes  tasks      busy cycles  utilization\n";
   for (const auto& k : j["kernels"]) {
     std::cout << fmt::format("{:<18} {:>5}  {:>5}  {:>15}  {:>10.1f} %\n", k["name"].get<std::string>(),

@@ -4,61 +4,36 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
-#include "hls/kernels/model_step.h"
-#include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "models/training_graph.h"
+#include "sim/step_sim.h"
 
 namespace ttsim::dse {
 
 namespace fs = std::filesystem;
 
+const char* const kDefaultModelFile = "configs/models/atis_2enc.json";
+const char* const kDefaultArchFile = "configs/arch/u50_paper.json";
+const char* const kDefaultDeviceFile = "configs/devices/u50.json";
+
 namespace {
 
-std::string int_list(const std::vector<std::int64_t>& v) {
+constexpr const char* kTop = "ttsim_train_step";
+constexpr const char* kTestbench = "tb/csim_tb.cc";
+constexpr const char* kCflags = "-std=c++14";
+
+template <typename T>
+std::string int_list(const T* v, int n) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s;
-}
-
-const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind,
-                                     const std::string& file) {
-  const LinearLayerSpec* first = nullptr;
-  for (const auto& l : m.linears) {
-    if (l.kind != kind) continue;
-    if (l.format != WeightFormat::kTT) {
-      throw InputError(file + ": layer " + l.name +
-                       " is not in TT format; the HLS kernel tree implements TT encoder layers only");
-    }
-    if (!first) {
-      first = &l;
-    } else if (l.tt.ranks != first->tt.ranks || l.tt.in_factors != first->tt.in_factors ||
-               l.tt.out_factors != first->tt.out_factors) {
-      throw InputError(file + ": layer " + l.name + " has a TT shape other than " + first->name +
-                       "'s; design_config.h holds one shape per layer kind");
-    }
-  }
-  if (!first) throw InputError(file + ": the model has no " + kind + " layer");
-  return *first;
-}
-
-void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
-  l->tt = true;
-  l->btt = btt;
-  l->t.d = static_cast<int>(t.in_factors.size());
-  l->t.e = static_cast<int>(t.out_factors.size());
-  for (int i = 0; i < l->t.d; ++i) l->t.m[i] = static_cast<int>(t.in_factors[i]);
-  for (int i = 0; i < l->t.e; ++i) l->t.n[i] = static_cast<int>(t.out_factors[i]);
-  for (int i = 0; i <= l->t.d + l->t.e; ++i) l->t.r[i] = static_cast<int>(t.ranks[i]);
-  l->in_dim = l->t.M();
-  l->out_dim = l->t.N();
 }
 
 /// Names pasted into the emitted files (Tcl, cfg, Markdown, C++ comments) must not be
@@ -70,7 +45,7 @@ void check_emit_name(const std::string& name, const std::string& file, const std
   if (!ok) {
     throw ConfigError(file, pointer,
                       "a non-empty name of the characters A-Z a-z 0-9 _ . + - (it is written into "
-                      "run_hls.tcl, hls_config.cfg, link.cfg, README.md and design_config.h)",
+                      "run_hls.tcl, hls_config.cfg, the link config, README.md and design_config.h)",
                       Json(name).dump());
   }
 }
@@ -81,138 +56,386 @@ std::string emit_name(const JsonView& v) {
   return name;
 }
 
-struct Design {
-  ModelSpec model;
-  ArchSpec arch;
-  bool btt = true;
-  ttsim_hls::Layout layout;
+/// The lane constant of design_config.h each kernel module is instantiated with
+/// (hls/kernels/modules.cc).
+struct LaneConstant {
+  const char* constant;
+  std::vector<std::string> modules;
 };
-
-Design load_design(const Json& configs, const std::string& file) {
-  JsonView v(configs, file, "/configs");
-  if (!v.is_object()) v.fail("an object with \"model\" and \"arch\"");
-  Design d;
-  d.model = parse_model_spec(v.at("model").raw(), file + " (/configs/model)");
-  d.arch = parse_arch_spec(v.at("arch").raw(), file + " (/configs/arch)");
-  // Both names are pasted into run_hls.tcl, README.md and design_config.h comments.
-  check_emit_name(d.model.name, file, "/configs/model/name");
-  check_emit_name(d.arch.name, file, "/configs/arch/name");
-  std::set<Flow> flows;
-  for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
-    auto it = d.arch.flow_by_kind.find(k);
-    flows.insert(it == d.arch.flow_by_kind.end() ? Flow::kBTT : it->second);
-  }
-  if (flows.size() != 1 || *flows.begin() == Flow::kMM) {
-    throw InputError(file + ": /configs/arch/flows: the HLS kernel tree runs every TT layer with "
-                     "one flow, btt or tt; this design uses " +
-                     [&] {
-                       std::string s;
-                       for (Flow f : flows) s += std::string(s.empty() ? "" : ", ") + to_string(f);
-                       return s;
-                     }());
-  }
-  d.btt = *flows.begin() == Flow::kBTT;
-  if (d.model.token_embedding.format != WeightFormat::kTTM) {
-    throw InputError(file + ": the HLS kernel tree needs a TTM token embedding");
-  }
-  ttsim_hls::ModelDims m;
-  m.encoders = d.model.encoders;
-  m.d_model = static_cast<int>(d.model.d_model);
-  m.heads = static_cast<int>(d.model.heads);
-  m.ffn_dim = static_cast<int>(d.model.ffn_dim);
-  m.seq_len = static_cast<int>(d.model.seq_len);
-  m.intents = static_cast<int>(d.model.intents);
-  m.slot_tags = static_cast<int>(d.model.slot_tags);
-  const auto& ttm = d.model.token_embedding.ttm;
-  m.emb.d = static_cast<int>(ttm.cores());
-  for (int k = 0; k < m.emb.d && k < ttsim_hls::kMaxTtmFactors; ++k) {
-    m.emb.v[k] = static_cast<int>(ttm.vocab_factors[k]);
-    m.emb.e[k] = static_cast<int>(ttm.dim_factors[k]);
-  }
-  for (int k = 0; k <= m.emb.d && k <= ttsim_hls::kMaxTtmFactors; ++k) {
-    m.emb.r[k] = static_cast<int>(ttm.ranks[k]);
-  }
-  const auto& attn = first_of_kind(d.model, "attention", file);
-  const auto& fin = first_of_kind(d.model, "ffn_in", file);
-  const auto& fout = first_of_kind(d.model, "ffn_out", file);
-  for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
-    for (int i = 0; i < 4; ++i) set_dims(&m.lin[e][i], attn.tt, d.btt);
-    set_dims(&m.lin[e][4], fin.tt, d.btt);
-    set_dims(&m.lin[e][5], fout.tt, d.btt);
-  }
-  if (!ttsim_hls::make_layout(m, &d.layout)) {
-    throw InputError(file + ": the HLS kernel tree cannot lay out this model (at most " +
-                     std::to_string(ttsim_hls::kMaxEncoders) +
-                     " encoders and 6 factors per TT/TTM shape)");
-  }
-  return d;
+const std::vector<LaneConstant>& lane_constants() {
+  static const std::vector<LaneConstant> k = {
+      {"kContractLanes", {"ttsim_contraction"}},
+      {"kSoftmaxLanes", {"ttsim_softmax", "ttsim_softmax_grad"}},
+      {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}},
+      {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}},
+      {"kAddLanes", {"ttsim_add", "ttsim_add_accumulate", "ttsim_column_sum"}},
+      {"kLossLanes", {"ttsim_loss"}},
+      {"kSgdLanes", {"ttsim_sgd_update"}},
+  };
+  return k;
 }
 
-std::string tt_block(const char* kind, const LinearLayerSpec& l) {
-  const auto& t = l.tt;
+/// "param_mem" → "param": the stem naming a memory's constants.
+std::string memory_stem(const std::string& array) {
+  const std::string suffix = "_mem";
+  if (array.size() > suffix.size() && array.compare(array.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return array.substr(0, array.size() - suffix.size());
+  }
+  return array;
+}
+std::string camel(const std::string& stem) {
+  std::string s;
+  bool up = true;
+  for (char c : stem) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    s += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return s;
+}
+std::string upper(const std::string& s) {
+  std::string u;
+  for (char c : s) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+std::string tt_block(const char* kind, const ttsim_hls::TtDims& t) {
   return fmt::format(
       "constexpr int k{0}D = {1}, k{0}E = {2};\n"
       "constexpr int k{0}InFactors[k{0}D] = {{{3}}};\n"
       "constexpr int k{0}OutFactors[k{0}E] = {{{4}}};\n"
       "constexpr int k{0}Ranks[k{0}D + k{0}E + 1] = {{{5}}};\n\n",
-      kind, t.in_factors.size(), t.out_factors.size(), int_list(t.in_factors),
-      int_list(t.out_factors), int_list(t.ranks));
+      kind, t.d, t.e, int_list(t.m, t.d), int_list(t.n, t.e), int_list(t.r, t.d + t.e + 1));
 }
 
-// BIND_STORAGE of an arena: URAM when one partition is at least 2,048 addresses deep
-// (the memory planner's default uram_min_depth: half a URAM288 column), else BRAM.
-const char* storage(std::int64_t words, int partition) {
-  return words / partition >= 2048 ? "uram" : "bram";
+/// The clock period in ns as the scripts write it: 10 for 100 MHz.
+std::string period_ns(double clock_mhz) { return fmt::format("{:g}", 1000.0 / clock_mhz); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw InputError(p.string() + ": cannot read");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace
 
-std::string design_config_header(const Json& configs, const std::string& file,
-                                 const std::string& design_name) {
-  const Design d = load_design(configs, file);
-  const auto& u = d.arch.units;
-  auto lanes = [&](UnitKind k) { return d.arch.unit(k).lanes; };
-  int max_lanes = 1;
-  for (const auto& x : u) max_lanes = std::max(max_lanes, x.lanes);
-  const auto& m = d.model;
-  const auto& ttm = m.token_embedding.ttm;
+BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
+                              const std::string& file) {
+  BuildDesign d;
+  check_emit_name(model.name, file, "/configs/model/name");
+  if (!label.empty()) check_emit_name(label, file, "/name");
+  d.label = label.empty() ? model.name : std::move(label);
+  check_emit_name(arch.name, file, "/configs/arch/name");
+  check_emit_name(device.name, file, "/configs/device/name");
+  check_emit_name(device.part, file, "/configs/device/part");
+  check_emit_name(device.platform, file, "/configs/device/platform");
+  d.model = std::move(model);
+  d.arch = std::move(arch);
+  d.device = std::move(device);
+  machine::check_buildable(d.arch);
+  d.hls = machine::hls_design(d.model, d.arch, file);
+  const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
+  d.machine = machine::describe(d.model, d.arch, d.device, graph);
+  const std::vector<std::string> over = machine::over_device(d.machine, d.device);
+  if (!over.empty()) {
+    std::string s;
+    for (const auto& o : over) s += (s.empty() ? "" : "; ") + o;
+    throw InputError(file + ": design \"" + d.label + "\" does not fit device " + d.device.name + " (" +
+                     d.device.part + "): " + s);
+  }
+  return d;
+}
+
+std::string render_design_config(const BuildDesign& d) {
+  const machine::Machine& mc = d.machine;
+  const ttsim_hls::ModelDims& m = d.hls.dims;
+  // Lanes per constant, from the instances; modules sharing a constant must agree.
+  std::map<std::string, const machine::KernelInstance*> by_module;
+  for (const auto& k : mc.instances) by_module[k.module] = &k;
+  std::string lanes;
+  std::size_t covered = 0;
+  for (const LaneConstant& c : lane_constants()) {
+    const machine::KernelInstance* first = nullptr;
+    for (const auto& mod : c.modules) {
+      auto it = by_module.find(mod);
+      if (it == by_module.end()) continue;
+      ++covered;
+      if (!first) {
+        first = it->second;
+      } else if (it->second->lanes != first->lanes) {
+        throw InputError("design \"" + d.label + "\": modules " + first->module + " (" +
+                         std::to_string(first->lanes) + " lanes) and " + mod + " (" +
+                         std::to_string(it->second->lanes) + " lanes) share " + c.constant +
+                         " in hls/kernels/modules.cc");
+      }
+    }
+    if (!first) throw InputError(std::string("design_config.h: no kernel module of the machine uses ") + c.constant);
+    lanes += fmt::format("constexpr int {} = {};\n", c.constant, first->lanes);
+  }
+  if (covered != mc.instances.size()) {
+    for (const auto& k : mc.instances) {
+      bool found = false;
+      for (const LaneConstant& c : lane_constants()) {
+        found = found || std::find(c.modules.begin(), c.modules.end(), k.module) != c.modules.end();
+      }
+      if (!found) throw InputError("design_config.h: kernel module " + k.module + " has no lane constant");
+    }
+  }
+
   std::string h = fmt::format(
       "#pragma once\n"
-      "// design_config.h — generated by `ttsim emit` for {}model \"{}\" on arch \"{}\"{}.\n"
-      "// Same names and format as the tree's hls/include/design_config.h; do not edit by hand,\n"
-      "// re-run `ttsim emit --design chosen.json --out DIR` instead.\n\n"
+      "// design_config.h — the compile-time design point of the HLS training kernels.\n"
+      "//\n"
+      "// Rendered by `ttsim emit` (dse/emit.h) from the machine description (machine/machine.h)\n"
+      "// of design \"{}\": model \"{}\", arch \"{}\", device \"{}\".\n"
+      "// Do not edit by hand: re-render it (`ttsim emit --design chosen.json --out DIR` for a\n"
+      "// chosen design; the tree's own copy is the default design, rewritten by\n"
+      "// `ttsim emit --default-tree`, and a test requires it byte-identical to that rendering).\n"
+      "// Every name below is part of the emitter's contract:\n"
+      "//\n"
+      "//  Model shape    kEncoders, kDModel, kHeads, kFfnDim, kSeqLen, kVocab, kIntents, kSlotTags\n"
+      "//  TT layers      kMaxFactors; per kind (Attn = Q/K/V/O, FfnIn, FfnOut):\n"
+      "//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E],\n"
+      "//                 k<Kind>Ranks[k<Kind>D + k<Kind>E + 1]  (r_0 = r_{{d+e}} = 1)\n"
+      "//  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]\n"
+      "//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)\n"
+      "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
+      "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
+      "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
+      "//  Arenas         per on-chip array <stem>_mem of the top (param, grad, act, scratch,\n"
+      "//                 index): k<Stem>Words (depth, 32-bit words), k<Stem>Partition (cyclic\n"
+      "//                 ARRAY_PARTITION factor: banks) and TTSIM_<STEM>_STORAGE (BIND_STORAGE\n"
+      "//                 impl token: bram, uram or lutram)\n"
+      "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
+      "//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)\n"
+      "//\n"
+      "// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.\n\n"
       "namespace ttsim_cfg {{\n\n",
-      design_name.empty() ? std::string() : "design \"" + design_name + "\": base ", m.name, d.arch.name,
-      design_name.empty() ? "" : " with the design's axis values applied");
+      d.label, d.model.name, d.arch.name, d.device.name);
   h += fmt::format(
       "constexpr int kEncoders = {};\nconstexpr int kDModel = {};\nconstexpr int kHeads = {};\n"
       "constexpr int kFfnDim = {};\nconstexpr int kSeqLen = {};\nconstexpr int kVocab = {};\n"
       "constexpr int kIntents = {};\nconstexpr int kSlotTags = {};\n\n"
-      "constexpr int kMaxFactors = 6;\n\n",
-      m.encoders, m.d_model, m.heads, m.ffn_dim, m.seq_len, m.vocab, m.intents, m.slot_tags);
-  h += tt_block("Attn", first_of_kind(m, "attention", file));
-  h += tt_block("FfnIn", first_of_kind(m, "ffn_in", file));
-  h += tt_block("FfnOut", first_of_kind(m, "ffn_out", file));
+      "constexpr int kMaxFactors = {};\n\n",
+      m.encoders, m.d_model, m.heads, m.ffn_dim, m.seq_len, d.model.vocab, m.intents, m.slot_tags,
+      ttsim_hls::kMaxTtFactors);
+  h += tt_block("Attn", m.lin[0][0].t);
+  h += tt_block("FfnIn", m.lin[0][4].t);
+  h += tt_block("FfnOut", m.lin[0][5].t);
   h += fmt::format(
-      "constexpr int kTtmD = {};\nconstexpr int kTtmVocabFactors[kTtmD] = {{{}}};\n"
-      "constexpr int kTtmDimFactors[kTtmD] = {{{}}};\nconstexpr int kTtmRanks[kTtmD + 1] = {{{}}};\n\n",
-      ttm.cores(), int_list(ttm.vocab_factors), int_list(ttm.dim_factors), int_list(ttm.ranks));
-  h += fmt::format("constexpr bool kUseBtt = {};\n\n", d.btt ? "true" : "false");
-  h += fmt::format(
-      "constexpr int kContractLanes = {};\nconstexpr int kSoftmaxLanes = {};\n"
-      "constexpr int kLayerNormLanes = {};\nconstexpr int kGeluLanes = {};\n"
-      "constexpr int kAddLanes = {};\nconstexpr int kLossLanes = {};\nconstexpr int kSgdLanes = {};\n\n",
-      lanes(UnitKind::kContraction), lanes(UnitKind::kSoftmax), lanes(UnitKind::kLayerNorm),
-      lanes(UnitKind::kGelu), lanes(UnitKind::kElementwise), lanes(UnitKind::kLoss),
-      lanes(UnitKind::kUpdate));
-  h += fmt::format("constexpr int kParamWords = {};\nconstexpr int kActWords = {};\nconstexpr int kScratchWords = {};\n\n",
-                   d.layout.param_words, d.layout.act_words, d.layout.scratch_words);
-  h += fmt::format("constexpr int kParamPartition = {};\nconstexpr int kActPartition = {};\n\n", max_lanes,
-                   max_lanes);
-  h += "}  // namespace ttsim_cfg\n\n";
-  h += fmt::format("#define TTSIM_PARAM_STORAGE {}\n#define TTSIM_ACT_STORAGE {}\n",
-                   storage(d.layout.param_words, max_lanes), storage(d.layout.act_words, max_lanes));
+      "constexpr int kTtmD = {0};\nconstexpr int kTtmVocabFactors[kTtmD] = {{{1}}};\n"
+      "constexpr int kTtmDimFactors[kTtmD] = {{{2}}};\nconstexpr int kTtmRanks[kTtmD + 1] = {{{3}}};\n\n",
+      m.emb.d, int_list(m.emb.v, m.emb.d), int_list(m.emb.e, m.emb.d), int_list(m.emb.r, m.emb.d + 1));
+  h += fmt::format("constexpr bool kUseBtt = {};\n\n", d.hls.btt ? "true" : "false");
+  h += lanes + "\n";
+  std::string storage_macros;
+  for (const machine::Memory& mem : mc.memories) {
+    if (mem.storage == machine::Storage::kRegisters) {
+      throw InputError("design \"" + d.label + "\": memory " + mem.array +
+                       " in registers has no BIND_STORAGE impl in hls/kernels/top.cc");
+    }
+    const std::string stem = memory_stem(mem.array);
+    h += fmt::format(
+        "// {} ({}): {}, {} words of {} bits in {} bank(s) of {} words;\n"
+        "//   {} BRAM36, {} URAM288.\n"
+        "constexpr int k{}Words = {};\nconstexpr int k{}Partition = {};\n",
+        mem.array, mem.holds, machine::to_string(mem.storage), mem.words, mem.width_bits, mem.partition,
+        mem.bank_words(), mem.bram36, mem.uram288, camel(stem), mem.words, camel(stem), mem.partition);
+    storage_macros += fmt::format("#define TTSIM_{}_STORAGE {}\n", upper(stem), machine::to_string(mem.storage));
+  }
+  h += "\n}  // namespace ttsim_cfg\n\n";
+  h += "// Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl\n"
+       "// and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).\n";
+  h += fmt::format("#define TTSIM_PARAM_WORDS {}\n", mc.param_words);
+  h += storage_macros;
+  for (const machine::KernelInstance& k : mc.instances) {
+    h += fmt::format("#define TTSIM_INSTANCES_{} {}\n", upper(k.module), k.count);
+  }
   return h;
+}
+
+HlsScripts render_scripts(const BuildDesign& d, const std::vector<std::string>& sources) {
+  HlsScripts s;
+  const std::string board = d.device.name, label = d.label, part = d.device.part;
+  const std::string period = period_ns(d.arch.clock_mhz);
+  const std::string clock = fmt::format("{:g}", d.arch.clock_mhz);
+
+  s.run_hls_tcl = fmt::format(
+      "# run_hls.tcl — Vitis HLS (classic Tcl flow) build of the ttsim training kernels, design\n"
+      "# \"{label}\" (model {model}, arch {arch}) on {board}. Rendered by `ttsim emit` (dse/emit.h)\n"
+      "# with design_config.h; do not edit by hand.\n"
+      "#\n"
+      "#   cd <root> && vitis_hls -f hls/scripts/run_hls.tcl [-tclargs <board> <design> <steps>]\n"
+      "#\n"
+      "# <root> is the folder holding hls/ (the ttsim checkout or an emitted build). board  label\n"
+      "# of the target board (default {board}); design  label of the design point (default\n"
+      "# {label}, the design_config.h in hls/include); steps  comma list of\n"
+      "# csim,csynth,cosim,export (default all four). The project is created under\n"
+      "# build/hls/<board>/<design>/ (under $TTSIM_HLS_OUT instead of <root> when set); the\n"
+      "# csynth reports (csynth.xml, csynth.rpt and one <module>_csynth.xml per ttsim_* module)\n"
+      "# and the cosim report are copied to reports/<board>/<design>/ for `ttsim calibrate` /\n"
+      "# `ttsim compare`.\n"
+      "\n"
+      "set script_dir [file dirname [file normalize [info script]]]\n"
+      "set hls_dir [file dirname $script_dir]\n"
+      "set repo_dir [file dirname $hls_dir]\n"
+      "\n"
+      "set board {board}\n"
+      "set design {label}\n"
+      "set steps {{csim csynth cosim export}}\n"
+      "if {{[info exists ::argv] && [llength $::argv] >= 1}} {{ set board [lindex $::argv 0] }}\n"
+      "if {{[info exists ::argv] && [llength $::argv] >= 2}} {{ set design [lindex $::argv 1] }}\n"
+      "if {{[info exists ::argv] && [llength $::argv] >= 3}} {{ set steps [split [lindex $::argv 2] ,] }}\n"
+      "\n"
+      "set part {part}\n"
+      "# {clock} MHz, the clock of arch {arch}.\n"
+      "set clock_period {period}\n"
+      "set top {top}\n"
+      "\n"
+      "# Output root: <root>, or $TTSIM_HLS_OUT when set.\n"
+      "set out_dir $repo_dir\n"
+      "if {{[info exists ::env(TTSIM_HLS_OUT)]}} {{ set out_dir $::env(TTSIM_HLS_OUT) }}\n"
+      "set project_dir [file join $out_dir build hls $board $design]\n"
+      "set report_dir [file join $out_dir reports $board $design]\n"
+      "file mkdir $project_dir\n"
+      "cd $project_dir\n"
+      "\n"
+      "set cflags \"{cflags} -I$repo_dir\"\n"
+      "set kernel_sources {{\n",
+      fmt::arg("label", label), fmt::arg("model", d.model.name), fmt::arg("arch", d.arch.name),
+      fmt::arg("board", board), fmt::arg("part", part), fmt::arg("clock", clock), fmt::arg("period", period),
+      fmt::arg("top", kTop), fmt::arg("cflags", kCflags));
+  for (const auto& src : sources) s.run_hls_tcl += "  " + src + "\n";
+  s.run_hls_tcl += fmt::format(
+      "}}\n"
+      "\n"
+      "open_project -reset ttsim_$design\n"
+      "foreach src $kernel_sources {{\n"
+      "  add_files [file join $hls_dir $src] -cflags $cflags\n"
+      "}}\n"
+      "add_files -tb [file join $hls_dir {tb}] -cflags $cflags\n"
+      "set_top $top\n"
+      "\n"
+      "open_solution -reset solution1 -flow_target vitis\n"
+      "set_part $part\n"
+      "create_clock -period $clock_period -name default\n"
+      "config_compile -name_max_length 256\n"
+      "config_interface -m_axi_addr64\n"
+      "\n"
+      "if {{\"csim\" in $steps}} {{ csim_design }}\n"
+      "if {{\"csynth\" in $steps}} {{ csynth_design }}\n"
+      "if {{\"cosim\" in $steps}} {{ cosim_design -rtl verilog }}\n"
+      "if {{\"export\" in $steps}} {{\n"
+      "  export_design -rtl verilog -format xo -output [file join $project_dir $top.xo]\n"
+      "}}\n"
+      "\n"
+      "# Copy the reports where calibration looks for them.\n"
+      "file mkdir $report_dir\n"
+      "set solution_dir [file join $project_dir ttsim_$design solution1]\n"
+      "foreach sub {{syn/report sim/report}} {{\n"
+      "  set dir [file join $solution_dir $sub]\n"
+      "  if {{[file isdirectory $dir]}} {{\n"
+      "    foreach f [glob -nocomplain -directory $dir *.xml *.rpt] {{\n"
+      "      file copy -force $f $report_dir\n"
+      "    }}\n"
+      "  }}\n"
+      "}}\n"
+      "close_project\n",
+      fmt::arg("tb", kTestbench));
+
+  s.hls_config_cfg = fmt::format(
+      "# Vitis unified-flow (v++ --mode hls) configuration of the ttsim training kernels, design\n"
+      "# \"{label}\" (model {model}, arch {arch}) on {board}. Rendered by `ttsim emit` (dse/emit.h)\n"
+      "# with design_config.h; do not edit by hand. Paths are relative to this file (hls/scripts/).\n"
+      "#   v++ -c --mode hls --config hls/scripts/hls_config.cfg --work_dir build/hls/{board}/{label}\n"
+      "#   vitis-run --mode hls --csim --config hls/scripts/hls_config.cfg --work_dir build/hls/{board}/{label}\n"
+      "part={part}\n"
+      "\n"
+      "[hls]\n"
+      "flow_target=vitis\n"
+      "clock={period}ns\n"
+      "syn.top={top}\n",
+      fmt::arg("label", label), fmt::arg("model", d.model.name), fmt::arg("arch", d.arch.name),
+      fmt::arg("board", board), fmt::arg("part", part), fmt::arg("period", period), fmt::arg("top", kTop));
+  for (const auto& src : sources) s.hls_config_cfg += "syn.file=../" + src + "\n";
+  for (const auto& src : sources) s.hls_config_cfg += "syn.file_cflags=../" + src + "," + kCflags + " -I../..\n";
+  s.hls_config_cfg += fmt::format(
+      "tb.file=../{tb}\n"
+      "tb.file_cflags=../{tb},{cflags} -I../..\n"
+      "syn.compile.name_max_length=256\n"
+      "syn.interface.m_axi_addr64=1\n"
+      "package.output.format=xo\n"
+      "package.output.file={top}.xo\n",
+      fmt::arg("tb", kTestbench), fmt::arg("cflags", kCflags), fmt::arg("top", kTop));
+
+  s.link_cfg_name = board + "_link.cfg";
+  s.link_cfg = fmt::format(
+      "# v++ link configuration of the ttsim training kernel, design \"{label}\" on {board}.\n"
+      "# Rendered by `ttsim emit` (dse/emit.h); do not edit by hand.\n"
+      "#   v++ -l -t hw --config hls/scripts/{name} -o ttsim.xclbin {top}.xo\n"
+      "# The kernel is not pinned to a super logic region (no slr option): one SLR can hold\n"
+      "# fewer DSPs and block RAMs than the design uses (SLR0 of the U50 does), so placement is\n"
+      "# left to v++ until a machine description derives an SLR from the design's resources.\n"
+      "platform={platform}\n"
+      "\n"
+      "[connectivity]\n"
+      "nk={top}:1:{top}_1\n"
+      "sp={top}_1.param_io:HBM[0]\n"
+      "\n"
+      "[clock]\n"
+      "freqHz={hz:.0f}:{top}_1\n",
+      fmt::arg("label", label), fmt::arg("board", board), fmt::arg("name", s.link_cfg_name),
+      fmt::arg("top", kTop), fmt::arg("platform", d.device.platform), fmt::arg("hz", d.arch.clock_mhz * 1e6));
+  return s;
+}
+
+std::vector<std::string> hls_sources(const std::string& hls_root) {
+  const fs::path hls = fs::path(hls_root) / "hls";
+  if (!fs::is_directory(hls / "kernels")) throw InputError((hls / "kernels").string() + ": not found");
+  std::vector<std::string> out;
+  for (const char* sub : {"kernels", "include"}) {
+    std::vector<std::string> names;
+    if (!fs::is_directory(hls / sub)) continue;
+    for (const auto& e : fs::directory_iterator(hls / sub)) {
+      const std::string name = e.path().filename().string();
+      if (e.path().extension() != ".cc" || name.rfind("spec_check.", 0) == 0) continue;
+      names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) out.push_back(std::string(sub) + "/" + n);
+  }
+  return out;
+}
+
+BuildDesign default_design(const std::string& root) {
+  const fs::path r(root);
+  const std::string arch_file = (r / kDefaultArchFile).string();
+  return make_build_design(load_model_spec((r / kDefaultModelFile).string()), load_arch_spec(arch_file),
+                           load_device_spec((r / kDefaultDeviceFile).string()), "", arch_file);
+}
+
+std::vector<std::pair<std::string, std::string>> default_tree_files(const std::string& root) {
+  const BuildDesign d = default_design(root);
+  const HlsScripts s = render_scripts(d, hls_sources(root));
+  return {{"hls/include/design_config.h", render_design_config(d)},
+          {"hls/scripts/run_hls.tcl", s.run_hls_tcl},
+          {"hls/scripts/hls_config.cfg", s.hls_config_cfg},
+          {"hls/scripts/" + s.link_cfg_name, s.link_cfg}};
+}
+
+std::vector<std::string> write_default_tree(const std::string& root) {
+  std::vector<std::string> written;
+  for (const auto& [rel, text] : default_tree_files(root)) {
+    const std::string path = (fs::path(root) / rel).string();
+    write_file_atomic(path, text);
+    written.push_back(path);
+  }
+  return written;
 }
 
 std::string find_hls_root(const std::string& given) {
@@ -236,17 +459,78 @@ std::string find_hls_root(const std::string& given) {
                    "); run from the ttsim checkout or pass --hls-root DIR");
 }
 
-void emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
-                 const std::string& hls_root) {
+namespace {
+
+/// README.md of the build: the design, its instances and memories (from the Machine),
+/// the predicted figures and how to build it.
+std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::string& chosen_file,
+                          const std::string& fidelity, const std::string& why,
+                          const std::optional<JsonView>& metrics, const std::vector<std::string>& notes) {
+  const machine::Machine& mc = d.machine;
+  std::string r = fmt::format(
+      "# HLS build of design `{}`\n\n"
+      "Rendered by `ttsim emit` from `{}`: model `{}`, arch `{}`, device `{}` (part `{}`, platform `{}`), "
+      "clock {:g} MHz, flow {}.\n\n",
+      d.label, chosen_file, d.model.name, d.arch.name, d.device.name, d.device.part, d.device.platform,
+      d.arch.clock_mhz, d.hls.btt ? "BTT" : "sequential TT");
+  for (const auto& n : notes) r += "- note: " + n + "\n";
+  if (!notes.empty()) r += "\n";
+  if (metrics) {
+    std::string figs;
+    for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
+      if (!it.value().is_null()) figs += (figs.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
+    }
+    r += "Predicted by ttsim (" + fidelity + "): " + figs + "\n\n";
+  }
+  if (!why.empty()) r += "Why this design: " + why + "\n\n";
+  r += "## Kernel instances\n\n"
+       "One RTL instance per module (`#pragma HLS ALLOCATION` in `hls/kernels/top.cc`, limits in\n"
+       "`design_config.h`), shared by every call site; the top runs one call at a time.\n\n"
+       "| module | instances | lanes | DSP per instance | DSP | call sites |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& k : mc.instances) {
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes, k.dsp, k.count * k.dsp,
+                     k.call_sites);
+  }
+  r += fmt::format("| total | | | | {} of {} | {} tasks |\n\n", mc.dsp(), d.device.dsp, mc.schedule.order.size());
+  r += "## Memories\n\n"
+       "Static arrays of the top (`BIND_STORAGE`, cyclic `ARRAY_PARTITION`); every buffer at a fixed\n"
+       "offset for the whole step.\n\n"
+       "| array | holds | storage | words | width | partition | words per bank | BRAM36 | URAM288 |\n"
+       "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& m : mc.memories) {
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", m.array, m.holds,
+                     machine::to_string(m.storage), m.words, m.width_bits, m.partition, m.bank_words(), m.bram36,
+                     m.uram288);
+  }
+  r += fmt::format("| total | | | | | | | {} of {} | {} of {} |\n\n", mc.bram36(), d.device.bram36, mc.uram288(),
+                   d.device.uram288);
+  r += fmt::format(
+      "## Build\n\n"
+      "- C simulation here, no Vitis: `make csim` (g++; the testbench trains a few steps and checks the "
+      "loss falls).\n"
+      "- Vitis HLS (classic): `vitis_hls -f hls/scripts/run_hls.tcl` (csim, csynth, cosim, export .xo); the "
+      "project goes to `build/hls/{0}/{1}/`, the reports are copied to `reports/{0}/{1}/`.\n"
+      "- Vitis unified: `v++ -c --mode hls --config hls/scripts/hls_config.cfg --work_dir build/hls/{0}/{1}`.\n"
+      "- Link for the board: `v++ -l -t hw --config hls/scripts/{2} -o ttsim.xclbin ttsim_train_step.xo`.\n"
+      "- Feed the csynth/Vivado reports back with `ttsim calibrate` to refine the simulator.\n\n"
+      "The kernel sources under hls/ are copies of the ttsim tree's `hls/`; `hls/include/design_config.h` "
+      "and `hls/scripts/*` are rendered for this design.\n",
+      d.device.name, d.label, s.link_cfg_name);
+  return r;
+}
+
+}  // namespace
+
+EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
+                       const std::string& hls_root) {
   // Every member is read through JsonView: a wrong type is a ConfigError at its pointer.
   JsonView root(chosen, chosen_file);
   if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
   if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
-  std::string design_name;
-  if (auto n = root.find("name")) design_name = emit_name(*n);
-  const std::string header = design_config_header(root.at("configs").raw(), chosen_file, design_name);
-  const Design d = load_design(root.at("configs").raw(), chosen_file);
-  std::string part = "xcu50-fsvh2104-2-e", platform = "xilinx_u50_gen3x16_xdma_5_202210_1";
+  EmitReport report;
+  std::string label;
+  if (auto n = root.find("name")) label = emit_name(*n);
+  std::optional<std::string> part, platform;
   if (auto dev = root.find("device")) {
     if (!dev->is_object()) dev->fail("an object with \"part\" and \"platform\" strings");
     if (auto p = dev->find("part")) part = emit_name(*p);
@@ -257,118 +541,82 @@ void emit_design(const Json& chosen, const std::string& chosen_file, const std::
   if (auto w = root.find("why")) why = w->as_string();
   std::optional<JsonView> metrics = root.find("metrics");
   if (metrics && !metrics->is_object()) metrics->fail("an object of metric name -> number or null");
-
+  JsonView configs = root.at("configs");
+  if (!configs.is_object()) configs.fail("an object with \"model\", \"arch\" and \"device\"");
+  ModelSpec model = parse_model_spec(configs.at("model").raw(), chosen_file + " (/configs/model)");
+  ArchSpec arch = parse_arch_spec(configs.at("arch").raw(), chosen_file + " (/configs/arch)");
   const fs::path src = find_hls_root(hls_root);
+
+  DeviceSpec device;
+  std::optional<JsonView> dev_cfg = configs.find("device");
+  if (dev_cfg && dev_cfg->is_object()) {
+    device = parse_device_spec(dev_cfg->raw(), chosen_file + " (/configs/device)");
+    if (part && *part != device.part) {
+      throw ConfigError(chosen_file, "/device/part", "the part of /configs/device (\"" + device.part + "\")",
+                        Json(*part).dump());
+    }
+    if (platform && *platform != device.platform) {
+      throw ConfigError(chosen_file, "/device/platform",
+                        "the platform of /configs/device (\"" + device.platform + "\")", Json(*platform).dump());
+    }
+  } else {
+    // An older chosen.json: /configs/device absent (or only the device's name).
+    const std::string why_not = chosen_file + ": no /configs/device (the resolved device config; "
+                                "chosen.json of an older explore?)";
+    if (!part) throw InputError(why_not + " and no /device/part; re-run ttsim explore");
+    if (part->rfind("xcu50", 0) != 0) {
+      throw InputError(why_not + " and /device/part \"" + *part +
+                       "\" is not the U50's; re-run ttsim explore to record the device");
+    }
+    fs::path file = src / kDefaultDeviceFile;
+    if (!fs::exists(file)) file = kDefaultDeviceFile;
+    device = load_device_spec(file.string());
+    report.notes.push_back(why_not + ": part " + *part + " is the U50's, so the device is " + file.string());
+  }
+
+  const BuildDesign d = make_build_design(std::move(model), std::move(arch), std::move(device), label, chosen_file);
+  const std::vector<std::string> sources = hls_sources(src.string());
+  const std::string header = render_design_config(d);
+  const HlsScripts scripts = render_scripts(d, sources);
+
   const fs::path out(out_dir);
   std::error_code ec;
-  for (const char* sub : {"hls/include", "hls/kernels", "hls/tb"}) fs::create_directories(out / sub, ec);
+  for (const char* sub : {"hls/include", "hls/kernels", "hls/tb", "hls/scripts"}) fs::create_directories(out / sub, ec);
   if (ec) throw InputError(out_dir + ": cannot create the build folder (" + ec.message() + ")");
-  std::vector<std::string> kernel_sources;
-  auto copy = [&](const fs::path& rel) {
-    std::ifstream in(src / rel, std::ios::binary);
-    if (!in) throw InputError((src / rel).string() + ": cannot read");
-    std::stringstream s;
-    s << in.rdbuf();
-    write_file_atomic((out / rel).string(), s.str());
+  auto write = [&](const std::string& rel, const std::string& text) {
+    write_file_atomic((out / rel).string(), text);
+    report.files.push_back(rel);
   };
-  std::vector<fs::path> kernels;
-  for (const auto& e : fs::directory_iterator(src / "hls/kernels")) {
-    const auto ext = e.path().extension();
-    if (ext == ".h" || ext == ".cc") kernels.push_back(fs::path("hls/kernels") / e.path().filename());
+  auto copy = [&](const fs::path& rel) { write(rel.string(), slurp(src / rel)); };
+  // The kernel tree: hls/kernels/*.{h,cc}; hls/include/*.{h,cc} but the rendered
+  // design_config.h and the test helper spec_check.*; the testbench.
+  for (const char* sub : {"kernels", "include"}) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(src / "hls" / sub)) {
+      const std::string name = e.path().filename().string();
+      const auto ext = e.path().extension();
+      if ((ext != ".h" && ext != ".cc") || name == "design_config.h" || name.rfind("spec_check.", 0) == 0) continue;
+      files.push_back(fs::path("hls") / sub / name);
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) copy(f);
   }
-  std::sort(kernels.begin(), kernels.end());
-  for (const auto& k : kernels) {
-    copy(k);
-    if (k.extension() == ".cc") kernel_sources.push_back(k.string());
-  }
-  // hls/include: the kernel specification and the C-simulation instrumentation the
-  // kernels include (design_config.h is generated below; spec_check.* is a test helper).
-  std::vector<fs::path> includes;
-  for (const auto& e : fs::directory_iterator(src / "hls/include")) {
-    const auto name = e.path().filename().string();
-    const auto ext = e.path().extension();
-    if ((ext != ".h" && ext != ".cc") || name == "design_config.h" || name.rfind("spec_check.", 0) == 0) continue;
-    includes.push_back(fs::path("hls/include") / e.path().filename());
-  }
-  std::sort(includes.begin(), includes.end());
-  for (const auto& f : includes) {
-    copy(f);
-    if (f.extension() == ".cc") kernel_sources.push_back(f.string());
-  }
-  copy("hls/tb/csim_tb.cc");
-  write_file_atomic((out / "hls/include/design_config.h").string(), header);
-
-  const double period_ns = 1000.0 / d.arch.clock_mhz;
-  std::string tcl = fmt::format(
-      "# Vitis HLS flow for design \"{0}\" (generated by ttsim emit).\n"
-      "# Usage: vitis_hls -f run_hls.tcl      (from this folder)\n"
-      "open_project -reset ttsim_{0}\n"
-      "set_top ttsim_train_step\n",
-      d.model.name);
-  for (const auto& s : kernel_sources) tcl += "add_files " + s + " -cflags \"-I. -std=c++14\"\n";
-  tcl += fmt::format(
-      "add_files -tb hls/tb/csim_tb.cc -cflags \"-I. -std=c++14\"\n"
-      "open_solution -reset solution1 -flow_target vitis\n"
-      "set_part {{{}}}\n"
-      "create_clock -period {:.3f} -name default\n"
-      "csim_design\ncsynth_design\ncosim_design\n"
-      "export_design -format xo -output ttsim_train_step.xo\nexit\n",
-      part, period_ns);
-  write_file_atomic((out / "run_hls.tcl").string(), tcl);
-
-  std::string cfg = fmt::format("# v++ -c --mode hls --config hls_config.cfg (Vitis unified flow)\npart={}\n\n[hls]\n"
-                                "flow_target=vitis\nclock={:g}MHz\nsyn.top=ttsim_train_step\n",
-                                part, d.arch.clock_mhz);
-  for (const auto& s : kernel_sources) cfg += "syn.file=" + s + "\nsyn.file_cflags=" + s + ",-I. -std=c++14\n";
-  cfg += "tb.file=hls/tb/csim_tb.cc\ntb.file_cflags=hls/tb/csim_tb.cc,-I. -std=c++14\n"
-         "package.output.format=xo\npackage.output.file=ttsim_train_step.xo\n";
-  write_file_atomic((out / "hls_config.cfg").string(), cfg);
-
-  write_file_atomic((out / "link.cfg").string(),
-                    fmt::format("# v++ -l --config link.cfg ttsim_train_step.xo -o ttsim.xclbin\n"
-                                "platform={}\n\n[connectivity]\nnk=ttsim_train_step:1:ttsim_train_step_1\n"
-                                "sp=ttsim_train_step_1.param_io:HBM[0]\n\n[clock]\n"
-                                "freqHz={:.0f}:ttsim_train_step_1\n",
-                                platform, d.arch.clock_mhz * 1e6));
+  copy(fs::path("hls") / kTestbench);
+  write("hls/include/design_config.h", header);
+  write("hls/scripts/run_hls.tcl", scripts.run_hls_tcl);
+  write("hls/scripts/hls_config.cfg", scripts.hls_config_cfg);
+  write("hls/scripts/" + scripts.link_cfg_name, scripts.link_cfg);
 
   std::string make = "# C simulation with g++ (no Vitis needed): make csim\nCXX ?= g++\nCXXFLAGS ?= -std=c++17 -O2\n"
                      "SRCS =";
-  for (const auto& s : kernel_sources) make += " " + s;
-  make += "\n\ncsim_tb: $(SRCS) hls/tb/csim_tb.cc hls/include/design_config.h\n"
-          "\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/tb/csim_tb.cc -o $@\n\n"
+  for (const auto& s : sources) make += " hls/" + s;
+  make += "\n\ncsim_tb: $(SRCS) hls/" + std::string(kTestbench) +
+          " hls/include/design_config.h\n"
+          "\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/" + kTestbench + " -o $@\n\n"
           "csim: csim_tb\n\t./csim_tb\n\n.PHONY: csim\n";
-  write_file_atomic((out / "Makefile").string(), make);
-
-  std::string readme = fmt::format(
-      "# HLS build of design `{}`\n\n"
-      "Generated by `ttsim emit` from `{}`: base model `{}`, arch `{}`{}.\n\n"
-      "- model: {} encoders, d_model {}, TT ranks (attention) [{}], TTM ranks [{}], flow {}\n"
-      "- kernels: {} contraction lanes, clock {:g} MHz, part `{}`, platform `{}`\n",
-      design_name.empty() ? d.model.name : design_name, chosen_file, d.model.name, d.arch.name,
-      design_name.empty() ? "" : " with the design's axis values applied", d.model.encoders, d.model.d_model,
-      int_list(first_of_kind(d.model, "attention", chosen_file).tt.ranks), int_list(d.model.token_embedding.ttm.ranks),
-      d.btt ? "BTT" : "sequential TT", d.arch.unit(UnitKind::kContraction).lanes, d.arch.clock_mhz, part, platform);
-  if (metrics) {
-    readme += "- predicted by ttsim (" + fidelity + "): ";
-    std::string figs;
-    for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
-      if (!it.value().is_null()) figs += (figs.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
-    }
-    readme += figs + "\n";
-  }
-  if (!why.empty()) readme += "- why this design: " + why + "\n";
-  readme +=
-      "\n## Build\n\n"
-      "- C simulation here, no Vitis: `make csim` (g++; the testbench trains a few steps and "
-      "checks the loss falls).\n"
-      "- Vitis HLS (classic): `vitis_hls -f run_hls.tcl` (csim, csynth, cosim, export .xo); reports land in "
-      "`ttsim_" + d.model.name + "/solution1/syn/report/`.\n"
-      "- Vitis unified: `v++ -c --mode hls --config hls_config.cfg`.\n"
-      "- Link for the board: `v++ -l -t hw --config link.cfg ttsim_train_step.xo -o ttsim.xclbin`.\n"
-      "- Feed the csynth/Vivado reports back with `ttsim calibrate` to refine the simulator.\n"
-      "\nThe kernel sources under hls/ are copies of the ttsim tree's `hls/`; only "
-      "`hls/include/design_config.h` is generated.\n";
-  write_file_atomic((out / "README.md").string(), readme);
+  write("Makefile", make);
+  write("README.md", render_readme(d, scripts, chosen_file, fidelity, why, metrics, report.notes));
+  return report;
 }
 
 }  // namespace ttsim::dse

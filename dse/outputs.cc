@@ -354,6 +354,9 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     chosen["configs"] = f.chosen_detail.resolved.is_null()
                             ? eval.evaluators().analytic->resolved_configs(resolve_point(sweep, *f.chosen))
                             : f.chosen_detail.resolved;
+    // The resolved device config next to the model and arch: `ttsim emit` describes the
+    // machine on it (the evaluators' configs name the device only).
+    chosen["configs"]["device"] = eval.device().to_json();
     chosen["device"] = eval.device().to_json();
     chosen["calibration"] = eval.calibration();
   }

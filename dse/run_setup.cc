@@ -89,8 +89,9 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
     const auto svgs = write_plots(dir, *setup.eval, state, final, notes);
     files.insert(files.end(), svgs.begin(), svgs.end());
     if (!final.partial && final.chosen) {
-      emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json", dir + "/hls_build",
-                  hls_root);
+      const EmitReport emitted = emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json",
+                                             dir + "/hls_build", hls_root);
+      notes.insert(notes.end(), emitted.notes.begin(), emitted.notes.end());
       files.push_back("hls_build/");
     }
     files.push_back("report.html");  // written below; a failure to write it fails the run

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "dse/point_power.h"
+#include "machine/machine.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/arch_spec.h"
@@ -32,6 +33,8 @@ struct SimCache {
   /// Per-task bank blocks of the padded graph on its plan's banks (power activity),
   /// keyed like `plans`.
   std::unordered_map<std::string, std::shared_ptr<const BankActivityShape>> bank_shapes;
+  /// Machine descriptions (what the emitted build is) by model, flows and lanes.
+  std::unordered_map<std::string, std::shared_ptr<const machine::Machine>> machines;
 
   template <typename T, typename F>
   std::shared_ptr<const T> get(std::unordered_map<std::string, std::shared_ptr<const T>>& map,
@@ -87,6 +90,9 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   r.model = ctx.cache->get(ctx.cache->models, r.model_key,
                            [&] { return parse_model_spec(p.model, p.model_file); });
   r.arch = parse_arch_spec(p.arch, p.arch_file);
+  // A design the emitted top cannot carry out is never simulated (the point is reported
+  // not evaluated, with the ConfigError naming the arch field).
+  machine::check_buildable(r.arch);
   if (ctx.calibration) {
     // As `simulate --calibration`: refuse another part or clock, then apply the fit.
     check_calibration_matches(*ctx.calibration, r.arch, ctx.device);
@@ -125,6 +131,26 @@ std::shared_ptr<const memplan::MemoryPlan> plan_for(const SimContext& ctx, const
   });
 }
 
+/// The machine description of the design (machine/machine.h): instances, memories and
+/// blocks of the emitted build; cached by model, flows and lane counts (all it depends on
+/// for one device).
+std::shared_ptr<const machine::Machine> machine_for(const SimContext& ctx, const Resolved& r,
+                                                    const TaskGraph& graph) {
+  std::string key = r.model_key + "|" + flows_key(r.arch) + "|lanes=";
+  for (const auto& u : r.arch.units) key += std::to_string(u.lanes) + ",";
+  return ctx.cache->get(ctx.cache->machines, key,
+                        [&] { return machine::describe(*r.model, r.arch, ctx.device, graph); });
+}
+
+/// Hardware metrics of the emitted build: DSPs of its instances, BRAM36 / URAM288 of its
+/// memories, on-chip bytes of its arrays.
+void machine_metrics(const machine::Machine& m, Evaluation& e) {
+  e.metrics[Metric::kOnchipBytes] = static_cast<double>(m.onchip_bytes());
+  e.metrics[Metric::kBram36] = static_cast<double>(m.bram36());
+  e.metrics[Metric::kUram288] = static_cast<double>(m.uram288());
+  e.metrics[Metric::kDsp] = static_cast<double>(m.dsp());
+}
+
 /// Activity of the analytic schedule and the design's estimated LUTs.
 struct PowerInputs {
   FpgaActivity activity;
@@ -143,13 +169,11 @@ PowerInputs static_metrics(const SimContext& ctx, const Resolved& r, const TaskG
   });
   std::array<int, kUnitKinds> instances{};
   for (int k = 0; k < kUnitKinds; ++k) instances[k] = r.arch.units[k].count;
-  const Occupancy occ = compute_occupancy(graph, schedule, footprint);
-  e.metrics[Metric::kOnchipBytes] = static_cast<double>(occ.peak_total_bytes);
-  e.metrics[Metric::kBram36] = static_cast<double>(plan->bram36_blocks);
-  e.metrics[Metric::kUram288] = static_cast<double>(plan->uram_blocks);
-  e.metrics[Metric::kDsp] = static_cast<double>(arch_dsp(r.arch, ctx.device));
+  machine_metrics(*machine_for(ctx, r, graph), e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
+  // Power activity on the planner's banks of the buffers each task touches, as the
+  // SystemC path (sim/power step_activity) computes it.
   return {schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device),
           design_luts(instances, r.arch, shape->banks)};
 }
@@ -266,10 +290,7 @@ Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) co
   const Resolved r = resolve(ctx_, p);
   const StepResult s = simulate_step(*r.model, r.arch, ctx_.device, 0);
   step_metrics(s.graph, s.run.schedule, e);
-  e.metrics[Metric::kOnchipBytes] = static_cast<double>(s.occupancy.peak_total_bytes);
-  e.metrics[Metric::kBram36] = static_cast<double>(s.plan->bram36_blocks);
-  e.metrics[Metric::kUram288] = static_cast<double>(s.plan->uram_blocks);
-  e.metrics[Metric::kDsp] = static_cast<double>(arch_dsp(r.arch, ctx_.device));
+  machine_metrics(*machine_for(ctx_, r, s.graph), e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   if (ctx_.has_lengths) {

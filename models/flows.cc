@@ -121,9 +121,12 @@ struct TtIndex {
   std::string dT(std::size_t t) const {
     return t == 0 ? "dX" : t == d + e ? "dY" : "dT" + std::to_string(t);
   }
-  /// Forward step t of the sequential flow as (rows, inner, cols).
+  /// Forward step t of the sequential flow as (batch, rows, inner, cols), decomposed as
+  /// hls/kernels/tt_linear.cc tt_forward runs it: an input core k is K products (one per
+  /// token) of Msuf(k) rows over the shared core; an output core one product of
+  /// K·Npre(j-1) rows.
   TaskShape tt_step(std::size_t t, I K) const {
-    if (t <= d) return shape4(1, K * Msuf(t), r(t - 1) * m(t), r(t));
+    if (t <= d) return shape4(K, Msuf(t), r(t - 1) * m(t), r(t));
     const std::size_t j = t - d;
     return shape4(1, K * Npre(j - 1), r(t - 1), n(j) * r(t));
   }
@@ -272,27 +275,40 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
     b.tensor(x.T(t), TensorKind::kIntermediate, shape);
     b.tensor(x.dT(t), TensorKind::kIntermediate, shape);
   }
-  // Contraction forms of the sequential flow's steps (hls/kernels/tt_linear.cc strides):
-  // an input-side core k with Msuf(k) > 1 reads T_{k-1} and writes T_k at stride Msuf(k).
-  using namespace ttsim_spec;
-  auto strided = [&](std::size_t t) { return t <= x.d && x.Msuf(t) > 1; };
+  // Contraction variants of the sequential flow's steps from the operand strides of the
+  // calls in hls/kernels/tt_linear.cc (tt_forward, tt_backward), with f = tt_step(t):
+  //  input core k (ms = Msuf(k), pm = r_{k-1}·m_k, rk = r_k), T_k in (token, r_k, ms) order:
+  //   forward    T_k = T_{k-1}·G_k     batch K (ms, pm, rk)  a_p ms, b_p rk, b_j 1,  c_j ms
+  //   grad-input dT_{k-1} = dT_k·G_kᵀ  batch K (ms, rk, pm)  a_p ms, b_p 1,  b_j rk, c_j ms
+  //   grad-core  dG_k = Σ_b T_{k-1}(b)ᵀ·dT_k(b), the batch reduced:
+  //                                    batch K (pm, ms, rk)  a_p 1,  b_p 1,  b_j ms, c_j 1
+  //  output core t (rows = K·Npre(j-1), rp = r_{t-1}, cols = n_j·r_t), row-major:
+  //   forward (rows, rp, cols) column; grad-input (rows, cols, rp) dot (Gᵀ);
+  //   grad-core (rp, rows, cols) column.
+  using ttsim_spec::contract_variant;
+  auto iv = [](I v) { return static_cast<int>(v); };
   for (std::size_t t = 1; t <= c; ++t) {
-    b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, x.tt_step(t, K),
-           {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t), TaskOp::kContraction,
-           strided(t) ? kContractScalar : kContractColumn);
+    const TaskShape f = x.tt_step(t, K);
+    const int v = t <= x.d ? contract_variant(iv(f.rows), iv(f.cols), 1, iv(f.rows), false)
+                           : contract_variant(1, iv(f.cols), 1, 1, false);
+    b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, f,
+           {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t), TaskOp::kContraction, v);
   }
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
+    const int v = t <= x.d ? contract_variant(iv(f.rows), 1, iv(f.cols), iv(f.rows), false)
+                           : contract_variant(1, 1, iv(f.cols), 1, false);
     b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
-           shape4(1, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
-           static_cast<int>(c - t + 1), TaskOp::kContraction,
-           strided(t) ? kContractScalar : kContractDot);
+           shape4(f.batch, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
+           static_cast<int>(c - t + 1), TaskOp::kContraction, v);
   }
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
+    const int v = t <= x.d ? contract_variant(1, 1, iv(f.rows), 1, true)
+                           : contract_variant(iv(f.inner), iv(f.cols), 1, 1, false);
     b.step("bwd.grad_core." + std::to_string(t), "tt.grad_core", FlowStage::kGradWeights,
-           shape4(1, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1,
-           TaskOp::kContraction, strided(t) ? kContractDot : kContractColumn);
+           shape4(f.batch, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1,
+           TaskOp::kContraction, v);
   }
   return b.take();
 }

@@ -124,11 +124,16 @@ struct FlowPlan {
 /// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-1 at level j+1:
 /// dG_{d+j} = dR_j·R_{j+1}ᵀ (r_{d+j-1}·n_j, Nsuf(j), r_{d+j}; "btt.grad_core_right") and
 /// dR_{j+1} = G_{d+j}ᵀ·dR_j (r_{d+j}, r_{d+j-1}·n_j, Nsuf(j); "btt.grad_merge_right").
-/// TT forward ("tt.step", level t): input core k = 1..d: T_k = T_{k-1}·G_k with rows
-/// K·Msuf(k), inner r_{k-1}·m_k, cols r_k; output core j = 1..e (t = d+j): rows K·Npre(j-1),
-/// inner r_{d+j-1}, cols n_j·r_{d+j}. TT grad-input ("tt.grad_input"), t = d+e..1 at level
-/// d+e-t+1: dT_{t-1} = dT_t·G_tᵀ (rows_t, cols_t, inner_t). TT grad-weights ("tt.grad_core"),
-/// t = d+e..1, all level 1: dG_t = T_{t-1}ᵀ·dT_t (inner_t, rows_t, cols_t).
+/// TT forward ("tt.step", level t), as hls/kernels/tt_linear.cc runs it: input core
+/// k = 1..d: T_k = T_{k-1}·G_k as batch K (one product per token over the shared core),
+/// rows Msuf(k), inner r_{k-1}·m_k, cols r_k (scalar form when Msuf(k) > 1: T_k is stored
+/// (token, r_k, Msuf(k)), so neither B nor C is lane-contiguous; column form for k = d);
+/// output core j = 1..e (t = d+j): batch 1, rows K·Npre(j-1), inner r_{d+j-1},
+/// cols n_j·r_{d+j} (column form). TT grad-input ("tt.grad_input"), t = d+e..1 at level
+/// d+e-t+1: dT_{t-1} = dT_t·G_tᵀ (batch_t; rows_t, cols_t, inner_t). TT grad-weights
+/// ("tt.grad_core"), t = d+e..1, all level 1: dG_t = T_{t-1}ᵀ·dT_t (batch_t; inner_t, rows_t,
+/// cols_t), for an input core with the batch reduced (kContractReduceBatch: the K per-token
+/// products sum into one dG_k). Variants from the calls' operand strides (contract_variant).
 /// MM forward: the BTT merges (role "mm.rebuild"), W = L_d·R_1 (M, r_d, N; "mm.rebuild",
 /// level P+1), Y = X·W (K, M, N; "mm.product", level P+2). MM grad-input: dX = dY·Wᵀ
 /// (K, N, M; "mm.grad_input"). MM grad-weights: dW = Xᵀ·dY (M, K, N; "mm.grad_w", level 1),

@@ -95,7 +95,8 @@ struct Task {
   /// The backward roles of each flow ("btt.grad_zr", "btt.grad_core_left", "tt.grad_input",
   /// "attn.grad_q", "ttm.grad_core", ...) are listed with the step lists in models/flows.h;
   /// element-wise tasks of the training graph use "bias.add", "bias.grad", "residual.add",
-  /// "residual.grad", "embedding.add", "embedding.grad".
+  /// "embedding.add", "embedding.grad" (gradients that meet are summed by the contraction
+  /// that produces the second one, with its accumulate flag, not by an add task).
   std::string role;
   TaskShape shape;
   std::int64_t macs = 0;      ///< multiply-accumulates (contractions), else 0

@@ -7,6 +7,11 @@
 // Backward: the two softmax cross-entropy losses (loss value and gradient w.r.t. the
 // logits), then every layer in reverse with the gradients of all parameters, bias
 // gradients (column sums of dY) included. Update: one kSgdUpdate per parameter buffer.
+// One task per kernel call of the HLS step (hls/kernels/model_step.cc), with its shape and
+// variant (tests/models/graph_matches_hls_test): gradients that meet (the two residual
+// skips, the Q/K/V projections, the intent and slot heads) are not summed by add tasks —
+// the contraction that produces the second dX accumulates into the first (it reads and
+// writes that buffer), as the kernels do with the contraction's accumulate flag.
 // Dependencies are derived from the buffers' reads and writes in task order (read after
 // write, write after write, write after read), so the task order is topological.
 
@@ -209,6 +214,9 @@ class BoundPlan {
       : b_(b), plan_(std::move(plan)), layer_(std::move(layer)), encoder_(encoder) {}
 
   void bind(const std::string& tensor, int buffer) { ids_[tensor] = buffer; }
+  /// The steps that write `tensor` add into it (the kernel's `accumulate` flag: C is read
+  /// at the first reduction step), so they read it too.
+  void accumulate(const std::string& tensor) { accumulated_.insert(tensor); }
   bool bound(const std::string& tensor) const { return ids_.count(tensor) > 0; }
   int id(const std::string& tensor) {
     auto it = ids_.find(tensor);
@@ -228,7 +236,10 @@ class BoundPlan {
       if (s.stage != stage) continue;
       std::vector<int> reads = extra_reads, writes;
       for (const auto& r : s.reads) reads.push_back(id(r));
-      for (const auto& w : s.writes) writes.push_back(id(w));
+      for (const auto& w : s.writes) {
+        writes.push_back(id(w));
+        if (accumulated_.count(w)) reads.push_back(id(w));
+      }
       b_.task(layer_ + "." + s.name, s.op, stage_of(stage), layer_, encoder_, s.role, s.shape,
               reads, writes);
     }
@@ -240,6 +251,7 @@ class BoundPlan {
   std::string layer_;
   int encoder_;
   std::map<std::string, int> ids_;
+  std::set<std::string> accumulated_;
 };
 
 class TrainingGraph {
@@ -266,9 +278,9 @@ class TrainingGraph {
     const int d_intent = loss("intent", intent.y, intent_labels_, sequences_, m_.intents);
     const int d_slot = loss("slot", slot.y, slot_labels_, K_, m_.slot_tags);
     const int dx_slot = linear_backward(slot, d_slot);
-    const int dx_intent = linear_backward(intent, d_intent);
-    // The intent head read row 0 of each sequence: add its dX into those rows.
-    add_into("heads.bwd.merge_grad", "heads", -1, dx_slot, dx_intent, sequences_, m_.d_model);
+    // The intent head read row 0 of each sequence: its dX product adds into those rows of
+    // the slot head's dX (accumulate flag), no separate add.
+    linear_backward(intent, d_intent, dx_slot);
     int dh = dx_slot;
     for (int e = m_.encoders - 1; e >= 0; --e) dh = encoder_backward(encs[e], dh);
     embedding_backward(dh);
@@ -339,11 +351,17 @@ class TrainingGraph {
     return out;
   }
 
-  /// Grad-input and grad-weights steps and the bias gradient; returns "<layer>.dX".
-  int linear_backward(Linear& lin, int dy) {
+  /// Grad-input and grad-weights steps and the bias gradient. With `accumulate_dx` < 0
+  /// dX is a new buffer "<layer>.dX"; otherwise the step that produces dX adds it into
+  /// buffer `accumulate_dx` (reads and writes it), as the HLS code does with the
+  /// contraction's accumulate flag (linear_backward(..., acc = true) in
+  /// hls/kernels/model_step.cc) instead of a separate add. Returns the dX buffer.
+  int linear_backward(Linear& lin, int dy, int accumulate_dx = -1) {
     const auto& l = *lin.spec;
     BoundPlan& p = *lin.plan;
-    const int dx = b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim});
+    const int dx = accumulate_dx >= 0 ? accumulate_dx
+                                      : b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim});
+    if (accumulate_dx >= 0) p.accumulate("dX");
     p.bind("dY", dy);
     p.bind("dX", dx);
     p.emit(FlowStage::kGradInput);
@@ -353,13 +371,6 @@ class TrainingGraph {
               "bias.grad", rows_cols(lin.tokens, l.out_dim), {dy}, {b_.grad(lin.bias)});
     }
     return dx;
-  }
-
-  /// dst += src over rows × cols elements (in place).
-  void add_into(const std::string& name, const std::string& layer, int encoder, int dst, int src,
-                I rows, I cols) {
-    b_.task(name, TaskOp::kAdd, Stage::kBackward, layer, encoder, "residual.grad",
-            rows_cols(rows, cols), {dst, src}, {dst});
   }
 
   LayerNormBufs layernorm_forward(const std::string& layer, int encoder, int in) {
@@ -481,8 +492,8 @@ class TrainingGraph {
     const int du = b_.buffer(p + "gelu.dIn", p + "gelu", {K_, m_.ffn_dim});
     b_.task(p + "gelu.bwd", TaskOp::kGeluGrad, Stage::kBackward, p + "gelu", e, "",
             rows_cols(K_, m_.ffn_dim), {dg, enc.ffn_in.y}, {du});
-    const int dln1 = linear_backward(enc.ffn_in, du);
-    add_into(p + "res2.bwd", p + "res2", e, dln1, dres2, K_, D);
+    // Residual 2: ffn_in's dX adds into dres2 (the gradient of ln1.out through the skip).
+    const int dln1 = linear_backward(enc.ffn_in, du, dres2);
     const int dres1 = layernorm_backward(enc.ln1, e, dln1);
     const int dc = linear_backward(enc.o, dres1);
     const std::string attn = p + "attn";
@@ -494,13 +505,12 @@ class TrainingGraph {
     enc.attn->bind("dK", dk);
     enc.attn->bind("dV", dv);
     enc.attn->emit(FlowStage::kGradInput);
-    const int dxq = linear_backward(enc.q, dq);
-    const int dxk = linear_backward(enc.k, dk);
-    const int dxv = linear_backward(enc.v, dv);
-    add_into(p + "qkv.bwd.sum_k", p + "qkv", e, dxq, dxk, K_, D);
-    add_into(p + "qkv.bwd.sum_v", p + "qkv", e, dxq, dxv, K_, D);
-    add_into(p + "res1.bwd", p + "res1", e, dxq, dres1, K_, D);
-    return dxq;
+    // Residual 1 and the three projections: the dX products of Q, K and V add in turn
+    // into dres1 (the gradient of the encoder input through the skip).
+    linear_backward(enc.q, dq, dres1);
+    linear_backward(enc.k, dk, dres1);
+    linear_backward(enc.v, dv, dres1);
+    return dres1;
   }
 
   /// Softmax cross-entropy over `classes` logits for `rows` rows; returns dlogits.

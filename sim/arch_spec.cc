@@ -60,11 +60,6 @@ std::vector<TaskOp> ops_of_unit(UnitKind k) {
   return {};
 }
 
-namespace {
-
-/// DSPs of one loop's operators with `lanes` lanes (see kernel_dsp): per lane for kOnce
-/// operators of a loop with lane accesses, lanes − 1 for a kTree operator, one for kScalar
-/// operators and for every operator of a loop without lane accesses.
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
   bool lane_loop = false;
   for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;
@@ -80,8 +75,6 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec
   }
   return dsp;
 }
-
-}  // namespace
 
 std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);

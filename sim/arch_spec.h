@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/json_view.h"
+#include "hls/include/kernel_spec.h"
 #include "models/flows.h"
 #include "models/task_graph.h"
 #include "sim/device_spec.h"
@@ -87,6 +88,11 @@ struct ArchSpec {
 /// the device's operator latencies.
 ArchSpec load_arch_spec(const std::string& path);
 ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
+
+/// DSP48E2 slices of one pipelined loop's operators with `lanes` lanes (see kernel_dsp):
+/// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
+/// operator, one of a kScalar operator or of any operator of a loop without lane accesses.
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device);
 
 /// DSP48E2 slices of one instance of `op`'s kernel module with `lanes` lanes, from the
 /// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:

@@ -1,11 +1,12 @@
 #pragma once
 // design_config.h — the compile-time design point of the HLS training kernels.
 //
-// Default: the 2-encoder ATIS preset (configs/models/atis_2enc.json), TT rank 12 on
-// [12,8,8]x[8,8,12], TTM rank 30 on [10,10,25]x[8,8,12]. `ttsim emit` generates this
-// file for a chosen design; it must stay a plain list of constexpr values (plus the
-// storage macros at the end, which pragmas need as tokens). Every name below is part
-// of the emitter's contract:
+// Rendered by `ttsim emit` (dse/emit.h) from the machine description (machine/machine.h)
+// of design "atis_2enc": model "atis_2enc", arch "u50_paper", device "u50".
+// Do not edit by hand: re-render it (`ttsim emit --design chosen.json --out DIR` for a
+// chosen design; the tree's own copy is the default design, rewritten by
+// `ttsim emit --default-tree`, and a test requires it byte-identical to that rendering).
+// Every name below is part of the emitter's contract:
 //
 //  Model shape    kEncoders, kDModel, kHeads, kFfnDim, kSeqLen, kVocab, kIntents, kSlotTags
 //  TT layers      kMaxFactors; per kind (Attn = Q/K/V/O, FfnIn, FfnOut):
@@ -13,18 +14,17 @@
 //                 k<Kind>Ranks[k<Kind>D + k<Kind>E + 1]  (r_0 = r_{d+e} = 1)
 //  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]
 //  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)
-//  Lanes (UNROLL factor of each kernel's pipelined body, >= 1)
-//                 kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
-//                 kAddLanes, kLossLanes, kSgdLanes
-//  Capacities     kParamWords, kActWords, kScratchWords (FP32 words of the on-chip
-//                 parameter (= gradient) arena, saved-activation arena and temporary
-//                 arena of the top function; equal to ttsim_hls::Layout totals for
-//                 the shapes above, checked by tests/hls/design_config_test)
-//  Storage        TTSIM_PARAM_STORAGE, TTSIM_ACT_STORAGE (BIND_STORAGE impl tokens:
-//                 bram or uram), kParamPartition / kActPartition (cyclic
-//                 ARRAY_PARTITION factors of the arenas, >= the largest lane count)
+//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
+//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
+//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
+//  Arenas         per on-chip array <stem>_mem of the top (param, grad, act, scratch,
+//                 index): k<Stem>Words (depth, 32-bit words), k<Stem>Partition (cyclic
+//                 ARRAY_PARTITION factor: banks) and TTSIM_<STEM>_STORAGE (BIND_STORAGE
+//                 impl token: bram, uram or lutram)
+//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)
+//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)
 //
-// Nothing here changes arithmetic: lanes, II and storage only shape the hardware.
+// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.
 
 namespace ttsim_cfg {
 
@@ -61,22 +61,54 @@ constexpr int kTtmRanks[kTtmD + 1] = {1, 30, 30, 1};
 
 constexpr bool kUseBtt = true;
 
-constexpr int kContractLanes = 16;
-constexpr int kSoftmaxLanes = 4;
-constexpr int kLayerNormLanes = 4;
-constexpr int kGeluLanes = 4;
-constexpr int kAddLanes = 4;
-constexpr int kLossLanes = 4;
+constexpr int kContractLanes = 64;
+constexpr int kSoftmaxLanes = 8;
+constexpr int kLayerNormLanes = 8;
+constexpr int kGeluLanes = 8;
+constexpr int kAddLanes = 8;
+constexpr int kLossLanes = 8;
 constexpr int kSgdLanes = 8;
 
+// param_mem (parameters): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
+//   0 BRAM36, 128 URAM288.
 constexpr int kParamWords = 301281;
+constexpr int kParamPartition = 64;
+// grad_mem (gradients): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
+//   320 BRAM36, 0 URAM288.
+constexpr int kGradWords = 301281;
+constexpr int kGradPartition = 64;
+// act_mem (saved activations): uram, 1130138 words of 32 bits in 64 bank(s) of 17659 words;
+//   0 BRAM36, 320 URAM288.
 constexpr int kActWords = 1130138;
+constexpr int kActPartition = 64;
+// scratch_mem (temporaries): uram, 333562 words of 32 bits in 64 bank(s) of 5212 words;
+//   0 BRAM36, 128 URAM288.
 constexpr int kScratchWords = 333562;
-
-constexpr int kParamPartition = 16;
-constexpr int kActPartition = 16;
+constexpr int kScratchPartition = 64;
+// index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;
+//   1 BRAM36, 0 URAM288.
+constexpr int kIndexWords = 129;
+constexpr int kIndexPartition = 1;
 
 }  // namespace ttsim_cfg
 
+// Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl
+// and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).
+#define TTSIM_PARAM_WORDS 301281
 #define TTSIM_PARAM_STORAGE uram
+#define TTSIM_GRAD_STORAGE bram
 #define TTSIM_ACT_STORAGE uram
+#define TTSIM_SCRATCH_STORAGE uram
+#define TTSIM_INDEX_STORAGE bram
+#define TTSIM_INSTANCES_TTSIM_CONTRACTION 1
+#define TTSIM_INSTANCES_TTSIM_SOFTMAX 1
+#define TTSIM_INSTANCES_TTSIM_SOFTMAX_GRAD 1
+#define TTSIM_INSTANCES_TTSIM_LAYERNORM 1
+#define TTSIM_INSTANCES_TTSIM_LAYERNORM_GRAD 1
+#define TTSIM_INSTANCES_TTSIM_GELU 1
+#define TTSIM_INSTANCES_TTSIM_GELU_GRAD 1
+#define TTSIM_INSTANCES_TTSIM_ADD 1
+#define TTSIM_INSTANCES_TTSIM_ADD_ACCUMULATE 1
+#define TTSIM_INSTANCES_TTSIM_COLUMN_SUM 1
+#define TTSIM_INSTANCES_TTSIM_LOSS 1
+#define TTSIM_INSTANCES_TTSIM_SGD_UPDATE 1

@@ -17,6 +17,7 @@ ContractDesc head_desc(int K, int H, int inner, int cols) {
 
 void attention_forward(int K, int D, int H, int valid_len, const float* Q, const float* Kx,
                        const float* V, float* P, float* ctx, float* stat) {
+#pragma HLS INLINE
   const int dh = D / H, KK = K * K;
   ContractDesc c = head_desc(K, H, dh, K);  // S = Q_h · K_hᵀ / √dh
   c.a_b = dh; c.a_i = D; c.a_p = 1;
@@ -35,6 +36,7 @@ void attention_forward(int K, int D, int H, int valid_len, const float* Q, const
 void attention_backward(int K, int D, int H, const float* Q, const float* Kx, const float* V,
                         const float* P, const float* dctx, float* dQ, float* dK, float* dV,
                         float* dP, float* stat) {
+#pragma HLS INLINE
   const int dh = D / H, KK = K * K;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   ContractDesc c = head_desc(K, H, dh, K);  // dP = dC · V_hᵀ

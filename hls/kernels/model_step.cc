@@ -20,6 +20,7 @@ int linear_scratch_words(const LinearDims& l, int K) {
 
 void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
                     const float* X) {
+#pragma HLS INLINE
   float* Y = a.act + s.y;
   const float* W = a.param + s.w;
   const float* b = a.param + s.b;
@@ -34,6 +35,7 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
 
 void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
                      const Layout& L, const float* X, const float* dY, float* dX, bool acc) {
+#pragma HLS INLINE
   const float* W = a.param + s.w;
   float* dW = a.grad + s.w;
   float* db = a.grad + s.b;
@@ -153,6 +155,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
 }
 
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens) {
+#pragma HLS INLINE
   const int D = m.d_model;
   float* act = a.act;
   const float* P = a.param;
@@ -187,6 +190,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
 
 StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Arenas& a,
                                   const StepSample& smp) {
+#pragma HLS INLINE
   const int K = smp.K, D = m.d_model;
   model_forward(m, L, a, K, smp.tokens);
   float* act = a.act;
@@ -238,6 +242,7 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
 }
 
 void model_sgd_update(const Layout& L, const Arenas& a, float lr) {
+#pragma HLS INLINE
   for (int i = 0; i < L.n_tensors; ++i) {
     const ParamTensor& t = L.tensors[i];
     ttsim_sgd_update(a.param + t.offset, a.grad + t.offset, t.words, lr);
@@ -246,6 +251,7 @@ void model_sgd_update(const Layout& L, const Arenas& a, float lr) {
 
 StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a,
                             const StepSample& s, float lr) {
+#pragma HLS INLINE
   const StepLosses loss = model_forward_backward(m, L, a, s);
   model_sgd_update(L, a, lr);
   return loss;

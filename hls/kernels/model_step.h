@@ -15,6 +15,10 @@
 //
 // The same code runs in the HLS top function (dims from design_config.h, arenas as
 // static on-chip arrays) and on the host (hls/host/hls_model.h, arenas in vectors).
+// Every function here and in tt_linear.cc, attention.cc and ttm_embedding.cc that calls a
+// kernel module carries `#pragma HLS INLINE`: all module call sites then sit in the top
+// function, whose ALLOCATION limits (design_config.h TTSIM_INSTANCES_*) share one RTL
+// instance of each module among them.
 
 #include "hls/kernels/tt_linear.h"
 #include "hls/kernels/ttm_embedding.h"

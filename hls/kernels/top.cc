@@ -52,35 +52,55 @@ ModelDims design_config_dims() {
 void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
                       const int slot_tags[ttsim_cfg::kSeqLen], int intent, float lr,
                       float slot_scale, float* param_io, float losses[3]) {
-#pragma HLS INTERFACE m_axi port = param_io offset = slave bundle = gmem depth = 301281
+#pragma HLS INTERFACE m_axi port = param_io offset = slave bundle = gmem depth = TTSIM_PARAM_WORDS
 #pragma HLS INTERFACE s_axilite port = mode
 #pragma HLS INTERFACE s_axilite port = K
 #pragma HLS INTERFACE s_axilite port = intent
 #pragma HLS INTERFACE s_axilite port = lr
 #pragma HLS INTERFACE s_axilite port = slot_scale
 #pragma HLS INTERFACE s_axilite port = return
+  // Kernel instances: one RTL instance of each module (design_config.h TTSIM_INSTANCES_*),
+  // shared by every call site. The glue functions that call the modules (model_step.cc,
+  // tt_linear.cc, attention.cc, ttm_embedding.cc) are inlined, so every call site is in
+  // this function's scope, where these limits apply.
+#pragma HLS ALLOCATION function instances = ttsim_contraction limit = TTSIM_INSTANCES_TTSIM_CONTRACTION
+#pragma HLS ALLOCATION function instances = ttsim_softmax limit = TTSIM_INSTANCES_TTSIM_SOFTMAX
+#pragma HLS ALLOCATION function instances = ttsim_softmax_grad limit = TTSIM_INSTANCES_TTSIM_SOFTMAX_GRAD
+#pragma HLS ALLOCATION function instances = ttsim_layernorm limit = TTSIM_INSTANCES_TTSIM_LAYERNORM
+#pragma HLS ALLOCATION function instances = ttsim_layernorm_grad limit = TTSIM_INSTANCES_TTSIM_LAYERNORM_GRAD
+#pragma HLS ALLOCATION function instances = ttsim_gelu limit = TTSIM_INSTANCES_TTSIM_GELU
+#pragma HLS ALLOCATION function instances = ttsim_gelu_grad limit = TTSIM_INSTANCES_TTSIM_GELU_GRAD
+#pragma HLS ALLOCATION function instances = ttsim_add limit = TTSIM_INSTANCES_TTSIM_ADD
+#pragma HLS ALLOCATION function instances = ttsim_add_accumulate limit = TTSIM_INSTANCES_TTSIM_ADD_ACCUMULATE
+#pragma HLS ALLOCATION function instances = ttsim_column_sum limit = TTSIM_INSTANCES_TTSIM_COLUMN_SUM
+#pragma HLS ALLOCATION function instances = ttsim_loss limit = TTSIM_INSTANCES_TTSIM_LOSS
+#pragma HLS ALLOCATION function instances = ttsim_sgd_update limit = TTSIM_INSTANCES_TTSIM_SGD_UPDATE
   using namespace ttsim_cfg;
   using namespace ttsim_hls;
+  // The on-chip arenas: words, BIND_STORAGE impl and cyclic partition factor of each
+  // from design_config.h (the machine description's memories).
   static float param_mem[kParamWords];
-  static float grad_mem[kParamWords];
+  static float grad_mem[kGradWords];
   static float act_mem[kActWords];
   static float scratch_mem[kScratchWords];
-  static int index_mem[kSeqLen * (kTtmD + 1) + 1];
+  static int index_mem[kIndexWords];
 #pragma HLS BIND_STORAGE variable = param_mem type = ram_2p impl = TTSIM_PARAM_STORAGE
-#pragma HLS BIND_STORAGE variable = grad_mem type = ram_2p impl = TTSIM_PARAM_STORAGE
+#pragma HLS BIND_STORAGE variable = grad_mem type = ram_2p impl = TTSIM_GRAD_STORAGE
 #pragma HLS BIND_STORAGE variable = act_mem type = ram_2p impl = TTSIM_ACT_STORAGE
-#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_2p impl = bram
+#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_2p impl = TTSIM_SCRATCH_STORAGE
+#pragma HLS BIND_STORAGE variable = index_mem type = ram_2p impl = TTSIM_INDEX_STORAGE
 #pragma HLS ARRAY_PARTITION variable = param_mem type = cyclic factor = kParamPartition
-#pragma HLS ARRAY_PARTITION variable = grad_mem type = cyclic factor = kParamPartition
+#pragma HLS ARRAY_PARTITION variable = grad_mem type = cyclic factor = kGradPartition
 #pragma HLS ARRAY_PARTITION variable = act_mem type = cyclic factor = kActPartition
-#pragma HLS ARRAY_PARTITION variable = scratch_mem type = cyclic factor = kActPartition
+#pragma HLS ARRAY_PARTITION variable = scratch_mem type = cyclic factor = kScratchPartition
+#pragma HLS ARRAY_PARTITION variable = index_mem type = cyclic factor = kIndexPartition
 
   const ModelDims dims = design_config_dims();
   Layout layout;
   losses[2] = 0.0f;
   if (!make_layout(dims, &layout) || layout.param_words != kParamWords ||
-      layout.act_words > kActWords || layout.scratch_words > kScratchWords ||
-      layout.index_words > kSeqLen * (kTtmD + 1) + 1) {
+      layout.param_words > kGradWords || layout.act_words > kActWords ||
+      layout.scratch_words > kScratchWords || layout.index_words > kIndexWords) {
     return;
   }
   const Arenas arenas{param_mem, grad_mem, act_mem, scratch_mem, index_mem};

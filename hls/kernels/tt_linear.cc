@@ -79,6 +79,7 @@ int tt_scratch_words(const TtDims& t, int K) {
 
 void btt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
                  float* Y, float* saved) {
+#pragma HLS INLINE
   const int d = t.d, e = t.e;
   // Left merge: L_1 = G_1; L_k = L_{k-1} · G_k.
   for (int k = 2; k <= d; ++k) {
@@ -104,6 +105,7 @@ void btt_forward(const TtDims& t, int K, const float* X, const float* cores, con
 void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
                   const float* saved, float* dX, bool accumulate_dx, float* dcores,
                   float* dbias, float* scratch) {
+#pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
   const float* L = d == 1 ? cores + t.core_offset(1) : saved + btt_l_offset(t, K, d);
   const float* R = e == 1 ? cores + t.core_offset(d + 1) : saved + btt_r_offset(t, K, 1);
@@ -170,6 +172,7 @@ void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const
 
 void tt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
                 float* Y, float* saved) {
+#pragma HLS INLINE
   const int d = t.d, e = t.e;
   auto T = [&](int s) -> float* { return s == d + e ? Y : saved + tt_t_offset(t, K, s); };
   for (int k = 1; k <= d; ++k) {
@@ -193,6 +196,7 @@ void tt_forward(const TtDims& t, int K, const float* X, const float* cores, cons
 void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
                  const float* saved, float* dX, bool accumulate_dx, float* dcores, float* dbias,
                  float* scratch) {
+#pragma HLS INLINE
   const int d = t.d, e = t.e;
   const int half = tt_scratch_words(t, K) / 2;
   auto T = [&](int s) -> const float* { return s == 0 ? X : saved + tt_t_offset(t, K, s); };
@@ -234,12 +238,14 @@ void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const 
 
 void dense_forward(int M, int N, int K, const float* X, const float* W, const float* bias,
                    float* Y) {
+#pragma HLS INLINE
   ttsim_contraction(X, W, Y, plain_desc(K, M, N));
   if (bias) ttsim_add(Y, bias, Y, K, N, N, 0, N);
 }
 
 void dense_backward(int M, int N, int K, const float* X, const float* dY, const float* W,
                     float* dX, bool accumulate_dx, float* dW, float* dbias) {
+#pragma HLS INLINE
   if (dX) {
     ContractDesc c = plain_desc(K, N, M);
     c.b_p = 1; c.b_j = N;

@@ -52,6 +52,7 @@ ttm_index:
 
 void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, float* E,
                  float* saved) {
+#pragma HLS INLINE
   for (int k = 2; k <= t.d; ++k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     ContractDesc c;
@@ -74,6 +75,7 @@ void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, fl
 
 void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, const float* saved,
                   const float* dE, float* dcores, float* scratch) {
+#pragma HLS INLINE
   const int half = ttm_scratch_words(t, K) / 2;
   const float* dcur = dE;  // dE_k
   for (int k = t.d; k >= 2; --k) {

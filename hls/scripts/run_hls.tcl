@@ -1,14 +1,17 @@
-# run_hls.tcl — Vitis HLS (classic Tcl flow) build of the ttsim training kernels for
-# the Alveo U50.
+# run_hls.tcl — Vitis HLS (classic Tcl flow) build of the ttsim training kernels, design
+# "atis_2enc" (model atis_2enc, arch u50_paper) on u50. Rendered by `ttsim emit` (dse/emit.h)
+# with design_config.h; do not edit by hand.
 #
-#   cd <repo> && vitis_hls -f hls/scripts/run_hls.tcl [-tclargs <board> <design> <steps>]
+#   cd <root> && vitis_hls -f hls/scripts/run_hls.tcl [-tclargs <board> <design> <steps>]
 #
-# board   label of the target board (default u50); design  label of the design point
-# (default atis_2enc, the design_config.h in hls/include); steps  comma list of
+# <root> is the folder holding hls/ (the ttsim checkout or an emitted build). board  label
+# of the target board (default u50); design  label of the design point (default
+# atis_2enc, the design_config.h in hls/include); steps  comma list of
 # csim,csynth,cosim,export (default all four). The project is created under
-# build/hls/<board>/<design>/ (under $TTSIM_HLS_OUT instead of the repository when set); the csynth reports (csynth.xml, csynth.rpt and one
-# <module>_csynth.xml per ttsim_* module) and the cosim report are copied to
-# reports/<board>/<design>/ for `ttsim calibrate` / `ttsim compare`.
+# build/hls/<board>/<design>/ (under $TTSIM_HLS_OUT instead of <root> when set); the
+# csynth reports (csynth.xml, csynth.rpt and one <module>_csynth.xml per ttsim_* module)
+# and the cosim report are copied to reports/<board>/<design>/ for `ttsim calibrate` /
+# `ttsim compare`.
 
 set script_dir [file dirname [file normalize [info script]]]
 set hls_dir [file dirname $script_dir]
@@ -22,11 +25,11 @@ if {[info exists ::argv] && [llength $::argv] >= 2} { set design [lindex $::argv
 if {[info exists ::argv] && [llength $::argv] >= 3} { set steps [split [lindex $::argv 2] ,] }
 
 set part xcu50-fsvh2104-2-e
-# 100 MHz, the clock of the reference design.
+# 100 MHz, the clock of arch u50_paper.
 set clock_period 10
 set top ttsim_train_step
 
-# Output root: the repository, or $TTSIM_HLS_OUT when set.
+# Output root: <root>, or $TTSIM_HLS_OUT when set.
 set out_dir $repo_dir
 if {[info exists ::env(TTSIM_HLS_OUT)]} { set out_dir $::env(TTSIM_HLS_OUT) }
 set project_dir [file join $out_dir build hls $board $design]
@@ -50,7 +53,7 @@ open_project -reset ttsim_$design
 foreach src $kernel_sources {
   add_files [file join $hls_dir $src] -cflags $cflags
 }
-add_files -tb [file join $hls_dir tb csim_tb.cc] -cflags $cflags
+add_files -tb [file join $hls_dir tb/csim_tb.cc] -cflags $cflags
 set_top $top
 
 open_solution -reset solution1 -flow_target vitis

@@ -1,7 +1,10 @@
-// ttsim emit: the generated design_config.h matches the tree's layout arithmetic, the
-// emitted folder builds on its own with g++ and its C simulation passes.
+// ttsim emit: the rendered design_config.h carries the design, refusals (designs the tree
+// cannot express, check_buildable, beyond the device) are input errors, the device comes
+// from /configs/device (or the U50 fallback for an older chosen.json), and the emitted
+// folder builds on its own with g++ and its C simulation passes.
 #include "dse/emit.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,33 +27,104 @@ std::string slurp(const std::string& path) {
 }
 
 Json reference_design() {
+  const Json device = load_json_file("configs/devices/u50.json");
   return Json{{"configs",
                {{"model", load_json_file("configs/models/atis_2enc.json")},
-                {"arch", load_json_file("configs/arch/u50_paper.json")}}},
+                {"arch", load_json_file("configs/arch/u50_paper.json")},
+                {"device", device}}},
               {"device", {{"part", "xcu50-fsvh2104-2-e"}, {"platform", "xilinx_u50_gen3x16_xdma_5_202210_1"}}},
               {"why", "test"}};
 }
 
+std::string tmp(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string out = std::string(t ? t : "/tmp") + "/" + name;
+  fs::remove_all(out);
+  return out;
+}
+
+/// The design_config.h emit_design writes for `chosen`.
+std::string emitted_header(const Json& chosen) {
+  const std::string out = tmp("emit_header");
+  emit_design(chosen, "chosen.json", out, ".");
+  return slurp(out + "/hls/include/design_config.h");
+}
+
 TEST(Emit, HeaderCarriesTheDesignAndTheTreesCapacities) {
-  const std::string h = design_config_header(reference_design()["configs"], "chosen.json");
+  const std::string h = emitted_header(reference_design());
   // Capacities of the 2-encoder rank-12 model, as in the tree's own design_config.h.
   EXPECT_NE(h.find("constexpr int kParamWords = 301281;"), std::string::npos) << h;
+  EXPECT_NE(h.find("#define TTSIM_PARAM_WORDS 301281"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr int kAttnRanks[kAttnD + kAttnE + 1] = {1, 12, 12, 12, 12, 12, 1};"),
             std::string::npos);
   EXPECT_NE(h.find("constexpr int kContractLanes = 64;"), std::string::npos);  // u50_paper lanes
   EXPECT_NE(h.find("constexpr bool kUseBtt = true;"), std::string::npos);
-  Json rank8 = reference_design()["configs"];
-  for (const char* k : {"attention", "ffn_in", "ffn_out"}) rank8["model"]["layers"][k]["rank"] = 8;
-  const std::string h8 = design_config_header(rank8, "chosen.json");
+  EXPECT_NE(h.find("#define TTSIM_INSTANCES_TTSIM_CONTRACTION 1"), std::string::npos);
+  Json rank8 = reference_design();
+  for (const char* k : {"attention", "ffn_in", "ffn_out"}) rank8["configs"]["model"]["layers"][k]["rank"] = 8;
+  const std::string h8 = emitted_header(rank8);
   EXPECT_NE(h8.find("{1, 8, 8, 8, 8, 8, 1}"), std::string::npos);
   EXPECT_EQ(h8.find("kParamWords = 301281;"), std::string::npos);
 }
 
 TEST(Emit, RejectsDesignsTheTreeCannotExpress) {
-  Json mm = reference_design()["configs"];
-  mm["arch"]["flows"]["attention"] = "mm";
-  EXPECT_THROW(design_config_header(mm, "chosen.json"), InputError);
-  EXPECT_THROW(emit_design(Json{{"why", "no feasible design"}}, "chosen.json", "/tmp/x"), InputError);
+  const std::string out = tmp("emit_rejected");
+  Json mm = reference_design();
+  mm["configs"]["arch"]["flows"]["attention"] = "mm";
+  EXPECT_THROW(emit_design(mm, "chosen.json", out, "."), InputError);
+  EXPECT_THROW(emit_design(Json{{"why", "no feasible design"}}, "chosen.json", out, "."), InputError);
+  EXPECT_FALSE(fs::exists(out + "/hls/include/design_config.h"));
+}
+
+TEST(Emit, RefusesWhatCheckBuildableRefusesWithItsConfigError) {
+  Json d = reference_design();
+  d["configs"]["arch"]["contraction"]["engines"] = 2;
+  try {
+    emit_design(d, "chosen.json", tmp("emit_engines"), ".");
+    ADD_FAILURE() << "two contraction engines were emitted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/contraction/engines") << e.what();
+    EXPECT_NE(e.file().find("chosen.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Emit, RefusesAMachineBeyondTheDeviceNamingTheResource) {
+  Json d = reference_design();
+  d["configs"]["arch"]["contraction"]["lanes"] = 512;
+  try {
+    emit_design(d, "chosen.json", tmp("emit_over"), ".");
+    ADD_FAILURE() << "a 512-lane contraction engine was emitted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(dynamic_cast<const ConfigError*>(&e), nullptr) << e.what();
+    EXPECT_NE(std::string(e.what()).find("DSP "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" available"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Emit, OlderChosenJsonFallsBackToTheU50OnlyForAnXcu50Part) {
+  Json old = reference_design();
+  old["configs"]["device"] = "u50";  // what explore wrote before configs.device
+  const EmitReport r = emit_design(old, "chosen.json", tmp("emit_old"), ".");
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("configs/devices/u50.json"), std::string::npos) << r.notes[0];
+  const std::string out = tmp("emit_old2");
+  old["configs"].erase("device");
+  EXPECT_EQ(emit_design(old, "chosen.json", out, ".").notes.size(), 1u);
+  EXPECT_NE(slurp(out + "/README.md").find("configs/devices/u50.json"), std::string::npos);
+  Json other = old;
+  other["device"]["part"] = "xcvu9p-flga2104-2-e";
+  EXPECT_THROW(emit_design(other, "chosen.json", tmp("emit_other"), "."), InputError);
+  other["device"].erase("part");
+  EXPECT_THROW(emit_design(other, "chosen.json", tmp("emit_other"), "."), InputError);
+  // With /configs/device the top-level part must agree with it.
+  Json mismatch = reference_design();
+  mismatch["device"]["part"] = "xcu280-fsvh2892-2L-e";
+  try {
+    emit_design(mismatch, "chosen.json", tmp("emit_mismatch"), ".");
+    ADD_FAILURE() << "a /device/part other than /configs/device's was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/device/part");
+  }
 }
 
 // The pointer of the ConfigError emit_design raises for `chosen`, or "no error".
@@ -98,6 +172,10 @@ TEST(Emit, NamesWrittenIntoBuildFilesAreRestrictedToASafeCharacterSet) {
   d["device"]["platform"] = "a b";
   EXPECT_EQ(error_pointer(d), "/device/platform");
   d = reference_design();
+  d["configs"]["device"]["part"] = "xcu50}; exec rm";
+  d.erase("device");
+  EXPECT_EQ(error_pointer(d), "/configs/device/part");
+  d = reference_design();
   d["name"] = "ok-name\n*/ #error";
   EXPECT_EQ(error_pointer(d), "/name");
   d = reference_design();
@@ -109,19 +187,31 @@ TEST(Emit, NamesWrittenIntoBuildFilesAreRestrictedToASafeCharacterSet) {
 }
 
 TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string out = std::string(t ? t : "/tmp") + "/emit_build";
-  fs::remove_all(out);
-  emit_design(reference_design(), "chosen.json", out, ".");
+  const std::string out = tmp("emit_build");
+  Json chosen = reference_design();
+  chosen["name"] = "atis_2enc-test";
+  chosen["metrics"] = {{"dsp", 1234}, {"epoch_seconds", nullptr}};
+  const EmitReport r = emit_design(chosen, "chosen.json", out, ".");
+  EXPECT_TRUE(r.notes.empty());
   for (const char* f : {"hls/include/design_config.h", "hls/kernels/top.cc", "hls/tb/csim_tb.cc",
-                        "run_hls.tcl", "hls_config.cfg", "link.cfg", "Makefile", "README.md"}) {
+                        "hls/scripts/run_hls.tcl", "hls/scripts/hls_config.cfg", "hls/scripts/u50_link.cfg",
+                        "Makefile", "README.md"}) {
     EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+    EXPECT_NE(std::find(r.files.begin(), r.files.end(), f), r.files.end()) << f;
   }
-  const std::string tcl = slurp(out + "/run_hls.tcl");
-  EXPECT_NE(tcl.find("set_part {xcu50-fsvh2104-2-e}"), std::string::npos);
-  EXPECT_NE(tcl.find("create_clock -period 10.000"), std::string::npos);
-  EXPECT_NE(tcl.find("set_top ttsim_train_step"), std::string::npos);
-  EXPECT_NE(slurp(out + "/link.cfg").find("platform=xilinx_u50_gen3x16_xdma_5_202210_1"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out + "/hls/include/spec_check.cc"));
+  const std::string tcl = slurp(out + "/hls/scripts/run_hls.tcl");
+  EXPECT_NE(tcl.find("set part xcu50-fsvh2104-2-e\n"), std::string::npos);
+  EXPECT_NE(tcl.find("set clock_period 10\n"), std::string::npos);
+  EXPECT_NE(tcl.find("set design atis_2enc-test\n"), std::string::npos);
+  EXPECT_NE(tcl.find("set top ttsim_train_step"), std::string::npos);
+  const std::string link = slurp(out + "/hls/scripts/u50_link.cfg");
+  EXPECT_NE(link.find("platform=xilinx_u50_gen3x16_xdma_5_202210_1"), std::string::npos);
+  EXPECT_EQ(link.find("slr="), std::string::npos) << link;
+  const std::string readme = slurp(out + "/README.md");
+  EXPECT_NE(readme.find("| `ttsim_contraction` | 1 | 64 |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("| `param_mem` | parameters |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("dsp 1234"), std::string::npos) << readme;
   // The folder builds on its own (only its own files on the include path) and the
   // testbench's training steps pass.
   const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out +

@@ -1,7 +1,8 @@
 # Runs hls/scripts/run_hls.tcl in tclsh with recording stand-ins for the Vitis HLS
 # commands and checks the recorded calls: part, clock, top, every added file exists,
 # command order, report copy to reports/<board>/<design>/; then checks hls_config.cfg
-# and the v++ link config. Exits 1 on the first failed check.
+# and the v++ link config (platform, HBM mapping, clock, no SLR pin). Exits 1 when a
+# check failed.
 
 set failures 0
 proc check {cond msg} {
@@ -110,6 +111,10 @@ check {[llength $cfg_files] == [llength $srcs] + [llength $tbs]} "hls_config.cfg
 set h [open [file join $cfg_dir u50_link.cfg]]; set link [read $h]; close $h
 check {[regexp -line {^platform=xilinx_u50_gen3x16_xdma_5_202210_1$} $link]} "link config platform"
 check {[regexp -line {^nk=ttsim_train_step:1:} $link]} "link config instantiates ttsim_train_step"
+check {[regexp -line {^sp=ttsim_train_step_1\.param_io:HBM\[0\]$} $link]} "link config maps param_io to HBM"
+check {[regexp -line {^freqHz=100000000:ttsim_train_step_1$} $link]} "link config kernel clock 100 MHz"
+# Placement is left to v++: one SLR can hold fewer DSPs/BRAMs than the design uses.
+check {![regexp -line {^\s*slr\s*=} $link]} "link config pins no SLR"
 
 if {$failures > 0} { puts "$failures check(s) failed"; exit 1 }
 puts "all checks passed"

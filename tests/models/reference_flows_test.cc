@@ -11,6 +11,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "hls/include/kernel_spec.h"
 #include "models/flows.h"
 #include "models/reference/tt_flows.h"
 #include "models/reference/ttm_embedding.h"
@@ -97,15 +98,27 @@ Mat<double> entrywise_w(const TtTensor<double>& w) {
 }
 
 /// Sorted (rows, inner, cols) of the contraction steps of one stage of a plan,
-/// a batch-b step listed b times.
+/// a batch-b step listed b times — except the input-core steps of the sequential TT flow:
+/// the plan gives them as the kernels run them (hls/kernels/tt_linear.cc: K per-token
+/// products of Msuf(k) rows over the shared core, the core gradient with the batch
+/// reduced), the reference as one product over all K·Msuf(k) rows (same operands, same
+/// MACs), so they are compared as that one product: (b·rows, inner, cols), or
+/// (rows, b·inner, cols) when the batch is reduced.
 std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> plan_steps(
     const FlowPlan& plan, FlowStage stage) {
   std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> out;
   for (const auto& st : plan.stage_steps(stage)) {
     if (st.op != TaskOp::kContraction) continue;
-    for (std::int64_t b = 0; b < st.shape.batch; ++b) {
-      out.emplace_back(st.shape.rows, st.shape.inner, st.shape.cols);
+    const auto& s = st.shape;
+    if (s.variant & ttsim_spec::kContractReduceBatch) {
+      out.emplace_back(s.rows, s.batch * s.inner, s.cols);
+      continue;
     }
+    if (st.role.rfind("tt.", 0) == 0) {
+      out.emplace_back(s.batch * s.rows, s.inner, s.cols);
+      continue;
+    }
+    for (std::int64_t b = 0; b < s.batch; ++b) out.emplace_back(s.rows, s.inner, s.cols);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -12,25 +12,26 @@ namespace {
 TEST(ArchSpec, PaperPresetLoadsAndRoundTrips) {
   ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
   EXPECT_EQ(a.clock_mhz, 100);
-  EXPECT_EQ(a.policy, SchedulePolicy::kParallel);
-  EXPECT_TRUE(a.qkv_reschedule);
+  // What the emitted top builds: one call at a time, one instance per module.
+  EXPECT_EQ(a.policy, SchedulePolicy::kSequential);
+  EXPECT_FALSE(a.qkv_reschedule);
+  EXPECT_EQ(a.unit(UnitKind::kContraction).count, 1);
   EXPECT_EQ(a.flow_by_kind.at("attention"), Flow::kBTT);
   ArchSpec b = parse_arch_spec(a.to_json(), "roundtrip");
   EXPECT_EQ(b.to_json(), a.to_json());
 }
 
-TEST(ArchSpec, PresetsFitTheDeviceDspsAboveTheReferenceLowerBound) {
-  // The reference design reports roughly 40-67 % DSP use. With the kernel
-  // specification's chains the presets' lane counts use 75 % (the contraction's column
-  // form has fmul + fadd + the alpha fmul per lane: 8 DSPs instead of the 5 of a bare
-  // MAC), above that band but inside the device.
+TEST(ArchSpec, PresetsFitTheDeviceDsps) {
+  // One instance of each kernel module (the emitted top, machine/machine.h): 64 contraction
+  // lanes and 8-lane nonlinear units use about 31 % of the U50's DSPs — below the 40-67 %
+  // the reference design reports with its parallel engines, which the emitted top does not
+  // build.
   const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
   for (const char* f : {"configs/arch/u50_paper.json", "configs/arch/u50_tt_sequential.json",
                         "configs/arch/u50_mm_baseline.json"}) {
     const ArchSpec a = load_arch_spec(f);
     const double share = static_cast<double>(arch_dsp(a, u50)) / u50.dsp;
-    EXPECT_GE(share, 0.40) << f;
-    EXPECT_LE(share, 0.80) << f;
+    EXPECT_GE(share, 0.25) << f;
     EXPECT_LE(arch_dsp(a, u50), u50.dsp) << f;
   }
 }

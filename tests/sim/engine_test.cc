@@ -61,7 +61,14 @@ TaskGraph random_graph(std::uint32_t seed, int n, int nbuf) {
 
 struct EngineTest : ::testing::Test {
   DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
-  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  // A parallel machine (6 engines, parallel policy) to exercise the engine's dispatch and
+  // port contention; the emitted top builds one instance per module (machine/machine.h).
+  ArchSpec arch = [] {
+    ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
+    a.unit(UnitKind::kContraction).count = 6;
+    a.policy = SchedulePolicy::kParallel;
+    return a;
+  }();
 
   struct Prepared {
     SchedGraph sg;

@@ -1,0 +1,110 @@
+#include "machine/hls_dims.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/errors.h"
+
+namespace ttsim::machine {
+
+namespace {
+
+const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind,
+                                     const std::string& file) {
+  const LinearLayerSpec* first = nullptr;
+  for (const auto& l : m.linears) {
+    if (l.kind != kind) continue;
+    if (l.format != WeightFormat::kTT) {
+      throw InputError(file + ": layer " + l.name +
+                       " is not in TT format; the HLS kernel tree implements TT encoder layers only");
+    }
+    if (!first) {
+      first = &l;
+    } else if (l.tt.ranks != first->tt.ranks || l.tt.in_factors != first->tt.in_factors ||
+               l.tt.out_factors != first->tt.out_factors) {
+      throw InputError(file + ": layer " + l.name + " has a TT shape other than " + first->name +
+                       "'s; design_config.h holds one shape per layer kind");
+    }
+  }
+  if (!first) throw InputError(file + ": the model has no " + kind + " layer");
+  return *first;
+}
+
+void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
+  l->tt = true;
+  l->btt = btt;
+  l->t.d = static_cast<int>(t.in_factors.size());
+  l->t.e = static_cast<int>(t.out_factors.size());
+  for (int i = 0; i < l->t.d && i < ttsim_hls::kMaxTtFactors; ++i) l->t.m[i] = static_cast<int>(t.in_factors[i]);
+  for (int i = 0; i < l->t.e && i < ttsim_hls::kMaxTtFactors; ++i) l->t.n[i] = static_cast<int>(t.out_factors[i]);
+  for (int i = 0; i <= l->t.d + l->t.e && i <= 2 * ttsim_hls::kMaxTtFactors; ++i) {
+    l->t.r[i] = static_cast<int>(t.ranks[i]);
+  }
+  l->in_dim = l->t.M();
+  l->out_dim = l->t.N();
+}
+
+}  // namespace
+
+HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& file) {
+  HlsDesign d;
+  std::set<Flow> flows;
+  for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
+    auto it = arch.flow_by_kind.find(k);
+    flows.insert(it == arch.flow_by_kind.end() ? Flow::kBTT : it->second);
+  }
+  if (flows.size() != 1 || *flows.begin() == Flow::kMM) {
+    std::string s;
+    for (Flow f : flows) s += std::string(s.empty() ? "" : ", ") + to_string(f);
+    throw InputError(file + ": /flows: the HLS kernel tree runs every TT layer with one flow, btt or tt; "
+                     "this design uses " + s);
+  }
+  d.btt = *flows.begin() == Flow::kBTT;
+  if (model.token_embedding.format != WeightFormat::kTTM) {
+    throw InputError(file + ": the HLS kernel tree needs a TTM token embedding");
+  }
+  for (const auto& t : {model.token_embedding.ttm}) {
+    if (t.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
+      throw InputError(file + ": the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxTtmFactors) +
+                       " TTM cores, found " + std::to_string(t.cores()));
+    }
+  }
+  ttsim_hls::ModelDims& m = d.dims;
+  m.encoders = model.encoders;
+  m.d_model = static_cast<int>(model.d_model);
+  m.heads = static_cast<int>(model.heads);
+  m.ffn_dim = static_cast<int>(model.ffn_dim);
+  m.seq_len = static_cast<int>(model.seq_len);
+  m.intents = static_cast<int>(model.intents);
+  m.slot_tags = static_cast<int>(model.slot_tags);
+  const auto& ttm = model.token_embedding.ttm;
+  m.emb.d = static_cast<int>(ttm.cores());
+  for (int k = 0; k < m.emb.d; ++k) {
+    m.emb.v[k] = static_cast<int>(ttm.vocab_factors[k]);
+    m.emb.e[k] = static_cast<int>(ttm.dim_factors[k]);
+  }
+  for (int k = 0; k <= m.emb.d; ++k) m.emb.r[k] = static_cast<int>(ttm.ranks[k]);
+  const auto& attn = first_of_kind(model, "attention", file);
+  const auto& fin = first_of_kind(model, "ffn_in", file);
+  const auto& fout = first_of_kind(model, "ffn_out", file);
+  for (const LinearLayerSpec* l : {&attn, &fin, &fout}) {
+    if (l->tt.in_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors) ||
+        l->tt.out_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors)) {
+      throw InputError(file + ": layer " + l->name + ": the HLS kernel tree takes at most " +
+                       std::to_string(ttsim_hls::kMaxTtFactors) + " input and output factors");
+    }
+  }
+  for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
+    for (int i = 0; i < 4; ++i) set_dims(&m.lin[e][i], attn.tt, d.btt);
+    set_dims(&m.lin[e][4], fin.tt, d.btt);
+    set_dims(&m.lin[e][5], fout.tt, d.btt);
+  }
+  if (!ttsim_hls::make_layout(m, &d.layout)) {
+    throw InputError(file + ": the HLS kernel tree cannot lay out this model (at most " +
+                     std::to_string(ttsim_hls::kMaxEncoders) +
+                     " encoders and 6 factors per TT/TTM shape)");
+  }
+  return d;
+}
+
+}  // namespace ttsim::machine

@@ -1,0 +1,313 @@
+#include "machine/machine.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "hls/include/kernel_spec.h"
+#include "hls/kernels/modules.h"
+#include "hls/loop_nest.h"
+#include "sim/memplan/block_arith.h"
+
+namespace ttsim::machine {
+
+const char* to_string(Storage s) {
+  switch (s) {
+    case Storage::kBram: return "bram";
+    case Storage::kUram: return "uram";
+    case Storage::kLutram: return "lutram";
+    case Storage::kRegisters: return "registers";
+  }
+  return "?";
+}
+
+std::int64_t Machine::dsp() const {
+  std::int64_t d = 0;
+  for (const auto& k : instances) d += k.count * k.dsp;
+  return d;
+}
+std::int64_t Machine::bram36() const {
+  std::int64_t b = 0;
+  for (const auto& m : memories) b += m.bram36;
+  return b;
+}
+std::int64_t Machine::uram288() const {
+  std::int64_t b = 0;
+  for (const auto& m : memories) b += m.uram288;
+  return b;
+}
+std::int64_t Machine::onchip_bytes() const {
+  std::int64_t b = 0;
+  for (const auto& m : memories) b += m.words * m.width_bits / 8;
+  return b;
+}
+
+const KernelInstance& Machine::instance_for(TaskOp op, int variant) const {
+  for (const auto& k : instances) {
+    if (k.op == op && (k.variant < 0 || k.variant == variant)) return k;
+  }
+  throw std::out_of_range(std::string("no kernel module runs ") + ttsim::to_string(op) + " variant " +
+                          std::to_string(variant));
+}
+
+namespace {
+
+UnitKind unit_of(TaskOp op) {
+  for (int k = 0; k < kUnitKinds; ++k) {
+    for (TaskOp o : ops_of_unit(static_cast<UnitKind>(k))) {
+      if (o == op) return static_cast<UnitKind>(k);
+    }
+  }
+  throw std::logic_error("machine: no unit kind runs op " + std::string(ttsim::to_string(op)));
+}
+
+TaskOp op_named(const std::string& name) {
+  for (int k = 0; k < kTaskOpCount; ++k) {
+    if (name == ttsim::to_string(static_cast<TaskOp>(k))) return static_cast<TaskOp>(k);
+  }
+  throw std::logic_error("machine: unknown task op " + name);
+}
+
+/// The add-kernel variant a module runs (modules.h table); -1 for modules of other ops.
+int module_variant(const std::string& module) {
+  if (module == "ttsim_add") return ttsim_spec::kAddPlain;
+  if (module == "ttsim_add_accumulate") return ttsim_spec::kAddAccumulate;
+  if (module == "ttsim_column_sum") return ttsim_spec::kAddColumnSum;
+  return -1;
+}
+
+/// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs.
+std::int64_t module_dsp(TaskOp op, int variant, int lanes, const DeviceSpec& device) {
+  const ttsim_spec::KernelSpec& ks = kernel_spec(op);
+  std::int64_t d = 0;
+  for (int i = 0; i < ks.n_loops; ++i) {
+    if (variant >= 0 && ks.loops[i].variant != variant) continue;
+    d += loop_dsp(ks.loops[i], lanes, device);
+  }
+  return d;
+}
+
+void fill_blocks(Memory& m) {
+  const std::int64_t depth = std::max<std::int64_t>(1, m.bank_words());
+  m.bram36 = m.uram288 = 0;
+  if (m.storage == Storage::kUram) {
+    m.uram288 = m.partition * memplan::uram_blocks(depth, m.width_bits);
+  } else if (m.storage == Storage::kBram) {
+    m.bram36 = memplan::bram36_tiles(m.partition * memplan::bram18_blocks(depth, m.width_bits));
+  }
+}
+
+/// Storage of the arenas (BIND_STORAGE, emitted per array): largest first, an arena whose
+/// banks are at least 2,048 words deep (half a URAM288 column; shallower banks waste less
+/// in BRAM) goes to URAM while the device's URAM288 blocks last, else to BRAM while its
+/// BRAM36 tiles last, else to whichever overflows less (the design then does not fit and
+/// over_device names the resource). Arenas with shallower banks go to BRAM.
+void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
+  std::vector<std::size_t> order(mems.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mems[a].words > mems[b].words; });
+  std::int64_t bram_left = device.bram36, uram_left = device.uram288;
+  for (std::size_t i : order) {
+    Memory& m = mems[i];
+    Memory as_uram = m, as_bram = m;
+    as_uram.storage = Storage::kUram;
+    as_bram.storage = Storage::kBram;
+    fill_blocks(as_uram);
+    fill_blocks(as_bram);
+    const bool deep = m.bank_words() >= 2048;
+    if (deep && as_uram.uram288 <= uram_left) {
+      m = as_uram;
+    } else if (as_bram.bram36 <= bram_left) {
+      m = as_bram;
+    } else if (deep && as_uram.uram288 - uram_left < as_bram.bram36 - bram_left) {
+      m = as_uram;
+    } else {
+      m = as_bram;
+    }
+    uram_left -= m.uram288;
+    bram_left -= m.bram36;
+  }
+}
+
+/// Buffers of an arena from (name, offset) pairs allocated in order; each extends to the
+/// next offset (or the arena's end). Zero-word slots are dropped.
+std::vector<MemoryBuffer> buffers_of(std::vector<std::pair<std::string, std::int64_t>> slots,
+                                     std::int64_t end) {
+  std::stable_sort(slots.begin(), slots.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  std::vector<MemoryBuffer> out;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const std::int64_t next = i + 1 < slots.size() ? slots[i + 1].second : end;
+    if (next > slots[i].second) out.push_back({slots[i].first, slots[i].second, next - slots[i].second});
+  }
+  return out;
+}
+
+const char* const kLinearNames[ttsim_hls::kLinearsPerEncoder] = {"q", "k", "v", "o", "ffn_in", "ffn_out"};
+
+}  // namespace
+
+void check_buildable(const ArchSpec& arch) {
+  const std::string& f = arch.source_file.empty() ? arch.name : arch.source_file;
+  const std::string why_one =
+      "1: the emitted top (hls/kernels/top.cc) builds one instance of each kernel module, "
+      "shared by its call sites, and calls one kernel at a time";
+  if (arch.unit(UnitKind::kContraction).count != 1) {
+    throw ConfigError(f, "/contraction/engines", why_one,
+                      std::to_string(arch.unit(UnitKind::kContraction).count));
+  }
+  static const std::pair<const char*, UnitKind> kNonlinear[] = {
+      {"softmax", UnitKind::kSoftmax}, {"layernorm", UnitKind::kLayerNorm}, {"gelu", UnitKind::kGelu},
+      {"elementwise", UnitKind::kElementwise}, {"loss", UnitKind::kLoss}, {"update", UnitKind::kUpdate}};
+  for (const auto& [name, k] : kNonlinear) {
+    if (arch.unit(k).count != 1) {
+      throw ConfigError(f, std::string("/nonlinear/") + name + "/count", why_one,
+                        std::to_string(arch.unit(k).count));
+    }
+  }
+  const std::string why_seq =
+      "the emitted top runs one kernel call at a time in program order (its calls share the "
+      "arenas' ports)";
+  if (arch.policy != SchedulePolicy::kSequential) {
+    throw ConfigError(f, "/scheduling/policy", "\"sequential\": " + why_seq,
+                      std::string("\"") + to_string(arch.policy) + "\"");
+  }
+  if (arch.parallel_merges) throw ConfigError(f, "/scheduling/parallel_merges", "false: " + why_seq, "true");
+  if (arch.qkv_reschedule) throw ConfigError(f, "/scheduling/qkv_reschedule", "false: " + why_seq, "true");
+  if (arch.fusion) {
+    throw ConfigError(f, "/scheduling/fusion",
+                      "false: the kernels exchange every intermediate through the on-chip arenas", "true");
+  }
+}
+
+Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                 const TaskGraph& graph) {
+  check_buildable(arch);
+  const std::string file = arch.source_file.empty() ? arch.name : arch.source_file;
+  const HlsDesign hd = hls_design(model, arch, file);
+  const ttsim_hls::Layout& L = hd.layout;
+  Machine m;
+
+  // Kernel instances: one per module of hls/kernels/modules.h.
+  for (const TtsimModuleName& mod : kTtsimModules) {
+    KernelInstance k;
+    k.module = mod.module;
+    k.op = op_named(mod.task_op);
+    k.unit = unit_of(k.op);
+    k.variant = module_variant(k.module);
+    k.count = 1;
+    k.lanes = arch.unit(k.unit).lanes;
+    k.dsp = module_dsp(k.op, k.variant, k.lanes, device);
+    m.instances.push_back(k);
+  }
+
+  // Schedule: program order, one task at a time.
+  m.schedule.instance.assign(graph.tasks.size(), -1);
+  for (const Task& t : graph.tasks) {
+    int idx = -1;
+    for (std::size_t i = 0; i < m.instances.size(); ++i) {
+      const KernelInstance& k = m.instances[i];
+      if (k.op == t.op && (k.variant < 0 || k.variant == t.shape.variant)) {
+        idx = static_cast<int>(i);
+        break;
+      }
+    }
+    if (idx < 0) {
+      throw InputError("task " + t.name + " (" + ttsim::to_string(t.op) + ", variant " +
+                       std::to_string(t.shape.variant) + ") has no kernel module in hls/kernels/modules.h");
+    }
+    m.schedule.order.push_back(t.id);
+    m.schedule.instance[t.id] = idx;
+    ++m.instances[idx].call_sites;
+  }
+
+  // Memories: the top's static arenas (hls/kernels/top.cc), partitioned by the largest
+  // lane count (design_config.h kParamPartition / kActPartition).
+  int P = 1;
+  for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
+  m.partition = P;
+  m.param_words = L.param_words;
+  std::vector<std::pair<std::string, std::int64_t>> params, acts, scratch;
+  params.push_back({"embedding.cores", L.emb_cores});
+  params.push_back({"embedding.position", L.pos});
+  params.push_back({"embedding.ln.gain", L.lne_g});
+  params.push_back({"embedding.ln.bias", L.lne_b});
+  for (int e = 0; e < hd.dims.encoders; ++e) {
+    const ttsim_hls::EncoderSlots& es = L.enc[e];
+    const std::string p = "enc" + std::to_string(e) + ".";
+    for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
+      params.push_back({p + kLinearNames[i] + ".cores", es.lin[i].w});
+      params.push_back({p + kLinearNames[i] + ".bias", es.lin[i].b});
+      acts.push_back({p + kLinearNames[i] + ".saved", es.lin[i].saved});
+      acts.push_back({p + kLinearNames[i] + ".y", es.lin[i].y});
+    }
+    params.push_back({p + "ln1.gain", es.ln1_g});
+    params.push_back({p + "ln1.bias", es.ln1_b});
+    params.push_back({p + "ln2.gain", es.ln2_g});
+    params.push_back({p + "ln2.bias", es.ln2_b});
+    for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
+             {"attn.P", es.P}, {"attn.ctx", es.ctx}, {"a1", es.a1}, {"h1", es.h1}, {"ln1.xhat", es.xhat1},
+             {"ln1.rstd", es.rstd1}, {"gelu", es.g}, {"a2", es.a2}, {"h2", es.h2}, {"ln2.xhat", es.xhat2},
+             {"ln2.rstd", es.rstd2}}) {
+      acts.push_back({p + n, off});
+    }
+  }
+  params.push_back({"intent_head.weight", L.wi});
+  params.push_back({"intent_head.bias", L.bi});
+  params.push_back({"slot_head.weight", L.ws});
+  params.push_back({"slot_head.bias", L.bs});
+  for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
+           {"embedding.saved", L.emb_saved}, {"embedding.E", L.E}, {"embedding.x0", L.x0}, {"embedding.h0", L.h0},
+           {"embedding.ln.xhat", L.xhat0}, {"embedding.ln.rstd", L.rstd0}, {"intent_head.logits", L.logit_i},
+           {"slot_head.logits", L.logit_s}}) {
+    acts.push_back({n, off});
+  }
+  for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
+           {"dA", L.dA}, {"dB", L.dB}, {"dctx", L.dctx}, {"dq", L.dq}, {"dk", L.dk}, {"dv", L.dv}, {"dP", L.dP},
+           {"dF", L.dF}, {"dlogits.intent", L.dlogit_i}, {"dlogits.slot", L.dlogit_s}, {"stat", L.stat},
+           {"linear.scratch", L.lin_scratch}, {"ttm.scratch", L.ttm_scratch}}) {
+    scratch.push_back({n, off});
+  }
+  auto arena = [&](const char* array, const char* holds, std::int64_t words, Storage storage, int partition,
+                   std::vector<MemoryBuffer> buffers, int width = 32) {
+    Memory mem;
+    mem.array = array;
+    mem.holds = holds;
+    mem.words = words;
+    mem.width_bits = width;
+    mem.partition = partition;
+    mem.storage = storage;
+    mem.buffers = std::move(buffers);
+    fill_blocks(mem);
+    m.memories.push_back(std::move(mem));
+  };
+  std::vector<MemoryBuffer> pb = buffers_of(params, L.param_words);
+  arena("param_mem", "parameters", L.param_words, Storage::kBram, P, pb);
+  std::vector<MemoryBuffer> gb = pb;
+  for (auto& b : gb) b.name += ".grad";
+  arena("grad_mem", "gradients", L.param_words, Storage::kBram, P, gb);
+  arena("act_mem", "saved activations", L.act_words, Storage::kBram, P, buffers_of(acts, L.act_words));
+  arena("scratch_mem", "temporaries", L.scratch_words, Storage::kBram, P, buffers_of(scratch, L.scratch_words));
+  const std::int64_t index_words = static_cast<std::int64_t>(hd.dims.seq_len) * (hd.dims.emb.d + 1) + 1;
+  arena("index_mem", "TTM slice offsets and labels (int32)", index_words, Storage::kBram, 1,
+        {{"ttm.slices", 0, static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len},
+         {"labels", static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len, hd.dims.seq_len + 1}});
+  choose_storage(m.memories, device);
+  return m;
+}
+
+std::vector<std::string> over_device(const Machine& m, const DeviceSpec& device) {
+  std::vector<std::string> out;
+  auto check = [&](const char* what, std::int64_t need, std::int64_t have) {
+    if (need > have) out.push_back(fmt::format("{} {} needed, {} available", what, need, have));
+  };
+  check("DSP", m.dsp(), device.dsp);
+  check("BRAM36", m.bram36(), device.bram36);
+  check("URAM288", m.uram288(), device.uram288);
+  return out;
+}
+
+}  // namespace ttsim::machine

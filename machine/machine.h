@@ -1,0 +1,120 @@
+#pragma once
+// The machine description: one typed value, computed once per design from (ModelSpec,
+// ArchSpec, DeviceSpec) and the step's task graph, that says what the emitted HLS build
+// is — its kernel instances, its on-chip memories and its static schedule. The simulator
+// (sim/) prices this machine and `ttsim emit` renders it (dse/emit.h); a design the
+// emitted code cannot carry out is refused here (check_buildable) and never simulated.
+//
+// What the emitted top (hls/kernels/top.cc, model_step.cc) builds:
+//  - kernel instances: one RTL instance of each kernel module (hls/kernels/modules.h),
+//    shared by every call site: the glue functions are inlined into the top and the top
+//    carries `#pragma HLS ALLOCATION function instances=<module> limit=1` per module
+//    (UG1399, ALLOCATION), so Vitis builds no per-call-site copies;
+//  - schedule: the top calls one kernel at a time in program order (the calls share the
+//    arenas' ports and run in a sequential region): no two tasks overlap;
+//  - memories: five static arrays — the parameter, gradient, saved-activation and
+//    temporary arenas (FP32) and the index arena (int32) — with BIND_STORAGE (URAM or
+//    BRAM, chosen per array to fit the device: see describe) and a cyclic ARRAY_PARTITION
+//    whose factor is the largest lane count, every buffer of the step at a fixed word
+//    offset for the whole step (ttsim_hls::Layout).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "machine/hls_dims.h"
+#include "models/model_spec.h"
+#include "models/task_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+
+namespace ttsim::machine {
+
+/// The instances of one kernel module.
+struct KernelInstance {
+  std::string module;       ///< function / RTL module name, e.g. "ttsim_contraction"
+  TaskOp op = TaskOp::kContraction;
+  UnitKind unit = UnitKind::kContraction;
+  int variant = -1;         ///< TaskShape::variant the module runs (-1: every variant)
+  int count = 1;            ///< RTL instances (the ALLOCATION limit)
+  int lanes = 1;            ///< UNROLL factor of its loop bodies (design_config.h)
+  std::int64_t dsp = 0;     ///< DSP48E2 slices of one instance (its loops' operators)
+  int call_sites = 0;       ///< tasks of the step bound to it
+};
+
+/// BIND_STORAGE of a memory.
+enum class Storage { kBram, kUram, kLutram, kRegisters };
+/// "bram", "uram", "lutram", "registers" (the BIND_STORAGE impl tokens where they exist).
+const char* to_string(Storage s);
+
+/// One buffer inside a memory.
+struct MemoryBuffer {
+  std::string name;          ///< Layout slot, e.g. "enc0.q.cores", "enc0.P", "stat"
+  std::int64_t offset = 0;   ///< words from the start of the array
+  std::int64_t words = 0;
+};
+
+/// One on-chip array of the top function.
+struct Memory {
+  std::string array;           ///< C++ name in top.cc, e.g. "param_mem"
+  std::string holds;           ///< what lives in it: "parameters", "gradients", ...
+  Storage storage = Storage::kBram;
+  std::int64_t words = 0;      ///< depth of the array (words of width_bits)
+  int width_bits = 32;
+  int partition = 1;           ///< cyclic ARRAY_PARTITION factor (banks); 1 = none
+  std::int64_t bram36 = 0;     ///< BRAM36 tiles of all its banks
+  std::int64_t uram288 = 0;    ///< URAM288 blocks of all its banks
+  std::vector<MemoryBuffer> buffers;  ///< every buffer, live for the whole step
+  /// Words of one bank: ceil(words / partition).
+  std::int64_t bank_words() const { return (words + partition - 1) / partition; }
+};
+
+/// The static schedule of one training step on the machine.
+struct StaticSchedule {
+  std::vector<int> order;     ///< task ids in execution order
+  std::vector<int> instance;  ///< by task id: index into Machine::instances
+  /// Tasks that run at the same time (each group on distinct instances and banks);
+  /// empty: every task runs alone.
+  std::vector<std::vector<int>> overlap_groups;
+};
+
+/// The machine the emitted build is.
+struct Machine {
+  std::vector<KernelInstance> instances;
+  std::vector<Memory> memories;
+  StaticSchedule schedule;
+  std::int64_t param_words = 0;  ///< words of the m_axi parameter port (its depth)
+  int partition = 1;             ///< the arenas' partition factor (largest lane count)
+
+  /// Σ instances count · dsp.
+  std::int64_t dsp() const;
+  std::int64_t bram36() const;   ///< Σ over memories
+  std::int64_t uram288() const;  ///< Σ over memories
+  /// Bytes of every on-chip array (words · width / 8).
+  std::int64_t onchip_bytes() const;
+  /// Instances of the module that runs `op` with variant `variant`.
+  const KernelInstance& instance_for(TaskOp op, int variant) const;
+};
+
+/// Refuses an arch the emitted top cannot carry out, naming the arch file and its JSON
+/// pointer: more than one contraction engine or nonlinear unit of a kind (/contraction/
+/// engines, /nonlinear/<kind>/count: the top builds one instance per module), a parallel
+/// policy or its refinements (/scheduling/...: the top runs one call at a time), fusion
+/// (/scheduling/fusion: the kernels exchange every intermediate through the arenas).
+/// Throws ConfigError.
+void check_buildable(const ArchSpec& arch);
+
+/// The machine of (model, arch, device) for the step `graph` (built from the same model
+/// and arch with the padded token count). Storage per array, largest first: URAM when
+/// its banks are at least 2,048 words deep and the device's URAM288 blocks last, else BRAM
+/// while BRAM36 tiles last (else the one that overflows less: over_device reports it). Throws ConfigError from check_buildable,
+/// InputError from hls_design, and InputError when a task of the graph has no kernel
+/// module.
+Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                 const TaskGraph& graph);
+
+/// Resources of `m` beyond the device: one line per resource ("DSP 6,182 needed, 5,952
+/// available"); empty when it fits.
+std::vector<std::string> over_device(const Machine& m, const DeviceSpec& device);
+
+}  // namespace ttsim::machine

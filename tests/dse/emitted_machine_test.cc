@@ -1,0 +1,366 @@
+// What is emitted is what is described (and simulated): for every Pareto design of
+// configs/sweeps/atis_u50.json (explored at analytic fidelity), `ttsim emit` writes the
+// build into a temporary folder and this test reads the emitted sources as text —
+// design_config.h, hls/kernels/top.cc, hls/kernels/modules.cc, the glue sources,
+// hls_config.cfg and run_hls.tcl; the renderer is not called — and compares what they
+// build with machine::describe of the same design:
+//  - per kernel module: the ALLOCATION limit in top.cc (through its design_config.h macro)
+//    equals the instance count, and the lane constant modules.cc instantiates it with
+//    equals the instance's lanes;
+//  - per arena: the array top.cc declares, its size, BIND_STORAGE impl and cyclic
+//    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
+//    depth equals Machine::param_words;
+//  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
+//    kernel specification and sim/arch_spec.h loop_dsp) equals the design's "dsp" metric;
+//  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
+//  - the emitted schedule has no overlapping calls (see SequentialTop below).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "dse/emit.h"
+#include "dse/explore.h"
+#include "dse/run_setup.h"
+#include "hls/kernels/modules.h"
+#include "hls/loop_nest.h"
+#include "machine/machine.h"
+#include "models/model_spec.h"
+#include "models/training_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/step_sim.h"
+
+namespace ttsim::dse {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string tmp_dir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const fs::path p = fs::path(t ? t : "/tmp") / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+/// A C++ source without its comments.
+std::string code_of(const std::string& text) {
+  return std::regex_replace(std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), " "), std::regex("//[^\n]*"),
+                            " ");
+}
+
+/// Every match of `re` in `text`, as its capture groups.
+std::vector<std::vector<std::string>> all_matches(const std::string& text, const std::string& re) {
+  std::vector<std::vector<std::string>> out;
+  const std::regex r(re);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), r); it != std::sregex_iterator(); ++it) {
+    std::vector<std::string> g;
+    for (std::size_t i = 1; i < it->size(); ++i) g.push_back((*it)[i].str());
+    out.push_back(g);
+  }
+  return out;
+}
+
+/// What an emitted build says, read from its sources.
+struct Emitted {
+  std::map<std::string, std::string> macros;   ///< design_config.h #define NAME VALUE
+  std::map<std::string, std::int64_t> ints;    ///< design_config.h constexpr int NAME = V
+  std::map<std::string, std::int64_t> limit;   ///< module → ALLOCATION limit (top.cc)
+  std::map<std::string, std::int64_t> lanes;   ///< module → lanes (modules.cc template argument)
+  struct Array {
+    std::int64_t words = -1;
+    std::string storage;
+    std::string partition_type;
+    std::int64_t partition = -1;
+  };
+  std::map<std::string, Array> arrays;  ///< static arrays of the top
+  std::int64_t maxi_depth = -1;
+  /// Function definitions of the kernel .cc files other than modules.cc: name → body.
+  std::map<std::string, std::string> functions;
+};
+
+/// The value of a pragma argument or array size: an integer literal, a design_config.h
+/// constant or macro. -1 (and a test failure) when it is none.
+std::int64_t value_of(const Emitted& e, const std::string& token, const std::string& where) {
+  if (!token.empty() && std::all_of(token.begin(), token.end(), ::isdigit)) return std::stoll(token);
+  if (auto it = e.ints.find(token); it != e.ints.end()) return it->second;
+  if (auto it = e.macros.find(token); it != e.macros.end()) return value_of(e, it->second, where);
+  ADD_FAILURE() << where << ": " << token << " is neither a number nor defined in design_config.h";
+  return -1;
+}
+
+/// Function definitions (name → body text) of a C++ source: a `{` outside any function
+/// whose head (the text since the previous `;`, `{` or `}`) has a parameter list opens
+/// a function body; namespace and initializer braces do not.
+std::map<std::string, std::string> function_bodies(const std::string& code) {
+  std::map<std::string, std::string> out;
+  struct Open {
+    bool function;
+    std::size_t start;
+    std::string name;
+  };
+  std::vector<Open> stack;
+  std::size_t head = 0;
+  const std::regex name_re(R"(([A-Za-z_]\w*)\s*\($)");
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
+    if (c == '{') {
+      const bool in_function = std::any_of(stack.begin(), stack.end(), [](const Open& o) { return o.function; });
+      std::string h = code.substr(head, i - head);
+      bool function = false;
+      std::string name;
+      const std::size_t paren = h.find('(');
+      if (!in_function && paren != std::string::npos && h.find("namespace") == std::string::npos) {
+        std::smatch m;
+        const std::string before = h.substr(0, paren + 1);
+        if (std::regex_search(before, m, name_re)) {
+          function = true;
+          name = m[1].str();
+        }
+      }
+      stack.push_back({function, i + 1, name});
+      head = i + 1;
+    } else if (c == '}') {
+      if (!stack.empty()) {
+        const Open o = stack.back();
+        stack.pop_back();
+        if (o.function) out[o.name] += code.substr(o.start, i - o.start);
+      }
+      head = i + 1;
+    } else if (c == ';') {
+      head = i + 1;
+    }
+  }
+  return out;
+}
+
+Emitted read_emitted(const fs::path& out) {
+  Emitted e;
+  const std::string cfg = slurp(out / "hls/include/design_config.h");
+  for (const auto& g : all_matches(cfg, R"(#define (\w+) (\S+))")) e.macros[g[0]] = g[1];
+  for (const auto& g : all_matches(cfg, R"(constexpr int (\w+) = (-?[0-9]+);)")) e.ints[g[0]] = std::stoll(g[1]);
+
+  const std::string top = code_of(slurp(out / "hls/kernels/top.cc"));
+  for (const auto& g : all_matches(top, R"(#pragma HLS ALLOCATION function instances = (\w+) limit = (\w+))")) {
+    e.limit[g[0]] = value_of(e, g[1], "top.cc ALLOCATION " + g[0]);
+  }
+  for (const auto& g : all_matches(top, R"(static (?:float|int) (\w+)\[(\w+)\];)")) {
+    e.arrays[g[0]].words = value_of(e, g[1], "top.cc array " + g[0]);
+  }
+  for (const auto& g : all_matches(top, R"(#pragma HLS BIND_STORAGE variable = (\w+) type = \w+ impl = (\w+))")) {
+    const auto it = e.macros.find(g[1]);
+    e.arrays[g[0]].storage = it == e.macros.end() ? g[1] : it->second;
+  }
+  for (const auto& g :
+       all_matches(top, R"(#pragma HLS ARRAY_PARTITION variable = (\w+) type = (\w+) factor = (\w+))")) {
+    e.arrays[g[0]].partition_type = g[1];
+    e.arrays[g[0]].partition = value_of(e, g[2], "top.cc ARRAY_PARTITION " + g[0]);
+  }
+  const auto depth = all_matches(top, R"(#pragma HLS INTERFACE m_axi port = param_io [^\n]*depth = (\w+))");
+  if (depth.size() == 1) e.maxi_depth = value_of(e, depth[0][0], "top.cc m_axi depth");
+
+  // modules.cc: each module's body instantiates its kernel template with a lane constant.
+  const std::string modules = code_of(slurp(out / "hls/kernels/modules.cc"));
+  for (const auto& [name, body] : function_bodies(modules)) {
+    const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+)>)");
+    if (lanes.size() == 1) e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
+  }
+  for (const auto& f : fs::directory_iterator(out / "hls/kernels")) {
+    if (f.path().extension() != ".cc" || f.path().filename() == "modules.cc") continue;
+    for (auto& [name, body] : function_bodies(code_of(slurp(f.path())))) e.functions[name] += body;
+  }
+  return e;
+}
+
+/// DSPs of one instance of `module` with `lanes` lanes, from the kernel specification:
+/// Σ loop_dsp over the loops of its TaskOp (modules.h table) that the module runs — for a
+/// module named after one of its op's loops (ttsim_add → loop "add", ttsim_column_sum →
+/// "column_sum"), the loops of that loop's variant; else every loop of the op.
+std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device) {
+  const TtsimModuleName* entry = nullptr;
+  for (const auto& m : kTtsimModules) {
+    if (module == m.module) entry = &m;
+  }
+  if (!entry) {
+    ADD_FAILURE() << module << " is not a kernel module of hls/kernels/modules.h";
+    return 0;
+  }
+  int op = -1;
+  for (int k = 0; k < kTaskOpCount; ++k) {
+    if (std::string(entry->task_op) == to_string(static_cast<TaskOp>(k))) op = k;
+  }
+  const ttsim_spec::KernelSpec& ks = kernel_spec(static_cast<TaskOp>(op));
+  int variant = -1;
+  for (int i = 0; i < ks.n_loops; ++i) {
+    if ("ttsim_" + std::string(ks.loops[i].name) == module) variant = ks.loops[i].variant;
+  }
+  std::int64_t dsp = 0;
+  for (int i = 0; i < ks.n_loops; ++i) {
+    if (variant >= 0 && ks.loops[i].variant != variant) continue;
+    dsp += loop_dsp(ks.loops[i], lanes, device);
+  }
+  return dsp;
+}
+
+void expect_emitted_is_described(const fs::path& out, const Json& point, const DeviceSpec& device) {
+  const std::string name = point.at("name").get<std::string>();
+  SCOPED_TRACE(name);
+  const ModelSpec model = parse_model_spec(point.at("configs").at("model"), name + " model");
+  const ArchSpec arch = parse_arch_spec(point.at("configs").at("arch"), name + " arch");
+  const TaskGraph graph = build_training_graph(model, graph_options(arch, 0));
+  const machine::Machine m = machine::describe(model, arch, device, graph);
+  const Emitted e = read_emitted(out);
+
+  // Kernel instances: ALLOCATION limit and lanes per module, both ways.
+  std::set<std::string> described;
+  std::int64_t dsp = 0;
+  for (const machine::KernelInstance& k : m.instances) {
+    described.insert(k.module);
+    ASSERT_TRUE(e.limit.count(k.module)) << "top.cc has no ALLOCATION limit for " << k.module;
+    ASSERT_TRUE(e.lanes.count(k.module)) << "modules.cc defines no " << k.module << " with a lane constant";
+    EXPECT_EQ(e.limit.at(k.module), k.count) << k.module;
+    EXPECT_EQ(e.lanes.at(k.module), k.lanes) << k.module;
+    dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device);
+  }
+  for (const auto& [module, limit] : e.limit) EXPECT_TRUE(described.count(module)) << "extra ALLOCATION " << module;
+  for (const auto& [module, lanes] : e.lanes) EXPECT_TRUE(described.count(module)) << "undescribed module " << module;
+  EXPECT_EQ(static_cast<double>(dsp), point.at("metrics").at("dsp").get<double>())
+      << "Σ ALLOCATION limit × DSPs per instance of the emitted build vs the design's dsp metric";
+
+  // Arenas: every memory is a static array of the top with its words, storage and
+  // partition; and the top has no other array.
+  std::set<std::string> arrays;
+  for (const machine::Memory& mem : m.memories) {
+    arrays.insert(mem.array);
+    ASSERT_TRUE(e.arrays.count(mem.array)) << "top.cc declares no " << mem.array;
+    const Emitted::Array& a = e.arrays.at(mem.array);
+    EXPECT_EQ(a.words, mem.words) << mem.array;
+    EXPECT_EQ(a.storage, machine::to_string(mem.storage)) << mem.array;
+    EXPECT_EQ(a.partition_type, "cyclic") << mem.array;
+    EXPECT_EQ(a.partition, mem.partition) << mem.array;
+  }
+  for (const auto& [array, a] : e.arrays) EXPECT_TRUE(arrays.count(array)) << "undescribed array " << array;
+  EXPECT_EQ(e.maxi_depth, m.param_words);
+
+  // Scripts: part, clock and the synthesized sources (which include top.cc and modules.cc).
+  const std::string cfg = slurp(out / "hls/scripts/hls_config.cfg");
+  const std::string tcl = slurp(out / "hls/scripts/run_hls.tcl");
+  const auto part = all_matches(cfg, R"((?:^|\n)part=(\S+))");
+  ASSERT_EQ(part.size(), 1u);
+  EXPECT_EQ(part[0][0], device.part);
+  EXPECT_EQ(all_matches(tcl, R"(\nset part (\S+))").at(0).at(0), device.part);
+  const auto clock = all_matches(cfg, R"(\nclock=(\S+)ns)");
+  ASSERT_EQ(clock.size(), 1u);
+  EXPECT_NEAR(std::stod(clock[0][0]), 1000.0 / arch.clock_mhz, 1e-3);
+  EXPECT_NEAR(std::stod(all_matches(tcl, R"(\nset clock_period (\S+))").at(0).at(0)), 1000.0 / arch.clock_mhz, 1e-3);
+  EXPECT_EQ(all_matches(cfg, R"(\nsyn\.top=(\S+))").at(0).at(0), "ttsim_train_step");
+  std::vector<std::string> cfg_files, tcl_files;
+  for (const auto& g : all_matches(cfg, R"(\nsyn\.file=\.\./(\S+))")) cfg_files.push_back(g[0]);
+  const auto block = all_matches(tcl, R"(set kernel_sources \{([^}]*)\})");
+  ASSERT_EQ(block.size(), 1u);
+  std::istringstream words(block[0][0]);
+  for (std::string w; words >> w;) tcl_files.push_back(w);
+  EXPECT_EQ(cfg_files, tcl_files);
+  for (const auto& f : cfg_files) EXPECT_TRUE(fs::exists(out / "hls" / f)) << f;
+  for (const char* f : {"kernels/top.cc", "kernels/modules.cc"}) {
+    EXPECT_NE(std::find(cfg_files.begin(), cfg_files.end(), f), cfg_files.end()) << f;
+  }
+
+  // SequentialTop — no two calls overlap. How the emitted code establishes it:
+  //  (1) no concurrency construct anywhere in the emitted kernel tree: no DATAFLOW region,
+  //      no hls::task / hls::stream / STREAM pragma, so the top is one sequential region;
+  //  (2) every function that reaches a kernel module call (directly or through other glue)
+  //      is inlined, so every call site is in the top's sequential region under its
+  //      ALLOCATION limits (one instance per module shared by all its call sites);
+  //  (3) in a sequential region Vitis HLS overlaps two calls only when they are independent
+  //      and touch no common memory port; every module call takes its operands as pointers
+  //      into the top's shared arenas (ttsim_hls::Arenas), so the calls run in program
+  //      order, which the machine's schedule is: one task per call, no overlap groups.
+  for (const char* sub : {"hls/kernels", "hls/include"}) {
+    for (const auto& f : fs::directory_iterator(out / sub)) {
+      const std::string code = code_of(slurp(f.path()));
+      for (const char* c : {"DATAFLOW", "dataflow", "hls::task", "hls::stream", "HLS STREAM", "HLS stream"}) {
+        EXPECT_EQ(code.find(c), std::string::npos) << f.path() << " has " << c;
+      }
+    }
+  }
+  std::set<std::string> reaches;  // functions that reach a module call
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [fn, body] : e.functions) {
+      if (reaches.count(fn)) continue;
+      bool calls = false;
+      for (const auto& [module, limit] : e.limit) calls = calls || std::regex_search(body, std::regex("\\b" + module + "\\s*\\("));
+      for (const auto& callee : reaches) calls = calls || std::regex_search(body, std::regex("\\b" + callee + "\\s*\\("));
+      if (calls) grew = reaches.insert(fn).second;
+    }
+  }
+  EXPECT_TRUE(reaches.count("ttsim_train_step")) << "the top calls no kernel module";
+  EXPECT_GT(reaches.size(), 10u);
+  for (const auto& fn : reaches) {
+    if (fn == "ttsim_train_step") continue;
+    EXPECT_NE(e.functions.at(fn).find("#pragma HLS INLINE"), std::string::npos)
+        << fn << " reaches a kernel module call but is not inlined into the top";
+  }
+  EXPECT_TRUE(m.schedule.overlap_groups.empty());
+  std::vector<int> order = m.schedule.order;
+  std::sort(order.begin(), order.end());
+  ASSERT_EQ(order.size(), graph.tasks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], static_cast<int>(i));
+}
+
+TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string dir = tmp_dir("emitted_machine");
+  // The shipped sweep at analytic fidelity (the SystemC stage changes no machine).
+  Json sweep = load_json_file("configs/sweeps/atis_u50.json");
+  sweep["fidelity"] = "analytic";
+  write_file_atomic(dir + "/sweep.json", sweep.dump(1));
+  const auto setup = make_run_setup(dir + "/sweep.json");
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  const ExploreReport r = run_explore(*setup->eval, dir + "/sweep.json", o);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  ASSERT_FALSE(r.final.front.empty());
+
+  const Json results = load_json_file(o.out_dir + "/results.json");
+  const Json device_json = results.at("device");
+  const DeviceSpec device = parse_device_spec(device_json, "results.json (/device)");
+  int emitted = 0;
+  for (const Json& p : results.at("points")) {
+    if (!p.at("on_front").get<bool>()) continue;
+    // chosen.json as explore writes it for this point.
+    Json configs = p.at("configs");
+    configs["device"] = device_json;
+    const Json chosen{{"name", p.at("name")},         {"configs", configs},
+                      {"device", {{"part", device.part}, {"platform", device.platform}}},
+                      {"metrics", p.at("metrics")}, {"fidelity", p.at("fidelity")}};
+    const fs::path out = fs::path(dir) / ("build_" + std::to_string(p.at("id").get<std::int64_t>()));
+    emit_design(chosen, p.at("name").get<std::string>() + ".json", out.string(), ".");
+    expect_emitted_is_described(out, p, device);
+    ++emitted;
+  }
+  EXPECT_EQ(emitted, static_cast<int>(r.final.front.size()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%d Pareto designs emitted and compared in %.1f s\n", emitted, seconds);
+}
+
+}  // namespace
+}  // namespace ttsim::dse

@@ -1,0 +1,153 @@
+// What is simulated is what is built, at the task level: the training-step task graph
+// (models/training_graph.h) has one task per kernel call of the HLS training step
+// (hls/kernels/model_step.cc), with the same shape and variant. For one model, token count
+// and the lane counts of hls/include/design_config.h, one forward_backward + sgd_update of
+// the HLS model runs in C simulation under the access probe; for every kernel loop label,
+// the number of graph tasks that run the loop must equal the probe's invocations, and the
+// sum over those tasks of the specification's trip count (hls/loop_nest.h kernel_loops)
+// must equal the probe's iterations.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hls/host/hls_model.h"
+#include "hls/include/access_probe.h"
+#include "hls/include/design_config.h"
+#include "hls/loop_nest.h"
+#include "models/model_spec.h"
+#include "models/training_graph.h"
+
+namespace ttsim {
+namespace {
+
+struct Count {
+  std::int64_t invocations = 0;
+  std::int64_t iterations = 0;
+};
+using Counts = std::map<std::string, Count>;
+
+const char* const kKinds[] = {"attention", "ffn_in", "ffn_out"};
+
+/// The UNROLL factor design_config.h gives the kernel module that runs `op`
+/// (hls/kernels/modules.cc).
+int design_lanes(TaskOp op) {
+  switch (op) {
+    case TaskOp::kContraction: return ttsim_cfg::kContractLanes;
+    case TaskOp::kSoftmax:
+    case TaskOp::kSoftmaxGrad: return ttsim_cfg::kSoftmaxLanes;
+    case TaskOp::kLayerNorm:
+    case TaskOp::kLayerNormGrad: return ttsim_cfg::kLayerNormLanes;
+    case TaskOp::kGelu:
+    case TaskOp::kGeluGrad: return ttsim_cfg::kGeluLanes;
+    case TaskOp::kAdd: return ttsim_cfg::kAddLanes;
+    case TaskOp::kLoss: return ttsim_cfg::kLossLanes;
+    case TaskOp::kSgdUpdate: return ttsim_cfg::kSgdLanes;
+  }
+  return 1;
+}
+
+/// Per loop label: tasks running it and Σ trip; `who` lists the tasks per label.
+Counts graph_counts(const TaskGraph& g, std::map<std::string, std::vector<std::string>>* who) {
+  Counts c;
+  for (const auto& t : g.tasks) {
+    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+      ++c[l.name].invocations;
+      c[l.name].iterations += l.trip;
+      (*who)[l.name].push_back(t.name);
+    }
+  }
+  return c;
+}
+
+/// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
+/// the access probe.
+Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K) {
+  HlsModelOptions o;
+  for (const char* k : kKinds) o.btt_by_kind[k] = btt;
+  HlsModel m(spec, o);
+  std::vector<int> tokens, tags;
+  for (std::int64_t i = 0; i < K; ++i) {
+    tokens.push_back(static_cast<int>((i * 193 + 17) % spec.vocab));
+    tags.push_back(i % 5 == 3 ? -1 : static_cast<int>((i * 7) % spec.slot_tags));
+  }
+  Counts c;
+  ttsim_hls::AccessProbeScope probe(ttsim_cfg::kActPartition);
+  m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
+  m.sgd_update(0.01f);
+  for (const auto& [name, l] : probe.loops()) c[name] = {l.invocations, l.iterations};
+  return c;
+}
+
+/// The graph of `spec` for K tokens (0: exactly seq_len, the padded length the simulator
+/// uses) against the HLS step on as many tokens, every TT layer in `flow`.
+void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0) {
+  if (K == 0) K = spec.seq_len;
+  GraphOptions o;
+  for (const char* k : kKinds) o.flow_by_kind[k] = flow;
+  o.tokens = K;
+  const TaskGraph g = build_training_graph(spec, o);
+  std::map<std::string, std::vector<std::string>> who;
+  const Counts want = graph_counts(g, &who);
+  const Counts got = hls_counts(spec, flow == Flow::kBTT, K);
+  std::set<std::string> labels;
+  for (const auto& [n, c] : want) labels.insert(n);
+  for (const auto& [n, c] : got) labels.insert(n);
+  for (const auto& n : labels) {
+    const Count w = want.count(n) ? want.at(n) : Count{};
+    const Count h = got.count(n) ? got.at(n) : Count{};
+    std::ostringstream tasks;
+    if (w.invocations != h.invocations || w.iterations != h.iterations) {
+      for (const auto& t : who[n]) tasks << "\n  " << t;
+    }
+    const std::string what = spec.name + " " + to_string(flow) + " K=" + std::to_string(K) +
+                             ": loop " + n;
+    EXPECT_EQ(w.invocations, h.invocations) << what << " invocations (graph tasks" << tasks.str() << ")";
+    EXPECT_EQ(w.iterations, h.iterations) << what << " iterations";
+  }
+  EXPECT_FALSE(got.empty());
+}
+
+std::string atis_path() {
+  const char* dir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  return std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/atis_2enc.json";
+}
+
+// The small 2-encoder model of tests/hls/model_step_test.cc: a 2-core TTM, a 2+2-core
+// attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1: no right merge).
+ModelSpec tiny_spec() {
+  const Json doc = Json::parse(R"({
+    "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
+    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  return parse_model_spec(doc, "tiny_2enc.json");
+}
+
+TEST(GraphMatchesHls, Atis2EncoderBtt) { expect_graph_matches_hls(load_model_spec(atis_path()), Flow::kBTT); }
+
+TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(tiny_spec(), Flow::kBTT); }
+
+TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(tiny_spec(), Flow::kTT); }
+
+// A sample shorter than seq_len (one sequence of K tokens, unpadded) in both flows.
+TEST(GraphMatchesHls, TinyModelShortSample) {
+  expect_graph_matches_hls(tiny_spec(), Flow::kBTT, 4);
+  expect_graph_matches_hls(tiny_spec(), Flow::kTT, 4);
+}
+
+}  // namespace
+}  // namespace ttsim
