@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "hls/include/kernel_spec.h"
 #include "models/training_graph.h"
 #include "sim/step_sim.h"
 
@@ -213,6 +214,7 @@ std::string render_design_config(const BuildDesign& d) {
       "//                 impl token: bram, uram or lutram)\n"
       "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
       "//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)\n"
+      "//  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)\n"
       "//\n"
       "// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.\n\n"
       "namespace ttsim_cfg {{\n\n",
@@ -255,6 +257,26 @@ std::string render_design_config(const BuildDesign& d) {
   h += storage_macros;
   for (const machine::KernelInstance& k : mc.instances) {
     h += fmt::format("#define TTSIM_INSTANCES_{} {}\n", upper(k.module), k.count);
+  }
+  // LOOP_TRIPCOUNT of every kernel loop (the loops' bounds are runtime shapes): the
+  // smallest and largest trip over the step's calls, so that csynth reports the design's
+  // latency range. A loop no call runs gets 1..1.
+  h += "// LOOP_TRIPCOUNT bounds of each kernel loop over this design's calls (iterations).\n";
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    const ttsim_spec::KernelSpec& ks = ttsim_spec::kKernelSpecs[ki];
+    for (int li = 0; li < ks.n_loops; ++li) {
+      std::int64_t lo = 0, hi = 0;
+      for (const machine::KernelInstance& k : mc.instances) {
+        for (const machine::LoopTrips& t : k.loops) {
+          if (t.loop != ks.loops[li].name) continue;
+          lo = lo == 0 ? t.min : std::min(lo, t.min);
+          hi = std::max(hi, t.max);
+        }
+      }
+      if (hi == 0) lo = hi = 1;
+      h += fmt::format("#define TTSIM_TRIPS_{0}_MIN {1}\n#define TTSIM_TRIPS_{0}_MAX {2}\n",
+                       upper(ks.loops[li].name), lo, hi);
+    }
   }
   return h;
 }

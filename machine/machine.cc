@@ -221,7 +221,29 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     }
     m.schedule.order.push_back(t.id);
     m.schedule.instance[t.id] = idx;
-    ++m.instances[idx].call_sites;
+    KernelInstance& inst = m.instances[idx];
+    ++inst.call_sites;
+    for (const LoopSpec& l : kernel_loops(t.op, t.shape, inst.lanes)) {
+      auto it = std::find_if(inst.loops.begin(), inst.loops.end(), [&](const LoopTrips& x) { return x.loop == l.name; });
+      if (it == inst.loops.end()) {
+        inst.loops.push_back({l.name, l.trip, l.trip});
+      } else {
+        it->min = std::min(it->min, l.trip);
+        it->max = std::max(it->max, l.trip);
+      }
+    }
+  }
+  // Loops in specification order (the order of kernel_spec.h).
+  for (KernelInstance& k : m.instances) {
+    const ttsim_spec::KernelSpec& ks = kernel_spec(k.op);
+    auto rank = [&](const std::string& name) {
+      for (int i = 0; i < ks.n_loops; ++i) {
+        if (name == ks.loops[i].name) return i;
+      }
+      return ks.n_loops;
+    };
+    std::stable_sort(k.loops.begin(), k.loops.end(),
+                     [&](const LoopTrips& a, const LoopTrips& b) { return rank(a.loop) < rank(b.loop); });
   }
 
   // Memories: the top's static arenas (hls/kernels/top.cc), partitioned by the largest

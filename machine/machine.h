@@ -30,6 +30,13 @@
 
 namespace ttsim::machine {
 
+/// Trip-count bounds of one loop over the tasks that run it (LOOP_TRIPCOUNT, so that
+/// csynth reports the design's latency range rather than an unknown).
+struct LoopTrips {
+  std::string loop;          ///< kernel_spec.h loop label, e.g. "contract_column"
+  std::int64_t min = 0, max = 0;  ///< iterations per invocation
+};
+
 /// The instances of one kernel module.
 struct KernelInstance {
   std::string module;       ///< function / RTL module name, e.g. "ttsim_contraction"
@@ -40,6 +47,7 @@ struct KernelInstance {
   int lanes = 1;            ///< UNROLL factor of its loop bodies (design_config.h)
   std::int64_t dsp = 0;     ///< DSP48E2 slices of one instance (its loops' operators)
   int call_sites = 0;       ///< tasks of the step bound to it
+  std::vector<LoopTrips> loops;  ///< every loop its tasks run, in specification order
 };
 
 /// BIND_STORAGE of a memory.

@@ -27,6 +27,7 @@
 // rounding depends on LANES.
 
 #include "hls/include/access_probe.h"
+#include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 
 // Loop labels name the loops in HLS reports; g++ sees them as unused.
@@ -157,9 +158,9 @@ void contract_column_loop(const float* A, const float* B, float* C, const Contra
 contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
     TTSIM_LOOP_ITER("contract_column");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {
@@ -199,9 +200,9 @@ void contract_dot_loop(const float* A, const float* B, float* C, const ContractD
 contract_dot:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_DOT_MIN max = TTSIM_TRIPS_CONTRACT_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
     TTSIM_LOOP_ITER("contract_dot");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {
@@ -241,9 +242,9 @@ inline void contract_scalar_loop(const float* A, const float* B, float* C, const
 contract_scalar:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_SCALAR_MIN max = TTSIM_TRIPS_CONTRACT_SCALAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS LOOP_TRIPCOUNT min = 16 max = 393216
     TTSIM_LOOP_ITER("contract_scalar");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "hls/include/access_probe.h"
+#include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/kernels/contract.h"
 
@@ -101,6 +102,7 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
   softmax_max:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_MAX_MIN max = TTSIM_TRIPS_SOFTMAX_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_max");
       const int r = c.row();
@@ -129,6 +131,7 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
   softmax_exp_sum:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MIN max = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_exp_sum");
       const int r = c.row();
@@ -163,6 +166,7 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
   softmax_normalize:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MIN max = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MAX
       TTSIM_LOOP_ITER("softmax_normalize");
       const float inv = TTSIM_RD("stat", stat, R + c.r);
       for (int l = 0; l < LANES; ++l) {
@@ -190,6 +194,7 @@ void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int 
   softmax_grad_dot:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_grad_dot");
       const int r = c.row();
@@ -218,6 +223,7 @@ void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int 
   softmax_grad_apply:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MAX
       TTSIM_LOOP_ITER("softmax_grad_apply");
       const float dot = TTSIM_RD("stat", stat, c.r);
       for (int l = 0; l < LANES; ++l) {
@@ -252,6 +258,7 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
   layernorm_mean:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_MEAN_MIN max = TTSIM_TRIPS_LAYERNORM_MEAN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_mean");
       const int r = c.row();
@@ -280,6 +287,7 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
   layernorm_var:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_VAR_MIN max = TTSIM_TRIPS_LAYERNORM_VAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_var");
       const int r = c.row();
@@ -310,6 +318,7 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
   layernorm_normalize:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MIN max = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MAX
       TTSIM_LOOP_ITER("layernorm_normalize");
       const float mean = TTSIM_RD("stat", stat, c.r);
       const float rs = TTSIM_RD("rstd", rstd, c.r);
@@ -348,6 +357,7 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
   layernorm_grad_reduce:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MAX
 #pragma HLS DEPENDENCE variable = acc1 type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = acc2 type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_grad_reduce");
@@ -394,6 +404,7 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
   layernorm_grad_input:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MAX
       TTSIM_LOOP_ITER("layernorm_grad_input");
       const float m1 = TTSIM_RD("stat", stat, c.r), m2 = TTSIM_RD("stat", stat, R + c.r);
       const float rs = TTSIM_RD("rstd", rstd, c.r);
@@ -419,6 +430,7 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
   layernorm_grad_params:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MAX
 #pragma HLS DEPENDENCE variable = accg type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = accb type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_grad_params");
@@ -458,6 +470,7 @@ void gelu_kernel(const float* x, float* y, int R, int cols) {
 gelu:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_MIN max = TTSIM_TRIPS_GELU_MAX
     TTSIM_LOOP_ITER("gelu");
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
@@ -484,6 +497,7 @@ void gelu_grad_kernel(const float* x, const float* dy, float* dx, int R, int col
 gelu_grad:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
     TTSIM_LOOP_ITER("gelu_grad");
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
@@ -513,6 +527,7 @@ void add_kernel(const float* a, const float* b, float* out, int R, int cols, int
 add:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_MIN max = TTSIM_TRIPS_ADD_MAX
     TTSIM_LOOP_ITER("add");
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
@@ -537,6 +552,7 @@ void add_accumulate_kernel(const float* x, float* acc, int R, int cols, int x_rs
 add_accumulate:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
     TTSIM_LOOP_ITER("add_accumulate");
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
@@ -563,6 +579,7 @@ void column_sum_kernel(const float* x, float* sum, int R, int cols, int x_rs) {
 column_sum:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_COLUMN_SUM_MIN max = TTSIM_TRIPS_COLUMN_SUM_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("column_sum");
     const int t = c.tile();
@@ -602,6 +619,7 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
   loss_max:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_MAX_MIN max = TTSIM_TRIPS_LOSS_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("loss_max");
       const int r = c.row();
@@ -634,6 +652,7 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
   loss_exp_sum:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_EXP_SUM_MIN max = TTSIM_TRIPS_LOSS_EXP_SUM_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = xl type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = lacc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -686,6 +705,7 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
   loss_grad:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_GRAD_MIN max = TTSIM_TRIPS_LOSS_GRAD_MAX
       TTSIM_LOOP_ITER("loss_grad");
       const float a = TTSIM_RD("stat", stat, R + c.r);
       const int label = TTSIM_RD("labels", labels, c.r);
@@ -715,6 +735,7 @@ void sgd_kernel(float* w, float* g, int words, float lr) {
 sgd_update:
   for (long t = 0; t < total; ++t) {
 #pragma HLS PIPELINE II = 1
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SGD_UPDATE_MIN max = TTSIM_TRIPS_SGD_UPDATE_MAX
     TTSIM_LOOP_ITER("sgd_update");
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL

@@ -139,6 +139,10 @@ ModelSpec tiny_spec() {
 
 TEST(GraphMatchesHls, Atis2EncoderBtt) { expect_graph_matches_hls(load_model_spec(atis_path()), Flow::kBTT); }
 
+TEST(GraphMatchesHls, Atis2EncoderSequentialTt) {
+  expect_graph_matches_hls(load_model_spec(atis_path()), Flow::kTT);
+}
+
 TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(tiny_spec(), Flow::kBTT); }
 
 TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(tiny_spec(), Flow::kTT); }

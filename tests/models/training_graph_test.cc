@@ -1,9 +1,11 @@
 // The training-step task graph of the 2-encoder preset: acyclic with deps pointing
 // backwards, every buffer written before it is read (parameters and step inputs aside),
-// exactly one SGD update per parameter buffer, task MACs equal to the flow formulas.
+// exactly one SGD update per parameter buffer, task MACs equal to the flow formulas,
+// meeting gradients summed by accumulating contractions (as the HLS step does).
 
 #include "models/training_graph.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -174,6 +176,35 @@ TEST_P(TwoEncoderGraph, RolesForSchedulingPolicies) {
   EXPECT_EQ(qk, model.encoders);
 }
 
+// Gradients that meet (residual skips, Q/K/V, the two heads) are summed as the HLS step
+// sums them (hls/kernels/model_step.cc): the contraction producing the second dX runs with
+// its accumulate flag into the first, so it reads and writes that buffer; there is no add
+// task for them and no separate dX buffer.
+TEST_P(TwoEncoderGraph, MeetingGradientsAccumulateInTheContraction) {
+  for (const auto& t : graph.tasks) {
+    if (t.op == TaskOp::kAdd && t.stage == Stage::kBackward) {
+      EXPECT_TRUE(t.role == "bias.grad" || t.role == "embedding.grad") << t.name << " " << t.role;
+    }
+  }
+  const std::pair<const char*, const char*> into[] = {
+      {"enc0.q", "enc0.ln1.dIn"}, {"enc0.k", "enc0.ln1.dIn"}, {"enc0.v", "enc0.ln1.dIn"},
+      {"enc1.ffn_in", "enc1.ln2.dIn"}, {"intent_head", "slot_head.dX"}};
+  for (const auto& [layer, name] : into) {
+    const Buffer* acc = find_buffer(graph, name);
+    ASSERT_NE(acc, nullptr) << name;
+    int writers = 0;
+    for (const auto& t : graph.tasks) {
+      if (t.layer != layer || t.op != TaskOp::kContraction) continue;
+      if (std::count(t.writes.begin(), t.writes.end(), acc->id) == 0) continue;
+      ++writers;
+      EXPECT_EQ(t.stage, Stage::kBackward) << t.name;
+      EXPECT_EQ(std::count(t.reads.begin(), t.reads.end(), acc->id), 1) << t.name << " reads " << name;
+    }
+    EXPECT_EQ(writers, 1) << layer << " -> " << name;
+    EXPECT_EQ(find_buffer(graph, std::string(layer) + ".dX"), nullptr) << layer;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Flows, TwoEncoderGraph,
                          ::testing::Values(Flow::kBTT, Flow::kTT, Flow::kMM),
                          [](const auto& info) { return std::string(to_string(info.param)); });
@@ -193,6 +224,11 @@ TEST(TrainingGraph, SummaryCounts) {
   EXPECT_EQ(s.tasks_by_unit.at("loss"), 2);
   EXPECT_EQ(s.tasks_by_unit.at("gelu"), 2 * 2);
   EXPECT_EQ(s.tasks_by_unit.at("layernorm"), 2 * 5);
+  // One task per add call of the HLS step: forward 14 bias adds (12 linears + 2 heads),
+  // 4 residual adds and the position add; backward 14 bias gradients (column sums) and
+  // the position gradient. The residual, Q/K/V and heads gradient sums are contractions'
+  // accumulate flags, not adds (tests/models/graph_matches_hls_test).
+  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 14 + 1);
 }
 
 TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {
