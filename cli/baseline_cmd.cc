@@ -64,7 +64,7 @@ int run_baseline_cmd(const std::vector<std::string>& args) {
         r.fpga_energy_joules_per_epoch, r.gpu_tt.energy_joules_per_epoch, r.gpu_btt.energy_joules_per_epoch,
         r.energy_ratio_vs_gpu_tt, r.energy_ratio_vs_gpu_btt);
   }
-  std::cout << "\nFPGA MB: peak live on-chip bytes; GPU dense MB: weights + gradients + saved activations + "
+  std::cout << "\nFPGA MB: bytes of the emitted build's on-chip arrays (machine description); GPU dense MB: weights + gradients + saved activations + "
                "peak temporaries + framework overhead (\"w/o fw\" excludes the framework's fixed bytes);\n"
                "J: joules per epoch; vs TT / vs BTT: GPU energy over FPGA energy. Published: 30-51x memory, "
                "up to 3.6-4x energy vs GPU tensorized training.\n";

@@ -18,7 +18,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "machine/machine.h"
-#include "models/training_graph.h"
+#include "sim/design_eval.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
@@ -101,19 +101,19 @@ int run_simulate(const std::vector<std::string>& args) {
   std::optional<dataset::DatasetLengths> lengths;
   if (!lengths_path.empty()) lengths = dataset::load_dataset_lengths(lengths_path);
 
-  // The machine the emitted build is (machine/machine.h): refused before any simulation
-  // when the emitted top cannot carry out the arch (ConfigError at its pointer) or when
-  // its instances or memories exceed the device (exit 2 naming the resource).
-  machine::check_buildable(arch);
-  const machine::Machine mach =
-      machine::describe(model, arch, device, build_training_graph(model, graph_options(arch, 0)));
-  if (const auto over = machine::over_device(mach, device); !over.empty()) {
+  // One evaluation (sim/design_eval.h), as explore's SystemC fidelity and baseline run it:
+  // refused before any simulation when the emitted top cannot carry out the arch
+  // (ConfigError at its pointer); a design whose instances or memories exceed the device
+  // exits 2 naming the resource.
+  const auto eval = evaluate_design(model, arch, device, lengths ? &lengths->split(split) : nullptr);
+  if (!eval->over_device.empty()) {
     std::string what;
-    for (const auto& o : over) what += (what.empty() ? "" : "; ") + o;
+    for (const auto& o : eval->over_device) what += (what.empty() ? "" : "; ") + o;
     throw InputError(fmt::format("{} on {} does not fit {} ({}): {}", model.name, arch.name, device.name,
                                  device_path, what));
   }
-  const StepResult r = simulate_step(model, arch, device, 0);
+  const machine::Machine& mach = eval->machine;
+  const StepResult& r = eval->step;
   Json j = step_json(r, arch);
   const std::int64_t dsp = mach.dsp();
   j["model"] = model.name;
@@ -142,9 +142,8 @@ int run_simulate(const std::vector<std::string>& args) {
   j["memory_plan"] = memplan::plan_summary_json(*r.plan);
   j["memory_plan"]["banks"] = r.banks.banks.size();
   j["memory_plan"]["emitted"] = false;
-  std::optional<EpochResult> epoch;
-  if (lengths) {
-    epoch = simulate_epoch(model, arch, device, lengths->split(split), r);
+  const std::optional<EpochResult>& epoch = eval->epoch;
+  if (epoch) {
     Json by = Json::array();
     for (const auto& l : epoch->by_length) {
       by.push_back({{"length", l.length}, {"samples", l.samples}, {"step_cycles", l.step_cycles}});
@@ -157,8 +156,8 @@ int run_simulate(const std::vector<std::string>& args) {
     j["epoch_seconds"] = nullptr;
   }
   // Power from the padded step's activity (sim/power); energy over the epoch.
-  const PowerBreakdown power = fpga_power(device, step_activity(r, arch, device));
-  const double step_joules = power.total_watts() * r.run.schedule.makespan / (arch.clock_mhz * 1e6);
+  const PowerBreakdown& power = eval->power;
+  const double step_joules = eval->step_joules;
   j["power_watts"] = {{"static", power.static_watts},
                       {"dynamic", power.dynamic_watts()},
                       {"total", power.total_watts()},
@@ -169,11 +168,7 @@ int run_simulate(const std::vector<std::string>& args) {
                         {"logic", power.logic_watts},
                         {"clock", power.clock_watts}}}};
   j["energy_joules_per_step"] = step_joules;
-  if (epoch) {
-    j["energy_joules_per_epoch"] = power.total_watts() * epoch->seconds;
-  } else {
-    j["energy_joules_per_epoch"] = nullptr;
-  }
+  j["energy_joules_per_epoch"] = eval->epoch_joules ? Json(*eval->epoch_joules) : Json(nullptr);
 
   const auto st = stage_cycles(r.graph, r.run.schedule);
   const double mhz = arch.clock_mhz;

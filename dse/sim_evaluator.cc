@@ -5,6 +5,7 @@
 
 #include "dse/point_power.h"
 #include "machine/machine.h"
+#include "sim/design_eval.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/arch_spec.h"
@@ -288,16 +289,18 @@ Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) co
   Evaluation e;
   e.fidelity = fidelity();
   const Resolved r = resolve(ctx_, p);
-  const StepResult s = simulate_step(*r.model, r.arch, ctx_.device, 0);
+  // The same evaluation as `ttsim simulate` (sim/design_eval.h).
+  const auto ev = evaluate_design(*r.model, r.arch, ctx_.device, ctx_.has_lengths ? &ctx_.train : nullptr);
+  const StepResult& s = ev->step;
   step_metrics(s.graph, s.run.schedule, e);
-  machine_metrics(*machine_for(ctx_, r, s.graph), e);
+  machine_metrics(ev->machine, e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
-  if (ctx_.has_lengths) {
-    const EpochResult ep = simulate_epoch(*r.model, r.arch, ctx_.device, ctx_.train, s);
-    e.metrics[Metric::kEpochSeconds] = ep.seconds;
+  if (ev->epoch) {
+    e.metrics[Metric::kEpochSeconds] = ev->epoch->seconds;
     if (r.arch.sequence_length == SequenceLength::kEffective) {
-      e.metrics[Metric::kStepCycles] = static_cast<double>(ep.cycles) / static_cast<double>(ep.samples);
+      e.metrics[Metric::kStepCycles] =
+          static_cast<double>(ev->epoch->cycles) / static_cast<double>(ev->epoch->samples);
     }
   }
   set_power_metrics(ctx_.device, step_activity(s, r.arch, ctx_.device),

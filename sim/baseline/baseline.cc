@@ -1,5 +1,7 @@
 #include "sim/baseline/baseline.h"
 
+#include "sim/design_eval.h"
+
 #include "models/training_graph.h"
 #include "sim/epoch.h"
 #include "sim/power/step_power.h"
@@ -72,14 +74,15 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   r.model = model.name;
   r.epoch_samples = split.count;
 
-  const StepResult step = simulate_step(model, arch, device, 0);
-  const EpochResult epoch = simulate_epoch(model, arch, device, split, step.run.schedule.makespan);
-  r.fpga_memory_bytes = step.occupancy.peak_total_bytes;
-  r.fpga_allocated_bytes = (step.banks.bram36_blocks * 36864 + step.banks.uram_blocks * 294912) / 8;
-  r.fpga_epoch_cycles = epoch.cycles;
-  r.fpga_epoch_seconds = epoch.seconds;
-  r.fpga_power = fpga_power(device, step_activity(step, arch, device));
-  r.fpga_energy_joules_per_epoch = r.fpga_power.total_watts() * r.fpga_epoch_seconds;
+  // The same evaluation as `ttsim simulate` (sim/design_eval.h): the emitted build's
+  // on-chip arrays are its memory.
+  const auto ev = evaluate_design(model, arch, device, &split);
+  r.fpga_memory_bytes = ev->machine.onchip_bytes();
+  r.fpga_allocated_bytes = (ev->machine.bram36() * 36864 + ev->machine.uram288() * 294912) / 8;
+  r.fpga_epoch_cycles = ev->epoch->cycles;
+  r.fpga_epoch_seconds = ev->epoch->seconds;
+  r.fpga_power = ev->power;
+  r.fpga_energy_joules_per_epoch = *ev->epoch_joules;
 
   const bool padded = arch.sequence_length == SequenceLength::kPadded;
   r.gpu_dense = price_gpu(densified(model), Flow::kMM, gpu, split, padded);

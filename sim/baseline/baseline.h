@@ -30,7 +30,7 @@ struct BaselineResult {
   std::string model;
   std::int64_t epoch_samples = 0;
   // FPGA
-  std::int64_t fpga_memory_bytes = 0;        ///< peak live on-chip bytes (all classes)
+  std::int64_t fpga_memory_bytes = 0;        ///< bytes of the emitted build's on-chip arrays
   std::int64_t fpga_allocated_bytes = 0;     ///< bytes of the BRAM36 + URAM288 blocks used
   std::int64_t fpga_epoch_cycles = 0;
   double fpga_epoch_seconds = 0;
