@@ -69,6 +69,12 @@ int run_baseline_cmd(const std::vector<std::string>& args) {
                "J: joules per epoch; vs TT / vs BTT: GPU energy over FPGA energy. Published: 30-51x memory, "
                "up to 3.6-4x energy vs GPU tensorized training.\n";
   for (const auto& r : results) {
+    if (r.fpga_over_device.empty()) continue;
+    std::string what;
+    for (const auto& o : r.fpga_over_device) what += (what.empty() ? "" : "; ") + o;
+    std::cout << fmt::format("  {}: does not fit {}: {}\n", r.model, device.name, what);
+  }
+  for (const auto& r : results) {
     std::cout << fmt::format(
         "  {}: FPGA power static {:.2f} W + dynamic {:.2f} W; GPU TT {:.2f} s/epoch at {:.0f} W avg, "
         "{} kernels/step; GPU BTT {:.2f} s/epoch, {} kernels/step\n",

@@ -83,6 +83,7 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   r.fpga_epoch_seconds = ev->epoch->seconds;
   r.fpga_power = ev->power;
   r.fpga_energy_joules_per_epoch = *ev->epoch_joules;
+  r.fpga_over_device = ev->over_device;
 
   const bool padded = arch.sequence_length == SequenceLength::kPadded;
   r.gpu_dense = price_gpu(densified(model), Flow::kMM, gpu, split, padded);
@@ -104,6 +105,8 @@ Json BaselineResult::to_json() const {
           {"epoch_samples", epoch_samples},
           {"fpga_memory_bytes", fpga_memory_bytes},
           {"fpga_allocated_bytes", fpga_allocated_bytes},
+          {"fpga_fits", fpga_over_device.empty()},
+          {"fpga_over_device", fpga_over_device},
           {"fpga_epoch_cycles", fpga_epoch_cycles},
           {"fpga_epoch_seconds", fpga_epoch_seconds},
           {"power_watts",

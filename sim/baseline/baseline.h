@@ -4,6 +4,8 @@
 // GPU's tensorized (TT-sequential and BTT) training energy per epoch.
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/json_view.h"
 #include "models/dataset/dataset_lengths.h"
@@ -32,6 +34,9 @@ struct BaselineResult {
   // FPGA
   std::int64_t fpga_memory_bytes = 0;        ///< bytes of the emitted build's on-chip arrays
   std::int64_t fpga_allocated_bytes = 0;     ///< bytes of the BRAM36 + URAM288 blocks used
+  /// Resources the emitted build needs beyond the device (machine::over_device); empty
+  /// when it fits. The figures are still those of the simulated machine.
+  std::vector<std::string> fpga_over_device;
   std::int64_t fpga_epoch_cycles = 0;
   double fpga_epoch_seconds = 0;
   PowerBreakdown fpga_power;
