@@ -170,12 +170,13 @@ PowerInputs static_metrics(const SimContext& ctx, const Resolved& r, const TaskG
   });
   std::array<int, kUnitKinds> instances{};
   for (int k = 0; k < kUnitKinds; ++k) instances[k] = r.arch.units[k].count;
-  machine_metrics(*machine_for(ctx, r, graph), e);
+  const auto m = machine_for(ctx, r, graph);
+  machine_metrics(*m, e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   // Power activity on the planner's banks of the buffers each task touches, as the
   // SystemC path (sim/power step_activity) computes it.
-  return {schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device),
+  return {built_activity(schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device), *m),
           design_luts(instances, r.arch, shape->banks)};
 }
 
@@ -303,7 +304,7 @@ Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) co
           static_cast<double>(ev->epoch->cycles) / static_cast<double>(ev->epoch->samples);
     }
   }
-  set_power_metrics(ctx_.device, step_activity(s, r.arch, ctx_.device),
+  set_power_metrics(ctx_.device, built_activity(step_activity(s, r.arch, ctx_.device), ev->machine),
                     design_luts(s.run.instances, r.arch, static_cast<std::int64_t>(s.banks.banks.size())),
                     e.metrics);
   if (detailed) {

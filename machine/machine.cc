@@ -1,6 +1,7 @@
 #include "machine/machine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
@@ -100,37 +101,42 @@ void fill_blocks(Memory& m) {
   }
 }
 
-/// Storage of the arenas (BIND_STORAGE, emitted per array): largest first, an arena whose
-/// banks are at least 2,048 words deep (half a URAM288 column; shallower banks waste less
-/// in BRAM) goes to URAM while the device's URAM288 blocks last, else to BRAM while its
-/// BRAM36 tiles last, else to whichever overflows less (the design then does not fit and
-/// over_device names the resource). Arenas with shallower banks go to BRAM.
+/// Storage of the arrays (BIND_STORAGE, emitted per array): of every assignment of URAM
+/// or BRAM to the arrays whose banks are at least 2,048 words deep (half a URAM288 column;
+/// shallower banks waste less in BRAM, so they stay in BRAM), the one whose larger
+/// utilisation (URAM288 used / available, BRAM36 used / available) is smallest; ties go
+/// to fewer blocks in all. When none fits, the same rule picks the least overflowing and
+/// over_device names the resource.
 void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
-  std::vector<std::size_t> order(mems.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return mems[a].words > mems[b].words; });
-  std::int64_t bram_left = device.bram36, uram_left = device.uram288;
-  for (std::size_t i : order) {
-    Memory& m = mems[i];
-    Memory as_uram = m, as_bram = m;
-    as_uram.storage = Storage::kUram;
-    as_bram.storage = Storage::kBram;
-    fill_blocks(as_uram);
-    fill_blocks(as_bram);
-    const bool deep = m.bank_words() >= 2048;
-    if (deep && as_uram.uram288 <= uram_left) {
-      m = as_uram;
-    } else if (as_bram.bram36 <= bram_left) {
-      m = as_bram;
-    } else if (deep && as_uram.uram288 - uram_left < as_bram.bram36 - bram_left) {
-      m = as_uram;
-    } else {
-      m = as_bram;
-    }
-    uram_left -= m.uram288;
-    bram_left -= m.bram36;
+  std::vector<std::size_t> deep;
+  for (std::size_t i = 0; i < mems.size(); ++i) {
+    mems[i].storage = Storage::kBram;
+    if (mems[i].bank_words() >= 2048) deep.push_back(i);
   }
+  const double bram_cap = std::max<std::int64_t>(1, device.bram36);
+  const double uram_cap = std::max<std::int64_t>(1, device.uram288);
+  std::vector<Memory> best;
+  double best_util = 0;
+  std::int64_t best_blocks = 0;
+  for (std::uint32_t mask = 0; mask < (1u << deep.size()); ++mask) {
+    std::vector<Memory> trial = mems;
+    for (std::size_t b = 0; b < deep.size(); ++b) {
+      if (mask & (1u << b)) trial[deep[b]].storage = Storage::kUram;
+    }
+    std::int64_t bram = 0, uram = 0;
+    for (Memory& m : trial) {
+      fill_blocks(m);
+      bram += m.bram36;
+      uram += m.uram288;
+    }
+    const double util = std::max(bram / bram_cap, uram / uram_cap);
+    if (best.empty() || util < best_util - 1e-12 || (std::abs(util - best_util) <= 1e-12 && bram + uram < best_blocks)) {
+      best = std::move(trial);
+      best_util = util;
+      best_blocks = bram + uram;
+    }
+  }
+  mems = std::move(best);
 }
 
 /// Buffers of an arena from (name, offset) pairs allocated in order; each extends to the

@@ -13,8 +13,9 @@
 //  - schedule: the top calls one kernel at a time in program order (the calls share the
 //    arenas' ports and run in a sequential region): no two tasks overlap;
 //  - memories: five static arrays — the parameter, gradient, saved-activation and
-//    temporary arenas (FP32) and the index arena (int32) — with BIND_STORAGE (URAM or
-//    BRAM, chosen per array to fit the device: see describe) and a cyclic ARRAY_PARTITION
+//    temporary arenas (FP32) and the index arena (int32) — bound as true dual-port RAM
+//    (ram_t2p; URAM or BRAM, chosen per array to fit the device: see describe) with a
+//    cyclic ARRAY_PARTITION
 //    whose factor is the largest lane count, every buffer of the step at a fixed word
 //    offset for the whole step (ttsim_hls::Layout).
 
@@ -113,9 +114,10 @@ struct Machine {
 void check_buildable(const ArchSpec& arch);
 
 /// The machine of (model, arch, device) for the step `graph` (built from the same model
-/// and arch with the padded token count). Storage per array, largest first: URAM when
-/// its banks are at least 2,048 words deep and the device's URAM288 blocks last, else BRAM
-/// while BRAM36 tiles last (else the one that overflows less: over_device reports it). Throws ConfigError from check_buildable,
+/// and arch with the padded token count). Storage per array: of the URAM/BRAM assignments
+/// of the arrays with banks at least 2,048 words deep (the others stay in BRAM), the one
+/// with the smallest larger utilisation of the device's URAM288 and BRAM36 (ties: fewer
+/// blocks); over_device reports a design none of them fits. Throws ConfigError from check_buildable,
 /// InputError from hls_design, and InputError when a task of the graph has no kernel
 /// module.
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,

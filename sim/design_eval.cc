@@ -8,6 +8,12 @@
 
 namespace ttsim {
 
+FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m) {
+  activity.bram36.units = static_cast<double>(m.bram36());
+  activity.uram288.units = static_cast<double>(m.uram288());
+  return activity;
+}
+
 std::string design_key(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                        const dataset::LengthHistogram* split) {
   Json k;
@@ -51,7 +57,7 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
   e->machine = machine::describe(model, arch, device, e->step.graph);
   e->over_device = machine::over_device(e->machine, device);
   if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step);
-  e->power = fpga_power(device, step_activity(e->step, arch, device));
+  e->power = fpga_power(device, built_activity(step_activity(e->step, arch, device), e->machine));
   e->step_joules = e->power.total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
   if (e->epoch) e->epoch_joules = e->power.total_watts() * e->epoch->seconds;
   std::lock_guard<std::mutex> lock(mutex);

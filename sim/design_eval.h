@@ -34,6 +34,11 @@ struct DesignEvaluation {
   std::vector<std::string> over_device;
 };
 
+/// `activity` with the memory units of the emitted build: BRAM36 and URAM288 units are the
+/// machine's blocks (the busy fractions stay the schedule's, measured on the planner's banks
+/// of the buffers each task touches).
+FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m);
+
 /// The canonical key of a design: the resolved JSON of model, arch (with the name of its
 /// calibration and every fitted value) and device, and the split's histogram.
 std::string design_key(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,

@@ -25,20 +25,45 @@ int recurrence_mii(const ttsim_spec::Recurrence& r, const OperatorLatencies& lat
   return static_cast<int>(ceil_div(ops_latency(r.ops, r.n_ops, lat, lanes), r.distance));
 }
 
-int resource_mii(const ttsim_spec::LoopSpec& l) {
-  int mii = 1;
+namespace {
+
+/// Access sites per iteration of each distinct array of `l` (lane and scalar sites).
+int array_sites(const ttsim_spec::LoopSpec& l, LoopCost::Sites* out) {
+  int n = 0;
   for (int a = 0; a < l.n_access; ++a) {
-    // Sum every site of this array (first occurrence only, so each array is counted once).
     bool seen = false;
     for (int b = 0; b < a && !seen; ++b) seen = ttsim_spec::str_eq(l.access[b].array, l.access[a].array);
     if (seen) continue;
-    int per_bank = 0;
+    LoopCost::Sites s;
     for (int b = a; b < l.n_access; ++b) {
-      if (ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) per_bank += l.access[b].reads + l.access[b].writes;
+      if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
+      (l.access[b].kind == ttsim_spec::kLaneAccess ? s.lane : s.scalar) += l.access[b].reads + l.access[b].writes;
     }
-    mii = std::max(mii, static_cast<int>(ceil_div(per_bank, ttsim_spec::kBankPorts)));
+    out[n++] = s;
+  }
+  return n;
+}
+
+/// ResMII from per-array sites: an array's accesses per iteration to one bank are its
+/// scalar sites plus its lane sites, each lane site counting one access per lane unless
+/// the lanes' banks are known at synthesis (ttsim_spec::kLaneBanksKnownAtSynthesis).
+int sites_mii(const LoopCost::Sites* sites, int n, int lanes) {
+  const int per_lane = ttsim_spec::kLaneBanksKnownAtSynthesis ? 1 : lanes;
+  int mii = 1;
+  for (int i = 0; i < n; ++i) {
+    const int accesses = sites[i].lane * per_lane + sites[i].scalar;
+    mii = std::max(mii, static_cast<int>(ceil_div(accesses, ttsim_spec::kBankPorts)));
   }
   return mii;
+}
+
+}  // namespace
+
+int resource_mii(const ttsim_spec::LoopSpec& l, int lanes) {
+  if (lanes < 1) throw std::invalid_argument("resource_mii: lanes must be >= 1");
+  LoopCost::Sites sites[std::extent<decltype(ttsim_spec::LoopSpec::access)>::value];
+  const int n = array_sites(l, sites);
+  return sites_mii(sites, n, lanes);
 }
 
 namespace {
@@ -64,7 +89,7 @@ LoopCost loop_cost(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat) 
     std::tie(c.rec[r].once, c.rec[r].tree) = split_latency(l.rec[r].ops, l.rec[r].n_ops, lat);
     c.rec[r].distance = l.rec[r].distance;
   }
-  c.res_mii = resource_mii(l);
+  c.n_arrays = array_sites(l, c.sites.data());
   return c;
 }
 
@@ -76,7 +101,7 @@ LoopTiming loop_timing(const LoopCost& c, int lanes) {
     const int latency = c.rec[r].once + levels * c.rec[r].tree;
     t.rec_mii = std::max(t.rec_mii, static_cast<int>(ceil_div(latency, c.rec[r].distance)));
   }
-  t.res_mii = c.res_mii;
+  t.res_mii = sites_mii(c.sites.data(), c.n_arrays, lanes);
   t.ii = std::max(t.rec_mii, t.res_mii);
   t.depth = std::max(1, c.chain_once + levels * c.chain_tree);
   return t;

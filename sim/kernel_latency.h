@@ -7,8 +7,12 @@
 //   RecMII_l = max over recurrences r of l: ceil(Σ latency(op on r) / distance_r)
 //              (1 when l has none; a recurrence with no operators has latency 0)
 //   ResMII_l = max over arrays a of l: ceil(accesses per iteration to one bank of a /
-//              ttsim_spec::kBankPorts), accesses to one bank = reads + writes of a's
-//              sites (a kLaneAccess or kScalarAccess site is one access per bank)
+//              ttsim_spec::kBankPorts), accesses = a's scalar sites + its lane sites ×
+//              lanes (each lane of a lane site is its own access while the lanes' banks
+//              are not known at synthesis: ttsim_spec::kLaneBanksKnownAtSynthesis; with
+//              known banks a lane site is one access per bank). Arrays are the kernel's
+//              arguments: two arguments in one physical arena are counted apart (an
+//              under-estimate where a call passes both from one arena).
 //   II_l     = max(1, RecMII_l, ResMII_l)
 //              (lower bound of modulo scheduling: B. R. Rau, "Iterative modulo
 //              scheduling", MICRO 1994; Vitis HLS reaches it for the kernels'
@@ -65,10 +69,11 @@ struct LoopTiming {
   int depth = 1;    ///< max(1, Σ latency(op in chain))
 };
 
-/// ResMII of a loop from its array accesses: per array (sites naming the same array are
-/// summed) reads + writes accesses to one bank per iteration, ceil(· / kBankPorts);
-/// at least 1.
-int resource_mii(const ttsim_spec::LoopSpec& l);
+/// ResMII of a loop on `lanes` lanes from its array accesses: per array (sites naming the
+/// same array are summed) its scalar sites plus its lane sites × lanes (× 1 when
+/// ttsim_spec::kLaneBanksKnownAtSynthesis), ceil(· / kBankPorts); at least 1. Throws
+/// std::invalid_argument for lanes < 1.
+int resource_mii(const ttsim_spec::LoopSpec& l, int lanes);
 
 /// A loop's latencies resolved for given operator latencies, before the lane count is
 /// known: every path's latency as once + levels · tree, where `once` sums its kOnce
@@ -81,7 +86,13 @@ struct LoopCost {
   };
   std::array<Rec, std::extent<decltype(ttsim_spec::LoopSpec::rec)>::value> rec{};  ///< recurrences
   int n_rec = 0;
-  int res_mii = 1;  ///< resource_mii(l): independent of latencies and lanes
+  /// Per distinct array: access sites per iteration of lane kind and of scalar kind
+  /// (resource_mii at a lane count).
+  struct Sites {
+    int lane = 0, scalar = 0;
+  };
+  std::array<Sites, std::extent<decltype(ttsim_spec::LoopSpec::access)>::value> sites{};
+  int n_arrays = 0;
 };
 
 /// The cost of loop `l` at operator latencies `lat`. Throws std::invalid_argument for a

@@ -70,8 +70,8 @@ constexpr int kAddLanes = 8;
 constexpr int kLossLanes = 8;
 constexpr int kSgdLanes = 8;
 
-// param_mem (parameters): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
-//   0 BRAM36, 128 URAM288.
+// param_mem (parameters): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
+//   320 BRAM36, 0 URAM288.
 constexpr int kParamWords = 301281;
 constexpr int kParamPartition = 64;
 // grad_mem (gradients): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
@@ -96,7 +96,7 @@ constexpr int kIndexPartition = 1;
 // Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl
 // and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).
 #define TTSIM_PARAM_WORDS 301281
-#define TTSIM_PARAM_STORAGE uram
+#define TTSIM_PARAM_STORAGE bram
 #define TTSIM_GRAD_STORAGE bram
 #define TTSIM_ACT_STORAGE uram
 #define TTSIM_SCRATCH_STORAGE uram

@@ -40,8 +40,18 @@ namespace ttsim_spec {
 /// cycles at 260-500 MHz on UltraScale+, fadd 6) with room for a slower operator library.
 #define TTSIM_ACC_SLOTS 16
 constexpr int kAccSlots = TTSIM_ACC_SLOTS;
-/// Ports of one BRAM36 / URAM288 bank (true dual port).
+/// Ports of one BRAM36 / URAM288 bank (true dual port: the top binds its arenas as
+/// ram_t2p).
 constexpr int kBankPorts = 2;
+/// Whether Vitis can tell at synthesis which bank each lane of a kLaneAccess touches.
+/// The kernels index every argument with runtime bases and strides (pointers into the
+/// top's arenas at runtime offsets), so it cannot: a runtime index into a partitioned
+/// array becomes a multiplexer over all banks and adds no ports
+/// (shared/reference/hls-scheduling.md), and every lane of a lane access is one access to
+/// the array's kBankPorts ports. The C simulation measures that the lanes do touch
+/// distinct banks; a top whose arrays are banked at compile time (one array per planned
+/// memory, constant offsets) would make this true and give II 1 to the lane loops.
+constexpr bool kLaneBanksKnownAtSynthesis = false;
 
 /// Operators of chains and recurrences; names are the device file's float_ops keys plus
 /// the memory accesses (latencies from the device's memory section).
@@ -72,7 +82,8 @@ struct Recurrence {
 /// kLaneAccess: one access per lane to `lanes` consecutive words (one per bank under a
 /// cyclic partition whose factor is a multiple of lanes); kScalarAccess: one word.
 enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1 };
-/// Accesses per iteration of a loop to one array (a kernel argument). `reads`/`writes`
+/// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
+/// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`
 /// count the access sites of the body (a conditional access still holds its port in the
 /// static schedule); per bank a kLaneAccess site is one access, a kScalarAccess one.
 struct ArrayAccess {
@@ -92,7 +103,7 @@ enum TripKind : int {
   kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
 };
 
-constexpr int kMaxChain = 12;
+constexpr int kMaxChain = 16;
 /// One pipelined loop of a kernel.
 struct LoopSpec {
   const char* name;  ///< loop label in the kernel source and the csynth report
@@ -187,8 +198,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
-       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}},
-       3},
+       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
+       4},
       {"contract_dot",
        kTripContractDot,
        kContractDot,
@@ -198,8 +209,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
-       {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
-       3},
+       {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
+       4},
       {"contract_scalar",
        kTripContractScalar,
        kContractScalar,
@@ -208,8 +219,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
        2,
-       {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}},
-       3}},
+       {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
+       4}},
      3},
     {"ttsim_softmax",
      "softmax",
@@ -314,9 +325,9 @@ constexpr KernelSpec kKernelSpecs[] = {
       {"layernorm_grad_input",
        kTripElementwise,
        -1,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
-       7,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+        TTSIM_ONCE(kWrite)},
+       6,
        {},
        0,
        {{"dy", kLaneAccess, 1, 0}, {"gamma", kLaneAccess, 1, 0}, {"xhat", kLaneAccess, 1, 0},
@@ -352,9 +363,9 @@ constexpr KernelSpec kKernelSpecs[] = {
        kTripElementwise,
        -1,
        {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
-        TTSIM_ONCE(kFexp), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd),
-        TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
-       12,
+        TTSIM_ONCE(kFexp), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFdiv), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul),
+        TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFmul), TTSIM_ONCE(kWrite)},
+       14,
        {},
        0,
        {{"x", kLaneAccess, 1, 0}, {"dy", kLaneAccess, 1, 0}, {"dx", kLaneAccess, 0, 1}},
@@ -405,8 +416,9 @@ constexpr KernelSpec kKernelSpecs[] = {
        kTripRowSlots,
        -1,
        {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kFexp), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFadd),
-        TTSIM_SCALAR(kFlog), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)},
-       10,
+        TTSIM_SCALAR(kFlog), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd),
+        TTSIM_ONCE(kWrite)},
+       11,
        {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots}, {"loss_acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
         {"label_logit", {}, 0, kAccSlots}},
        3,

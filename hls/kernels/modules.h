@@ -24,6 +24,10 @@
 //   ttsim_sgd_update       sgd_update      sgd_update
 //   ttsim_train_step       (top function: one training step, all parameters on chip)
 //
+// Every module carries `#pragma HLS INLINE off` (small functions are otherwise inlined
+// automatically, and ALLOCATION does not apply to an inlined function): with the glue
+// inlined into the top, each module is one RTL instance shared by its call sites.
+//
 // Pointers are to on-chip arrays; shapes are runtime extents bounded by the
 // design_config.h capacities. Semantics of each: the matching *_kernel template in
 // contract.h / rowwise.h.

@@ -166,6 +166,8 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
   softmax_normalize:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+// out[k] is read and written in the same iteration only: no carried dependence.
+#pragma HLS DEPENDENCE variable = out type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MIN max = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MAX
       TTSIM_LOOP_ITER("softmax_normalize");
       const float inv = TTSIM_RD("stat", stat, R + c.r);
@@ -430,6 +432,9 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
   layernorm_grad_params:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+// dgamma[j] / dbeta[j] are read and written once per call, in the iteration of the last row.
+#pragma HLS DEPENDENCE variable = dgamma type = inter false
+#pragma HLS DEPENDENCE variable = dbeta type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MAX
 #pragma HLS DEPENDENCE variable = accg type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = accb type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -552,6 +557,8 @@ void add_accumulate_kernel(const float* x, float* acc, int R, int cols, int x_rs
 add_accumulate:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+// every acc element is read and written in one iteration (acc_rs >= cols: distinct elements).
+#pragma HLS DEPENDENCE variable = acc type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
     TTSIM_LOOP_ITER("add_accumulate");
     for (int l = 0; l < LANES; ++l) {
@@ -579,6 +586,8 @@ void column_sum_kernel(const float* x, float* sum, int R, int cols, int x_rs) {
 column_sum:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+// sum[j] is read and written once per call, in the iteration of the last row.
+#pragma HLS DEPENDENCE variable = sum type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_COLUMN_SUM_MIN max = TTSIM_TRIPS_COLUMN_SUM_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("column_sum");
@@ -705,6 +714,8 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
   loss_grad:
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
+// dlogits[k] is read and written in the same iteration only.
+#pragma HLS DEPENDENCE variable = dlogits type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_GRAD_MIN max = TTSIM_TRIPS_LOSS_GRAD_MAX
       TTSIM_LOOP_ITER("loss_grad");
       const float a = TTSIM_RD("stat", stat, R + c.r);

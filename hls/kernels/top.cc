@@ -84,11 +84,11 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
   static float act_mem[kActWords];
   static float scratch_mem[kScratchWords];
   static int index_mem[kIndexWords];
-#pragma HLS BIND_STORAGE variable = param_mem type = ram_2p impl = TTSIM_PARAM_STORAGE
-#pragma HLS BIND_STORAGE variable = grad_mem type = ram_2p impl = TTSIM_GRAD_STORAGE
-#pragma HLS BIND_STORAGE variable = act_mem type = ram_2p impl = TTSIM_ACT_STORAGE
-#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_2p impl = TTSIM_SCRATCH_STORAGE
-#pragma HLS BIND_STORAGE variable = index_mem type = ram_2p impl = TTSIM_INDEX_STORAGE
+#pragma HLS BIND_STORAGE variable = param_mem type = ram_t2p impl = TTSIM_PARAM_STORAGE
+#pragma HLS BIND_STORAGE variable = grad_mem type = ram_t2p impl = TTSIM_GRAD_STORAGE
+#pragma HLS BIND_STORAGE variable = act_mem type = ram_t2p impl = TTSIM_ACT_STORAGE
+#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_t2p impl = TTSIM_SCRATCH_STORAGE
+#pragma HLS BIND_STORAGE variable = index_mem type = ram_t2p impl = TTSIM_INDEX_STORAGE
 #pragma HLS ARRAY_PARTITION variable = param_mem type = cyclic factor = kParamPartition
 #pragma HLS ARRAY_PARTITION variable = grad_mem type = cyclic factor = kGradPartition
 #pragma HLS ARRAY_PARTITION variable = act_mem type = cyclic factor = kActPartition

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "machine/machine.h"
+#include "sim/design_eval.h"
 
 #include "core/atomic_file.h"
 #include "dse/explore.h"
@@ -80,7 +81,8 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   const EpochResult epoch = simulate_epoch(
       model, arch, device,
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);
-  const PowerBreakdown power = fpga_power(device, step_activity(step, arch, device));
+  const PowerBreakdown power =
+      fpga_power(device, built_activity(step_activity(step, arch, device), machine::describe(model, arch, device, step.graph)));
 
   const Json results = load_json_file(o.out_dir + "/results.json");
   const Json* point = nullptr;

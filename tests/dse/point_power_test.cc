@@ -4,6 +4,9 @@
 // the LUT estimate is the sim/power rule and is checked by the headroom constraint.
 #include <gtest/gtest.h>
 
+#include "machine/machine.h"
+#include "sim/design_eval.h"
+
 #include "dse/feasibility.h"
 #include "dse/sim_evaluator.h"
 #include "sim/power/schedule_activity.h"
@@ -57,8 +60,11 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
   ASSERT_TRUE(a.error.empty() && c.error.empty()) << a.error << c.error;
   // The SystemC point's power is what `ttsim simulate` prints for the same design.
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
-  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
-  const PowerBreakdown p = fpga_power(s.device, step_activity(step, arch, s.device));
+  const ModelSpec model = parse_model_spec(s.point.model, s.point.model_file);
+  const StepResult step = simulate_step(model, arch, s.device, 0);
+  // Memory units are the emitted build's blocks (sim/design_eval.h built_activity).
+  const PowerBreakdown p = fpga_power(
+      s.device, built_activity(step_activity(step, arch, s.device), machine::describe(model, arch, s.device, step.graph)));
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerTotalWatts], p.total_watts());
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerDynamicWatts], p.dynamic_watts());
   // Contention only stretches the SystemC step: the analytic step is no longer, and

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
 #include "hls/calibration/kernel_samples.h"
@@ -182,12 +184,14 @@ TEST(KernelFit, RecoversKnownParameters) {
 }
 
 TEST(KernelFit, ReportsWrittenFromTheSpecificationRoundTripEveryLoopWithinOnePercent) {
-  // Default truth, and one where fadd (20 cycles) exceeds the kAccSlots interleave: the
-  // derived II of every accumulating loop is 2, the reports carry it, the fit keeps it.
+  // Default truth, and one where fadd (200 cycles) exceeds the kAccSlots interleave: the
+  // derived II of softmax_exp_sum (8 lanes: ResMII 4) becomes its RecMII ceil(200 / 16) =
+  // 13, the reports carry it, the fit keeps it.
   SyntheticTruth slow;
-  slow.bind_latency["fadd"] = 20;
+  slow.bind_latency["fadd"] = 200;
   slow.extra_depth = 7;
-  ASSERT_EQ(slow.iis(TaskOp::kContraction)[0], 2);
+  ASSERT_EQ(SyntheticTruth{}.iis(TaskOp::kSoftmax)[1], 4);
+  ASSERT_EQ(slow.iis(TaskOp::kSoftmax)[1], 13);
   for (const SyntheticTruth& t : {SyntheticTruth{}, slow}) {
     const std::string dir = tmp("roundtrip");
     testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0, t);
@@ -354,7 +358,9 @@ std::int64_t expected_cycles(const Task& t, const ArchSpec& arch, const DeviceSp
       for (const auto& f : r.ops) sum += lat(f);
       ii = std::max(ii, ceil_div(sum, r.distance));
     }
-    for (const auto& a : l.accesses) ii = std::max<std::int64_t>(ii, ceil_div(a.bank_accesses(), 2));
+    std::map<std::string, std::int64_t> per_array;
+    for (const auto& a : l.accesses) per_array[a.array] += a.bank_accesses(u.lanes);
+    for (const auto& [name, n] : per_array) ii = std::max<std::int64_t>(ii, ceil_div(n, 2));
     if (p.depth_adjust.count(l.name)) depth = std::max<std::int64_t>(1, std::llround(depth + p.depth_adjust.at(l.name)));
     cycles += (l.trip - 1) * ii + depth;
   }
