@@ -179,6 +179,7 @@ Emitted read_emitted(const fs::path& out) {
   // modules.cc: each module's body instantiates its kernel template with a lane constant.
   const std::string modules = code_of(slurp(out / "hls/kernels/modules.cc"));
   for (const auto& [name, body] : function_bodies(modules)) {
+    e.functions[name] += body;
     const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+)>)");
     if (lanes.size() == 1) e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
   }
@@ -314,10 +315,19 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   }
   EXPECT_TRUE(reaches.count("ttsim_train_step")) << "the top calls no kernel module";
   EXPECT_GT(reaches.size(), 10u);
+  const std::regex inline_on("#pragma HLS INLINE\\s*(\\n|$)");
+  const std::regex inline_off("#pragma HLS INLINE\\s+off");
   for (const auto& fn : reaches) {
     if (fn == "ttsim_train_step") continue;
-    EXPECT_NE(e.functions.at(fn).find("#pragma HLS INLINE"), std::string::npos)
+    EXPECT_TRUE(std::regex_search(e.functions.at(fn), inline_on))
         << fn << " reaches a kernel module call but is not inlined into the top";
+    EXPECT_FALSE(std::regex_search(e.functions.at(fn), inline_off)) << fn << " is INLINE off";
+  }
+  // Every module itself is kept a function (ALLOCATION does not apply to an inlined one).
+  for (const auto& [module, limit] : e.limit) {
+    ASSERT_TRUE(e.functions.count(module)) << module << " not defined in the emitted sources";
+    EXPECT_TRUE(std::regex_search(e.functions.at(module), inline_off))
+        << module << " has no INLINE off: Vitis may inline it and build one copy per call site";
   }
   EXPECT_TRUE(m.schedule.overlap_groups.empty());
   std::vector<int> order = m.schedule.order;
