@@ -500,7 +500,9 @@ std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::
   if (metrics) {
     std::string figs;
     for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
-      if (!it.value().is_null()) figs += (figs.empty() ? "" : ", ") + it.key() + " " + it.value().dump();
+      if (it.value().is_null()) continue;
+      const std::string v = it.value().is_number() ? fmt::format("{:.6g}", it.value().get<double>()) : it.value().dump();
+      figs += (figs.empty() ? "" : ", ") + it.key() + " " + v;
     }
     r += "Predicted by ttsim (" + fidelity + "): " + figs + "\n\n";
   }
