@@ -133,9 +133,9 @@ TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
     return sweep.space.encode(idx);
   };
   // clock_mhz has one value: no token; encoders rewrites the model name's "2enc".
-  EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 96},
+  EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 4},
                                      {"clock_mhz", 100}})),
-            "atis_2enc-r4-btt-96lanes");
+            "atis_2enc-r4-btt-4lanes");
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 4}, {"tt_rank", 12}, {"flow", "tt"}, {"lanes", 16},
                                      {"clock_mhz", 100}})),
             "atis_4enc-r12-tt-16lanes");
