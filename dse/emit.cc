@@ -1,6 +1,7 @@
 #include "dse/emit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -501,7 +502,12 @@ std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::
     std::string figs;
     for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
       if (it.value().is_null()) continue;
-      const std::string v = it.value().is_number() ? fmt::format("{:.6g}", it.value().get<double>()) : it.value().dump();
+      std::string v = it.value().dump();
+      if (it.value().is_number()) {
+        const double x = it.value().get<double>();
+        v = x == std::floor(x) && std::fabs(x) < 1e15 ? fmt::format("{}", static_cast<long long>(x))
+                                                       : fmt::format("{:.6g}", x);
+      }
       figs += (figs.empty() ? "" : ", ") + it.key() + " " + v;
     }
     r += "Predicted by ttsim (" + fidelity + "): " + figs + "\n\n";
