@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
@@ -18,6 +19,9 @@
 #include "sim/step_sim.h"
 
 namespace ttsim::dse {
+
+/// File every emitted build folder holds, so that a later emit may replace the folder.
+constexpr const char* kEmitMarker = ".ttsim-emit";
 
 namespace fs = std::filesystem;
 
@@ -609,12 +613,45 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   const std::string header = render_design_config(d);
   const HlsScripts scripts = render_scripts(d, sources);
 
+  if (d.arch.clock_mhz > d.device.max_clock_mhz) {
+    throw InputError(fmt::format("{}: /configs/arch/clock_mhz: expected at most the device's {} MHz ({}), found {}",
+                                 chosen_file, d.device.max_clock_mhz, d.device.name, d.arch.clock_mhz));
+  }
+  // The build is written all or nothing: every file into a fresh sibling folder, which then
+  // replaces `out_dir`. An existing `out_dir` must be empty or an earlier emit (it holds
+  // kEmitMarker); the kernel tree itself or any other folder with files is refused.
   const fs::path out(out_dir);
   std::error_code ec;
-  for (const char* sub : {"hls/include", "hls/kernels", "hls/tb", "hls/scripts"}) fs::create_directories(out / sub, ec);
-  if (ec) throw InputError(out_dir + ": cannot create the build folder (" + ec.message() + ")");
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec)) throw InputError(out_dir + ": --out exists and is not a folder");
+    const bool is_tree = (fs::exists(out / "configs") && !fs::exists(out / kEmitMarker)) || fs::equivalent(out, src, ec);
+    const bool empty = fs::is_empty(out, ec);
+    if (is_tree || (!empty && !fs::exists(out / kEmitMarker))) {
+      throw InputError(out_dir + ": --out " +
+                       (is_tree ? std::string("is a ttsim checkout (configs/ inside)")
+                                : std::string("holds files that no earlier `ttsim emit` wrote (no ") + kEmitMarker + ")") +
+                       "; give a new or empty folder");
+    }
+  }
+  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  const fs::path tmp = parent / (out.filename().string() + ".emit-" + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  ec.clear();
+  for (const char* sub : {"hls/include", "hls/kernels", "hls/tb", "hls/scripts"}) {
+    fs::create_directories(tmp / sub, ec);
+    if (ec) throw InputError((tmp / sub).string() + ": cannot create the build folder (" + ec.message() + ")");
+  }
+  struct TmpGuard {
+    fs::path p;
+    bool keep = false;
+    ~TmpGuard() {
+      std::error_code e;
+      if (!keep) fs::remove_all(p, e);
+    }
+  } guard{tmp};
   auto write = [&](const std::string& rel, const std::string& text) {
-    write_file_atomic((out / rel).string(), text);
+    write_file_atomic((tmp / rel).string(), text);
     report.files.push_back(rel);
   };
   auto copy = [&](const fs::path& rel) { write(rel.string(), slurp(src / rel)); };
@@ -646,6 +683,15 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
           "csim: csim_tb\n\t./csim_tb\n\n.PHONY: csim\n";
   write("Makefile", make);
   write("README.md", render_readme(d, scripts, chosen_file, fidelity, why, metrics, report.notes));
+  write(kEmitMarker, "Written by `ttsim emit` from " + chosen_file + "; a later emit may replace this folder.\n");
+  report.files.pop_back();
+  if (fs::exists(out, ec)) {
+    fs::remove_all(out, ec);
+    if (ec) throw InputError(out_dir + ": cannot replace the earlier build (" + ec.message() + ")");
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) throw InputError(out_dir + ": cannot move the build into place (" + ec.message() + ")");
+  guard.keep = true;
   return report;
 }
 

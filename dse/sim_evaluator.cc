@@ -176,8 +176,9 @@ PowerInputs static_metrics(const SimContext& ctx, const Resolved& r, const TaskG
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   // Power activity on the planner's banks of the buffers each task touches, as the
   // SystemC path (sim/power step_activity) computes it.
-  return {built_activity(schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device), *m),
-          design_luts(instances, r.arch, shape->banks)};
+  const FpgaActivity activity =
+      built_activity(schedule_activity(graph, schedule, instances, *shape, r.arch, ctx.device), *m, graph, schedule, r.arch);
+  return {activity, activity.kilo_lut.units * 1000.0};
 }
 
 void step_metrics(const TaskGraph& graph, const Schedule& s, Evaluation& e) {
@@ -304,9 +305,9 @@ Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) co
           static_cast<double>(ev->epoch->cycles) / static_cast<double>(ev->epoch->samples);
     }
   }
-  set_power_metrics(ctx_.device, built_activity(step_activity(s, r.arch, ctx_.device), ev->machine),
-                    design_luts(s.run.instances, r.arch, static_cast<std::int64_t>(s.banks.banks.size())),
-                    e.metrics);
+  const FpgaActivity activity =
+      built_activity(step_activity(s, r.arch, ctx_.device), ev->machine, s.graph, s.run.schedule, r.arch);
+  set_power_metrics(ctx_.device, activity, activity.kilo_lut.units * 1000.0, e.metrics);
   if (detailed) {
     e.breakdown = breakdown_json(s.graph, s.run.schedule);
     e.resolved = configs_json(ctx_, r);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "hls/host/host_capacity.h"
 
 namespace ttsim::machine {
 
@@ -46,7 +47,11 @@ void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
 
 }  // namespace
 
-HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& file) {
+HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
+                     const std::string& model_file) {
+  const std::string file = !model_file.empty()           ? model_file
+                           : !model.source_file.empty() ? model.source_file
+                                                        : model.name;
   HlsDesign d;
   std::set<Flow> flows;
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
@@ -56,12 +61,12 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
   if (flows.size() != 1 || *flows.begin() == Flow::kMM) {
     std::string s;
     for (Flow f : flows) s += std::string(s.empty() ? "" : ", ") + to_string(f);
-    throw InputError(file + ": /flows: the HLS kernel tree runs every TT layer with one flow, btt or tt; "
+    throw InputError(arch_file + ": /flows: the HLS kernel tree runs every TT layer with one flow, btt or tt; "
                      "this design uses " + s);
   }
   d.btt = *flows.begin() == Flow::kBTT;
   if (model.token_embedding.format != WeightFormat::kTTM) {
-    throw InputError(file + ": the HLS kernel tree needs a TTM token embedding");
+    throw InputError(file + ": /token_embedding/format: the HLS kernel tree needs a TTM token embedding");
   }
   for (const auto& t : {model.token_embedding.ttm}) {
     if (t.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
@@ -99,6 +104,12 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
     set_dims(&m.lin[e][4], fin.tt, d.btt);
     set_dims(&m.lin[e][5], fout.tt, d.btt);
   }
+  if (m.encoders > ttsim_hls::kMaxEncoders) {
+    throw InputError(file + ": /encoders: the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxEncoders) +
+                     " encoders, found " + std::to_string(m.encoders));
+  }
+  // Arena sizes in 64-bit arithmetic before make_layout adds them up in int.
+  check_hls_host_capacity(m, file);
   if (!ttsim_hls::make_layout(m, &d.layout)) {
     throw InputError(file + ": the HLS kernel tree cannot lay out this model (at most " +
                      std::to_string(ttsim_hls::kMaxEncoders) +

@@ -17,11 +17,14 @@ struct HlsDesign {
   bool btt = true;           ///< every TT layer with the BTT flow (else sequential TT)
 };
 
-/// Converts `model` for the HLS kernel tree. `file` names the source in messages.
+/// Converts `model` for the HLS kernel tree. `arch_file` names the arch in messages about
+/// its flows; model problems name the model's source_file (or `model_file` when given).
 /// Throws InputError when the kernel tree cannot build it: flows other than one of
-/// btt / tt for every layer kind, a non-TTM token embedding, TT shapes differing within a
-/// layer kind (design_config.h holds one shape per kind), non-TT encoder layers, or a
-/// layout make_layout refuses (more than kMaxEncoders encoders, more than 6 factors).
-HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& file);
+/// btt / tt for every layer kind (/flows), a non-TTM token embedding, TT shapes differing
+/// within a layer kind (design_config.h holds one shape per kind), non-TT encoder layers,
+/// more factors or encoders than the kernels take, or arenas beyond 2^31 − 1 words (the
+/// kernels index them with int: hls/host/host_capacity.h, checked in 64-bit arithmetic).
+HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
+                     const std::string& model_file = "");
 
 }  // namespace ttsim::machine

@@ -181,8 +181,8 @@ void check_buildable(const ArchSpec& arch) {
     throw ConfigError(f, "/scheduling/policy", "\"sequential\": " + why_seq,
                       std::string("\"") + to_string(arch.policy) + "\"");
   }
-  if (arch.parallel_merges) throw ConfigError(f, "/scheduling/parallel_merges", "false: " + why_seq, "true");
-  if (arch.qkv_reschedule) throw ConfigError(f, "/scheduling/qkv_reschedule", "false: " + why_seq, "true");
+  // parallel_merges / qkv_reschedule only reorder dispatch under the parallel policy; under
+  // the sequential one (required above) they change nothing and are accepted either way.
   if (arch.fusion) {
     throw ConfigError(f, "/scheduling/fusion",
                       "false: the kernels exchange every intermediate through the on-chip arenas", "true");

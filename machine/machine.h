@@ -108,7 +108,8 @@ struct Machine {
 /// Refuses an arch the emitted top cannot carry out, naming the arch file and its JSON
 /// pointer: more than one contraction engine or nonlinear unit of a kind (/contraction/
 /// engines, /nonlinear/<kind>/count: the top builds one instance per module), a parallel
-/// policy or its refinements (/scheduling/...: the top runs one call at a time), fusion
+/// policy (/scheduling/policy: the top runs one call at a time; the parallel policy's
+/// refinements parallel_merges / qkv_reschedule are inert under the sequential one), fusion
 /// (/scheduling/fusion: the kernels exchange every intermediate through the arenas).
 /// Throws ConfigError.
 void check_buildable(const ArchSpec& arch);

@@ -4,13 +4,54 @@
 #include <mutex>
 
 #include "models/training_graph.h"
+#include "sim/power/schedule_activity.h"
 #include "sim/power/step_power.h"
+
+#include <algorithm>
+#include <array>
 
 namespace ttsim {
 
-FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m) {
+FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m, const TaskGraph& graph,
+                            const Schedule& schedule, const ArchSpec& arch) {
+  auto memory_of = [&](BufferClass c) -> const machine::Memory* {
+    const char* name = c == BufferClass::kParameter  ? "param_mem"
+                       : c == BufferClass::kGradient ? "grad_mem"
+                       : c == BufferClass::kActivation ? "act_mem"
+                                                       : "scratch_mem";
+    for (const auto& mem : m.memories) {
+      if (mem.array == name) return &mem;
+    }
+    return nullptr;
+  };
+  double bram_busy = 0, uram_busy = 0;
+  for (const Task& t : graph.tasks) {
+    const double d = static_cast<double>(schedule.tasks[t.id].end - schedule.tasks[t.id].start);
+    std::vector<const machine::Memory*> touched;
+    for (const auto* list : {&t.reads, &t.writes}) {
+      for (int b : *list) {
+        const machine::Memory* mem = memory_of(graph.buffers[b].cls);
+        if (mem && std::find(touched.begin(), touched.end(), mem) == touched.end()) touched.push_back(mem);
+      }
+    }
+    for (const machine::Memory* mem : touched) {
+      bram_busy += d * static_cast<double>(mem->bram36);
+      uram_busy += d * static_cast<double>(mem->uram288);
+    }
+  }
+  const double cycles = static_cast<double>(schedule.makespan);
+  auto fraction = [&](double busy, double units) {
+    return units > 0 && cycles > 0 ? std::min(1.0, busy / (units * cycles)) : 0.0;
+  };
   activity.bram36.units = static_cast<double>(m.bram36());
   activity.uram288.units = static_cast<double>(m.uram288());
+  activity.bram36.busy_fraction = fraction(bram_busy, activity.bram36.units);
+  activity.uram288.busy_fraction = fraction(uram_busy, activity.uram288.units);
+  std::int64_t banks = 0;
+  for (const auto& mem : m.memories) banks += mem.partition;
+  std::array<int, kUnitKinds> instances{};
+  for (int k = 0; k < kUnitKinds; ++k) instances[k] = arch.units[k].count;
+  activity.kilo_lut.units = design_luts(instances, arch, banks) / 1000.0;
   return activity;
 }
 
@@ -57,7 +98,8 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
   e->machine = machine::describe(model, arch, device, e->step.graph);
   e->over_device = machine::over_device(e->machine, device);
   if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step);
-  e->power = fpga_power(device, built_activity(step_activity(e->step, arch, device), e->machine));
+  e->power = fpga_power(device, built_activity(step_activity(e->step, arch, device), e->machine, e->step.graph,
+                                               e->step.run.schedule, arch));
   e->step_joules = e->power.total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
   if (e->epoch) e->epoch_joules = e->power.total_watts() * e->epoch->seconds;
   std::lock_guard<std::mutex> lock(mutex);

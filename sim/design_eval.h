@@ -34,10 +34,14 @@ struct DesignEvaluation {
   std::vector<std::string> over_device;
 };
 
-/// `activity` with the memory units of the emitted build: BRAM36 and URAM288 units are the
-/// machine's blocks (the busy fractions stay the schedule's, measured on the planner's banks
-/// of the buffers each task touches).
-FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m);
+/// `activity` (sim/power schedule_activity) with the memory and logic of the emitted build:
+/// BRAM36 / URAM288 units are the machine's blocks, busy = Σ_tasks (end − start) · blocks of
+/// the arrays holding the buffers the task touches (parameters in param_mem, gradients in
+/// grad_mem, activations in act_mem, temporaries in scratch_mem) / (blocks · makespan); logic
+/// units are design_luts of the arch's units with the machine's banks (Σ partitions).
+/// The memory planner's banks play no part.
+FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m, const TaskGraph& graph,
+                            const Schedule& schedule, const ArchSpec& arch);
 
 /// The canonical key of a design: the resolved JSON of model, arch (with the name of its
 /// calibration and every fitted value) and device, and the split's histogram.

@@ -82,7 +82,8 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
       model, arch, device,
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);
   const PowerBreakdown power =
-      fpga_power(device, built_activity(step_activity(step, arch, device), machine::describe(model, arch, device, step.graph)));
+      fpga_power(device, built_activity(step_activity(step, arch, device), machine::describe(model, arch, device, step.graph), step.graph,
+                     step.run.schedule, arch));
 
   const Json results = load_json_file(o.out_dir + "/results.json");
   const Json* point = nullptr;

@@ -64,7 +64,8 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
   const StepResult step = simulate_step(model, arch, s.device, 0);
   // Memory units are the emitted build's blocks (sim/design_eval.h built_activity).
   const PowerBreakdown p = fpga_power(
-      s.device, built_activity(step_activity(step, arch, s.device), machine::describe(model, arch, s.device, step.graph)));
+      s.device, built_activity(step_activity(step, arch, s.device), machine::describe(model, arch, s.device, step.graph), step.graph,
+                     step.run.schedule, arch));
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerTotalWatts], p.total_watts());
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerDynamicWatts], p.dynamic_watts());
   // Contention only stretches the SystemC step: the analytic step is no longer, and
@@ -85,11 +86,17 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
     lanes += arch.units[k].count * arch.units[k].lanes;
     instances += arch.units[k].count;
   }
-  const double banks = static_cast<double>(step.banks.banks.size());
+  // Banks are the emitted build's: Σ over its arrays of the partition factor.
+  const machine::Machine mach =
+      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph);
+  double banks = 0;
+  for (const auto& m : mach.memories) banks += m.partition;
   EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], 300 * lanes + kControlLutsPerUnitInstance * instances +
                                                 kControlLutsPerBank * banks);
   // The power model's logic units are the same estimate.
-  EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000, a.metrics[Metric::kLut]);
+  EXPECT_DOUBLE_EQ(built_activity(step_activity(step, arch, s.device), mach, step.graph, step.run.schedule, arch)
+                           .kilo_lut.units * 1000,
+                   a.metrics[Metric::kLut]);
 
   AnalyticSimEvaluator ev(ctx);
   ASSERT_TRUE(ev.provides(Metric::kLut));
