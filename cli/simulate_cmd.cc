@@ -5,6 +5,7 @@
 // classes): tasks, total trips, the derived II with its RecMII / ResMII bounds, depth and
 // cycles (sim/kernel_latency.h).
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -258,9 +259,9 @@ int run_simulate(const std::vector<std::string>& args) {
         ++row.tasks;
         row.trips += l.trip;
         row.cycles += l.cycles;
-        row.ii = l.ii;
-        row.rec_mii = l.rec_mii;
-        row.res_mii = l.res_mii;
+        row.ii = std::max(row.ii, l.ii);
+        row.rec_mii = std::max(row.rec_mii, l.rec_mii);
+        row.res_mii = std::max(row.res_mii, l.res_mii);
         row.depth = l.depth;
       }
     }
@@ -275,7 +276,7 @@ int run_simulate(const std::vector<std::string>& args) {
                     {"trips", row.trips}, {"ii", row.ii}, {"rec_mii", row.rec_mii}, {"res_mii", row.res_mii},
                     {"depth", row.depth}, {"cycles", row.cycles}});
     }
-    std::cout << "(cycles: Σ over tasks of (trip − 1) · II + depth; task overheads not included)\n";
+    std::cout << "(II, RecMII, ResMII: the largest over the tasks of the loop (arguments sharing a memory pool its ports); cycles: Σ over tasks of (trip − 1) · II + depth; task overheads not included)\n";
     j["loops"] = jl;
   }
   // Every output rendered first, then written all or none.

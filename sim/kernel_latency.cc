@@ -59,6 +59,33 @@ int sites_mii(const LoopCost::Sites* sites, int n, int lanes) {
 
 }  // namespace
 
+int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
+                        unsigned memories) {
+  if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
+  const int per_lane = ttsim_spec::kLaneBanksKnownAtSynthesis ? 1 : lanes;
+  // Accesses per iteration, per distinct array, then pooled by memory.
+  int pooled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int mii = 1;
+  for (int a = 0; a < l.n_access; ++a) {
+    bool seen = false;
+    for (int b = 0; b < a && !seen; ++b) seen = ttsim_spec::str_eq(l.access[b].array, l.access[a].array);
+    if (seen) continue;
+    int accesses = 0;
+    for (int b = a; b < l.n_access; ++b) {
+      if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
+      accesses += (l.access[b].reads + l.access[b].writes) * (l.access[b].kind == ttsim_spec::kLaneAccess ? per_lane : 1);
+    }
+    const int m = ttsim_spec::memory_of(memories, ttsim_spec::kernel_array_slot(k, l.access[a].array));
+    if (m == ttsim_spec::kOwnMemory) {
+      mii = std::max(mii, static_cast<int>(ceil_div(accesses, ttsim_spec::kBankPorts)));
+    } else {
+      pooled[m] += accesses;
+    }
+  }
+  for (int m = 1; m < 8; ++m) mii = std::max(mii, static_cast<int>(ceil_div(pooled[m], ttsim_spec::kBankPorts)));
+  return mii;
+}
+
 int resource_mii(const ttsim_spec::LoopSpec& l, int lanes) {
   if (lanes < 1) throw std::invalid_argument("resource_mii: lanes must be >= 1");
   LoopCost::Sites sites[std::extent<decltype(ttsim_spec::LoopSpec::access)>::value];
@@ -219,8 +246,15 @@ LoopLatency KernelLatencyModel::latency_of(const PricedLoop& l, std::int64_t tri
 std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {
   const PricedKernel& pk = priced(unit, op);
   std::vector<LoopLatency> out;
-  for (const LoopSpec& l : kernel_loops(op, shape, units_[static_cast<int>(unit)].lanes)) {
-    out.push_back(latency_of(pk.loops[l.index], l.trip));
+  const int lanes = units_[static_cast<int>(unit)].lanes;
+  for (const LoopSpec& l : kernel_loops(op, shape, lanes)) {
+    LoopLatency ll = latency_of(pk.loops[l.index], l.trip);
+    if (shape.memories != 0) {
+      ll.res_mii = shared_resource_mii(*pk.loops[l.index].spec, kernel_spec(op), lanes, shape.memories);
+      ll.ii = std::max(ll.rec_mii, ll.res_mii);
+      ll.cycles = l.trip > 0 ? (l.trip - 1) * ll.ii + ll.depth : 0;
+    }
+    out.push_back(ll);
   }
   return out;
 }
@@ -239,7 +273,10 @@ std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const Tas
         ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
     if (trip <= 0) continue;
     ran = true;
-    c += (trip - 1) * l.timing.ii + l.depth;
+    const int ii = s.memories == 0
+                       ? l.timing.ii
+                       : std::max(l.timing.rec_mii, shared_resource_mii(*l.spec, kernel_spec(op), lanes, s.memories));
+    c += (trip - 1) * ii + l.depth;
   }
   if (!ran) kernel_loops(op, s, lanes);  // the variant selects no loop: raises the error
   return c;

@@ -11,8 +11,9 @@
 //              lanes (each lane of a lane site is its own access while the lanes' banks
 //              are not known at synthesis: ttsim_spec::kLaneBanksKnownAtSynthesis; with
 //              known banks a lane site is one access per bank). Arrays are the kernel's
-//              arguments: two arguments in one physical arena are counted apart (an
-//              under-estimate where a call passes both from one arena).
+//              arguments; arguments a task places in one physical memory
+//              (TaskShape::memories) pool their accesses on its ports
+//              (shared_resource_mii).
 //   II_l     = max(1, RecMII_l, ResMII_l)
 //              (lower bound of modulo scheduling: B. R. Rau, "Iterative modulo
 //              scheduling", MICRO 1994; Vitis HLS reaches it for the kernels'
@@ -74,6 +75,13 @@ struct LoopTiming {
 /// ttsim_spec::kLaneBanksKnownAtSynthesis), ceil(· / kBankPorts); at least 1. Throws
 /// std::invalid_argument for lanes < 1.
 int resource_mii(const ttsim_spec::LoopSpec& l, int lanes);
+
+/// resource_mii when some of the kernel's arguments share a physical memory: arguments
+/// whose ttsim_spec::memory_of(memories, slot) is the same non-zero memory pool their
+/// accesses on that memory's kBankPorts ports; 0 keeps an argument apart. `k` is the kernel
+/// of `l`. Equals resource_mii(l, lanes) when memories == 0.
+int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
+                        unsigned memories);
 
 /// A loop's latencies resolved for given operator latencies, before the lane count is
 /// known: every path's latency as once + levels · tree, where `once` sums its kOnce

@@ -75,19 +75,20 @@ namespace {
 bool same_price(const Task& a, const Task& b) {
   return a.unit == b.unit && a.op == b.op && a.shape.batch == b.shape.batch &&
          a.shape.rows == b.shape.rows && a.shape.inner == b.shape.inner &&
-         a.shape.cols == b.shape.cols && a.shape.variant == b.shape.variant;
+         a.shape.cols == b.shape.cols && a.shape.variant == b.shape.variant &&
+         a.shape.memories == b.shape.memories;
 }
 
 /// Groups the tasks of `graph` by (unit, op, shape including the variant) into
 /// sg.price_class / price_rep.
 void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>;
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::uint32_t>;
   std::map<Key, int> cls;
   sg.price_class.assign(graph.tasks.size(), -1);
   sg.price_rep.clear();
   for (const Task& t : graph.tasks) {
     Key k{static_cast<int>(t.unit), static_cast<int>(t.op), t.shape.batch, t.shape.rows,
-          t.shape.inner, t.shape.cols, t.shape.variant};
+          t.shape.inner, t.shape.cols, t.shape.variant, t.shape.memories};
     auto it = cls.find(k);
     if (it == cls.end()) {
       it = cls.emplace(k, static_cast<int>(sg.price_rep.size())).first;

@@ -486,6 +486,42 @@ constexpr int declared_distance(const LoopSpec& l, const char* variable) {
   return 0;
 }
 
+/// Slot of argument `array` among the distinct arrays of kernel `k` (order of first
+/// appearance over its loops), or -1.
+constexpr int kernel_array_slot(const KernelSpec& k, const char* array) {
+  int slot = 0;
+  for (int i = 0; i < k.n_loops; ++i) {
+    for (int a = 0; a < k.loops[i].n_access; ++a) {
+      const char* name = k.loops[i].access[a].array;
+      bool earlier = false;
+      for (int j = 0; j <= i && !earlier; ++j) {
+        const int end = j == i ? a : k.loops[j].n_access;
+        for (int b = 0; b < end && !earlier; ++b) earlier = str_eq(k.loops[j].access[b].array, name);
+      }
+      if (earlier) continue;
+      if (str_eq(name, array)) return slot;
+      ++slot;
+    }
+  }
+  return -1;
+}
+
+/// The physical memories of the top that a kernel argument may live in (TaskShape::memories:
+/// 3 bits per argument slot); kOwnMemory: counted as its own memory.
+enum MemoryId : int { kOwnMemory = 0, kParamMem = 1, kGradMem = 2, kActMem = 3, kScratchMem = 4, kIndexMem = 5 };
+constexpr int kMemoryBits = 3;
+constexpr int kMaxArgumentSlots = 10;
+/// Memory of argument slot `slot` in a TaskShape::memories word.
+constexpr int memory_of(unsigned memories, int slot) {
+  return slot < 0 || slot >= kMaxArgumentSlots ? kOwnMemory : static_cast<int>((memories >> (kMemoryBits * slot)) & 7u);
+}
+/// `memories` with slot `slot` set to memory `m`.
+constexpr unsigned with_memory(unsigned memories, int slot, int m) {
+  return slot < 0 || slot >= kMaxArgumentSlots
+             ? memories
+             : (memories & ~(7u << (kMemoryBits * slot))) | (static_cast<unsigned>(m) << (kMemoryBits * slot));
+}
+
 // The kernels rely on the interleave covering the recurrences they declare.
 static_assert(kAccSlots >= 1 && (kAccSlots & (kAccSlots - 1)) == 0, "kAccSlots: a power of two");
 

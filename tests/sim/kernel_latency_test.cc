@@ -112,6 +112,23 @@ TEST(DerivedII, ResMiiFromAccessesPerBank) {
   EXPECT_EQ(t.ii, 24);
 }
 
+TEST(DerivedII, ArgumentsInOneMemoryPoolItsPorts) {
+  // layernorm_normalize on 8 lanes: x, y, xhat (lane) and rstd, stat (scalar); alone the
+  // largest array needs 8 / 2 = 4; with x, y, xhat and rstd in act_mem (as the top passes
+  // them) act_mem serves 8 + 8 + 8 + 1 = 25 accesses: ResMII 13.
+  const KernelSpec& k = kKernelSpecs[kernel_index("layernorm")];
+  const ttsim_spec::LoopSpec* l = find_loop("layernorm", "layernorm_normalize");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, 0), resource_mii(*l, 8));
+  EXPECT_EQ(resource_mii(*l, 8), 4);
+  unsigned m = 0;
+  for (const char* a : {"x", "y", "xhat", "rstd"}) m = with_memory(m, kernel_array_slot(k, a), kActMem);
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 13);
+  // Different memories do not pool.
+  m = with_memory(m, kernel_array_slot(k, "y"), kScratchMem);
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 9);  // x, xhat, rstd: 17 → 9; y alone: 4
+}
+
 TEST(DerivedII, EveryShippedRecurrenceIsCoveredAndOneLaneReachesIiOne) {
   // kAccSlots covers every accumulation cycle at the supported latencies (RecMII 1 at any
   // lane count), and at one lane no array is asked for more than its two ports. With more

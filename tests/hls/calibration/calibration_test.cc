@@ -15,6 +15,8 @@
 
 #include <map>
 
+#include "hls/include/kernel_spec.h"
+
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
 #include "hls/calibration/kernel_samples.h"
@@ -358,9 +360,16 @@ std::int64_t expected_cycles(const Task& t, const ArchSpec& arch, const DeviceSp
       for (const auto& f : r.ops) sum += lat(f);
       ii = std::max(ii, ceil_div(sum, r.distance));
     }
+    // Accesses per array; arguments the task places in one memory pool its two ports.
+    const ttsim_spec::KernelSpec& ks = ttsim_spec::kKernelSpecs[ttsim_spec::kernel_index(to_string(t.op))];
     std::map<std::string, std::int64_t> per_array;
-    for (const auto& a : l.accesses) per_array[a.array] += a.bank_accesses(u.lanes);
+    std::map<int, std::int64_t> per_memory;
+    for (const auto& a : l.accesses) {
+      const int mem = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(ks, a.array.c_str()));
+      (mem == ttsim_spec::kOwnMemory ? per_array[a.array] : per_memory[mem]) += a.bank_accesses(u.lanes);
+    }
     for (const auto& [name, n] : per_array) ii = std::max<std::int64_t>(ii, ceil_div(n, 2));
+    for (const auto& [mem, n] : per_memory) ii = std::max<std::int64_t>(ii, ceil_div(n, 2));
     if (p.depth_adjust.count(l.name)) depth = std::max<std::int64_t>(1, std::llround(depth + p.depth_adjust.at(l.name)));
     cycles += (l.trip - 1) * ii + depth;
   }
