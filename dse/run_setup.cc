@@ -1,5 +1,8 @@
 #include "dse/run_setup.h"
 
+#include "machine/machine.h"
+#include "sim/kernel_latency.h"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -59,6 +62,15 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   auto s = std::make_unique<RunSetup>();
   s->sweep = load_sweep_spec(sweep_file);
   const DeviceSpec device = parse_device_spec(s->sweep.device_doc, s->sweep.device_file);
+  // The base arch is what the reference points run and what every axis edits: it must be a
+  // machine the emitted top can build (ConfigError at its pointer, exit 2, before any work),
+  // and the device must price every kernel operator at its clock.
+  {
+    const ArchSpec base = parse_arch_spec(s->sweep.arch_doc, s->sweep.arch_file);
+    machine::check_buildable(base);
+    const KernelLatencyModel priced(base, device);
+    (void)priced;
+  }
   SimContext ctx = make_sim_context(device, s->sweep.lengths_file, s->sweep.lengths_split);
   Json calibration;
   if (!calibration_file.empty()) {
