@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/errors.h"
+
 #include "machine/machine.h"
 #include "sim/design_eval.h"
 
@@ -121,6 +123,30 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_EQ(r.files, (std::vector<std::string>{"results.csv", "results.json", "pareto.csv",
                                                 "chosen.json", "summary.md"}));
   EXPECT_EQ(chosen.at("name"), "atis_2enc-32lanes");
+}
+
+TEST(ExploreReference, AnUnbuildableBaseArchIsRefusedBeforeAnyWork) {
+  // A base arch asking for two contraction engines: the emitted top builds one instance per
+  // module, so the run is refused at the arch file's pointer before any point is evaluated.
+  const std::string dir = tmp_dir("ref_unbuildable");
+  Json arch = load_json_file("configs/arch/u50_paper.json");
+  arch["contraction"]["engines"] = 2;
+  write_file_atomic(dir + "/arch.json", arch.dump(2));
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "unbuildable",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir + R"(/arch.json",
+             "device": "configs/devices/u50.json"},
+    "axes": {"lanes": [16, 32]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"}
+  })");
+  try {
+    make_run_setup(dir + "/sweep.json");
+    FAIL() << "an unbuildable base arch was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/contraction/engines"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("arch.json"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
