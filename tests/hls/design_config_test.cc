@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/hls/test_models.h"
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -15,12 +17,6 @@
 
 namespace {
 
-std::string preset_path() {
-  const char* dir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  return std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/atis_2enc.json";
-}
-
 TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
   ttsim_hls::Layout L;
   ASSERT_TRUE(ttsim_hls::make_layout(ttsim_hls::design_config_dims(), &L));
@@ -30,7 +26,7 @@ TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
 }
 
 TEST(DesignConfig, DefaultIsTheAtis2EncoderPreset) {
-  const ttsim::ModelSpec spec = ttsim::load_model_spec(preset_path());
+  const ttsim::ModelSpec spec = ttsim::load_model_spec(ttsim::testing::model_preset_path("atis_2enc.json"));
   const ttsim_hls::ModelDims host = ttsim::hls_model_dims(spec);
   ttsim_hls::Layout a, b;
   ASSERT_TRUE(ttsim_hls::make_layout(host, &a));
@@ -41,7 +37,7 @@ TEST(DesignConfig, DefaultIsTheAtis2EncoderPreset) {
 }
 
 TEST(DesignConfig, TopFunctionRunsTheSameStepAsTheHostApi) {
-  const ttsim::ModelSpec spec = ttsim::load_model_spec(preset_path());
+  const ttsim::ModelSpec spec = ttsim::load_model_spec(ttsim::testing::model_preset_path("atis_2enc.json"));
   ttsim::HlsModel host(spec);
   std::vector<float> io = host.parameters();
   float losses[3] = {0, 0, 0};

@@ -6,32 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
+#include "tests/hls/test_models.h"
 #include "hls/host/hls_model.h"
 #include "models/model_spec.h"
 #include "models/reference/reference_model.h"
 
 namespace {
-
-ttsim::ModelSpec small_spec() {
-  const ttsim::Json doc = ttsim::Json::parse(R"({
-    "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
-    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
-    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
-    "layers": {
-      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
-      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
-      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
-      "intent_head": {"format": "dense"},
-      "slot_head": {"format": "dense"}
-    }
-  })");
-  return ttsim::parse_model_spec(doc, "tiny_2enc.json");
-}
 
 // Relative L2 error; the denominator has a floor of 1e-3 (absolute) because some
 // gradients are exactly zero in exact arithmetic (the key bias: softmax is invariant
@@ -74,7 +58,7 @@ const std::vector<int> kTags = {0, 3, -1, 6, 2};
 constexpr int kIntent = 4;
 
 TEST(ModelStep, ParameterNamesAndShapesMatchReference) {
-  const ttsim::ModelSpec spec = small_spec();
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
   ttsim::reference::ReferenceModel ref(spec);
   ttsim::HlsModel hls(spec);
   ASSERT_EQ(ref.parameter_names(), hls.parameter_names());
@@ -85,7 +69,7 @@ TEST(ModelStep, ParameterNamesAndShapesMatchReference) {
 }
 
 TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
-  const ttsim::ModelSpec spec = small_spec();
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
   ttsim::reference::ReferenceModel ref(spec);
   ttsim::HlsModel hls(spec);
   sync(ref, hls);
@@ -114,11 +98,7 @@ TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
 // (design_config.h lanes; slot-interleaved sums and lane trees) give the reference's
 // losses to 1e-5 and every gradient to 1e-4 (relative L2).
 TEST(ModelStep, FullAtis2EncoderStepMatchesReference) {
-  const char* dir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  const std::string path =
-      std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/atis_2enc.json";
-  const ttsim::ModelSpec spec = ttsim::load_model_spec(path);
+  const ttsim::ModelSpec spec = ttsim::load_model_spec(ttsim::testing::model_preset_path("atis_2enc.json"));
   ttsim::reference::ReferenceModel ref(spec);
   ttsim::HlsModel hls(spec);
   sync(ref, hls);
@@ -137,7 +117,7 @@ TEST(ModelStep, FullAtis2EncoderStepMatchesReference) {
 }
 
 TEST(ModelStep, SequentialTtFlowGivesTheSameStep) {
-  const ttsim::ModelSpec spec = small_spec();
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
   ttsim::HlsModelOptions tt;
   tt.btt_by_kind = {{"attention", false}, {"ffn_in", false}, {"ffn_out", false}};
   ttsim::HlsModel a(spec), b(spec, tt);
@@ -150,7 +130,7 @@ TEST(ModelStep, SequentialTtFlowGivesTheSameStep) {
 }
 
 TEST(ModelStep, PredictMatchesReferenceLogits) {
-  const ttsim::ModelSpec spec = small_spec();
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
   ttsim::reference::ReferenceModel ref(spec);
   ttsim::HlsModel hls(spec);
   sync(ref, hls);
@@ -163,7 +143,7 @@ TEST(ModelStep, PredictMatchesReferenceLogits) {
 }
 
 TEST(ModelStep, RejectsBadInput) {
-  ttsim::HlsModel hls(small_spec());
+  ttsim::HlsModel hls(ttsim::testing::tiny_2enc_spec());
   EXPECT_THROW(hls.train_step({}, 0, {}, 0.1f), ttsim::InputError);
   EXPECT_THROW(hls.train_step({20}, 0, {0}, 0.1f), ttsim::InputError);          // token >= vocab
   EXPECT_THROW(hls.train_step({1, 2}, 0, {0}, 0.1f), ttsim::InputError);        // tag count

@@ -9,7 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include "tests/hls/test_models.h"
+
 #include <map>
 #include <set>
 #include <sstream>
@@ -113,44 +114,20 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   EXPECT_FALSE(got.empty());
 }
 
-std::string atis_path() {
-  const char* dir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  return std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/atis_2enc.json";
-}
-
-// The small 2-encoder model of tests/hls/model_step_test.cc: a 2-core TTM, a 2+2-core
-// attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1: no right merge).
-ModelSpec tiny_spec() {
-  const Json doc = Json::parse(R"({
-    "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
-    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
-    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
-    "layers": {
-      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
-      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
-      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
-      "intent_head": {"format": "dense"},
-      "slot_head": {"format": "dense"}
-    }
-  })");
-  return parse_model_spec(doc, "tiny_2enc.json");
-}
-
-TEST(GraphMatchesHls, Atis2EncoderBtt) { expect_graph_matches_hls(load_model_spec(atis_path()), Flow::kBTT); }
+TEST(GraphMatchesHls, Atis2EncoderBtt) { expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT); }
 
 TEST(GraphMatchesHls, Atis2EncoderSequentialTt) {
-  expect_graph_matches_hls(load_model_spec(atis_path()), Flow::kTT);
+  expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kTT);
 }
 
-TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(tiny_spec(), Flow::kBTT); }
+TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT); }
 
-TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(tiny_spec(), Flow::kTT); }
+TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT); }
 
 // A sample shorter than seq_len (one sequence of K tokens, unpadded) in both flows.
 TEST(GraphMatchesHls, TinyModelShortSample) {
-  expect_graph_matches_hls(tiny_spec(), Flow::kBTT, 4);
-  expect_graph_matches_hls(tiny_spec(), Flow::kTT, 4);
+  expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT, 4);
+  expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT, 4);
 }
 
 }  // namespace

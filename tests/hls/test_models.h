@@ -1,0 +1,40 @@
+#pragma once
+// Models shared by the tests that run the HLS kernels: the small 2-encoder model and the
+// path of a shipped model preset in the test's runfiles.
+
+#include <cstdlib>
+#include <string>
+
+#include "core/json_view.h"
+#include "models/model_spec.h"
+
+namespace ttsim::testing {
+
+/// The small 2-encoder model: d_model 12, 3 heads, FFN 16, seq_len 6; a 2-core TTM, a
+/// 2+2-core attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1: no right
+/// merge); dense heads.
+inline ModelSpec tiny_2enc_spec() {
+  const Json doc = Json::parse(R"({
+    "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
+    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  return parse_model_spec(doc, "tiny_2enc.json");
+}
+
+/// Path of configs/models/<name> in the test's runfiles (the target needs
+/// data = ["//configs:models"]).
+inline std::string model_preset_path(const std::string& name) {
+  const char* dir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  return std::string(dir ? dir : ".") + "/" + (ws ? ws : "ttsim") + "/configs/models/" + name;
+}
+
+}  // namespace ttsim::testing
