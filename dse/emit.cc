@@ -213,10 +213,11 @@ std::string render_design_config(const BuildDesign& d) {
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
-      "//  Arenas         per on-chip array <stem>_mem of the top (param, grad, act, scratch,\n"
-      "//                 index): k<Stem>Words (depth, 32-bit words), k<Stem>Partition (cyclic\n"
-      "//                 ARRAY_PARTITION factor: banks) and TTSIM_<STEM>_STORAGE (BIND_STORAGE\n"
-      "//                 impl token: bram, uram or lutram)\n"
+      "//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],\n"
+      "//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array\n"
+      "//                 <stem>_mem of the top (param, grad, act, scratch, index): k<Stem>Words\n"
+      "//                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE\n"
+      "//                 (BIND_STORAGE impl token: bram, uram or lutram)\n"
       "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
       "//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)\n"
       "//  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)\n"
@@ -240,6 +241,11 @@ std::string render_design_config(const BuildDesign& d) {
       m.emb.d, int_list(m.emb.v, m.emb.d), int_list(m.emb.e, m.emb.d), int_list(m.emb.r, m.emb.d + 1));
   h += fmt::format("constexpr bool kUseBtt = {};\n\n", d.hls.btt ? "true" : "false");
   h += lanes + "\n";
+  h += fmt::format(
+      "// Banks of every float arena (the largest lane count): a lane access of any module\n"
+      "// finds each of its lanes in a bank of its own (hls/include/banked.h).\n"
+      "constexpr int kArenaBanks = {};\n\n",
+      mc.partition);
   std::string storage_macros;
   for (const machine::Memory& mem : mc.memories) {
     if (mem.storage == machine::Storage::kRegisters) {

@@ -35,19 +35,14 @@ struct LoopRecurrence {
   int distance = 1;              ///< iterations between a write and the next read (>= 1)
 };
 
-/// Accesses per iteration of a loop to one array (kernel_spec.h ArrayAccess): a
-/// kScalarAccess site is one access; a kLaneAccess site is one access per lane while the
-/// lanes' banks are not known at synthesis (ttsim_spec::kLaneBanksKnownAtSynthesis),
-/// else one access per bank.
+/// Accesses per iteration of a loop to one array (kernel_spec.h ArrayAccess): every
+/// site, scalar or lane, is one access to each bank (hls/include/banked.h).
 struct LoopAccess {
   std::string array;        ///< kernel argument name ("A", "in", "stat", ...)
   bool lane = false;        ///< kLaneAccess (true) or kScalarAccess (false)
   int reads = 0, writes = 0;  ///< access sites of the body
-  /// Accesses to one bank per iteration on `lanes` lanes: (reads + writes) × lanes for a
-  /// lane site whose banks are not known at synthesis, else reads + writes.
-  int bank_accesses(int lanes) const {
-    return (reads + writes) * (lane && !ttsim_spec::kLaneBanksKnownAtSynthesis ? lanes : 1);
-  }
+  /// Accesses to one bank per iteration (any lane count): reads + writes.
+  int bank_accesses(int /*lanes*/) const { return reads + writes; }
 };
 
 /// One flattened, pipelined loop of a kernel, for one task.

@@ -70,7 +70,7 @@ struct Memory {
   Storage storage = Storage::kBram;
   std::int64_t words = 0;      ///< depth of the array (words of width_bits)
   int width_bits = 32;
-  int partition = 1;           ///< cyclic ARRAY_PARTITION factor (banks); 1 = none
+  int partition = 1;           ///< banks: dim 2 of the top's array, completely partitioned (banked.h); 1 = none
   std::int64_t bram36 = 0;     ///< BRAM36 tiles of all its banks
   std::int64_t uram288 = 0;    ///< URAM288 blocks of all its banks
   std::vector<MemoryBuffer> buffers;  ///< every buffer, live for the whole step
@@ -93,7 +93,7 @@ struct Machine {
   std::vector<Memory> memories;
   StaticSchedule schedule;
   std::int64_t param_words = 0;  ///< words of the m_axi parameter port (its depth)
-  int partition = 1;             ///< the arenas' partition factor (largest lane count)
+  int partition = 1;             ///< banks of every float arena (largest lane count; design_config.h kArenaBanks)
 
   /// Σ instances count · dsp.
   std::int64_t dsp() const;

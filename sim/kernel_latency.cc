@@ -45,13 +45,12 @@ int array_sites(const ttsim_spec::LoopSpec& l, LoopCost::Sites* out) {
 }
 
 /// ResMII from per-array sites: an array's accesses per iteration to one bank are its
-/// scalar sites plus its lane sites, each lane site counting one access per lane unless
-/// the lanes' banks are known at synthesis (ttsim_spec::kLaneBanksKnownAtSynthesis).
-int sites_mii(const LoopCost::Sites* sites, int n, int lanes) {
-  const int per_lane = ttsim_spec::kLaneBanksKnownAtSynthesis ? 1 : lanes;
+/// scalar sites plus its lane sites (banked.h: each site holds one port of every bank,
+/// whatever the lane count).
+int sites_mii(const LoopCost::Sites* sites, int n) {
   int mii = 1;
   for (int i = 0; i < n; ++i) {
-    const int accesses = sites[i].lane * per_lane + sites[i].scalar;
+    const int accesses = sites[i].lane + sites[i].scalar;
     mii = std::max(mii, static_cast<int>(ceil_div(accesses, ttsim_spec::kBankPorts)));
   }
   return mii;
@@ -62,7 +61,6 @@ int sites_mii(const LoopCost::Sites* sites, int n, int lanes) {
 int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
                         unsigned memories) {
   if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
-  const int per_lane = ttsim_spec::kLaneBanksKnownAtSynthesis ? 1 : lanes;
   // Accesses per iteration, per distinct array, then pooled by memory.
   int pooled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int mii = 1;
@@ -73,7 +71,7 @@ int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelS
     int accesses = 0;
     for (int b = a; b < l.n_access; ++b) {
       if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
-      accesses += (l.access[b].reads + l.access[b].writes) * (l.access[b].kind == ttsim_spec::kLaneAccess ? per_lane : 1);
+      accesses += l.access[b].reads + l.access[b].writes;
     }
     const int m = ttsim_spec::memory_of(memories, ttsim_spec::kernel_array_slot(k, l.access[a].array));
     if (m == ttsim_spec::kOwnMemory) {
@@ -90,7 +88,7 @@ int resource_mii(const ttsim_spec::LoopSpec& l, int lanes) {
   if (lanes < 1) throw std::invalid_argument("resource_mii: lanes must be >= 1");
   LoopCost::Sites sites[std::extent<decltype(ttsim_spec::LoopSpec::access)>::value];
   const int n = array_sites(l, sites);
-  return sites_mii(sites, n, lanes);
+  return sites_mii(sites, n);
 }
 
 namespace {
@@ -128,7 +126,7 @@ LoopTiming loop_timing(const LoopCost& c, int lanes) {
     const int latency = c.rec[r].once + levels * c.rec[r].tree;
     t.rec_mii = std::max(t.rec_mii, static_cast<int>(ceil_div(latency, c.rec[r].distance)));
   }
-  t.res_mii = sites_mii(c.sites.data(), c.n_arrays, lanes);
+  t.res_mii = sites_mii(c.sites.data(), c.n_arrays);
   t.ii = std::max(t.rec_mii, t.res_mii);
   t.depth = std::max(1, c.chain_once + levels * c.chain_tree);
   return t;

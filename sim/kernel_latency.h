@@ -7,10 +7,10 @@
 //   RecMII_l = max over recurrences r of l: ceil(Σ latency(op on r) / distance_r)
 //              (1 when l has none; a recurrence with no operators has latency 0)
 //   ResMII_l = max over arrays a of l: ceil(accesses per iteration to one bank of a /
-//              ttsim_spec::kBankPorts), accesses = a's scalar sites + its lane sites ×
-//              lanes (each lane of a lane site is its own access while the lanes' banks
-//              are not known at synthesis: ttsim_spec::kLaneBanksKnownAtSynthesis; with
-//              known banks a lane site is one access per bank). Arrays are the kernel's
+//              ttsim_spec::kBankPorts), accesses = a's scalar sites + its lane sites
+//              (hls/include/banked.h: a lane site addresses each bank once at its
+//              compile-time index, a scalar site at a runtime index holds one port of
+//              every bank; neither depends on the lane count). Arrays are the kernel's
 //              arguments; arguments a task places in one physical memory
 //              (TaskShape::memories) pool their accesses on its ports
 //              (shared_resource_mii).
@@ -71,9 +71,8 @@ struct LoopTiming {
 };
 
 /// ResMII of a loop on `lanes` lanes from its array accesses: per array (sites naming the
-/// same array are summed) its scalar sites plus its lane sites × lanes (× 1 when
-/// ttsim_spec::kLaneBanksKnownAtSynthesis), ceil(· / kBankPorts); at least 1. Throws
-/// std::invalid_argument for lanes < 1.
+/// same array are summed) its scalar sites plus its lane sites (one access per bank each,
+/// banked.h), ceil(· / kBankPorts); at least 1. Throws std::invalid_argument for lanes < 1.
 int resource_mii(const ttsim_spec::LoopSpec& l, int lanes);
 
 /// resource_mii when some of the kernel's arguments share a physical memory: arguments

@@ -196,7 +196,10 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
 }
 
 ttsim_hls::Arenas HlsModel::arenas() {
-  return {param_.data(), grad_.data(), act_.data(), scratch_.data(), index_.data()};
+  using ttsim_cfg::kArenaBanks;
+  return {ttsim_hls::bank_view<kArenaBanks>(param_.data()), ttsim_hls::bank_view<kArenaBanks>(grad_.data()),
+          ttsim_hls::bank_view<kArenaBanks>(act_.data()), ttsim_hls::bank_view<kArenaBanks>(scratch_.data()),
+          index_.data()};
 }
 
 void HlsModel::check_sample(const std::vector<int>& tokens, int intent,

@@ -21,6 +21,8 @@ constexpr std::int64_t kNoDistance = std::numeric_limits<std::int64_t>::max();
 constexpr int kTagBits = 10;
 constexpr std::uint64_t kRegTag = 512;
 constexpr int kMaxIds = 511;
+// Banks counted per array (bank_count stride).
+constexpr std::size_t kMaxProbeBanks = 1024;
 
 /// Names (string literals) → dense ids. Lookup by pointer through a direct-mapped cache,
 /// then by content (the same name may come from several literals / call sites).
@@ -129,7 +131,7 @@ struct ProbeState {
   std::int64_t iteration = -1;      // index within the invocation
   std::uint64_t invocation = 0;     // serial of the invocation in progress
   std::uint64_t iteration_serial = 0;  // serial over every iteration (bank-count epochs)
-  std::vector<int> bank_count;              // [array id · partition + bank]
+  std::vector<int> bank_count;              // [array id · kMaxProbeBanks + bank]
   std::vector<std::uint64_t> bank_epoch;    // iteration_serial of bank_count
   History history;
 
@@ -213,28 +215,59 @@ void probe_loop_end(const char*) {
   p->in_iteration = false;
 }
 
-void probe_access(const char* array, std::uintptr_t word_address, bool write) {
-  ProbeState* p = g_state;
-  if (!p || !p->in_iteration) return;
-  const int id = p->array_names.id(array);
-  if (id >= kMaxIds) std::abort();  // more distinct array names than the key has tags
-  VarStat& st = stat_of(p->cur->arrays, id);
-  st.touched = true;
-  ++(write ? st.writes : st.reads);
-  const std::size_t P = static_cast<std::size_t>(p->partition);
-  const std::size_t need = static_cast<std::size_t>(id + 1) * P;
+namespace {
+/// Counts one access of bank `bank` of array `id` in the current iteration.
+void count_bank(ProbeState* p, VarStat& st, int id, std::size_t bank) {
+  if (bank >= kMaxProbeBanks) std::abort();  // more banks than the probe counts
+  const std::size_t need = static_cast<std::size_t>(id + 1) * kMaxProbeBanks;
   if (p->bank_count.size() < need) {
     p->bank_count.resize(need, 0);
     p->bank_epoch.resize(need, 0);
   }
-  const std::size_t b = static_cast<std::size_t>(id) * P + word_address % P;
+  const std::size_t b = static_cast<std::size_t>(id) * kMaxProbeBanks + bank;
   if (p->bank_epoch[b] != p->iteration_serial) {
     p->bank_epoch[b] = p->iteration_serial;
     p->bank_count[b] = 0;
   }
   const int c = ++p->bank_count[b];
   if (c > st.max_bank) st.max_bank = c;
-  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, st);
+}
+
+/// The stat of array `array` in the current iteration, with the access counted; null
+/// when no iteration is in progress.
+VarStat* array_stat(ProbeState* p, const char* array, bool write, int* id_out) {
+  if (!p || !p->in_iteration) return nullptr;
+  const int id = p->array_names.id(array);
+  if (id >= kMaxIds) std::abort();  // more distinct array names than the key has tags
+  VarStat& st = stat_of(p->cur->arrays, id);
+  st.touched = true;
+  ++(write ? st.writes : st.reads);
+  *id_out = id;
+  return &st;
+}
+}  // namespace
+
+void probe_access(const char* array, std::uintptr_t word_address, bool write) {
+  ProbeState* p = g_state;
+  int id = 0;
+  VarStat* st = array_stat(p, array, write, &id);
+  if (!st) return;
+  count_bank(p, *st, id, word_address % static_cast<std::size_t>(p->partition));
+  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, *st);
+}
+
+void probe_bank_access(const char* array, std::uintptr_t word_address, int bank, int banks,
+                       bool write) {
+  ProbeState* p = g_state;
+  int id = 0;
+  VarStat* st = array_stat(p, array, write, &id);
+  if (!st) return;
+  if (bank >= 0) {
+    count_bank(p, *st, id, static_cast<std::size_t>(bank));
+  } else {
+    for (int b = 0; b < banks; ++b) count_bank(p, *st, id, static_cast<std::size_t>(b));
+  }
+  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, *st);
 }
 
 void probe_reg(const char* var, long slot, bool write) {

@@ -71,6 +71,11 @@ void probe_loop_end(const char* loop);
 /// One access of the element at `word_address` (pointer value / element size, i.e. in
 /// FP32/int words) of kernel argument `array`, in the current iteration.
 void probe_access(const char* array, std::uintptr_t word_address, bool write);
+/// One access of the element at `word_address` of banked array `array` (banked.h), to
+/// physical bank `bank` of its `banks`; bank < 0: an access whose bank is chosen at run
+/// time, a multiplexer over every bank, counted as one access to each of the `banks`.
+void probe_bank_access(const char* array, std::uintptr_t word_address, int bank, int banks,
+                       bool write);
 /// One access of slot `slot` of accumulator register (array) `var`; element history as
 /// for arrays, no bank counting (registers are not memories).
 void probe_reg(const char* var, long slot, bool write);

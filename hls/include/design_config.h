@@ -17,10 +17,11 @@
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
-//  Arenas         per on-chip array <stem>_mem of the top (param, grad, act, scratch,
-//                 index): k<Stem>Words (depth, 32-bit words), k<Stem>Partition (cyclic
-//                 ARRAY_PARTITION factor: banks) and TTSIM_<STEM>_STORAGE (BIND_STORAGE
-//                 impl token: bram, uram or lutram)
+//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
+//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
+//                 <stem>_mem of the top (param, grad, act, scratch, index): k<Stem>Words
+//                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE
+//                 (BIND_STORAGE impl token: bram, uram or lutram)
 //  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)
 //  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)
 //  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)
@@ -69,6 +70,10 @@ constexpr int kGeluLanes = 8;
 constexpr int kAddLanes = 8;
 constexpr int kLossLanes = 8;
 constexpr int kSgdLanes = 8;
+
+// Banks of every float arena (the largest lane count): a lane access of any module
+// finds each of its lanes in a bank of its own (hls/include/banked.h).
+constexpr int kArenaBanks = 64;
 
 // param_mem (parameters): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
 //   320 BRAM36, 0 URAM288.

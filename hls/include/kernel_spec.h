@@ -26,12 +26,14 @@
 //    reduction index advances; C is read (when accumulating) at the first and written at
 //    the last reduction step, so C carries a recurrence only through elements two chunks
 //    share (the TTM gradient scatter), at distance kAccSlots.
-//  - Every lane touches its own word of one array per access, `lanes` consecutive words
-//    (kLaneAccess): under a cyclic ARRAY_PARTITION whose factor is a multiple of `lanes`
-//    these are distinct banks. That the tool can prove the bank of each lane at synthesis
-//    needs the base address modulo the factor; the kernels here take runtime bases, so
-//    this remains an assumption until the memories are emitted per buffer (C simulation
-//    measures the banks actually touched: tests/hls/kernel_spec_measure_test).
+//  - Every array is banked at compile time (hls/include/banked.h: rows of kArenaBanks
+//    words, dim 2 completely partitioned). A lane access (kLaneAccess: `lanes`
+//    consecutive words from a runtime start) addresses every bank with its unrolled
+//    constant index and rotates the lanes through registers, so it holds one port of
+//    each bank; a scalar access at a runtime index (kScalarAccess) is a multiplexer over
+//    the banks and also holds one port of each. Per bank, every access site of the body
+//    is one access: ResMII = ceil(sites on one memory / kBankPorts). C simulation
+//    measures the banks each site touches (tests/hls/kernel_spec_measure_test).
 
 namespace ttsim_spec {
 
@@ -43,15 +45,6 @@ constexpr int kAccSlots = TTSIM_ACC_SLOTS;
 /// Ports of one BRAM36 / URAM288 bank (true dual port: the top binds its arenas as
 /// ram_t2p).
 constexpr int kBankPorts = 2;
-/// Whether Vitis can tell at synthesis which bank each lane of a kLaneAccess touches.
-/// The kernels index every argument with runtime bases and strides (pointers into the
-/// top's arenas at runtime offsets), so it cannot: a runtime index into a partitioned
-/// array becomes a multiplexer over all banks and adds no ports
-/// (shared/reference/hls-scheduling.md), and every lane of a lane access is one access to
-/// the array's kBankPorts ports. The C simulation measures that the lanes do touch
-/// distinct banks; a top whose arrays are banked at compile time (one array per planned
-/// memory, constant offsets) would make this true and give II 1 to the lane loops.
-constexpr bool kLaneBanksKnownAtSynthesis = false;
 
 /// Operators of chains and recurrences; names are the device file's float_ops keys plus
 /// the memory accesses (latencies from the device's memory section).
@@ -79,8 +72,10 @@ struct Recurrence {
   int distance;  ///< iterations between a write and the next read of the same element
 };
 
-/// kLaneAccess: one access per lane to `lanes` consecutive words (one per bank under a
-/// cyclic partition whose factor is a multiple of lanes); kScalarAccess: one word.
+/// kLaneAccess: `lanes` consecutive words from a runtime start (lane_read / lane_write of
+/// banked.h: one access to each bank, at its compile-time bank index); kScalarAccess: one
+/// word at a runtime index (bank_read / bank_write: a multiplexer holding one port of
+/// every bank). Either site is one access per bank.
 enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1 };
 /// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
 /// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`

@@ -7,15 +7,17 @@
 //   backward dP = dC·V_hᵀ, dV = Pᵀ·dC, dS = softmax_grad(P, dP), dQ = dS·K_h/√dh,
 //   dK = dSᵀ·Q_h/√dh.
 
+#include "hls/kernels/modules.h"
+
 namespace ttsim_hls {
 
 /// P: H·K·K saved probabilities (written), ctx: K × D (written), stat: 2·H·K words.
-void attention_forward(int K, int D, int H, int valid_len, const float* Q, const float* Kx,
-                       const float* V, float* P, float* ctx, float* stat);
+void attention_forward(int K, int D, int H, int valid_len, CRef Q, CRef Kx,
+                       CRef V, Ref P, Ref ctx, Ref stat);
 
 /// dctx: K × D. dQ, dK, dV: K × D (overwritten). dP: H·K·K scratch. stat: H·K words.
-void attention_backward(int K, int D, int H, const float* Q, const float* Kx, const float* V,
-                        const float* P, const float* dctx, float* dQ, float* dK, float* dV,
-                        float* dP, float* stat);
+void attention_backward(int K, int D, int H, CRef Q, CRef Kx, CRef V,
+                        CRef P, CRef dctx, Ref dQ, Ref dK, Ref dV,
+                        Ref dP, Ref stat);
 
 }  // namespace ttsim_hls

@@ -27,6 +27,7 @@
 // rounding depends on LANES.
 
 #include "hls/include/access_probe.h"
+#include "hls/include/banked.h"
 #include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 
@@ -144,8 +145,9 @@ struct SlotCursor {
 }  // namespace detail
 
 /// Column form (see file comment). Requires b_j == 1 and c_j == 1.
-template <int LANES>
-void contract_column_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
+template <int LANES, int BANKS>
+void contract_column_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
+                          Banked<float, BANKS> C, const ContractDesc& d) {
   const int tiles = (d.cols + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * tiles;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
@@ -167,19 +169,25 @@ contract_column:
       const int i = static_cast<int>(g / tiles), t = static_cast<int>(g % tiles);
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
-      const float a = d.alpha * TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const int nl = tile_lanes<LANES>(t * LANES, d.cols);
+      const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);
       const int brow = cur.bbase + p * d.b_p + t * LANES;
       const int crow = cur.cbase + i * d.c_i + t * LANES;
+      float bv[LANES], cv[LANES], out[LANES];
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = cv complete
+#pragma HLS ARRAY_PARTITION variable = out complete
+      lane_read<LANES>("B", B, brow, nl, bv);
+      lane_read<LANES>("C", C, crow, first && d.accumulate ? nl : 0, cv);
       if (!first) TTSIM_REG_RD("acc", cur.s);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-        if (t * LANES + l < d.cols) {
-          const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, crow + l) : 0.0f) : acc[cur.s][l];
-          const float v = prev + a * TTSIM_RD("B", B, brow + l);
-          acc[cur.s][l] = v;
-          if (last) TTSIM_WR("C", C, crow + l, v);
-        }
+        const float prev = first ? cv[l] : acc[cur.s][l];
+        const float v = prev + a * bv[l];
+        if (l < nl) acc[cur.s][l] = v;
+        out[l] = v;
       }
+      lane_write<LANES>("C", C, crow, last ? nl : 0, out);
       TTSIM_REG_WR("acc", cur.s);
     }
     cur.next();
@@ -187,8 +195,9 @@ contract_column:
 }
 
 /// Dot form (see file comment). Requires a_p == 1 and b_p == 1.
-template <int LANES>
-void contract_dot_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
+template <int LANES, int BANKS>
+void contract_dot_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
+                       Banked<float, BANKS> C, const ContractDesc& d) {
   const int ptiles = (d.inner + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
@@ -209,29 +218,36 @@ contract_dot:
       const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
       const int q = cur.q;
       const bool first = cur.first(), last = cur.last();
+      const int nl = tile_lanes<LANES>(q * LANES, d.inner);
       const int arow = cur.abase + i * d.a_i + q * LANES;
       const int bcol = cur.bbase + j * d.b_j + q * LANES;
       const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
-      float prod[LANES];
+      float av[LANES], bv[LANES], prod[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
 #pragma HLS ARRAY_PARTITION variable = prod complete
+      lane_read<LANES>("A", A, arow, nl, av);
+      lane_read<LANES>("B", B, bcol, nl, bv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-        prod[l] = q * LANES + l < d.inner ? TTSIM_RD("A", A, arow + l) * TTSIM_RD("B", B, bcol + l) : 0.0f;
+        prod[l] = l < nl ? av[l] * bv[l] : 0.0f;
       }
       const float part = d.alpha * LaneTree<LANES>::sum(prod);
       if (!first) TTSIM_REG_RD("acc", cur.s);
-      const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc[cur.s];
       const float v = prev + part;
       acc[cur.s] = v;
       TTSIM_REG_WR("acc", cur.s);
-      if (last) TTSIM_WR("C", C, cidx, v);
+      if (last) bank_write("C", C, cidx, v);
     }
     cur.next();
   }
 }
 
 /// Scalar form (see file comment): any strides.
-inline void contract_scalar_loop(const float* A, const float* B, float* C, const ContractDesc& d) {
+template <int BANKS>
+void contract_scalar_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
+                          Banked<float, BANKS> C, const ContractDesc& d) {
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
@@ -251,27 +267,29 @@ contract_scalar:
       const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
-      const float a = d.alpha * TTSIM_RD("A", A, cur.abase + i * d.a_i + p * d.a_p);
-      const float bv = TTSIM_RD("B", B, cur.bbase + p * d.b_p + j * d.b_j);
+      const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);
+      const float bv = bank_read("B", B, cur.bbase + p * d.b_p + j * d.b_j);
       const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
       if (!first) TTSIM_REG_RD("acc", cur.s);
-      const float prev = first ? (d.accumulate ? TTSIM_RD("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc[cur.s];
       const float v = prev + a * bv;
       acc[cur.s] = v;
       TTSIM_REG_WR("acc", cur.s);
-      if (last) TTSIM_WR("C", C, cidx, v);
+      if (last) bank_write("C", C, cidx, v);
     }
     cur.next();
   }
 }
 
-/// One contraction with LANES lanes (see file comment): runs the loop of its form.
-template <int LANES>
-void contract_kernel(const float* A, const float* B, float* C, const ContractDesc& d) {
+/// One contraction with LANES lanes on arrays of BANKS banks (see file comment): runs the
+/// loop of its form. Requires LANES <= BANKS.
+template <int LANES, int BANKS>
+void contract_kernel(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
+                     Banked<float, BANKS> C, const ContractDesc& d) {
   switch (contract_variant(d) & ttsim_spec::kContractFormMask) {
-    case ttsim_spec::kContractColumn: contract_column_loop<LANES>(A, B, C, d); break;
-    case ttsim_spec::kContractDot: contract_dot_loop<LANES>(A, B, C, d); break;
-    default: contract_scalar_loop(A, B, C, d); break;
+    case ttsim_spec::kContractColumn: contract_column_loop<LANES, BANKS>(A, B, C, d); break;
+    case ttsim_spec::kContractDot: contract_dot_loop<LANES, BANKS>(A, B, C, d); break;
+    default: contract_scalar_loop<BANKS>(A, B, C, d); break;
   }
 }
 

@@ -19,11 +19,11 @@ int linear_scratch_words(const LinearDims& l, int K) {
 }
 
 void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
-                    const float* X) {
+                    CRef X) {
 #pragma HLS INLINE
-  float* Y = a.act + s.y;
-  const float* W = a.param + s.w;
-  const float* b = a.param + s.b;
+  Ref Y = a.act + s.y;
+  CRef W = a.param + s.w;
+  CRef b = a.param + s.b;
   if (!l.tt) {
     dense_forward(l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
@@ -34,11 +34,11 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
 }
 
 void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
-                     const Layout& L, const float* X, const float* dY, float* dX, bool acc) {
+                     const Layout& L, CRef X, CRef dY, Ref dX, bool acc) {
 #pragma HLS INLINE
-  const float* W = a.param + s.w;
-  float* dW = a.grad + s.w;
-  float* db = a.grad + s.b;
+  CRef W = a.param + s.w;
+  Ref dW = a.grad + s.w;
+  Ref db = a.grad + s.b;
   if (!l.tt) {
     dense_backward(l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
   } else if (l.btt) {
@@ -157,15 +157,15 @@ bool make_layout(const ModelDims& m, Layout* out) {
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens) {
 #pragma HLS INLINE
   const int D = m.d_model;
-  float* act = a.act;
-  const float* P = a.param;
-  float* stat = a.scratch + L.stat;
+  Ref act = a.act;
+  CRef P = a.param;
+  Ref stat = a.scratch + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(m.emb, K, a.index, P + L.emb_cores, act + L.E, act + L.emb_saved);
-  ttsim_add(act + L.E, P + L.pos, act + L.x0, K, D, D, D, D);
-  ttsim_layernorm(act + L.x0, P + L.lne_g, P + L.lne_b, act + L.h0, act + L.xhat0, act + L.rstd0,
+  add(act + L.E, P + L.pos, act + L.x0, K, D, D, D, D);
+  layernorm(act + L.x0, P + L.lne_g, P + L.lne_b, act + L.h0, act + L.xhat0, act + L.rstd0,
                   K, D, stat);
-  const float* h = act + L.h0;
+  CRef h = act + L.h0;
   for (int e = 0; e < m.encoders; ++e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
@@ -173,14 +173,14 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
     attention_forward(K, D, m.heads, K, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
                       act + es.ctx, stat);
     linear_forward(m.lin[e][3], ls[3], K, a, act + es.ctx);
-    ttsim_add(h, act + ls[3].y, act + es.a1, K, D, D, D, D);
-    ttsim_layernorm(act + es.a1, P + es.ln1_g, P + es.ln1_b, act + es.h1, act + es.xhat1,
+    add(h, act + ls[3].y, act + es.a1, K, D, D, D, D);
+    layernorm(act + es.a1, P + es.ln1_g, P + es.ln1_b, act + es.h1, act + es.xhat1,
                     act + es.rstd1, K, D, stat);
     linear_forward(m.lin[e][4], ls[4], K, a, act + es.h1);
-    ttsim_gelu(act + ls[4].y, act + es.g, K, m.ffn_dim);
+    gelu(act + ls[4].y, act + es.g, K, m.ffn_dim);
     linear_forward(m.lin[e][5], ls[5], K, a, act + es.g);
-    ttsim_add(act + es.h1, act + ls[5].y, act + es.a2, K, D, D, D, D);
-    ttsim_layernorm(act + es.a2, P + es.ln2_g, P + es.ln2_b, act + es.h2, act + es.xhat2,
+    add(act + es.h1, act + ls[5].y, act + es.a2, K, D, D, D, D);
+    layernorm(act + es.a2, P + es.ln2_g, P + es.ln2_b, act + es.h2, act + es.xhat2,
                     act + es.rstd2, K, D, stat);
     h = act + es.h2;
   }
@@ -193,38 +193,38 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
 #pragma HLS INLINE
   const int K = smp.K, D = m.d_model;
   model_forward(m, L, a, K, smp.tokens);
-  float* act = a.act;
-  float* sc = a.scratch;
-  const float* P = a.param;
-  float* G = a.grad;
-  float* stat = sc + L.stat;
+  Ref act = a.act;
+  Ref sc = a.scratch;
+  CRef P = a.param;
+  Ref G = a.grad;
+  Ref stat = sc + L.stat;
   // Labels live after the TTM slice offsets in the int arena.
   int* labels = a.index + m.emb.d * K;
   for (int i = 0; i < K; ++i) labels[i] = smp.slot_tags[i];
   labels[K] = smp.intent;
 
   StepLosses loss;
-  loss.intent = ttsim_loss(act + L.logit_i, labels + K, sc + L.dlogit_i, 1, m.intents, 1.0f, stat);
-  loss.slot = ttsim_loss(act + L.logit_s, labels, sc + L.dlogit_s, K, m.slot_tags, smp.slot_scale,
+  loss.intent = ttsim_hls::loss(act + L.logit_i, labels + K, sc + L.dlogit_i, 1, m.intents, 1.0f, stat);
+  loss.slot = ttsim_hls::loss(act + L.logit_s, labels, sc + L.dlogit_s, K, m.slot_tags, smp.slot_scale,
                          stat);
 
-  const float* h = m.encoders > 0 ? act + L.enc[m.encoders - 1].h2 : act + L.h0;
-  float* dA = sc + L.dA;
-  float* dB = sc + L.dB;
+  CRef h = m.encoders > 0 ? act + L.enc[m.encoders - 1].h2 : act + L.h0;
+  Ref dA = sc + L.dA;
+  Ref dB = sc + L.dB;
   dense_backward(D, m.slot_tags, K, h, sc + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
   dense_backward(D, m.intents, 1, h, sc + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    const float* hin = e == 0 ? act + L.h0 : act + L.enc[e - 1].h2;
+    CRef hin = e == 0 ? act + L.h0 : act + L.enc[e - 1].h2;
     // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out).
-    ttsim_layernorm_grad(dA, act + es.xhat2, act + es.rstd2, P + es.ln2_g, dB, G + es.ln2_g,
+    layernorm_grad(dA, act + es.xhat2, act + es.rstd2, P + es.ln2_g, dB, G + es.ln2_g,
                          G + es.ln2_b, K, D, stat);
-    float* dF = sc + L.dF;
+    Ref dF = sc + L.dF;
     linear_backward(m.lin[e][5], ls[5], K, a, L, act + es.g, dB, dF, false);
-    ttsim_gelu_grad(act + ls[4].y, dF, dF, K, m.ffn_dim);
+    gelu_grad(act + ls[4].y, dF, dF, K, m.ffn_dim);
     linear_backward(m.lin[e][4], ls[4], K, a, L, act + es.h1, dF, dB, true);  // dB = dh1
-    ttsim_layernorm_grad(dB, act + es.xhat1, act + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g,
+    layernorm_grad(dB, act + es.xhat1, act + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g,
                          G + es.ln1_b, K, D, stat);  // dA = da1
     linear_backward(m.lin[e][3], ls[3], K, a, L, act + es.ctx, dA, sc + L.dctx, false);
     attention_backward(K, D, m.heads, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
@@ -233,9 +233,9 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
     linear_backward(m.lin[e][1], ls[1], K, a, L, hin, sc + L.dk, dA, true);
     linear_backward(m.lin[e][2], ls[2], K, a, L, hin, sc + L.dv, dA, true);  // dA = dh_in
   }
-  ttsim_layernorm_grad(dA, act + L.xhat0, act + L.rstd0, P + L.lne_g, dB, G + L.lne_g,
+  layernorm_grad(dA, act + L.xhat0, act + L.rstd0, P + L.lne_g, dB, G + L.lne_g,
                        G + L.lne_b, K, D, stat);  // dB = dx0
-  ttsim_add_accumulate(dB, G + L.pos, K, D, D, D);
+  add_accumulate(dB, G + L.pos, K, D, D, D);
   ttm_backward(m.emb, K, a.index, P + L.emb_cores, act + L.emb_saved, dB, G + L.emb_cores,
                sc + L.ttm_scratch);
   return loss;
@@ -245,7 +245,7 @@ void model_sgd_update(const Layout& L, const Arenas& a, float lr) {
 #pragma HLS INLINE
   for (int i = 0; i < L.n_tensors; ++i) {
     const ParamTensor& t = L.tensors[i];
-    ttsim_sgd_update(a.param + t.offset, a.grad + t.offset, t.words, lr);
+    sgd_update(a.param + t.offset, a.grad + t.offset, t.words, lr);
   }
 }
 

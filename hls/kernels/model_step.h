@@ -94,10 +94,10 @@ bool make_layout(const ModelDims& m, Layout* out);
 
 /// The arenas (sizes from the Layout).
 struct Arenas {
-  float* param;    ///< param_words
-  float* grad;     ///< param_words; must be zero before the first step (SGD re-zeroes it)
-  float* act;      ///< act_words
-  float* scratch;  ///< scratch_words
+  Ref param;    ///< param_words
+  Ref grad;     ///< param_words; must be zero before the first step (SGD re-zeroes it)
+  Ref act;      ///< act_words
+  Ref scratch;  ///< scratch_words
   int* index;      ///< index_words
 };
 

@@ -28,10 +28,13 @@
 // automatically, and ALLOCATION does not apply to an inlined function): with the glue
 // inlined into the top, each module is one RTL instance shared by its call sites.
 //
-// Pointers are to on-chip arrays; shapes are runtime extents bounded by the
-// design_config.h capacities. Semantics of each: the matching *_kernel template in
+// Every float argument is an on-chip arena (rows of kArenaBanks banks, banked.h) and a
+// runtime word offset; shapes are runtime extents bounded by the design_config.h
+// capacities. The glue calls them through the inline wrappers at the end (views). Semantics of each: the matching *_kernel template in
 // contract.h / rowwise.h.
 
+#include "hls/include/banked.h"
+#include "hls/include/design_config.h"
 #include "hls/kernels/contract.h"
 
 /// Loop-module names as a table: {module, TaskOp name}.
@@ -49,20 +52,96 @@ constexpr TtsimModuleName kTtsimModules[] = {
     {"ttsim_sgd_update", "sgd_update"},
 };
 
-void ttsim_contraction(const float* A, const float* B, float* C, const ttsim_hls::ContractDesc& d);
-void ttsim_softmax(const float* in, float* out, int R, int cols, int valid_cols, float* stat);
-void ttsim_softmax_grad(const float* P, const float* dP, float* dS, int R, int cols, float* stat);
-void ttsim_layernorm(const float* x, const float* gamma, const float* beta, float* y, float* xhat,
-                     float* rstd, int R, int cols, float* stat);
-void ttsim_layernorm_grad(const float* dy, const float* xhat, const float* rstd,
-                          const float* gamma, float* dx, float* dgamma, float* dbeta, int R,
-                          int cols, float* stat);
-void ttsim_gelu(const float* x, float* y, int R, int cols);
-void ttsim_gelu_grad(const float* x, const float* dy, float* dx, int R, int cols);
-void ttsim_add(const float* a, const float* b, float* out, int R, int cols, int a_rs, int b_rs,
-               int o_rs);
-void ttsim_add_accumulate(const float* x, float* acc, int R, int cols, int x_rs, int acc_rs);
-void ttsim_column_sum(const float* x, float* sum, int R, int cols, int x_rs);
-float ttsim_loss(const float* logits, const int* labels, float* dlogits, int R, int cols,
-                 float scale, float* stat);
-void ttsim_sgd_update(float* w, float* g, int words, float lr);
+/// Arena arrays as the modules take them: rows of kArenaBanks words, dim 2 completely
+/// partitioned (banked.h). Every float argument of a module is one such arena and a word
+/// offset into it.
+#define TTSIM_ARENA(name) float name[][ttsim_cfg::kArenaBanks]
+#define TTSIM_CARENA(name) const float name[][ttsim_cfg::kArenaBanks]
+
+void ttsim_contraction(TTSIM_CARENA(A), int a_off, TTSIM_CARENA(B), int b_off, TTSIM_ARENA(C), int c_off,
+                       const ttsim_hls::ContractDesc& d);
+void ttsim_softmax(TTSIM_CARENA(in), int in_off, TTSIM_ARENA(out), int out_off, int R, int cols, int valid_cols,
+                   TTSIM_ARENA(stat), int stat_off);
+void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_CARENA(dP), int dp_off, TTSIM_ARENA(dS), int ds_off,
+                        int R, int cols, TTSIM_ARENA(stat), int stat_off);
+void ttsim_layernorm(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(gamma), int g_off, TTSIM_CARENA(beta), int b_off,
+                     TTSIM_ARENA(y), int y_off, TTSIM_ARENA(xhat), int xhat_off, TTSIM_ARENA(rstd), int rstd_off,
+                     int R, int cols, TTSIM_ARENA(stat), int stat_off);
+void ttsim_layernorm_grad(TTSIM_CARENA(dy), int dy_off, TTSIM_CARENA(xhat), int xhat_off, TTSIM_CARENA(rstd),
+                          int rstd_off, TTSIM_CARENA(gamma), int g_off, TTSIM_ARENA(dx), int dx_off,
+                          TTSIM_ARENA(dgamma), int dg_off, TTSIM_ARENA(dbeta), int db_off, int R, int cols,
+                          TTSIM_ARENA(stat), int stat_off);
+void ttsim_gelu(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(y), int y_off, int R, int cols);
+void ttsim_gelu_grad(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(dy), int dy_off, TTSIM_ARENA(dx), int dx_off, int R,
+                     int cols);
+void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARENA(out), int out_off, int R,
+               int cols, int a_rs, int b_rs, int o_rs);
+void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_off, int R, int cols, int x_rs,
+                          int acc_rs);
+void ttsim_column_sum(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(sum), int sum_off, int R, int cols, int x_rs);
+float ttsim_loss(TTSIM_CARENA(logits), int logits_off, const int* labels, TTSIM_ARENA(dlogits), int dlogits_off,
+                 int R, int cols, float scale, TTSIM_ARENA(stat), int stat_off);
+void ttsim_sgd_update(TTSIM_ARENA(w), int w_off, TTSIM_ARENA(g), int g_off, int words, float lr);
+
+namespace ttsim_hls {
+
+/// A word address in one of the top's float arenas (banked.h), as the glue passes it.
+using CRef = Banked<const float, ttsim_cfg::kArenaBanks>;
+using Ref = Banked<float, ttsim_cfg::kArenaBanks>;
+
+// The glue's calls of the modules: each splits its views into (arena, offset) pairs.
+// Inlined: the module call sites sit in the top function.
+inline void contraction(CRef A, CRef B, Ref C, const ContractDesc& d) {
+#pragma HLS INLINE
+  ttsim_contraction(A.rows, A.off, B.rows, B.off, C.rows, C.off, d);
+}
+inline void softmax(CRef in, Ref out, int R, int cols, int valid_cols, Ref stat) {
+#pragma HLS INLINE
+  ttsim_softmax(in.rows, in.off, out.rows, out.off, R, cols, valid_cols, stat.rows, stat.off);
+}
+inline void softmax_grad(CRef P, CRef dP, Ref dS, int R, int cols, Ref stat) {
+#pragma HLS INLINE
+  ttsim_softmax_grad(P.rows, P.off, dP.rows, dP.off, dS.rows, dS.off, R, cols, stat.rows, stat.off);
+}
+inline void layernorm(CRef x, CRef gamma, CRef beta, Ref y, Ref xhat, Ref rstd, int R, int cols, Ref stat) {
+#pragma HLS INLINE
+  ttsim_layernorm(x.rows, x.off, gamma.rows, gamma.off, beta.rows, beta.off, y.rows, y.off, xhat.rows, xhat.off,
+                  rstd.rows, rstd.off, R, cols, stat.rows, stat.off);
+}
+inline void layernorm_grad(CRef dy, CRef xhat, CRef rstd, CRef gamma, Ref dx, Ref dgamma, Ref dbeta, int R,
+                           int cols, Ref stat) {
+#pragma HLS INLINE
+  ttsim_layernorm_grad(dy.rows, dy.off, xhat.rows, xhat.off, rstd.rows, rstd.off, gamma.rows, gamma.off, dx.rows,
+                       dx.off, dgamma.rows, dgamma.off, dbeta.rows, dbeta.off, R, cols, stat.rows, stat.off);
+}
+inline void gelu(CRef x, Ref y, int R, int cols) {
+#pragma HLS INLINE
+  ttsim_gelu(x.rows, x.off, y.rows, y.off, R, cols);
+}
+inline void gelu_grad(CRef x, CRef dy, Ref dx, int R, int cols) {
+#pragma HLS INLINE
+  ttsim_gelu_grad(x.rows, x.off, dy.rows, dy.off, dx.rows, dx.off, R, cols);
+}
+inline void add(CRef a, CRef b, Ref out, int R, int cols, int a_rs, int b_rs, int o_rs) {
+#pragma HLS INLINE
+  ttsim_add(a.rows, a.off, b.rows, b.off, out.rows, out.off, R, cols, a_rs, b_rs, o_rs);
+}
+inline void add_accumulate(CRef x, Ref acc, int R, int cols, int x_rs, int acc_rs) {
+#pragma HLS INLINE
+  ttsim_add_accumulate(x.rows, x.off, acc.rows, acc.off, R, cols, x_rs, acc_rs);
+}
+inline void column_sum(CRef x, Ref sum, int R, int cols, int x_rs) {
+#pragma HLS INLINE
+  ttsim_column_sum(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
+}
+inline float loss(CRef logits, const int* labels, Ref dlogits, int R, int cols, float scale, Ref stat) {
+#pragma HLS INLINE
+  return ttsim_loss(logits.rows, logits.off, labels, dlogits.rows, dlogits.off, R, cols, scale, stat.rows,
+                    stat.off);
+}
+inline void sgd_update(Ref w, Ref g, int words, float lr) {
+#pragma HLS INLINE
+  ttsim_sgd_update(w.rows, w.off, g.rows, g.off, words, lr);
+}
+
+}  // namespace ttsim_hls

@@ -15,12 +15,21 @@
 // (RecMII = ceil(fadd latency / kAccSlots) = 1); rows or tiles beyond the last block are
 // idle slots, counted in the trip.
 //
+// Arguments: every float argument is a Banked view (hls/include/banked.h) into an on-chip
+// arena of B banks (the label table of loss_kernel, int, is a plain pointer). The LANES
+// consecutive words of a tile are moved by one lane_read / lane_write per array per
+// iteration (the `n` valid lanes of the tile; each bank addressed with its index known at
+// synthesis, one port per access) into / from a register array the unrolled lane loop
+// computes on; per-row values (statistics, rstd) are single words, bank_read /
+// bank_write. Each such call is one access site of kernel_spec.h. Requires LANES <= B.
+//
 // Arithmetic: sums are taken per tile by a balanced tree, then over tiles in order, so
 // rounding depends on LANES (maxima do not).
 
 #include <cmath>
 
 #include "hls/include/access_probe.h"
+#include "hls/include/banked.h"
 #include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/kernels/contract.h"
@@ -89,8 +98,9 @@ inline long trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
 /// `in` and `out` R × cols; may alias); columns >= valid_cols get probability 0 (key
 /// padding mask). stat: 2R words scratch (row max, then 1 / row sum). Loops softmax_max,
 /// softmax_exp_sum, softmax_normalize. Requires 1 <= valid_cols <= cols.
-template <int LANES>
-void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols, float* stat) {
+template <int LANES, int B>
+void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int cols, int valid_cols,
+                    Banked<float, B> stat) {
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -107,19 +117,24 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
       TTSIM_LOOP_ITER("softmax_max");
       const int r = c.row();
       if (r < R) {
+        // Only the unmasked columns (j < valid_cols) are read.
+        const int nv = tile_lanes<LANES>(c.t * LANES, valid_cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("in", in, r * cols + c.t * LANES, nv, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          v[l] = j < valid_cols ? TTSIM_RD("in", in, r * cols + j) : -INFINITY;
+          v[l] = j < valid_cols ? xv[l] : -INFINITY;
         }
         const float m = LaneTree<LANES>::max(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float run = c.t == 0 ? m : (m > acc[c.s] ? m : acc[c.s]);
         acc[c.s] = run;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("stat", stat, r, run);
+        if (c.t == tiles - 1) bank_write("stat", stat, r, run);
       }
       c.next();
     }
@@ -136,25 +151,30 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
       TTSIM_LOOP_ITER("softmax_exp_sum");
       const int r = c.row();
       if (r < R) {
-        const float mx = TTSIM_RD("stat", stat, r);
+        const float mx = bank_read("stat", stat, r);
+        const int base = r * cols + c.t * LANES;
+        // `in` is read for the unmasked columns, `out` written for every column of the tile.
+        const int nv = tile_lanes<LANES>(c.t * LANES, valid_cols);
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("in", in, base, nv, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
           float e = 0.0f;
-          if (j < cols) {
-            e = j < valid_cols ? std::exp(TTSIM_RD("in", in, r * cols + j) - mx) : 0.0f;
-            TTSIM_WR("out", out, r * cols + j, e);
-          }
+          if (j < cols) e = j < valid_cols ? std::exp(xv[l] - mx) : 0.0f;
           v[l] = e;
         }
+        lane_write<LANES>("out", out, base, nl, v);
         const float part = LaneTree<LANES>::sum(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float s = c.t == 0 ? part : acc[c.s] + part;
         acc[c.s] = s;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("stat", stat, R + r, 1.0f / s);
+        if (c.t == tiles - 1) bank_write("stat", stat, R + r, 1.0f / s);
       }
       c.next();
     }
@@ -170,12 +190,18 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
 #pragma HLS DEPENDENCE variable = out type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MIN max = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MAX
       TTSIM_LOOP_ITER("softmax_normalize");
-      const float inv = TTSIM_RD("stat", stat, R + c.r);
+      const float inv = bank_read("stat", stat, R + c.r);
+      const int base = c.r * cols + c.t * LANES;
+      const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+      float ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = ov complete
+      lane_read<LANES>("out", out, base, nl, ov);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = c.t * LANES + l;
-        if (j < cols) TTSIM_WR("out", out, c.r * cols + j, TTSIM_RD("out", out, c.r * cols + j) * inv);
+        ov[l] = j < cols ? ov[l] * inv : 0.0f;
       }
+      lane_write<LANES>("out", out, base, nl, ov);
       c.next();
     }
   }
@@ -183,8 +209,9 @@ void softmax_kernel(const float* in, float* out, int R, int cols, int valid_cols
 
 /// Softmax gradient: dS = P ⊙ (dP − rowsum(dP ⊙ P)). All R × cols; dS may alias dP.
 /// stat: R words. Loops softmax_grad_dot, softmax_grad_apply.
-template <int LANES>
-void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int cols, float* stat) {
+template <int LANES, int B>
+void softmax_grad_kernel(Banked<const float, B> P, Banked<const float, B> dP, Banked<float, B> dS, int R,
+                         int cols, Banked<float, B> stat) {
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -201,19 +228,26 @@ void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int 
       TTSIM_LOOP_ITER("softmax_grad_dot");
       const int r = c.row();
       if (r < R) {
+        const int base = r * cols + c.t * LANES;
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float dpv[LANES], pv[LANES];
+#pragma HLS ARRAY_PARTITION variable = dpv complete
+#pragma HLS ARRAY_PARTITION variable = pv complete
+        lane_read<LANES>("dP", dP, base, nl, dpv);
+        lane_read<LANES>("P", P, base, nl, pv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          v[l] = j < cols ? TTSIM_RD("dP", dP, r * cols + j) * TTSIM_RD("P", P, r * cols + j) : 0.0f;
+          v[l] = j < cols ? dpv[l] * pv[l] : 0.0f;
         }
         const float part = LaneTree<LANES>::sum(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float s = c.t == 0 ? part : acc[c.s] + part;
         acc[c.s] = s;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("stat", stat, r, s);
+        if (c.t == tiles - 1) bank_write("stat", stat, r, s);
       }
       c.next();
     }
@@ -227,15 +261,21 @@ void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int 
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MAX
       TTSIM_LOOP_ITER("softmax_grad_apply");
-      const float dot = TTSIM_RD("stat", stat, c.r);
+      const float dot = bank_read("stat", stat, c.r);
+      const int base = c.r * cols + c.t * LANES;
+      const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+      float dpv[LANES], pv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = dpv complete
+#pragma HLS ARRAY_PARTITION variable = pv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+      lane_read<LANES>("dP", dP, base, nl, dpv);
+      lane_read<LANES>("P", P, base, nl, pv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = c.t * LANES + l;
-        if (j < cols) {
-          const int k = c.r * cols + j;
-          TTSIM_WR("dS", dS, k, (TTSIM_RD("dP", dP, k) - dot) * TTSIM_RD("P", P, k));
-        }
+        ov[l] = j < cols ? (dpv[l] - dot) * pv[l] : 0.0f;
       }
+      lane_write<LANES>("dS", dS, base, nl, ov);
       c.next();
     }
   }
@@ -245,9 +285,10 @@ void softmax_grad_kernel(const float* P, const float* dP, float* dS, int R, int 
 /// rstd = 1/√(var + eps) (biased variance). Saves x̂ (R × cols) and rstd (R) for the
 /// gradient. stat: R words (row means). Loops layernorm_mean, layernorm_var,
 /// layernorm_normalize.
-template <int LANES>
-void layernorm_kernel(const float* x, const float* gamma, const float* beta, float* y,
-                      float* xhat, float* rstd, int R, int cols, float* stat) {
+template <int LANES, int B>
+void layernorm_kernel(Banked<const float, B> x, Banked<const float, B> gamma, Banked<const float, B> beta,
+                      Banked<float, B> y, Banked<float, B> xhat, Banked<float, B> rstd, int R, int cols,
+                      Banked<float, B> stat) {
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -265,19 +306,23 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
       TTSIM_LOOP_ITER("layernorm_mean");
       const int r = c.row();
       if (r < R) {
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("x", x, r * cols + c.t * LANES, nl, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          v[l] = j < cols ? TTSIM_RD("x", x, r * cols + j) : 0.0f;
+          v[l] = j < cols ? xv[l] : 0.0f;
         }
         const float part = LaneTree<LANES>::sum(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float s = c.t == 0 ? part : acc[c.s] + part;
         acc[c.s] = s;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("stat", stat, r, s * inv_cols);
+        if (c.t == tiles - 1) bank_write("stat", stat, r, s * inv_cols);
       }
       c.next();
     }
@@ -294,13 +339,17 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
       TTSIM_LOOP_ITER("layernorm_var");
       const int r = c.row();
       if (r < R) {
-        const float mean = TTSIM_RD("stat", stat, r);
+        const float mean = bank_read("stat", stat, r);
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("x", x, r * cols + c.t * LANES, nl, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          const float d = j < cols ? TTSIM_RD("x", x, r * cols + j) - mean : 0.0f;
+          const float d = j < cols ? xv[l] - mean : 0.0f;
           v[l] = d * d;
         }
         const float part = LaneTree<LANES>::sum(v);
@@ -308,7 +357,7 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
         const float s = c.t == 0 ? part : acc[c.s] + part;
         acc[c.s] = s;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("rstd", rstd, r, 1.0f / std::sqrt(s * inv_cols + kLayerNormEps));
+        if (c.t == tiles - 1) bank_write("rstd", rstd, r, 1.0f / std::sqrt(s * inv_cols + kLayerNormEps));
       }
       c.next();
     }
@@ -322,18 +371,32 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MIN max = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MAX
       TTSIM_LOOP_ITER("layernorm_normalize");
-      const float mean = TTSIM_RD("stat", stat, c.r);
-      const float rs = TTSIM_RD("rstd", rstd, c.r);
+      const float mean = bank_read("stat", stat, c.r);
+      const float rs = bank_read("rstd", rstd, c.r);
+      const int base = c.r * cols + c.t * LANES;
+      const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+      float xv[LANES], gv[LANES], bv[LANES], hv[LANES], yv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = gv complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = hv complete
+#pragma HLS ARRAY_PARTITION variable = yv complete
+      lane_read<LANES>("x", x, base, nl, xv);
+      lane_read<LANES>("gamma", gamma, c.t * LANES, nl, gv);
+      lane_read<LANES>("beta", beta, c.t * LANES, nl, bv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = c.t * LANES + l;
+        float h = 0.0f, o = 0.0f;
         if (j < cols) {
-          const int k = c.r * cols + j;
-          const float h = (TTSIM_RD("x", x, k) - mean) * rs;
-          TTSIM_WR("xhat", xhat, k, h);
-          TTSIM_WR("y", y, k, h * TTSIM_RD("gamma", gamma, j) + TTSIM_RD("beta", beta, j));
+          h = (xv[l] - mean) * rs;
+          o = h * gv[l] + bv[l];
         }
+        hv[l] = h;
+        yv[l] = o;
       }
+      lane_write<LANES>("xhat", xhat, base, nl, hv);
+      lane_write<LANES>("y", y, base, nl, yv);
       c.next();
     }
   }
@@ -342,10 +405,10 @@ void layernorm_kernel(const float* x, const float* gamma, const float* beta, flo
 /// LayerNorm gradient. With g = dy·γ: dx = rstd · (g − mean(g) − x̂·mean(g·x̂)) (dx
 /// overwritten), dγ += Σ_rows dy·x̂, dβ += Σ_rows dy. stat: 2R words.
 /// Loops layernorm_grad_reduce, layernorm_grad_input, layernorm_grad_params.
-template <int LANES>
-void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd,
-                           const float* gamma, float* dx, float* dgamma, float* dbeta, int R,
-                           int cols, float* stat) {
+template <int LANES, int B>
+void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xhat, Banked<const float, B> rstd,
+                           Banked<const float, B> gamma, Banked<float, B> dx, Banked<float, B> dgamma,
+                           Banked<float, B> dbeta, int R, int cols, Banked<float, B> stat) {
   using ttsim_spec::kTripColumnSlots;
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
@@ -365,6 +428,15 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
       TTSIM_LOOP_ITER("layernorm_grad_reduce");
       const int r = c.row();
       if (r < R) {
+        const int base = r * cols + c.t * LANES;
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float dyv[LANES], gv[LANES], hv[LANES];
+#pragma HLS ARRAY_PARTITION variable = dyv complete
+#pragma HLS ARRAY_PARTITION variable = gv complete
+#pragma HLS ARRAY_PARTITION variable = hv complete
+        lane_read<LANES>("dy", dy, base, nl, dyv);
+        lane_read<LANES>("gamma", gamma, c.t * LANES, nl, gv);
+        lane_read<LANES>("xhat", xhat, base, nl, hv);
         float v1[LANES], v2[LANES];
 #pragma HLS ARRAY_PARTITION variable = v1 complete
 #pragma HLS ARRAY_PARTITION variable = v2 complete
@@ -373,9 +445,8 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
           const int j = c.t * LANES + l;
           float g = 0.0f, gx = 0.0f;
           if (j < cols) {
-            const int k = r * cols + j;
-            g = TTSIM_RD("dy", dy, k) * TTSIM_RD("gamma", gamma, j);
-            gx = g * TTSIM_RD("xhat", xhat, k);
+            g = dyv[l] * gv[l];
+            gx = g * hv[l];
           }
           v1[l] = g;
           v2[l] = gx;
@@ -392,8 +463,8 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
         TTSIM_REG_WR("acc", c.s);
         TTSIM_REG_WR("acc", kAccSlots + c.s);
         if (c.t == tiles - 1) {
-          TTSIM_WR("stat", stat, r, s1 * inv_cols);
-          TTSIM_WR("stat", stat, R + r, s2 * inv_cols);
+          bank_write("stat", stat, r, s1 * inv_cols);
+          bank_write("stat", stat, R + r, s2 * inv_cols);
         }
       }
       c.next();
@@ -408,17 +479,29 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MAX
       TTSIM_LOOP_ITER("layernorm_grad_input");
-      const float m1 = TTSIM_RD("stat", stat, c.r), m2 = TTSIM_RD("stat", stat, R + c.r);
-      const float rs = TTSIM_RD("rstd", rstd, c.r);
+      const float m1 = bank_read("stat", stat, c.r), m2 = bank_read("stat", stat, R + c.r);
+      const float rs = bank_read("rstd", rstd, c.r);
+      const int base = c.r * cols + c.t * LANES;
+      const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+      float dyv[LANES], gv[LANES], hv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = dyv complete
+#pragma HLS ARRAY_PARTITION variable = gv complete
+#pragma HLS ARRAY_PARTITION variable = hv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+      lane_read<LANES>("dy", dy, base, nl, dyv);
+      lane_read<LANES>("gamma", gamma, c.t * LANES, nl, gv);
+      lane_read<LANES>("xhat", xhat, base, nl, hv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = c.t * LANES + l;
+        float o = 0.0f;
         if (j < cols) {
-          const int k = c.r * cols + j;
-          const float g = TTSIM_RD("dy", dy, k) * TTSIM_RD("gamma", gamma, j);
-          TTSIM_WR("dx", dx, k, rs * (g - m1 - TTSIM_RD("xhat", xhat, k) * m2));
+          const float g = dyv[l] * gv[l];
+          o = rs * (g - m1 - hv[l] * m2);
         }
+        ov[l] = o;
       }
+      lane_write<LANES>("dx", dx, base, nl, ov);
       c.next();
     }
   }
@@ -441,22 +524,44 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
       TTSIM_LOOP_ITER("layernorm_grad_params");
       const int t = c.tile();
       if (t < tiles) {
+        const int base = c.r * cols + t * LANES;
+        const int nl = tile_lanes<LANES>(t * LANES, cols);
+        float dyv[LANES], hv[LANES], sgv[LANES], sbv[LANES];
+#pragma HLS ARRAY_PARTITION variable = dyv complete
+#pragma HLS ARRAY_PARTITION variable = hv complete
+#pragma HLS ARRAY_PARTITION variable = sgv complete
+#pragma HLS ARRAY_PARTITION variable = sbv complete
+        lane_read<LANES>("dy", dy, base, nl, dyv);
+        lane_read<LANES>("xhat", xhat, base, nl, hv);
         if (c.r > 0) TTSIM_REG_RD("acc", c.s);
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = t * LANES + l;
+          float sg = 0.0f, sb = 0.0f;
           if (j < cols) {
-            const int k = c.r * cols + j;
-            const float d = TTSIM_RD("dy", dy, k);
-            const float sg = (c.r == 0 ? 0.0f : accg[c.s][l]) + d * TTSIM_RD("xhat", xhat, k);
-            const float sb = (c.r == 0 ? 0.0f : accb[c.s][l]) + d;
+            const float d = dyv[l];
+            sg = (c.r == 0 ? 0.0f : accg[c.s][l]) + d * hv[l];
+            sb = (c.r == 0 ? 0.0f : accb[c.s][l]) + d;
             accg[c.s][l] = sg;
             accb[c.s][l] = sb;
-            if (c.r == R - 1) {
-              TTSIM_WR("dgamma", dgamma, j, TTSIM_RD("dgamma", dgamma, j) + sg);
-              TTSIM_WR("dbeta", dbeta, j, TTSIM_RD("dbeta", dbeta, j) + sb);
-            }
           }
+          sgv[l] = sg;
+          sbv[l] = sb;
+        }
+        if (c.r == R - 1) {
+          // The column sums are added to dgamma / dbeta at the last row (valid lanes only).
+          float dgv[LANES], dbv[LANES];
+#pragma HLS ARRAY_PARTITION variable = dgv complete
+#pragma HLS ARRAY_PARTITION variable = dbv complete
+          lane_read<LANES>("dgamma", dgamma, t * LANES, nl, dgv);
+          lane_read<LANES>("dbeta", dbeta, t * LANES, nl, dbv);
+          for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+            dgv[l] = dgv[l] + sgv[l];
+            dbv[l] = dbv[l] + sbv[l];
+          }
+          lane_write<LANES>("dgamma", dgamma, t * LANES, nl, dgv);
+          lane_write<LANES>("dbeta", dbeta, t * LANES, nl, dbv);
         }
         TTSIM_REG_WR("acc", c.s);
       }
@@ -466,8 +571,8 @@ void layernorm_grad_kernel(const float* dy, const float* xhat, const float* rstd
 }
 
 /// GELU, tanh form, y = x · σ(kGeluK·x·(1 + kGeluC·x²)) over R rows of cols. Loop gelu.
-template <int LANES>
-void gelu_kernel(const float* x, float* y, int R, int cols) {
+template <int LANES, int B>
+void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) {
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -477,24 +582,33 @@ gelu:
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_MIN max = TTSIM_TRIPS_GELU_MAX
     TTSIM_LOOP_ITER("gelu");
+    const int base = c.r * cols + c.t * LANES;
+    const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+    float xv[LANES], yv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = yv complete
+    lane_read<LANES>("x", x, base, nl, xv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = c.t * LANES + l;
+      float o = 0.0f;
       if (j < cols) {
-        const int k = c.r * cols + j;
-        const float v = TTSIM_RD("x", x, k);
+        const float v = xv[l];
         const float w = kGeluK * v * (1.0f + kGeluC * v * v);
-        TTSIM_WR("y", y, k, v / (1.0f + std::exp(-w)));
+        o = v / (1.0f + std::exp(-w));
       }
+      yv[l] = o;
     }
+    lane_write<LANES>("y", y, base, nl, yv);
     c.next();
   }
 }
 
 /// GELU gradient: dx = dy · (s + x·s·(1 − s)·kGeluK·(1 + 3·kGeluC·x²)), s = σ(w) as in
 /// gelu_kernel; x is the saved pre-activation. dx may alias dy. Loop gelu_grad.
-template <int LANES>
-void gelu_grad_kernel(const float* x, const float* dy, float* dx, int R, int cols) {
+template <int LANES, int B>
+void gelu_grad_kernel(Banked<const float, B> x, Banked<const float, B> dy, Banked<float, B> dx, int R,
+                      int cols) {
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -504,27 +618,37 @@ gelu_grad:
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
     TTSIM_LOOP_ITER("gelu_grad");
+    const int base = c.r * cols + c.t * LANES;
+    const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+    float xv[LANES], dyv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = dyv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+    lane_read<LANES>("x", x, base, nl, xv);
+    lane_read<LANES>("dy", dy, base, nl, dyv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = c.t * LANES + l;
+      float o = 0.0f;
       if (j < cols) {
-        const int k = c.r * cols + j;
-        const float v = TTSIM_RD("x", x, k);
+        const float v = xv[l];
         const float w = kGeluK * v * (1.0f + kGeluC * v * v);
         const float s = 1.0f / (1.0f + std::exp(-w));
         const float dw = kGeluK * (1.0f + 3.0f * kGeluC * v * v);
-        TTSIM_WR("dx", dx, k, TTSIM_RD("dy", dy, k) * (s + v * s * (1.0f - s) * dw));
+        o = dyv[l] * (s + v * s * (1.0f - s) * dw);
       }
+      ov[l] = o;
     }
+    lane_write<LANES>("dx", dx, base, nl, ov);
     c.next();
   }
 }
 
 /// out[r·o_rs + j] = a[r·a_rs + j] + b[r·b_rs + j] for R rows of cols (a row stride of
 /// 0 broadcasts one row, e.g. a bias). Loop add.
-template <int LANES>
-void add_kernel(const float* a, const float* b, float* out, int R, int cols, int a_rs, int b_rs,
-                int o_rs) {
+template <int LANES, int B>
+void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols,
+                int a_rs, int b_rs, int o_rs) {
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -534,22 +658,28 @@ add:
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_MIN max = TTSIM_TRIPS_ADD_MAX
     TTSIM_LOOP_ITER("add");
+    const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+    float av[LANES], bv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+    lane_read<LANES>("a", a, c.r * a_rs + c.t * LANES, nl, av);
+    lane_read<LANES>("b", b, c.r * b_rs + c.t * LANES, nl, bv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = c.t * LANES + l;
-      if (j < cols) {
-        TTSIM_WR("out", out, c.r * o_rs + j,
-                 TTSIM_RD("a", a, c.r * a_rs + j) + TTSIM_RD("b", b, c.r * b_rs + j));
-      }
+      ov[l] = j < cols ? av[l] + bv[l] : 0.0f;
     }
+    lane_write<LANES>("out", out, c.r * o_rs + c.t * LANES, nl, ov);
     c.next();
   }
 }
 
 /// acc[r·acc_rs + j] += x[r·x_rs + j] for R rows of cols; every acc element distinct
 /// (acc_rs >= cols; column sums are column_sum_kernel). Loop add_accumulate.
-template <int LANES>
-void add_accumulate_kernel(const float* x, float* acc, int R, int cols, int x_rs, int acc_rs) {
+template <int LANES, int B>
+void add_accumulate_kernel(Banked<const float, B> x, Banked<float, B> acc, int R, int cols, int x_rs,
+                           int acc_rs) {
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -561,22 +691,27 @@ add_accumulate:
 #pragma HLS DEPENDENCE variable = acc type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
     TTSIM_LOOP_ITER("add_accumulate");
+    const int k = c.r * acc_rs + c.t * LANES;
+    const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+    float av[LANES], xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = xv complete
+    lane_read<LANES>("acc", acc, k, nl, av);
+    lane_read<LANES>("x", x, c.r * x_rs + c.t * LANES, nl, xv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = c.t * LANES + l;
-      if (j < cols) {
-        const int k = c.r * acc_rs + j;
-        TTSIM_WR("acc", acc, k, TTSIM_RD("acc", acc, k) + TTSIM_RD("x", x, c.r * x_rs + j));
-      }
+      av[l] = j < cols ? av[l] + xv[l] : 0.0f;
     }
+    lane_write<LANES>("acc", acc, k, nl, av);
     c.next();
   }
 }
 
 /// sum[j] += Σ_r x[r·x_rs + j] for R rows of cols (the bias gradient as column sums of
 /// dY). Loop column_sum.
-template <int LANES>
-void column_sum_kernel(const float* x, float* sum, int R, int cols, int x_rs) {
+template <int LANES, int B>
+void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, int cols, int x_rs) {
   const int tiles = (cols + LANES - 1) / LANES;
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
@@ -593,15 +728,32 @@ column_sum:
     TTSIM_LOOP_ITER("column_sum");
     const int t = c.tile();
     if (t < tiles) {
+      const int nl = tile_lanes<LANES>(t * LANES, cols);
+      float xv[LANES], sv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = sv complete
+      lane_read<LANES>("x", x, c.r * x_rs + t * LANES, nl, xv);
       if (c.r > 0) TTSIM_REG_RD("acc", c.s);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = t * LANES + l;
+        float s = 0.0f;
         if (j < cols) {
-          const float s = (c.r == 0 ? 0.0f : acc[c.s][l]) + TTSIM_RD("x", x, c.r * x_rs + j);
+          s = (c.r == 0 ? 0.0f : acc[c.s][l]) + xv[l];
           acc[c.s][l] = s;
-          if (c.r == R - 1) TTSIM_WR("sum", sum, j, TTSIM_RD("sum", sum, j) + s);
         }
+        sv[l] = s;
+      }
+      if (c.r == R - 1) {
+        // The column sums are added to sum at the last row (valid lanes only).
+        float ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = ov complete
+        lane_read<LANES>("sum", sum, t * LANES, nl, ov);
+        for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+          ov[l] = ov[l] + sv[l];
+        }
+        lane_write<LANES>("sum", sum, t * LANES, nl, ov);
       }
       TTSIM_REG_WR("acc", c.s);
     }
@@ -614,9 +766,9 @@ column_sum:
 /// Returns scale · Σ_rows (logsumexp − logit[label]). stat: 2R words (row max, then
 /// scale / row sum or 0). Loops loss_max, loss_exp_sum, loss_grad; the kAccSlots partial
 /// losses are summed by a tree after loss_exp_sum.
-template <int LANES>
-float loss_kernel(const float* logits, const int* labels, float* dlogits, int R, int cols,
-                  float scale, float* stat) {
+template <int LANES, int B>
+float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float, B> dlogits, int R, int cols,
+                  float scale, Banked<float, B> stat) {
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -633,19 +785,23 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
       TTSIM_LOOP_ITER("loss_max");
       const int r = c.row();
       if (r < R) {
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("logits", logits, r * cols + c.t * LANES, nl, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          v[l] = j < cols ? TTSIM_RD("logits", logits, r * cols + j) : -INFINITY;
+          v[l] = j < cols ? xv[l] : -INFINITY;
         }
         const float m = LaneTree<LANES>::max(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float run = c.t == 0 ? m : (m > acc[c.s] ? m : acc[c.s]);
         acc[c.s] = run;
         TTSIM_REG_WR("acc", c.s);
-        if (c.t == tiles - 1) TTSIM_WR("stat", stat, r, run);
+        if (c.t == tiles - 1) bank_write("stat", stat, r, run);
       }
       c.next();
     }
@@ -668,8 +824,13 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
       TTSIM_LOOP_ITER("loss_exp_sum");
       const int r = c.row();
       if (r < R) {
-        const float mx = TTSIM_RD("stat", stat, r);
+        const float mx = bank_read("stat", stat, r);
         const int label = TTSIM_RD("labels", labels, r);
+        const int base = r * cols + c.t * LANES;
+        const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+        float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+        lane_read<LANES>("logits", logits, base, nl, xv);
         float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
         for (int l = 0; l < LANES; ++l) {
@@ -677,9 +838,8 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
           const int j = c.t * LANES + l;
           float e = 0.0f;
           if (j < cols) {
-            const float x = TTSIM_RD("logits", logits, r * cols + j);
+            const float x = xv[l];
             e = std::exp(x - mx);
-            TTSIM_WR("dlogits", dlogits, r * cols + j, e);
             if (j == label) {
               xl[c.s] = x;
               TTSIM_REG_WR("label_logit", c.s);
@@ -687,6 +847,7 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
           }
           v[l] = e;
         }
+        lane_write<LANES>("dlogits", dlogits, base, nl, v);
         const float part = LaneTree<LANES>::sum(v);
         if (c.t > 0) TTSIM_REG_RD("acc", c.s);
         const float s = c.t == 0 ? part : acc[c.s] + part;
@@ -700,7 +861,7 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
             lacc[c.s] += scale * (std::log(s) + mx - xl[c.s]);
             TTSIM_REG_WR("loss_acc", c.s);
           }
-          TTSIM_WR("stat", stat, R + r, used ? scale / s : 0.0f);
+          bank_write("stat", stat, R + r, used ? scale / s : 0.0f);
         }
       }
       c.next();
@@ -718,17 +879,24 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
 #pragma HLS DEPENDENCE variable = dlogits type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_GRAD_MIN max = TTSIM_TRIPS_LOSS_GRAD_MAX
       TTSIM_LOOP_ITER("loss_grad");
-      const float a = TTSIM_RD("stat", stat, R + c.r);
+      const float a = bank_read("stat", stat, R + c.r);
       const int label = TTSIM_RD("labels", labels, c.r);
+      const int base = c.r * cols + c.t * LANES;
+      const int nl = tile_lanes<LANES>(c.t * LANES, cols);
+      float dv[LANES];
+#pragma HLS ARRAY_PARTITION variable = dv complete
+      lane_read<LANES>("dlogits", dlogits, base, nl, dv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = c.t * LANES + l;
+        float o = 0.0f;
         if (j < cols) {
-          const int k = c.r * cols + j;
           const float y = j == label ? scale : 0.0f;
-          TTSIM_WR("dlogits", dlogits, k, TTSIM_RD("dlogits", dlogits, k) * a - y);
+          o = dv[l] * a - y;
         }
+        dv[l] = o;
       }
+      lane_write<LANES>("dlogits", dlogits, base, nl, dv);
       c.next();
     }
   }
@@ -738,8 +906,8 @@ float loss_kernel(const float* logits, const int* labels, float* dlogits, int R,
 /// SGD in place over `words` parameters: w −= lr·g, then g = 0 (so the next step's
 /// gradients start from zero without a separate clearing pass). Loop sgd_update,
 /// trip ceil(words / LANES) (shape rows 1, cols words).
-template <int LANES>
-void sgd_kernel(float* w, float* g, int words, float lr) {
+template <int LANES, int B>
+void sgd_kernel(Banked<float, B> w, Banked<float, B> g, int words, float lr) {
   const int tiles = (words + LANES - 1) / LANES;
   const long total = detail::trip(ttsim_spec::kTripElementwise, 1, words, LANES);
   TTSIM_LOOP_BEGIN("sgd_update");
@@ -748,14 +916,22 @@ sgd_update:
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SGD_UPDATE_MIN max = TTSIM_TRIPS_SGD_UPDATE_MAX
     TTSIM_LOOP_ITER("sgd_update");
+    const int first = static_cast<int>(t) * LANES;
+    const int nl = tile_lanes<LANES>(first, words);
+    float wv[LANES], gv[LANES], zv[LANES];
+#pragma HLS ARRAY_PARTITION variable = wv complete
+#pragma HLS ARRAY_PARTITION variable = gv complete
+#pragma HLS ARRAY_PARTITION variable = zv complete
+    lane_read<LANES>("w", w, first, nl, wv);
+    lane_read<LANES>("g", g, first, nl, gv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-      const int j = static_cast<int>(t) * LANES + l;
-      if (j < words) {
-        TTSIM_WR("w", w, j, TTSIM_RD("w", w, j) - lr * TTSIM_RD("g", g, j));
-        TTSIM_WR("g", g, j, 0.0f);
-      }
+      const int j = first + l;
+      wv[l] = j < words ? wv[l] - lr * gv[l] : 0.0f;
+      zv[l] = 0.0f;
     }
+    lane_write<LANES>("w", w, first, nl, wv);
+    lane_write<LANES>("g", g, first, nl, zv);
   }
   (void)tiles;
 }

@@ -77,23 +77,27 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ALLOCATION function instances = ttsim_sgd_update limit = TTSIM_INSTANCES_TTSIM_SGD_UPDATE
   using namespace ttsim_cfg;
   using namespace ttsim_hls;
-  // The on-chip arenas: words, BIND_STORAGE impl and cyclic partition factor of each
-  // from design_config.h (the machine description's memories).
-  static float param_mem[kParamWords];
-  static float grad_mem[kGradWords];
-  static float act_mem[kActWords];
-  static float scratch_mem[kScratchWords];
+  // The on-chip arenas (the machine description's memories): words, BIND_STORAGE impl and
+  // banks of each from design_config.h. A float arena is rows of kArenaBanks words with
+  // dim 2 completely partitioned: bank k of a row is its own memory, so the kernels'
+  // lane accesses address each bank with a constant index (hls/include/banked.h).
+  static_assert(kParamPartition == kArenaBanks && kGradPartition == kArenaBanks &&
+                    kActPartition == kArenaBanks && kScratchPartition == kArenaBanks,
+                "every float arena has kArenaBanks banks");
+  static float param_mem[(kParamWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float grad_mem[(kGradWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float act_mem[(kActWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float scratch_mem[(kScratchWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static int index_mem[kIndexWords];
 #pragma HLS BIND_STORAGE variable = param_mem type = ram_t2p impl = TTSIM_PARAM_STORAGE
 #pragma HLS BIND_STORAGE variable = grad_mem type = ram_t2p impl = TTSIM_GRAD_STORAGE
 #pragma HLS BIND_STORAGE variable = act_mem type = ram_t2p impl = TTSIM_ACT_STORAGE
 #pragma HLS BIND_STORAGE variable = scratch_mem type = ram_t2p impl = TTSIM_SCRATCH_STORAGE
 #pragma HLS BIND_STORAGE variable = index_mem type = ram_t2p impl = TTSIM_INDEX_STORAGE
-#pragma HLS ARRAY_PARTITION variable = param_mem type = cyclic factor = kParamPartition
-#pragma HLS ARRAY_PARTITION variable = grad_mem type = cyclic factor = kGradPartition
-#pragma HLS ARRAY_PARTITION variable = act_mem type = cyclic factor = kActPartition
-#pragma HLS ARRAY_PARTITION variable = scratch_mem type = cyclic factor = kScratchPartition
-#pragma HLS ARRAY_PARTITION variable = index_mem type = cyclic factor = kIndexPartition
+#pragma HLS ARRAY_PARTITION variable = param_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = grad_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = act_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = scratch_mem type = complete dim = 2
 
   const ModelDims dims = design_config_dims();
   Layout layout;
@@ -103,19 +107,19 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
       layout.scratch_words > kScratchWords || layout.index_words > kIndexWords) {
     return;
   }
-  const Arenas arenas{param_mem, grad_mem, act_mem, scratch_mem, index_mem};
+  const Arenas arenas{Ref(param_mem, 0), Ref(grad_mem, 0), Ref(act_mem, 0), Ref(scratch_mem, 0), index_mem};
   if (mode == kTtsimLoadParams) {
   param_load:
     for (int i = 0; i < kParamWords; ++i) {
 #pragma HLS PIPELINE II = 1
-      param_mem[i] = param_io[i];
-      grad_mem[i] = 0.0f;
+      param_mem[i / kArenaBanks][i % kArenaBanks] = param_io[i];
+      grad_mem[i / kArenaBanks][i % kArenaBanks] = 0.0f;
     }
   } else if (mode == kTtsimStoreParams) {
   param_store:
     for (int i = 0; i < kParamWords; ++i) {
 #pragma HLS PIPELINE II = 1
-      param_io[i] = param_mem[i];
+      param_io[i] = param_mem[i / kArenaBanks][i % kArenaBanks];
     }
   } else if (mode == kTtsimTrainStep) {
     if (K < 1 || K > kSeqLen) return;

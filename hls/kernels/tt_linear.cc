@@ -77,52 +77,52 @@ int tt_scratch_words(const TtDims& t, int K) {
   return 2 * mx;
 }
 
-void btt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
-                 float* Y, float* saved) {
+void btt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+                 Ref Y, Ref saved) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   // Left merge: L_1 = G_1; L_k = L_{k-1} · G_k.
   for (int k = 2; k <= d; ++k) {
-    const float* lprev = k == 2 ? cores + t.core_offset(1) : saved + btt_l_offset(t, K, k - 1);
-    ttsim_contraction(lprev, cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
+    CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
+    contraction(lprev, cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
                       plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]));
   }
   // Right merge: R_e = G_{d+e}; R_j = G_{d+j} · R_{j+1}.
   for (int j = e - 1; j >= 1; --j) {
-    const float* rnext =
-        j + 1 == e ? cores + t.core_offset(d + e) : saved + btt_r_offset(t, K, j + 1);
-    ttsim_contraction(cores + t.core_offset(d + j), rnext, saved + btt_r_offset(t, K, j),
+    CRef rnext =
+        j + 1 == e ? cores + t.core_offset(d + e) : CRef(saved + btt_r_offset(t, K, j + 1));
+    contraction(cores + t.core_offset(d + j), rnext, saved + btt_r_offset(t, K, j),
                       plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)));
   }
-  const float* L = d == 1 ? cores + t.core_offset(1) : saved + btt_l_offset(t, K, d);
-  const float* R = e == 1 ? cores + t.core_offset(d + 1) : saved + btt_r_offset(t, K, 1);
-  float* Z = saved;
-  ttsim_contraction(X, L, Z, plain_desc(K, t.M(), t.r[d]));
-  ttsim_contraction(Z, R, Y, plain_desc(K, t.r[d], t.N()));
-  if (bias) ttsim_add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
+  CRef L = d == 1 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, d));
+  CRef R = e == 1 ? cores + t.core_offset(d + 1) : CRef(saved + btt_r_offset(t, K, 1));
+  Ref Z = saved;
+  contraction(X, L, Z, plain_desc(K, t.M(), t.r[d]));
+  contraction(Z, R, Y, plain_desc(K, t.r[d], t.N()));
+  if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
-void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
-                  const float* saved, float* dX, bool accumulate_dx, float* dcores,
-                  float* dbias, float* scratch) {
+void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
+                  Ref dbias, Ref scratch) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
-  const float* L = d == 1 ? cores + t.core_offset(1) : saved + btt_l_offset(t, K, d);
-  const float* R = e == 1 ? cores + t.core_offset(d + 1) : saved + btt_r_offset(t, K, 1);
-  const float* Z = saved;
+  CRef L = d == 1 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, d));
+  CRef R = e == 1 ? cores + t.core_offset(d + 1) : CRef(saved + btt_r_offset(t, K, 1));
+  CRef Z = saved;
   // Scratch: dZ, dL_k (k = 2..d), dR_j (j = 1..e-1).
-  float* dZ = scratch;
-  float* dl_base = dZ + K * rd;
-  auto dL = [&](int k) -> float* {  // dL_1 is dG_1
+  Ref dZ = scratch;
+  Ref dl_base = dZ + K * rd;
+  auto dL = [&](int k) -> Ref {  // dL_1 is dG_1
     if (k == 1) return dcores + t.core_offset(1);
-    float* p = dl_base;
+    Ref p = dl_base;
     for (int c = 2; c < k; ++c) p += t.mpre(c) * t.r[c];
     return p;
   };
-  float* dr_base = dL(d + 1);
-  auto dR = [&](int j) -> float* {  // dR_e is dG_{d+e}
+  Ref dr_base = dL(d + 1);
+  auto dR = [&](int j) -> Ref {  // dR_e is dG_{d+e}
     if (j == e) return dcores + t.core_offset(d + e);
-    float* p = dr_base;
+    Ref p = dr_base;
     for (int c = 1; c < j; ++c) p += r_words(t, c);
     return p;
   };
@@ -130,89 +130,89 @@ void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const
   // Grad-input stage: dZ = dY·Rᵀ (K, N, r_d); dX = dZ·Lᵀ (K, r_d, M).
   ContractDesc c = plain_desc(K, N, rd);
   c.b_p = 1; c.b_j = N;
-  ttsim_contraction(dY, R, dZ, c);
+  contraction(dY, R, dZ, c);
   if (dX) {
     c = plain_desc(K, rd, M);
     c.b_p = 1; c.b_j = rd;
     c.accumulate = accumulate_dx;
-    ttsim_contraction(dZ, L, dX, c);
+    contraction(dZ, L, dX, c);
   }
   // Grad-weights stage: dR = Zᵀ·dY (r_d, K, N); dL = Xᵀ·dZ (M, K, r_d).
   c = plain_desc(rd, K, N);
   c.a_i = 1; c.a_p = rd;
-  ttsim_contraction(Z, dY, dR(1), c);
+  contraction(Z, dY, dR(1), c);
   c = plain_desc(M, K, rd);
   c.a_i = 1; c.a_p = M;
-  ttsim_contraction(X, dZ, dL(d), c);
+  contraction(X, dZ, dL(d), c);
   // Left chain, k = d..2.
   for (int k = d; k >= 2; --k) {
-    const float* lprev = k == 2 ? cores + t.core_offset(1) : saved + btt_l_offset(t, K, k - 1);
+    CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
     const int rp = t.r[k - 1], cols = t.m[k - 1] * t.r[k], mp = t.mpre(k - 1);
     c = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
     c.a_i = 1; c.a_p = rp;
-    ttsim_contraction(lprev, dL(k), dcores + t.core_offset(k), c);
+    contraction(lprev, dL(k), dcores + t.core_offset(k), c);
     c = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
     c.b_p = 1; c.b_j = cols;
-    ttsim_contraction(dL(k), cores + t.core_offset(k), dL(k - 1), c);
+    contraction(dL(k), cores + t.core_offset(k), dL(k - 1), c);
   }
   // Right chain, j = 1..e-1.
   for (int j = 1; j < e; ++j) {
-    const float* rnext =
-        j + 1 == e ? cores + t.core_offset(d + e) : saved + btt_r_offset(t, K, j + 1);
+    CRef rnext =
+        j + 1 == e ? cores + t.core_offset(d + e) : CRef(saved + btt_r_offset(t, K, j + 1));
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
     c = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
     c.b_p = 1; c.b_j = inner;
-    ttsim_contraction(dR(j), rnext, dcores + t.core_offset(d + j), c);
+    contraction(dR(j), rnext, dcores + t.core_offset(d + j), c);
     c = plain_desc(rj, rows, inner);  // dR_{j+1} = G_{d+j}ᵀ · dR_j
     c.a_i = 1; c.a_p = rj;
-    ttsim_contraction(cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
+    contraction(cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
   }
-  if (dbias) ttsim_column_sum(dY, dbias, K, N, N);
+  if (dbias) column_sum(dY, dbias, K, N, N);
 }
 
-void tt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
-                float* Y, float* saved) {
+void tt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+                Ref Y, Ref saved) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
-  auto T = [&](int s) -> float* { return s == d + e ? Y : saved + tt_t_offset(t, K, s); };
+  auto T = [&](int s) -> Ref { return s == d + e ? Y : saved + tt_t_offset(t, K, s); };
   for (int k = 1; k <= d; ++k) {
-    const float* in = k == 1 ? X : T(k - 1);
+    CRef in = k == 1 ? X : CRef(T(k - 1));
     const int ms = t.msuf(k), inner = t.r[k - 1] * t.m[k - 1];
     ContractDesc c;
     c.batch = K; c.rows = ms; c.inner = inner; c.cols = t.r[k];
     c.a_b = inner * ms; c.a_i = 1; c.a_p = ms;
     c.b_p = t.r[k]; c.b_j = 1;
     c.c_b = t.r[k] * ms; c.c_i = 1; c.c_j = ms;
-    ttsim_contraction(in, cores + t.core_offset(k), T(k), c);
+    contraction(in, cores + t.core_offset(k), T(k), c);
   }
   for (int j = 1; j <= e; ++j) {
     const int s = d + j;
-    ttsim_contraction(T(s - 1), cores + t.core_offset(s), T(s),
+    contraction(T(s - 1), cores + t.core_offset(s), T(s),
                       plain_desc(K * t.npre(j - 1), t.r[s - 1], t.n[j - 1] * t.r[s]));
   }
-  if (bias) ttsim_add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
+  if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
-void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
-                 const float* saved, float* dX, bool accumulate_dx, float* dcores, float* dbias,
-                 float* scratch) {
+void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+                 CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
+                 Ref scratch) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   const int half = tt_scratch_words(t, K) / 2;
-  auto T = [&](int s) -> const float* { return s == 0 ? X : saved + tt_t_offset(t, K, s); };
-  const float* dcur = dY;  // dT_s
+  auto T = [&](int s) -> CRef { return s == 0 ? X : saved + tt_t_offset(t, K, s); };
+  CRef dcur = dY;  // dT_s
   for (int s = d + e; s >= 1; --s) {
-    float* dnext = s - 1 == 0 ? dX : scratch + ((s & 1) ? 0 : half);  // dT_{s-1}
-    float* dG = dcores + t.core_offset(s);
-    const float* G = cores + t.core_offset(s);
+    Ref dnext = s - 1 == 0 ? dX : scratch + ((s & 1) ? 0 : half);  // dT_{s-1}
+    Ref dG = dcores + t.core_offset(s);
+    CRef G = cores + t.core_offset(s);
     if (s > d) {
       const int j = s - d, rows = K * t.npre(j - 1), rp = t.r[s - 1], cols = t.n[j - 1] * t.r[s];
       ContractDesc c = plain_desc(rp, rows, cols);  // dG_s = T_{s-1}ᵀ · dT_s
       c.a_i = 1; c.a_p = rp;
-      ttsim_contraction(T(s - 1), dcur, dG, c);
+      contraction(T(s - 1), dcur, dG, c);
       c = plain_desc(rows, cols, rp);  // dT_{s-1} = dT_s · G_sᵀ
       c.b_p = 1; c.b_j = cols;
-      ttsim_contraction(dcur, G, dnext, c);
+      contraction(dcur, G, dnext, c);
     } else {
       const int k = s, ms = t.msuf(k), pm = t.r[k - 1] * t.m[k - 1], rk = t.r[k];
       ContractDesc c;  // dG_k = Σ_b T_{k-1}(b)ᵀ · dT_k(b)
@@ -220,7 +220,7 @@ void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const 
       c.a_b = pm * ms; c.a_i = ms; c.a_p = 1;
       c.b_b = rk * ms; c.b_p = 1; c.b_j = ms;
       c.c_i = rk; c.c_j = 1;
-      ttsim_contraction(T(k - 1), dcur, dG, c);
+      contraction(T(k - 1), dcur, dG, c);
       if (dnext) {
         ContractDesc g;  // dT_{k-1} = dT_k · G_kᵀ
         g.batch = K; g.rows = ms; g.inner = rk; g.cols = pm;
@@ -228,34 +228,34 @@ void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const 
         g.b_p = 1; g.b_j = rk;
         g.c_b = pm * ms; g.c_i = 1; g.c_j = ms;
         g.accumulate = k == 1 && accumulate_dx;
-        ttsim_contraction(dcur, G, dnext, g);
+        contraction(dcur, G, dnext, g);
       }
     }
     dcur = dnext;
   }
-  if (dbias) ttsim_column_sum(dY, dbias, K, t.N(), t.N());
+  if (dbias) column_sum(dY, dbias, K, t.N(), t.N());
 }
 
-void dense_forward(int M, int N, int K, const float* X, const float* W, const float* bias,
-                   float* Y) {
+void dense_forward(int M, int N, int K, CRef X, CRef W, CRef bias,
+                   Ref Y) {
 #pragma HLS INLINE
-  ttsim_contraction(X, W, Y, plain_desc(K, M, N));
-  if (bias) ttsim_add(Y, bias, Y, K, N, N, 0, N);
+  contraction(X, W, Y, plain_desc(K, M, N));
+  if (bias) add(Y, bias, Y, K, N, N, 0, N);
 }
 
-void dense_backward(int M, int N, int K, const float* X, const float* dY, const float* W,
-                    float* dX, bool accumulate_dx, float* dW, float* dbias) {
+void dense_backward(int M, int N, int K, CRef X, CRef dY, CRef W,
+                    Ref dX, bool accumulate_dx, Ref dW, Ref dbias) {
 #pragma HLS INLINE
   if (dX) {
     ContractDesc c = plain_desc(K, N, M);
     c.b_p = 1; c.b_j = N;
     c.accumulate = accumulate_dx;
-    ttsim_contraction(dY, W, dX, c);
+    contraction(dY, W, dX, c);
   }
   ContractDesc c = plain_desc(M, K, N);
   c.a_i = 1; c.a_p = M;
-  ttsim_contraction(X, dY, dW, c);
-  if (dbias) ttsim_column_sum(dY, dbias, K, N, N);
+  contraction(X, dY, dW, c);
+  if (dbias) column_sum(dY, dbias, K, N, N);
 }
 
 }  // namespace ttsim_hls

@@ -20,7 +20,7 @@
 // TT-flow intermediate T_k (k <= d) is stored as [K][r_k][m_{k+1}..m_d], T_{d+j} as
 // [K][n_1..n_j][r_{d+j}], so every step is an affine strided view (no transposes).
 
-#include "hls/kernels/contract.h"
+#include "hls/kernels/modules.h"
 
 namespace ttsim_hls {
 
@@ -58,29 +58,29 @@ int tt_scratch_words(const TtDims& t, int K);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
 /// saved: btt_saved_words (written; read by btt_backward).
-void btt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
-                 float* Y, float* saved);
+void btt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+                 Ref Y, Ref saved);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. scratch: btt_scratch_words.
-void btt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
-                  const float* saved, float* dX, bool accumulate_dx, float* dcores,
-                  float* dbias, float* scratch);
+void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
+                  Ref dbias, Ref scratch);
 
 /// Sequential TT forward; same arguments as btt_forward with tt_saved_words.
-void tt_forward(const TtDims& t, int K, const float* X, const float* cores, const float* bias,
-                float* Y, float* saved);
+void tt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+                Ref Y, Ref saved);
 /// Sequential TT backward; same arguments as btt_backward with tt_scratch_words.
-void tt_backward(const TtDims& t, int K, const float* X, const float* dY, const float* cores,
-                 const float* saved, float* dX, bool accumulate_dx, float* dcores, float* dbias,
-                 float* scratch);
+void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+                 CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
+                 Ref scratch);
 
 /// Dense layer Y = X·W (+ b), W: M × N row-major, X: K × M.
-void dense_forward(int M, int N, int K, const float* X, const float* W, const float* bias,
-                   float* Y);
+void dense_forward(int M, int N, int K, CRef X, CRef W, CRef bias,
+                   Ref Y);
 /// Dense backward: dX (+)= dY·Wᵀ (skipped when null), dW = Xᵀ·dY (overwritten),
 /// dbias += column sums of dY (when non-null).
-void dense_backward(int M, int N, int K, const float* X, const float* dY, const float* W,
-                    float* dX, bool accumulate_dx, float* dW, float* dbias);
+void dense_backward(int M, int N, int K, CRef X, CRef dY, CRef W,
+                    Ref dX, bool accumulate_dx, Ref dW, Ref dbias);
 
 }  // namespace ttsim_hls

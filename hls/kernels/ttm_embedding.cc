@@ -50,14 +50,14 @@ ttm_index:
   }
 }
 
-void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, float* E,
-                 float* saved) {
+void ttm_forward(const TtmDims& t, int K, const int* idx, CRef cores, Ref E,
+                 Ref saved) {
 #pragma HLS INLINE
   for (int k = 2; k <= t.d; ++k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     ContractDesc c;
     c.batch = K; c.rows = ep; c.inner = rp; c.cols = cols;
-    const float* A;
+    CRef A;
     if (k == 2) {  // E_1 = S_1, read straight from core 1
       A = cores;
       c.a_index = idx;
@@ -69,22 +69,22 @@ void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, fl
     c.b_index = idx + (k - 1) * K;
     c.b_p = t.v[k - 1] * cols; c.b_j = 1;
     c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
-    ttsim_contraction(A, cores, k == t.d ? E : saved + e_offset(t, K, k), c);
+    contraction(A, cores, k == t.d ? E : saved + e_offset(t, K, k), c);
   }
 }
 
-void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, const float* saved,
-                  const float* dE, float* dcores, float* scratch) {
+void ttm_backward(const TtmDims& t, int K, const int* idx, CRef cores, CRef saved,
+                  CRef dE, Ref dcores, Ref scratch) {
 #pragma HLS INLINE
   const int half = ttm_scratch_words(t, K) / 2;
-  const float* dcur = dE;  // dE_k
+  CRef dcur = dE;  // dE_k
   for (int k = t.d; k >= 2; --k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     const int row_stride = t.v[k - 1] * cols;  // between rows r of a slice S_k
     // dS_k = E_{k-1}ᵀ · dE_k, scatter-added into slice v_k of dG_k.
     ContractDesc c;
     c.batch = K; c.rows = rp; c.inner = ep; c.cols = cols;
-    const float* A;
+    CRef A;
     if (k == 2) {
       A = cores;
       c.a_index = idx;
@@ -96,13 +96,13 @@ void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, c
     c.b_b = ep * cols; c.b_p = cols; c.b_j = 1;
     c.c_index = idx + (k - 1) * K; c.c_i = row_stride; c.c_j = 1;
     c.accumulate = true;
-    ttsim_contraction(A, dcur, dcores, c);
+    contraction(A, dcur, dcores, c);
     // dE_{k-1} = dE_k · S_kᵀ; for k = 2 it is dS_1, scatter-added into dG_1.
     ContractDesc g;
     g.batch = K; g.rows = ep; g.inner = cols; g.cols = rp;
     g.a_b = ep * cols; g.a_i = cols; g.a_p = 1;
     g.b_index = idx + (k - 1) * K; g.b_p = 1; g.b_j = row_stride;
-    float* out;
+    Ref out;
     if (k == 2) {
       out = dcores;
       g.c_index = idx; g.c_i = rp; g.c_j = 1;
@@ -111,7 +111,7 @@ void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, c
       out = scratch + ((k & 1) ? 0 : half);
       g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
     }
-    ttsim_contraction(dcur, cores, out, g);
+    contraction(dcur, cores, out, g);
     dcur = out;
   }
 }

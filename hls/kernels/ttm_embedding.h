@@ -10,7 +10,7 @@
 // into the slice v_k of the core gradient (dS_1 = dE_1 is scattered by the k = 2 step
 // directly). Requires d >= 2.
 
-#include "hls/kernels/contract.h"
+#include "hls/kernels/modules.h"
 
 namespace ttsim_hls {
 
@@ -39,11 +39,11 @@ int ttm_scratch_words(const TtmDims& t, int K);
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 
 /// E (K × D) = rows of the TTM table for `tokens`. idx: from ttm_slice_offsets.
-void ttm_forward(const TtmDims& t, int K, const int* idx, const float* cores, float* E,
-                 float* saved);
+void ttm_forward(const TtmDims& t, int K, const int* idx, CRef cores, Ref E,
+                 Ref saved);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
 /// dE: K × D. scratch: ttm_scratch_words.
-void ttm_backward(const TtmDims& t, int K, const int* idx, const float* cores, const float* saved,
-                  const float* dE, float* dcores, float* scratch);
+void ttm_backward(const TtmDims& t, int K, const int* idx, CRef cores, CRef saved,
+                  CRef dE, Ref dcores, Ref scratch);
 
 }  // namespace ttsim_hls

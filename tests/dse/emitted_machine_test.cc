@@ -86,9 +86,11 @@ struct Emitted {
   std::map<std::string, std::int64_t> lanes;   ///< module → lanes (modules.cc template argument)
   struct Array {
     std::int64_t words = -1;
+    std::int64_t rows = -1;   ///< depth of each bank
+    std::int64_t banks = 1;   ///< dim 2 of a banked array; 1 for a one-dimensional one
     std::string storage;
-    std::string partition_type;
-    std::int64_t partition = -1;
+    std::string partition_type;  ///< "" when the array carries no ARRAY_PARTITION
+    std::int64_t partition = 1;  ///< memories the array becomes
   };
   std::map<std::string, Array> arrays;  ///< static arrays of the top
   std::int64_t maxi_depth = -1;
@@ -161,17 +163,31 @@ Emitted read_emitted(const fs::path& out) {
   for (const auto& g : all_matches(top, R"(#pragma HLS ALLOCATION function instances = (\w+) limit = (\w+))")) {
     e.limit[g[0]] = value_of(e, g[1], "top.cc ALLOCATION " + g[0]);
   }
+  // One-dimensional arrays (words) and banked arrays: rows of `banks` words, declared
+  // [(words + banks - 1) / banks][banks].
   for (const auto& g : all_matches(top, R"(static (?:float|int) (\w+)\[(\w+)\];)")) {
     e.arrays[g[0]].words = value_of(e, g[1], "top.cc array " + g[0]);
+    e.arrays[g[0]].rows = e.arrays[g[0]].words;
+  }
+  for (const auto& g :
+       all_matches(top, R"(static (?:float|int) (\w+)\[\((\w+) \+ (\w+) - 1\) / (\w+)\]\[(\w+)\];)")) {
+    Emitted::Array& a = e.arrays[g[0]];
+    a.words = value_of(e, g[1], "top.cc array " + g[0]);
+    const std::int64_t banks = value_of(e, g[4], "top.cc array " + g[0] + " banks");
+    EXPECT_EQ(g[2], g[4]) << g[0];
+    EXPECT_EQ(g[3], g[4]) << g[0];
+    a.rows = (a.words + banks - 1) / banks;
+    a.banks = banks;
   }
   for (const auto& g : all_matches(top, R"(#pragma HLS BIND_STORAGE variable = (\w+) type = \w+ impl = (\w+))")) {
     const auto it = e.macros.find(g[1]);
     e.arrays[g[0]].storage = it == e.macros.end() ? g[1] : it->second;
   }
   for (const auto& g :
-       all_matches(top, R"(#pragma HLS ARRAY_PARTITION variable = (\w+) type = (\w+) factor = (\w+))")) {
-    e.arrays[g[0]].partition_type = g[1];
-    e.arrays[g[0]].partition = value_of(e, g[2], "top.cc ARRAY_PARTITION " + g[0]);
+       all_matches(top, R"(#pragma HLS ARRAY_PARTITION variable = (\w+) type = complete dim = 2)")) {
+    // Dim 2 (the banks) completely partitioned: one memory per bank.
+    e.arrays[g[0]].partition_type = "complete dim 2";
+    e.arrays[g[0]].partition = e.arrays[g[0]].banks;
   }
   const auto depth = all_matches(top, R"(#pragma HLS INTERFACE m_axi port = param_io [^\n]*depth = (\w+))");
   if (depth.size() == 1) e.maxi_depth = value_of(e, depth[0][0], "top.cc m_axi depth");
@@ -180,11 +196,14 @@ Emitted read_emitted(const fs::path& out) {
   const std::string modules = code_of(slurp(out / "hls/kernels/modules.cc"));
   for (const auto& [name, body] : function_bodies(modules)) {
     e.functions[name] += body;
-    const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+)>)");
+    const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+), kArenaBanks>)");
     if (lanes.size() == 1) e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
   }
+  // The glue: every other kernel .cc, and the inline wrappers of modules.h through which
+  // it calls the modules.
   for (const auto& f : fs::directory_iterator(out / "hls/kernels")) {
-    if (f.path().extension() != ".cc" || f.path().filename() == "modules.cc") continue;
+    const bool glue = f.path().extension() == ".cc" && f.path().filename() != "modules.cc";
+    if (!glue && f.path().filename() != "modules.h") continue;
     for (auto& [name, body] : function_bodies(code_of(slurp(f.path())))) e.functions[name] += body;
   }
   return e;
@@ -253,8 +272,14 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     ASSERT_TRUE(e.arrays.count(mem.array)) << "top.cc declares no " << mem.array;
     const Emitted::Array& a = e.arrays.at(mem.array);
     EXPECT_EQ(a.words, mem.words) << mem.array;
+    EXPECT_EQ(a.rows, mem.bank_words()) << mem.array;  // depth of each bank
     EXPECT_EQ(a.storage, machine::to_string(mem.storage)) << mem.array;
-    EXPECT_EQ(a.partition_type, "cyclic") << mem.array;
+    if (mem.partition > 1) {
+      EXPECT_EQ(a.partition_type, "complete dim 2") << mem.array;
+      EXPECT_EQ(a.banks, mem.partition) << mem.array;
+    } else {
+      EXPECT_EQ(a.partition_type, "") << mem.array << ": a one-bank array carries no ARRAY_PARTITION";
+    }
     EXPECT_EQ(a.partition, mem.partition) << mem.array;
   }
   for (const auto& [array, a] : e.arrays) EXPECT_TRUE(arrays.count(array)) << "undescribed array " << array;
@@ -291,8 +316,8 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   //      is inlined, so every call site is in the top's sequential region under its
   //      ALLOCATION limits (one instance per module shared by all its call sites);
   //  (3) in a sequential region Vitis HLS overlaps two calls only when they are independent
-  //      and touch no common memory port; every module call takes its operands as pointers
-  //      into the top's shared arenas (ttsim_hls::Arenas), so the calls run in program
+  //      and touch no common memory port; every module call takes its operands as the
+  //      top's shared arenas and offsets (ttsim_hls::Arenas), so the calls run in program
   //      order, which the machine's schedule is: one task per call, no overlap groups.
   for (const char* sub : {"hls/kernels", "hls/include"}) {
     for (const auto& f : fs::directory_iterator(out / sub)) {

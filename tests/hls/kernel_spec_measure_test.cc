@@ -2,11 +2,13 @@
 // agree: every kernel of kKernelSpecs is run under an AccessProbeScope (hls/include/
 // access_probe.h) for lanes 1, 2, 3, 4, 8, 16, 32 and 64, several shapes (rows and columns
 // that are not multiples of the lanes or of kAccSlots, row counts below kAccSlots) and
-// partition factors P = lanes and 2·lanes, and hls/include/spec_check.h must report no
+// arrays of B = lanes and 2·lanes banks (hls/include/banked.h), views starting on a bank
+// boundary and 5 words past one (every lane access then straddles two rows of banks), and
+// hls/include/spec_check.h must report no
 // violation: trip counts, accesses per bank per iteration (so ResMII), and every
 // loop-carried distance against the declared recurrences. The probe itself is tested on
 // hand-written loops, and naive variants of kernel loops (a running sum carried every
-// iteration, all lanes on one bank, a misaligned scatter) must be reported.
+// iteration, every lane at a runtime bank, a misaligned scatter) must be reported.
 
 #include <gtest/gtest.h>
 
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "hls/include/access_probe.h"
+#include "hls/include/banked.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/include/spec_check.h"
 #include "hls/kernels/contract.h"
@@ -29,6 +32,7 @@
 namespace {
 
 using ttsim_hls::AccessProbeScope;
+using ttsim_hls::bank_view;
 using ttsim_hls::ContractDesc;
 using ttsim_hls::MeasuredLoop;
 using ttsim_hls::SpecShape;
@@ -291,8 +295,9 @@ TEST(Injection, RunningSumCarriedEveryIterationIsReported) {
   // The kernel's own loop passes the same check.
   const Loops m = probe(L, [&] {
     Vf g(C), b(C), y(R * C), xh(R * C), rs(R);
-    ttsim_hls::layernorm_kernel<L>(x.data(), g.data(), b.data(), y.data(), xh.data(), rs.data(), R, C,
-                                   stat.data());
+    ttsim_hls::layernorm_kernel<L, L>(bank_view<L>(x.data()), bank_view<L>(g.data()), bank_view<L>(b.data()),
+                                      bank_view<L>(y.data()), bank_view<L>(xh.data()), bank_view<L>(rs.data()), R,
+                                      C, bank_view<L>(stat.data()));
   });
   const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
   EXPECT_TRUE(v.empty()) << join(v);
@@ -316,6 +321,33 @@ TEST(Injection, LanesOnOneBankAreReported) {
   EXPECT_TRUE(any_contains(v, "array x: 8 accesses to one bank in one iteration > declared 1")) << join(v);
   EXPECT_TRUE(any_contains(v, "array x: ResMII ceil(8/2) = 4")) << join(v);
   EXPECT_FALSE(any_contains(v, "array y")) << join(v);
+}
+
+// gelu on banked arrays with each lane read at a runtime index (bank_read per lane, the
+// way the kernels read lanes before they were banked at compile time): each read is a
+// multiplexer over every bank, so every bank serves L reads per iteration. The kernel's
+// lane_read of the same words serves one.
+TEST(Injection, RuntimeBankPerLaneIsReported) {
+  constexpr int L = 8, B = 8;
+  const int R = 3, C = 16;
+  Vf x = randv(static_cast<std::size_t>(R) * C + 5, 2), y(R * C + 5);
+  const auto xv = bank_view<B>(x.data()) + 5;
+  const auto yv = bank_view<B>(y.data()) + 5;
+  const Loops m = probe(B, [&] {
+    TTSIM_LOOP_BEGIN("gelu");
+    for (int n = 0; n < R * (C / L); ++n) {
+      TTSIM_LOOP_ITER("gelu");
+      float out[L];
+      for (int l = 0; l < L; ++l) out[l] = ttsim_hls::bank_read("x", xv, n * L + l) * 0.5f;
+      ttsim_hls::lane_write<L>("y", yv, n * L, L, out);
+    }
+  });
+  const auto v = ttsim_hls::check_loop("gelu", "gelu", m.at("gelu"), 0, SpecShape{1, R, 1, C}, L);
+  EXPECT_TRUE(any_contains(v, "array x: 8 accesses to one bank in one iteration > declared 1")) << join(v);
+  EXPECT_FALSE(any_contains(v, "array y")) << join(v);
+  const Loops k = probe(B, [&] { ttsim_hls::gelu_kernel<L, B>(xv, yv, R, C); });
+  const auto w = ttsim_hls::check_loop("gelu", "gelu", k.at("gelu"), 0, SpecShape{1, R, 1, C}, L);
+  EXPECT_TRUE(w.empty()) << join(w);
 }
 
 // ---- the kernels ---------------------------------------------------------------
@@ -363,54 +395,63 @@ const RowCase kRowCases[] = {
     {RowOp::kSgd, "sgd_update", "sgd_update", 0},
 };
 
-/// Runs one row kernel with LANES lanes on R × C data (probing is up to the caller).
-/// Returns the SpecShape its loops' trip formulas take.
-template <int LANES>
-SpecShape run_row(RowOp op, int R, int C) {
+/// A view of `v` on B banks starting `off` words into a copy of it (the data keeps its
+/// values; `off` words of padding in front).
+template <int B>
+ttsim_hls::Banked<float, B> view(Vf& v, int off) {
+  v.insert(v.begin(), static_cast<std::size_t>(off), 0.0f);
+  return bank_view<B>(v.data()) + off;
+}
+
+/// Runs one row kernel with LANES lanes on R × C data in arrays of B banks, every view
+/// `off` words past a bank boundary (probing is up to the caller). Returns the SpecShape
+/// its loops' trip formulas take.
+template <int LANES, int B>
+SpecShape run_row(RowOp op, int R, int C, int off) {
   const std::size_t n = static_cast<std::size_t>(R) * C;
   const int rs = C + 3;  // a row stride > cols for the accumulate target
   Vf x = randv(n, 3), y = randv(n, 4), z(n), w(n);
   Vf g = randv(C, 5), be = randv(C, 6), stat(3 * R), rstd(R), acc(static_cast<std::size_t>(R) * rs);
+  Vf dg(C), db(C);
   std::vector<int> labels(R);
   for (int r = 0; r < R; ++r) labels[r] = r % 4 == 3 ? -1 : (r * 7) % C;
   for (auto& v : y) v = v * 0.5f + 1.0f;  // positive (softmax probabilities, rstd)
+  const auto xv = view<B>(x, off), yv = view<B>(y, off), zv = view<B>(z, off), wv = view<B>(w, off);
+  const auto gv = view<B>(g, off), bev = view<B>(be, off), sv = view<B>(stat, off), rv = view<B>(rstd, off);
+  const auto av = view<B>(acc, off), dgv = view<B>(dg, off), dbv = view<B>(db, off);
   switch (op) {
     case RowOp::kSoftmax:
-      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), R, C, C, stat.data());
+      ttsim_hls::softmax_kernel<LANES, B>(xv, zv, R, C, C, sv);
       break;
     case RowOp::kSoftmaxMasked:
-      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), R, C, C > 3 ? C - 3 : 1, stat.data());
+      ttsim_hls::softmax_kernel<LANES, B>(xv, zv, R, C, C > 3 ? C - 3 : 1, sv);
       break;
     case RowOp::kSoftmaxGrad:
-      ttsim_hls::softmax_grad_kernel<LANES>(y.data(), x.data(), z.data(), R, C, stat.data());
+      ttsim_hls::softmax_grad_kernel<LANES, B>(yv, xv, zv, R, C, sv);
       break;
     case RowOp::kLayerNorm:
-      ttsim_hls::layernorm_kernel<LANES>(x.data(), g.data(), be.data(), z.data(), w.data(),
-                                         rstd.data(), R, C, stat.data());
+      ttsim_hls::layernorm_kernel<LANES, B>(xv, gv, bev, zv, wv, rv, R, C, sv);
       break;
-    case RowOp::kLayerNormGrad: {
-      Vf dg(C), db(C);
-      ttsim_hls::layernorm_grad_kernel<LANES>(x.data(), y.data(), y.data(), g.data(), z.data(),
-                                              dg.data(), db.data(), R, C, stat.data());
+    case RowOp::kLayerNormGrad:
+      ttsim_hls::layernorm_grad_kernel<LANES, B>(xv, yv, yv, gv, zv, dgv, dbv, R, C, sv);
       break;
-    }
-    case RowOp::kGelu: ttsim_hls::gelu_kernel<LANES>(x.data(), z.data(), R, C); break;
-    case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES>(x.data(), y.data(), z.data(), R, C); break;
+    case RowOp::kGelu: ttsim_hls::gelu_kernel<LANES, B>(xv, zv, R, C); break;
+    case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES, B>(xv, yv, zv, R, C); break;
     case RowOp::kAdd:
-      ttsim_hls::add_kernel<LANES>(x.data(), y.data(), z.data(), R, C, C, C, C);
+      ttsim_hls::add_kernel<LANES, B>(xv, yv, zv, R, C, C, C, C);
       break;
     case RowOp::kAddBroadcast:
-      ttsim_hls::add_kernel<LANES>(x.data(), g.data(), z.data(), R, C, C, 0, C);
+      ttsim_hls::add_kernel<LANES, B>(xv, gv, zv, R, C, C, 0, C);
       break;
     case RowOp::kAddAccumulate:
-      ttsim_hls::add_accumulate_kernel<LANES>(x.data(), acc.data(), R, C, C, rs);
+      ttsim_hls::add_accumulate_kernel<LANES, B>(xv, av, R, C, C, rs);
       break;
-    case RowOp::kColumnSum: ttsim_hls::column_sum_kernel<LANES>(x.data(), g.data(), R, C, C); break;
+    case RowOp::kColumnSum: ttsim_hls::column_sum_kernel<LANES, B>(xv, gv, R, C, C); break;
     case RowOp::kLoss:
-      ttsim_hls::loss_kernel<LANES>(x.data(), labels.data(), z.data(), R, C, 0.5f, stat.data());
+      ttsim_hls::loss_kernel<LANES, B>(xv, labels.data(), zv, R, C, 0.5f, sv);
       break;
     case RowOp::kSgd:
-      ttsim_hls::sgd_kernel<LANES>(x.data(), y.data(), R * C, 0.1f);
+      ttsim_hls::sgd_kernel<LANES, B>(xv, yv, R * C, 0.1f);
       return SpecShape{1, 1, 1, static_cast<long long>(R) * C};
   }
   return SpecShape{1, R, 1, C};
@@ -495,18 +536,26 @@ ContractRun make_contract(const ContractCase& k, const ContractShape& s) {
   return run;
 }
 
-/// Violations of every kernel run with LANES lanes over every shape, at partitions
-/// LANES and 2·LANES; failures name the case.
-template <int LANES>
-void check_every_kernel(std::set<int>* variants_seen) {
-  for (const int P : {LANES, 2 * LANES}) {
+/// Runs a contraction case on arrays of B banks, every operand view `off` words past a
+/// bank boundary.
+template <int LANES, int B>
+void run_contract(ContractRun& run, int off) {
+  ttsim_hls::contract_kernel<LANES, B>(view<B>(run.A, off), view<B>(run.B, off), view<B>(run.C, off), run.d);
+}
+
+/// Violations of every kernel run with LANES lanes over every shape, on arrays of LANES
+/// and 2·LANES banks, views aligned to a bank boundary and 5 words past one; failures
+/// name the case.
+template <int LANES, int P>
+void check_every_kernel_banks(std::set<int>* variants_seen) {
+  for (const int off : {0, 5}) {
     for (const RowCase& k : kRowCases) {
       for (const RowShape& s : kRowShapes) {
         SpecShape shape;
-        const Loops m = probe(P, [&] { shape = run_row<LANES>(k.op, s.R, s.cols); });
+        const Loops m = probe(P, [&] { shape = run_row<LANES, P>(k.op, s.R, s.cols, off); });
         const auto v = ttsim_hls::check_kernel(k.task_op, m, k.variant, shape, LANES);
         EXPECT_TRUE(v.empty()) << k.name << " R " << s.R << " cols " << s.cols << " lanes "
-                               << LANES << " P " << P << ":\n" << join(v);
+                               << LANES << " banks " << P << " offset " << off << ":\n" << join(v);
       }
     }
     for (const ContractCase& k : kContractCases) {
@@ -515,17 +564,22 @@ void check_every_kernel(std::set<int>* variants_seen) {
         ContractRun run = make_contract(k, s);
         const int variant = ttsim_hls::contract_variant(run.d);
         variants_seen->insert(variant | (k.accumulate ? 8 : 0) | (k.scatter ? 16 : 0));
-        const Loops m = probe(P, [&] {
-          ttsim_hls::contract_kernel<LANES>(run.A.data(), run.B.data(), run.C.data(), run.d);
-        });
+        const Loops m = probe(P, [&] { run_contract<LANES, P>(run, off); });
         const auto v = ttsim_hls::check_kernel(
             "contraction", m, variant, SpecShape{s.batch, s.rows, s.inner, s.cols}, LANES);
         EXPECT_TRUE(v.empty()) << "contraction " << k.name << " (variant " << variant << ") shape "
                                << s.batch << "x" << s.rows << "x" << s.inner << "x" << s.cols
-                               << " lanes " << LANES << " P " << P << ":\n" << join(v);
+                               << " lanes " << LANES << " banks " << P << " offset " << off << ":\n"
+                               << join(v);
       }
     }
   }
+}
+
+template <int LANES>
+void check_every_kernel(std::set<int>* variants_seen) {
+  check_every_kernel_banks<LANES, LANES>(variants_seen);
+  check_every_kernel_banks<LANES, 2 * LANES>(variants_seen);
 }
 
 class KernelsMatchSpec : public ::testing::Test {
@@ -563,9 +617,7 @@ TEST(Injection, MisalignedScatterIsReported) {
   ContractRun run = make_contract(k, ContractShape{4, 3, 2, 8});
   for (int b = 0; b < 4; ++b) run.cidx[b] = b * run.d.c_i;  // batch b starts one row lower
   run.C.resize(run.C.size() + 4 * 8);
-  const Loops m = probe(4, [&] {
-    ttsim_hls::contract_kernel<4>(run.A.data(), run.B.data(), run.C.data(), run.d);
-  });
+  const Loops m = probe(4, [&] { run_contract<4, 4>(run, 0); });
   const auto v = ttsim_hls::check_kernel("contraction", m, ttsim_hls::contract_variant(run.d),
                                          SpecShape{4, 3, 2, 8}, 4);
   EXPECT_TRUE(any_contains(v, "recurrence through C at distance", "< declared distance 16")) << join(v);
@@ -604,13 +656,14 @@ void print_rows(const char* what, const char* task_op, const Loops& m) {
 
 TEST(Report, Lanes16) {
   constexpr int L = 16;
-  std::printf("lanes 16, P 16; row kernels R 33 cols 100, contraction 4x3x64x5 / 2x17x5x96\n");
+  std::printf("lanes 16, 16 banks, views 5 words past a bank boundary; row kernels R 33 cols 100, "
+              "contraction 4x3x64x5 / 4x17x5x96\n");
   std::printf("| %-28s | %-22s | %-40s | %-40s | %-28s | %-26s |\n", "kernel", "loop",
               "measured max accesses/bank/iteration", "spec reads+writes", "measured min distance",
               "spec recurrence distance");
   for (const RowCase& k : kRowCases) {
     if (k.op == RowOp::kSoftmaxMasked || k.op == RowOp::kAddBroadcast) continue;
-    const Loops m = probe(L, [&] { run_row<L>(k.op, 33, 100); });
+    const Loops m = probe(L, [&] { run_row<L, L>(k.op, 33, 100, 5); });
     print_rows(k.name, k.task_op, m);
   }
   for (const ContractCase& k : kContractCases) {
@@ -618,9 +671,7 @@ TEST(Report, Lanes16) {
     const ContractShape s = k.form == ttsim_spec::kContractDot ? ContractShape{4, 3, 64, 5}
                                                                : ContractShape{4, 17, 5, 96};
     ContractRun run = make_contract(k, s);
-    const Loops m = probe(L, [&] {
-      ttsim_hls::contract_kernel<L>(run.A.data(), run.B.data(), run.C.data(), run.d);
-    });
+    const Loops m = probe(L, [&] { run_contract<L, L>(run, 5); });
     print_rows((std::string("contraction ") + k.name).c_str(), "contraction", m);
   }
 }

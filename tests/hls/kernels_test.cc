@@ -18,6 +18,7 @@
 #include "hls/kernels/rowwise.h"
 #include "hls/kernels/tt_linear.h"
 #include "hls/kernels/ttm_embedding.h"
+#include "hls/include/banked.h"
 #include "models/task_graph.h"
 
 namespace {
@@ -26,6 +27,16 @@ using ttsim_hls::TtDims;
 using ttsim_hls::TtmDims;
 using Vd = std::vector<double>;
 using Vf = std::vector<float>;
+
+/// A view of `v` as an on-chip array of B banks (hls/include/banked.h).
+template <int B = ttsim_cfg::kArenaBanks>
+ttsim_hls::Banked<float, B> BV(Vf& v) {
+  return ttsim_hls::bank_view<B>(v.data());
+}
+template <int B = ttsim_cfg::kArenaBanks>
+ttsim_hls::Banked<const float, B> BV(const Vf& v) {
+  return ttsim_hls::bank_view<B>(v.data());
+}
 
 Vf randv(std::size_t n, std::mt19937& rng, float scale = 1.0f) {
   std::normal_distribution<float> d(0.0f, scale);
@@ -117,9 +128,10 @@ std::vector<TtDims> tt_cases() {
 }
 
 struct FlowFns {
-  void (*fwd)(const TtDims&, int, const float*, const float*, const float*, float*, float*);
-  void (*bwd)(const TtDims&, int, const float*, const float*, const float*, const float*, float*,
-              bool, float*, float*, float*);
+  using CRef = ttsim_hls::CRef;
+  using Ref = ttsim_hls::Ref;
+  void (*fwd)(const TtDims&, int, CRef, CRef, CRef, Ref, Ref);
+  void (*bwd)(const TtDims&, int, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref);
   int (*saved)(const TtDims&, int);
   int (*scratch)(const TtDims&, int);
 };
@@ -132,7 +144,7 @@ void check_flow(const FlowFns& f) {
       const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng, 0.7f),
                bias = randv(N, rng), dY = randv(K * N, rng);
       Vf Y(K * N), saved(f.saved(t, K) + 1), scratch(f.scratch(t, K) + 1);
-      f.fwd(t, K, X.data(), cores.data(), bias.data(), Y.data(), saved.data());
+      f.fwd(t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -140,8 +152,8 @@ void check_flow(const FlowFns& f) {
 
       const Vf dX0 = randv(K * M, rng);
       Vf dX = dX0, dcores(t.total_words(), 0.0f), dbias(N, 0.0f);
-      f.bwd(t, K, X.data(), dY.data(), cores.data(), saved.data(), dX.data(), true,
-            dcores.data(), dbias.data(), scratch.data());
+      f.bwd(t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX), true,
+            BV(dcores), BV(dbias), BV(scratch));
       // dX = dX0 + dY·Wᵀ (accumulate mode)
       const Vd W = tt_dense(t, cores);
       Vd wdx(K * M, 0.0);
@@ -231,13 +243,13 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
         scratch(ttsim_hls::btt_scratch_words(t, K) + 1), dX(K * M), dc(t.total_words());
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_forward(t, K, X.data(), cores.data(), nullptr, Y.data(), saved.data());
+      ttsim_hls::btt_forward(t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_backward(t, K, X.data(), dY.data(), cores.data(), saved.data(), dX.data(),
-                              false, dc.data(), nullptr, scratch.data());
+      ttsim_hls::btt_backward(t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX),
+                              false, BV(dc), nullptr, BV(scratch));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(bwd));
     }
   }
@@ -284,7 +296,7 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
     Vf E(K * D), saved(ttsim_hls::ttm_saved_words(t, K) + 1),
         scratch(ttsim_hls::ttm_scratch_words(t, K) + 1);
-    ttsim_hls::ttm_forward(t, K, idx.data(), cores.data(), E.data(), saved.data());
+    ttsim_hls::ttm_forward(t, K, idx.data(), BV(cores), BV(E), BV(saved));
     Vd want;
     for (int tok : tokens) {
       const Vd r = ttm_row(t, cores, tok);
@@ -294,8 +306,8 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     // Gradient of ℓ = Σ dE ⊙ E: linear in each core, exact by unit cores.
     const Vf dE = randv(K * D, rng);
     Vf dcores(t.total_words(), 0.0f);
-    ttsim_hls::ttm_backward(t, K, idx.data(), cores.data(), saved.data(), dE.data(), dcores.data(),
-                            scratch.data());
+    ttsim_hls::ttm_backward(t, K, idx.data(), BV(cores), BV(saved), BV(dE), BV(dcores),
+                            BV(scratch));
     for (int k = 1; k <= t.d; ++k) {
       Vd g(t.core_words(k));
       for (int i = 0; i < t.core_words(k); ++i) {
@@ -322,10 +334,10 @@ TEST(Attention, ForwardAndBackwardMatchNaive) {
   const Vf Q = randv(K * D, rng), Kx = randv(K * D, rng), V = randv(K * D, rng),
            dC = randv(K * D, rng);
   Vf P(H * K * K), ctx(K * D), stat(3 * H * K), dQ(K * D), dK(K * D), dV(K * D), dP(H * K * K);
-  ttsim_hls::attention_forward(K, D, H, K, Q.data(), Kx.data(), V.data(), P.data(), ctx.data(),
-                               stat.data());
-  ttsim_hls::attention_backward(K, D, H, Q.data(), Kx.data(), V.data(), P.data(), dC.data(),
-                                dQ.data(), dK.data(), dV.data(), dP.data(), stat.data());
+  ttsim_hls::attention_forward(K, D, H, K, BV(Q), BV(Kx), BV(V), BV(P), BV(ctx),
+                               BV(stat));
+  ttsim_hls::attention_backward(K, D, H, BV(Q), BV(Kx), BV(V), BV(P), BV(dC),
+                                BV(dQ), BV(dK), BV(dV), BV(dP), BV(stat));
   Vd wctx(K * D, 0), wdQ(K * D, 0), wdK(K * D, 0), wdV(K * D, 0);
   const double sc = 1.0 / std::sqrt(static_cast<double>(dh));
   for (int h = 0; h < H; ++h) {
@@ -382,8 +394,8 @@ TEST(RowKernels, LayerNormForwardAndGradient) {
   const int R = 3, C = 10;
   const Vf x = randv(R * C, rng), g = randv(C, rng), b = randv(C, rng), w = randv(R * C, rng);
   Vf y(R * C), xh(R * C), rs(R), st(2 * R);
-  ttsim_hls::layernorm_kernel<4>(x.data(), g.data(), b.data(), y.data(), xh.data(), rs.data(), R,
-                                 C, st.data());
+  ttsim_hls::layernorm_kernel<4, 4>(BV<4>(x), BV<4>(g), BV<4>(b), BV<4>(y), BV<4>(xh), BV<4>(rs), R,
+                                 C, BV<4>(st));
   Vd want(R * C);
   for (int r = 0; r < R; ++r) {
     double m = 0, v = 0;
@@ -396,18 +408,18 @@ TEST(RowKernels, LayerNormForwardAndGradient) {
   }
   EXPECT_LE(rel_err(y, want), 1e-5);
   Vf dx(R * C), dg(C, 0.0f), db(C, 0.0f);
-  ttsim_hls::layernorm_grad_kernel<4>(w.data(), xh.data(), rs.data(), g.data(), dx.data(),
-                                      dg.data(), db.data(), R, C, st.data());
+  ttsim_hls::layernorm_grad_kernel<4, 4>(BV<4>(w), BV<4>(xh), BV<4>(rs), BV<4>(g), BV<4>(dx),
+                                      BV<4>(dg), BV<4>(db), R, C, BV<4>(st));
   auto loss_x = [&](const Vf& xx) {
     Vf yy(R * C), h(R * C), r(R), s(2 * R);
-    ttsim_hls::layernorm_kernel<4>(xx.data(), g.data(), b.data(), yy.data(), h.data(), r.data(), R,
-                                   C, s.data());
+    ttsim_hls::layernorm_kernel<4, 4>(BV<4>(xx), BV<4>(g), BV<4>(b), BV<4>(yy), BV<4>(h), BV<4>(r), R,
+                                   C, BV<4>(s));
     return dot(yy, w);
   };
   auto loss_g = [&](const Vf& gg) {
     Vf yy(R * C), h(R * C), r(R), s(2 * R);
-    ttsim_hls::layernorm_kernel<4>(x.data(), gg.data(), b.data(), yy.data(), h.data(), r.data(), R,
-                                   C, s.data());
+    ttsim_hls::layernorm_kernel<4, 4>(BV<4>(x), BV<4>(gg), BV<4>(b), BV<4>(yy), BV<4>(h), BV<4>(r), R,
+                                   C, BV<4>(s));
     return dot(yy, w);
   };
   const Vf v = randv(R * C, rng), vg = randv(C, rng);
@@ -424,17 +436,17 @@ TEST(RowKernels, GeluForwardAndGradient) {
   const int R = 2, C = 9;
   const Vf x = randv(R * C, rng, 2.0f), w = randv(R * C, rng);
   Vf y(R * C), dx(R * C);
-  ttsim_hls::gelu_kernel<2>(x.data(), y.data(), R, C);
+  ttsim_hls::gelu_kernel<2, 2>(BV<2>(x), BV<2>(y), R, C);
   Vd want(R * C);
   for (int i = 0; i < R * C; ++i) {
     const double v = x[i];
     want[i] = 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
   }
   EXPECT_LE(rel_err(y, want), 1e-5);
-  ttsim_hls::gelu_grad_kernel<2>(x.data(), w.data(), dx.data(), R, C);
+  ttsim_hls::gelu_grad_kernel<2, 2>(BV<2>(x), BV<2>(w), BV<2>(dx), R, C);
   auto loss = [&](const Vf& xx) {
     Vf yy(R * C);
-    ttsim_hls::gelu_kernel<2>(xx.data(), yy.data(), R, C);
+    ttsim_hls::gelu_kernel<2, 2>(BV<2>(xx), BV<2>(yy), R, C);
     return dot(yy, w);
   };
   const Vf v = randv(R * C, rng);
@@ -446,7 +458,7 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
   const int R = 4, C = 7;
   const Vf x = randv(R * C, rng), w = randv(R * C, rng);
   Vf p(R * C), ds(R * C), st(3 * R);
-  ttsim_hls::softmax_kernel<3>(x.data(), p.data(), R, C, C, st.data());
+  ttsim_hls::softmax_kernel<3, 3>(BV<3>(x), BV<3>(p), R, C, C, BV<3>(st));
   Vd want(R * C);
   for (int r = 0; r < R; ++r) {
     double s = 0;
@@ -454,10 +466,10 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
     for (int c = 0; c < C; ++c) want[r * C + c] = std::exp(static_cast<double>(x[r * C + c])) / s;
   }
   EXPECT_LE(rel_err(p, want), 1e-5);
-  ttsim_hls::softmax_grad_kernel<3>(p.data(), w.data(), ds.data(), R, C, st.data());
+  ttsim_hls::softmax_grad_kernel<3, 3>(BV<3>(p), BV<3>(w), BV<3>(ds), R, C, BV<3>(st));
   auto sm_loss = [&](const Vf& xx) {
     Vf pp(R * C), s(3 * R);
-    ttsim_hls::softmax_kernel<3>(xx.data(), pp.data(), R, C, C, s.data());
+    ttsim_hls::softmax_kernel<3, 3>(BV<3>(xx), BV<3>(pp), R, C, C, BV<3>(s));
     return dot(pp, w);
   };
   const Vf v = randv(R * C, rng);
@@ -465,8 +477,8 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
 
   const std::vector<int> labels = {2, -1, 0, 6};
   Vf dl(R * C);
-  const float loss = ttsim_hls::loss_kernel<3>(x.data(), labels.data(), dl.data(), R, C, 0.5f,
-                                               st.data());
+  const float loss = ttsim_hls::loss_kernel<3, 3>(BV<3>(x), labels.data(), BV<3>(dl), R, C, 0.5f,
+                                               BV<3>(st));
   double wl = 0;
   for (int r = 0; r < R; ++r)
     if (labels[r] >= 0) wl += 0.5 * -std::log(want[r * C + labels[r]]);
@@ -474,7 +486,7 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
   auto ce = [&](const Vf& xx) {
     Vf d(R * C), s(3 * R);
     return static_cast<double>(
-        ttsim_hls::loss_kernel<3>(xx.data(), labels.data(), d.data(), R, C, 0.5f, s.data()));
+        ttsim_hls::loss_kernel<3, 3>(BV<3>(xx), labels.data(), BV<3>(d), R, C, 0.5f, BV<3>(s)));
   };
   EXPECT_NEAR(fd_dir(ce, x, v, 1e-2f), dot(dl, v), 2e-3 * (1 + std::fabs(dot(dl, v))));
   for (int c = 0; c < C; ++c) EXPECT_EQ(dl[1 * C + c], 0.0f);  // ignored row
@@ -483,7 +495,7 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
 TEST(RowKernels, SoftmaxMasksKeysBeyondValidColumns) {
   const Vf x = {1, 2, 3, 4, 5};
   Vf p(5), st(2);
-  ttsim_hls::softmax_kernel<2>(x.data(), p.data(), 1, 5, 3, st.data());
+  ttsim_hls::softmax_kernel<2, 2>(BV<2>(x), BV<2>(p), 1, 5, 3, BV<2>(st));
   EXPECT_EQ(p[3], 0.0f);
   EXPECT_EQ(p[4], 0.0f);
   EXPECT_NEAR(p[0] + p[1] + p[2], 1.0f, 1e-6f);
@@ -491,7 +503,7 @@ TEST(RowKernels, SoftmaxMasksKeysBeyondValidColumns) {
 
 TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
   Vf w = {1, 2, 3}, g = {0.5f, -1, 2};
-  ttsim_hls::sgd_kernel<2>(w.data(), g.data(), 3, 0.1f);
+  ttsim_hls::sgd_kernel<2, 2>(BV<2>(w), BV<2>(g), 3, 0.1f);
   EXPECT_FLOAT_EQ(w[0], 0.95f);
   EXPECT_FLOAT_EQ(w[1], 2.1f);
   EXPECT_FLOAT_EQ(w[2], 2.8f);

@@ -15,6 +15,7 @@
 #include "hls/include/kernel_spec.h"
 #include "hls/include/loop_counter.h"
 #include "hls/kernels/contract.h"
+#include "hls/include/banked.h"
 #include "hls/kernels/rowwise.h"
 #include "models/task_graph.h"
 
@@ -82,44 +83,44 @@ Counts run(TaskOp op, const TaskShape& s) {
   ttsim_hls::LoopCountScope scope;
   switch (op) {
     case TaskOp::kContraction:
-      ttsim_hls::contract_kernel<LANES>(a.data(), b.data(), z.data(), contraction_desc(s));
+      ttsim_hls::contract_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(a.data()), ttsim_hls::bank_view<LANES>(b.data()), ttsim_hls::bank_view<LANES>(z.data()), contraction_desc(s));
       break;
     case TaskOp::kSoftmax:
-      ttsim_hls::softmax_kernel<LANES>(x.data(), z.data(), rows, C, C, stat.data());
+      ttsim_hls::softmax_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kSoftmaxGrad:
-      ttsim_hls::softmax_grad_kernel<LANES>(x.data(), y.data(), z.data(), rows, C, stat.data());
+      ttsim_hls::softmax_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kLayerNorm:
-      ttsim_hls::layernorm_kernel<LANES>(x.data(), g.data(), be.data(), z.data(), y.data(),
-                                         rstd.data(), rows, C, stat.data());
+      ttsim_hls::layernorm_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(g.data()), ttsim_hls::bank_view<LANES>(be.data()), ttsim_hls::bank_view<LANES>(z.data()), ttsim_hls::bank_view<LANES>(y.data()),
+                                         ttsim_hls::bank_view<LANES>(rstd.data()), rows, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kLayerNormGrad: {
       std::vector<float> dg(C), db(C);
-      ttsim_hls::layernorm_grad_kernel<LANES>(x.data(), y.data(), rstd.data(), g.data(), z.data(),
-                                              dg.data(), db.data(), rows, C, stat.data());
+      ttsim_hls::layernorm_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(rstd.data()), ttsim_hls::bank_view<LANES>(g.data()), ttsim_hls::bank_view<LANES>(z.data()),
+                                              ttsim_hls::bank_view<LANES>(dg.data()), ttsim_hls::bank_view<LANES>(db.data()), rows, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     }
     case TaskOp::kGelu:
-      ttsim_hls::gelu_kernel<LANES>(x.data(), z.data(), rows, C);
+      ttsim_hls::gelu_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C);
       break;
     case TaskOp::kGeluGrad:
-      ttsim_hls::gelu_grad_kernel<LANES>(x.data(), y.data(), z.data(), rows, C);
+      ttsim_hls::gelu_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C);
       break;
     case TaskOp::kAdd:
       if (s.variant == ttsim_spec::kAddAccumulate) {
-        ttsim_hls::add_accumulate_kernel<LANES>(x.data(), z.data(), rows, C, C, C);
+        ttsim_hls::add_accumulate_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, C);
       } else if (s.variant == ttsim_spec::kAddColumnSum) {
-        ttsim_hls::column_sum_kernel<LANES>(x.data(), z.data(), rows, C, C);
+        ttsim_hls::column_sum_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C);
       } else {
-        ttsim_hls::add_kernel<LANES>(x.data(), y.data(), z.data(), rows, C, C, C, C);
+        ttsim_hls::add_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, C, C);
       }
       break;
     case TaskOp::kLoss:
-      ttsim_hls::loss_kernel<LANES>(x.data(), labels.data(), z.data(), rows, C, 1.0f, stat.data());
+      ttsim_hls::loss_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), labels.data(), ttsim_hls::bank_view<LANES>(z.data()), rows, C, 1.0f, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kSgdUpdate:
-      ttsim_hls::sgd_kernel<LANES>(x.data(), z.data(), rows * C, 0.1f);
+      ttsim_hls::sgd_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows * C, 0.1f);
       break;
   }
   return scope.counts();
@@ -178,7 +179,7 @@ TEST(LoopCount, EveryTaskOpMatchesLoopNestLanes16) { check_all<16>(); }
 
 TEST(LoopCount, CountingIsOffOutsideAScope) {
   std::vector<float> a(4, 1.0f), b(4, 1.0f), c(4);
-  ttsim_hls::contract_kernel<1>(a.data(), b.data(), c.data(), ttsim_hls::plain_desc(2, 2, 2));
+  ttsim_hls::contract_kernel<1, 16>(ttsim_hls::bank_view<16>(a.data()), ttsim_hls::bank_view<16>(b.data()), ttsim_hls::bank_view<16>(c.data()), ttsim_hls::plain_desc(2, 2, 2));
   ttsim_hls::LoopCountScope scope;
   EXPECT_TRUE(scope.counts().empty());
 }
@@ -188,12 +189,12 @@ TEST(LoopCount, CountingIsOffOutsideAScope) {
 TEST(LoopCount, ResultsAcrossLanes) {
   const int R = 5, C = 37;
   std::vector<float> x = randv(R * C, 11), o1(R * C), o8(R * C), st(3 * R);
-  ttsim_hls::softmax_kernel<1>(x.data(), o1.data(), R, C, C, st.data());
-  ttsim_hls::softmax_kernel<8>(x.data(), o8.data(), R, C, C, st.data());
+  ttsim_hls::softmax_kernel<1, 16>(ttsim_hls::bank_view<16>(x.data()), ttsim_hls::bank_view<16>(o1.data()), R, C, C, ttsim_hls::bank_view<16>(st.data()));
+  ttsim_hls::softmax_kernel<8, 16>(ttsim_hls::bank_view<16>(x.data()), ttsim_hls::bank_view<16>(o8.data()), R, C, C, ttsim_hls::bank_view<16>(st.data()));
   for (int i = 0; i < R * C; ++i) EXPECT_NEAR(o1[i], o8[i], 1e-6f * (1.0f + std::fabs(o1[i])));
   std::vector<float> a = randv(3 * 9, 12), b = randv(9 * C, 13), c1(3 * C), c16(3 * C);
-  ttsim_hls::contract_kernel<1>(a.data(), b.data(), c1.data(), ttsim_hls::plain_desc(3, 9, C));
-  ttsim_hls::contract_kernel<16>(a.data(), b.data(), c16.data(), ttsim_hls::plain_desc(3, 9, C));
+  ttsim_hls::contract_kernel<1, 16>(ttsim_hls::bank_view<16>(a.data()), ttsim_hls::bank_view<16>(b.data()), ttsim_hls::bank_view<16>(c1.data()), ttsim_hls::plain_desc(3, 9, C));
+  ttsim_hls::contract_kernel<16, 16>(ttsim_hls::bank_view<16>(a.data()), ttsim_hls::bank_view<16>(b.data()), ttsim_hls::bank_view<16>(c16.data()), ttsim_hls::plain_desc(3, 9, C));
   EXPECT_EQ(c1, c16);
 }
 

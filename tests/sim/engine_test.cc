@@ -91,20 +91,20 @@ TEST_F(EngineTest, KernelLatencyIsTheLoopNestFormula) {
   const int fmul = u50.op("fmul").latency_at(100), fadd = u50.op("fadd").latency_at(100);
   const int read = std::max(u50.bram_read_latency, u50.uram_read_latency), write = u50.write_latency;
   // Column form (variant 0) on 64 lanes: kAccSlots (16) output slots interleaved, so the
-  // fadd recurrence is at distance 16 (RecMII 1); the lanes' banks are not known at
-  // synthesis, so C's read and write sites are 2 × 64 accesses on 2 ports: II 64;
+  // fadd recurrence is at distance 16 (RecMII 1); C's read and write sites are one
+  // access per bank each on 2 ports (banked arrays): II 1;
   // trip = ceil(rows · tiles / 16) · 16 · inner.
   const TaskShape s{1, 32, 768, 12};
   const std::int64_t trip = ceil_div(32 * ceil_div(12, 64), 16) * 16 * 768;
   const std::int64_t depth = read + fmul + fmul + fadd + write;
   EXPECT_EQ(lat.task_cycles(UnitKind::kContraction, TaskOp::kContraction, s),
-            (trip - 1) * 64 + depth + arch.unit(UnitKind::kContraction).overhead);
+            (trip - 1) * 1 + depth + arch.unit(UnitKind::kContraction).overhead);
   // Dot form: the lanes' products summed by an adder tree of log2(64) = 6 fadd levels.
   const TaskShape dot{1, 1, 768, 26, ttsim_spec::kContractDot};
   const auto loops = lat.loops(UnitKind::kContraction, TaskOp::kContraction, dot);
   ASSERT_EQ(loops.size(), 1u);
   EXPECT_EQ(loops[0].name, "contract_dot");
-  EXPECT_EQ(loops[0].ii, 32);  // A and B: 64 lane accesses each on 2 ports
+  EXPECT_EQ(loops[0].ii, 1);  // A and B: one lane site each, one port of every bank
   EXPECT_EQ(loops[0].depth, read + fmul + 6 * fadd + fadd + fmul + write);
   EXPECT_EQ(loops[0].trip, total_trips(TaskOp::kContraction, dot, 64));
 }

@@ -187,12 +187,12 @@ TEST(KernelFit, RecoversKnownParameters) {
 
 TEST(KernelFit, ReportsWrittenFromTheSpecificationRoundTripEveryLoopWithinOnePercent) {
   // Default truth, and one where fadd (200 cycles) exceeds the kAccSlots interleave: the
-  // derived II of softmax_exp_sum (8 lanes: ResMII 4) becomes its RecMII ceil(200 / 16) =
+  // derived II of softmax_exp_sum (8 lanes: ResMII 1) becomes its RecMII ceil(200 / 16) =
   // 13, the reports carry it, the fit keeps it.
   SyntheticTruth slow;
   slow.bind_latency["fadd"] = 200;
   slow.extra_depth = 7;
-  ASSERT_EQ(SyntheticTruth{}.iis(TaskOp::kSoftmax)[1], 4);
+  ASSERT_EQ(SyntheticTruth{}.iis(TaskOp::kSoftmax)[1], 1);
   ASSERT_EQ(slow.iis(TaskOp::kSoftmax)[1], 13);
   for (const SyntheticTruth& t : {SyntheticTruth{}, slow}) {
     const std::string dir = tmp("roundtrip");

@@ -1,0 +1,176 @@
+#pragma once
+// banked.h — the on-chip arrays as Vitis HLS sees them, and the accesses the kernels
+// make to them.
+//
+// Every on-chip arena of the top is a two-dimensional array `T mem[rows][BANKS]` whose
+// second dimension is completely partitioned (ARRAY_PARTITION dim = 2 complete): BANKS
+// physical memories (banks), word w of the arena in bank w % BANKS at row w / BANKS.
+// A kernel argument is a Banked view: the arena and a word offset (runtime).
+//
+// Three accesses, each with the port use Vitis schedules for it
+// (shared/reference/hls-scheduling.md, "Arrays, banks and ports"):
+//  bank_read / bank_write   one word at a runtime index: its bank is known only at run
+//                           time, so it is a multiplexer over every bank and holds one
+//                           port of each bank in its cycle.
+//  lane_read / lane_write   `n` <= LANES <= BANKS consecutive words from a runtime start w:
+//                           the window covers rows w / BANKS and w / BANKS + 1, and bank k
+//                           serves exactly one lane, (k − w) mod BANKS. The code addresses
+//                           bank k with the unrolled constant k (row r0 or r0 + 1 by a
+//                           comparison), so each bank has its index at synthesis and one
+//                           port per access; the lanes are moved to and from the banks by
+//                           a rotation over registers (a BANKS:1 multiplexer per lane,
+//                           LUTs, no memory port).
+// So every access site of a kernel — scalar or lane — uses one port of every bank of the
+// array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop
+// whose sites on one arena are s has ResMII ceil(s / 2) on that arena's true-dual-port banks.
+//
+// Under C simulation the accesses are recorded by the access probe (access_probe.h):
+// a lane access as one access to each bank it addresses, a scalar access as one access to
+// every bank; both only while an AccessProbeScope is alive.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "hls/include/access_probe.h"
+
+// Loop labels name the loops in HLS reports; g++ sees them as unused.
+#if defined(__GNUC__) && !defined(__SYNTHESIS__)
+#pragma GCC diagnostic ignored "-Wunused-label"
+#endif
+
+namespace ttsim_hls {
+
+/// A word address in a banked on-chip array `T rows[][BANKS]` (see the file comment):
+/// word w of the view is word off + w of the array. T is float or const float.
+template <typename T, int BANKS>
+struct Banked {
+  static constexpr int kBanks = BANKS;
+  T (*rows)[BANKS] = nullptr;
+  int off = 0;  ///< words from the array's first word (>= 0)
+
+  Banked() = default;
+  Banked(T (*r)[BANKS], int o) : rows(r), off(o) {}
+  /// No array (an absent optional operand, e.g. a layer without bias).
+  Banked(decltype(nullptr)) {}
+  /// float → const float view of the same words.
+  template <typename U>
+  Banked(const Banked<U, BANKS>& o) : rows(o.rows), off(o.off) {}
+  /// True unless the view is empty (no array: an absent optional operand).
+  explicit operator bool() const { return rows != nullptr; }
+  /// The view `d` words further on.
+  Banked operator+(int d) const { return Banked(rows, off + d); }
+  Banked& operator+=(int d) {
+    off += d;
+    return *this;
+  }
+};
+
+/// A banked view of `words` >= 0 words starting at `p` (C simulation and tests: host
+/// storage seen as rows of BANKS words; rows past `words` are never touched by the
+/// accesses below when their indices stay inside the view).
+template <int BANKS, typename T>
+Banked<T, BANKS> bank_view(T* p) {
+  return Banked<T, BANKS>(reinterpret_cast<T(*)[BANKS]>(p), 0);
+}
+
+namespace detail {
+template <typename T, int B>
+inline std::uintptr_t word_id(const Banked<T, B>& a, int row, int bank) {
+  return reinterpret_cast<std::uintptr_t>(&a.rows[row][bank]) / sizeof(T);
+}
+}  // namespace detail
+
+/// Word `idx` of `a` (runtime bank: one port of every bank).
+template <typename T, int B>
+inline typename std::remove_const<T>::type bank_read(const char* name, const Banked<T, B>& a, int idx) {
+#pragma HLS INLINE
+  const int w = a.off + idx;
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_bank_access(name, detail::word_id(a, w / B, w % B), -1, B, false);
+#else
+  (void)name;
+#endif
+  return a.rows[w / B][w % B];
+}
+
+/// Writes word `idx` of `a` (runtime bank: one port of every bank).
+template <typename T, int B>
+inline void bank_write(const char* name, const Banked<T, B>& a, int idx, T v) {
+#pragma HLS INLINE
+  const int w = a.off + idx;
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_bank_access(name, detail::word_id(a, w / B, w % B), -1, B, true);
+#else
+  (void)name;
+#endif
+  a.rows[w / B][w % B] = v;
+}
+
+/// v[l] = word idx + l of `a` for l < n; v[l] = 0 for n <= l < LANES. Requires
+/// 0 <= n <= LANES <= B. One port of each addressed bank (bank k at its constant index).
+template <int LANES, typename T, int B, typename V>
+inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES <= B, "lane access wider than the array's banks");
+  const int w = a.off + idx;
+  const int s = w % B, r0 = w / B;
+  V raw[B];
+#pragma HLS ARRAY_PARTITION variable = raw complete
+bank_loop:
+  for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+    const int lane = k >= s ? k - s : k + B - s;  // the lane bank k serves
+    const int row = k >= s ? r0 : r0 + 1;
+    raw[k] = V(0);
+    if (lane < n) {
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+      if (g_access_probing) probe_bank_access(name, detail::word_id(a, row, k), k, B, false);
+#endif
+      raw[k] = a.rows[row][k];
+    }
+  }
+rotate_loop:
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    const int k = s + l < B ? s + l : s + l - B;  // register multiplexer, no memory port
+    v[l] = l < n ? raw[k] : V(0);
+  }
+#if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
+  (void)name;
+#endif
+}
+
+/// Word idx + l of `a` = v[l] for l < n. Requires 0 <= n <= LANES <= B. One port of each
+/// addressed bank (bank k at its constant index, written with lane (k − w) mod B).
+template <int LANES, typename T, int B, typename V>
+inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, const V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES <= B, "lane access wider than the array's banks");
+  const int w = a.off + idx;
+  const int s = w % B, r0 = w / B;
+bank_loop:
+  for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+    const int lane = k >= s ? k - s : k + B - s;
+    const int row = k >= s ? r0 : r0 + 1;
+    if (lane < n) {
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+      if (g_access_probing) probe_bank_access(name, detail::word_id(a, row, k), k, B, true);
+#endif
+      a.rows[row][k] = v[lane < LANES ? lane : 0];  // register multiplexer, no memory port
+    }
+  }
+#if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
+  (void)name;
+#endif
+}
+
+/// Lanes of a tile of LANES columns starting at column `first` of `cols`: min(LANES,
+/// cols − first), 0 when first >= cols.
+template <int LANES>
+inline int tile_lanes(int first, int cols) {
+  const int n = cols - first;
+  return n <= 0 ? 0 : (n < LANES ? n : LANES);
+}
+
+}  // namespace ttsim_hls
