@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
 
@@ -37,14 +41,59 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   return s;
 }
 
+namespace {
+/// LUT6 per bit of an n:1 multiplexer built as a tree of 4:1 multiplexers (one LUT6
+/// each): ceil((n − 1) / 3).
+double mux_luts(int n) { return n <= 1 ? 0.0 : static_cast<double>((n - 1 + 2) / 3); }
+
+/// The unit kind whose instances run each kernel module (kernel_spec.h task_op).
+bool runs_on(const char* task_op, UnitKind unit) {
+  const std::pair<const char*, UnitKind> kUnitOfOp[] = {
+      {"contraction", UnitKind::kContraction}, {"softmax", UnitKind::kSoftmax},
+      {"softmax_grad", UnitKind::kSoftmax},    {"layernorm", UnitKind::kLayerNorm},
+      {"layernorm_grad", UnitKind::kLayerNorm}, {"gelu", UnitKind::kGelu},
+      {"gelu_grad", UnitKind::kGelu},          {"add", UnitKind::kElementwise},
+      {"loss", UnitKind::kLoss},               {"sgd_update", UnitKind::kUpdate}};
+  for (const auto& [op, u] : kUnitOfOp) {
+    if (std::string(op) == task_op) return u == unit;
+  }
+  return false;
+}
+}  // namespace
+
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
+  if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
+  double luts = 0;
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    if (!runs_on(k.task_op, unit)) continue;
+    for (int l = 0; l < k.n_loops; ++l) {
+      const ttsim_spec::LoopSpec& loop = k.loops[l];
+      for (int a = 0; a < loop.n_access; ++a) {
+        const ttsim_spec::ArrayAccess& acc = loop.access[a];
+        if (std::string(acc.array) == "index") continue;  // int tables, not banked
+        if (acc.kind == ttsim_spec::kLaneAccess) {
+          luts += 32.0 * (acc.reads * lanes * mux_luts(banks) + acc.writes * banks * mux_luts(lanes));
+        } else {
+          luts += 32.0 * acc.reads * mux_luts(banks);
+        }
+      }
+    }
+  }
+  return luts;
+}
+
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    std::int64_t banks) {
-  double lanes = 0, units = 0;
+  double lanes = 0, units = 0, network = 0;
+  int arena_banks = 1;
+  for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
     lanes += static_cast<double>(instances[k]) * arch.units[k].lanes;
     units += instances[k];
+    network += static_cast<double>(instances[k]) *
+               unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
-  return estimate_luts(lanes, control_luts(units, static_cast<double>(banks)));
+  return estimate_luts(lanes, control_luts(units, static_cast<double>(banks))) + network;
 }
 
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,

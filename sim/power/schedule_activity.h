@@ -43,8 +43,21 @@ struct BankActivityShape {
 BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
                                       const std::vector<std::int64_t>& footprint);
 
+/// LUTs of the bank networks of one instance of each kernel module that runs on `unit`
+/// with `lanes` lanes on arenas of `banks` banks (hls/include/banked.h), from the kernel
+/// specification's access sites: a lane read rotates `banks` words onto `lanes` lanes
+/// (lanes multiplexers of banks:1), a lane write steers `lanes` words onto `banks` banks
+/// (banks multiplexers of lanes:1), a scalar read selects one of `banks` words
+/// (a banks:1 multiplexer); 32 bits each, an n:1 multiplexer costing ceil((n − 1) / 3)
+/// LUT6 per bit (4:1 per LUT6). Summed over every loop of every module of the unit (each
+/// pipelined loop keeps its own datapath). Throws std::invalid_argument for lanes or
+/// banks < 1. An estimate from the multiplexer structure, not a csynth figure.
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks);
+
 /// Estimated LUTs of a design (estimate_luts of Σ_k instances[k] · lanes_k FP32 lanes
-/// plus control_luts(Σ_k instances[k], banks)). An estimate, not a csynth figure.
+/// plus control_luts(Σ_k instances[k], banks)), plus Σ_k instances[k] ·
+/// unit_bank_network_luts(k, lanes_k, the arenas' banks = the largest lane count).
+/// An estimate, not a csynth figure.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    std::int64_t banks);
 

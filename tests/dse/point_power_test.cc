@@ -81,10 +81,13 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
-  double lanes = 0, instances = 0;
+  double lanes = 0, instances = 0, network = 0;
+  int arena_banks = 1;
+  for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
     lanes += arch.units[k].count * arch.units[k].lanes;
     instances += arch.units[k].count;
+    network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
   // Banks are the emitted build's: Σ over its arrays of the partition factor.
   const machine::Machine mach =
@@ -92,7 +95,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   double banks = 0;
   for (const auto& m : mach.memories) banks += m.partition;
   EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], 300 * lanes + kControlLutsPerUnitInstance * instances +
-                                                kControlLutsPerBank * banks);
+                                                kControlLutsPerBank * banks + network);
   // The power model's logic units are the same estimate.
   EXPECT_DOUBLE_EQ(built_activity(step_activity(step, arch, s.device), mach, step.graph, step.run.schedule, arch)
                            .kilo_lut.units * 1000,

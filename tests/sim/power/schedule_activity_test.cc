@@ -90,10 +90,27 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   const double de = static_cast<double>(unit_dsp(UnitKind::kElementwise, arch.units[e].lanes, device));
   EXPECT_DOUBLE_EQ(a.dsp.units, dc + de);
   EXPECT_DOUBLE_EQ(a.dsp.busy_fraction, (10 * dc + 5 * de) / ((dc + de) * 20));
+  int arena_banks = 1;
+  for (const UnitSpec& u : arch.units) arena_banks = std::max(arena_banks, u.lanes);
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
                    300.0 * (arch.units[c].lanes + arch.units[e].lanes) + 2 * kControlLutsPerUnitInstance +
-                       2 * kControlLutsPerBank);
+                       2 * kControlLutsPerBank +
+                       unit_bank_network_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
+                       unit_bank_network_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
 }
 
 }  // namespace
 }  // namespace ttsim
+
+TEST(BankNetworkLuts, MultiplexersOfTheAccessSites) {
+  // GELU unit, 8 lanes on 64-bank arenas: gelu reads x (a lane read: 8 lanes × 64:1,
+  // ceil(63/3) = 21 LUT6 per bit) and writes y (64 banks × 8:1, ceil(7/3) = 3); gelu_grad
+  // reads x and dy and writes dx. 32 bits: 32 · (3 · 8 · 21 + 2 · 64 · 3) = 28,416.
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 8, 64), 28416.0);
+  // One bank and one lane: no multiplexer at all.
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 1, 1), 0.0);
+  // Fewer banks, smaller networks.
+  EXPECT_LT(ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 16, 16),
+            ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64) / 10);
+  EXPECT_THROW(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 0, 8), std::invalid_argument);
+}
