@@ -210,12 +210,12 @@ int run_simulate(const std::vector<std::string>& args) {
     std::cout << fmt::format("{:<22} {:>6} {:>6} {:>10} {:>11}\n", k.module, k.count, k.lanes, grouped(k.dsp),
                              k.call_sites);
   }
-  std::cout << "\non-chip memories (top.cc arrays)\n";
-  std::cout << "array         holds                                  storage       words  partition  BRAM36  URAM288\n";
+  std::cout << "\non-chip memories (top.cc arrays; banks: dim 2 of <array>[rows][banks], completely partitioned)\n";
+  std::cout << "array         holds                                  storage       words      banks  BRAM36  URAM288\n";
   for (const auto& m : mach.memories) {
     std::cout << fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8}\n", m.array, m.holds,
                              machine::to_string(m.storage), grouped(m.words),
-                             m.partition > 1 ? fmt::format("cyclic {}", m.partition) : std::string("none"),
+                             m.partition > 1 ? fmt::format("{} banks", m.partition) : std::string("1 (none)"),
                              grouped(m.bram36), grouped(m.uram288));
   }
   std::cout << "\nmemory planner analysis (" << r.banks.origin

@@ -40,7 +40,8 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
     notes_.push_back("LUT headroom not checked: the evaluator does not estimate LUTs");
   } else {
     notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: 300 LUTs "
-                     "per FP32 lane + control per unit instance and bank, sim/power), not a csynth figure");
+                     "per FP32 lane + control per unit instance and bank + the bank networks' multiplexers "
+                     "per access site, sim/power), not a csynth figure");
   }
   if (accuracy_) {
     notes_.push_back(fmt::format(

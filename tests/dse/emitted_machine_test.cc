@@ -7,7 +7,7 @@
 //  - per kernel module: the ALLOCATION limit in top.cc (through its design_config.h macro)
 //    equals the instance count, and the lane constant modules.cc instantiates it with
 //    equals the instance's lanes;
-//  - per arena: the array top.cc declares, its size, BIND_STORAGE impl and cyclic
+//  - per arena: the array top.cc declares, its size, BIND_STORAGE impl and banks
 //    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
 //    depth equals Machine::param_words;
 //  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
