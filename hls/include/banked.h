@@ -7,7 +7,7 @@
 // physical memories (banks), word w of the arena in bank w % BANKS at row w / BANKS.
 // A kernel argument is a Banked view: the arena and a word offset (runtime).
 //
-// Three accesses, each with the port use Vitis schedules for it
+// Three accesses to banked arrays, each with the port use Vitis schedules for it
 // (shared/reference/hls-scheduling.md, "Arrays, banks and ports"):
 //  bank_read / bank_write   one word at a runtime index: its bank is known only at run
 //                           time, so it is a multiplexer over every bank and holds one
@@ -20,14 +20,17 @@
 //                           port per access; the lanes are moved to and from the banks by
 //                           a rotation over registers (a BANKS:1 multiplexer per lane,
 //                           LUTs, no memory port).
+// and plain_read, one word of an unpartitioned array (the top's int array): one port.
 // So every access site of a kernel — scalar or lane — uses one port of every bank of the
 // array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop
 // whose sites on one arena are s has ResMII ceil(s / 2) on that arena's true-dual-port banks.
 //
 // Under C simulation the accesses are recorded by the access probe (access_probe.h):
 // a lane access as one access to each bank it addresses, a scalar access as one access to
-// every bank; both only while an AccessProbeScope is alive.
+// every bank, a plain read as one access to its single bank; only while an
+// AccessProbeScope is alive.
 
+#include <cassert>
 #include <cstdint>
 #include <type_traits>
 
@@ -74,6 +77,12 @@ Banked<T, BANKS> bank_view(T* p) {
 }
 
 namespace detail {
+/// C simulation: a word address below the array's first word is a caller's error.
+#if !defined(__SYNTHESIS__)
+#define TTSIM_CHECK_WORD(w) assert((w) >= 0 && "banked access before the array's first word")
+#else
+#define TTSIM_CHECK_WORD(w)
+#endif
 template <typename T, int B>
 inline std::uintptr_t word_id(const Banked<T, B>& a, int row, int bank) {
   return reinterpret_cast<std::uintptr_t>(&a.rows[row][bank]) / sizeof(T);
@@ -85,6 +94,7 @@ template <typename T, int B>
 inline typename std::remove_const<T>::type bank_read(const char* name, const Banked<T, B>& a, int idx) {
 #pragma HLS INLINE
   const int w = a.off + idx;
+  TTSIM_CHECK_WORD(w);
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
   if (g_access_probing) probe_bank_access(name, detail::word_id(a, w / B, w % B), -1, B, false);
 #else
@@ -98,6 +108,7 @@ template <typename T, int B>
 inline void bank_write(const char* name, const Banked<T, B>& a, int idx, T v) {
 #pragma HLS INLINE
   const int w = a.off + idx;
+  TTSIM_CHECK_WORD(w);
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
   if (g_access_probing) probe_bank_access(name, detail::word_id(a, w / B, w % B), -1, B, true);
 #else
@@ -113,6 +124,7 @@ inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V
 #pragma HLS INLINE
   static_assert(LANES <= B, "lane access wider than the array's banks");
   const int w = a.off + idx;
+  TTSIM_CHECK_WORD(w);
   const int s = w % B, r0 = w / B;
   V raw[B];
 #pragma HLS ARRAY_PARTITION variable = raw complete
@@ -147,6 +159,7 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
 #pragma HLS INLINE
   static_assert(LANES <= B, "lane access wider than the array's banks");
   const int w = a.off + idx;
+  TTSIM_CHECK_WORD(w);
   const int s = w % B, r0 = w / B;
 bank_loop:
   for (int k = 0; k < B; ++k) {
@@ -163,6 +176,20 @@ bank_loop:
 #if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
   (void)name;
 #endif
+}
+
+/// Word `idx` of an unpartitioned on-chip array `a` (one memory: the top's int array of
+/// TTM slice offsets and labels): one port of it. Probed as an access to bank 0 of 1.
+template <typename T>
+inline T plain_read(const char* name, const T* a, int idx) {
+#pragma HLS INLINE
+  TTSIM_CHECK_WORD(idx);
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_bank_access(name, reinterpret_cast<std::uintptr_t>(a + idx) / sizeof(T), 0, 1, false);
+#else
+  (void)name;
+#endif
+  return a[idx];
 }
 
 /// Lanes of a tile of LANES columns starting at column `first` of `cols`: min(LANES,

@@ -15,7 +15,7 @@ ContractDesc head_desc(int K, int H, int inner, int cols) {
 }
 }  // namespace
 
-void attention_forward(int K, int D, int H, int valid_len, CRef Q, CRef Kx,
+void attention_forward(const int* index, int K, int D, int H, int valid_len, CRef Q, CRef Kx,
                        CRef V, Ref P, Ref ctx, Ref stat) {
 #pragma HLS INLINE
   const int dh = D / H, KK = K * K;
@@ -24,16 +24,16 @@ void attention_forward(int K, int D, int H, int valid_len, CRef Q, CRef Kx,
   c.b_b = dh; c.b_p = 1; c.b_j = D;
   c.c_b = KK; c.c_i = K; c.c_j = 1;
   c.alpha = 1.0f / std::sqrt(static_cast<float>(dh));
-  contraction(Q, Kx, P, c);
+  contraction(index, Q, Kx, P, c);
   softmax(P, P, H * K, K, valid_len, stat);
   c = head_desc(K, H, K, dh);  // C = P · V_h
   c.a_b = KK; c.a_i = K; c.a_p = 1;
   c.b_b = dh; c.b_p = D; c.b_j = 1;
   c.c_b = dh; c.c_i = D; c.c_j = 1;
-  contraction(P, V, ctx, c);
+  contraction(index, P, V, ctx, c);
 }
 
-void attention_backward(int K, int D, int H, CRef Q, CRef Kx, CRef V,
+void attention_backward(const int* index, int K, int D, int H, CRef Q, CRef Kx, CRef V,
                         CRef P, CRef dctx, Ref dQ, Ref dK, Ref dV,
                         Ref dP, Ref stat) {
 #pragma HLS INLINE
@@ -43,21 +43,21 @@ void attention_backward(int K, int D, int H, CRef Q, CRef Kx, CRef V,
   c.a_b = dh; c.a_i = D; c.a_p = 1;
   c.b_b = dh; c.b_p = 1; c.b_j = D;
   c.c_b = KK; c.c_i = K; c.c_j = 1;
-  contraction(dctx, V, dP, c);
+  contraction(index, dctx, V, dP, c);
   c = head_desc(K, H, K, dh);  // dV = Pᵀ · dC
   c.a_b = KK; c.a_i = 1; c.a_p = K;
   c.b_b = dh; c.b_p = D; c.b_j = 1;
   c.c_b = dh; c.c_i = D; c.c_j = 1;
-  contraction(P, dctx, dV, c);
+  contraction(index, P, dctx, dV, c);
   softmax_grad(P, dP, dP, H * K, K, stat);  // dS, in place
   c = head_desc(K, H, K, dh);  // dQ = dS · K_h / √dh
   c.a_b = KK; c.a_i = K; c.a_p = 1;
   c.b_b = dh; c.b_p = D; c.b_j = 1;
   c.c_b = dh; c.c_i = D; c.c_j = 1;
   c.alpha = scale;
-  contraction(dP, Kx, dQ, c);
+  contraction(index, dP, Kx, dQ, c);
   c.a_i = 1; c.a_p = K;  // dK = dSᵀ · Q_h / √dh
-  contraction(dP, Q, dK, c);
+  contraction(index, dP, Q, dK, c);
 }
 
 }  // namespace ttsim_hls

@@ -12,11 +12,11 @@
 namespace ttsim_hls {
 
 /// P: H·K·K saved probabilities (written), ctx: K × D (written), stat: 2·H·K words.
-void attention_forward(int K, int D, int H, int valid_len, CRef Q, CRef Kx,
+void attention_forward(const int* index, int K, int D, int H, int valid_len, CRef Q, CRef Kx,
                        CRef V, Ref P, Ref ctx, Ref stat);
 
 /// dctx: K × D. dQ, dK, dV: K × D (overwritten). dP: H·K·K scratch. stat: H·K words.
-void attention_backward(int K, int D, int H, CRef Q, CRef Kx, CRef V,
+void attention_backward(const int* index, int K, int D, int H, CRef Q, CRef Kx, CRef V,
                         CRef P, CRef dctx, Ref dQ, Ref dK, Ref dV,
                         Ref dP, Ref stat);
 

@@ -41,10 +41,12 @@ namespace ttsim_hls {
 using ttsim_spec::kAccSlots;
 
 /// Strided operands of one contraction. Element (b, i, p) of A is
-/// A[abase(b) + i·a_i + p·a_p] with abase(b) = a_index ? a_index[b] : b·a_b; likewise
-/// B (b, p, j) at B[bbase(b) + p·b_p + j·b_j] and C (b, i, j) at C[cbase(b) + i·c_i + j·c_j].
-/// The index tables implement the TTM lookup (a core slice chosen per token) and the
-/// gradient scatter into a slice.
+/// A[abase(b) + i·a_i + p·a_p] with abase(b) = index[a_index + b] when a_index >= 0, else
+/// b·a_b; likewise B (b, p, j) at B[bbase(b) + p·b_p + j·b_j] and C (b, i, j) at
+/// C[cbase(b) + i·c_i + j·c_j]. `index` is the top's int array (the module's `index`
+/// argument); the tables in it implement the TTM lookup (a core slice chosen per token)
+/// and the gradient scatter into a slice. At most two of a_index, b_index, c_index are
+/// >= 0 in one call (the loop has two read sites on `index`).
 ///
 /// Result: C(b,i,j) = beta · C_old(b,i,j) + Σ_p (alpha · A(b,i,p))·B(b,p,j), beta = 1 when
 /// `accumulate`, else 0 (alpha scales the A operand — one multiplier per iteration, not
@@ -59,9 +61,9 @@ struct ContractDesc {
   int a_b = 0, a_i = 0, a_p = 0;                ///< A strides (words)
   int b_b = 0, b_p = 0, b_j = 0;                ///< B strides (words)
   int c_b = 0, c_i = 0, c_j = 0;                ///< C strides (words)
-  const int* a_index = nullptr;                 ///< per-batch A base, or null
-  const int* b_index = nullptr;                 ///< per-batch B base, or null
-  const int* c_index = nullptr;                 ///< per-batch C base, or null
+  int a_index = -1;  ///< word offset in `index` of the per-batch A bases, or -1 (b·a_b)
+  int b_index = -1;  ///< word offset in `index` of the per-batch B bases, or -1 (b·b_b)
+  int c_index = -1;  ///< word offset in `index` of the per-batch C bases, or -1 (b·c_b)
   float alpha = 1.0f;
   bool accumulate = false;
   bool reduce_batch = false;
@@ -101,20 +103,39 @@ struct LaneTree<1> {
 
 namespace detail {
 
-inline int base_of(const int* index, int b, int stride) { return index ? index[b] : b * stride; }
-
 /// Counters of the slot-interleaved reduction shared by the three forms, advanced slot
 /// fastest: output batch ob, chunk, reduction batch rb (when the batch is reduced),
 /// reduction step q, slot s; plus the operand bases of the current batch, kept in
-/// registers and reloaded from the index tables only when the batch changes.
+/// registers and reloaded only when the batch changes. The (at most two) index tables of
+/// the call are read by two fixed sites, `t0` and `t1`; each operand takes its base from
+/// one of them or from its batch stride (selected once per call, before the loop).
 struct SlotCursor {
   const ContractDesc& d;
+  const int* index;
   int nq, rbn, chunks;
   int ob = 0, chunk = 0, rb = 0, q = 0, s = 0;
   int abase = 0, bbase = 0, cbase = 0;
-  SlotCursor(const ContractDesc& desc, int nq_, int chunks_)
-      : d(desc), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_) {
+  int t0 = -1, t1 = -1;               ///< word offsets of the two tables read, or -1
+  int a_src = -1, b_src = -1, c_src = -1;  ///< 0: t0, 1: t1, -1: batch stride
+  SlotCursor(const ContractDesc& desc, const int* index_, int nq_, int chunks_)
+      : d(desc), index(index_), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_) {
+    a_src = take(d.a_index);
+    b_src = take(d.b_index);
+    c_src = d.reduce_batch ? -1 : take(d.c_index);
     load_bases();
+  }
+  /// Assigns table offset `off` (>= 0) to the next free read site; -1 when off < 0.
+  int take(int off) {
+    if (off < 0) return -1;
+    if (t0 < 0) {
+      t0 = off;
+      return 0;
+    }
+#if !defined(__SYNTHESIS__)
+    assert(t1 < 0 && "ContractDesc: at most two index tables per call");
+#endif
+    t1 = off;
+    return 1;
   }
   /// Batch whose A and B elements the current step reads.
   int batch() const { return d.reduce_batch ? rb : ob; }
@@ -122,9 +143,11 @@ struct SlotCursor {
   bool last() const { return rb == rbn - 1 && q == nq - 1; }
   void load_bases() {
     const int b = batch();
-    abase = base_of(d.a_index, b, d.a_b);
-    bbase = base_of(d.b_index, b, d.b_b);
-    cbase = d.reduce_batch ? 0 : base_of(d.c_index, ob, d.c_b);
+    const int i0 = t0 >= 0 ? plain_read("index", index, t0 + b) : 0;
+    const int i1 = t1 >= 0 ? plain_read("index", index, t1 + b) : 0;
+    abase = a_src == 0 ? i0 : a_src == 1 ? i1 : b * d.a_b;
+    bbase = b_src == 0 ? i0 : b_src == 1 ? i1 : b * d.b_b;
+    cbase = d.reduce_batch ? 0 : (c_src == 0 ? i0 : c_src == 1 ? i1 : b * d.c_b);
   }
   void next() {
     if (++s < kAccSlots) return;
@@ -146,8 +169,10 @@ struct SlotCursor {
 
 /// Column form (see file comment). Requires b_j == 1 and c_j == 1.
 template <int LANES, int BANKS>
-void contract_column_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
-                          Banked<float, BANKS> C, const ContractDesc& d) {
+void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
+                          float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
+  const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
+  const Banked<float, BANKS> C(C_mem, c_off);
   const int tiles = (d.cols + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * tiles;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
@@ -155,14 +180,14 @@ void contract_column_loop(Banked<const float, BANKS> A, Banked<const float, BANK
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
-  detail::SlotCursor cur(d, d.inner, chunks);
+  detail::SlotCursor cur(d, index, d.inner, chunks);
   TTSIM_LOOP_BEGIN("contract_column");
 contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {
@@ -196,22 +221,24 @@ contract_column:
 
 /// Dot form (see file comment). Requires a_p == 1 and b_p == 1.
 template <int LANES, int BANKS>
-void contract_dot_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
-                       Banked<float, BANKS> C, const ContractDesc& d) {
+void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
+                       float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
+  const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
+  const Banked<float, BANKS> C(C_mem, c_off);
   const int ptiles = (d.inner + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots];
-  detail::SlotCursor cur(d, ptiles, chunks);
+  detail::SlotCursor cur(d, index, ptiles, chunks);
   TTSIM_LOOP_BEGIN("contract_dot");
 contract_dot:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_DOT_MIN max = TTSIM_TRIPS_CONTRACT_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {
@@ -246,21 +273,23 @@ contract_dot:
 
 /// Scalar form (see file comment): any strides.
 template <int BANKS>
-void contract_scalar_loop(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
-                          Banked<float, BANKS> C, const ContractDesc& d) {
+void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
+                          float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
+  const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
+  const Banked<float, BANKS> C(C_mem, c_off);
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, 1);
   float acc[kAccSlots];
-  detail::SlotCursor cur(d, d.inner, chunks);
+  detail::SlotCursor cur(d, index, d.inner, chunks);
   TTSIM_LOOP_BEGIN("contract_scalar");
 contract_scalar:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_SCALAR_MIN max = TTSIM_TRIPS_CONTRACT_SCALAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_scalar");
     const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
     if (g < slots) {
@@ -282,15 +311,29 @@ contract_scalar:
 }
 
 /// One contraction with LANES lanes on arrays of BANKS banks (see file comment): runs the
-/// loop of its form. Requires LANES <= BANKS.
+/// loop of its form. A, B, C: banked arrays (banked.h) with word offsets a_off, b_off,
+/// c_off >= 0; index: the int array the descriptor's index tables live in (read only when
+/// a_index, b_index or c_index >= 0). Requires LANES <= BANKS.
 template <int LANES, int BANKS>
-void contract_kernel(Banked<const float, BANKS> A, Banked<const float, BANKS> B,
-                     Banked<float, BANKS> C, const ContractDesc& d) {
+void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
+                     float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   switch (contract_variant(d) & ttsim_spec::kContractFormMask) {
-    case ttsim_spec::kContractColumn: contract_column_loop<LANES, BANKS>(A, B, C, d); break;
-    case ttsim_spec::kContractDot: contract_dot_loop<LANES, BANKS>(A, B, C, d); break;
-    default: contract_scalar_loop<BANKS>(A, B, C, d); break;
+    case ttsim_spec::kContractColumn:
+      contract_column_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
+      break;
+    case ttsim_spec::kContractDot:
+      contract_dot_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
+      break;
+    default: contract_scalar_loop<BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d); break;
   }
+}
+
+/// contract_kernel on Banked views (host code and tests); `index` may be null when the
+/// descriptor has no index table.
+template <int LANES, int BANKS>
+void contract_kernel(Banked<const float, BANKS> A, Banked<const float, BANKS> B, Banked<float, BANKS> C,
+                     const ContractDesc& d, const int* index = nullptr) {
+  contract_kernel<LANES, BANKS>(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
 }
 
 }  // namespace ttsim_hls

@@ -25,11 +25,11 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
   if (!l.tt) {
-    dense_forward(l.in_dim, l.out_dim, K, X, W, b, Y);
+    dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
-    btt_forward(l.t, K, X, W, b, Y, a.act + s.saved);
+    btt_forward(a.index, l.t, K, X, W, b, Y, a.act + s.saved);
   } else {
-    tt_forward(l.t, K, X, W, b, Y, a.act + s.saved);
+    tt_forward(a.index, l.t, K, X, W, b, Y, a.act + s.saved);
   }
 }
 
@@ -40,11 +40,11 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   Ref dW = a.grad + s.w;
   Ref db = a.grad + s.b;
   if (!l.tt) {
-    dense_backward(l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
+    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
   } else if (l.btt) {
-    btt_backward(l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
+    btt_backward(a.index, l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
   } else {
-    tt_backward(l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
+    tt_backward(a.index, l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
   }
 }
 
@@ -161,7 +161,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   CRef P = a.param;
   Ref stat = a.scratch + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
-  ttm_forward(m.emb, K, a.index, P + L.emb_cores, act + L.E, act + L.emb_saved);
+  ttm_forward(a.index, m.emb, K, P + L.emb_cores, act + L.E, act + L.emb_saved);
   add(act + L.E, P + L.pos, act + L.x0, K, D, D, D, D);
   layernorm(act + L.x0, P + L.lne_g, P + L.lne_b, act + L.h0, act + L.xhat0, act + L.rstd0,
                   K, D, stat);
@@ -170,7 +170,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
     for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, h);
-    attention_forward(K, D, m.heads, K, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
+    attention_forward(a.index, K, D, m.heads, K, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
                       act + es.ctx, stat);
     linear_forward(m.lin[e][3], ls[3], K, a, act + es.ctx);
     add(h, act + ls[3].y, act + es.a1, K, D, D, D, D);
@@ -184,8 +184,8 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
                     act + es.rstd2, K, D, stat);
     h = act + es.h2;
   }
-  dense_forward(D, m.intents, 1, h, P + L.wi, P + L.bi, act + L.logit_i);
-  dense_forward(D, m.slot_tags, K, h, P + L.ws, P + L.bs, act + L.logit_s);
+  dense_forward(a.index, D, m.intents, 1, h, P + L.wi, P + L.bi, act + L.logit_i);
+  dense_forward(a.index, D, m.slot_tags, K, h, P + L.ws, P + L.bs, act + L.logit_s);
 }
 
 StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Arenas& a,
@@ -199,20 +199,20 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
   Ref G = a.grad;
   Ref stat = sc + L.stat;
   // Labels live after the TTM slice offsets in the int arena.
-  int* labels = a.index + m.emb.d * K;
-  for (int i = 0; i < K; ++i) labels[i] = smp.slot_tags[i];
-  labels[K] = smp.intent;
+  const int labels = m.emb.d * K;
+  for (int i = 0; i < K; ++i) a.index[labels + i] = smp.slot_tags[i];
+  a.index[labels + K] = smp.intent;
 
   StepLosses loss;
-  loss.intent = ttsim_hls::loss(act + L.logit_i, labels + K, sc + L.dlogit_i, 1, m.intents, 1.0f, stat);
-  loss.slot = ttsim_hls::loss(act + L.logit_s, labels, sc + L.dlogit_s, K, m.slot_tags, smp.slot_scale,
-                         stat);
+  loss.intent = ttsim_hls::loss(act + L.logit_i, a.index, labels + K, sc + L.dlogit_i, 1, m.intents, 1.0f, stat);
+  loss.slot = ttsim_hls::loss(act + L.logit_s, a.index, labels, sc + L.dlogit_s, K, m.slot_tags, smp.slot_scale,
+                              stat);
 
   CRef h = m.encoders > 0 ? act + L.enc[m.encoders - 1].h2 : act + L.h0;
   Ref dA = sc + L.dA;
   Ref dB = sc + L.dB;
-  dense_backward(D, m.slot_tags, K, h, sc + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
-  dense_backward(D, m.intents, 1, h, sc + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
+  dense_backward(a.index, D, m.slot_tags, K, h, sc + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
+  dense_backward(a.index, D, m.intents, 1, h, sc + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
@@ -227,7 +227,7 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
     layernorm_grad(dB, act + es.xhat1, act + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g,
                          G + es.ln1_b, K, D, stat);  // dA = da1
     linear_backward(m.lin[e][3], ls[3], K, a, L, act + es.ctx, dA, sc + L.dctx, false);
-    attention_backward(K, D, m.heads, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
+    attention_backward(a.index, K, D, m.heads, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
                        sc + L.dctx, sc + L.dq, sc + L.dk, sc + L.dv, sc + L.dP, stat);
     linear_backward(m.lin[e][0], ls[0], K, a, L, hin, sc + L.dq, dA, true);
     linear_backward(m.lin[e][1], ls[1], K, a, L, hin, sc + L.dk, dA, true);
@@ -236,7 +236,7 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
   layernorm_grad(dA, act + L.xhat0, act + L.rstd0, P + L.lne_g, dB, G + L.lne_g,
                        G + L.lne_b, K, D, stat);  // dB = dx0
   add_accumulate(dB, G + L.pos, K, D, D, D);
-  ttm_backward(m.emb, K, a.index, P + L.emb_cores, act + L.emb_saved, dB, G + L.emb_cores,
+  ttm_backward(a.index, m.emb, K, P + L.emb_cores, act + L.emb_saved, dB, G + L.emb_cores,
                sc + L.ttm_scratch);
   return loss;
 }

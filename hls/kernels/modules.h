@@ -29,9 +29,10 @@
 // inlined into the top, each module is one RTL instance shared by its call sites.
 //
 // Every float argument is an on-chip arena (rows of kArenaBanks banks, banked.h) and a
-// runtime word offset; shapes are runtime extents bounded by the design_config.h
-// capacities. The glue calls them through the inline wrappers at the end (views). Semantics of each: the matching *_kernel template in
-// contract.h / rowwise.h.
+// runtime word offset; the int argument `index` is the top's int array (TTM slice
+// offsets, labels) with word offsets into it. Shapes are runtime extents bounded by the
+// design_config.h capacities. The glue calls them through the inline wrappers at the end (views). Semantics of each:
+// the matching *_kernel template in contract.h / rowwise.h.
 
 #include "hls/include/banked.h"
 #include "hls/include/design_config.h"
@@ -59,7 +60,7 @@ constexpr TtsimModuleName kTtsimModules[] = {
 #define TTSIM_CARENA(name) const float name[][ttsim_cfg::kArenaBanks]
 
 void ttsim_contraction(TTSIM_CARENA(A), int a_off, TTSIM_CARENA(B), int b_off, TTSIM_ARENA(C), int c_off,
-                       const ttsim_hls::ContractDesc& d);
+                       const int index[], const ttsim_hls::ContractDesc& d);
 void ttsim_softmax(TTSIM_CARENA(in), int in_off, TTSIM_ARENA(out), int out_off, int R, int cols, int valid_cols,
                    TTSIM_ARENA(stat), int stat_off);
 void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_CARENA(dP), int dp_off, TTSIM_ARENA(dS), int ds_off,
@@ -79,8 +80,8 @@ void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARE
 void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_off, int R, int cols, int x_rs,
                           int acc_rs);
 void ttsim_column_sum(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(sum), int sum_off, int R, int cols, int x_rs);
-float ttsim_loss(TTSIM_CARENA(logits), int logits_off, const int* labels, TTSIM_ARENA(dlogits), int dlogits_off,
-                 int R, int cols, float scale, TTSIM_ARENA(stat), int stat_off);
+float ttsim_loss(TTSIM_CARENA(logits), int logits_off, const int index[], int labels_off, TTSIM_ARENA(dlogits),
+                 int dlogits_off, int R, int cols, float scale, TTSIM_ARENA(stat), int stat_off);
 void ttsim_sgd_update(TTSIM_ARENA(w), int w_off, TTSIM_ARENA(g), int g_off, int words, float lr);
 
 namespace ttsim_hls {
@@ -91,9 +92,11 @@ using Ref = Banked<float, ttsim_cfg::kArenaBanks>;
 
 // The glue's calls of the modules: each splits its views into (arena, offset) pairs.
 // Inlined: the module call sites sit in the top function.
-inline void contraction(CRef A, CRef B, Ref C, const ContractDesc& d) {
+/// index: the top's int array, passed at every call (one array on the shared instance's
+/// port); read only where the descriptor names an index table.
+inline void contraction(const int* index, CRef A, CRef B, Ref C, const ContractDesc& d) {
 #pragma HLS INLINE
-  ttsim_contraction(A.rows, A.off, B.rows, B.off, C.rows, C.off, d);
+  ttsim_contraction(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
 }
 inline void softmax(CRef in, Ref out, int R, int cols, int valid_cols, Ref stat) {
 #pragma HLS INLINE
@@ -134,10 +137,12 @@ inline void column_sum(CRef x, Ref sum, int R, int cols, int x_rs) {
 #pragma HLS INLINE
   ttsim_column_sum(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
 }
-inline float loss(CRef logits, const int* labels, Ref dlogits, int R, int cols, float scale, Ref stat) {
+/// Labels: words labels_off .. labels_off + R − 1 of the top's int array `index`.
+inline float loss(CRef logits, const int* index, int labels_off, Ref dlogits, int R, int cols, float scale,
+                  Ref stat) {
 #pragma HLS INLINE
-  return ttsim_loss(logits.rows, logits.off, labels, dlogits.rows, dlogits.off, R, cols, scale, stat.rows,
-                    stat.off);
+  return ttsim_loss(logits.rows, logits.off, index, labels_off, dlogits.rows, dlogits.off, R, cols, scale,
+                    stat.rows, stat.off);
 }
 inline void sgd_update(Ref w, Ref g, int words, float lr) {
 #pragma HLS INLINE

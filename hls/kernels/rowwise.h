@@ -15,8 +15,12 @@
 // (RecMII = ceil(fadd latency / kAccSlots) = 1); rows or tiles beyond the last block are
 // idle slots, counted in the trip.
 //
-// Arguments: every float argument is a Banked view (hls/include/banked.h) into an on-chip
-// arena of B banks (the label table of loss_kernel, int, is a plain pointer). The LANES
+// Arguments: every float argument is an on-chip array of B banks, `T x_mem[][B]`, and a
+// word offset x_off (hls/include/banked.h); the body sees it as the Banked view x. The
+// DEPENDENCE pragmas name the arrays (x_mem): they are function arguments, so the pragma
+// applies to the memory every access of the loop goes to. The labels of loss_kernel are
+// words of the int array `index` from labels_off. Each kernel also has an overload on
+// Banked views (host code and tests) that forwards to it. The LANES
 // consecutive words of a tile are moved by one lane_read / lane_write per array per
 // iteration (the `n` valid lanes of the tile; each bank addressed with its index known at
 // synthesis, one port per access) into / from a register array the unrolled lane loop
@@ -99,8 +103,11 @@ inline long trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
 /// padding mask). stat: 2R words scratch (row max, then 1 / row sum). Loops softmax_max,
 /// softmax_exp_sum, softmax_normalize. Requires 1 <= valid_cols <= cols.
 template <int LANES, int B>
-void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int cols, int valid_cols,
-                    Banked<float, B> stat) {
+void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int out_off, int R, int cols,
+                    int valid_cols, float stat_mem[][B], int stat_off) {
+  const Banked<const float, B> in(in_mem, in_off);
+  const Banked<float, B> out(out_mem, out_off);
+  const Banked<float, B> stat(stat_mem, stat_off);
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -147,6 +154,8 @@ void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int 
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MIN max = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MAX
+// stat is read in its first half (row r) and written in its second (R + r) only.
+#pragma HLS DEPENDENCE variable = stat_mem type = inter false
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_exp_sum");
       const int r = c.row();
@@ -187,7 +196,7 @@ void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int 
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 // out[k] is read and written in the same iteration only: no carried dependence.
-#pragma HLS DEPENDENCE variable = out type = inter false
+#pragma HLS DEPENDENCE variable = out_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MIN max = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MAX
       TTSIM_LOOP_ITER("softmax_normalize");
       const float inv = bank_read("stat", stat, R + c.r);
@@ -210,8 +219,12 @@ void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int 
 /// Softmax gradient: dS = P ⊙ (dP − rowsum(dP ⊙ P)). All R × cols; dS may alias dP.
 /// stat: R words. Loops softmax_grad_dot, softmax_grad_apply.
 template <int LANES, int B>
-void softmax_grad_kernel(Banked<const float, B> P, Banked<const float, B> dP, Banked<float, B> dS, int R,
-                         int cols, Banked<float, B> stat) {
+void softmax_grad_kernel(const float P_mem[][B], int P_off, const float dP_mem[][B], int dP_off, float dS_mem[][B],
+                         int dS_off, int R, int cols, float stat_mem[][B], int stat_off) {
+  const Banked<const float, B> P(P_mem, P_off);
+  const Banked<const float, B> dP(dP_mem, dP_off);
+  const Banked<float, B> dS(dS_mem, dS_off);
+  const Banked<float, B> stat(stat_mem, stat_off);
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -286,9 +299,17 @@ void softmax_grad_kernel(Banked<const float, B> P, Banked<const float, B> dP, Ba
 /// gradient. stat: R words (row means). Loops layernorm_mean, layernorm_var,
 /// layernorm_normalize.
 template <int LANES, int B>
-void layernorm_kernel(Banked<const float, B> x, Banked<const float, B> gamma, Banked<const float, B> beta,
-                      Banked<float, B> y, Banked<float, B> xhat, Banked<float, B> rstd, int R, int cols,
-                      Banked<float, B> stat) {
+void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[][B], int gamma_off,
+                      const float beta_mem[][B], int beta_off, float y_mem[][B], int y_off, float xhat_mem[][B],
+                      int xhat_off, float rstd_mem[][B], int rstd_off, int R, int cols, float stat_mem[][B],
+                      int stat_off) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<const float, B> gamma(gamma_mem, gamma_off);
+  const Banked<const float, B> beta(beta_mem, beta_off);
+  const Banked<float, B> y(y_mem, y_off);
+  const Banked<float, B> xhat(xhat_mem, xhat_off);
+  const Banked<float, B> rstd(rstd_mem, rstd_off);
+  const Banked<float, B> stat(stat_mem, stat_off);
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -406,9 +427,18 @@ void layernorm_kernel(Banked<const float, B> x, Banked<const float, B> gamma, Ba
 /// overwritten), dγ += Σ_rows dy·x̂, dβ += Σ_rows dy. stat: 2R words.
 /// Loops layernorm_grad_reduce, layernorm_grad_input, layernorm_grad_params.
 template <int LANES, int B>
-void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xhat, Banked<const float, B> rstd,
-                           Banked<const float, B> gamma, Banked<float, B> dx, Banked<float, B> dgamma,
-                           Banked<float, B> dbeta, int R, int cols, Banked<float, B> stat) {
+void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat_mem[][B], int xhat_off,
+                           const float rstd_mem[][B], int rstd_off, const float gamma_mem[][B], int gamma_off,
+                           float dx_mem[][B], int dx_off, float dgamma_mem[][B], int dgamma_off, float dbeta_mem[][B],
+                           int dbeta_off, int R, int cols, float stat_mem[][B], int stat_off) {
+  const Banked<const float, B> dy(dy_mem, dy_off);
+  const Banked<const float, B> xhat(xhat_mem, xhat_off);
+  const Banked<const float, B> rstd(rstd_mem, rstd_off);
+  const Banked<const float, B> gamma(gamma_mem, gamma_off);
+  const Banked<float, B> dx(dx_mem, dx_off);
+  const Banked<float, B> dgamma(dgamma_mem, dgamma_off);
+  const Banked<float, B> dbeta(dbeta_mem, dbeta_off);
+  const Banked<float, B> stat(stat_mem, stat_off);
   using ttsim_spec::kTripColumnSlots;
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
@@ -516,8 +546,8 @@ void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xha
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 // dgamma[j] / dbeta[j] are read and written once per call, in the iteration of the last row.
-#pragma HLS DEPENDENCE variable = dgamma type = inter false
-#pragma HLS DEPENDENCE variable = dbeta type = inter false
+#pragma HLS DEPENDENCE variable = dgamma_mem type = inter false
+#pragma HLS DEPENDENCE variable = dbeta_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_PARAMS_MAX
 #pragma HLS DEPENDENCE variable = accg type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = accb type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -572,7 +602,9 @@ void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xha
 
 /// GELU, tanh form, y = x · σ(kGeluK·x·(1 + kGeluC·x²)) over R rows of cols. Loop gelu.
 template <int LANES, int B>
-void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) {
+void gelu_kernel(const float x_mem[][B], int x_off, float y_mem[][B], int y_off, int R, int cols) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> y(y_mem, y_off);
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -607,8 +639,11 @@ gelu:
 /// GELU gradient: dx = dy · (s + x·s·(1 − s)·kGeluK·(1 + 3·kGeluC·x²)), s = σ(w) as in
 /// gelu_kernel; x is the saved pre-activation. dx may alias dy. Loop gelu_grad.
 template <int LANES, int B>
-void gelu_grad_kernel(Banked<const float, B> x, Banked<const float, B> dy, Banked<float, B> dx, int R,
-                      int cols) {
+void gelu_grad_kernel(const float x_mem[][B], int x_off, const float dy_mem[][B], int dy_off, float dx_mem[][B],
+                      int dx_off, int R, int cols) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<const float, B> dy(dy_mem, dy_off);
+  const Banked<float, B> dx(dx_mem, dx_off);
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -647,8 +682,11 @@ gelu_grad:
 /// out[r·o_rs + j] = a[r·a_rs + j] + b[r·b_rs + j] for R rows of cols (a row stride of
 /// 0 broadcasts one row, e.g. a bias). Loop add.
 template <int LANES, int B>
-void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols,
-                int a_rs, int b_rs, int o_rs) {
+void add_kernel(const float a_mem[][B], int a_off, const float b_mem[][B], int b_off, float out_mem[][B], int out_off,
+                int R, int cols, int a_rs, int b_rs, int o_rs) {
+  const Banked<const float, B> a(a_mem, a_off);
+  const Banked<const float, B> b(b_mem, b_off);
+  const Banked<float, B> out(out_mem, out_off);
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -678,8 +716,10 @@ add:
 /// acc[r·acc_rs + j] += x[r·x_rs + j] for R rows of cols; every acc element distinct
 /// (acc_rs >= cols; column sums are column_sum_kernel). Loop add_accumulate.
 template <int LANES, int B>
-void add_accumulate_kernel(Banked<const float, B> x, Banked<float, B> acc, int R, int cols, int x_rs,
-                           int acc_rs) {
+void add_accumulate_kernel(const float x_mem[][B], int x_off, float acc_mem[][B], int acc_off, int R, int cols,
+                           int x_rs, int acc_rs) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> acc(acc_mem, acc_off);
   const int tiles = (cols + LANES - 1) / LANES;
   detail::RowTiles c(tiles);
   const long total = detail::trip(ttsim_spec::kTripElementwise, R, cols, LANES);
@@ -688,7 +728,7 @@ add_accumulate:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 // every acc element is read and written in one iteration (acc_rs >= cols: distinct elements).
-#pragma HLS DEPENDENCE variable = acc type = inter false
+#pragma HLS DEPENDENCE variable = acc_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
     TTSIM_LOOP_ITER("add_accumulate");
     const int k = c.r * acc_rs + c.t * LANES;
@@ -711,7 +751,9 @@ add_accumulate:
 /// sum[j] += Σ_r x[r·x_rs + j] for R rows of cols (the bias gradient as column sums of
 /// dY). Loop column_sum.
 template <int LANES, int B>
-void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, int cols, int x_rs) {
+void column_sum_kernel(const float x_mem[][B], int x_off, float sum_mem[][B], int sum_off, int R, int cols, int x_rs) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> sum(sum_mem, sum_off);
   const int tiles = (cols + LANES - 1) / LANES;
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
@@ -722,7 +764,7 @@ column_sum:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 // sum[j] is read and written once per call, in the iteration of the last row.
-#pragma HLS DEPENDENCE variable = sum type = inter false
+#pragma HLS DEPENDENCE variable = sum_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_COLUMN_SUM_MIN max = TTSIM_TRIPS_COLUMN_SUM_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("column_sum");
@@ -761,14 +803,18 @@ column_sum:
   }
 }
 
-/// Softmax cross-entropy over R rows of `cols` logits with integer labels (label < 0:
-/// row ignored, zero loss and gradient). dlogits = scale·(softmax − onehot).
+/// Softmax cross-entropy over R rows of `cols` logits with integer labels, label of row r
+/// = index[labels_off + r] (label < 0: row ignored, zero loss and gradient). dlogits = scale·(softmax − onehot).
 /// Returns scale · Σ_rows (logsumexp − logit[label]). stat: 2R words (row max, then
 /// scale / row sum or 0). Loops loss_max, loss_exp_sum, loss_grad; the kAccSlots partial
 /// losses are summed by a tree after loss_exp_sum.
 template <int LANES, int B>
-float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float, B> dlogits, int R, int cols,
-                  float scale, Banked<float, B> stat) {
+float loss_kernel(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
+                  float dlogits_mem[][B], int dlogits_off, int R, int cols, float scale, float stat_mem[][B],
+                  int stat_off) {
+  const Banked<const float, B> logits(logits_mem, logits_off);
+  const Banked<float, B> dlogits(dlogits_mem, dlogits_off);
+  const Banked<float, B> stat(stat_mem, stat_off);
   using ttsim_spec::kTripElementwise;
   using ttsim_spec::kTripRowSlots;
   const int tiles = (cols + LANES - 1) / LANES;
@@ -818,6 +864,8 @@ float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_EXP_SUM_MIN max = TTSIM_TRIPS_LOSS_EXP_SUM_MAX
+// stat is read in its first half (row r) and written in its second (R + r) only.
+#pragma HLS DEPENDENCE variable = stat_mem type = inter false
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = xl type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = lacc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -825,7 +873,7 @@ float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float
       const int r = c.row();
       if (r < R) {
         const float mx = bank_read("stat", stat, r);
-        const int label = TTSIM_RD("labels", labels, r);
+        const int label = plain_read("labels", index, labels_off + r);
         const int base = r * cols + c.t * LANES;
         const int nl = tile_lanes<LANES>(c.t * LANES, cols);
         float xv[LANES];
@@ -836,16 +884,14 @@ float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = c.t * LANES + l;
-          float e = 0.0f;
-          if (j < cols) {
-            const float x = xv[l];
-            e = std::exp(x - mx);
-            if (j == label) {
-              xl[c.s] = x;
-              TTSIM_REG_WR("label_logit", c.s);
-            }
-          }
-          v[l] = e;
+          v[l] = j < cols ? std::exp(xv[l] - mx) : 0.0f;
+        }
+        // The label's logit, when it lies in this tile: one lane selected by a LANES:1
+        // multiplexer, one register write per iteration.
+        const int ll = label - c.t * LANES;
+        if (ll >= 0 && ll < nl) {
+          xl[c.s] = xv[ll];
+          TTSIM_REG_WR("label_logit", c.s);
         }
         lane_write<LANES>("dlogits", dlogits, base, nl, v);
         const float part = LaneTree<LANES>::sum(v);
@@ -876,11 +922,11 @@ float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float
     for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
 // dlogits[k] is read and written in the same iteration only.
-#pragma HLS DEPENDENCE variable = dlogits type = inter false
+#pragma HLS DEPENDENCE variable = dlogits_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_GRAD_MIN max = TTSIM_TRIPS_LOSS_GRAD_MAX
       TTSIM_LOOP_ITER("loss_grad");
       const float a = bank_read("stat", stat, R + c.r);
-      const int label = TTSIM_RD("labels", labels, c.r);
+      const int label = plain_read("labels", index, labels_off + c.r);
       const int base = c.r * cols + c.t * LANES;
       const int nl = tile_lanes<LANES>(c.t * LANES, cols);
       float dv[LANES];
@@ -907,7 +953,9 @@ float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float
 /// gradients start from zero without a separate clearing pass). Loop sgd_update,
 /// trip ceil(words / LANES) (shape rows 1, cols words).
 template <int LANES, int B>
-void sgd_kernel(Banked<float, B> w, Banked<float, B> g, int words, float lr) {
+void sgd_kernel(float w_mem[][B], int w_off, float g_mem[][B], int g_off, int words, float lr) {
+  const Banked<float, B> w(w_mem, w_off);
+  const Banked<float, B> g(g_mem, g_off);
   const int tiles = (words + LANES - 1) / LANES;
   const long total = detail::trip(ttsim_spec::kTripElementwise, 1, words, LANES);
   TTSIM_LOOP_BEGIN("sgd_update");
@@ -915,6 +963,9 @@ sgd_update:
   for (long t = 0; t < total; ++t) {
 #pragma HLS PIPELINE II = 1
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SGD_UPDATE_MIN max = TTSIM_TRIPS_SGD_UPDATE_MAX
+// w[k] and g[k] are read and written in the same iteration only.
+#pragma HLS DEPENDENCE variable = w_mem type = inter false
+#pragma HLS DEPENDENCE variable = g_mem type = inter false
     TTSIM_LOOP_ITER("sgd_update");
     const int first = static_cast<int>(t) * LANES;
     const int nl = tile_lanes<LANES>(first, words);
@@ -934,6 +985,84 @@ sgd_update:
     lane_write<LANES>("g", g, first, nl, zv);
   }
   (void)tiles;
+}
+
+/// softmax_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int cols, int valid_cols,
+                    Banked<float, B> stat) {
+  softmax_kernel<LANES, B>(in.rows, in.off, out.rows, out.off, R, cols, valid_cols, stat.rows, stat.off);
+}
+
+/// softmax_grad_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void softmax_grad_kernel(Banked<const float, B> P, Banked<const float, B> dP, Banked<float, B> dS, int R, int cols,
+                         Banked<float, B> stat) {
+  softmax_grad_kernel<LANES, B>(P.rows, P.off, dP.rows, dP.off, dS.rows, dS.off, R, cols, stat.rows, stat.off);
+}
+
+/// layernorm_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void layernorm_kernel(Banked<const float, B> x, Banked<const float, B> gamma, Banked<const float, B> beta,
+                      Banked<float, B> y, Banked<float, B> xhat, Banked<float, B> rstd, int R, int cols,
+                      Banked<float, B> stat) {
+  layernorm_kernel<LANES, B>(x.rows, x.off, gamma.rows, gamma.off, beta.rows, beta.off, y.rows, y.off, xhat.rows,
+                             xhat.off, rstd.rows, rstd.off, R, cols, stat.rows, stat.off);
+}
+
+/// layernorm_grad_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xhat, Banked<const float, B> rstd,
+                           Banked<const float, B> gamma, Banked<float, B> dx, Banked<float, B> dgamma,
+                           Banked<float, B> dbeta, int R, int cols, Banked<float, B> stat) {
+  layernorm_grad_kernel<LANES, B>(dy.rows, dy.off, xhat.rows, xhat.off, rstd.rows, rstd.off, gamma.rows, gamma.off,
+                                  dx.rows, dx.off, dgamma.rows, dgamma.off, dbeta.rows, dbeta.off, R, cols, stat.rows,
+                                  stat.off);
+}
+
+/// gelu_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) {
+  gelu_kernel<LANES, B>(x.rows, x.off, y.rows, y.off, R, cols);
+}
+
+/// gelu_grad_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void gelu_grad_kernel(Banked<const float, B> x, Banked<const float, B> dy, Banked<float, B> dx, int R, int cols) {
+  gelu_grad_kernel<LANES, B>(x.rows, x.off, dy.rows, dy.off, dx.rows, dx.off, R, cols);
+}
+
+/// add_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols, int a_rs,
+                int b_rs, int o_rs) {
+  add_kernel<LANES, B>(a.rows, a.off, b.rows, b.off, out.rows, out.off, R, cols, a_rs, b_rs, o_rs);
+}
+
+/// add_accumulate_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void add_accumulate_kernel(Banked<const float, B> x, Banked<float, B> acc, int R, int cols, int x_rs, int acc_rs) {
+  add_accumulate_kernel<LANES, B>(x.rows, x.off, acc.rows, acc.off, R, cols, x_rs, acc_rs);
+}
+
+/// column_sum_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, int cols, int x_rs) {
+  column_sum_kernel<LANES, B>(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
+}
+
+/// loss_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float, B> dlogits, int R, int cols,
+                  float scale, Banked<float, B> stat) {
+  return loss_kernel<LANES, B>(logits.rows, logits.off, labels, 0, dlogits.rows, dlogits.off, R, cols, scale, stat.rows,
+                               stat.off);
+}
+
+/// sgd_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void sgd_kernel(Banked<float, B> w, Banked<float, B> g, int words, float lr) {
+  sgd_kernel<LANES, B>(w.rows, w.off, g.rows, g.off, words, lr);
 }
 
 }  // namespace ttsim_hls

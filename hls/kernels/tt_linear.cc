@@ -77,32 +77,32 @@ int tt_scratch_words(const TtDims& t, int K) {
   return 2 * mx;
 }
 
-void btt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
                  Ref Y, Ref saved) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   // Left merge: L_1 = G_1; L_k = L_{k-1} · G_k.
   for (int k = 2; k <= d; ++k) {
     CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
-    contraction(lprev, cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
+    contraction(index, lprev, cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
                       plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]));
   }
   // Right merge: R_e = G_{d+e}; R_j = G_{d+j} · R_{j+1}.
   for (int j = e - 1; j >= 1; --j) {
     CRef rnext =
         j + 1 == e ? cores + t.core_offset(d + e) : CRef(saved + btt_r_offset(t, K, j + 1));
-    contraction(cores + t.core_offset(d + j), rnext, saved + btt_r_offset(t, K, j),
+    contraction(index, cores + t.core_offset(d + j), rnext, saved + btt_r_offset(t, K, j),
                       plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)));
   }
   CRef L = d == 1 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, d));
   CRef R = e == 1 ? cores + t.core_offset(d + 1) : CRef(saved + btt_r_offset(t, K, 1));
   Ref Z = saved;
-  contraction(X, L, Z, plain_desc(K, t.M(), t.r[d]));
-  contraction(Z, R, Y, plain_desc(K, t.r[d], t.N()));
+  contraction(index, X, L, Z, plain_desc(K, t.M(), t.r[d]));
+  contraction(index, Z, R, Y, plain_desc(K, t.r[d], t.N()));
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
-void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
                   CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
                   Ref dbias, Ref scratch) {
 #pragma HLS INLINE
@@ -130,30 +130,30 @@ void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
   // Grad-input stage: dZ = dY·Rᵀ (K, N, r_d); dX = dZ·Lᵀ (K, r_d, M).
   ContractDesc c = plain_desc(K, N, rd);
   c.b_p = 1; c.b_j = N;
-  contraction(dY, R, dZ, c);
+  contraction(index, dY, R, dZ, c);
   if (dX) {
     c = plain_desc(K, rd, M);
     c.b_p = 1; c.b_j = rd;
     c.accumulate = accumulate_dx;
-    contraction(dZ, L, dX, c);
+    contraction(index, dZ, L, dX, c);
   }
   // Grad-weights stage: dR = Zᵀ·dY (r_d, K, N); dL = Xᵀ·dZ (M, K, r_d).
   c = plain_desc(rd, K, N);
   c.a_i = 1; c.a_p = rd;
-  contraction(Z, dY, dR(1), c);
+  contraction(index, Z, dY, dR(1), c);
   c = plain_desc(M, K, rd);
   c.a_i = 1; c.a_p = M;
-  contraction(X, dZ, dL(d), c);
+  contraction(index, X, dZ, dL(d), c);
   // Left chain, k = d..2.
   for (int k = d; k >= 2; --k) {
     CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
     const int rp = t.r[k - 1], cols = t.m[k - 1] * t.r[k], mp = t.mpre(k - 1);
     c = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
     c.a_i = 1; c.a_p = rp;
-    contraction(lprev, dL(k), dcores + t.core_offset(k), c);
+    contraction(index, lprev, dL(k), dcores + t.core_offset(k), c);
     c = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
     c.b_p = 1; c.b_j = cols;
-    contraction(dL(k), cores + t.core_offset(k), dL(k - 1), c);
+    contraction(index, dL(k), cores + t.core_offset(k), dL(k - 1), c);
   }
   // Right chain, j = 1..e-1.
   for (int j = 1; j < e; ++j) {
@@ -162,15 +162,15 @@ void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
     c = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
     c.b_p = 1; c.b_j = inner;
-    contraction(dR(j), rnext, dcores + t.core_offset(d + j), c);
+    contraction(index, dR(j), rnext, dcores + t.core_offset(d + j), c);
     c = plain_desc(rj, rows, inner);  // dR_{j+1} = G_{d+j}ᵀ · dR_j
     c.a_i = 1; c.a_p = rj;
-    contraction(cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
+    contraction(index, cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
   }
   if (dbias) column_sum(dY, dbias, K, N, N);
 }
 
-void tt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
                 Ref Y, Ref saved) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
@@ -183,17 +183,17 @@ void tt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
     c.a_b = inner * ms; c.a_i = 1; c.a_p = ms;
     c.b_p = t.r[k]; c.b_j = 1;
     c.c_b = t.r[k] * ms; c.c_i = 1; c.c_j = ms;
-    contraction(in, cores + t.core_offset(k), T(k), c);
+    contraction(index, in, cores + t.core_offset(k), T(k), c);
   }
   for (int j = 1; j <= e; ++j) {
     const int s = d + j;
-    contraction(T(s - 1), cores + t.core_offset(s), T(s),
+    contraction(index, T(s - 1), cores + t.core_offset(s), T(s),
                       plain_desc(K * t.npre(j - 1), t.r[s - 1], t.n[j - 1] * t.r[s]));
   }
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
-void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
                  Ref scratch) {
 #pragma HLS INLINE
@@ -209,10 +209,10 @@ void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
       const int j = s - d, rows = K * t.npre(j - 1), rp = t.r[s - 1], cols = t.n[j - 1] * t.r[s];
       ContractDesc c = plain_desc(rp, rows, cols);  // dG_s = T_{s-1}ᵀ · dT_s
       c.a_i = 1; c.a_p = rp;
-      contraction(T(s - 1), dcur, dG, c);
+      contraction(index, T(s - 1), dcur, dG, c);
       c = plain_desc(rows, cols, rp);  // dT_{s-1} = dT_s · G_sᵀ
       c.b_p = 1; c.b_j = cols;
-      contraction(dcur, G, dnext, c);
+      contraction(index, dcur, G, dnext, c);
     } else {
       const int k = s, ms = t.msuf(k), pm = t.r[k - 1] * t.m[k - 1], rk = t.r[k];
       ContractDesc c;  // dG_k = Σ_b T_{k-1}(b)ᵀ · dT_k(b)
@@ -220,7 +220,7 @@ void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
       c.a_b = pm * ms; c.a_i = ms; c.a_p = 1;
       c.b_b = rk * ms; c.b_p = 1; c.b_j = ms;
       c.c_i = rk; c.c_j = 1;
-      contraction(T(k - 1), dcur, dG, c);
+      contraction(index, T(k - 1), dcur, dG, c);
       if (dnext) {
         ContractDesc g;  // dT_{k-1} = dT_k · G_kᵀ
         g.batch = K; g.rows = ms; g.inner = rk; g.cols = pm;
@@ -228,7 +228,7 @@ void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
         g.b_p = 1; g.b_j = rk;
         g.c_b = pm * ms; g.c_i = 1; g.c_j = ms;
         g.accumulate = k == 1 && accumulate_dx;
-        contraction(dcur, G, dnext, g);
+        contraction(index, dcur, G, dnext, g);
       }
     }
     dcur = dnext;
@@ -236,25 +236,25 @@ void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
   if (dbias) column_sum(dY, dbias, K, t.N(), t.N());
 }
 
-void dense_forward(int M, int N, int K, CRef X, CRef W, CRef bias,
+void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
                    Ref Y) {
 #pragma HLS INLINE
-  contraction(X, W, Y, plain_desc(K, M, N));
+  contraction(index, X, W, Y, plain_desc(K, M, N));
   if (bias) add(Y, bias, Y, K, N, N, 0, N);
 }
 
-void dense_backward(int M, int N, int K, CRef X, CRef dY, CRef W,
+void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
                     Ref dX, bool accumulate_dx, Ref dW, Ref dbias) {
 #pragma HLS INLINE
   if (dX) {
     ContractDesc c = plain_desc(K, N, M);
     c.b_p = 1; c.b_j = N;
     c.accumulate = accumulate_dx;
-    contraction(dY, W, dX, c);
+    contraction(index, dY, W, dX, c);
   }
   ContractDesc c = plain_desc(M, K, N);
   c.a_i = 1; c.a_p = M;
-  contraction(X, dY, dW, c);
+  contraction(index, X, dY, dW, c);
   if (dbias) column_sum(dY, dbias, K, N, N);
 }
 

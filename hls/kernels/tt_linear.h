@@ -58,29 +58,29 @@ int tt_scratch_words(const TtDims& t, int K);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
 /// saved: btt_saved_words (written; read by btt_backward).
-void btt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
                  Ref Y, Ref saved);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. scratch: btt_scratch_words.
-void btt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
                   CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
                   Ref dbias, Ref scratch);
 
 /// Sequential TT forward; same arguments as btt_forward with tt_saved_words.
-void tt_forward(const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
                 Ref Y, Ref saved);
 /// Sequential TT backward; same arguments as btt_backward with tt_scratch_words.
-void tt_backward(const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
                  Ref scratch);
 
 /// Dense layer Y = X·W (+ b), W: M × N row-major, X: K × M.
-void dense_forward(int M, int N, int K, CRef X, CRef W, CRef bias,
+void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
                    Ref Y);
 /// Dense backward: dX (+)= dY·Wᵀ (skipped when null), dW = Xᵀ·dY (overwritten),
 /// dbias += column sums of dY (when non-null).
-void dense_backward(int M, int N, int K, CRef X, CRef dY, CRef W,
+void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
                     Ref dX, bool accumulate_dx, Ref dW, Ref dbias);
 
 }  // namespace ttsim_hls

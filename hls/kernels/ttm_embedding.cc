@@ -50,7 +50,7 @@ ttm_index:
   }
 }
 
-void ttm_forward(const TtmDims& t, int K, const int* idx, CRef cores, Ref E,
+void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
                  Ref saved) {
 #pragma HLS INLINE
   for (int k = 2; k <= t.d; ++k) {
@@ -60,20 +60,20 @@ void ttm_forward(const TtmDims& t, int K, const int* idx, CRef cores, Ref E,
     CRef A;
     if (k == 2) {  // E_1 = S_1, read straight from core 1
       A = cores;
-      c.a_index = idx;
+      c.a_index = 0;
     } else {
       A = saved + e_offset(t, K, k - 1);
       c.a_b = ep * rp;
     }
     c.a_i = rp; c.a_p = 1;
-    c.b_index = idx + (k - 1) * K;
+    c.b_index = (k - 1) * K;
     c.b_p = t.v[k - 1] * cols; c.b_j = 1;
     c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
-    contraction(A, cores, k == t.d ? E : saved + e_offset(t, K, k), c);
+    contraction(index, A, cores, k == t.d ? E : saved + e_offset(t, K, k), c);
   }
 }
 
-void ttm_backward(const TtmDims& t, int K, const int* idx, CRef cores, CRef saved,
+void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved,
                   CRef dE, Ref dcores, Ref scratch) {
 #pragma HLS INLINE
   const int half = ttm_scratch_words(t, K) / 2;
@@ -87,31 +87,31 @@ void ttm_backward(const TtmDims& t, int K, const int* idx, CRef cores, CRef save
     CRef A;
     if (k == 2) {
       A = cores;
-      c.a_index = idx;
+      c.a_index = 0;
     } else {
       A = saved + e_offset(t, K, k - 1);
       c.a_b = ep * rp;
     }
     c.a_i = 1; c.a_p = rp;
     c.b_b = ep * cols; c.b_p = cols; c.b_j = 1;
-    c.c_index = idx + (k - 1) * K; c.c_i = row_stride; c.c_j = 1;
+    c.c_index = (k - 1) * K; c.c_i = row_stride; c.c_j = 1;
     c.accumulate = true;
-    contraction(A, dcur, dcores, c);
+    contraction(index, A, dcur, dcores, c);
     // dE_{k-1} = dE_k · S_kᵀ; for k = 2 it is dS_1, scatter-added into dG_1.
     ContractDesc g;
     g.batch = K; g.rows = ep; g.inner = cols; g.cols = rp;
     g.a_b = ep * cols; g.a_i = cols; g.a_p = 1;
-    g.b_index = idx + (k - 1) * K; g.b_p = 1; g.b_j = row_stride;
+    g.b_index = (k - 1) * K; g.b_p = 1; g.b_j = row_stride;
     Ref out;
     if (k == 2) {
       out = dcores;
-      g.c_index = idx; g.c_i = rp; g.c_j = 1;
+      g.c_index = 0; g.c_i = rp; g.c_j = 1;
       g.accumulate = true;
     } else {
       out = scratch + ((k & 1) ? 0 : half);
       g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
     }
-    contraction(dcur, cores, out, g);
+    contraction(index, dcur, cores, out, g);
     dcur = out;
   }
 }

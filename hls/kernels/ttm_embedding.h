@@ -38,12 +38,13 @@ int ttm_scratch_words(const TtmDims& t, int K);
 /// offset of token i's slice in core k (k = 1..d). tokens must be in [0, V).
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 
-/// E (K × D) = rows of the TTM table for `tokens`. idx: from ttm_slice_offsets.
-void ttm_forward(const TtmDims& t, int K, const int* idx, CRef cores, Ref E,
+/// E (K × D) = rows of the TTM table for `tokens`. index: the top's int array, words
+/// 0 .. d·K − 1 filled by ttm_slice_offsets (every contraction call passes it).
+void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
                  Ref saved);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
 /// dE: K × D. scratch: ttm_scratch_words.
-void ttm_backward(const TtmDims& t, int K, const int* idx, CRef cores, CRef saved,
+void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved,
                   CRef dE, Ref dcores, Ref scratch);
 
 }  // namespace ttsim_hls

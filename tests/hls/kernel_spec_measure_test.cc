@@ -464,6 +464,7 @@ struct ContractCase {
   const char* name;
   int form;
   bool reduce, accumulate, scatter, interleaved;
+  bool gather = false;  ///< A and B bases from index tables (the TTM forward lookup)
 };
 const ContractCase kContractCases[] = {
     {"column", ttsim_spec::kContractColumn, false, false, false, false},
@@ -472,11 +473,13 @@ const ContractCase kContractCases[] = {
     {"column reduce accumulate", ttsim_spec::kContractColumn, true, true, false, false},
     {"column scatter", ttsim_spec::kContractColumn, false, true, true, false},
     {"column scatter interleaved (TTM)", ttsim_spec::kContractColumn, false, true, true, true},
+    {"column gather (TTM forward)", ttsim_spec::kContractColumn, false, false, false, false, true},
     {"dot", ttsim_spec::kContractDot, false, false, false, false},
     {"dot accumulate", ttsim_spec::kContractDot, false, true, false, false},
     {"dot reduce", ttsim_spec::kContractDot, true, false, false, false},
     {"dot reduce accumulate", ttsim_spec::kContractDot, true, true, false, false},
     {"dot scatter", ttsim_spec::kContractDot, false, true, true, false},
+    {"dot gather", ttsim_spec::kContractDot, false, false, false, false, true},
     {"scalar", ttsim_spec::kContractScalar, false, false, false, false},
     {"scalar accumulate", ttsim_spec::kContractScalar, false, true, false, false},
     {"scalar reduce", ttsim_spec::kContractScalar, true, false, false, false},
@@ -494,7 +497,7 @@ constexpr int kSlices = 3;  // C slices of a scatter
 /// Operands of one contraction case: the descriptor and buffers sized for it.
 struct ContractRun {
   ContractDesc d;
-  std::vector<int> cidx, bidx;
+  std::vector<int> index;  ///< the int array the descriptor's index tables live in
   Vf A, B, C;
 };
 
@@ -519,16 +522,29 @@ ContractRun make_contract(const ContractCase& k, const ContractShape& s) {
   if (k.scatter) {
     // Batch b adds into slice v(b); several batches share a slice, consecutive ones too
     // (the closest a write and the next read of one C element get: kAccSlots).
+    // index: [a word ahead of the tables | C bases | B bases] (tables at offsets > 0).
     const int v_of[] = {0, 0, 1, 0, 2, 2};
+    run.index.assign(1 + 2 * Bn, -1);
     for (int b = 0; b < Bn; ++b) {
       const int v = v_of[b % 6];
-      run.cidx.push_back(k.interleaved ? v * Cn : v * R * Cn);
-      run.bidx.push_back(((b * 5) % Bn) * I * Cn);  // a lookup table for B as well
+      run.index[1 + b] = k.interleaved ? v * Cn : v * R * Cn;
+      run.index[1 + Bn + b] = ((b * 5) % Bn) * I * Cn;  // a lookup table for B as well
     }
     if (k.interleaved) d.c_i = kSlices * Cn;  // slice v: rows strided by all slices
-    d.c_index = run.cidx.data();
-    d.b_index = run.bidx.data();
+    d.c_index = 1;
+    d.b_index = 1 + Bn;
     c_words = static_cast<std::size_t>(kSlices) * R * Cn;
+  }
+  if (k.gather) {
+    // Batch b reads A slice (b·3) mod batch and B slice (b·5) mod batch (TTM core slices
+    // chosen per token).
+    run.index.assign(2 * Bn + 2, -1);
+    for (int b = 0; b < Bn; ++b) {
+      run.index[2 + b] = ((b * 3) % Bn) * R * I;
+      run.index[2 + Bn + b] = ((b * 5) % Bn) * I * Cn;
+    }
+    d.a_index = 2;
+    d.b_index = 2 + Bn;
   }
   run.A = randv(static_cast<std::size_t>(Bn) * R * I, 7);
   run.B = randv(static_cast<std::size_t>(Bn) * I * Cn, 8);
@@ -540,7 +556,8 @@ ContractRun make_contract(const ContractCase& k, const ContractShape& s) {
 /// bank boundary.
 template <int LANES, int B>
 void run_contract(ContractRun& run, int off) {
-  ttsim_hls::contract_kernel<LANES, B>(view<B>(run.A, off), view<B>(run.B, off), view<B>(run.C, off), run.d);
+  ttsim_hls::contract_kernel<LANES, B>(view<B>(run.A, off), view<B>(run.B, off), view<B>(run.C, off), run.d,
+                                       run.index.data());
 }
 
 /// Violations of every kernel run with LANES lanes over every shape, on arrays of LANES
@@ -615,7 +632,7 @@ TEST_F(KernelsMatchSpec, Lanes64) { check_every_kernel<64>(&seen_); }
 TEST(Injection, MisalignedScatterIsReported) {
   ContractCase k{"column scatter", ttsim_spec::kContractColumn, false, true, true, false};
   ContractRun run = make_contract(k, ContractShape{4, 3, 2, 8});
-  for (int b = 0; b < 4; ++b) run.cidx[b] = b * run.d.c_i;  // batch b starts one row lower
+  for (int b = 0; b < 4; ++b) run.index[run.d.c_index + b] = b * run.d.c_i;  // batch b starts one row lower
   run.C.resize(run.C.size() + 4 * 8);
   const Loops m = probe(4, [&] { run_contract<4, 4>(run, 0); });
   const auto v = ttsim_hls::check_kernel("contraction", m, ttsim_hls::contract_variant(run.d),

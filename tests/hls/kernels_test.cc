@@ -130,8 +130,8 @@ std::vector<TtDims> tt_cases() {
 struct FlowFns {
   using CRef = ttsim_hls::CRef;
   using Ref = ttsim_hls::Ref;
-  void (*fwd)(const TtDims&, int, CRef, CRef, CRef, Ref, Ref);
-  void (*bwd)(const TtDims&, int, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref);
+  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref);
+  void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref);
   int (*saved)(const TtDims&, int);
   int (*scratch)(const TtDims&, int);
 };
@@ -144,7 +144,7 @@ void check_flow(const FlowFns& f) {
       const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng, 0.7f),
                bias = randv(N, rng), dY = randv(K * N, rng);
       Vf Y(K * N), saved(f.saved(t, K) + 1), scratch(f.scratch(t, K) + 1);
-      f.fwd(t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved));
+      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -152,7 +152,7 @@ void check_flow(const FlowFns& f) {
 
       const Vf dX0 = randv(K * M, rng);
       Vf dX = dX0, dcores(t.total_words(), 0.0f), dbias(N, 0.0f);
-      f.bwd(t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX), true,
+      f.bwd(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX), true,
             BV(dcores), BV(dbias), BV(scratch));
       // dX = dX0 + dY·Wᵀ (accumulate mode)
       const Vd W = tt_dense(t, cores);
@@ -243,12 +243,12 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
         scratch(ttsim_hls::btt_scratch_words(t, K) + 1), dX(K * M), dc(t.total_words());
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_forward(t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved));
+      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_backward(t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX),
+      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX),
                               false, BV(dc), nullptr, BV(scratch));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(bwd));
     }
@@ -296,7 +296,7 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
     Vf E(K * D), saved(ttsim_hls::ttm_saved_words(t, K) + 1),
         scratch(ttsim_hls::ttm_scratch_words(t, K) + 1);
-    ttsim_hls::ttm_forward(t, K, idx.data(), BV(cores), BV(E), BV(saved));
+    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved));
     Vd want;
     for (int tok : tokens) {
       const Vd r = ttm_row(t, cores, tok);
@@ -306,7 +306,7 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     // Gradient of ℓ = Σ dE ⊙ E: linear in each core, exact by unit cores.
     const Vf dE = randv(K * D, rng);
     Vf dcores(t.total_words(), 0.0f);
-    ttsim_hls::ttm_backward(t, K, idx.data(), BV(cores), BV(saved), BV(dE), BV(dcores),
+    ttsim_hls::ttm_backward(idx.data(), t, K, BV(cores), BV(saved), BV(dE), BV(dcores),
                             BV(scratch));
     for (int k = 1; k <= t.d; ++k) {
       Vd g(t.core_words(k));
@@ -334,9 +334,9 @@ TEST(Attention, ForwardAndBackwardMatchNaive) {
   const Vf Q = randv(K * D, rng), Kx = randv(K * D, rng), V = randv(K * D, rng),
            dC = randv(K * D, rng);
   Vf P(H * K * K), ctx(K * D), stat(3 * H * K), dQ(K * D), dK(K * D), dV(K * D), dP(H * K * K);
-  ttsim_hls::attention_forward(K, D, H, K, BV(Q), BV(Kx), BV(V), BV(P), BV(ctx),
+  ttsim_hls::attention_forward(nullptr, K, D, H, K, BV(Q), BV(Kx), BV(V), BV(P), BV(ctx),
                                BV(stat));
-  ttsim_hls::attention_backward(K, D, H, BV(Q), BV(Kx), BV(V), BV(P), BV(dC),
+  ttsim_hls::attention_backward(nullptr, K, D, H, BV(Q), BV(Kx), BV(V), BV(P), BV(dC),
                                 BV(dQ), BV(dK), BV(dV), BV(dP), BV(stat));
   Vd wctx(K * D, 0), wdQ(K * D, 0), wdK(K * D, 0), wdV(K * D, 0);
   const double sc = 1.0 / std::sqrt(static_cast<double>(dh));
