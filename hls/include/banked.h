@@ -18,8 +18,8 @@
 //                           bank k with the unrolled constant k (row r0 or r0 + 1 by a
 //                           comparison), so each bank has its index at synthesis and one
 //                           port per access; the lanes are moved to and from the banks by
-//                           a rotation over registers (a BANKS:1 multiplexer per lane,
-//                           LUTs, no memory port).
+//                           a rotation over registers (LUTs, no memory port: "Lane
+//                           networks" below).
 // and plain_read, one word of an unpartitioned array (the top's int array): one port.
 // So every access site of a kernel — scalar or lane — uses one port of every bank of the
 // array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop
@@ -89,6 +89,65 @@ inline std::uintptr_t word_id(const Banked<T, B>& a, int row, int bank) {
 }
 }  // namespace detail
 
+// ---- Lane networks ---------------------------------------------------------------
+// A lane access moves LANES words between the lanes and the B banks through a rotation by
+// s = (start word) mod B. Two structures compute it; each access takes the one with fewer
+// LUT6 per bit (chosen at compile time from LANES and B; the LUT estimate of the simulator,
+// sim/power/schedule_activity, prices the same choice with these functions):
+//  direct  every output selects its input by one n:1 multiplexer (lane read: LANES × B:1;
+//          lane write: B × LANES:1).
+//  barrel  ceil(log2 B) stages of B 2:1 multiplexers (stage k rotates by 2^k when bit k of s
+//          is set); two stages fit one LUT6 (a 4:1 multiplexer), so B · ceil(stages / 2)
+//          LUT6 per bit.
+
+/// LUT6 per bit of an n:1 multiplexer built as a tree of 4:1 multiplexers: ceil((n − 1) / 3).
+constexpr int mux_luts(int n) { return n <= 1 ? 0 : (n - 1 + 2) / 3; }
+/// ceil(log2 n) for n >= 1.
+constexpr int ceil_log2(int n) { return n <= 1 ? 0 : 1 + ceil_log2((n + 1) / 2); }
+/// LUT6 per bit of a barrel rotator over B words: B · ceil(ceil(log2 B) / 2).
+constexpr int barrel_luts(int B) { return B * ((ceil_log2(B) + 1) / 2); }
+/// True when a lane read of LANES lanes on B banks rotates by the barrel rotator.
+constexpr bool lane_read_barrel(int LANES, int B) { return barrel_luts(B) < LANES * mux_luts(B); }
+/// True when a lane write of LANES lanes on B banks rotates by the barrel rotator.
+constexpr bool lane_write_barrel(int LANES, int B) { return barrel_luts(B) < B * mux_luts(LANES); }
+/// LUT6 per bit of the rotation network of one lane read site (the cheaper structure).
+constexpr int lane_read_network_luts(int LANES, int B) {
+  return lane_read_barrel(LANES, B) ? barrel_luts(B) : LANES * mux_luts(B);
+}
+/// LUT6 per bit of the rotation network of one lane write site (the cheaper structure).
+constexpr int lane_write_network_luts(int LANES, int B) {
+  return lane_write_barrel(LANES, B) ? barrel_luts(B) : B * mux_luts(LANES);
+}
+/// LUT6 per bit of the read multiplexer of one scalar read site (bank_read): B:1.
+constexpr int scalar_read_network_luts(int B) { return mux_luts(B); }
+
+namespace detail {
+/// w[i] = w[(i + s) mod B] for 0 <= s < B, by ceil(log2 B) stages of 2:1 multiplexers.
+template <int B, typename V>
+inline void barrel_rotate(V (&w)[B], int s) {
+#pragma HLS INLINE
+barrel_stage:
+  for (int k = 0; k < ceil_log2(B); ++k) {
+#pragma HLS UNROLL
+    const int by = (1 << k) % B;
+    const bool on = (s >> k) & 1;
+    V t[B];
+#pragma HLS ARRAY_PARTITION variable = t complete
+  barrel_word:
+    for (int i = 0; i < B; ++i) {
+#pragma HLS UNROLL
+      const int from = i + by < B ? i + by : i + by - B;
+      t[i] = on ? w[from] : w[i];
+    }
+  barrel_copy:
+    for (int i = 0; i < B; ++i) {
+#pragma HLS UNROLL
+      w[i] = t[i];
+    }
+  }
+}
+}  // namespace detail
+
 /// Word `idx` of `a` (runtime bank: one port of every bank).
 template <typename T, int B>
 inline typename std::remove_const<T>::type bank_read(const char* name, const Banked<T, B>& a, int idx) {
@@ -141,11 +200,21 @@ bank_loop:
       raw[k] = a.rows[row][k];
     }
   }
-rotate_loop:
-  for (int l = 0; l < LANES; ++l) {
+  // Lane l takes bank (s + l) mod B: registers and multiplexers, no memory port.
+  if (lane_read_barrel(LANES, B)) {
+    detail::barrel_rotate<B>(raw, s);
+  rotated_lanes:
+    for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-    const int k = s + l < B ? s + l : s + l - B;  // register multiplexer, no memory port
-    v[l] = l < n ? raw[k] : V(0);
+      v[l] = l < n ? raw[l] : V(0);
+    }
+  } else {
+  rotate_loop:
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      const int k = s + l < B ? s + l : s + l - B;
+      v[l] = l < n ? raw[k] : V(0);
+    }
   }
 #if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
   (void)name;
@@ -161,6 +230,24 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
   const int s = w % B, r0 = w / B;
+  // Bank k takes lane (k − s) mod B: registers and multiplexers, no memory port.
+  V wide[B];
+#pragma HLS ARRAY_PARTITION variable = wide complete
+  if (lane_write_barrel(LANES, B)) {
+  widen_lanes:
+    for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+      wide[k] = k < LANES ? v[k] : V(0);
+    }
+    detail::barrel_rotate<B>(wide, s == 0 ? 0 : B - s);  // right by s = left by B − s
+  } else {
+  select_lanes:
+    for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+      const int lane = k >= s ? k - s : k + B - s;
+      wide[k] = v[lane < LANES ? lane : 0];
+    }
+  }
 bank_loop:
   for (int k = 0; k < B; ++k) {
 #pragma HLS UNROLL
@@ -170,7 +257,7 @@ bank_loop:
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
       if (g_access_probing) probe_bank_access(name, detail::word_id(a, row, k), k, B, true);
 #endif
-      a.rows[row][k] = v[lane < LANES ? lane : 0];  // register multiplexer, no memory port
+      a.rows[row][k] = wide[k];
     }
   }
 #if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "hls/include/banked.h"
 #include "hls/include/kernel_spec.h"
 
 namespace ttsim {
@@ -42,10 +43,6 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
 }
 
 namespace {
-/// LUT6 per bit of an n:1 multiplexer built as a tree of 4:1 multiplexers (one LUT6
-/// each): ceil((n − 1) / 3).
-double mux_luts(int n) { return n <= 1 ? 0.0 : static_cast<double>((n - 1 + 2) / 3); }
-
 /// The unit kind whose instances run each kernel module (kernel_spec.h task_op).
 bool runs_on(const char* task_op, UnitKind unit) {
   const std::pair<const char*, UnitKind> kUnitOfOp[] = {
@@ -72,9 +69,10 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
         const ttsim_spec::ArrayAccess& acc = loop.access[a];
         if (std::string(acc.array) == "index") continue;  // int tables, not banked
         if (acc.kind == ttsim_spec::kLaneAccess) {
-          luts += 32.0 * (acc.reads * lanes * mux_luts(banks) + acc.writes * banks * mux_luts(lanes));
+          luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
+                          acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
         } else {
-          luts += 32.0 * acc.reads * mux_luts(banks);
+          luts += 32.0 * acc.reads * ttsim_hls::scalar_read_network_luts(banks);
         }
       }
     }

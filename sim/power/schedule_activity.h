@@ -45,11 +45,11 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
 
 /// LUTs of the bank networks of one instance of each kernel module that runs on `unit`
 /// with `lanes` lanes on arenas of `banks` banks (hls/include/banked.h), from the kernel
-/// specification's access sites: a lane read rotates `banks` words onto `lanes` lanes
-/// (lanes multiplexers of banks:1), a lane write steers `lanes` words onto `banks` banks
-/// (banks multiplexers of lanes:1), a scalar read selects one of `banks` words
-/// (a banks:1 multiplexer); 32 bits each, an n:1 multiplexer costing ceil((n − 1) / 3)
-/// LUT6 per bit (4:1 per LUT6). Summed over every loop of every module of the unit (each
+/// specification's access sites: a lane read or write rotates the words between lanes and
+/// banks by the structure banked.h builds for (lanes, banks) — direct multiplexers or a
+/// barrel rotator, lane_read_network_luts / lane_write_network_luts — and a scalar read
+/// selects one of `banks` words (scalar_read_network_luts); 32 bits each. Summed over
+/// every loop of every module of the unit (each
 /// pipelined loop keeps its own datapath). Throws std::invalid_argument for lanes or
 /// banks < 1. An estimate from the multiplexer structure, not a csynth figure.
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks);

@@ -511,3 +511,59 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
 }
 
 }  // namespace
+
+// ---- lane networks (banked.h) ----
+// lane_read / lane_write move the right words whichever rotation network they build
+// (direct multiplexers for few lanes, the barrel rotator from 8 lanes on B = LANES banks):
+// every start word in the first three rows, every valid-lane count.
+template <int LANES, int B>
+void check_lane_networks() {
+  constexpr int kWords = 4 * B + LANES;
+  for (int start = 0; start < 3 * B; ++start) {
+    for (int n = 0; n <= LANES; ++n) {
+      Vf mem(kWords);
+      for (int w = 0; w < kWords; ++w) mem[w] = static_cast<float>(w);
+      const auto view = ttsim_hls::bank_view<B>(mem.data());
+      float v[LANES];
+      ttsim_hls::lane_read<LANES>("x", view, start, n, v);
+      for (int l = 0; l < LANES; ++l) {
+        ASSERT_EQ(v[l], l < n ? static_cast<float>(start + l) : 0.0f)
+            << "read lanes " << LANES << " banks " << B << " start " << start << " n " << n << " lane " << l;
+      }
+      float out[LANES];
+      for (int l = 0; l < LANES; ++l) out[l] = -1.0f - l;
+      ttsim_hls::lane_write<LANES>("x", view, start, n, out);
+      for (int w = 0; w < kWords; ++w) {
+        const int l = w - start;
+        const float want = l >= 0 && l < n ? -1.0f - l : static_cast<float>(w);
+        ASSERT_EQ(mem[w], want) << "write lanes " << LANES << " banks " << B << " start " << start << " n " << n
+                                << " word " << w;
+      }
+    }
+  }
+}
+
+TEST(LaneNetworks, ReadAndWriteMoveTheRightWords) {
+  static_assert(!ttsim_hls::lane_read_barrel(4, 4) && ttsim_hls::lane_read_barrel(8, 8) &&
+                    ttsim_hls::lane_write_barrel(64, 64) && !ttsim_hls::lane_read_barrel(8, 64),
+                "the cases below cover both structures");
+  check_lane_networks<1, 1>();
+  check_lane_networks<3, 4>();
+  check_lane_networks<4, 4>();
+  check_lane_networks<8, 8>();
+  check_lane_networks<5, 12>();
+  check_lane_networks<8, 64>();
+  check_lane_networks<16, 16>();
+  check_lane_networks<64, 64>();
+}
+
+TEST(LaneNetworks, BarrelCostsLessFromEightLanesOnTheirOwnBanks) {
+  // 64 lanes on 64 banks: barrel 64 · ceil(6 / 2) = 192 LUT6 per bit against 64 · 21.
+  EXPECT_EQ(ttsim_hls::lane_read_network_luts(64, 64), 192);
+  EXPECT_EQ(ttsim_hls::lane_write_network_luts(64, 64), 192);
+  // 8 lanes on 64 banks: 8 direct 64:1 multiplexers (168) beat the 64-word barrel (192).
+  EXPECT_EQ(ttsim_hls::lane_read_network_luts(8, 64), 168);
+  EXPECT_EQ(ttsim_hls::ceil_log2(1), 0);
+  EXPECT_EQ(ttsim_hls::ceil_log2(12), 4);
+  EXPECT_EQ(ttsim_hls::ceil_log2(64), 6);
+}
