@@ -115,7 +115,7 @@ int run_compare(const std::vector<std::string>& args) {
   std::map<TaskOp, std::vector<const KernelSample*>> by_op;
   for (const auto& s : set.samples) by_op[s.op].push_back(&s);
   for (const auto& [op, samples] : by_op) {
-    const UnitKind unit = unit_of_op(op);
+    const UnitKind unit = unit_of(op);
     const std::int64_t model_dsp = kernel_dsp(op, arch.unit(unit).lanes, device);
     std::cout << fmt::format("\nkernel {} (unit {}, {} lanes)\n", to_string(op), to_string(unit), arch.unit(unit).lanes);
     std::cout << "  report                                  bound   report best  report worst   uncalibrated   "

@@ -22,10 +22,6 @@
 
 namespace ttsim {
 
-/// Number of TaskOp values (TaskOp::kSgdUpdate is the last); the index space of tables
-/// kept per op.
-inline constexpr int kTaskOpCount = static_cast<int>(TaskOp::kSgdUpdate) + 1;
-
 /// A loop-carried dependence cycle of a loop (kernel_spec.h Recurrence), operators
 /// expanded: the cycle's latency is Σ latency(ops) and it closes every `distance`
 /// iterations, so it bounds the II from below by ceil(Σ latency / distance).

@@ -56,20 +56,10 @@ const KernelInstance& Machine::instance_for(TaskOp op, int variant) const {
 
 namespace {
 
-UnitKind unit_of(TaskOp op) {
-  for (int k = 0; k < kUnitKinds; ++k) {
-    for (TaskOp o : ops_of_unit(static_cast<UnitKind>(k))) {
-      if (o == op) return static_cast<UnitKind>(k);
-    }
-  }
-  throw std::logic_error("machine: no unit kind runs op " + std::string(ttsim::to_string(op)));
-}
-
 TaskOp op_named(const std::string& name) {
-  for (int k = 0; k < kTaskOpCount; ++k) {
-    if (name == ttsim::to_string(static_cast<TaskOp>(k))) return static_cast<TaskOp>(k);
-  }
-  throw std::logic_error("machine: unknown task op " + name);
+  TaskOp op;
+  if (!task_op_named(name.c_str(), &op)) throw std::logic_error("machine: unknown task op " + name);
+  return op;
 }
 
 /// The add-kernel variant a module runs (modules.h table); -1 for modules of other ops.

@@ -1,5 +1,7 @@
 #include "models/task_graph.h"
 
+#include <string>
+
 namespace ttsim {
 
 const char* to_string(BufferClass c) {
@@ -48,6 +50,41 @@ const char* to_string(TaskOp op) {
     case TaskOp::kSgdUpdate: return "sgd_update";
   }
   return "?";
+}
+
+bool task_op_named(const char* name, TaskOp* op) {
+  for (int k = 0; k < kTaskOpCount; ++k) {
+    const TaskOp o = static_cast<TaskOp>(k);
+    if (std::string(to_string(o)) == name) {
+      *op = o;
+      return true;
+    }
+  }
+  return false;
+}
+
+UnitKind unit_of(TaskOp op) {
+  switch (op) {
+    case TaskOp::kContraction: return UnitKind::kContraction;
+    case TaskOp::kSoftmax:
+    case TaskOp::kSoftmaxGrad: return UnitKind::kSoftmax;
+    case TaskOp::kLayerNorm:
+    case TaskOp::kLayerNormGrad: return UnitKind::kLayerNorm;
+    case TaskOp::kGelu:
+    case TaskOp::kGeluGrad: return UnitKind::kGelu;
+    case TaskOp::kAdd: return UnitKind::kElementwise;
+    case TaskOp::kLoss: return UnitKind::kLoss;
+    case TaskOp::kSgdUpdate: return UnitKind::kUpdate;
+  }
+  return UnitKind::kElementwise;
+}
+
+std::vector<TaskOp> ops_of_unit(UnitKind k) {
+  std::vector<TaskOp> ops;
+  for (int i = 0; i < kTaskOpCount; ++i) {
+    if (unit_of(static_cast<TaskOp>(i)) == k) ops.push_back(static_cast<TaskOp>(i));
+  }
+  return ops;
 }
 
 }  // namespace ttsim

@@ -62,6 +62,15 @@ enum class TaskOp {
   kSgdUpdate,      ///< w -= lr · g
 };
 const char* to_string(TaskOp op);
+/// The TaskOp whose to_string is `name`; false (and *op untouched) for any other name.
+bool task_op_named(const char* name, TaskOp* op);
+/// Number of TaskOp values.
+inline constexpr int kTaskOpCount = static_cast<int>(TaskOp::kSgdUpdate) + 1;
+
+/// The unit class that executes `op` (the one table of which unit runs which op).
+UnitKind unit_of(TaskOp op);
+/// Every op the unit class `k` executes (the inverse of unit_of), in TaskOp order.
+std::vector<TaskOp> ops_of_unit(UnitKind k);
 
 /// Shape of the work of a task.
 /// Contraction: `batch` independent products of (rows × inner) · (inner × cols),

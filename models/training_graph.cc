@@ -40,22 +40,6 @@ TaskShape rows_cols(I rows, I cols, I batch = 1) {
   return s;
 }
 
-UnitKind unit_of(TaskOp op) {
-  switch (op) {
-    case TaskOp::kContraction: return UnitKind::kContraction;
-    case TaskOp::kSoftmax:
-    case TaskOp::kSoftmaxGrad: return UnitKind::kSoftmax;
-    case TaskOp::kLayerNorm:
-    case TaskOp::kLayerNormGrad: return UnitKind::kLayerNorm;
-    case TaskOp::kGelu:
-    case TaskOp::kGeluGrad: return UnitKind::kGelu;
-    case TaskOp::kAdd: return UnitKind::kElementwise;
-    case TaskOp::kLoss: return UnitKind::kLoss;
-    case TaskOp::kSgdUpdate: return UnitKind::kUpdate;
-  }
-  return UnitKind::kElementwise;
-}
-
 /// The top's memory of a buffer class (hls/kernels/model_step.h arenas): parameters in
 /// param_mem, gradients in grad_mem, activations in act_mem, temporaries in scratch_mem.
 int memory_of_class(BufferClass c) {

@@ -47,19 +47,6 @@ Json unit_json(const UnitSpec& u, const char* count_key) {
 
 }  // namespace
 
-std::vector<TaskOp> ops_of_unit(UnitKind k) {
-  switch (k) {
-    case UnitKind::kContraction: return {TaskOp::kContraction};
-    case UnitKind::kSoftmax: return {TaskOp::kSoftmax, TaskOp::kSoftmaxGrad};
-    case UnitKind::kLayerNorm: return {TaskOp::kLayerNorm, TaskOp::kLayerNormGrad};
-    case UnitKind::kGelu: return {TaskOp::kGelu, TaskOp::kGeluGrad};
-    case UnitKind::kElementwise: return {TaskOp::kAdd};
-    case UnitKind::kLoss: return {TaskOp::kLoss};
-    case UnitKind::kUpdate: return {TaskOp::kSgdUpdate};
-  }
-  return {};
-}
-
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
   bool lane_loop = false;
   for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;

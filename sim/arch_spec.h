@@ -104,14 +104,11 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec
 /// "read"/"write" use none. Throws InputError for an operator the device file lacks.
 std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device);
 
-/// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (every op is
+/// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (models/task_graph.h) (every op is
 /// its own module, e.g. ttsim_layernorm and ttsim_layernorm_grad).
 std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device);
 
 /// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
-
-/// The task ops a unit of kind `k` executes (forward and backward variants share it).
-std::vector<TaskOp> ops_of_unit(UnitKind k);
 
 }  // namespace ttsim

@@ -40,15 +40,6 @@ std::string join(const std::vector<std::string>& v, std::size_t max = 8) {
 
 }  // namespace
 
-UnitKind unit_of_op(TaskOp op) {
-  for (int k = 0; k < kUnitKinds; ++k) {
-    for (TaskOp o : ops_of_unit(static_cast<UnitKind>(k))) {
-      if (o == op) return static_cast<UnitKind>(k);
-    }
-  }
-  throw std::invalid_argument(std::string("no unit executes ") + to_string(op));
-}
-
 std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>& samples,
                                                  const DeviceSpec& device) {
   std::map<std::string, int> out;
@@ -65,7 +56,7 @@ std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>
 }
 
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model) {
-  return model.cycles_for_trips(unit_of_op(s.op), s.op, s.trips());
+  return model.cycles_for_trips(unit_of(s.op), s.op, s.trips());
 }
 
 double observed_depth(const LoopObservation& o, int model_ii) {
@@ -81,7 +72,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
   if (samples.empty()) {
     throw InputError(fmt::format("kernel {} (module {}): no report sample to fit", to_string(op), module));
   }
-  const UnitKind unit = unit_of_op(op);
+  const UnitKind unit = unit_of(op);
   // The model's derived II and depth of every loop class, with the reports' operator latencies.
   const KernelLatencyModel base(with_calibration(arch, op_latency, {}), device);
   const std::vector<LoopLatency> classes = base.loop_classes(unit, op);

@@ -35,8 +35,6 @@
 
 namespace ttsim::hls {
 
-/// The unit kind that executes `op` (sim/arch_spec.h ops_of_unit).
-UnitKind unit_of_op(TaskOp op);
 
 /// Operator latencies (cycles) from the operator BindNodes of `samples`: OPTYPE →
 /// LATENCY, "fsub" counted as "fadd" (one core); only operators `device` defines; the

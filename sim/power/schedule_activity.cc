@@ -43,18 +43,10 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
 }
 
 namespace {
-/// The unit kind whose instances run each kernel module (kernel_spec.h task_op).
+/// True when kernel module `task_op` (kernel_spec.h, a to_string(TaskOp)) runs on `unit`.
 bool runs_on(const char* task_op, UnitKind unit) {
-  const std::pair<const char*, UnitKind> kUnitOfOp[] = {
-      {"contraction", UnitKind::kContraction}, {"softmax", UnitKind::kSoftmax},
-      {"softmax_grad", UnitKind::kSoftmax},    {"layernorm", UnitKind::kLayerNorm},
-      {"layernorm_grad", UnitKind::kLayerNorm}, {"gelu", UnitKind::kGelu},
-      {"gelu_grad", UnitKind::kGelu},          {"add", UnitKind::kElementwise},
-      {"loss", UnitKind::kLoss},               {"sgd_update", UnitKind::kUpdate}};
-  for (const auto& [op, u] : kUnitOfOp) {
-    if (std::string(op) == task_op) return u == unit;
-  }
-  return false;
+  TaskOp op;
+  return task_op_named(task_op, &op) && unit_of(op) == unit;
 }
 }  // namespace
 

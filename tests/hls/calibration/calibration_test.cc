@@ -129,7 +129,7 @@ void expect_round_trip(const KernelSampleSet& set, const Calibration& c, double 
   const KernelLatencyModel m(a, d);
   int loops = 0;
   for (const auto& s : set.samples) {
-    const std::vector<LoopLatency> classes = m.loop_classes(unit_of_op(s.op), s.op);
+    const std::vector<LoopLatency> classes = m.loop_classes(unit_of(s.op), s.op);
     for (const auto& o : s.loops) {
       const auto it = std::find_if(classes.begin(), classes.end(), [&](auto& l) { return l.name == o.name; });
       ASSERT_NE(it, classes.end()) << o.name;
