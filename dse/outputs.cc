@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "dse/axes.h"
 #include "dse/resolve.h"
+#include "dse/result_rows.h"
 
 namespace ttsim::dse {
 
@@ -26,32 +27,23 @@ std::string number_text(double v) {
   return fmt::format("{}", v);
 }
 
+std::string constraints_text(const SweepEvaluation& eval) {
+  const auto& c = eval.sweep().constraints;
+  std::string s = fmt::format("resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{})",
+                   100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
+                   eval.device().dsp,
+                   eval.evaluators().analytic->provides(Metric::kLut)
+                       ? fmt::format(", LUT {} against the estimate", eval.device().lut)
+                       : std::string());
+  if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
+  if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
+  if (c.min_accuracy) s += fmt::format(", accuracy >= {:g}", *c.min_accuracy);
+  return s;
+}
+
 namespace {
 
-struct Row {
-  PointId id;
-  std::string ref_label;
-  std::vector<Json> values;  // effective axis values
-  const PointRecord* rec;
-  const Verdict* verdict;
-  bool on_front;
-};
-
-std::vector<Row> make_rows(const SweepEvaluation& eval, const RunState& state,
-                           const FinalResult& f) {
-  std::vector<Row> rows;
-  const auto& sweep = eval.sweep();
-  for (std::size_t i = 0; i < f.ids.size(); ++i) {
-    Row r{f.ids[i], "", {}, &state.points.at(f.ids[i]), &f.verdicts[i], f.on_front[i]};
-    sweep.space.is_reference(r.id, &r.ref_label);
-    const PointConfig p = resolve_point(sweep, r.id);
-    for (const auto& a : sweep.space.axes()) {
-      r.values.push_back(axis_current_value(a.name, p.model, p.arch));
-    }
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
+using Row = ResultRow;
 
 std::string csv_header(const SweepSpec& sweep) {
   std::string h = "id,reference";
@@ -99,29 +91,6 @@ Json values_json(const SweepSpec& sweep, const Row& r) {
   return v;
 }
 
-std::string md_value(Metric m, double v) {
-  if (std::isnan(v)) return "n/a";
-  switch (m) {
-    case Metric::kOnchipBytes:
-      return fmt::format("{:.3f} MiB", v / (1024.0 * 1024.0));
-    case Metric::kEpochSeconds:
-      return fmt::format("{:.4g} s", v);
-    case Metric::kEpochEnergyJoules:
-      return fmt::format("{:.4g} J", v);
-    case Metric::kPowerStaticWatts:
-    case Metric::kPowerDynamicWatts:
-    case Metric::kPowerTotalWatts:
-      return fmt::format("{:.2f} W", v);
-    case Metric::kCompression:
-      return fmt::format("{:.1f}x", v);
-    case Metric::kAccuracy:
-    case Metric::kSlotF1:
-      return fmt::format("{:.2f} %", 100 * v);
-    default:
-      return fmt::format("{:.0f}", v);
-  }
-}
-
 // "SystemC" / "analytic model (no port contention)": the fidelity of a figure, in words.
 std::string fidelity_label(const std::string& fidelity) {
   if (fidelity == "systemc") return "SystemC";
@@ -150,17 +119,7 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
             metric_info(m).name;
   }
   s += "- objectives: " + objs + "\n";
-  const auto& c = sweep.constraints;
-  s += fmt::format("- constraints: resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{})",
-                   100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
-                   eval.device().dsp,
-                   eval.evaluators().analytic->provides(Metric::kLut)
-                       ? fmt::format(", LUT {} against the estimate", eval.device().lut)
-                       : std::string());
-  if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
-  if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
-  if (c.min_accuracy) s += fmt::format(", accuracy >= {:g}", *c.min_accuracy);
-  s += "\n";
+  s += "- constraints: " + constraints_text(eval) + "\n";
   const Json& cal = eval.calibration();
   s += cal.is_null() ? std::string("- calibration: none (kernel parameters and power coefficients from the "
                                    "arch and device files)\n")
@@ -184,7 +143,7 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
   auto table_row = [&](const Row& r) {
     std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
     for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
-    for (Metric m : show) line += " " + md_value(m, r.rec->best().metrics[m]) + " |";
+    for (Metric m : show) line += " " + metric_text(m, r.rec->best().metrics[m]) + " |";
     return line + " " + r.rec->best().fidelity + " |\n";
   };
   // Front sorted by the first objective (then id).
@@ -227,7 +186,7 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
       std::string figs;
       for (Metric m : eval.objectives()) {
         figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " +
-                md_value(m, e.metrics[m]);
+                metric_text(m, e.metrics[m]);
       }
       return figs;
     };
@@ -278,7 +237,7 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
 std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
                                        const RunState& state, const FinalResult& f) {
   const auto& sweep = eval.sweep();
-  const auto rows = make_rows(eval, state, f);
+  const auto rows = result_rows(eval, state, f);
 
   std::string csv = csv_header(sweep), pareto = csv_header(sweep);
   for (const auto& r : rows) {
@@ -369,7 +328,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
 
 std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
                           const FinalResult& f, const std::vector<std::string>& files) {
-  const std::string text = summary_md(eval, f, make_rows(eval, state, f), files);
+  const std::string text = summary_md(eval, f, result_rows(eval, state, f), files);
   write_file_atomic(dir + "/summary.md", text);
   return text;
 }

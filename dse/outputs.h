@@ -31,6 +31,10 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
 std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
                           const FinalResult& final, const std::vector<std::string>& files);
 
+/// The sweep's constraints in words: "resources within 95% of the device (BRAM36 1344,
+/// ...), compression >= 10x, accuracy >= 0.84".
+std::string constraints_text(const SweepEvaluation& eval);
+
 /// A CSV cell: quoted (with doubled quotes) when it holds a comma, quote or newline.
 std::string csv_cell(const std::string& s);
 

@@ -1,36 +1,249 @@
 #include "dse/report_html.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
 #include "core/atomic_file.h"
+#include "dse/html_text.h"
+#include "dse/outputs.h"
+#include "dse/report_assets.h"
+#include "dse/report_tables.h"
+#include "dse/resolve.h"
+#include "dse/result_rows.h"
 
 namespace ttsim::dse {
 
 namespace {
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+
+namespace fs = std::filesystem;
+
+std::string read_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
+
+std::string kv(const std::string& key, const std::string& value_html) {
+  return "<dt>" + html_escape(key) + "</dt><dd>" + value_html + "</dd>\n";
+}
+
+std::string code(const std::string& s) { return "<code>" + html_escape(s) + "</code>"; }
+
+std::string link(const std::string& dir, const std::string& file, const std::string& text = "") {
+  if (!fs::exists(dir + "/" + file)) return html_escape(text.empty() ? file : text);
+  return "<a href=\"" + html_escape(file) + "\">" + html_escape(text.empty() ? file : text) + "</a>";
+}
+
+std::string objectives_text(const SweepEvaluation& eval) {
+  std::string s;
+  for (Metric m : eval.objectives()) {
+    s += (s.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
+         metric_info(m).name;
+  }
+  return s;
+}
+
+std::string provenance(const std::string& dir, const SweepEvaluation& eval, const FinalResult& f) {
+  const auto& sweep = eval.sweep();
+  std::size_t feasible = 0;
+  for (const auto& v : f.verdicts) feasible += v.feasible;
+  std::string h = "<section id=\"provenance\"><h2>Provenance</h2>\n";
+  const std::string desc = sweep.doc.value("description", std::string());
+  if (!desc.empty()) h += "<p>" + html_escape(desc) + "</p>\n";
+  h += "<dl class=\"kv\">\n";
+  h += kv("sweep", code(sweep.name) + " from " + code(sweep.file));
+  h += kv("base files", "model " + code(sweep.model_file) + ", arch " + code(sweep.arch_file) +
+                            ", device " + code(sweep.device_file));
+  h += kv("token lengths", sweep.lengths_file.empty()
+                               ? std::string("none (no epoch figures)")
+                               : code(sweep.lengths_file) + ", split " + code(sweep.lengths_split));
+  h += kv("accuracy table", sweep.accuracy_table.empty() ? std::string("none") : code(sweep.accuracy_table));
+  const Json& cal = eval.calibration();
+  h += kv("calibration", cal.is_null() ? std::string("none (kernel parameters and power coefficients from "
+                                                     "the arch and device files)")
+                                       : code(cal.value("file", std::string())) + " (part " +
+                                             html_escape(cal.value("part", std::string())) + ")");
+  std::string axes;
+  for (const auto& a : sweep.space.axes()) {
+    std::string vals;
+    for (const auto& v : a.values) vals += (vals.empty() ? "" : ", ") + value_text(v);
+    axes += "<li>" + code(a.name) + ": " + html_escape(vals) + "</li>";
+  }
+  h += kv("axes", "<ul style=\"margin:0;padding-left:18px\">" + axes + "</ul>");
+  h += kv("design space", fmt::format("{} grid points, {} reference point(s); search {}",
+                                      sweep.space.grid_size(), sweep.space.references().size(),
+                                      code(sweep.search.strategy)));
+  h += kv("objectives", html_escape(objectives_text(eval)));
+  h += kv("constraints", html_escape(constraints_text(eval)));
+  h += kv("fidelity", code(to_string(sweep.fidelity)) +
+                          fmt::format(": {} point(s) SystemC-evaluated in {} round(s), the others "
+                                      "analytic (no port contention)",
+                                      f.systemc_points, f.systemc_rounds));
+  h += kv("evaluated", fmt::format("{} points, {} feasible, {} on the Pareto front{}", f.ids.size(),
+                                   feasible, f.front.size(), f.partial ? " (interrupted run)" : ""));
+  std::string files;
+  for (const char* file : {"results.csv", "pareto.csv", "results.json", "chosen.json", "summary.md"}) {
+    files += (files.empty() ? "" : " · ") + link(dir, file);
+  }
+  if (fs::exists(dir + "/hls_build/README.md")) files += " · " + link(dir, "hls_build/README.md", "hls_build/");
+  h += kv("files", files);
+  return h + "</dl></section>\n";
+}
+
+std::string chosen_section(const std::string& dir, const SweepEvaluation& eval,
+                           const std::vector<ResultRow>& rows, const FinalResult& f) {
+  std::string h = "<section id=\"chosen\"><h2>Chosen design</h2>\n";
+  const ResultRow* r = nullptr;
+  for (const auto& row : rows) {
+    if (f.chosen && row.id == *f.chosen) r = &row;
+  }
+  if (!r) return h + "<p>No feasible design.</p></section>\n";
+  const auto& sweep = eval.sweep();
+  h += "<p><b>" + code(point_name(sweep, r->id)) + fmt::format("</b> (id {})", r->id) +
+       (r->ref_label.empty() ? "" : ", the " + html_escape(r->ref_label)) + "</p>\n";
+  h += "<p class=\"why\">Why: " + html_escape(f.why) + ".</p>\n<dl class=\"kv\">\n";
+  std::string values;
+  for (std::size_t a = 0; a < r->values.size(); ++a) {
+    values += (values.empty() ? "" : ", ") + sweep.space.axes()[a].name + " = " +
+              (r->values[a].is_null() ? std::string("-") : value_text(r->values[a]));
+  }
+  h += kv("axis values", html_escape(values));
+  const Evaluation& e = r->rec->best();
+  h += kv("fidelity", html_escape(e.fidelity));
+  for (Metric m : report_metrics()) {
+    h += kv(metric_info(m).name, e.metrics.has(m) ? html_escape(table_number(m, e.metrics[m]) + " " + metric_unit(m))
+                                                  : std::string("n/a"));
+  }
+  const Json& b = f.chosen_detail.breakdown;
+  if (b.is_object() && b.contains("stages")) {
+    const long long step = b.value("step_cycles", 0LL);
+    std::string st;
+    for (const char* s : {"forward", "backward", "update"}) {
+      const long long c = b["stages"].value(s, 0LL);
+      st += fmt::format("{}{} {} cycles ({:.1f} %)", st.empty() ? "" : ", ", s,
+                        table_number(Metric::kStepCycles, c), step > 0 ? 100.0 * c / step : 0.0);
+    }
+    h += kv("one training step", html_escape(fmt::format(
+                                     "{} cycles: {}", table_number(Metric::kStepCycles, step), st)));
+  }
+  h += kv("files", link(dir, "chosen.json") +
+                       (fs::exists(dir + "/hls_build/README.md")
+                            ? " · " + link(dir, "hls_build/README.md", "HLS build (hls_build/)")
+                            : std::string()));
+  return h + "</dl></section>\n";
+}
+
+std::string references_section(const SweepEvaluation& eval, const FinalResult& f,
+                               const RunState& state) {
+  std::string h = "<section id=\"references\"><h2>Reference designs</h2>\n";
+  if (f.references.empty()) return h + "<p>The sweep lists no reference point.</p></section>\n";
+  const auto& objs = eval.objectives();
+  h += "<div class=\"scroll\"><table class=\"sortable\" id=\"references-table\"><thead><tr>"
+       "<th class=\"t\">reference</th><th data-type=\"num\">id</th><th class=\"t\">fidelity</th>"
+       "<th class=\"t\">standing</th>";
+  for (Metric m : objs) h += "<th class=\"t\">" + html_escape(metric_info(m).name) + "</th>";
+  for (Metric m : objs) {
+    h += "<th data-type=\"num\">best gain on " + html_escape(metric_info(m).name) +
+         "<small>factor (front design)</small></th>";
+  }
+  h += "</tr></thead><tbody>\n";
+  for (const auto& ref : f.references) {
+    h += "<tr><td class=\"t\">" + html_escape(ref.label) + fmt::format("</td><td>{}</td>", ref.id);
+    if (!ref.evaluated) {
+      h += "<td class=\"t\"></td><td class=\"t\">not evaluated in this run</td>";
+      for (std::size_t o = 0; o < 2 * objs.size(); ++o) h += "<td></td>";
+      h += "</tr>\n";
+      continue;
+    }
+    std::string standing = !ref.feasible ? "infeasible: " + ref.reason
+                           : ref.on_front ? std::string("on the Pareto front")
+                                          : fmt::format("dominated by {} front design(s)", ref.dominated_by.size());
+    if (f.chosen && *f.chosen == ref.id) standing += "; the chosen design";
+    h += "<td class=\"t\">" + html_escape(ref.fidelity) + "</td><td class=\"t reason\">" +
+         html_escape(standing) + "</td>";
+    const Evaluation& e = state.points.at(ref.id).best();
+    for (Metric m : objs) h += "<td class=\"t\">" + html_escape(metric_text(m, e.metrics[m])) + "</td>";
+    for (std::size_t o = 0; o < objs.size(); ++o) {
+      const bool has = o < ref.best_gain.size() && ref.best_gain[o] > 0;
+      h += has ? fmt::format("<td data-v=\"{}\">{:.2f}x (id {})</td>", number_text(ref.best_gain[o]),
+                             ref.best_gain[o], ref.best_gain_point[o])
+               : std::string("<td data-v=\"\"></td>");
+    }
+    h += "</tr>\n";
+  }
+  return h + "</tbody></table></div>\n<p>Gains are over the front designs that dominate the reference "
+             "(reference / front for minimised objectives, front / reference for maximised ones).</p>"
+             "</section>\n";
+}
+
+std::string plots_section(const std::string& dir, const std::vector<PlotFile>& plots) {
+  std::string h = "<section id=\"plots\"><h2>Plots</h2>\n";
+  if (plots.empty()) h += "<p>No plot was drawn (see the notes).</p>\n";
+  for (const auto& p : plots) {
+    const std::string svg = read_bytes(dir + "/" + p.svg);
+    std::string csv_links;
+    for (const auto& c : p.csvs) csv_links += (csv_links.empty() ? "" : ", ") + link(dir, c);
+    h += "<figure><img alt=\"" + html_escape(p.title) + "\" src=\"data:image/svg+xml;base64," +
+         base64(svg) + "\">\n<figcaption><b>" + html_escape(p.title) + ".</b> " + html_escape(p.caption) +
+         " Data: " + csv_links + " · image: " + link(dir, p.svg) + "</figcaption></figure>\n";
+  }
+  return h + "</section>\n";
+}
+
 }  // namespace
 
-void write_report_html(const std::string& dir, const std::string& title,
-                       const std::string& summary_markdown, const std::vector<std::string>& svgs) {
-  std::string h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + escape(title) +
-                  "</title>\n<style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
-                  "pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}"
-                  "img{max-width:100%;border:1px solid #ddd;margin:1em 0}</style></head><body>\n";
-  h += "<h1>" + escape(title) + "</h1>\n";
-  h += "<p>Data: <a href=\"results.csv\">results.csv</a> · <a href=\"results.json\">results.json</a>"
-       " · <a href=\"pareto.csv\">pareto.csv</a> · <a href=\"chosen.json\">chosen.json</a>"
-       " · <a href=\"summary.md\">summary.md</a> · <a href=\"hls_build/\">hls_build/</a></p>\n";
-  for (const auto& svg : svgs) h += "<img src=\"" + escape(svg) + "\" alt=\"" + escape(svg) + "\">\n";
-  h += "<h2>Summary</h2>\n<pre>" + escape(summary_markdown) + "</pre>\n</body></html>\n";
+void write_report_html(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                       const FinalResult& f, const std::vector<PlotFile>& plots,
+                       const std::vector<std::string>& notes) {
+  const auto& sweep = eval.sweep();
+  const auto rows = result_rows(eval, state, f);
+  const std::string title = "ttsim explore: " + sweep.name;
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                  "<title>" + html_escape(title) + "</title>\n<style>" + kReportCss + "</style></head>\n<body>\n";
+  h += "<h1>" + html_escape(title) + "</h1>\n<nav><a href=\"#provenance\">provenance</a>"
+       "<a href=\"#chosen\">chosen design</a><a href=\"#references\">reference designs</a>"
+       "<a href=\"#plots\">plots</a><a href=\"#front\">Pareto designs</a><a href=\"#all\">all points</a>"
+       "<a href=\"#notes\">notes</a></nav>\n";
+  h += provenance(dir, eval, f);
+  h += chosen_section(dir, eval, rows, f);
+  h += references_section(eval, f, state);
+  h += plots_section(dir, plots);
+
+  // The Pareto designs by the first objective (then id), as summary.md lists them.
+  std::vector<const ResultRow*> front, all;
+  for (const auto& r : rows) {
+    all.push_back(&r);
+    if (r.on_front) front.push_back(&r);
+  }
+  const Metric first = eval.objectives().front();
+  std::stable_sort(front.begin(), front.end(), [&](const ResultRow* a, const ResultRow* b) {
+    const double va = a->rec->best().metrics[first], vb = b->rec->best().metrics[first];
+    return metric_info(first).maximize ? va > vb : va < vb;
+  });
+  h += fmt::format("<section id=\"front\"><h2>Pareto designs ({})</h2>\n<p>Feasible designs no other "
+                   "feasible design beats on every objective ({}); the rows of {}. Click a column "
+                   "header to sort.</p>\n<div class=\"scroll\">",
+                   front.size(), html_escape(objectives_text(eval)), link(dir, "pareto.csv"));
+  h += points_table_html("pareto", eval, front, f.chosen, false) + "</div></section>\n";
+  h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>The rows of {}, with the "
+                   "reason of every infeasible point.</p>\n<div class=\"controls\"><input type=\"search\" "
+                   "data-filter=\"points\" placeholder=\"filter: words every shown row contains\"> "
+                   "<label><input type=\"checkbox\" data-feasible-only=\"points\"> feasible only</label> "
+                   "<span data-count=\"points\"></span></div>\n<div class=\"scroll\">",
+                   rows.size(), link(dir, "results.csv"));
+  h += points_table_html("points", eval, all, f.chosen, true) + "</div></section>\n";
+
+  h += "<section id=\"notes\"><h2>Notes</h2>\n<ul>\n";
+  for (const auto& n : f.notes) h += "<li class=\"note\">" + html_escape(n) + "</li>\n";
+  for (const auto& n : notes) h += "<li class=\"note\">" + html_escape(n) + "</li>\n";
+  if (f.notes.empty() && notes.empty()) h += "<li>none</li>\n";
+  h += "</ul></section>\n<script>" + std::string(kReportScript) + "</script>\n</body></html>\n";
   write_file_atomic(dir + "/report.html", h);
 }
 

@@ -98,8 +98,11 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
     std::vector<std::string> notes;
     const RunState state = load_run_state(dir);
     std::vector<std::string> files = written;
-    const auto svgs = write_plots(dir, *setup.eval, state, final, notes);
-    files.insert(files.end(), svgs.begin(), svgs.end());
+    const auto plots = write_plots(dir, *setup.eval, state, final, notes);
+    for (const auto& p : plots) {
+      files.push_back(p.svg);
+      files.insert(files.end(), p.csvs.begin(), p.csvs.end());
+    }
     if (!final.partial && final.chosen) {
       const EmitReport emitted = emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json",
                                              dir + "/hls_build", hls_root);
@@ -107,9 +110,8 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
       files.push_back("hls_build/");
     }
     files.push_back("report.html");  // written below; a failure to write it fails the run
-    std::string summary = write_summary(dir, *setup.eval, state, final, files);
-    for (const auto& n : notes) summary += "- note: " + n + "\n";
-    write_report_html(dir, "ttsim explore: " + setup.sweep.name, summary, svgs);
+    write_summary(dir, *setup.eval, state, final, files);
+    write_report_html(dir, *setup.eval, state, final, plots, notes);
     return files;
   };
 }

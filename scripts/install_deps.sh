@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap g++ libsystemc-dev libboost-program-options-dev nlohmann-json3-dev
   libfmt-dev libgtest-dev libpugixml-dev libeigen3-dev libtbb-dev libbenchmark-dev
-  librapidcheck-dev gnuplot-nox tcl
+  librapidcheck-dev gnuplot-nox tcl chromium
 )
 
 missing=()

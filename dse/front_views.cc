@@ -1,0 +1,74 @@
+#include "dse/front_views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ttsim::dse {
+
+std::vector<FrontView> front_views(const std::vector<Metric>& objectives, Metric choose) {
+  std::vector<FrontView> views;
+  if (objectives.size() < 2) return views;
+  const Metric x = std::find(objectives.begin(), objectives.end(), choose) != objectives.end()
+                       ? choose
+                       : objectives.front();
+  for (Metric y : objectives) {
+    if (y != x) views.push_back({x, y});
+  }
+  return views;
+}
+
+std::vector<bool> pair_front(const std::vector<double>& xs, bool max_x,
+                             const std::vector<double>& ys, bool max_y) {
+  const std::size_t n = xs.size();
+  std::vector<bool> on(n, false);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isnan(xs[i]) && !std::isnan(ys[i])) order.push_back(i);
+  }
+  // Both coordinates as minimised values; sweep by x, keep the best y seen.
+  auto x = [&](std::size_t i) { return max_x ? -xs[i] : xs[i]; };
+  auto y = [&](std::size_t i) { return max_y ? -ys[i] : ys[i]; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return x(a) != x(b) ? x(a) < x(b) : (y(a) != y(b) ? y(a) < y(b) : a < b);
+  });
+  double best = INFINITY;
+  std::size_t last = n;  // the last flagged point
+  for (std::size_t i : order) {
+    if (y(i) < best) {
+      on[i] = true;
+      best = y(i);
+      last = i;
+    } else if (last != n && x(i) == x(last) && y(i) == y(last)) {
+      on[i] = true;  // equal to a non-dominated point: not dominated either
+    }
+  }
+  return on;
+}
+
+PlotAxis plot_axis(Metric m) {
+  switch (m) {
+    case Metric::kEpochSeconds: return {"epoch_seconds", "epoch latency (s)", 1};
+    case Metric::kStepCycles: return {"step_cycles", "training step (cycles)", 1};
+    case Metric::kForwardCycles: return {"forward_cycles", "forward stage (cycles)", 1};
+    case Metric::kBackwardCycles: return {"backward_cycles", "backward stage (cycles)", 1};
+    case Metric::kUpdateCycles: return {"update_cycles", "update stage (cycles)", 1};
+    case Metric::kEpochEnergyJoules: return {"epoch_energy_joules", "energy per epoch (J)", 1};
+    case Metric::kPowerStaticWatts: return {"power_static_watts", "static power (W)", 1};
+    case Metric::kPowerDynamicWatts: return {"power_dynamic_watts", "dynamic power (W)", 1};
+    case Metric::kPowerTotalWatts: return {"power_total_watts", "total power (W)", 1};
+    case Metric::kOnchipBytes:
+      return {"onchip_mib", "peak on-chip memory (MiB)", 1.0 / (1024.0 * 1024.0)};
+    case Metric::kBram36: return {"bram36", "BRAM36 (blocks)", 1};
+    case Metric::kUram288: return {"uram288", "URAM288 (blocks)", 1};
+    case Metric::kDsp: return {"dsp", "DSP48E2 (slices)", 1};
+    case Metric::kLut: return {"lut", "LUTs, estimated (LUTs)", 1};
+    case Metric::kCompression: return {"compression", "compression (dense / stored parameters, x)", 1};
+    case Metric::kAccuracy: return {"accuracy_pct", "test intent accuracy (%)", 100};
+    case Metric::kSlotF1: return {"slot_f1_pct", "test slot F1 (%)", 100};
+    case Metric::kCount: break;
+  }
+  return {metric_info(m).name, metric_info(m).name, 1};
+}
+
+}  // namespace ttsim::dse

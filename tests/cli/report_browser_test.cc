@@ -1,0 +1,238 @@
+// `ttsim explore` on the shipped sweep (configs/sweeps/atis_u50.json) writes a report.html
+// that renders in a real browser: headless Chromium loads it with a probe script that
+// records script errors, counts the images that decoded and the rows of every table, and
+// sorts the all-points table by each column. The rows must equal results.csv / pareto.csv,
+// every image must render, no error may reach the console. Skipped, saying why, when
+// Chromium is not installed. The plots' SVGs draw no marker through `use` references and
+// the page fetches nothing from the network (checked without a browser).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/json_view.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Records of a CSV file after its header (newlines inside quoted cells do not count).
+int csv_rows(const fs::path& file) {
+  const std::string text = read_text(file);
+  int records = 0;
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '"') quoted = !quoted;
+    if (c == '\n' && !quoted) ++records;
+  }
+  return records - 1;
+}
+
+std::string find_chromium() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+      const fs::path p = fs::path(dir) / name;
+      if (fs::exists(p)) return p.string();
+    }
+  }
+  return "";
+}
+
+// The probe runs before the report's own script: it collects errors, and on load writes
+// its findings as JSON into <pre id="probe-result">.
+const char* kProbe = R"(<script>
+window.__probeErrors = [];
+window.addEventListener('error', function (e) {
+  var t = e.target || {};
+  window.__probeErrors.push(e.message ? 'script error: ' + e.message : 'failed to load: ' + String(t.src || t.href || t.tagName).slice(0, 120));
+}, true);
+(function () {
+  var original = console.error;
+  console.error = function () {
+    window.__probeErrors.push('console.error: ' + Array.prototype.join.call(arguments, ' '));
+    original.apply(console, arguments);
+  };
+})();
+window.addEventListener('load', function () {
+  var r = {images: document.images.length, images_rendered: 0, tables: {}, sort_failures: []};
+  Array.prototype.forEach.call(document.images, function (img) {
+    if (img.complete && img.naturalWidth > 0 && img.naturalHeight > 0) r.images_rendered++;
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('table'), function (t) {
+    r.tables[t.id] = {rows: t.tBodies[0] ? t.tBodies[0].rows.length : 0,
+                      visible: t.offsetWidth > 0 && t.offsetHeight > 0};
+  });
+  var table = document.getElementById('points');
+  if (table) {
+    var heads = table.tHead.rows[0].cells;
+    for (var col = 0; col < heads.length; col++) {
+      var numeric = heads[col].getAttribute('data-type') === 'num';
+      [1, -1].forEach(function (dir) {
+        heads[col].click();
+        var keys = Array.prototype.map.call(table.tBodies[0].rows, function (row) {
+          var td = row.cells[col], v = td.getAttribute('data-v');
+          if (v === null) v = td.textContent;
+          return numeric ? (v === '' ? NaN : parseFloat(v)) : v.toLowerCase();
+        });
+        for (var i = 1; i < keys.length; i++) {
+          var a = keys[i - 1], b = keys[i];
+          var bad = numeric ? (isNaN(a) ? !isNaN(b) : (!isNaN(b) && dir * (b - a) < 0))
+                            : (dir > 0 ? b < a : b > a);
+          if (bad) { r.sort_failures.push(heads[col].textContent + (dir > 0 ? ' ascending' : ' descending') + ' at row ' + i); break; }
+        }
+      });
+    }
+  }
+  r.errors = window.__probeErrors;
+  var pre = document.createElement('pre');
+  pre.id = 'probe-result';
+  pre.textContent = JSON.stringify(r);
+  document.body.appendChild(pre);
+});
+</script>
+)";
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    root_ = fs::path(srcdir ? srcdir : ".") / "ttsim";
+    out_ = fs::path(tmp ? tmp : "/tmp") / "atis_u50";
+    fs::remove_all(out_);
+    const std::string cmd = "cd '" + root_.string() + "' && cli/ttsim explore configs/sweeps/atis_u50.json --out '" +
+                            out_.string() + "' --no-progress > '" + out_.string() + ".log' 2>&1";
+    explore_rc_ = std::system(cmd.c_str());
+  }
+  void SetUp() override {
+    ASSERT_EQ(explore_rc_, 0) << "explore failed:\n" << read_text(out_.string() + ".log");
+    ASSERT_TRUE(fs::exists(out_ / "report.html"));
+  }
+  // A src or href of the page: embedded image, or a file of the out folder, or an anchor.
+  static void check_reference(const std::string& kind, const std::string& target, int& images);
+  static fs::path root_, out_;
+  static int explore_rc_;
+};
+fs::path ReportBrowserTest::root_, ReportBrowserTest::out_;
+int ReportBrowserTest::explore_rc_ = -1;
+
+TEST_F(ReportBrowserTest, PlotsDrawMarkersAsPathsWithUnitsAndCsv) {
+  int svgs = 0;
+  for (const auto& e : fs::directory_iterator(out_)) {
+    if (e.path().extension() != ".svg") continue;
+    ++svgs;
+    const std::string svg = read_text(e.path());
+    const auto defs_end = svg.find("</defs>");
+    const std::string body = defs_end == std::string::npos ? svg : svg.substr(defs_end);
+    EXPECT_EQ(body.find("<use"), std::string::npos) << e.path() << " draws through <use> elements";
+    const std::string gp = read_text(fs::path(e.path()).replace_extension(".gp"));
+    for (const char* axis : {"set xlabel '", "set ylabel '"}) {
+      const auto at = gp.find(axis);
+      if (at == std::string::npos) continue;  // the breakdown bars have layer names on y
+      const std::string label = gp.substr(at, gp.find('\n', at) - at);
+      EXPECT_NE(label.find(" ("), std::string::npos) << e.path() << ": axis without a unit: " << label;
+    }
+    const std::string name = e.path().stem().string();
+    const fs::path csv = out_ / (name == "breakdown" ? "breakdown_layers.csv" : name + ".csv");
+    EXPECT_TRUE(fs::exists(csv)) << csv << " missing beside " << e.path();
+    if (fs::exists(csv)) {
+      EXPECT_GT(csv_rows(csv), 0) << csv;
+    }
+  }
+  // 4 views (epoch_seconds against the 4 other objectives), rank/compression, breakdown.
+  EXPECT_EQ(svgs, 6);
+}
+
+TEST_F(ReportBrowserTest, PageIsSelfContained) {
+  const std::string html = read_text(out_ / "report.html");
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  int images = 0;
+  for (const std::string kind : {"src", "href"}) {
+    const std::string key = " " + kind + "=\"";
+    for (auto at = html.find(key); at != std::string::npos; at = html.find(key, at + 1)) {
+      const auto start = at + key.size();
+      check_reference(kind, html.substr(start, html.find('"', start) - start), images);
+    }
+  }
+  EXPECT_EQ(images, 6);
+}
+
+void ReportBrowserTest::check_reference(const std::string& kind, const std::string& target, int& images) {
+  {
+    EXPECT_EQ(target.find("://"), std::string::npos) << kind << "=\"" << target << "\" leaves the folder";
+    if (kind == "src") {
+      EXPECT_EQ(target.rfind("data:image/svg+xml;base64,", 0), 0u) << "image not embedded: " << target.substr(0, 80);
+      ++images;
+    } else if (target[0] != '#') {
+      EXPECT_TRUE(fs::exists(out_ / target)) << "broken link: " << target;
+    }
+  }
+}
+
+TEST_F(ReportBrowserTest, RendersInHeadlessChromium) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium is not installed (Debian package `chromium`, see scripts/install_deps.sh); "
+                    "report.html is not checked in a browser";
+  }
+  std::string html = read_text(out_ / "report.html");
+  const auto head = html.find("<head>");
+  ASSERT_NE(head, std::string::npos);
+  html.insert(head + 6, kProbe);
+  const fs::path probe = out_ / "report_probe.html";
+  std::ofstream(probe) << html;
+  const fs::path dom = out_.string() + ".dom.html", log = out_.string() + ".chromium.log";
+  const std::string cmd = "timeout 120 '" + chromium +
+                          "' --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions "
+                          "--user-data-dir='" + out_.string() + ".profile' --virtual-time-budget=10000 "
+                          "--enable-logging=stderr --v=0 --dump-dom 'file://" + probe.string() + "' > '" +
+                          dom.string() + "' 2> '" + log.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "chromium failed:\n" << read_text(log);
+  const std::string text = read_text(dom);
+  const auto open = text.find("<pre id=\"probe-result\">");
+  ASSERT_NE(open, std::string::npos) << "the probe did not run; chromium log:\n" << read_text(log);
+  const auto start = open + std::string("<pre id=\"probe-result\">").size();
+  std::string json = text.substr(start, text.find("</pre>", start) - start);
+  for (const auto& [entity, ch] : std::vector<std::pair<std::string, std::string>>{
+           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+    for (auto p = json.find(entity); p != std::string::npos; p = json.find(entity, p + 1)) json.replace(p, entity.size(), ch);
+  }
+  const ttsim::Json r = ttsim::Json::parse(json);
+  SCOPED_TRACE("probe: " + json.substr(0, 2000));
+
+  EXPECT_TRUE(r["errors"].empty()) << r["errors"].dump(1);
+  EXPECT_EQ(r["images"].get<int>(), 6);
+  EXPECT_EQ(r["images_rendered"].get<int>(), r["images"].get<int>());
+  const auto& tables = r["tables"];
+  ASSERT_TRUE(tables.contains("pareto") && tables.contains("points") && tables.contains("references-table"));
+  EXPECT_EQ(tables["pareto"]["rows"].get<int>(), csv_rows(out_ / "pareto.csv"));
+  EXPECT_EQ(tables["points"]["rows"].get<int>(), csv_rows(out_ / "results.csv"));
+  EXPECT_EQ(tables["references-table"]["rows"].get<std::size_t>(),
+            ttsim::load_json_file((out_ / "chosen.json").string())["references"].size());
+  for (const auto& [id, t] : tables.items()) EXPECT_TRUE(t["visible"].get<bool>()) << "table " << id << " not shown";
+  EXPECT_TRUE(r["sort_failures"].empty()) << r["sort_failures"].dump(1);
+
+  // Console messages Chromium logged itself (e.g. a blocked resource).
+  std::stringstream lines(read_text(log));
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(line.find("CONSOLE") == std::string::npos && line.find("Uncaught") == std::string::npos)
+        << line;
+  }
+}
+
+}  // namespace
