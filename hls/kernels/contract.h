@@ -109,16 +109,24 @@ namespace detail {
 /// registers and reloaded only when the batch changes. The (at most two) index tables of
 /// the call are read by two fixed sites, `t0` and `t1`; each operand takes its base from
 /// one of them or from its batch stride (selected once per call, before the loop).
+///
+/// Slot g (chunk · kAccSlots + s) is the output at row g / width, column (or column tile)
+/// g mod width; the cursor keeps that pair (si, sj) by increments — no division in the
+/// loop body — and the pair of the chunk's first slot (ci, cj) to restart from when the
+/// chunk repeats for the next reduction step. si >= rows marks an idle slot.
 struct SlotCursor {
   const ContractDesc& d;
   const int* index;
-  int nq, rbn, chunks;
+  int nq, rbn, chunks, width;
   int ob = 0, chunk = 0, rb = 0, q = 0, s = 0;
+  int si = 0, sj = 0;  ///< row and column (tile) of the current slot
+  int ci = 0, cj = 0;  ///< row and column (tile) of the first slot of the current chunk
   int abase = 0, bbase = 0, cbase = 0;
   int t0 = -1, t1 = -1;               ///< word offsets of the two tables read, or -1
   int a_src = -1, b_src = -1, c_src = -1;  ///< 0: t0, 1: t1, -1: batch stride
-  SlotCursor(const ContractDesc& desc, const int* index_, int nq_, int chunks_)
-      : d(desc), index(index_), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_) {
+  SlotCursor(const ContractDesc& desc, const int* index_, int nq_, int chunks_, int width_)
+      : d(desc), index(index_), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_),
+        width(width_) {
     a_src = take(d.a_index);
     b_src = take(d.b_index);
     c_src = d.reduce_batch ? -1 : take(d.c_index);
@@ -150,16 +158,30 @@ struct SlotCursor {
     cbase = d.reduce_batch ? 0 : (c_src == 0 ? i0 : c_src == 1 ? i1 : b * d.c_b);
   }
   void next() {
+    if (++sj == width) {
+      sj = 0;
+      ++si;
+    }
     if (++s < kAccSlots) return;
     s = 0;
-    if (++q < nq) return;
+    if (++q < nq) {  // the same chunk again, next reduction step
+      si = ci;
+      sj = cj;
+      return;
+    }
     q = 0;
     if (++rb == rbn) {
       rb = 0;
       if (++chunk == chunks) {
         chunk = 0;
         ++ob;
+        si = sj = 0;
       }
+      ci = si;  // the next chunk starts at the slot after this one's last
+      cj = sj;
+    } else {
+      si = ci;
+      sj = cj;
     }
     if (ob < (d.reduce_batch ? 1 : d.batch)) load_bases();
   }
@@ -180,8 +202,8 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
-  detail::SlotCursor cur(d, index, d.inner, chunks);
   TTSIM_LOOP_BEGIN("contract_column");
+  detail::SlotCursor cur(d, index, d.inner, chunks, tiles);
 contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
@@ -189,9 +211,8 @@ contract_column:
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
-    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
-    if (g < slots) {
-      const int i = static_cast<int>(g / tiles), t = static_cast<int>(g % tiles);
+    if (cur.si < d.rows) {
+      const int i = cur.si, t = cur.sj;
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
       const int nl = tile_lanes<LANES>(t * LANES, d.cols);
@@ -231,8 +252,8 @@ void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots];
-  detail::SlotCursor cur(d, index, ptiles, chunks);
   TTSIM_LOOP_BEGIN("contract_dot");
+  detail::SlotCursor cur(d, index, ptiles, chunks, d.cols);
 contract_dot:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
@@ -240,9 +261,8 @@ contract_dot:
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
-    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
-    if (g < slots) {
-      const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
+    if (cur.si < d.rows) {
+      const int i = cur.si, j = cur.sj;
       const int q = cur.q;
       const bool first = cur.first(), last = cur.last();
       const int nl = tile_lanes<LANES>(q * LANES, d.inner);
@@ -282,8 +302,8 @@ void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, 1);
   float acc[kAccSlots];
-  detail::SlotCursor cur(d, index, d.inner, chunks);
   TTSIM_LOOP_BEGIN("contract_scalar");
+  detail::SlotCursor cur(d, index, d.inner, chunks, d.cols);
 contract_scalar:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = 1
@@ -291,9 +311,8 @@ contract_scalar:
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_scalar");
-    const long g = static_cast<long>(cur.chunk) * kAccSlots + cur.s;
-    if (g < slots) {
-      const int i = static_cast<int>(g / d.cols), j = static_cast<int>(g % d.cols);
+    if (cur.si < d.rows) {
+      const int i = cur.si, j = cur.sj;
       const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
       const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);

@@ -519,6 +519,7 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
 template <int LANES, int B>
 void check_lane_networks() {
   constexpr int kWords = 4 * B + LANES;
+  ttsim_hls::csim_direct_lanes() = false;  // the network synthesis builds, not the C-sim copy
   for (int start = 0; start < 3 * B; ++start) {
     for (int n = 0; n <= LANES; ++n) {
       Vf mem(kWords);
@@ -555,6 +556,7 @@ TEST(LaneNetworks, ReadAndWriteMoveTheRightWords) {
   check_lane_networks<8, 64>();
   check_lane_networks<16, 16>();
   check_lane_networks<64, 64>();
+  ttsim_hls::csim_direct_lanes() = true;
 }
 
 TEST(LaneNetworks, BarrelCostsLessFromEightLanesOnTheirOwnBanks) {
