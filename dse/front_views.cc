@@ -46,6 +46,45 @@ std::vector<bool> pair_front(const std::vector<double>& xs, bool max_x,
   return on;
 }
 
+std::vector<LineVertex> pair_staircase(const std::vector<double>& xs, bool max_x,
+                                       const std::vector<double>& ys, bool max_y) {
+  const auto on = pair_front(xs, max_x, ys, max_y);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < on.size(); ++i) {
+    if (on[i]) order.push_back(i);
+  }
+  // Improving x first; on the pair front a better x means a worse y.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return xs[a] != xs[b] ? (max_x ? xs[a] > xs[b] : xs[a] < xs[b]) : a < b;
+  });
+  std::vector<LineVertex> line;
+  for (std::size_t i : order) {
+    const LineVertex p{xs[i], ys[i]};
+    if (!line.empty()) {
+      const LineVertex last = line.back();
+      if (last.x == p.x && last.y == p.y) continue;
+      line.push_back({p.x, last.y});
+    }
+    line.push_back(p);
+  }
+  return line;
+}
+
+std::pair<double, double> padded_range(const std::vector<double>& values, bool log_axis, double pad,
+                                       double linear_margin) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values) {
+    if (!std::isfinite(v) || (log_axis && v <= 0)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (lo > hi) return {0, 0};
+  if (log_axis) return {lo / pad, hi * pad};
+  double margin = (hi - lo) * linear_margin;
+  if (margin == 0) margin = lo == 0 ? 1 : std::abs(lo) * linear_margin;
+  return {lo - margin, hi + margin};
+}
+
 PlotAxis plot_axis(Metric m) {
   switch (m) {
     case Metric::kEpochSeconds: return {"epoch_seconds", "epoch latency (s)", 1};

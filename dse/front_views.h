@@ -3,6 +3,7 @@
 // points are non-dominated on a pair, and how each metric is labelled on an axis.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dse/metrics.h"
@@ -24,6 +25,26 @@ std::vector<FrontView> front_views(const std::vector<Metric>& objectives, Metric
 /// equal points are all flagged.
 std::vector<bool> pair_front(const std::vector<double>& xs, bool max_x,
                              const std::vector<double>& ys, bool max_y);
+
+/// A vertex of a drawn line, in plotted coordinates.
+struct LineVertex {
+  double x;
+  double y;
+};
+
+/// The staircase line through the pair's non-dominated points (pair_front with the same
+/// arguments): the points in order of improving x (ascending x when x is minimised,
+/// descending when maximised), and between two consecutive points p, q the corner
+/// (q.x, p.y), so the line bounds the region the front dominates. Equal points appear
+/// once; empty when no point is non-dominated.
+std::vector<LineVertex> pair_staircase(const std::vector<double>& xs, bool max_x,
+                                       const std::vector<double>& ys, bool max_y);
+
+/// Axis range of plotted `values` with room around them: [min/pad, max·pad] on a log axis,
+/// else the span widened by `linear_margin` of itself on each side (±1 around a single
+/// value, or ±|value|·linear_margin). {0, 0} for no finite value.
+std::pair<double, double> padded_range(const std::vector<double>& values, bool log_axis,
+                                       double pad = 1.3, double linear_margin = 0.06);
 
 /// How a metric appears on a plot axis and in the plot's CSV column.
 struct PlotAxis {

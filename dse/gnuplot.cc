@@ -1,6 +1,10 @@
 #include "dse/gnuplot.h"
 
-#include <cstdlib>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -9,13 +13,42 @@
 
 namespace ttsim::dse {
 
+namespace {
+
+// Runs `argv` (argv[0] looked up on PATH) in `dir` with stderr to `log` (a path relative
+// to `dir`), no shell in between; true when it exits with status 0.
+bool run_in(const std::string& dir, const std::vector<std::string>& argv, const std::string& log) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, STDERR_FILENO);
+      close(fd);
+    }
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace
+
 bool run_gnuplot(const std::string& dir, const std::string& name, const std::string& script,
                  std::vector<std::string>& notes) {
   write_file_atomic(dir + "/" + name + ".gp", script);
   const std::string tmp = dir + "/" + name + ".svg.tmp";
-  const std::string cmd = "cd '" + dir + "' && gnuplot -e \"outfile='" + name + ".svg.tmp'\" '" +
-                          name + ".gp' 2>'" + name + ".gnuplot.log'";
-  if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(tmp)) {
+  const std::vector<std::string> argv = {"gnuplot", "-e", "outfile=" + gnuplot_quote(name + ".svg.tmp"),
+                                         name + ".gp"};
+  if (!run_in(dir, argv, name + ".gnuplot.log") || !std::filesystem::exists(tmp)) {
     notes.push_back(name + ".svg not drawn: gnuplot failed or is not installed (see " + name +
                     ".gnuplot.log)");
     std::filesystem::remove(tmp);

@@ -7,7 +7,7 @@
 namespace ttsim::dse {
 
 /// Writes <dir>/<name>.gp and runs gnuplot in `dir` (the script's data paths are relative,
-/// so the folder can be moved); the SVG is written to a temporary file and renamed to
+/// so the folder can be moved), without a shell, so any folder name works; the SVG is written to a temporary file and renamed to
 /// <dir>/<name>.svg. Returns false, adding a note to `notes`, when gnuplot is not installed
 /// or fails (its messages stay in <name>.gnuplot.log).
 bool run_gnuplot(const std::string& dir, const std::string& name, const std::string& script,

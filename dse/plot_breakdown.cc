@@ -7,6 +7,7 @@
 #include "dse/gnuplot.h"
 #include "dse/outputs.h"
 #include "dse/plots.h"
+#include "dse/report_tables.h"
 
 namespace ttsim::dse {
 
@@ -76,7 +77,8 @@ std::vector<PlotFile> write_breakdown_plot(const std::string& dir, const FinalRe
       "the layer's share of the {} busy cycles of all layers (the step takes {} cycles). "
       "breakdown_layers.csv lists all {} layers, breakdown_stages.csv the forward, backward and "
       "update stages.",
-      total, step, layers.size());
+      table_number(Metric::kStepCycles, static_cast<double>(total)),
+      table_number(Metric::kStepCycles, static_cast<double>(step)), layers.size());
   return {{"breakdown.svg", {"breakdown_layers.csv", "breakdown_stages.csv"}, title, caption}};
 }
 

@@ -56,16 +56,38 @@ const char* const kReportScript = R"js(
     rows.forEach(function (r) { body.appendChild(r); });
     th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
   }
+  // The words of a text: runs of letters, digits and _ . , % + - with leading and trailing
+  // punctuation dropped; a grouped number also counts without its commas ("1,264", "1264").
+  function tokens(text) {
+    var out = [];
+    text.toLowerCase().split(/[^a-z0-9_.,%+\-]+/).forEach(function (t) {
+      t = t.replace(/^[.,]+|[.,]+$/g, '');
+      if (!t) return;
+      out.push(t);
+      if (/^[0-9][0-9,]*(\.[0-9]+)?$/.test(t) && t.indexOf(',') >= 0) out.push(t.replace(/,/g, ''));
+    });
+    return out;
+  }
+  function rowTokens(row) {
+    if (!row._tokens) {
+      var set = {};
+      Array.prototype.forEach.call(row.cells, function (td) {
+        tokens(td.textContent).forEach(function (t) { set[t] = true; });
+      });
+      row._tokens = set;
+    }
+    return row._tokens;
+  }
   function applyFilter(id) {
     var table = document.getElementById(id);
     if (!table) return;
     var box = document.querySelector('[data-filter="' + id + '"]');
     var feasibleOnly = document.querySelector('[data-feasible-only="' + id + '"]');
-    var words = box ? box.value.toLowerCase().split(/\s+/).filter(Boolean) : [];
+    var words = box ? tokens(box.value) : [];
     var shown = 0, rows = table.tBodies[0].rows;
     for (var i = 0; i < rows.length; i++) {
-      var text = rows[i].textContent.toLowerCase();
-      var ok = words.every(function (w) { return text.indexOf(w) >= 0; });
+      var have = rowTokens(rows[i]);
+      var ok = words.every(function (w) { return have[w] === true; });
       if (feasibleOnly && feasibleOnly.checked && rows[i].getAttribute('data-feasible') !== '1') ok = false;
       rows[i].style.display = ok ? '' : 'none';
       if (ok) shown++;
@@ -76,7 +98,7 @@ const char* const kReportScript = R"js(
   Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
       th.tabIndex = 0;
-      th.title = 'sort by this column';
+      th.title = (th.title ? th.title + ' \u2014 ' : '') + 'click to sort by this column';
       th.addEventListener('click', function () { sortTable(table, col, th); });
       th.addEventListener('keydown', function (e) {
         if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortTable(table, col, th); }

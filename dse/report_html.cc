@@ -146,17 +146,17 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
   h += "<div class=\"scroll\"><table class=\"sortable\" id=\"references-table\"><thead><tr>"
        "<th class=\"t\">reference</th><th data-type=\"num\">id</th><th class=\"t\">fidelity</th>"
        "<th class=\"t\">standing</th>";
-  for (Metric m : objs) h += "<th class=\"t\">" + html_escape(metric_info(m).name) + "</th>";
+  for (Metric m : objs) h += metric_header_html(m);
   for (Metric m : objs) {
     h += "<th data-type=\"num\">best gain on " + html_escape(metric_info(m).name) +
          "<small>factor (front design)</small></th>";
   }
   h += "</tr></thead><tbody>\n";
   for (const auto& ref : f.references) {
-    h += "<tr><td class=\"t\">" + html_escape(ref.label) + fmt::format("</td><td>{}</td>", ref.id);
+    h += "<tr><td class=\"t\">" + html_escape(ref.label) + fmt::format("</td><td data-v=\"{0}\">{0}</td>", ref.id);
     if (!ref.evaluated) {
       h += "<td class=\"t\"></td><td class=\"t\">not evaluated in this run</td>";
-      for (std::size_t o = 0; o < 2 * objs.size(); ++o) h += "<td></td>";
+      for (std::size_t o = 0; o < 2 * objs.size(); ++o) h += "<td data-v=\"\"></td>";
       h += "</tr>\n";
       continue;
     }
@@ -167,7 +167,7 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
     h += "<td class=\"t\">" + html_escape(ref.fidelity) + "</td><td class=\"t reason\">" +
          html_escape(standing) + "</td>";
     const Evaluation& e = state.points.at(ref.id).best();
-    for (Metric m : objs) h += "<td class=\"t\">" + html_escape(metric_text(m, e.metrics[m])) + "</td>";
+    for (Metric m : objs) h += metric_cell_html(m, e.metrics[m]);
     for (std::size_t o = 0; o < objs.size(); ++o) {
       const bool has = o < ref.best_gain.size() && ref.best_gain[o] > 0;
       h += has ? fmt::format("<td data-v=\"{}\">{:.2f}x (id {})</td>", number_text(ref.best_gain[o]),
@@ -233,7 +233,7 @@ void write_report_html(const std::string& dir, const SweepEvaluation& eval, cons
   h += points_table_html("pareto", eval, front, f.chosen, false) + "</div></section>\n";
   h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>The rows of {}, with the "
                    "reason of every infeasible point.</p>\n<div class=\"controls\"><input type=\"search\" "
-                   "data-filter=\"points\" placeholder=\"filter: words every shown row contains\"> "
+                   "data-filter=\"points\" placeholder=\"filter: whole words every shown row contains\"> "
                    "<label><input type=\"checkbox\" data-feasible-only=\"points\"> feasible only</label> "
                    "<span data-count=\"points\"></span></div>\n<div class=\"scroll\">",
                    rows.size(), link(dir, "results.csv"));

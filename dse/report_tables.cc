@@ -12,20 +12,18 @@ namespace ttsim::dse {
 
 namespace {
 
-std::string grouped(long long v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
+// `v` with `decimals` fixed decimals and the integer part grouped by thousands: "11,181.0".
+std::string grouped(double v, int decimals) {
+  const std::string text = fmt::format("{:.{}f}", std::abs(v), decimals);
+  const auto dot = text.find('.');
+  const std::string digits = text.substr(0, dot);
+  std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
   }
-  return (v < 0 ? "-" : "") + out;
-}
-
-// Header cell: the metric's name, its unit below.
-std::string metric_header(Metric m) {
-  return fmt::format("<th data-type=\"num\" title=\"{}\">{}<small>{}</small></th>",
-                     html_escape(plot_axis(m).label), html_escape(metric_info(m).name),
-                     html_escape(metric_unit(m)));
+  if (dot != std::string::npos) out += text.substr(dot);
+  return (v < 0 && text.find_first_not_of("0.") != std::string::npos ? "-" : "") + out;
 }
 
 std::string num_cell(const std::string& text, double exact) {
@@ -43,6 +41,14 @@ std::string metric_unit(Metric m) {
   return comma == std::string::npos ? inside : inside.substr(comma + 2);
 }
 
+std::string metric_header_html(Metric m) {
+  return fmt::format("<th data-type=\"num\" title=\"{}\">{}<small>{}</small></th>",
+                     html_escape(plot_axis(m).label), html_escape(metric_info(m).name),
+                     html_escape(metric_unit(m)));
+}
+
+std::string metric_cell_html(Metric m, double v) { return num_cell(table_number(m, v), v); }
+
 const std::vector<Metric>& report_metrics() {
   static const std::vector<Metric> m = {
       Metric::kEpochSeconds, Metric::kStepCycles, Metric::kEpochEnergyJoules, Metric::kPowerTotalWatts,
@@ -54,23 +60,32 @@ const std::vector<Metric>& report_metrics() {
 std::string table_number(Metric m, double v) {
   if (std::isnan(v)) return "";
   switch (m) {
-    case Metric::kOnchipBytes: return fmt::format("{:.3f}", v / (1024.0 * 1024.0));
-    case Metric::kEpochSeconds:
-    case Metric::kEpochEnergyJoules:
-      return std::abs(v) >= 1000 ? grouped(std::llround(v)) : fmt::format("{:.4g}", v);
+    case Metric::kOnchipBytes: return grouped(v / (1024.0 * 1024.0), 3);
+    case Metric::kEpochSeconds: return grouped(v, 1);
+    case Metric::kEpochEnergyJoules: return grouped(v, 0);
     case Metric::kPowerStaticWatts:
     case Metric::kPowerDynamicWatts:
-    case Metric::kPowerTotalWatts: return fmt::format("{:.2f}", v);
-    case Metric::kCompression: return fmt::format("{:.1f}", v);
+    case Metric::kPowerTotalWatts: return grouped(v, 2);
+    case Metric::kCompression: return grouped(v, 1);
     case Metric::kAccuracy:
-    case Metric::kSlotF1: return fmt::format("{:.2f}", 100 * v);
-    default: return grouped(std::llround(v));
+    case Metric::kSlotF1: return grouped(100 * v, 2);
+    default: return grouped(v, 0);
   }
+}
+
+const std::vector<Metric>& all_metrics() {
+  static const std::vector<Metric> m = [] {
+    std::vector<Metric> all;
+    for (int i = 0; i < kMetricCount; ++i) all.push_back(static_cast<Metric>(i));
+    return all;
+  }();
+  return m;
 }
 
 std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
                               const std::vector<const ResultRow*>& rows,
-                              std::optional<PointId> chosen, bool with_reason) {
+                              std::optional<PointId> chosen, bool all_columns) {
+  const auto& metrics = all_columns ? all_metrics() : report_metrics();
   const auto& axes = eval.sweep().space.axes();
   std::string h = "<table class=\"sortable\" id=\"" + html_escape(table_id) + "\">\n<thead><tr>"
                   "<th data-type=\"num\">id</th><th class=\"t\">reference</th>";
@@ -80,9 +95,10 @@ std::string points_table_html(const std::string& table_id, const SweepEvaluation
     h += (numeric ? "<th data-type=\"num\">" : "<th class=\"t\">") + html_escape(a.name) + "</th>";
   }
   h += "<th class=\"t\">fidelity</th><th class=\"t\">feasible</th>";
-  if (with_reason) h += "<th class=\"t\">reason (infeasible)</th>";
+  if (all_columns) h += "<th class=\"t\">reason (infeasible)</th>";
   h += "<th class=\"t\">Pareto front</th>";
-  for (Metric m : report_metrics()) h += metric_header(m);
+  for (Metric m : metrics) h += metric_header_html(m);
+  if (all_columns) h += "<th class=\"t\" title=\"table: accuracy measured at this rank; interpolated: between two measured ranks\">accuracy_source</th>";
   h += "</tr></thead>\n<tbody>\n";
   for (const ResultRow* r : rows) {
     std::string cls;
@@ -102,9 +118,10 @@ std::string points_table_html(const std::string& table_id, const SweepEvaluation
     const Evaluation& e = r->rec->best();
     h += "<td class=\"t\">" + html_escape(e.fidelity) + "</td><td class=\"t\">" +
          (r->verdict->feasible ? "yes" : "no") + "</td>";
-    if (with_reason) h += "<td class=\"reason\">" + html_escape(r->verdict->reason) + "</td>";
+    if (all_columns) h += "<td class=\"reason\">" + html_escape(r->verdict->reason) + "</td>";
     h += std::string("<td class=\"t\">") + (r->on_front ? "yes" : "") + "</td>";
-    for (Metric m : report_metrics()) h += num_cell(table_number(m, e.metrics[m]), e.metrics[m]);
+    for (Metric m : metrics) h += metric_cell_html(m, e.metrics[m]);
+    if (all_columns) h += "<td class=\"t\">" + html_escape(e.accuracy_source) + "</td>";
     h += "</tr>\n";
   }
   return h + "</tbody></table>\n";

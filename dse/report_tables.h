@@ -13,19 +13,31 @@ namespace ttsim::dse {
 /// The metrics the report's tables show, in column order.
 const std::vector<Metric>& report_metrics();
 
+/// Every metric, in results.csv column order (the all-points table's columns).
+const std::vector<Metric>& all_metrics();
+
 /// A value of `m` as a table shows it under a header that names the unit: bytes in MiB,
-/// fractions in %, counts with thousands separators; "" for NaN.
+/// fractions in %, a fixed number of decimals per metric and the integer part grouped by
+/// thousands ("11,181.0" s, "7.883" MiB, "84.20" %); "" for NaN.
 std::string table_number(Metric m, double v);
 
 /// The unit of `m` as the report shows it ("s", "MiB", "%", "slices", ...).
 std::string metric_unit(Metric m);
 
+/// A numeric header cell for `m`: its name, its unit below, its axis label as tooltip.
+std::string metric_header_html(Metric m);
+
+/// A numeric cell for value `v` of `m`: table_number() as text, the exact value in data-v
+/// (data-v="" for NaN, sorted last).
+std::string metric_cell_html(Metric m, double v);
+
 /// A sortable <table> (class "sortable", id `table_id`) of `rows` in the given order:
-/// id, reference, every axis, fidelity, feasible, (with `with_reason`) the infeasibility
-/// reason, Pareto front, report_metrics(). Numeric cells carry their exact value in
+/// id, reference, every axis, fidelity, feasible, (with `all_columns`) the infeasibility
+/// reason, Pareto front, then report_metrics() or (with `all_columns`) all_metrics() and
+/// accuracy_source, as results.csv has them. Numeric cells carry their exact value in
 /// data-v; rows carry data-feasible and are marked for the chosen design and references.
 std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
                               const std::vector<const ResultRow*>& rows,
-                              std::optional<PointId> chosen, bool with_reason);
+                              std::optional<PointId> chosen, bool all_columns);
 
 }  // namespace ttsim::dse

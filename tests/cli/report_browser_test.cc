@@ -1,10 +1,13 @@
 // `ttsim explore` on the shipped sweep (configs/sweeps/atis_u50.json) writes a report.html
-// that renders in a real browser: headless Chromium loads it with a probe script that
-// records script errors, counts the images that decoded and the rows of every table, and
-// sorts the all-points table by each column. The rows must equal results.csv / pareto.csv,
-// every image must render, no error may reach the console. Skipped, saying why, when
-// Chromium is not installed. The plots' SVGs draw no marker through `use` references and
-// the page fetches nothing from the network (checked without a browser).
+// that renders in a real browser: headless Chromium (with every host name unresolvable)
+// loads it with a probe script that records script errors, counts the images that decoded
+// and the rows of every table, sorts every sortable table by each column (the rows must
+// follow the sort keys, and the numbers shown must run the same way) and lists every
+// resource the page loaded or its script requested (each must be embedded or a local
+// file). The rows must equal results.csv / pareto.csv, every image must render, no error
+// may reach the console. Skipped, saying why, when Chromium is not installed. The plots'
+// SVGs draw no marker through `use` references and the page links nothing outside its
+// folder (checked without a browser).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +63,28 @@ window.addEventListener('error', function (e) {
   var t = e.target || {};
   window.__probeErrors.push(e.message ? 'script error: ' + e.message : 'failed to load: ' + String(t.src || t.href || t.tagName).slice(0, 120));
 }, true);
+// Requests made from script (a failed fetch leaves no resource timing entry): every URL
+// that is not embedded (data:) or local (file:).
+window.__probeRemote = [];
+(function () {
+  function note(u) {
+    try { u = String(new URL(String(u && u.url ? u.url : u), document.baseURI)); } catch (e) { u = String(u); }
+    if (u.indexOf('data:') !== 0 && u.indexOf('file:') !== 0) window.__probeRemote.push(u);
+  }
+  var fetch0 = window.fetch;
+  window.fetch = function (input) { note(input); return fetch0.apply(this, arguments); };
+  var open0 = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, url) { note(url); return open0.apply(this, arguments); };
+  ['WebSocket', 'EventSource', 'Worker', 'SharedWorker'].forEach(function (name) {
+    var C = window[name];
+    if (!C) return;
+    window[name] = function (url, options) { note(url); return new C(url, options); };
+  });
+  if (navigator.sendBeacon) {
+    var beacon0 = navigator.sendBeacon.bind(navigator);
+    navigator.sendBeacon = function (url, data) { note(url); return beacon0(url, data); };
+  }
+})();
 (function () {
   var original = console.error;
   console.error = function () {
@@ -68,7 +93,7 @@ window.addEventListener('error', function (e) {
   };
 })();
 window.addEventListener('load', function () {
-  var r = {images: document.images.length, images_rendered: 0, tables: {}, sort_failures: []};
+  var r = {images: document.images.length, images_rendered: 0, tables: {}, sorted_tables: 0, sort_failures: []};
   Array.prototype.forEach.call(document.images, function (img) {
     if (img.complete && img.naturalWidth > 0 && img.naturalHeight > 0) r.images_rendered++;
   });
@@ -76,27 +101,54 @@ window.addEventListener('load', function () {
     r.tables[t.id] = {rows: t.tBodies[0] ? t.tBodies[0].rows.length : 0,
                       visible: t.offsetWidth > 0 && t.offsetHeight > 0};
   });
-  var table = document.getElementById('points');
-  if (table) {
-    var heads = table.tHead.rows[0].cells;
+  // Every sortable table, every column, both directions: the rows follow the sort keys
+  // (data-v, else the text) and the numbers shown (units and grouping commas stripped) run
+  // the same way, in any column whose cells all show a number.
+  function shown(td) {
+    var m = td.textContent.replace(/,/g, '').match(/^\s*(-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?)/);
+    return m ? parseFloat(m[1]) : NaN;
+  }
+  function outOfOrder(a, b, dir) {  // numbers, NaN (empty) last in both directions
+    return isNaN(a) ? !isNaN(b) : (!isNaN(b) && dir * (b - a) < 0);
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
+    var heads = table.tHead.rows[0].cells, body = table.tBodies[0];
+    r.sorted_tables++;
     for (var col = 0; col < heads.length; col++) {
       var numeric = heads[col].getAttribute('data-type') === 'num';
+      var showsNumbers = Array.prototype.every.call(body.rows, function (row) {
+        return row.cells[col].textContent.trim() === '' || !isNaN(shown(row.cells[col]));
+      });
       [1, -1].forEach(function (dir) {
         heads[col].click();
-        var keys = Array.prototype.map.call(table.tBodies[0].rows, function (row) {
+        var where = table.id + ': ' + heads[col].textContent + (dir > 0 ? ' ascending' : ' descending');
+        var keys = Array.prototype.map.call(body.rows, function (row) {
           var td = row.cells[col], v = td.getAttribute('data-v');
           if (v === null) v = td.textContent;
           return numeric ? (v === '' ? NaN : parseFloat(v)) : v.toLowerCase();
         });
+        var nums = Array.prototype.map.call(body.rows, function (row) { return shown(row.cells[col]); });
         for (var i = 1; i < keys.length; i++) {
           var a = keys[i - 1], b = keys[i];
-          var bad = numeric ? (isNaN(a) ? !isNaN(b) : (!isNaN(b) && dir * (b - a) < 0))
-                            : (dir > 0 ? b < a : b > a);
-          if (bad) { r.sort_failures.push(heads[col].textContent + (dir > 0 ? ' ascending' : ' descending') + ' at row ' + i); break; }
+          if (numeric ? outOfOrder(a, b, dir) : (dir > 0 ? b < a : b > a)) {
+            r.sort_failures.push(where + ': sort keys out of order at row ' + i);
+            break;
+          }
+        }
+        for (var j = 1; showsNumbers && j < nums.length; j++) {
+          if (outOfOrder(nums[j - 1], nums[j], dir)) {
+            r.sort_failures.push(where + ': shown numbers out of order at row ' + j + ' (' +
+                                 body.rows[j - 1].cells[col].textContent + ', ' + body.rows[j].cells[col].textContent + ')');
+            break;
+          }
         }
       });
     }
-  }
+  });
+  // Nothing may come from the network: every resource loaded or requested is embedded or local.
+  r.remote_resources = performance.getEntriesByType('resource').map(function (e) { return e.name; })
+      .filter(function (n) { return n.indexOf('data:') !== 0 && n.indexOf('file:') !== 0; })
+      .concat(window.__probeRemote);
   r.errors = window.__probeErrors;
   var pre = document.createElement('pre');
   pre.id = 'probe-result';
@@ -199,6 +251,7 @@ TEST_F(ReportBrowserTest, RendersInHeadlessChromium) {
   const fs::path dom = out_.string() + ".dom.html", log = out_.string() + ".chromium.log";
   const std::string cmd = "timeout 120 '" + chromium +
                           "' --headless --disable-gpu --no-sandbox --no-first-run --disable-extensions "
+                          "--host-resolver-rules='MAP * ~NOTFOUND' "
                           "--user-data-dir='" + out_.string() + ".profile' --virtual-time-budget=10000 "
                           "--enable-logging=stderr --v=0 --dump-dom 'file://" + probe.string() + "' > '" +
                           dom.string() + "' 2> '" + log.string() + "'";
@@ -225,7 +278,9 @@ TEST_F(ReportBrowserTest, RendersInHeadlessChromium) {
   EXPECT_EQ(tables["references-table"]["rows"].get<std::size_t>(),
             ttsim::load_json_file((out_ / "chosen.json").string())["references"].size());
   for (const auto& [id, t] : tables.items()) EXPECT_TRUE(t["visible"].get<bool>()) << "table " << id << " not shown";
+  EXPECT_EQ(r["sorted_tables"].get<int>(), 3);
   EXPECT_TRUE(r["sort_failures"].empty()) << r["sort_failures"].dump(1);
+  EXPECT_TRUE(r["remote_resources"].empty()) << r["remote_resources"].dump(1);
 
   // Console messages Chromium logged itself (e.g. a blocked resource).
   std::stringstream lines(read_text(log));

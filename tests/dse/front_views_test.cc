@@ -1,12 +1,22 @@
 #include "dse/front_views.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "dse/gnuplot.h"
 #include "dse/html_text.h"
+#include "dse/report_tables.h"
 
 namespace ttsim::dse {
+
+// Found by argument-dependent lookup from std::vector's ==.
+bool operator==(const LineVertex& a, const LineVertex& b) { return a.x == b.x && a.y == b.y; }
+
 namespace {
 
 TEST(PairFront, MinimisedPairKeepsTheStaircase) {
@@ -22,6 +32,82 @@ TEST(PairFront, MaximisedAxisAndEqualPoints) {
   const std::vector<double> x = {1, 1, 2, 3, 3};
   const std::vector<double> y = {80, 80, 85, 84, 90};
   EXPECT_EQ(pair_front(x, false, y, true), (std::vector<bool>{true, true, true, false, true}));
+}
+
+std::string text(const std::vector<LineVertex>& line) {
+  std::string s;
+  for (const auto& v : line) s += "(" + std::to_string(v.x) + "," + std::to_string(v.y) + ")";
+  return s;
+}
+
+TEST(PairStaircase, MinimisedAxesStepRightThenDown) {
+  const std::vector<double> x = {1, 2, 3, 2, 4, NAN};
+  const std::vector<double> y = {5, 3, 1, 4, 1, 0};
+  const auto line = pair_staircase(x, false, y, false);
+  // Front (1,5), (2,3), (3,1); between two of them the corner (next x, previous y).
+  EXPECT_EQ(line, (std::vector<LineVertex>{{1, 5}, {2, 5}, {2, 3}, {3, 3}, {3, 1}})) << text(line);
+}
+
+TEST(PairStaircase, MaximisedYStepsRightThenUp) {
+  // Epoch seconds (min) against accuracy (max): (3,84) is beaten by (2,85).
+  const std::vector<double> x = {4, 1, 3, 2};
+  const std::vector<double> y = {90, 80, 84, 85};
+  const auto line = pair_staircase(x, false, y, true);
+  EXPECT_EQ(line, (std::vector<LineVertex>{{1, 80}, {2, 80}, {2, 85}, {4, 85}, {4, 90}})) << text(line);
+}
+
+TEST(PairStaircase, MaximisedXRunsFromTheLargestX) {
+  // Compression (max) against DSPs (min): (20,200) is beaten by (30,150); equal points once.
+  const std::vector<double> x = {10, 20, 30, 30};
+  const std::vector<double> y = {100, 200, 150, 150};
+  const auto line = pair_staircase(x, true, y, false);
+  EXPECT_EQ(line, (std::vector<LineVertex>{{30, 150}, {10, 150}, {10, 100}})) << text(line);
+  EXPECT_TRUE(pair_staircase({NAN}, false, {1}, false).empty());
+}
+
+TEST(PaddedRange, LogAxisByFactorLinearBySpan) {
+  const auto log = padded_range({184, 11181, 900, NAN}, true);
+  EXPECT_DOUBLE_EQ(log.first, 184 / 1.3);
+  EXPECT_DOUBLE_EQ(log.second, 11181 * 1.3);
+  const auto lin = padded_range({80, 90}, false);
+  EXPECT_DOUBLE_EQ(lin.first, 80 - 0.6);
+  EXPECT_DOUBLE_EQ(lin.second, 90 + 0.6);
+  const auto one = padded_range({50}, false);
+  EXPECT_LT(one.first, 50);
+  EXPECT_GT(one.second, 50);
+}
+
+TEST(TableNumber, FixedDecimalsPerMetricAndGroupedThousands) {
+  EXPECT_EQ(table_number(Metric::kEpochSeconds, 11181.04), "11,181.0");
+  EXPECT_EQ(table_number(Metric::kEpochSeconds, 184), "184.0");
+  EXPECT_EQ(table_number(Metric::kEpochEnergyJoules, 1234567.4), "1,234,567");
+  EXPECT_EQ(table_number(Metric::kOnchipBytes, 7.883 * 1024 * 1024), "7.883");
+  EXPECT_EQ(table_number(Metric::kStepCycles, 4109620), "4,109,620");
+  EXPECT_EQ(table_number(Metric::kAccuracy, 0.842), "84.20");
+  EXPECT_EQ(table_number(Metric::kPowerTotalWatts, 9), "9.00");
+  EXPECT_EQ(table_number(Metric::kDsp, NAN), "");
+}
+
+// gnuplot runs with no shell in between: an out folder named with a quote and a space works.
+TEST(RunGnuplot, FolderWithQuoteAndSpace) {
+  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp") / "it's a \"plot\" folder";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "d.csv") << "x,y\n1,2\n2,3\n";
+  std::vector<std::string> notes;
+  EXPECT_TRUE(run_gnuplot(dir.string(), "p", gnuplot_head(200, 120) + "plot 'd.csv' using 1:2 with lines\n", notes));
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  std::ifstream svg(dir / "p.svg");
+  std::stringstream body;
+  body << svg.rdbuf();
+  EXPECT_NE(body.str().find("<svg"), std::string::npos);
+  // A script gnuplot rejects: no SVG, a note, the log kept.
+  EXPECT_FALSE(run_gnuplot(dir.string(), "bad", gnuplot_head(200, 120) + "plot 'missing.csv'\n", notes));
+  EXPECT_EQ(notes.size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.svg"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "bad.gnuplot.log"));
 }
 
 TEST(FrontViews, ChoiceMetricAgainstEveryOtherObjective) {
