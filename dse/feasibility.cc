@@ -46,11 +46,11 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   if (check_accuracy && c.min_accuracy) {
     if (!e.metrics.has(Metric::kAccuracy)) {
       v.violation += 1;
-      fails.push_back(e.tt_rank ? fmt::format("accuracy unknown at rank {}", e.tt_rank)
+      fails.push_back(e.tt_rank ? fmt::format("accuracy unknown (not measured) at TT rank {}", e.tt_rank)
                                 : std::string("accuracy unknown: the TT layers do not share one rank"));
     } else if (e.metrics[Metric::kAccuracy] < *c.min_accuracy) {
       v.violation += 1 - e.metrics[Metric::kAccuracy] / *c.min_accuracy;
-      fails.push_back(fmt::format("accuracy {:.4g} < {:g}", e.metrics[Metric::kAccuracy],
+      fails.push_back(fmt::format("accuracy bound {:.4g} < {:g}", e.metrics[Metric::kAccuracy],
                                   *c.min_accuracy));
     }
   }

@@ -271,7 +271,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
                {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
                {"notes", f.notes},           {"front", f.front},
                {"calibration", eval.calibration()},
-               {"accuracy_table", eval.accuracy_table() ? eval.accuracy_table()->provenance() : Json(nullptr)},
+               {"accuracy_table", eval.accuracy_table() ? accuracy_table_summary(*eval.accuracy_table()) : Json(nullptr)},
                {"points", points}};
   if (f.chosen) results["chosen"] = *f.chosen;
   write_file_atomic(dir + "/results.json", results.dump(1) + "\n");

@@ -27,7 +27,7 @@ Evaluation evaluation_from_json(const JsonView& v) {
   e.fidelity = v.at("fidelity").as_string();
   if (auto err = v.find("error")) e.error = err->as_string();
   if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
-  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated"});
+  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "unknown"});
   const JsonView m = v.at("metrics");
   for (int i = 0; i < kMetricCount; ++i) {
     const char* name = metric_info(static_cast<Metric>(i)).name;

@@ -6,6 +6,28 @@
 
 namespace ttsim::dse {
 
+namespace {
+
+/// "accuracy = ...": what the accuracy objective is and which keys are measured.
+std::string accuracy_note(const AccuracyTable& t) {
+  std::string measured;
+  for (std::size_t i = 0; i < t.entries.size(); ++i) {
+    const auto& k = t.entries[i].key;
+    const bool first = i == 0 || t.entries[i - 1].key.encoders != k.encoders ||
+                       t.entries[i - 1].key.ttm_rank != k.ttm_rank;
+    if (first) measured += fmt::format("{}{} encoders (TTM rank {}): TT ranks ", i ? "; " : "", k.encoders, k.ttm_rank);
+    measured += fmt::format("{}{}", first ? "" : ",", k.tt_rank);
+  }
+  return fmt::format(
+      "accuracy = 95 % lower confidence bound of the test intent accuracy, mean - {:g} SE over seeds "
+      "and the {}-utterance test set, from {} (measured: {}); used for the objective and min_accuracy; "
+      "TT ranks between two measured ranks of the same encoder count are interpolated "
+      "(accuracy_source), any other design's accuracy is unknown (not measured) and it is not ranked",
+      kAccuracyConfidenceZ, t.training.test_samples, t.file, measured.empty() ? "nothing" : measured);
+}
+
+}  // namespace
+
 SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
                                  std::optional<AccuracyTable> accuracy)
     : sweep_(sweep),
@@ -43,12 +65,7 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
                      "per FP32 lane + control per unit instance and bank + the bank networks' multiplexers "
                      "per access site, sim/power), not a csynth figure");
   }
-  if (accuracy_) {
-    notes_.push_back(fmt::format(
-        "accuracy = test intent accuracy from {} (ranks {}..{}); ranks between two listed ranks are "
-        "interpolated linearly (accuracy_source), ranks outside are unavailable",
-        accuracy_->file, accuracy_->ranks.front().rank, accuracy_->ranks.back().rank));
-  }
+  if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }
 
 Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) const {
@@ -64,29 +81,15 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) co
   }
   if (e.fidelity.empty()) e.fidelity = ev->fidelity();
   if (accuracy_ && e.error.empty()) {
-    // Accuracy is known for a rank shared by every TT layer kind, within the table.
-    std::optional<std::int64_t> rank;
-    bool uniform = true;
-    if (p.model.contains("layers")) {
-      for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
-        const Json& l = p.model["layers"].value(k, Json::object());
-        if (l.value("format", std::string()) != "tt") continue;
-        if (!l.contains("rank")) {
-          uniform = false;
-          continue;
-        }
-        const auto r = l["rank"].get<std::int64_t>();
-        if (rank && *rank != r) uniform = false;
-        rank = r;
-      }
-    }
-    if (rank && uniform) {
-      e.tt_rank = *rank;
-      if (const auto a = accuracy_->at(*rank)) {
-        e.metrics[Metric::kAccuracy] = a->intent_accuracy;
-        e.metrics[Metric::kSlotF1] = a->slot_f1;
-        e.accuracy_source = a->source();
-      }
+    // Exact (encoders, TTM rank) match, TT rank measured or between measured ranks
+    // (dse/accuracy_lookup.h); otherwise "unknown".
+    std::string why;
+    if (const auto key = accuracy_key_of(p.model, Json(), why)) e.tt_rank = key->tt_rank;
+    const AccuracyEstimate a = lookup_accuracy(*accuracy_, p.model);
+    e.accuracy_source = a.source;
+    if (a.known()) {
+      e.metrics[Metric::kAccuracy] = a.lower_bound;
+      e.metrics[Metric::kSlotF1] = a.slot_f1;
     }
   }
   return e;

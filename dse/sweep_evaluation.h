@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dse/accuracy_lookup.h"
 #include "dse/accuracy_table.h"
 #include "dse/evaluator.h"
 #include "dse/feasibility.h"
@@ -49,10 +50,10 @@ class SweepEvaluation {
   void set_calibration(Json c) { calibration_ = std::move(c); }
 
   /// Evaluates point `id` with the SystemC evaluator (`systemc`) or the analytic one.
-  /// With a rank-accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
-  /// layer kind) and, when the table covers it, kAccuracy (test intent accuracy),
-  /// kSlotF1 and accuracy_source ("table" or "interpolated"); outside the table's
-  /// range they stay unavailable (never extrapolated).
+  /// With an accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
+  /// layer kind), accuracy_source ("table", "interpolated" or "unknown") and, when known
+  /// (dse/accuracy_lookup.h), kAccuracy (the 95 % lower confidence bound of the test
+  /// intent accuracy) and kSlotF1 (mean test slot F1); unknown ones stay unavailable.
   /// Never throws for a bad point: the error lands in Evaluation::error.
   Evaluation evaluate(PointId id, bool systemc, bool detailed) const;
   Verdict judge(const Evaluation& e) const;

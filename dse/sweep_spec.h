@@ -7,7 +7,7 @@
 //   "name": "atis_u50",
 //   "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
 //            "device": "configs/devices/u50.json"},
-//   "accuracy_table": "configs/datasets/atis_rank_accuracy.json",        (optional)
+//   "accuracy_table": "configs/datasets/atis_accuracy.json",        (optional)
 //   "dataset": {"lengths": "configs/datasets/atis_lengths.json", "split": "train"}, (optional;
 //              without it there are no epoch metrics)
 //   "axes": {"tt_rank": {"from": 4, "to": 32, "step": 4}, "flow": ["mm", "tt", "btt"], ...},

@@ -172,11 +172,13 @@ TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
   }
   const int n = limited(ds.train.size(), options.limit);
   for (int epoch = report.resumed_after_epoch + 1; epoch <= options.epochs; ++epoch) {
+    if (options.stop_early && options.stop_early(report.epochs)) break;
     const auto order = shuffled_order(n, options.seed, epoch);
     const auto t0 = Clock::now();
     auto last_print = t0;
     double loss_sum = 0;
     for (int i = 0; i < n; ++i) {
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw Cancelled();
       const auto& u = ds.train.utterances[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
       const auto sample = dataset::encode_utterance(ds, u, options.seq_len);
       const double loss = engine.train_step(sample, options.lr);
@@ -187,6 +189,7 @@ TrainReport train(TrainingEngine& engine, const dataset::AtisDataset& ds,
             loss, epoch, i + 1, u.line, options.lr));
       }
       loss_sum += loss;
+      if (options.on_sample) options.on_sample(epoch, i + 1);
       const auto now = Clock::now();
       if (progress && (i + 1 == n || std::chrono::duration<double>(now - last_print).count() >=
                                          options.progress_seconds)) {

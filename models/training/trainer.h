@@ -8,10 +8,12 @@
 // same seed gives the same numbers, and a run resumed from a checkpoint after epoch e
 // gives the same numbers as the uninterrupted run.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@
 #include "models/training/training_engine.h"
 
 namespace ttsim::training {
+
+struct EpochResult;
 
 /// Settings of one training run.
 struct TrainOptions {
@@ -32,6 +36,20 @@ struct TrainOptions {
   int seq_len = 32;             ///< model sequence length (truncation/padding)
   std::string checkpoint_path;  ///< save after every epoch and resume from it; "" = none
   double progress_seconds = 5;  ///< seconds between progress lines (<= 0: every sample)
+  /// When non-null and set, train() stops before the next sample and throws Cancelled
+  /// (the checkpoint keeps the last finished epoch).
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called after every training sample with the epoch (1-based) and the samples done
+  /// in it (1..n); may be empty.
+  std::function<void(int epoch, int samples_done)> on_sample;
+  /// Stopping rule: called with every epoch so far (loaded from the checkpoint or new)
+  /// before each further epoch; returning true ends training early. May be empty.
+  std::function<bool(const std::vector<EpochResult>&)> stop_early;
+};
+
+/// Thrown by train() when TrainOptions::cancel was set.
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("training cancelled") {}
 };
 
 /// What identifies a run, stored in checkpoints; a resume must match it.

@@ -367,6 +367,8 @@ TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   // The shipped sweep at analytic fidelity (the SystemC stage changes no machine).
   Json sweep = load_json_file("configs/sweeps/atis_u50.json");
   sweep["fidelity"] = "analytic";
+  // The front's machines, whatever the accuracy table has measured so far: no accuracy.
+  sweep.erase("accuracy_table");
   write_file_atomic(dir + "/sweep.json", sweep.dump(1));
   const auto setup = make_run_setup(dir + "/sweep.json");
   ExploreOptions o;

@@ -1,0 +1,125 @@
+// `ttsim accuracy-grid`: trains a grid of (encoders, TT rank, seed) runs on ATIS with the
+// compressed Eigen reference engine and writes the explorer's accuracy table
+// (dse/accuracy_grid.h). Ctrl-C stops after keeping every finished run and each running
+// run's last whole epoch (exit 130); the same command resumes.
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/options.h"
+#include "core/errors.h"
+#include "dse/accuracy_grid.h"
+#include "dse/accuracy_grid_spec.h"
+
+namespace ttsim::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_grid_sigint(int) { g_interrupted = true; }
+
+/// `git rev-parse HEAD` of the working directory, "" when unavailable.
+std::string git_commit() {
+  std::string out;
+  if (FILE* p = ::popen("git rev-parse HEAD 2>/dev/null", "r")) {
+    char buf[128];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string pct(const dse::Spread& s) {
+  return s.std ? fmt::format("{:6.2f} ± {:4.2f}", 100 * s.mean, 100 * *s.std)
+               : fmt::format("{:6.2f}       ", 100 * s.mean);
+}
+
+void print_table(const dse::AccuracyTable& t) {
+  std::cout << fmt::format("{:>8} {:>7} {:>8} {:>2} {:>15} {:>15} {:>15} {:>12} {:>10}\n", "encoders",
+                           "tt_rank", "ttm_rank", "n", "test_intent%", "test_slot_f1", "dev_intent%",
+                           "best/stop", "s/run");
+  for (const auto& e : t.entries) {
+    std::string epochs;
+    double seconds = 0;
+    for (const auto& r : e.runs) {
+      epochs += fmt::format("{}{}/{}", epochs.empty() ? "" : ",", r.best_epoch, r.stopped_epoch);
+      seconds += r.seconds;
+    }
+    std::cout << fmt::format("{:>8} {:>7} {:>8} {:>2} {:>15} {:>15} {:>15} {:>12} {:>10.0f}\n",
+                             e.key.encoders, e.key.tt_rank, e.key.ttm_rank, e.runs.size(),
+                             pct(e.test_intent_accuracy), pct(e.test_slot_f1),
+                             pct(e.dev_intent_accuracy), epochs, seconds / e.runs.size());
+  }
+  for (const auto& m : t.missing) {
+    std::string seeds;
+    for (auto s : m.seeds) seeds += fmt::format("{}{}", seeds.empty() ? "" : ",", s);
+    std::cout << fmt::format("{:>8} {:>7} {:>8}  missing seeds {}\n", m.key.encoders, m.key.tt_rank,
+                             m.key.ttm_rank, seeds);
+  }
+}
+
+int run_accuracy_grid_cmd(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string grid_file;
+  dse::GridOptions o;
+  options.add_options()
+      ("grid", po::value<std::string>(&grid_file)->required(),
+       "grid file (configs/datasets/atis_accuracy_grid.json): models, tt_ranks, seeds, engine, "
+       "lr, max_epochs, patience")
+      ("data", po::value<std::string>(&o.data)->required(), "dataset folder (JointBERT layout)")
+      ("runs", po::value<std::string>(&o.run_dir)->required(),
+       "run folder: finished runs and checkpoints; an existing one is resumed")
+      ("out", po::value<std::string>(&o.table_out)->required(),
+       "accuracy table to write (rewritten after every finished run)")
+      ("jobs", po::value<int>(&o.jobs)->default_value(1), "runs trained at the same time (threads)")
+      ("limit", po::value<int>(&o.limit)->default_value(0),
+       "train on the first N train utterances only (0 = all)")
+      ("eval-limit", po::value<int>(&o.eval_limit)->default_value(0),
+       "score the first N dev and test utterances only (0 = all)")
+      ("progress-seconds", po::value<double>(&o.progress_seconds)->default_value(30),
+       "seconds between progress lines on stderr");
+  po::variables_map vm;
+  if (!parse_options("accuracy-grid",
+                     "--grid FILE --data DIR --runs DIR --out TABLE.json [--jobs N] [--limit N] "
+                     "[--eval-limit N]",
+                     options, {}, args, vm)) {
+    return 0;
+  }
+  if (o.limit < 0) throw InputError(fmt::format("--limit: expected >= 0, found {}", o.limit));
+  if (o.eval_limit < 0) throw InputError(fmt::format("--eval-limit: expected >= 0, found {}", o.eval_limit));
+  if (o.jobs < 1) throw InputError(fmt::format("--jobs: expected >= 1, found {}", o.jobs));
+  const auto grid = dse::load_grid_spec(grid_file);
+  o.command = "ttsim accuracy-grid";
+  for (const auto& a : args) o.command += " " + a;
+  o.git_commit = git_commit();
+  o.progress = &std::cerr;
+  o.cancel = &g_interrupted;
+  std::signal(SIGINT, on_grid_sigint);
+  std::signal(SIGTERM, on_grid_sigint);
+  const auto r = dse::run_accuracy_grid(grid, o);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  print_table(r.table);
+  const int done = r.finished_before + r.finished_now;
+  if (r.interrupted) {
+    std::cerr << fmt::format("interrupted: {} of {} runs finished (kept in {}), table {} written; "
+                             "run the same command to continue\n",
+                             done, r.total, o.run_dir, o.table_out);
+    return 130;
+  }
+  std::cout << fmt::format("{} of {} runs finished ({} now); table written to {}\n", done, r.total,
+                           r.finished_now, o.table_out);
+  return 0;
+}
+
+const CommandRegistration kRegistration{
+    {"accuracy-grid", "train the (encoders, TT rank, seed) grid and write the accuracy table",
+     run_accuracy_grid_cmd}};
+
+}  // namespace
+}  // namespace ttsim::cli

@@ -1,0 +1,247 @@
+// The accuracy grid (dse/accuracy_grid.h): grid file validation, the stopping rule, and
+// a run on a tiny synthetic dataset that is interrupted after its first finished run
+// and resumed: the finished run is not retrained and the table equals an uninterrupted
+// run's (wall times aside). With TTSIM_SHARED, a smoke run on 20 real ATIS utterances.
+#include "dse/accuracy_grid.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_file.h"
+#include "dse/accuracy_grid_spec.h"
+
+namespace ttsim::dse {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tmp_dir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const fs::path p = fs::path(t ? t : "/tmp") / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+/// A JointBERT-layout toy dataset: "show flights|fares from C to C".
+std::string write_toy_data(const std::string& dir) {
+  const std::string d = dir + "/toy";
+  write_file_atomic(d + "/intent_label.txt", "UNK\nflight\nairfare\n");
+  write_file_atomic(d + "/slot_label.txt", "PAD\nUNK\nO\nB-from\nB-to\n");
+  const char* cities[] = {"boston", "denver", "dallas", "miami"};
+  auto split = [&](const std::string& name, int n, int salt) {
+    std::string in, out, label;
+    for (int i = 0; i < n; ++i) {
+      const bool fl = (i * 7 + salt) % 3 != 0;
+      in += std::string("show ") + (fl ? "flights" : "fares") + " from " + cities[(i + salt) % 4] + " to " +
+            cities[(i * 3 + salt + 1) % 4] + "\n";
+      out += "O O O B-from O B-to\n";
+      label += fl ? "flight\n" : "airfare\n";
+    }
+    write_file_atomic(d + "/" + name + "/seq.in", in);
+    write_file_atomic(d + "/" + name + "/seq.out", out);
+    write_file_atomic(d + "/" + name + "/label", label);
+  };
+  split("train", 24, 1);
+  split("dev", 8, 2);
+  split("test", 8, 3);
+  return d;
+}
+
+std::string write_tiny_model(const std::string& dir) {
+  const std::string path = dir + "/tiny.json";
+  write_file_atomic(path, R"({"name": "tiny", "encoders": 1, "d_model": 16, "heads": 2, "ffn_dim": 16,
+    "seq_len": 8, "batch": 1, "vocab": 32, "intents": 4, "slot_tags": 8,
+    "token_embedding": {"format": "ttm", "vocab_factors": [4, 8], "dim_factors": [4, 4], "rank": 2},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
+      "ffn_in": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
+      "intent_head": {"format": "dense"}, "slot_head": {"format": "dense"}}})");
+  return path;
+}
+
+Json grid_doc(const std::string& model) {
+  return {{"models", {model}}, {"tt_ranks", {2, 3}}, {"seeds", {1}}, {"engine", "reference"},
+          {"lr", 0.01},        {"max_epochs", 3},    {"patience", 1}};
+}
+
+std::string grid_error(const Json& doc) {
+  try {
+    parse_grid_spec(doc, "grid.json");
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AccuracyGridSpec, DerivesRunsSeedMajorWithTheRankApplied) {
+  const std::string dir = tmp_dir("grid_spec");
+  Json doc = grid_doc(write_tiny_model(dir));
+  doc["seeds"] = {1, 2};
+  const GridSpec g = parse_grid_spec(doc, "grid.json");
+  ASSERT_EQ(g.runs.size(), 4u);
+  EXPECT_EQ(g.runs[0].id, "e1_tt2_ttm2_s1");
+  EXPECT_EQ(g.runs[1].id, "e1_tt3_ttm2_s1");
+  EXPECT_EQ(g.runs[2].id, "e1_tt2_ttm2_s2");
+  EXPECT_EQ(g.runs[1].model["layers"]["ffn_out"]["rank"], 3);
+  EXPECT_EQ(g.runs[1].model_name, "tiny_r3");
+  EXPECT_EQ(g.fixed, (Json{{"d_model", 16}, {"heads", 2}, {"ffn_dim", 16}, {"seq_len", 8}}));
+}
+
+TEST(AccuracyGridSpec, RejectsBadGridsNamingThePointer) {
+  const std::string dir = tmp_dir("grid_bad");
+  const std::string model = write_tiny_model(dir);
+  Json d = grid_doc(model);
+  d["epochs"] = 3;
+  EXPECT_NE(grid_error(d).find("grid.json"), std::string::npos) << grid_error(d);
+  EXPECT_NE(grid_error(d).find("epochs"), std::string::npos) << grid_error(d);
+  d = grid_doc(model);
+  d["tt_ranks"] = {2, 2};
+  EXPECT_NE(grid_error(d).find("/tt_ranks/1: expected each value once"), std::string::npos) << grid_error(d);
+  d = grid_doc(model);
+  d["models"] = {dir + "/nope.json"};
+  EXPECT_NE(grid_error(d).find("/models/0: expected a path to an existing model file"), std::string::npos)
+      << grid_error(d);
+  Json wide = load_json_file(model);
+  wide["d_model"] = 32;
+  wide["encoders"] = 2;
+  write_file_atomic(dir + "/wide.json", wide.dump());
+  d = grid_doc(model);
+  d["models"] = {model, dir + "/wide.json"};
+  EXPECT_NE(grid_error(d).find("/models/1: expected a model with the first model's d_model"), std::string::npos)
+      << grid_error(d);
+  d = grid_doc(model);
+  d["models"] = {model, model};
+  EXPECT_NE(grid_error(d).find("/models/1: expected one model per encoder count"), std::string::npos)
+      << grid_error(d);
+  d = grid_doc(model);
+  d["patience"] = -1;
+  EXPECT_NE(grid_error(d).find("/patience"), std::string::npos) << grid_error(d);
+}
+
+TEST(AccuracyGridSpec, StoppingRule) {
+  EXPECT_EQ(best_epoch_index({0.5, 0.7, 0.7, 0.6}), 1u);  // earliest on ties
+  EXPECT_FALSE(should_stop({0.5, 0.7}, 2));
+  EXPECT_FALSE(should_stop({0.5, 0.7, 0.6}, 2));
+  EXPECT_TRUE(should_stop({0.5, 0.7, 0.6, 0.7}, 2));  // equal is not better
+  EXPECT_TRUE(should_stop({0.5, 0.4}, 1));
+  EXPECT_FALSE(should_stop({0.9, 0.1, 0.1}, 0));  // patience 0: never early
+}
+
+/// A stream that sets `flag` when a run reports itself finished (a deterministic Ctrl-C
+/// right after the first finished run).
+class InterruptAfterFinish : public std::stringbuf {
+ public:
+  explicit InterruptAfterFinish(std::atomic<bool>& flag) : flag_(flag) {}
+  int sync() override {
+    if (str().find("finished e") != std::string::npos) flag_ = true;
+    return 0;
+  }
+ private:
+  std::atomic<bool>& flag_;
+};
+
+Json comparable(Json table) {
+  table.erase("provenance");
+  for (auto& e : table["entries"]) {
+    for (auto& r : e["runs"]) {
+      r.erase("seconds");
+      r.erase("samples_per_second");
+    }
+  }
+  return table;
+}
+
+TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
+  const std::string dir = tmp_dir("grid_resume");
+  const GridSpec g = parse_grid_spec(grid_doc(write_tiny_model(dir)), dir + "/grid.json");
+  GridOptions o;
+  o.data = write_toy_data(dir);
+  o.jobs = 1;
+
+  o.run_dir = dir + "/whole";
+  o.table_out = dir + "/whole.json";
+  const GridOutcome whole = run_accuracy_grid(g, o);
+  EXPECT_FALSE(whole.interrupted);
+  EXPECT_EQ(whole.finished_now, 2);
+  ASSERT_EQ(whole.table.entries.size(), 2u);
+  EXPECT_TRUE(whole.table.missing.empty());
+  for (const auto& e : whole.table.entries) {
+    EXPECT_LE(e.runs.at(0).stopped_epoch, 3);
+    EXPECT_LE(e.runs.at(0).best_epoch, e.runs.at(0).stopped_epoch);
+  }
+
+  std::atomic<bool> cancel{false};
+  InterruptAfterFinish buf(cancel);
+  std::ostream progress(&buf);
+  o.run_dir = dir + "/split";
+  o.table_out = dir + "/split.json";
+  o.cancel = &cancel;
+  o.progress = &progress;
+  const GridOutcome first = run_accuracy_grid(g, o);
+  EXPECT_TRUE(first.interrupted);
+  EXPECT_EQ(first.finished_now, 1);
+  const Json partial = load_json_file(o.table_out);
+  EXPECT_EQ(partial["entries"].size(), 1u);
+  ASSERT_EQ(partial["missing"].size(), 1u);
+  EXPECT_EQ(partial["missing"][0]["tt_rank"], 3);
+  const std::string finished = o.run_dir + "/runs/e1_tt2_ttm2_s1.json";
+  std::ifstream in(finished);
+  const std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+  cancel = false;
+  o.progress = nullptr;
+  const GridOutcome rest = run_accuracy_grid(g, o);
+  EXPECT_FALSE(rest.interrupted);
+  EXPECT_EQ(rest.finished_before, 1);
+  EXPECT_EQ(rest.finished_now, 1);
+  std::ifstream again(finished);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), before)
+      << "the finished run was retrained";
+  EXPECT_EQ(comparable(load_json_file(o.table_out)), comparable(load_json_file(dir + "/whole.json")));
+  // The table reads back.
+  EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 2u);
+
+  // A run folder made with other settings is refused.
+  Json other = grid_doc(write_tiny_model(dir));
+  other["lr"] = 0.02;
+  const GridSpec g2 = parse_grid_spec(other, dir + "/grid.json");
+  try {
+    run_accuracy_grid(g2, o);
+    ADD_FAILURE() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("/lr: expected 0.02"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AccuracyGrid, SmokeOnRealAtis) {
+  const char* shared = std::getenv("TTSIM_SHARED");
+  if (!shared || !fs::exists(fs::path(shared) / "data/atis")) {
+    GTEST_SKIP() << "TTSIM_SHARED/data/atis not found (set TTSIM_SHARED to the shared folder)";
+  }
+  const std::string dir = tmp_dir("grid_atis");
+  Json doc = {{"models", {"configs/models/atis_2enc.json"}}, {"tt_ranks", {4, 8}}, {"seeds", {1}},
+              {"engine", "reference"}, {"lr", 0.004}, {"max_epochs", 1}, {"patience", 0}};
+  const GridSpec g = parse_grid_spec(doc, "grid.json");
+  GridOptions o;
+  o.data = (fs::path(shared) / "data/atis").string();
+  o.run_dir = dir + "/runs";
+  o.table_out = dir + "/table.json";
+  o.jobs = 2;
+  o.limit = 20;
+  o.eval_limit = 20;
+  const GridOutcome r = run_accuracy_grid(g, o);
+  ASSERT_EQ(r.table.entries.size(), 2u);
+  EXPECT_EQ(r.table.training.test_samples, 20);
+  EXPECT_EQ(*r.table.training.limit, 20);
+  EXPECT_EQ(r.table.entries[0].key, (AccuracyKey{2, 4, 30}));
+  EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 2u);
+}
+
+}  // namespace
+}  // namespace ttsim::dse
