@@ -81,24 +81,40 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
                  Ref Y, Ref saved) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
-  // Left merge: L_1 = G_1; L_k = L_{k-1} · G_k.
-  for (int k = 2; k <= d; ++k) {
-    CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
-    contraction(index, lprev, cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
-                      plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]));
+  // Every call site below binds fixed arrays: where an operand is a core (parameters) for
+  // one step of a chain and a merged intermediate (activations) for the others, that step
+  // is peeled, so no module argument is chosen between arrays at run time.
+  // Left merge: L_1 = G_1; L_2 = G_1 · G_2; L_k = L_{k-1} · G_k.
+  auto left = [&](int k) { return plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]); };
+  if (d >= 2) {
+    contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved + btt_l_offset(t, K, 2), left(2));
   }
-  // Right merge: R_e = G_{d+e}; R_j = G_{d+j} · R_{j+1}.
-  for (int j = e - 1; j >= 1; --j) {
-    CRef rnext =
-        j + 1 == e ? cores + t.core_offset(d + e) : CRef(saved + btt_r_offset(t, K, j + 1));
-    contraction(index, cores + t.core_offset(d + j), rnext, saved + btt_r_offset(t, K, j),
-                      plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)));
+  for (int k = 3; k <= d; ++k) {
+    contraction(index, saved + btt_l_offset(t, K, k - 1), cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
+                left(k));
   }
-  CRef L = d == 1 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, d));
-  CRef R = e == 1 ? cores + t.core_offset(d + 1) : CRef(saved + btt_r_offset(t, K, 1));
+  // Right merge: R_e = G_{d+e}; R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
+  auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
+  if (e >= 2) {
+    contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e),
+                saved + btt_r_offset(t, K, e - 1), right(e - 1));
+  }
+  for (int j = e - 2; j >= 1; --j) {
+    contraction(index, cores + t.core_offset(d + j), saved + btt_r_offset(t, K, j + 1), saved + btt_r_offset(t, K, j),
+                right(j));
+  }
+  // Z = X · L_d (L_d = G_1 when d = 1), Y = Z · R_1 (R_1 = G_{d+1} when e = 1).
   Ref Z = saved;
-  contraction(index, X, L, Z, plain_desc(K, t.M(), t.r[d]));
-  contraction(index, Z, R, Y, plain_desc(K, t.r[d], t.N()));
+  if (d == 1) {
+    contraction(index, X, cores + t.core_offset(1), Z, plain_desc(K, t.M(), t.r[d]));
+  } else {
+    contraction(index, X, saved + btt_l_offset(t, K, d), Z, plain_desc(K, t.M(), t.r[d]));
+  }
+  if (e == 1) {
+    contraction(index, Z, cores + t.core_offset(d + 1), Y, plain_desc(K, t.r[d], t.N()));
+  } else {
+    contraction(index, Z, saved + btt_r_offset(t, K, 1), Y, plain_desc(K, t.r[d], t.N()));
+  }
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
@@ -107,65 +123,96 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
                   Ref dbias, Ref scratch) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
-  CRef L = d == 1 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, d));
-  CRef R = e == 1 ? cores + t.core_offset(d + 1) : CRef(saved + btt_r_offset(t, K, 1));
   CRef Z = saved;
-  // Scratch: dZ, dL_k (k = 2..d), dR_j (j = 1..e-1).
+  // Scratch: dZ, dL_k (k = 2..d), dR_j (j = 1..e-1). (dL_1 is dG_1 and dR_e is dG_{d+e}:
+  // written straight into the core gradients by their own calls below.)
   Ref dZ = scratch;
   Ref dl_base = dZ + K * rd;
-  auto dL = [&](int k) -> Ref {  // dL_1 is dG_1
-    if (k == 1) return dcores + t.core_offset(1);
+  auto dL = [&](int k) -> Ref {  // k >= 2
     Ref p = dl_base;
     for (int c = 2; c < k; ++c) p += t.mpre(c) * t.r[c];
     return p;
   };
   Ref dr_base = dL(d + 1);
-  auto dR = [&](int j) -> Ref {  // dR_e is dG_{d+e}
-    if (j == e) return dcores + t.core_offset(d + e);
+  auto dR = [&](int j) -> Ref {  // j < e
     Ref p = dr_base;
     for (int c = 1; c < j; ++c) p += r_words(t, c);
     return p;
   };
 
+  // Every call site binds fixed arrays (see btt_forward): the steps whose operand is a
+  // core or a core gradient instead of an intermediate are separate calls.
   // Grad-input stage: dZ = dY·Rᵀ (K, N, r_d); dX = dZ·Lᵀ (K, r_d, M).
   ContractDesc c = plain_desc(K, N, rd);
   c.b_p = 1; c.b_j = N;
-  contraction(index, dY, R, dZ, c);
+  if (e == 1) {
+    contraction(index, dY, cores + t.core_offset(d + 1), dZ, c);
+  } else {
+    contraction(index, dY, saved + btt_r_offset(t, K, 1), dZ, c);
+  }
   if (dX) {
     c = plain_desc(K, rd, M);
     c.b_p = 1; c.b_j = rd;
     c.accumulate = accumulate_dx;
-    contraction(index, dZ, L, dX, c);
+    if (d == 1) {
+      contraction(index, dZ, cores + t.core_offset(1), dX, c);
+    } else {
+      contraction(index, dZ, saved + btt_l_offset(t, K, d), dX, c);
+    }
   }
   // Grad-weights stage: dR = Zᵀ·dY (r_d, K, N); dL = Xᵀ·dZ (M, K, r_d).
   c = plain_desc(rd, K, N);
   c.a_i = 1; c.a_p = rd;
-  contraction(index, Z, dY, dR(1), c);
+  if (e == 1) {
+    contraction(index, Z, dY, dcores + t.core_offset(d + 1), c);
+  } else {
+    contraction(index, Z, dY, dR(1), c);
+  }
   c = plain_desc(M, K, rd);
   c.a_i = 1; c.a_p = M;
-  contraction(index, X, dZ, dL(d), c);
-  // Left chain, k = d..2.
-  for (int k = d; k >= 2; --k) {
-    CRef lprev = k == 2 ? cores + t.core_offset(1) : CRef(saved + btt_l_offset(t, K, k - 1));
+  if (d == 1) {
+    contraction(index, X, dZ, dcores + t.core_offset(1), c);
+  } else {
+    contraction(index, X, dZ, dL(d), c);
+  }
+  // Left chain, k = d..3, then k = 2 (L_1 = G_1, dL_1 = dG_1).
+  for (int k = d; k >= 3; --k) {
     const int rp = t.r[k - 1], cols = t.m[k - 1] * t.r[k], mp = t.mpre(k - 1);
     c = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
     c.a_i = 1; c.a_p = rp;
-    contraction(index, lprev, dL(k), dcores + t.core_offset(k), c);
+    contraction(index, saved + btt_l_offset(t, K, k - 1), dL(k), dcores + t.core_offset(k), c);
     c = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
     c.b_p = 1; c.b_j = cols;
     contraction(index, dL(k), cores + t.core_offset(k), dL(k - 1), c);
   }
-  // Right chain, j = 1..e-1.
-  for (int j = 1; j < e; ++j) {
-    CRef rnext =
-        j + 1 == e ? cores + t.core_offset(d + e) : CRef(saved + btt_r_offset(t, K, j + 1));
+  if (d >= 2) {
+    const int rp = t.r[1], cols = t.m[1] * t.r[2], mp = t.mpre(1);
+    c = plain_desc(rp, mp, cols);  // dG_2 = G_1ᵀ · dL_2
+    c.a_i = 1; c.a_p = rp;
+    contraction(index, cores + t.core_offset(1), dL(2), dcores + t.core_offset(2), c);
+    c = plain_desc(mp, cols, rp);  // dG_1 = dL_2 · G_2ᵀ
+    c.b_p = 1; c.b_j = cols;
+    contraction(index, dL(2), cores + t.core_offset(2), dcores + t.core_offset(1), c);
+  }
+  // Right chain, j = 1..e-2, then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
+  for (int j = 1; j < e - 1; ++j) {
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
     c = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
     c.b_p = 1; c.b_j = inner;
-    contraction(index, dR(j), rnext, dcores + t.core_offset(d + j), c);
+    contraction(index, dR(j), saved + btt_r_offset(t, K, j + 1), dcores + t.core_offset(d + j), c);
     c = plain_desc(rj, rows, inner);  // dR_{j+1} = G_{d+j}ᵀ · dR_j
     c.a_i = 1; c.a_p = rj;
     contraction(index, cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
+  }
+  if (e >= 2) {
+    const int j = e - 1;
+    const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
+    c = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ
+    c.b_p = 1; c.b_j = inner;
+    contraction(index, dR(j), cores + t.core_offset(d + e), dcores + t.core_offset(d + j), c);
+    c = plain_desc(rj, rows, inner);  // dG_{d+e} = G_{d+e-1}ᵀ · dR_{e-1}
+    c.a_i = 1; c.a_p = rj;
+    contraction(index, cores + t.core_offset(d + j), dR(j), dcores + t.core_offset(d + e), c);
   }
   if (dbias) column_sum(dY, dbias, K, N, N);
 }

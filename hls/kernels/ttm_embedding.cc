@@ -53,67 +53,77 @@ ttm_index:
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
                  Ref saved) {
 #pragma HLS INLINE
-  for (int k = 2; k <= t.d; ++k) {
+  // E_k = E_{k-1} · S_k (k = 2..d), S_k the per-token slice of core k (index table k − 1);
+  // E_1 = S_1 is read straight from core 1 (table 0) by the k = 2 step, and E_d is E.
+  // Each of the four cases is its own call site with fixed arrays (parameters or
+  // activations), so no module argument is chosen between arrays at run time.
+  auto desc = [&](int k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     ContractDesc c;
     c.batch = K; c.rows = ep; c.inner = rp; c.cols = cols;
-    CRef A;
-    if (k == 2) {  // E_1 = S_1, read straight from core 1
-      A = cores;
-      c.a_index = 0;
-    } else {
-      A = saved + e_offset(t, K, k - 1);
-      c.a_b = ep * rp;
-    }
+    c.a_b = ep * rp;
     c.a_i = rp; c.a_p = 1;
     c.b_index = (k - 1) * K;
     c.b_p = t.v[k - 1] * cols; c.b_j = 1;
     c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
-    contraction(index, A, cores, k == t.d ? E : saved + e_offset(t, K, k), c);
+    return c;
+  };
+  ContractDesc first = desc(2);
+  first.a_index = 0;
+  if (t.d == 2) {
+    contraction(index, cores, cores, E, first);
+  } else {
+    contraction(index, cores, cores, saved + e_offset(t, K, 2), first);
   }
+  for (int k = 3; k < t.d; ++k) {
+    contraction(index, saved + e_offset(t, K, k - 1), cores, saved + e_offset(t, K, k), desc(k));
+  }
+  if (t.d >= 3) contraction(index, saved + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
 }
 
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved,
                   CRef dE, Ref dcores, Ref scratch) {
 #pragma HLS INLINE
+  // k = d..3 on the activations and scratch; the k = 2 step (E_1 = S_1 read from core 1,
+  // dE_1 = dS_1 scattered into dG_1) is its own pair of call sites, so each call binds
+  // fixed arrays (see ttm_forward).
   const int half = ttm_scratch_words(t, K) / 2;
-  CRef dcur = dE;  // dE_k
-  for (int k = t.d; k >= 2; --k) {
+  // dS_k = E_{k-1}ᵀ · dE_k, scatter-added into slice v_k of dG_k.
+  auto grad_desc = [&](int k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
-    const int row_stride = t.v[k - 1] * cols;  // between rows r of a slice S_k
-    // dS_k = E_{k-1}ᵀ · dE_k, scatter-added into slice v_k of dG_k.
     ContractDesc c;
     c.batch = K; c.rows = rp; c.inner = ep; c.cols = cols;
-    CRef A;
-    if (k == 2) {
-      A = cores;
-      c.a_index = 0;
-    } else {
-      A = saved + e_offset(t, K, k - 1);
-      c.a_b = ep * rp;
-    }
+    c.a_b = ep * rp;
     c.a_i = 1; c.a_p = rp;
     c.b_b = ep * cols; c.b_p = cols; c.b_j = 1;
-    c.c_index = (k - 1) * K; c.c_i = row_stride; c.c_j = 1;
+    c.c_index = (k - 1) * K; c.c_i = t.v[k - 1] * cols; c.c_j = 1;
     c.accumulate = true;
-    contraction(index, A, dcur, dcores, c);
-    // dE_{k-1} = dE_k · S_kᵀ; for k = 2 it is dS_1, scatter-added into dG_1.
+    return c;
+  };
+  // dE_{k-1} = dE_k · S_kᵀ (into scratch), or for k = 2 dS_1, scatter-added into dG_1.
+  auto back_desc = [&](int k) {
+    const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     ContractDesc g;
     g.batch = K; g.rows = ep; g.inner = cols; g.cols = rp;
     g.a_b = ep * cols; g.a_i = cols; g.a_p = 1;
-    g.b_index = (k - 1) * K; g.b_p = 1; g.b_j = row_stride;
-    Ref out;
-    if (k == 2) {
-      out = dcores;
-      g.c_index = 0; g.c_i = rp; g.c_j = 1;
-      g.accumulate = true;
-    } else {
-      out = scratch + ((k & 1) ? 0 : half);
-      g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
-    }
-    contraction(index, dcur, cores, out, g);
+    g.b_index = (k - 1) * K; g.b_p = 1; g.b_j = t.v[k - 1] * cols;
+    g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
+    return g;
+  };
+  CRef dcur = dE;  // dE_k
+  for (int k = t.d; k >= 3; --k) {
+    contraction(index, saved + e_offset(t, K, k - 1), dcur, dcores, grad_desc(k));
+    Ref out = scratch + ((k & 1) ? 0 : half);
+    contraction(index, dcur, cores, out, back_desc(k));
     dcur = out;
   }
+  ContractDesc c = grad_desc(2);
+  c.a_index = 0;
+  contraction(index, cores, dcur, dcores, c);
+  ContractDesc g = back_desc(2);
+  g.c_index = 0;
+  g.accumulate = true;
+  contraction(index, dcur, cores, dcores, g);
 }
 
 }  // namespace ttsim_hls
