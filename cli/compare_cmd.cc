@@ -26,6 +26,7 @@
 #include "hls/calibration/kernel_fit.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
+#include "models/training_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/calibration.h"
 #include "sim/device_spec.h"
@@ -54,7 +55,7 @@ int run_compare(const std::vector<std::string>& args) {
       ("calibration", po::value<std::string>(&calibration_path),
        "calibration file; without it the reports under DIR are fitted now (not saved)")
       ("model", po::value<std::string>(&model_path),
-       "model config: compares a ttsim_train_step report with the simulated design")
+       "model config: compares a ttsim_train_step report with the simulated design, and prices every loop at its instance's II over the step's calls")
       ("json", po::value<std::string>(&json_out), "write the table, MAPE and leave-one-out results here");
   po::variables_map vm;
   if (!parse_options("compare", "--reports DIR --arch A --device D [--calibration C] [--model M] [--json OUT]",
@@ -100,9 +101,19 @@ int run_compare(const std::vector<std::string>& args) {
     k->op_latency = cal->op_latency;
     arch_spec_only.calibration = k;
   }
-  const KernelLatencyModel spec_model(arch_spec_only, device);
-  const std::optional<KernelLatencyModel> calm =
+  KernelLatencyModel spec_model(arch_spec_only, device);
+  std::optional<KernelLatencyModel> calm =
       cal ? std::optional<KernelLatencyModel>(KernelLatencyModel(arch_cal, device_cal)) : std::nullopt;
+  // With the design's model, every loop is priced at its instance's II (the largest over
+  // the step's calls, as `simulate` and the emitted PIPELINE II have it); without it, at the
+  // II of a call whose arguments sit in distinct memories.
+  KernelLatencyModel uncal_bound = uncal;
+  if (!model_path.empty()) {
+    const TaskGraph graph = build_training_graph(load_model_spec(model_path), graph_options(arch, 0));
+    uncal_bound.bind_instances(graph);
+    spec_model.bind_instances(graph);
+    if (calm) calm->bind_instances(graph);
+  }
 
   std::cout << fmt::format("compare: {} kernel sample{} from {} csynth file{} under {}\n", set.samples.size(),
                            set.samples.size() == 1 ? "" : "s", reports.csynth.size(),
@@ -122,7 +133,7 @@ int run_compare(const std::vector<std::string>& args) {
                  "err %     calibrated   err %   BRAM_18K rpt/model  URAM rpt/model  DSP rpt/model\n";
     Json rows = Json::array();
     for (const KernelSample* s : samples) {
-      const std::int64_t u = predict_sample(*s, uncal);
+      const std::int64_t u = predict_sample(*s, uncal_bound);
       const std::optional<std::int64_t> c = calm ? std::optional<std::int64_t>(predict_sample(*s, *calm)) : std::nullopt;
       const double eu = err_pct(static_cast<double>(u), static_cast<double>(s->latency));
       const std::optional<double> ec = c ? std::optional<double>(err_pct(static_cast<double>(*c), static_cast<double>(s->latency)))
@@ -150,7 +161,7 @@ int run_compare(const std::vector<std::string>& args) {
     std::cout << "  loop class              samples  II model  II report  II err %  depth model  depth report  "
                  "depth err %  cal depth  loop err % uncal / cal\n";
     const std::vector<LoopLatency> spec_loops = spec_model.loop_classes(unit, op);
-    const std::vector<LoopLatency> uncal_loops = uncal.loop_classes(unit, op);
+    const std::vector<LoopLatency> uncal_loops = uncal_bound.loop_classes(unit, op);
     const std::optional<std::vector<LoopLatency>> cal_loops =
         calm ? std::optional<std::vector<LoopLatency>>(calm->loop_classes(unit, op)) : std::nullopt;
     Json jloops = Json::array();

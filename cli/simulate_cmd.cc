@@ -242,7 +242,8 @@ int run_simulate(const std::vector<std::string>& args) {
       int lanes = 0, tasks = 0, ii = 0, rec_mii = 0, res_mii = 0, depth = 0;
       std::int64_t trips = 0, cycles = 0;
     };
-    const KernelLatencyModel lat(arch, device);
+    KernelLatencyModel lat(arch, device);
+    lat.bind_instances(r.graph);  // the II each module instance is scheduled at
     std::map<std::pair<int, std::string>, LoopRow> rows;
     std::map<std::pair<int, std::string>, int> order;
     for (const Task& t : r.graph.tasks) {

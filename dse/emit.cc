@@ -221,6 +221,7 @@ std::string render_design_config(const BuildDesign& d) {
       "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
       "//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)\n"
       "//  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)\n"
+      "//  II             TTSIM_II_<LOOP> (PIPELINE II of each kernel loop)\n"
       "//\n"
       "// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.\n\n"
       "namespace ttsim_cfg {{\n\n",
@@ -287,6 +288,21 @@ std::string render_design_config(const BuildDesign& d) {
       if (hi == 0) lo = hi = 1;
       h += fmt::format("#define TTSIM_TRIPS_{0}_MIN {1}\n#define TTSIM_TRIPS_{0}_MAX {2}\n",
                        upper(ks.loops[li].name), lo, hi);
+    }
+  }
+  // PIPELINE II of every kernel loop: the II its instance is scheduled at (the largest
+  // over the calls; 1 for a loop no call runs).
+  h += "// PIPELINE II of each kernel loop (cycles), as the simulator prices it.\n";
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    const ttsim_spec::KernelSpec& ks = ttsim_spec::kKernelSpecs[ki];
+    for (int li = 0; li < ks.n_loops; ++li) {
+      int ii = 1;
+      for (const machine::KernelInstance& k : mc.instances) {
+        for (const machine::LoopTrips& t : k.loops) {
+          if (t.loop == ks.loops[li].name) ii = std::max(ii, t.ii);
+        }
+      }
+      h += fmt::format("#define TTSIM_II_{} {}\n", upper(ks.loops[li].name), ii);
     }
   }
   return h;

@@ -248,11 +248,13 @@ Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) c
     const std::string key = r.model_key + "|" + flows_key(r.arch) + "|" + std::to_string(tokens) +
                             "|" + to_string(r.arch.policy) + (r.arch.parallel_merges ? "|pm" : "|-") +
                             (r.arch.qkv_reschedule ? "|qkv" : "|-");
+    KernelLatencyModel bound = latency;
+    bound.bind_instances(graph);  // one static schedule per module instance
     const auto shape = ctx_.cache->get(ctx_.cache->sched_graphs, key,
-                                       [&] { return make_sched_graph(graph, r.arch, latency); });
+                                       [&] { return make_sched_graph(graph, r.arch, bound); });
     SchedGraph sg = *shape;
     for (int k = 0; k < kUnitKinds; ++k) sg.unit_count[k] = r.arch.units[k].count;
-    update_latencies(sg, graph, latency);
+    update_latencies(sg, graph, bound);
     return list_schedule(sg);
   };
   const auto graph = graph_for(ctx_, r, 0);

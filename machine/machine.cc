@@ -11,6 +11,7 @@
 #include "hls/include/kernel_spec.h"
 #include "hls/kernels/modules.h"
 #include "hls/loop_nest.h"
+#include "sim/kernel_latency.h"
 #include "sim/memplan/block_arith.h"
 
 namespace ttsim::machine {
@@ -240,6 +241,19 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     };
     std::stable_sort(k.loops.begin(), k.loops.end(),
                      [&](const LoopTrips& a, const LoopTrips& b) { return rank(a.loop) < rank(b.loop); });
+  }
+  // The II of every loop: one static schedule per instance, at its worst call.
+  {
+    KernelLatencyModel lat(arch, device);
+    lat.bind_instances(graph);
+    for (KernelInstance& k : m.instances) {
+      const std::vector<LoopLatency> classes = lat.loop_classes(k.unit, k.op);
+      for (LoopTrips& t : k.loops) {
+        for (const LoopLatency& c : classes) {
+          if (c.name == t.loop) t.ii = c.ii;
+        }
+      }
+    }
   }
 
   // Memories: the top's static arenas (hls/kernels/top.cc), partitioned by the largest

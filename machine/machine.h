@@ -36,6 +36,9 @@ namespace ttsim::machine {
 struct LoopTrips {
   std::string loop;          ///< kernel_spec.h loop label, e.g. "contract_column"
   std::int64_t min = 0, max = 0;  ///< iterations per invocation
+  /// Initiation interval (cycles) the instance is scheduled at: the largest over its calls
+  /// (KernelLatencyModel::bind_instances), written as the loop's PIPELINE II.
+  int ii = 1;
 };
 
 /// The instances of one kernel module.

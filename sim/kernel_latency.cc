@@ -241,17 +241,53 @@ LoopLatency KernelLatencyModel::latency_of(const PricedLoop& l, std::int64_t tri
   return ll;
 }
 
+std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes,
+                                                int memories) const {
+  int res = l.timing.res_mii, ii = l.timing.ii;
+  if (memories != 0) {
+    res = shared_resource_mii(*l.spec, kernel_spec(op), lanes, memories);
+    ii = std::max(l.timing.rec_mii, res);
+  }
+  if (bound_) {
+    const int o = static_cast<int>(op);
+    res = std::max(res, instance_res_mii_[o][i]);
+    ii = std::max(ii, instance_ii_[o][i]);
+  }
+  return {ii, res};
+}
+
+void KernelLatencyModel::bind_instances(const TaskGraph& graph) {
+  bound_ = false;
+  for (auto& a : instance_ii_) a.fill(0);
+  for (auto& a : instance_res_mii_) a.fill(0);
+  for (const Task& t : graph.tasks) {
+    const PricedKernel& pk = priced(t.unit, t.op);
+    const int lanes = units_[static_cast<int>(t.unit)].lanes;
+    const TaskShape& s = t.shape;
+    const int o = static_cast<int>(t.op);
+    for (int i = 0; i < pk.loop_count; ++i) {
+      const PricedLoop& l = pk.loops[i];
+      const std::int64_t trip =
+          ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+      if (trip <= 0) continue;
+      const auto [ii, res] = loop_ii(l, i, t.op, lanes, s.memories);
+      instance_ii_[o][i] = std::max(instance_ii_[o][i], ii);
+      instance_res_mii_[o][i] = std::max(instance_res_mii_[o][i], res);
+    }
+  }
+  bound_ = true;
+}
+
 std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {
   const PricedKernel& pk = priced(unit, op);
   std::vector<LoopLatency> out;
   const int lanes = units_[static_cast<int>(unit)].lanes;
   for (const LoopSpec& l : kernel_loops(op, shape, lanes)) {
     LoopLatency ll = latency_of(pk.loops[l.index], l.trip);
-    if (shape.memories != 0) {
-      ll.res_mii = shared_resource_mii(*pk.loops[l.index].spec, kernel_spec(op), lanes, shape.memories);
-      ll.ii = std::max(ll.rec_mii, ll.res_mii);
-      ll.cycles = l.trip > 0 ? (l.trip - 1) * ll.ii + ll.depth : 0;
-    }
+    const auto [ii, res] = loop_ii(pk.loops[l.index], l.index, op, lanes, shape.memories);
+    ll.res_mii = res;
+    ll.ii = ii;
+    ll.cycles = l.trip > 0 ? (l.trip - 1) * ll.ii + ll.depth : 0;
     out.push_back(ll);
   }
   return out;
@@ -271,10 +307,7 @@ std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const Tas
         ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
     if (trip <= 0) continue;
     ran = true;
-    const int ii = s.memories == 0
-                       ? l.timing.ii
-                       : std::max(l.timing.rec_mii, shared_resource_mii(*l.spec, kernel_spec(op), lanes, s.memories));
-    c += (trip - 1) * ii + l.depth;
+    c += (trip - 1) * loop_ii(l, i, op, lanes, s.memories).first + l.depth;
   }
   if (!ran) kernel_loops(op, s, lanes);  // the variant selects no loop: raises the error
   return c;
@@ -292,7 +325,9 @@ std::int64_t KernelLatencyModel::cycles_for_trips(UnitKind unit, TaskOp op,
   std::int64_t c = pk.overhead;
   for (int i = 0; i < n; ++i) {
     if (trips[i] < 0) throw std::invalid_argument("cycles_for_trips: negative trip count");
-    c += latency_of(pk.loops[i], trips[i]).cycles;
+    if (trips[i] == 0) continue;
+    c += (trips[i] - 1) * loop_ii(pk.loops[i], i, op, units_[static_cast<int>(unit)].lanes, 0).first +
+         pk.loops[i].depth;
   }
   return c;
 }
@@ -301,7 +336,13 @@ std::vector<LoopLatency> KernelLatencyModel::loop_classes(UnitKind unit, TaskOp 
   const PricedKernel& pk = priced(unit, op);
   if (units_[static_cast<int>(unit)].lanes < 1) throw std::invalid_argument("loop_classes: lanes must be >= 1");
   std::vector<LoopLatency> out;
-  for (int i = 0; i < pk.loop_count; ++i) out.push_back(latency_of(pk.loops[i], 0));
+  for (int i = 0; i < pk.loop_count; ++i) {
+    LoopLatency ll = latency_of(pk.loops[i], 0);
+    const auto [ii, res] = loop_ii(pk.loops[i], i, op, units_[static_cast<int>(unit)].lanes, 0);
+    ll.ii = ii;
+    ll.res_mii = res;
+    out.push_back(ll);
+  }
   return out;
 }
 

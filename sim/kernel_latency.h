@@ -170,6 +170,17 @@ class KernelLatencyModel {
   /// trip is negative.
   std::int64_t cycles_for_trips(UnitKind unit, TaskOp op, const std::vector<std::int64_t>& trips) const;
 
+  /// Prices every loop at its instance's II from now on: one RTL instance per kernel
+  /// module has one static schedule, so a loop runs every call at the largest II over the
+  /// tasks of `graph` that run it (a task whose arguments share an arena needs the larger
+  /// ResMII, shared_resource_mii). loops(), task_cycles() and loop_classes() then report
+  /// max(the task's own II, the instance's); loop_classes() gives the instance's for loops
+  /// the graph runs. Calling it again rebinds to the new graph. Throws like task_cycles()
+  /// for a task the model cannot price.
+  void bind_instances(const TaskGraph& graph);
+  /// True after bind_instances().
+  bool bound() const { return bound_; }
+
  private:
   /// Most loops a kernel specification holds.
   static constexpr int kMaxLoops = static_cast<int>(std::extent<decltype(ttsim_spec::KernelSpec::loops)>::value);
@@ -189,11 +200,17 @@ class KernelLatencyModel {
   const KernelParams* params(TaskOp op) const;
   const PricedKernel& priced(UnitKind unit, TaskOp op) const;
   LoopLatency latency_of(const PricedLoop& l, std::int64_t trip) const;
+  /// (II, ResMII) of loop `i` of `op` for a task whose arguments occupy `memories`
+  /// (TaskShape::memories), raised to the instance's when bound.
+  std::pair<int, int> loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes, int memories) const;
 
   std::array<UnitSpec, kUnitKinds> units_;
   OperatorLatencies lat_{};
   std::shared_ptr<const KernelCalibration> calibration_;
   std::array<std::array<PricedKernel, kTaskOpCount>, kUnitKinds> priced_{};
+  bool bound_ = false;
+  /// By op and loop: the instance's II and ResMII over the bound graph (0: not run).
+  std::array<std::array<int, kMaxLoops>, kTaskOpCount> instance_ii_{}, instance_res_mii_{};
 };
 
 }  // namespace ttsim

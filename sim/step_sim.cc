@@ -24,7 +24,8 @@ StepResult prepare(const ModelSpec& model, const ArchSpec& arch, const DeviceSpe
   StepResult r;
   r.tokens = tokens > 0 ? tokens : model.tokens();
   r.graph = build_training_graph(model, graph_options(arch, tokens));
-  const KernelLatencyModel latency(arch, device);
+  KernelLatencyModel latency(arch, device);
+  latency.bind_instances(r.graph);  // one static schedule per module instance
   r.sched = make_sched_graph(r.graph, arch, latency);
   r.fused = fused_buffers(r.graph, arch.fusion);
   r.footprint = buffer_footprints(r.graph, r.fused);

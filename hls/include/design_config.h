@@ -25,6 +25,7 @@
 //  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)
 //  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)
 //  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)
+//  II             TTSIM_II_<LOOP> (PIPELINE II of each kernel loop)
 //
 // Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.
 
@@ -165,3 +166,27 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_LOSS_GRAD_MAX 512
 #define TTSIM_TRIPS_SGD_UPDATE_MIN 4
 #define TTSIM_TRIPS_SGD_UPDATE_MAX 12192
+// PIPELINE II of each kernel loop (cycles), as the simulator prices it.
+#define TTSIM_II_CONTRACT_COLUMN 2
+#define TTSIM_II_CONTRACT_DOT 2
+#define TTSIM_II_CONTRACT_SCALAR 1
+#define TTSIM_II_SOFTMAX_MAX 1
+#define TTSIM_II_SOFTMAX_EXP_SUM 1
+#define TTSIM_II_SOFTMAX_NORMALIZE 1
+#define TTSIM_II_SOFTMAX_GRAD_DOT 1
+#define TTSIM_II_SOFTMAX_GRAD_APPLY 2
+#define TTSIM_II_LAYERNORM_MEAN 1
+#define TTSIM_II_LAYERNORM_VAR 1
+#define TTSIM_II_LAYERNORM_NORMALIZE 2
+#define TTSIM_II_LAYERNORM_GRAD_REDUCE 2
+#define TTSIM_II_LAYERNORM_GRAD_INPUT 2
+#define TTSIM_II_LAYERNORM_GRAD_PARAMS 2
+#define TTSIM_II_GELU 1
+#define TTSIM_II_GELU_GRAD 1
+#define TTSIM_II_ADD 2
+#define TTSIM_II_ADD_ACCUMULATE 1
+#define TTSIM_II_COLUMN_SUM 1
+#define TTSIM_II_LOSS_MAX 1
+#define TTSIM_II_LOSS_EXP_SUM 2
+#define TTSIM_II_LOSS_GRAD 2
+#define TTSIM_II_SGD_UPDATE 1

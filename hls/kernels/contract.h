@@ -206,7 +206,7 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
   detail::SlotCursor cur(d, index, d.inner, chunks, tiles);
 contract_column:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -256,7 +256,7 @@ void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[
   detail::SlotCursor cur(d, index, ptiles, chunks, d.cols);
 contract_dot:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_CONTRACT_DOT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_DOT_MIN max = TTSIM_TRIPS_CONTRACT_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -306,7 +306,7 @@ void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_m
   detail::SlotCursor cur(d, index, d.inner, chunks, d.cols);
 contract_scalar:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_CONTRACT_SCALAR
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_SCALAR_MIN max = TTSIM_TRIPS_CONTRACT_SCALAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true

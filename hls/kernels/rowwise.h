@@ -118,7 +118,7 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
     TTSIM_LOOP_BEGIN("softmax_max");
   softmax_max:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_MAX
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_MAX_MIN max = TTSIM_TRIPS_SOFTMAX_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_max");
@@ -152,7 +152,7 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
     TTSIM_LOOP_BEGIN("softmax_exp_sum");
   softmax_exp_sum:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_EXP_SUM
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MIN max = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MAX
 // stat is read in its first half (row r) and written in its second (R + r) only.
 #pragma HLS DEPENDENCE variable = stat_mem type = inter false
@@ -194,7 +194,7 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
     TTSIM_LOOP_BEGIN("softmax_normalize");
   softmax_normalize:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_NORMALIZE
 // out[k] is read and written in the same iteration only: no carried dependence.
 #pragma HLS DEPENDENCE variable = out_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MIN max = TTSIM_TRIPS_SOFTMAX_NORMALIZE_MAX
@@ -235,7 +235,7 @@ void softmax_grad_kernel(const float P_mem[][B], int P_off, const float dP_mem[]
     TTSIM_LOOP_BEGIN("softmax_grad_dot");
   softmax_grad_dot:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_GRAD_DOT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("softmax_grad_dot");
@@ -271,7 +271,7 @@ void softmax_grad_kernel(const float P_mem[][B], int P_off, const float dP_mem[]
     TTSIM_LOOP_BEGIN("softmax_grad_apply");
   softmax_grad_apply:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_GRAD_APPLY
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MAX
       TTSIM_LOOP_ITER("softmax_grad_apply");
       const float dot = bank_read("stat", stat, c.r);
@@ -321,7 +321,7 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
     TTSIM_LOOP_BEGIN("layernorm_mean");
   layernorm_mean:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_MEAN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_MEAN_MIN max = TTSIM_TRIPS_LAYERNORM_MEAN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_mean");
@@ -354,7 +354,7 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
     TTSIM_LOOP_BEGIN("layernorm_var");
   layernorm_var:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_VAR
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_VAR_MIN max = TTSIM_TRIPS_LAYERNORM_VAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("layernorm_var");
@@ -389,7 +389,7 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
     TTSIM_LOOP_BEGIN("layernorm_normalize");
   layernorm_normalize:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_NORMALIZE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MIN max = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MAX
       TTSIM_LOOP_ITER("layernorm_normalize");
       const float mean = bank_read("stat", stat, c.r);
@@ -451,7 +451,7 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
     TTSIM_LOOP_BEGIN("layernorm_grad_reduce");
   layernorm_grad_reduce:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_REDUCE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MAX
 #pragma HLS DEPENDENCE variable = acc1 type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = acc2 type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -506,7 +506,7 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
     TTSIM_LOOP_BEGIN("layernorm_grad_input");
   layernorm_grad_input:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_INPUT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MAX
       TTSIM_LOOP_ITER("layernorm_grad_input");
       const float m1 = bank_read("stat", stat, c.r), m2 = bank_read("stat", stat, R + c.r);
@@ -544,7 +544,7 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
     TTSIM_LOOP_BEGIN("layernorm_grad_params");
   layernorm_grad_params:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_PARAMS
 // dgamma[j] / dbeta[j] are read and written once per call, in the iteration of the last row.
 #pragma HLS DEPENDENCE variable = dgamma_mem type = inter false
 #pragma HLS DEPENDENCE variable = dbeta_mem type = inter false
@@ -611,7 +611,7 @@ void gelu_kernel(const float x_mem[][B], int x_off, float y_mem[][B], int y_off,
   TTSIM_LOOP_BEGIN("gelu");
 gelu:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_GELU
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_MIN max = TTSIM_TRIPS_GELU_MAX
     TTSIM_LOOP_ITER("gelu");
     const int base = c.r * cols + c.t * LANES;
@@ -650,7 +650,7 @@ void gelu_grad_kernel(const float x_mem[][B], int x_off, const float dy_mem[][B]
   TTSIM_LOOP_BEGIN("gelu_grad");
 gelu_grad:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_GELU_GRAD
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
     TTSIM_LOOP_ITER("gelu_grad");
     const int base = c.r * cols + c.t * LANES;
@@ -693,7 +693,7 @@ void add_kernel(const float a_mem[][B], int a_off, const float b_mem[][B], int b
   TTSIM_LOOP_BEGIN("add");
 add:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_ADD
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_MIN max = TTSIM_TRIPS_ADD_MAX
     TTSIM_LOOP_ITER("add");
     const int nl = tile_lanes<LANES>(c.t * LANES, cols);
@@ -726,7 +726,7 @@ void add_accumulate_kernel(const float x_mem[][B], int x_off, float acc_mem[][B]
   TTSIM_LOOP_BEGIN("add_accumulate");
 add_accumulate:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_ADD_ACCUMULATE
 // every acc element is read and written in one iteration (acc_rs >= cols: distinct elements).
 #pragma HLS DEPENDENCE variable = acc_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
@@ -762,7 +762,7 @@ void column_sum_kernel(const float x_mem[][B], int x_off, float sum_mem[][B], in
   TTSIM_LOOP_BEGIN("column_sum");
 column_sum:
   for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_COLUMN_SUM
 // sum[j] is read and written once per call, in the iteration of the last row.
 #pragma HLS DEPENDENCE variable = sum_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_COLUMN_SUM_MIN max = TTSIM_TRIPS_COLUMN_SUM_MAX
@@ -825,7 +825,7 @@ float loss_kernel(const float logits_mem[][B], int logits_off, const int index[]
     TTSIM_LOOP_BEGIN("loss_max");
   loss_max:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LOSS_MAX
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_MAX_MIN max = TTSIM_TRIPS_LOSS_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
       TTSIM_LOOP_ITER("loss_max");
@@ -862,7 +862,7 @@ float loss_kernel(const float logits_mem[][B], int logits_off, const int index[]
     TTSIM_LOOP_BEGIN("loss_exp_sum");
   loss_exp_sum:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LOSS_EXP_SUM
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_EXP_SUM_MIN max = TTSIM_TRIPS_LOSS_EXP_SUM_MAX
 // stat is read in its first half (row r) and written in its second (R + r) only.
 #pragma HLS DEPENDENCE variable = stat_mem type = inter false
@@ -920,7 +920,7 @@ float loss_kernel(const float logits_mem[][B], int logits_off, const int index[]
     TTSIM_LOOP_BEGIN("loss_grad");
   loss_grad:
     for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_LOSS_GRAD
 // dlogits[k] is read and written in the same iteration only.
 #pragma HLS DEPENDENCE variable = dlogits_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_GRAD_MIN max = TTSIM_TRIPS_LOSS_GRAD_MAX
@@ -961,7 +961,7 @@ void sgd_kernel(float w_mem[][B], int w_off, float g_mem[][B], int g_off, int wo
   TTSIM_LOOP_BEGIN("sgd_update");
 sgd_update:
   for (long t = 0; t < total; ++t) {
-#pragma HLS PIPELINE II = 1
+#pragma HLS PIPELINE II = TTSIM_II_SGD_UPDATE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SGD_UPDATE_MIN max = TTSIM_TRIPS_SGD_UPDATE_MAX
 // w[k] and g[k] are read and written in the same iteration only.
 #pragma HLS DEPENDENCE variable = w_mem type = inter false

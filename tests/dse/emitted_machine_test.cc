@@ -259,6 +259,22 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     EXPECT_EQ(e.lanes.at(k.module), k.lanes) << k.module;
     dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device);
   }
+  // PIPELINE II: every loop of every instance carries the II the simulator prices for it
+  // (the instance's worst call), through its design_config.h macro.
+  std::map<std::string, std::int64_t> pipeline_ii;
+  for (const char* header : {"hls/kernels/contract.h", "hls/kernels/rowwise.h"}) {
+    const std::string text = code_of(slurp(out / header));
+    for (const auto& g : all_matches(text, R"((\w+):\s*for\s*\([^\n]*\n\s*#pragma HLS PIPELINE II = (\w+))")) {
+      const auto it = e.macros.find(g[1]);
+      pipeline_ii[g[0]] = it != e.macros.end() ? std::stoll(it->second) : std::stoll(g[1]);
+    }
+  }
+  for (const machine::KernelInstance& k : m.instances) {
+    for (const machine::LoopTrips& t : k.loops) {
+      ASSERT_TRUE(pipeline_ii.count(t.loop)) << "no PIPELINE pragma found for loop " << t.loop;
+      EXPECT_EQ(pipeline_ii.at(t.loop), t.ii) << t.loop << ": emitted PIPELINE II vs the instance's priced II";
+    }
+  }
   for (const auto& [module, limit] : e.limit) EXPECT_TRUE(described.count(module)) << "extra ALLOCATION " << module;
   for (const auto& [module, lanes] : e.lanes) EXPECT_TRUE(described.count(module)) << "undescribed module " << module;
   EXPECT_EQ(static_cast<double>(dsp), point.at("metrics").at("dsp").get<double>())

@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/loop_nest.h"
+#include "models/task_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
 #include "sim/kernel_latency.h"
@@ -392,6 +393,60 @@ TEST(KernelLatency, ContractionAtAKnownPoint) {
   EXPECT_EQ(sl[0].rec_mii, 3);
   EXPECT_EQ(sl[0].ii, 3);
   EXPECT_EQ(sl[0].cycles, 127 * 3 + (2 + 3 + 2 * 40 + 40 + 3 + 1));
+}
+
+TEST(KernelLatency, EveryCallRunsAtItsInstancesWorstII) {
+  // Two layernorm calls on one instance: one with x, y, xhat and rstd in act_mem (their
+  // accesses pool on its two ports: layernorm_normalize ResMII 2), one with its arguments
+  // in distinct memories (ResMII 1). Unbound, each is priced at its own II; bound to the
+  // step, both run layernorm_normalize at the instance's II 2, the loops the instance
+  // runs report it, and cycles_for_trips (csynth samples) prices the same II.
+  DeviceSpec d = flat_device(1);
+  ArchSpec a;
+  a.unit(UnitKind::kLayerNorm) = UnitSpec{1, 8, 0};
+  const KernelSpec& k = kKernelSpecs[kernel_index("layernorm")];
+  unsigned shared = 0;
+  for (const char* arr : {"x", "y", "xhat", "rstd"}) shared = with_memory(shared, kernel_array_slot(k, arr), kActMem);
+  TaskGraph g;
+  for (int i = 0; i < 2; ++i) {
+    Task t;
+    t.id = i;
+    t.name = i == 0 ? "ln_shared" : "ln_distinct";
+    t.op = TaskOp::kLayerNorm;
+    t.unit = UnitKind::kLayerNorm;
+    t.shape = TaskShape{1, 32, 1, 128};
+    t.shape.memories = i == 0 ? shared : 0;
+    g.tasks.push_back(t);
+  }
+  KernelLatencyModel m(a, d);
+  auto normalize_ii = [&](const Task& t) {
+    for (const LoopLatency& l : m.loops(t.unit, t.op, t.shape)) {
+      if (l.name == "layernorm_normalize") return l.ii;
+    }
+    return -1;
+  };
+  EXPECT_EQ(normalize_ii(g.tasks[0]), 2);
+  EXPECT_EQ(normalize_ii(g.tasks[1]), 1);
+  const std::int64_t distinct_alone = m.task_cycles(g.tasks[1]);
+  EXPECT_FALSE(m.bound());
+  m.bind_instances(g);
+  EXPECT_TRUE(m.bound());
+  EXPECT_EQ(normalize_ii(g.tasks[0]), 2);
+  EXPECT_EQ(normalize_ii(g.tasks[1]), 2);
+  EXPECT_EQ(m.task_cycles(g.tasks[1]), m.task_cycles(g.tasks[0]));
+  EXPECT_GT(m.task_cycles(g.tasks[1]), distinct_alone);
+  for (const LoopLatency& l : m.loop_classes(UnitKind::kLayerNorm, TaskOp::kLayerNorm)) {
+    if (l.name == "layernorm_normalize") {
+      EXPECT_EQ(l.ii, 2);
+      EXPECT_EQ(l.res_mii, 2);
+    }
+  }
+  // Rebinding to a step without the shared call returns the instance to II 1.
+  g.tasks.erase(g.tasks.begin());
+  g.tasks[0].id = 0;
+  m.bind_instances(g);
+  EXPECT_EQ(normalize_ii(g.tasks[0]), 1);
+  EXPECT_EQ(m.task_cycles(g.tasks[0]), distinct_alone);
 }
 
 TEST(KernelLatency, CalibrationAdjustsDepthsPerLoopClassNotTheII) {
