@@ -184,13 +184,14 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       const bool is_model = a.name.rfind("model:", 0) == 0;
       if (!is_model && a.name.rfind("arch:", 0) != 0) continue;
       const Json& base = is_model ? s.model_doc : s.arch_doc;
+      const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
+      if (base.contains(p)) continue;
       std::optional<Json>& resolved = is_model ? resolved_model : resolved_arch;
       if (!resolved) {
         resolved = is_model ? parse_model_spec(s.model_doc, s.model_file).to_json()
                             : parse_arch_spec(s.arch_doc, s.arch_file).to_json();
       }
-      const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
-      if (base.contains(p) || resolved->contains(p)) continue;
+      if (resolved->contains(p)) continue;
       std::string known;
       if (resolved->contains(p.parent_pointer()) && resolved->at(p.parent_pointer()).is_object()) {
         for (const auto& [k, v] : resolved->at(p.parent_pointer()).items()) {
