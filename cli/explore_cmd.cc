@@ -28,7 +28,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   std::string sweep_file, out, shard, calibration, hls_root;
   int threads = 0;
   opts.add_options()("sweep", po::value(&sweep_file)->required(), "sweep file (configs/sweeps/*.json)")(
-      "out", po::value(&out)->required(), "output folder (created; only this run writes into it)")(
+      "out", po::value(&out)->required(), "output folder (created; locked for the whole run: a second writer is refused, exit 2)")(
       "resume", "continue the run already in --out")(
       "shard", po::value(&shard), "evaluate only slice i of N of the point list (i/N, 1-based)")(
       "calibration", po::value(&calibration),

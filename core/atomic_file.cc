@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/errors.h"
+#include "core/fault_point.h"
 
 namespace ttsim {
 
@@ -33,11 +34,13 @@ void write_file_atomic(const std::string& path, const std::string& content) {
       throw InputError(path + ": write failed (" + std::strerror(errno) + ")");
     }
   }
+  fault_point();  // a killed run leaves the temporary file, never a half-written `path`
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp.c_str());
     throw InputError(path + ": cannot replace file (" + std::strerror(err) + ")");
   }
+  fault_point();
 }
 
 }  // namespace ttsim

@@ -8,6 +8,7 @@
 #include <tbb/task_arena.h>
 
 #include "core/errors.h"
+#include "core/fault_point.h"
 
 namespace ttsim::dse {
 
@@ -106,6 +107,7 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
           const Candidate c = eval_.candidate(todo[i], e);
           out[i - begin] = std::move(e);
           ++new_evaluations_;
+          fault_point();
           std::lock_guard<std::mutex> lock(mutex_);
           if (!systemc) {
             ++done_;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/dir_lock.h"
 #include "dse/outputs.h"
 
 namespace ttsim::dse {
@@ -27,15 +28,32 @@ std::pair<int, int> parse_shard(const std::string& text) {
 
 namespace {
 
+// What a run killed while writing leaves in its folder: temporaries of atomic writes
+// ("<file>.tmp.<pid>", core/atomic_file.h) and of the HLS build ("hls_build.emit-<pid>").
+bool is_leftover(const std::string& name) {
+  for (const std::string mark : {".tmp.", ".emit-"}) {
+    const auto at = name.rfind(mark);
+    if (at == std::string::npos || at == 0 || at + mark.size() == name.size()) continue;
+    const std::string tail = name.substr(at + mark.size());
+    if (tail.find_first_not_of("0123456789") == std::string::npos) return true;
+  }
+  return false;
+}
+
 // Creates the output folder `dir`. An existing folder must be empty or hold a run
 // (state.json): the run writes many files into it and must not overwrite the user's.
+// The lock file and temporaries of a killed run do not count.
 void prepare_dir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) throw InputError(dir + ": --out exists and is not a folder");
-    if (!fs::exists(fs::path(dir) / "state.json") && !fs::is_empty(dir, ec)) {
-      throw InputError(dir + ": exists and is not an explore run folder (no state.json, not "
-                       "empty); choose an empty or new folder");
+    if (!fs::exists(fs::path(dir) / "state.json")) {
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name == kDirLockFile || is_leftover(name)) continue;
+        throw InputError(dir + ": exists and is not an explore run folder (no state.json, not "
+                         "empty); choose an empty or new folder");
+      }
     }
     if (ec) throw InputError(dir + ": cannot read the output folder (" + ec.message() + ")");
   }
@@ -43,6 +61,30 @@ void prepare_dir(const std::string& dir) {
   if (ec || !fs::is_directory(dir)) {
     throw InputError(dir + ": cannot create the output folder (" + ec.message() + ")");
   }
+}
+
+// Removes the temporaries a killed run left in `dir` (call with the folder's lock held:
+// no live writer owns them then).
+void remove_leftovers(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> old;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (is_leftover(e.path().filename().string())) old.push_back(e.path());
+  }
+  for (const auto& p : old) fs::remove_all(p, ec);
+}
+
+// The points strategy grid or random plans for `sweep` (budget applied), restricted to
+// shard `index` of `count`.
+std::vector<PointId> planned_points(const SweepSpec& sweep, int index, int count) {
+  std::vector<PointId> ids = sweep.search.strategy == "grid"
+                                 ? grid_points(sweep.space)
+                                 : random_points(sweep.space, sweep.search.count, sweep.search.seed);
+  if (sweep.budget.points && ids.size() > sweep.budget.points) ids.resize(sweep.budget.points);
+  if (count <= 1) return ids;
+  std::vector<PointId> slice;
+  for (std::size_t p = index; p < ids.size(); p += count) slice.push_back(ids[p]);
+  return slice;
 }
 
 std::string calibration_text(const Json& c) {
@@ -57,6 +99,7 @@ std::string shard_text(const ExploreOptions& o) {
 ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
                         const ExploreOptions& options, bool partial, ExploreReport report) {
   report.final = finish_run(eval, state, runner, partial);
+  if (report.final.partial) report.outcome = ExploreOutcome::kInterrupted;
   if (report.time_budget_hit) {
     report.final.notes.push_back("time budget reached: the search stopped early");
   }
@@ -68,6 +111,25 @@ ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunne
   }
   report.evaluated = state.points.size();
   return report;
+}
+
+// Refuses (InputError) the state `s` of shard `index` of `count` read from `dir` when
+// its run did not finish: a point of its slice lacks an evaluation.
+void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int index, int count,
+                          const std::string& dir) {
+  const bool systemc_all = eval.sweep().fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc;
+  const auto ids = planned_points(eval.sweep(), index, count);
+  std::size_t done = 0;
+  for (PointId id : ids) {
+    auto it = s.points.find(id);
+    done += it != s.points.end() && (!systemc_all || it->second.has_systemc);
+  }
+  if (done == ids.size()) return;
+  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + std::to_string(done) +
+                   " of " + std::to_string(ids.size()) +
+                   " points evaluated: interrupted, killed or stopped by the time budget); "
+                   "finish it with `ttsim explore " + s.sweep_file + " --shard " + s.shard + " --out " +
+                   dir + " --resume`, then merge again");
 }
 
 }  // namespace
@@ -86,6 +148,8 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
                      "previous one); use grid or random");
   }
   prepare_dir(options.out_dir);
+  const DirLock lock(options.out_dir, options.resume ? "explore --resume" : "explore");
+  remove_leftovers(options.out_dir);
   RunState state;
   if (auto existing = load_state(options.out_dir)) {
     if (!options.resume) {
@@ -126,17 +190,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
         static_cast<std::uint64_t>(sweep.search.population) * (sweep.search.generations + 1);
     report.planned = sweep.budget.points ? std::min(planned, sweep.budget.points) : planned;
   } else {
-    ids = sweep.search.strategy == "grid"
-              ? grid_points(sweep.space)
-              : random_points(sweep.space, sweep.search.count, sweep.search.seed);
-    if (sweep.budget.points && ids.size() > sweep.budget.points) ids.resize(sweep.budget.points);
-    if (options.shard_count > 1) {
-      std::vector<PointId> slice;
-      for (std::size_t p = options.shard_index; p < ids.size(); p += options.shard_count) {
-        slice.push_back(ids[p]);
-      }
-      ids = std::move(slice);
-    }
+    ids = planned_points(sweep, options.shard_index, options.shard_count);
     report.planned = ids.size();
   }
 
@@ -166,7 +220,6 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
 
   if (runner.stopped() == StopReason::kInterrupted) {
-    report.outcome = ExploreOutcome::kInterrupted;
     return close_run(eval, state, runner, options, true, std::move(report));
   }
   if (options.shard_count > 1) {
@@ -186,6 +239,9 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   std::set<int> seen;
   int count = 0;
   for (const auto& dir : shard_dirs) {
+    if (auto holder = dir_lock_holder(dir)) {
+      throw InputError(dir + ": shard still running (" + *holder + "); merge it once it has finished");
+    }
     RunState s = load_run_state(dir);
     if (s.sweep_doc != eval.sweep().doc) {
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
@@ -203,6 +259,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     }
     count = n;
     if (!seen.insert(i).second) throw InputError(dir + ": shard " + s.shard + " given twice");
+    check_shard_finished(eval, s, i, n, dir);
     merged.sweep_file = s.sweep_file;
     for (auto& [id, r] : s.points) merged.points[id] = std::move(r);
   }
@@ -216,6 +273,8 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   merged.sweep_doc = eval.sweep().doc;
   merged.calibration = eval.calibration();
   prepare_dir(options.out_dir);
+  const DirLock lock(options.out_dir, "merge");
+  remove_leftovers(options.out_dir);
   if (load_state(options.out_dir) && !options.resume) {
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
   }

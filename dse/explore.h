@@ -55,14 +55,21 @@ struct ExploreReport {
 /// Throws InputError otherwise.
 std::pair<int, int> parse_shard(const std::string& text);
 
-/// Runs an exploration (see file comment). Throws InputError when the out folder
-/// already holds a run and `resume` is false, or when a resumed state belongs to
-/// another sweep or shard, or for --shard with the nsga2 strategy.
+/// Runs an exploration (see file comment), holding the out folder's lock (core/dir_lock.h)
+/// from before its state is read until the last file is written. Throws InputError when
+/// another live run holds the folder (naming it), when the out folder already holds a run
+/// and `resume` is false, or when a resumed state belongs to another sweep or shard, or
+/// for --shard with the nsga2 strategy. Ctrl-C (options.control.cancel) in any stage ends
+/// the run as kInterrupted with the points done saved; --resume then completes it to the
+/// files of an uninterrupted run.
 ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
                           const ExploreOptions& options);
 
 /// Loads the states of shard folders `shard_dirs`, checks they come from the same sweep
-/// and together cover shards 1..N, and finishes the union into options.out_dir.
+/// and together cover shards 1..N, and finishes the union into options.out_dir (holding
+/// its lock). Refuses (InputError) a shard whose run is still going (its folder is locked)
+/// or did not finish (a point of its slice lacks an evaluation: interrupted, killed or
+/// stopped by its time budget), naming the folder and the command that finishes it.
 ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
                         const ExploreOptions& options);
 

@@ -39,10 +39,30 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       auto it = state.points.find(ref);
       if (it != state.points.end() && !it->second.has_systemc) refs.push_back(ref);
     }
+    // A SystemC batch cut short by Ctrl-C makes the run partial (never a finished front);
+    // one cut short by the time budget is finished with a note.
+    auto cut_short = [&](const char* note) {
+      if (runner.stopped() == StopReason::kInterrupted) {
+        f.partial = true;
+      } else {
+        f.notes.push_back(note);
+        state.systemc_pending.clear();
+      }
+    };
     if (!refs.empty() && runner.run(refs, true).size() < refs.size()) {
-      f.notes.push_back("SystemC stage stopped early; some reference points keep analytic figures");
+      cut_short("SystemC stage stopped early; some reference points keep analytic figures");
     }
-    for (int round = 0; round < 1000; ++round) {
+    f.systemc_rounds = state.systemc_rounds;  // of the runs this one resumes
+    // The round an interrupted run left unfinished comes first.
+    if (!f.partial && !state.systemc_pending.empty()) {
+      const std::vector<PointId> pending = state.systemc_pending;
+      if (runner.run(pending, true).size() < pending.size()) {
+        cut_short("SystemC stage stopped early; the front mixes fidelities");
+      } else {
+        state.systemc_pending.clear();
+      }
+    }
+    for (int round = 0; round < 1000 && !f.partial; ++round) {
       const auto c = candidates(eval, state);
       std::vector<PointId> missing;
       for (std::size_t i : pareto_front(c)) {
@@ -51,12 +71,20 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       }
       if (missing.empty()) break;
       ++f.systemc_rounds;
+      std::sort(missing.begin(), missing.end());
+      state.systemc_pending = missing;  // saved with each checkpoint of the round
+      state.systemc_rounds = f.systemc_rounds;
       const auto got = runner.run(missing, true);
       if (got.size() < missing.size()) {
-        f.notes.push_back("SystemC stage stopped early; the front mixes fidelities");
+        cut_short("SystemC stage stopped early; the front mixes fidelities");
         break;
       }
+      state.systemc_pending.clear();
     }
+  }
+  if (f.partial && !partial) {
+    f.notes.push_back("interrupted during the SystemC stage: figures mix fidelities and the front "
+                      "is not final; --resume completes it");
   }
   if (partial) f.notes.push_back("interrupted: results cover the points evaluated so far");
 

@@ -33,7 +33,9 @@ struct ReferenceStanding {
 /// The end of a run: every evaluated point with its verdict, the Pareto front, the
 /// chosen design and the reference points' positions.
 struct FinalResult {
-  bool partial = false;             ///< interrupted: analytic results only, no SystemC stage
+  /// Interrupted (Ctrl-C): the points done so far, not a finished front (no or an
+  /// incomplete SystemC stage); nothing is emitted and the run exits 130.
+  bool partial = false;
   std::vector<PointId> ids;         ///< evaluated points, ascending
   std::vector<Verdict> verdicts;    ///< per ids[i], on its best evaluation
   std::vector<bool> on_front;       ///< per ids[i]
@@ -52,7 +54,10 @@ struct FinalResult {
 /// comparison is SystemC against SystemC, with the figures of `ttsim simulate`), then repeats: Pareto front on the best evaluation of every point (the
 /// analytic cycles bound the SystemC ones from below, so a point dominated on its
 /// analytic figures stays dominated); SystemC for the front points that lack it; until
-/// the front is all SystemC. Stores the SystemC evaluations in `state`.
+/// the front is all SystemC. Stores the SystemC evaluations in `state`; the points of a
+/// round under way are kept in state.systemc_pending until the round completes, and a
+/// pending round is completed first. Ctrl-C during this stage (runner stopped as
+/// interrupted) returns a result marked partial.
 FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
                        bool partial);
 

@@ -274,6 +274,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
                {"accuracy_table", eval.accuracy_table() ? accuracy_table_summary(*eval.accuracy_table()) : Json(nullptr)},
                {"points", points}};
   if (f.chosen) results["chosen"] = *f.chosen;
+  if (f.partial) results["interrupted"] = true;  // not a finished front
   write_file_atomic(dir + "/results.json", results.dump(1) + "\n");
 
   Json refs = Json::array();
@@ -299,6 +300,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     refs.push_back(std::move(j));
   }
   Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", refs}};
+  if (f.partial) chosen["interrupted"] = true;
   if (f.chosen) {
     for (const auto& r : rows) {
       if (r.id != *f.chosen) continue;

@@ -49,12 +49,15 @@ Json state_to_json(const RunState& s) {
   Json j{{"format", "ttsim-explore-state-1"}, {"sweep_file", s.sweep_file},
          {"sweep", s.sweep_doc}, {"shard", s.shard}, {"points", points}};
   if (!s.calibration.is_null()) j["calibration"] = s.calibration;
+  if (s.systemc_rounds > 0) j["systemc_rounds"] = s.systemc_rounds;
+  if (!s.systemc_pending.empty()) j["systemc_pending"] = s.systemc_pending;
   return j;
 }
 
 RunState state_from_json(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points", "calibration"});
+  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points", "calibration",
+                   "systemc_rounds", "systemc_pending"});
   if (root.at("format").as_string() != "ttsim-explore-state-1") {
     root.at("format").fail("\"ttsim-explore-state-1\"");
   }
@@ -73,6 +76,14 @@ RunState state_from_json(const Json& doc, const std::string& file) {
       r.systemc = evaluation_from_json(*sc);
     }
     s.points[id] = std::move(r);
+  }
+  if (auto r = root.find("systemc_rounds")) s.systemc_rounds = static_cast<int>(r->as_int(0, 1000));
+  if (auto pending = root.find("systemc_pending")) {
+    for (const auto& p : pending->as_array(1)) {
+      const auto id = static_cast<PointId>(p.as_int(0, std::numeric_limits<std::int64_t>::max()));
+      if (!s.points.count(id)) p.fail("the id of a point listed in /points", std::to_string(id));
+      s.systemc_pending.push_back(id);
+    }
   }
   return s;
 }

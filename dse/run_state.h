@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/json_view.h"
 #include "dse/evaluator.h"
@@ -30,6 +31,13 @@ struct RunState {
   /// uncalibrated; a resumed or merged run must use the same.
   Json calibration;
   std::map<PointId, PointRecord> points;
+  /// SystemC rounds of the closing stage (dse/finish.h) started so far, the last one
+  /// possibly unfinished.
+  int systemc_rounds = 0;
+  /// Points of the SystemC round under way when the run was interrupted (ascending; empty
+  /// otherwise): a resumed run completes this round before choosing the next, so it
+  /// evaluates exactly the points an uninterrupted run would.
+  std::vector<PointId> systemc_pending;
 };
 
 /// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
