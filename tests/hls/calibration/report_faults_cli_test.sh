@@ -75,10 +75,11 @@ rows = [r for k in d["kernels"] for r in k["samples"] if r["report_latency_sourc
 assert rows and rows[0]["module"] == "ttsim_contraction", rows
 PY
 
-# 4. calibrate: the same, plus a foreign design with its own report_power (real PCA
-#    build) when TTSIM_SHARED is set: listed as rejected, not fitted; --power takes it.
-if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/ece5404_pca" ]; then
-  cp -r "$TTSIM_SHARED/data/hls_reports/ece5404_pca" "$TMP/rep/pca" && chmod -R u+w "$TMP/rep/pca"
+# 4. calibrate: the same, plus a foreign design on the same part with its own report_power
+#    (the real U50 KNN build) when TTSIM_SHARED is set: listed as rejected, not fitted;
+#    --power takes it.
+if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/ahls_knn" ]; then
+  cp -r "$TTSIM_SHARED/data/hls_reports/ahls_knn" "$TMP/rep/knn" && chmod -R u+w "$TMP/rep/knn"
   foreign=1
 else
   echo "TTSIM_SHARED not set: the foreign-design part of this test is skipped"
@@ -93,10 +94,10 @@ has "$out" "csynth latency undef; co-simulation latency from" "calibrate output"
 has "$out" "power (1 report_power file)" "calibrate output"
 has "$out" "used      impl/design_power_routed.rpt: power fit" "calibrate output"
 if [ $foreign -eq 1 ]; then
-  has "$out" "rejected  pca/bd_0_wrapper_power_routed.rpt: report_power of another design" "calibrate output"
-  has "$out" "skipped   pca/csynth.xml: no ttsim_<op> kernel module (top dut)" "calibrate output"
-  has "$out" "not read  pca/dut_csynth.rpt" "calibrate output"
-  has "$out" "files under $TMP/rep: 14 used, 3 skipped, 1 rejected, 4 not read" "calibrate output"
+  has "$out" "rejected  knn/bd_0_wrapper_power_routed.rpt: report_power of another design" "calibrate output"
+  has "$out" "skipped   knn/csynth.xml: no ttsim_<op> kernel module (top md_kernel)" "calibrate output"
+  has "$out" "not read  knn/md_kernel_csynth.rpt" "calibrate output"
+  has "$out" "files under $TMP/rep: 14 used, 4 skipped, 1 rejected, 3 not read" "calibrate output"
 fi
 python3 - "$TMP/c.json" <<'PY' || fails=$((fails + 1))
 import json, sys
@@ -105,13 +106,20 @@ assert p["achievable_clock_ns"] == 12.755, p
 assert any("achievable clock" in n for n in p["notes"]), p
 PY
 if [ $foreign -eq 1 ]; then
-  # Named explicitly, the foreign power report is fitted (its part differs: exit 2 naming it).
-  "$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c2.json" \
-    --power "$TMP/rep/pca/bd_0_wrapper_power_routed.rpt" >"$TMP/o" 2>"$TMP/e"
+  # Named explicitly, the foreign power report is fitted.
+  out="$("$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" \
+         --out "$TMP/c2.json" --power "$TMP/rep/knn/bd_0_wrapper_power_routed.rpt")" || fail "calibrate --power exited $?"
+  has "$out" "power (2 report_power files)" "calibrate --power output"
+  has "$out" "used      knn/bd_0_wrapper_power_routed.rpt: power fit" "calibrate --power output"
+  # A report_power of another part named explicitly: exit 2 naming it, nothing written.
+  mkdir -p "$TMP/xcu250"
+  cp "$TTSIM_SHARED/data/hls_reports/ece5404_pca/"bd_0_wrapper_*.rpt "$TMP/xcu250/" && chmod u+w "$TMP/xcu250/"*
+  "$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c3.json" \
+    --power "$TMP/xcu250/bd_0_wrapper_power_routed.rpt" >"$TMP/o" 2>"$TMP/e"
   rc=$?
-  [ $rc -eq 2 ] || fail "explicit foreign --power: exit $rc, expected 2"
-  grep -qF "bd_0_wrapper_power_routed.rpt" "$TMP/e" || fail "explicit --power error: $(cat "$TMP/e")"
-  [ -e "$TMP/c2.json" ] && fail "a calibration was written despite the error"
+  [ $rc -eq 2 ] || fail "explicit --power of another part: exit $rc, expected 2"
+  grep -qF "xcu250/bd_0_wrapper_power_routed.rpt" "$TMP/e" || fail "explicit --power error: $(cat "$TMP/e")"
+  [ -e "$TMP/c3.json" ] && fail "a calibration was written despite the error"
 fi
 
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
