@@ -17,6 +17,8 @@
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
 #include "hls/calibration/power_fit.h"
+#include "hls/calibration/report_inventory.h"
+#include "hls/reports/report_checks.h"
 #include "hls/loop_nest.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
@@ -37,6 +39,7 @@ std::string opt(const std::optional<double>& v, const char* f = "{:.4g}") {
 int run_calibrate(const std::vector<std::string>& args) {
   po::options_description options("options");
   std::string dir, arch_path, device_path, model_path, out;
+  std::vector<std::string> explicit_power;
   options.add_options()
       ("reports", po::value<std::string>(&dir)->required(),
        "folder searched recursively for *csynth.xml, *power*.rpt and *utilization*.rpt")
@@ -44,9 +47,14 @@ int run_calibrate(const std::vector<std::string>& args) {
       ("device", po::value<std::string>(&device_path)->required(),
        "device config (part; operator latencies where the reports have no BindNodes)")
       ("model", po::value<std::string>(&model_path)->required(), "model config (which kernels a step uses)")
-      ("out", po::value<std::string>(&out)->required(), "calibration file to write (configs/calibration/*.json)");
+      ("out", po::value<std::string>(&out)->required(), "calibration file to write (configs/calibration/*.json)")
+      ("power", po::value<std::vector<std::string>>(&explicit_power)->composing(),
+       "a report_power file to fit power from even outside the design's report tree (repeatable; the "
+       "*utilization*.rpt beside it gives the resources). Without it, only report_power files in the tree of "
+       "a ttsim csynth report under --reports are used");
   po::variables_map vm;
-  if (!parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json", options, {},
+  if (!parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json [--power FILE]...",
+                     options, {},
                      args, vm)) {
     return 0;
   }
@@ -54,10 +62,16 @@ int run_calibrate(const std::vector<std::string>& args) {
   const DeviceSpec device = load_device_spec(device_path);
   const ModelSpec model = load_model_spec(model_path);
   const ReportSet reports = read_reports(dir);
-  const KernelSampleSet set = collect_kernel_samples(reports.csynth);
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim);
+  const PowerSelection power = select_power_reports(reports, dir, explicit_power);
+  std::cout << format_inventory(report_inventory(reports, set, &power), dir);
+  for (const auto& r : reports.csynth) {
+    if (auto v = timing_violation(r)) std::cout << "warning: " << v->message() << "\n";
+  }
   Calibration c = fit_calibration(set, arch, device, model.name);
-  if (!reports.power.empty()) {
-    const std::vector<PowerSample> ps = power_samples(reports);
+  for (const auto& n : c.notes) std::cout << "note: " << n << "\n";
+  if (!power.pairs.power.empty()) {
+    const std::vector<PowerSample> ps = power_samples(power.pairs);
     for (const auto& p : ps) {
       if (p.device != device.part) {
         throw InputError(fmt::format("{}: device {} differs from device {} ({}) part {}", p.power_source,
@@ -115,7 +129,8 @@ int run_calibrate(const std::vector<std::string>& args) {
         opt(p.bram36_watts_per_mhz), opt(p.uram_watts_per_mhz), opt(p.logic_watts_per_kilolut_mhz),
         opt(p.clock_watts_per_kilolut_mhz));
   } else {
-    std::cout << "power: no report_power files; the device file's coefficients stay in use\n";
+    std::cout << "power: no report_power file of this design" << (power.rejected.empty() ? "" : " (others rejected, above)")
+              << "; the device file's coefficients stay in use\n";
   }
   c.file = out;
   write_calibration(out, c);

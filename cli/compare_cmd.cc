@@ -24,6 +24,8 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
+#include "hls/calibration/report_inventory.h"
+#include "hls/reports/report_checks.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
@@ -65,7 +67,12 @@ int run_compare(const std::vector<std::string>& args) {
   const ArchSpec arch = load_arch_spec(arch_path);
   const DeviceSpec device = load_device_spec(device_path);
   const ReportSet reports = read_reports(dir);
-  const KernelSampleSet set = collect_kernel_samples(reports.csynth);
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim);
+  const std::vector<FileUse> files = report_inventory(reports, set, nullptr);
+  std::cout << format_inventory(files, dir);
+  for (const auto& r : reports.csynth) {
+    if (auto v = timing_violation(r)) std::cout << "warning: " << v->message() << "\n";
+  }
 
   ArchSpec arch_cal = arch;
   DeviceSpec device_cal = device;
@@ -142,12 +149,14 @@ int run_compare(const std::vector<std::string>& args) {
       if (ec) ape_c += std::fabs(*ec);
       ++n;
       std::string src = s->source.size() > 38 ? "…" + s->source.substr(s->source.size() - 37) : s->source;
-      std::cout << fmt::format("  {:<38} {:>6} {:>13} {:>13} {:>14} {:>7.2f} {:>14} {:>7} {:>10}/{:<8} {:>6}/{:<7} {:>6}/{:<6}\n",
+      std::cout << fmt::format("  {:<38} {:>6} {:>13} {:>13} {:>14} {:>7.2f} {:>14} {:>7} {:>10}/{:<8} {:>6}/{:<7} {:>6}/{:<6}{}\n",
                                src, s->bound, s->latency_best.str(), s->latency_worst.str(), u, eu, num(c),
                                ec ? fmt::format("{:.2f}", *ec) : "-", num(s->resources.bram_18k), "-",
-                               num(s->resources.uram), "-", num(s->resources.dsp), model_dsp);
+                               num(s->resources.uram), "-", num(s->resources.dsp), model_dsp,
+                               s->latency_source == "cosim" ? "  (report latency = co-simulation, csynth undef)" : "");
       rows.push_back({{"report", s->source}, {"module", s->module}, {"bound", s->bound},
                       {"trips", s->trips()}, {"report_latency", s->latency},
+                      {"report_latency_source", s->latency_source},
                       {"report_latency_best", jnum(s->latency_best.min)},
                       {"report_latency_worst", jnum(s->latency_worst.max)},
                       {"simulated_uncalibrated", u}, {"error_uncalibrated_pct", eu},
@@ -256,6 +265,15 @@ int run_compare(const std::vector<std::string>& args) {
 
   Json j;
   j["reports_dir"] = dir;
+  j["files"] = inventory_json(files);
+  Json timing = Json::array();
+  for (const auto& r : reports.csynth) {
+    if (auto v = timing_violation(r)) {
+      timing.push_back({{"report", r.source}, {"module", v->module}, {"target_clock_ns", v->target_ns},
+                        {"estimated_clock_ns", v->estimated_ns}});
+    }
+  }
+  j["timing_violations"] = timing;
   j["arch"] = arch.name;
   j["device"] = device.name;
   j["calibration"] = cal_label;

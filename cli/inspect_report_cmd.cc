@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "core/atomic_file.h"
+#include "hls/reports/report_checks.h"
 #include "hls/reports/report_json.h"
 #include "hls/reports/report_set.h"
 
@@ -51,6 +52,7 @@ void print_csynth(const CsynthReport& r, bool modules) {
                            r.flow_target.empty() ? "" : "  flow " + r.flow_target);
   std::cout << fmt::format("  clock target {}  estimated {}\n", opt_ns(r.target_clock_ns),
                            opt_ns(r.estimated_clock_ns));
+  if (auto v = timing_violation(r)) std::cout << "  warning: " << v->message() << "\n";
   std::cout << fmt::format("  latency best {}  worst {}  interval {} .. {} cycles\n",
                            r.latency_best.str(), r.latency_worst.str(), r.interval_min.str(),
                            r.interval_max.str());
@@ -93,7 +95,15 @@ int run_inspect_report(const std::vector<std::string>& args) {
     return 0;
   }
   const ReportSet s = read_reports(path);
-  for (const auto& r : s.csynth) print_csynth(r, vm["modules"].as<bool>());
+  for (const auto& r : s.csynth) {
+    print_csynth(r, vm["modules"].as<bool>());
+    if (!r.latency_worst.known()) {
+      if (auto c = cosim_latency_for(r, s.cosim)) {
+        std::cout << fmt::format("  latency from co-simulation (ground truth; csynth undef): {} cycles ({})\n",
+                                 c->latency.str(), c->source);
+      }
+    }
+  }
   for (const auto& e : s.export_impl) {
     std::cout << fmt::format("export_impl  {}\n  Vivado {}  clock target {}  achieved {}  timing met {}\n"
                              "  post-route BRAM_18K {}  DSP {}  FF {}  LUT {}  URAM {}  CLB {}\n",

@@ -1,5 +1,7 @@
 #include "core/json_view.h"
 
+#include "core/json_parse.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -37,25 +39,6 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-namespace {
-
-/// "line L, column C" of byte `offset` of `text`.
-std::string line_column(const std::string& text, std::size_t offset) {
-  if (offset > text.size()) offset = text.size();
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
-}  // namespace
-
 Json load_json_file(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -79,23 +62,7 @@ Json load_json_file(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  try {
-    return Json::parse(text);
-  } catch (const Json::out_of_range& e) {
-    // Number overflow (e.g. 1e400); the library reports no position, so name the token.
-    std::string what = e.what();
-    auto pos = what.find("number overflow");
-    throw ConfigError(path, "", "numbers representable as 64-bit floating point",
-                      pos != std::string::npos ? what.substr(pos) : what);
-  } catch (const Json::parse_error& e) {
-    // Translate the byte offset into a line and column.
-    std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    std::string what = e.what();
-    auto pos = what.find("parse error");
-    if (pos != std::string::npos) what = what.substr(pos);
-    throw ConfigError(path, "", "valid JSON",
-                      "a syntax error at " + line_column(text, offset) + " (" + what + ")");
-  }
+  return parse_json_text(text, path);
 }
 
 std::string describe_json(const Json& v) {

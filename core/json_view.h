@@ -19,7 +19,8 @@ using Json = nlohmann::json;
 
 /// Parses the JSON file at `path`.
 /// Throws InputError when the file cannot be read and ConfigError (pointer "/",
-/// "found" giving line and column) when it is not valid JSON.
+/// "found" giving line and column) when it is not valid JSON, or (at the key's JSON
+/// pointer) when an object repeats a key (core/json_parse.h).
 Json load_json_file(const std::string& path);
 
 /// A short human description of a JSON value for error messages,

@@ -44,6 +44,10 @@ std::string require_file(const JsonView& v, const std::string& sweep_file) {
   const std::string given = v.as_string();
   const std::string found = find_config_path(given, sweep_file);
   if (found.empty()) v.fail("a path to an existing file", "\"" + given + "\" (no such file)");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(found, ec)) {
+    v.fail("a path to an existing file", "\"" + given + "\" (" + found + " is not a regular file)");
+  }
   return found;
 }
 

@@ -64,6 +64,8 @@ Json calibration_to_json(const Calibration& c) {
   j["provenance"] = {{"tool_version", c.tool_version}, {"part", c.part},
                      {"target_clock_ns", c.target_clock_ns}, {"arch", c.arch},
                      {"device", c.device}, {"model", c.model}, {"reports", c.reports}};
+  if (c.achievable_clock_ns) j["provenance"]["achievable_clock_ns"] = *c.achievable_clock_ns;
+  if (!c.notes.empty()) j["provenance"]["notes"] = c.notes;
   Json kernels = Json::object();
   for (const auto& [op, r] : c.kernels) {
     Json loops = Json::object();
@@ -118,11 +120,16 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
   Calibration c;
   c.file = file;
   const JsonView prov = root.at("provenance");
-  prov.allow_keys({"tool_version", "part", "target_clock_ns", "arch", "device", "model", "reports"});
+  prov.allow_keys({"tool_version", "part", "target_clock_ns", "achievable_clock_ns", "notes", "arch", "device",
+                   "model", "reports"});
   c.tool_version = prov.at("tool_version").as_string();
   c.part = prov.at("part").as_string();
   if (c.part.empty()) prov.at("part").fail("a non-empty part name");
   c.target_clock_ns = prov.at("target_clock_ns").as_double(0.1, 1000.0);
+  if (auto a = prov.find("achievable_clock_ns")) c.achievable_clock_ns = a->as_double(c.target_clock_ns, 1000.0);
+  if (auto n = prov.find("notes")) {
+    for (const JsonView& e : n->as_array(0)) c.notes.push_back(e.as_string());
+  }
   c.arch = prov.at("arch").as_string();
   c.device = prov.at("device").as_string();
   c.model = prov.at("model").as_string();
@@ -158,10 +165,12 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
       l.allow_keys({"depth_adjust", "samples", "model_ii", "model_depth", "report_ii", "report_depth",
                     "max_abs_residual_cycles"});
       LoopFitRecord f;
-      r.params.depth_adjust[lname] = l.at("depth_adjust").as_double(-1e6, 1e6);
       f.samples = static_cast<int>(l.at("samples").as_int(1, 1000000));
       f.model_ii = static_cast<int>(l.at("model_ii").as_int(1, 1000000));
       f.model_depth = static_cast<int>(l.at("model_depth").as_int(1, 1000000));
+      // The calibrated depth (model depth + adjustment) is a pipeline depth: at least 1 cycle.
+      r.params.depth_adjust[lname] =
+          l.at("depth_adjust").as_double(1.0 - static_cast<double>(f.model_depth), 1e6);
       if (auto v = l.find("report_ii")) f.report_ii = static_cast<int>(v->as_int(1, 1000000));
       if (auto v = l.find("report_depth")) f.report_depth = v->as_double(0, 1e6);
       f.max_abs_residual_cycles = l.at("max_abs_residual_cycles").as_double(0, 1e18);
@@ -214,6 +223,10 @@ void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const
 void apply_calibration(const Calibration& c, ArchSpec& arch, DeviceSpec& device) {
   check_calibration_matches(c, arch, device);
   arch.calibration = std::make_shared<const KernelCalibration>(c.kernel_calibration());
+  // Reports that missed timing: the design runs at the achievable clock, not the target.
+  if (c.achievable_clock_ns && *c.achievable_clock_ns > 1000.0 / arch.clock_mhz) {
+    arch.clock_mhz = 1000.0 / *c.achievable_clock_ns;
+  }
   if (c.power) {
     std::string fitted;
     for (const PowerKey& k : kPowerKeys) {

@@ -12,6 +12,8 @@
 //       "tool_version": "2023.2",               // csynth ReportVersion
 //       "part": "xcu50-fsvh2104-2-e",            // csynth UserAssignments/Part
 //       "target_clock_ns": 10.0,                 // csynth TargetClockPeriod
+//       "achievable_clock_ns": 12.755,           // optional: estimated period above the target
+//       "notes": ["..."],                        // optional
 //       "arch": "u50_paper", "device": "u50", "model": "atis_2enc",
 //       "reports": ["<csynth.xml path>", ...]    // every file a fit used
 //     },
@@ -93,6 +95,10 @@ struct Calibration {
   std::string file;  ///< where it was loaded from / written to
   std::string tool_version, part;
   double target_clock_ns = 0;
+  /// Set when a report's estimated clock period exceeds the target (timing not met): the
+  /// largest estimated period, ns; apply_calibration runs the arch at 1000 / this MHz.
+  std::optional<double> achievable_clock_ns;
+  std::vector<std::string> notes;  ///< provenance notes (e.g. why the achievable clock)
   std::string arch, device, model;
   std::vector<std::string> reports;
   std::map<TaskOp, KernelFitRecord> kernels;
@@ -111,7 +117,9 @@ std::optional<TaskOp> task_op_from_string(const std::string& name);
 /// The JSON document of the format above.
 Json calibration_to_json(const Calibration& c);
 /// Validates a calibration document (ConfigError naming file and JSON pointer for
-/// unknown keys, wrong types, unknown kernel or loop names, a non-positive clock, a
+/// unknown keys, wrong types, unknown kernel or loop names, a non-positive clock, an
+/// achievable clock below the target, a depth adjustment that makes a loop's depth
+/// (model_depth + depth_adjust) less than 1 cycle, negative power coefficients, a
 /// version other than 2, or a kernel with the old fitted "ii": the II is derived from
 /// the kernel specification, hls/include/kernel_spec.h, and the operator latencies).
 Calibration parse_calibration(const Json& doc, const std::string& file);
@@ -124,7 +132,8 @@ void write_calibration(const std::string& path, const Calibration& c);
 /// clock than `arch.clock_mhz` (periods more than 0.01 ns apart), naming both.
 void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const DeviceSpec& device);
 
-/// check_calibration_matches, then sets arch.calibration and replaces the power
+/// check_calibration_matches, then sets arch.calibration, lowers arch.clock_mhz to the
+/// achievable clock when the calibration has one (timing not met), and replaces the power
 /// coefficients of `device` that the calibration fitted (device.power.source notes it).
 void apply_calibration(const Calibration& c, ArchSpec& arch, DeviceSpec& device);
 

@@ -158,6 +158,7 @@ Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, co
   c.device = device.name;
   c.model = model_name;
   std::set<std::string> tools;
+  std::string timing_note;
   for (const auto& s : set.samples) {
     if (s.part != device.part) {
       throw InputError(fmt::format("{}: report part {} differs from device {} ({}) part {}", s.source, s.part,
@@ -171,7 +172,22 @@ Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, co
     }
     tools.insert(s.tool_version);
     if (std::find(c.reports.begin(), c.reports.end(), s.source) == c.reports.end()) c.reports.push_back(s.source);
+    // Timing not met: the design runs at the slowest estimated clock, not the target.
+    if (s.estimated_clock_ns && *s.estimated_clock_ns > *s.target_clock_ns + 1e-9 &&
+        (!c.achievable_clock_ns || *s.estimated_clock_ns > *c.achievable_clock_ns)) {
+      c.achievable_clock_ns = *s.estimated_clock_ns;
+      timing_note = (fmt::format(
+          "{}: {}: estimated clock {:.3f} ns above the {:.3f} ns target (timing not met); calibration uses the "
+          "achievable clock {:.3f} ns ({:.1f} MHz)",
+          s.source, s.module, *s.estimated_clock_ns, *s.target_clock_ns, *s.estimated_clock_ns,
+          1000.0 / *s.estimated_clock_ns));
+    }
+    if (s.latency_source == "cosim") {
+      c.notes.push_back(fmt::format("{}: {}: csynth latency undef; co-simulation latency from {} used as ground truth",
+                                    s.source, s.module, s.cosim_report));
+    }
   }
+  if (!timing_note.empty()) c.notes.insert(c.notes.begin(), timing_note);
   for (const auto& t : tools) c.tool_version += (c.tool_version.empty() ? "" : ", ") + t;
   c.part = device.part;
   c.target_clock_ns = *set.samples.front().target_clock_ns;

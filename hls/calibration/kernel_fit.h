@@ -61,7 +61,8 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
 /// The calibration of every kernel in `set`, with provenance. Throws InputError when no
 /// module maps to a kernel (listing the modules found and the skipped ones), when the
 /// samples' part differs from device.part or their target clock from arch.clock_mhz,
-/// or from fit_kernel.
+/// or from fit_kernel. When a sample's estimated clock exceeds its target (timing not
+/// met), Calibration::achievable_clock_ns is the largest estimate, with a note.
 Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
                             const std::string& model_name);
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hls/loop_nest.h"
+#include "hls/reports/report_checks.h"
 
 namespace ttsim::hls {
 namespace {
@@ -85,7 +86,8 @@ std::vector<std::int64_t> KernelSample::trips() const {
   return t;
 }
 
-KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports) {
+KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
+                                       const std::vector<CosimReport>& cosim) {
   KernelSampleSet set;
   std::set<std::pair<std::string, std::string>> seen;  // (folder, module)
   std::vector<const CsynthReport*> sorted;
@@ -118,6 +120,19 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports)
       s.tool_version = r.tool_version;
       s.part = r.part;
       s.target_clock_ns = m && m->target_clock_ns ? m->target_clock_ns : r.target_clock_ns;
+      // The slower of the module's and the report's estimate (the report's covers the top).
+      s.estimated_clock_ns = m && m->estimated_clock_ns ? m->estimated_clock_ns : r.estimated_clock_ns;
+      if (name == r.top && r.estimated_clock_ns && (!s.estimated_clock_ns || *r.estimated_clock_ns > *s.estimated_clock_ns)) {
+        s.estimated_clock_ns = r.estimated_clock_ns;
+      }
+      if ((!s.latency_best.known() || !s.latency_worst.known()) && name == r.top) {
+        if (const auto c = cosim_latency_for(r, cosim)) {
+          s.latency_best = Count::exact(*c->latency.min);
+          s.latency_worst = Count::exact(*c->latency.max);
+          s.latency_source = "cosim";
+          s.cosim_report = c->source;
+        }
+      }
       // The kernel's pipelined loops: its own and its outlined _Pipeline_ callees'.
       std::vector<std::pair<const LoopReport*, std::string>> found;
       pipelined_loops(m ? m->loops : r.loops, name, found);
@@ -192,7 +207,8 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports)
         exact = exact && l->trip_count.is_exact() && l->latency.is_exact();
       }
       if (!known) {
-        skip("latency or a loop's trip count / latency is undef");
+        skip(std::string("latency or a loop's trip count / latency is undef") +
+             (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
         continue;
       }
       for (const char* bound : {"worst", "best"}) {

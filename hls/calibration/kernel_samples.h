@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "hls/reports/csynth.h"
+#include "hls/reports/impl_reports.h"
 #include "models/task_graph.h"
 
 namespace ttsim::hls {
@@ -59,6 +60,11 @@ struct KernelSample {
   Resources resources;        ///< the module's (with its callees) as reported
   std::string tool_version, part;
   std::optional<double> target_clock_ns;
+  std::optional<double> estimated_clock_ns;  ///< EstimatedClockPeriod of the module (or top), ns
+  /// "csynth", or "cosim" when csynth printed the module latency undef and a
+  /// co-simulation report of it (report_checks.h cosim_latency_for) measured it.
+  std::string latency_source = "csynth";
+  std::string cosim_report;  ///< the *_cosim.rpt file when latency_source is "cosim"
   std::vector<BindNode> op_binds;  ///< operator BindNodes of the module and its callees
   /// One trip count per loop of the kernel's specification (all_kernel_loops(op) order,
   /// every variant): the observed loop's trip, 0 for a loop the module does not hold.
@@ -82,7 +88,10 @@ struct KernelSampleSet {
 /// Samples of every kernel module in `reports`. A module reported by several files of
 /// one folder (csynth.xml and <m>_csynth.xml) counts once (the first file by path).
 /// Modules with unknown latency, no loop of the kernel, a missing loop common to every
-/// variant or a foreign loop are listed in `skipped`.
-KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports);
+/// variant or a foreign loop are listed in `skipped`. A report top whose csynth latency
+/// is undef takes the co-simulation latency from `cosim` when there is one (ground truth,
+/// KernelSample::latency_source "cosim").
+KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
+                                       const std::vector<CosimReport>& cosim = {});
 
 }  // namespace ttsim::hls

@@ -1,5 +1,7 @@
 #include "hls/reports/latency_rules.h"
 
+#include "hls/reports/report_checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -84,8 +86,8 @@ double RuleResult::error_pct() const {
   return 100.0 * static_cast<double>(predicted - reported) / static_cast<double>(reported);
 }
 
-double RuleEvaluation::mape() const {
-  if (results.empty()) return 0.0;
+std::optional<double> RuleEvaluation::mape() const {
+  if (results.empty()) return std::nullopt;
   double s = 0;
   for (const auto& r : results) s += std::fabs(r.error_pct());
   return s / static_cast<double>(results.size());
@@ -116,10 +118,17 @@ bool version_before(const std::string& v, int year, int minor) {
 }
 
 void evaluate_module(const std::string& source, const std::string& version, const std::string& name,
-                     const Count& reported, const std::string& pipeline_type,
+                     Count reported, const std::string& pipeline_type,
                      const std::vector<LoopReport>& loops, const Callees& calls,
-                     const std::vector<ModuleReport>& modules, RuleSet rules, RuleEvaluation& out) {
-  auto skip = [&](const std::string& why) { out.skipped.push_back({source, name, why}); };
+                     const std::vector<ModuleReport>& modules, RuleSet rules, RuleEvaluation& out,
+                     const std::optional<CosimLatency>& cosim = std::nullopt) {
+  std::string cosim_note;
+  if (!reported.known() && cosim) {
+    reported = Count::exact(*cosim->latency.max);
+    cosim_note = " (csynth latency undef; co-simulation latency " + std::to_string(*cosim->latency.max) +
+                 " cycles from " + cosim->source + " is the ground truth)";
+  }
+  auto skip = [&](const std::string& why) { out.skipped.push_back({source, name, why + cosim_note}); };
   if (!reported.known()) return skip("reported latency undef");
   if (!reported.is_exact()) return skip("reported latency is a range " + reported.str());
   if (pipeline_type == "dataflow") return skip("dataflow region (tasks overlap)");
@@ -134,6 +143,10 @@ void evaluate_module(const std::string& source, const std::string& version, cons
   r.tool_version = version;
   r.module = name;
   r.reported = *reported.max;
+  if (!cosim_note.empty()) {
+    r.reported_source = "cosim";
+    r.cosim_report = cosim->source;
+  }
   std::int64_t total = 0;
   for (const auto& l : loops) {
     auto p = rule_loop_latency(l, rules, modules, calls);
@@ -155,7 +168,8 @@ void evaluate_module(const std::string& source, const std::string& version, cons
 
 }  // namespace
 
-RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet rules) {
+RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet rules,
+                              const std::vector<CosimReport>& cosim) {
   RuleEvaluation out;
   std::set<std::pair<std::string, std::string>> done;  // (folder, module)
   // Reports with ModuleInformation first: they know each module's calls, which a
@@ -179,12 +193,13 @@ RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet 
       for (const auto& m : rep.modules) {
         if (!done.insert({folder, m.name}).second) continue;
         evaluate_module(rep.source, rep.tool_version, m.name, m.latency_worst, m.pipeline_type,
-                        m.loops, calls_of(m.name), rep.modules, rules, out);
+                        m.loops, calls_of(m.name), rep.modules, rules, out,
+                        m.name == rep.top ? cosim_latency_for(rep, cosim) : std::nullopt);
       }
     } else {
       if (!done.insert({folder, rep.top}).second) continue;
       evaluate_module(rep.source, rep.tool_version, rep.top, rep.latency_worst, rep.pipeline_type,
-                      rep.loops, {}, rep.modules, rules, out);
+                      rep.loops, {}, rep.modules, rules, out, cosim_latency_for(rep, cosim));
     }
   }
   return out;

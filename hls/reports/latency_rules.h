@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "hls/reports/csynth.h"
+#include "hls/reports/impl_reports.h"
 
 namespace ttsim::hls {
 
@@ -57,6 +58,10 @@ struct RuleResult {
   std::string tool_version;
   std::string module;
   std::int64_t reported = 0;   ///< worst-case latency printed in the report, cycles
+  /// Where `reported` comes from: "csynth", or "cosim" when csynth printed undef and a
+  /// co-simulation report of the module (report_checks.h cosim_latency_for) measured it.
+  std::string reported_source = "csynth";
+  std::string cosim_report;    ///< the *_cosim.rpt file when reported_source is "cosim"
   std::int64_t predicted = 0;  ///< by the rules, cycles
   int loops = 0;               ///< top-level loops of the module
   int calls = 0;               ///< instance calls outside loops
@@ -73,8 +78,9 @@ struct RuleSkip {
 struct RuleEvaluation {
   std::vector<RuleResult> results;
   std::vector<RuleSkip> skipped;
-  /// Mean absolute percentage error over `results` (percent); 0 when empty.
-  double mape() const;
+  /// Mean absolute percentage error over `results` (percent); std::nullopt when no
+  /// module was evaluated (never 0 %).
+  std::optional<double> mape() const;
 };
 
 /// Evaluates the rules on every module of every report: the ModuleInformation modules
@@ -83,6 +89,10 @@ struct RuleEvaluation {
 /// Modules are evaluated only with complete data: exact reported latency, no dataflow,
 /// every loop complete, every call's latency known; in reports before 2022.1 (no
 /// InstanceList) a module with both loops and calls is skipped (calls cannot be placed).
-RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet rules);
+/// Where a report's top prints latency undef and `cosim` holds its co-simulation
+/// (report_checks.h cosim_latency_for), the measured worst-case latency is the ground
+/// truth (RuleResult::reported_source "cosim"; a skip reason names it).
+RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet rules,
+                              const std::vector<CosimReport>& cosim = {});
 
 }  // namespace ttsim::hls

@@ -1,5 +1,7 @@
 #include "hls/reports/report_json.h"
 
+#include "hls/reports/report_checks.h"
+
 namespace ttsim::hls {
 
 using nlohmann::json;
@@ -92,7 +94,17 @@ json csynth_json(const CsynthReport& r) {
 json report_set_json(const ReportSet& s) {
   json out = {{"csynth", json::array()}, {"export_impl", json::array()}, {"cosim", json::array()},
               {"utilization", json::array()}, {"power", json::array()}, {"not_read", s.not_read}};
-  for (const auto& r : s.csynth) out["csynth"].push_back(csynth_json(r));
+  for (const auto& r : s.csynth) {
+    json j = csynth_json(r);
+    const auto v = timing_violation(r);
+    j["timing_met"] = r.estimated_clock_ns && r.target_clock_ns ? json(!v) : json(nullptr);
+    if (v) j["warnings"] = json::array({v->message()});
+    const auto c = r.latency_worst.known() ? std::nullopt : cosim_latency_for(r, s.cosim);
+    j["cosim_latency"] = c ? json({{"source", c->source}, {"min", *c->latency.min}, {"max", *c->latency.max},
+                                   {"note", "ground truth: csynth latency undef"}})
+                           : json(nullptr);
+    out["csynth"].push_back(j);
+  }
   for (const auto& e : s.export_impl) {
     out["export_impl"].push_back(
         {{"source", e.source}, {"vivado_version", e.vivado_version}, {"run_type", e.run_type},

@@ -16,6 +16,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 void read_one(const std::string& p, ReportKind kind, ReportSet& out) {
+  out.files.emplace_back(p, kind);
   switch (kind) {
     case ReportKind::kCsynthXml: out.csynth.push_back(read_csynth_xml(p)); break;
     case ReportKind::kExportImplXml: out.export_impl.push_back(read_export_impl_xml(p)); break;
@@ -27,6 +28,18 @@ void read_one(const std::string& p, ReportKind kind, ReportSet& out) {
 }
 
 }  // namespace
+
+const char* describe(ReportKind kind) {
+  switch (kind) {
+    case ReportKind::kCsynthXml: return "csynth.xml";
+    case ReportKind::kExportImplXml: return "export_impl.xml";
+    case ReportKind::kCosimRpt: return "cosim report";
+    case ReportKind::kUtilizationRpt: return "report_utilization";
+    case ReportKind::kPowerRpt: return "report_power";
+    case ReportKind::kOther: break;
+  }
+  return "not a report kind";
+}
 
 ReportKind classify_report_file(const std::string& path) {
   std::string name = fs::path(path).filename().string();

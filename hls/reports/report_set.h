@@ -27,7 +27,13 @@ struct ReportSet {
   std::vector<UtilizationReport> utilization;
   std::vector<PowerReport> power;
   std::vector<std::string> not_read;  ///< files of kind kOther
+  /// Every regular file found, sorted by path, with the kind its name denotes.
+  std::vector<std::pair<std::string, ReportKind>> files;
 };
+
+/// "csynth.xml", "export_impl.xml", "cosim report", "report_utilization",
+/// "report_power" or "not a report kind".
+const char* describe(ReportKind kind);
 
 /// Reads `path` (a file or a folder). Throws InputError when the path does not exist,
 /// when a single file given directly is of no known kind, or from any reader (the

@@ -37,6 +37,11 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
     if (avail_col >= 0 && avail_col < static_cast<int>(cells->size())) {
       u.available = parse_double_text((*cells)[avail_col]);
     }
+    if (u.used < 0 || (u.available && *u.available < 0)) {
+      throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
+                       "\": expected non-negative Used and Available counts, found " +
+                       (u.used < 0 ? "Used \"" + (*cells)[used_col] : "Available \"" + (*cells)[avail_col]) + "\"");
+    }
     return u;
   }
   return std::nullopt;
@@ -57,21 +62,47 @@ std::string require_header(const std::vector<std::string>& ls, const std::string
 }
 
 // Two-cell rows "| key | value |" of the power summary.
-std::optional<std::string> kv_row(const std::vector<std::string>& ls, const std::string& key) {
-  for (const auto& l : ls) {
-    auto cells = rpt::row_cells(l);
-    if (cells && cells->size() >= 2 && (*cells)[0] == key) return (*cells)[1];
+// The second cell of the first row whose first cell is `key`, with its line index.
+std::optional<std::pair<std::string, std::size_t>> kv_row_at(const std::vector<std::string>& ls,
+                                                             const std::string& key) {
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    auto cells = rpt::row_cells(ls[i]);
+    if (cells && cells->size() >= 2 && (*cells)[0] == key) return std::make_pair((*cells)[1], i);
   }
   return std::nullopt;
 }
 
+std::optional<std::string> kv_row(const std::vector<std::string>& ls, const std::string& key) {
+  auto v = kv_row_at(ls, key);
+  if (!v) return std::nullopt;
+  return v->first;
+}
+
+// Watts must be >= 0: a negative power is an input error naming the file and line.
+double check_watts(double w, const std::string& what, std::size_t line, const std::string& source) {
+  if (w < 0) {
+    throw InputError(source + ": line " + std::to_string(line + 1) + ": " + what +
+                     ": expected a non-negative power in W, found " + std::to_string(w));
+  }
+  return w;
+}
+
 double require_watts(const std::vector<std::string>& ls, const std::string& key,
                      const std::string& source) {
-  auto v = kv_row(ls, key);
+  auto v = kv_row_at(ls, key);
   if (!v) throw InputError(source + ": summary row \"" + key + "\": missing");
-  auto d = parse_double_text(*v);
-  if (!d) throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + *v + "\"");
-  return *d;
+  auto d = parse_double_text(v->first);
+  if (!d) throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + v->first + "\"");
+  return check_watts(*d, "summary row \"" + key + "\"", v->second, source);
+}
+
+std::optional<double> optional_watts(const std::vector<std::string>& ls, const std::string& key,
+                                     const std::string& source) {
+  auto v = kv_row_at(ls, key);
+  if (!v) return std::nullopt;
+  auto d = parse_double_text(v->first);
+  if (d) check_watts(*d, "summary row \"" + key + "\"", v->second, source);
+  return d;
 }
 
 std::optional<double> optional_number(const std::vector<std::string>& ls, const std::string& key) {
@@ -115,13 +146,14 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
   r.total_on_chip_w = require_watts(ls, "Total On-Chip Power (W)", source);
   r.dynamic_w = require_watts(ls, "Dynamic (W)", source);
   r.device_static_w = require_watts(ls, "Device Static (W)", source);
-  r.fpga_w = optional_number(ls, "FPGA Power (W)");
-  r.hbm_w = optional_number(ls, "HBM Power (W)");
+  r.fpga_w = optional_watts(ls, "FPGA Power (W)", source);
+  r.hbm_w = optional_watts(ls, "HBM Power (W)", source);
   r.junction_temperature_c = optional_number(ls, "Junction Temperature (C)");
   r.confidence_level = kv_row(ls, "Confidence Level").value_or("");
   // "1.1 On-Chip Components": rows after the header "On-Chip | Power (W) | …" until a blank line.
   bool in_table = false;
-  for (const auto& l : ls) {
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    const std::string& l = ls[i];
     auto cells = rpt::row_cells(l);
     if (!cells) {
       if (in_table && trim(l).empty()) break;
@@ -132,7 +164,9 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
       continue;
     }
     if (in_table && cells->size() >= 2) {
-      if (auto w = parse_double_text((*cells)[1])) r.components.emplace_back((*cells)[0], *w);
+      if (auto w = parse_double_text((*cells)[1])) {
+        r.components.emplace_back((*cells)[0], check_watts(*w, "component \"" + (*cells)[0] + "\"", i, source));
+      }
     }
   }
   // "2.2 Clock Constraints": rows after the header "Clock | Domain | Constraint (ns)".

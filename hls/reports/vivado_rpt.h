@@ -32,7 +32,8 @@ struct UtilizationReport {
 /// Parses a report_utilization text. Rows are found by their Site Type in the first
 /// table that has them (sections 1, 3, 4). Throws InputError "<source>: …" when the
 /// header has no "Device" line or a row among CLB LUTs, CLB Registers, Block RAM Tile,
-/// DSPs is missing or not numeric.
+/// DSPs is missing or not numeric, or when a Used / Available count is negative (naming
+/// the line).
 UtilizationReport parse_utilization_rpt(const std::string& text, const std::string& source);
 UtilizationReport read_utilization_rpt(const std::string& path);
 
@@ -50,7 +51,9 @@ struct PowerReport {
 };
 
 /// Parses a report_power text. Throws InputError "<source>: …" when "Total On-Chip
-/// Power (W)", "Dynamic (W)" or "Device Static (W)" is missing or not a number.
+/// Power (W)", "Dynamic (W)" or "Device Static (W)" is missing or not a number, or when a
+/// power figure (summary rows, FPGA / HBM power, on-chip components) is negative (naming
+/// the line).
 PowerReport parse_power_rpt(const std::string& text, const std::string& source);
 PowerReport read_power_rpt(const std::string& path);
 

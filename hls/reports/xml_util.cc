@@ -92,6 +92,7 @@ std::optional<double> number(pugi::xml_node node, const std::string& file) {
   if (t.empty() || t == "undef") return std::nullopt;
   auto v = parse_double_text(t);
   if (!v) fail(file, node, "expected a number, found " + quote(t));
+  if (*v < 0) fail(file, node, "expected a non-negative number (a period or time), found " + quote(t));
   return v;
 }
 

@@ -43,7 +43,8 @@ Count count(pugi::xml_node node, const std::string& file);
 std::optional<Count> optional_count(pugi::xml_node parent, const char* name, const std::string& file);
 
 /// Decimal number in element `node` (e.g. a clock period in ns); "undef"/empty gives
-/// std::nullopt; other text throws InputError.
+/// std::nullopt; other text, or a negative number, throws InputError naming the file
+/// and the element path.
 std::optional<double> number(pugi::xml_node node, const std::string& file);
 
 /// Non-negative integer in element `node`; "undef"/empty gives std::nullopt; other text

@@ -42,7 +42,7 @@ PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
   return p;
 }
 
-double estimate_luts(double fp_lanes, double control_luts) { return 300.0 * fp_lanes + control_luts; }
+double estimate_luts(double fp_lanes, double control_luts) { return kLutsPerFp32Lane * fp_lanes + control_luts; }
 
 double control_luts(double unit_instances, double banks) {
   return kControlLutsPerUnitInstance * unit_instances + kControlLutsPerBank * banks;

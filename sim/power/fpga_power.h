@@ -52,6 +52,10 @@ PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& activity
 /// An estimate from operator figures, not a csynth or place-and-route count.
 double estimate_luts(double fp_lanes, double control_luts);
 
+/// LUTs per FP32 multiply-add lane of the estimate (fadd full_dsp 220 + fmul max_dsp 78,
+/// rounded; hls-reports.md §2.6).
+inline constexpr double kLutsPerFp32Lane = 300.0;
+
 /// Assumed control logic (loop FSMs, address generation, handshakes) per elaborated
 /// unit instance and per on-chip bank, LUTs. A modelling assumption, not a csynth figure.
 inline constexpr double kControlLutsPerUnitInstance = 2000.0;

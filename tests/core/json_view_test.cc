@@ -94,5 +94,25 @@ TEST(AtomicFile, WritesAndReplaces) {
   EXPECT_EQ(t, "three");
 }
 
+TEST(LoadJsonFile, DuplicateKeyIsConfigErrorAtItsPointer) {
+  const std::string path = ::testing::TempDir() + "/dup.json";
+  std::ofstream(path) << "{\"a\": [{\"x\": 1}, {\"y\": 1, \"b/c\": 2, \"b/c\": 3}], \"z\": 0}\n";
+  auto e = catch_error([&] { load_json_file(path); });
+  EXPECT_EQ(e.file(), path);
+  EXPECT_EQ(e.pointer(), "/a/1/b~1c");
+  EXPECT_NE(std::string(e.what()).find("a second time"), std::string::npos) << e.what();
+}
+
+TEST(LoadJsonFile, DuplicateTopLevelKeyAndSameKeyInSiblingObjectsAllowed) {
+  const std::string ok = ::testing::TempDir() + "/siblings.json";
+  std::ofstream(ok) << "{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}, \"c\": [[1, {\"k\": 3}]]}";
+  const Json j = load_json_file(ok);
+  EXPECT_EQ(j["c"][0][1]["k"], 3);
+  const std::string path = ::testing::TempDir() + "/dup_top.json";
+  std::ofstream(path) << "{\"lanes\": 16,\n \"lanes\": 64}";
+  EXPECT_EQ(catch_error([&] { load_json_file(path); }).pointer(), "/lanes");
+}
+
+
 }  // namespace
 }  // namespace ttsim

@@ -280,6 +280,37 @@ TEST(CalibrationFile, RoundTripsAndValidates) {
   }
 }
 
+TEST(CalibrationFile, RefusesANegativeDepthOrPowerNamingThePointer) {
+  const std::string dir = tmp("negative");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  ReportSet rs = read_reports(dir);
+  Calibration c = fit_calibration(collect_kernel_samples(rs.csynth), paper(), u50(), "atis_2enc");
+  c.power = PowerFitRecord{};
+  c.power->dsp_watts_per_mhz = 7e-6;
+  c.power->reports = {"p.rpt"};
+  Json doc = calibration_to_json(c);
+  const int model_depth = doc["kernels"]["softmax"]["loops"]["softmax_max"]["model_depth"];
+  doc["kernels"]["softmax"]["loops"]["softmax_max"]["depth_adjust"] = -model_depth - 5;  // depth −5 cycles
+  try {
+    parse_calibration(doc, "neg.json");
+    FAIL() << "a negative calibrated depth was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "neg.json");
+    EXPECT_EQ(e.pointer(), "/kernels/softmax/loops/softmax_max/depth_adjust");
+  }
+  doc = calibration_to_json(c);
+  doc["power"]["dsp_watts_per_mhz"] = -7e-6;
+  try {
+    parse_calibration(doc, "neg.json");
+    FAIL() << "a negative power coefficient was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/power/dsp_watts_per_mhz");
+  }
+  doc = calibration_to_json(c);
+  doc["provenance"]["achievable_clock_ns"] = 5.0;  // below the 10 ns target
+  EXPECT_THROW(parse_calibration(doc, "neg.json"), ConfigError);
+}
+
 TEST(CalibrationFile, OldFilesWithAFittedIiAreRefused) {
   const std::string dir = tmp("old");
   testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);

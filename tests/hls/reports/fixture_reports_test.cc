@@ -1,7 +1,9 @@
 // Reader tests on small reports written in the real schemas (testdata/), so the readers
 // stay covered where the real reports are not available; plus malformed inputs.
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -147,6 +149,31 @@ TEST(FixtureErrors, TextReportsAndMissingFiles) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("u.rpt: utilization table row"), std::string::npos) << e.what();
   }
+}
+
+// Expects `f` to throw InputError whose message contains every one of `needles`.
+void expect_input_error(const std::function<void()>& f, const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one naming " << needles.front();
+  } catch (const InputError& e) {
+    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+  }
+}
+
+TEST(FixtureErrors, NegativePowerAndUtilizationNameFileAndLine) {
+  const std::string power = fixture("kernel_power_routed.rpt");
+  expect_input_error([&] { parse_power_rpt(replace(power, "| 0.644 ", "| -0.644 "), "p.rpt"); },
+                     {"p.rpt", "line 19", "Dynamic (W)", "non-negative"});
+  expect_input_error(
+      [&] { parse_power_rpt(replace(power, "|     0.120 |     20.5", "|    -0.120 |     20.5"), "p.rpt"); },
+      {"p.rpt", "line 33", "Block RAM", "non-negative"});
+  const std::string util = fixture("kernel_utilization_placed.rpt");
+  expect_input_error([&] { parse_utilization_rpt(replace(util, "| 12000 |", "| -12000 |"), "u.rpt"); },
+                     {"u.rpt", "line 20", "CLB LUTs", "non-negative"});
+  const std::string xml = fixture("vitis2023_csynth.xml");
+  expect_input_error([&] { parse_csynth_xml(replace(xml, "<TargetClockPeriod>", "<TargetClockPeriod>-"), "c.xml"); },
+                     {"c.xml", "TargetClockPeriod", "non-negative"});
 }
 
 TEST(FixtureJson, KeysAndUnknownsAreNull) {

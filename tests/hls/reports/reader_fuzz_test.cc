@@ -1,8 +1,10 @@
-// RapidCheck mutation test of the report readers: truncations, byte flips, element (or
-// line) deletions and number-text replacements of fixture files and, when TTSIM_SHARED
-// is set, of the real reports under 600 kB. Every mutated input must either parse or
-// throw InputError — never crash or throw anything else. The number of inputs tried is
-// printed and recorded as the test property "inputs_tried".
+// RapidCheck mutation test of the report readers, 20,000 inputs per reader (csynth.xml,
+// export_impl.xml, cosim, utilization and power .rpt): truncations, byte flips, element
+// (or line) deletions and number-text replacements of fixture files and, when
+// TTSIM_SHARED is set, of the real reports under 200 kB. Every mutated input must either
+// parse or throw InputError whose message names the source — never crash, throw anything
+// else, or take more than 5 s (a watchdog aborts). The counts are printed and recorded
+// as test properties.
 
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +23,7 @@
 #include "hls/reports/report_set.h"
 #include "hls/reports/vivado_rpt.h"
 #include "hls/reports/xml_util.h"
+#include "tests/core/hang_guard.h"
 
 namespace ttsim::hls {
 namespace {
@@ -50,20 +53,25 @@ std::vector<Input> inputs() {
   return out;
 }
 
-// Parses `text` as a report of `kind`. Returns normally on success or InputError;
+// The source name the readers are given (and must name in every rejection).
+const char* kSource = "fuzz_input.report";
+
+// Parses `text` as a report of `kind`. Returns the InputError message ("" on success);
 // anything else propagates.
-void parse(ReportKind kind, const std::string& text) {
+std::string parse(ReportKind kind, const std::string& text) {
   try {
     switch (kind) {
-      case ReportKind::kCsynthXml: parse_csynth_xml(text, "fuzz.xml"); break;
-      case ReportKind::kExportImplXml: parse_export_impl_xml(text, "fuzz.xml"); break;
-      case ReportKind::kCosimRpt: parse_cosim_rpt(text, "fuzz.rpt"); break;
-      case ReportKind::kUtilizationRpt: parse_utilization_rpt(text, "fuzz.rpt"); break;
-      case ReportKind::kPowerRpt: parse_power_rpt(text, "fuzz.rpt"); break;
+      case ReportKind::kCsynthXml: parse_csynth_xml(text, kSource); break;
+      case ReportKind::kExportImplXml: parse_export_impl_xml(text, kSource); break;
+      case ReportKind::kCosimRpt: parse_cosim_rpt(text, kSource); break;
+      case ReportKind::kUtilizationRpt: parse_utilization_rpt(text, kSource); break;
+      case ReportKind::kPowerRpt: parse_power_rpt(text, kSource); break;
       case ReportKind::kOther: break;
     }
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
+    return e.what();
   }
+  return "";
 }
 
 bool is_xml(ReportKind k) { return k == ReportKind::kCsynthXml || k == ReportKind::kExportImplXml; }
@@ -108,41 +116,66 @@ std::string replace_text(const Input& in, std::size_t n, const std::string& valu
 
 long g_inputs_tried = 0;
 
-TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputError) {
-  const std::vector<Input> files = inputs();
-  ASSERT_GE(files.size(), 6u);
+// RC_PARAMS max_success cases per reader (20,000 in BUILD), each one mutated input.
+TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputErrorNamingTheFile) {
+  const std::vector<Input> all = inputs();
+  ASSERT_GE(all.size(), 6u);
   const std::vector<std::string> odd_values = {"", "undef", "-1", "1 ~", "~", "abc", "1.5",
                                                "99999999999999999999", "7 ~ 3", "NA", "0 ~ 0",
-                                               "<", "&amp;", "  12  "};
-  const bool ok = rc::check("mutated report inputs parse or throw InputError", [&] {
-    const auto fi = *rc::gen::inRange<std::size_t>(0, files.size());
-    const Input& in = files[fi];
-    const auto kind = *rc::gen::inRange(0, 4);
-    std::string text = in.text;
-    if (kind == 0) {  // truncation
-      text = text.substr(0, *rc::gen::inRange<std::size_t>(0, text.size()));
-    } else if (kind == 1) {  // 1-8 byte flips
-      const auto flips = *rc::gen::inRange(1, 9);
-      for (int i = 0; i < flips; ++i) {
-        const auto pos = *rc::gen::inRange<std::size_t>(0, text.size());
-        text[pos] = static_cast<char>(*rc::gen::inRange(0, 256));
-      }
-    } else if (kind == 2) {  // element / line deletion
-      text = delete_part(in, *rc::gen::inRange<std::size_t>(0, 1u << 20));
-    } else {  // number text replaced by an odd value (XML only; text reports: flip a digit)
-      const auto n = *rc::gen::inRange<std::size_t>(0, 1u << 20);
-      const auto v = *rc::gen::elementOf(odd_values);
-      if (is_xml(in.kind)) {
-        text = replace_text(in, n, v);
-      } else {
-        const auto pos = text.find_first_of("0123456789", n % text.size());
-        if (pos != std::string::npos) text.replace(pos, 1, v);
-      }
+                                               "<", "&amp;", "  12  ", "-0.5", "1e400", "nan", "inf"};
+  testing::HangGuard guard;
+  const std::pair<ReportKind, const char*> kinds[] = {{ReportKind::kCsynthXml, "csynth.xml"},
+                                                      {ReportKind::kExportImplXml, "export_impl.xml"},
+                                                      {ReportKind::kCosimRpt, "cosim .rpt"},
+                                                      {ReportKind::kUtilizationRpt, "utilization .rpt"},
+                                                      {ReportKind::kPowerRpt, "power .rpt"}};
+  for (const auto& [kind, label] : kinds) {
+    std::vector<const Input*> files;
+    for (const auto& in : all) {
+      if (in.kind == kind && in.text.size() < 200000) files.push_back(&in);
     }
-    ++g_inputs_tried;
-    parse(in.kind, text);  // a non-InputError exception fails the property
-  });
-  EXPECT_TRUE(ok);
+    ASSERT_FALSE(files.empty()) << label;
+    long tried = 0, rejected = 0;
+    const bool ok = rc::check(std::string("mutated ") + label + " parses or throws InputError naming it", [&] {
+      const Input& in = **rc::gen::elementOf(files);
+      const auto mutation = *rc::gen::inRange(0, 4);
+      std::string text = in.text;
+      if (mutation == 0) {  // truncation
+        text = text.substr(0, *rc::gen::inRange<std::size_t>(0, text.size()));
+      } else if (mutation == 1) {  // 1-8 byte flips
+        const auto flips = *rc::gen::inRange(1, 9);
+        for (int i = 0; i < flips; ++i) {
+          const auto pos = *rc::gen::inRange<std::size_t>(0, text.size());
+          text[pos] = static_cast<char>(*rc::gen::inRange(0, 256));
+        }
+      } else if (mutation == 2) {  // element / line deletion
+        text = delete_part(in, *rc::gen::inRange<std::size_t>(0, 1u << 20));
+      } else {  // number text replaced by an odd value (XML elements; text reports: a digit)
+        const auto n = *rc::gen::inRange<std::size_t>(0, 1u << 20);
+        const auto v = *rc::gen::elementOf(odd_values);
+        if (is_xml(in.kind)) {
+          text = replace_text(in, n, v);
+        } else {
+          const auto pos = text.find_first_of("0123456789", n % text.size());
+          if (pos != std::string::npos) text.replace(pos, 1, v);
+        }
+      }
+      ++tried;
+      ++g_inputs_tried;
+      guard.begin(in.name);
+      const std::string error = parse(in.kind, text);  // a non-InputError exception fails the property
+      guard.end();
+      if (!error.empty()) {
+        ++rejected;
+        if (error.find(kSource) == std::string::npos) RC_FAIL("rejection does not name the file: " + error);
+      }
+    });
+    EXPECT_TRUE(ok) << label;
+    std::cout << "reader fuzz " << label << ": " << tried << " inputs from " << files.size() << " files, "
+              << rejected << " rejected\n";
+    ::testing::Test::RecordProperty(std::string(label) + " inputs", std::to_string(tried));
+    EXPECT_GE(tried, 20000) << label;
+  }
 }
 
 TEST(ReaderFuzz, ExhaustiveTruncationsOfFixtures) {
@@ -154,7 +187,9 @@ TEST(ReaderFuzz, ExhaustiveTruncationsOfFixtures) {
     const ReportKind k = classify_report_file(p);
     for (std::size_t n = 0; n < text.size(); ++n) {
       ++g_inputs_tried;
-      EXPECT_NO_THROW(parse(k, text.substr(0, n))) << f << " truncated at " << n;
+      std::string error;
+      EXPECT_NO_THROW(error = parse(k, text.substr(0, n))) << f << " truncated at " << n;
+      if (!error.empty()) EXPECT_NE(error.find(kSource), std::string::npos) << error;
     }
   }
   std::cout << "reader fuzz: " << g_inputs_tried << " inputs tried\n";

@@ -1,0 +1,138 @@
+#include "core/json_parse.h"
+
+#include <set>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace ttsim {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string escape_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+/// "line L, column C" of byte `offset` of `text`.
+std::string line_column(const std::string& text, std::size_t offset) {
+  if (offset > text.size()) offset = text.size();
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+// SAX handler that builds the document with nlohmann's DOM builder and stops at the
+// first key repeated within one object, remembering its JSON pointer.
+class UniqueKeySax {
+ public:
+  explicit UniqueKeySax(Json& root) : dom_(root, true) {}
+
+  bool null() { return value() && dom_.null(); }
+  bool boolean(bool v) { return value() && dom_.boolean(v); }
+  bool number_integer(Json::number_integer_t v) { return value() && dom_.number_integer(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return value() && dom_.number_unsigned(v); }
+  bool number_float(Json::number_float_t v, const std::string& s) { return value() && dom_.number_float(v, s); }
+  bool string(std::string& v) { return value() && dom_.string(v); }
+  bool binary(Json::binary_t& v) { return value() && dom_.binary(v); }
+  bool start_object(std::size_t n) { return open(true) && dom_.start_object(n); }
+  bool end_object() { return close() && dom_.end_object(); }
+  bool start_array(std::size_t n) { return open(false) && dom_.start_array(n); }
+  bool end_array() { return close() && dom_.end_array(); }
+  bool key(std::string& k) {
+    Frame& top = frames_.back();
+    if (!top.keys.insert(k).second) {
+      duplicate_ = top.pointer + "/" + escape_token(k);
+      duplicate_key_ = k;
+      return false;
+    }
+    top.pending = k;
+    return dom_.key(k);
+  }
+  template <class Exception>
+  bool parse_error(std::size_t pos, const std::string& token, const Exception& ex) {
+    return dom_.parse_error(pos, token, ex);  // throws ex
+  }
+
+  const std::string& duplicate() const { return duplicate_; }
+  const std::string& duplicate_key() const { return duplicate_key_; }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::string pointer;
+    std::set<std::string> keys;
+    std::string pending;
+    std::size_t next_index = 0;
+  };
+
+  // The pointer token of the value that starts now (advances an array's index).
+  std::string token() {
+    if (frames_.empty()) return "";
+    Frame& top = frames_.back();
+    if (top.object) return "/" + escape_token(top.pending);
+    return "/" + std::to_string(top.next_index++);
+  }
+  bool value() {
+    token();
+    return true;
+  }
+  bool open(bool object) {
+    Frame f;
+    f.object = object;
+    f.pointer = frames_.empty() ? "" : frames_.back().pointer;
+    f.pointer += token();
+    frames_.push_back(std::move(f));
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> dom_;
+  std::vector<Frame> frames_;
+  std::string duplicate_, duplicate_key_;
+};
+
+}  // namespace
+
+Json parse_json_text(const std::string& text, const std::string& file) {
+  Json result;
+  UniqueKeySax sax(result);
+  try {
+    const bool ok = Json::sax_parse(text, &sax);
+    if (!ok && !sax.duplicate().empty()) {
+      throw ConfigError(file, sax.duplicate(), "unique keys in each object",
+                        "key \"" + sax.duplicate_key() + "\" a second time");
+    }
+    return result;
+  } catch (const Json::out_of_range& e) {
+    // Number overflow (e.g. 1e400); the library reports no position, so name the token.
+    std::string what = e.what();
+    auto pos = what.find("number overflow");
+    throw ConfigError(file, "", "numbers representable as 64-bit floating point",
+                      pos != std::string::npos ? what.substr(pos) : what);
+  } catch (const Json::parse_error& e) {
+    std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    std::string what = e.what();
+    auto pos = what.find("parse error");
+    if (pos != std::string::npos) what = what.substr(pos);
+    throw ConfigError(file, "", "valid JSON", "a syntax error at " + line_column(text, offset) + " (" + what + ")");
+  }
+}
+
+}  // namespace ttsim

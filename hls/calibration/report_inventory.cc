@@ -1,0 +1,205 @@
+#include "hls/calibration/report_inventory.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "hls/reports/report_checks.h"
+
+namespace ttsim::hls {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string folder_of(const std::string& path) { return fs::path(path).parent_path().lexically_normal().string(); }
+
+bool under(const std::string& path, const std::string& folder) {
+  const std::string f = fs::path(folder).lexically_normal().string();
+  const std::string p = fs::path(path).lexically_normal().string();
+  return p.size() > f.size() && p.compare(0, f.size(), f) == 0 && (f.back() == '/' || p[f.size()] == '/');
+}
+
+std::string relative(const std::string& path, const std::string& root) {
+  return under(path, root) ? fs::path(path).lexically_normal().lexically_relative(fs::path(root).lexically_normal()).string()
+                           : path;
+}
+
+}  // namespace
+
+bool is_ttsim_report(const CsynthReport& r) {
+  if (r.top.rfind("ttsim_", 0) == 0) return true;
+  return std::any_of(r.modules.begin(), r.modules.end(),
+                     [](const ModuleReport& m) { return m.name.rfind("ttsim_", 0) == 0; });
+}
+
+PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
+                                    const std::vector<std::string>& explicit_power) {
+  PowerSelection out;
+  out.pairs.utilization = set.utilization;
+  const std::string top = fs::path(root).lexically_normal().string();
+  for (const PowerReport& p : set.power) {
+    std::string folder = folder_of(p.source);
+    std::vector<const CsynthReport*> nearest;
+    while (true) {
+      for (const auto& c : set.csynth) {
+        if (under(c.source, folder)) nearest.push_back(&c);
+      }
+      if (!nearest.empty() || folder == top || folder.size() <= top.size()) break;
+      const std::string up = fs::path(folder).parent_path().string();
+      if (up == folder) break;
+      folder = up;
+    }
+    if (nearest.empty()) {
+      out.rejected.push_back({p.source, "rejected",
+                              "no csynth report of its design in its folder tree; name it with --power to use it"});
+      continue;
+    }
+    const bool ours = std::any_of(nearest.begin(), nearest.end(), [](auto* c) { return is_ttsim_report(*c); });
+    if (!ours) {
+      out.rejected.push_back(
+          {p.source, "rejected",
+           fmt::format("report_power of another design: the csynth report of its tree, {} (top {}), has no ttsim "
+                       "module; power is fitted only from the design of the latency reports (or --power FILE)",
+                       nearest.front()->source, nearest.front()->top)});
+      continue;
+    }
+    out.pairs.power.push_back(p);
+  }
+  for (const std::string& path : explicit_power) {
+    std::error_code ec;
+    auto same = [&](const std::string& other) { return fs::equivalent(other, path, ec); };
+    out.rejected.erase(std::remove_if(out.rejected.begin(), out.rejected.end(),
+                                      [&](const FileUse& f) { return same(f.path); }),
+                       out.rejected.end());
+    if (std::any_of(out.pairs.power.begin(), out.pairs.power.end(),
+                    [&](const PowerReport& p) { return same(p.source); })) {
+      continue;
+    }
+    out.pairs.power.push_back(read_power_rpt(path));
+    const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    for (const auto& e : fs::directory_iterator(folder, ec)) {
+      const std::string f = e.path().string();
+      if (e.is_regular_file() && classify_report_file(f) == ReportKind::kUtilizationRpt) {
+        const bool known = std::any_of(out.pairs.utilization.begin(), out.pairs.utilization.end(),
+                                       [&](const UtilizationReport& u) { return fs::equivalent(u.source, f, ec); });
+        if (!known) out.pairs.utilization.push_back(read_utilization_rpt(f));
+      }
+    }
+    if (ec) throw InputError(path + ": cannot list its folder: " + ec.message());
+  }
+  return out;
+}
+
+std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSet& samples,
+                                      const PowerSelection* power) {
+  std::vector<FileUse> out;
+  std::map<std::string, const CsynthReport*> csynth;
+  for (const auto& c : set.csynth) csynth[c.source] = &c;
+  for (const auto& [path, kind] : set.files) {
+    FileUse u{path, "skipped", ""};
+    switch (kind) {
+      case ReportKind::kCsynthXml: {
+        const CsynthReport& r = *csynth.at(path);
+        std::vector<std::string> used;
+        for (const auto& s : samples.samples) {
+          if (s.source == path && std::find(used.begin(), used.end(), s.module) == used.end()) {
+            used.push_back(s.module + (s.latency_source == "cosim" ? " (latency from co-simulation)" : ""));
+          }
+        }
+        std::string skips;
+        for (const auto& k : samples.skipped) {
+          if (k.source == path) skips += fmt::format("{}{}: {}", skips.empty() ? "" : "; ", k.module, k.reason);
+        }
+        if (!used.empty()) {
+          u.status = "used";
+          u.reason = "kernel samples of ";
+          for (std::size_t i = 0; i < used.size(); ++i) u.reason += (i ? ", " : "") + used[i];
+          if (!skips.empty()) u.reason += "; skipped " + skips;
+        } else if (!skips.empty()) {
+          u.reason = "skipped " + skips;
+        } else if (task_op_of_module(r.top)) {
+          u.reason = "kernel " + r.top + " already counted from another report of the same folder";
+        } else {
+          u.reason = "no ttsim_<op> kernel module (top " + r.top + ")";
+        }
+        if (auto v = timing_violation(r)) {
+          u.reason += fmt::format("; timing not met: estimated clock {:.3f} ns above the {:.3f} ns target",
+                                  v->estimated_ns, v->target_ns);
+        }
+        break;
+      }
+      case ReportKind::kCosimRpt: {
+        std::string modules;
+        for (const auto& s : samples.samples) {
+          if (s.cosim_report == path && modules.find(s.module) == std::string::npos) {
+            modules += (modules.empty() ? "" : ", ") + s.module;
+          }
+        }
+        if (!modules.empty()) {
+          u.status = "used";
+          u.reason = "co-simulation latency as ground truth (csynth latency undef) for " + modules;
+        } else {
+          u.reason = "co-simulation of no kernel whose csynth latency is undef";
+        }
+        break;
+      }
+      case ReportKind::kPowerRpt: {
+        if (!power) {
+          u.reason = "this command fits no power";
+          break;
+        }
+        const auto rej = std::find_if(power->rejected.begin(), power->rejected.end(),
+                                      [&](const FileUse& f) { return f.path == path; });
+        if (rej != power->rejected.end()) {
+          u = *rej;
+        } else {
+          u.status = "used";
+          u.reason = "power fit";
+        }
+        break;
+      }
+      case ReportKind::kUtilizationRpt: {
+        bool paired = false;
+        if (power) {
+          for (const auto& p : power->pairs.power) paired = paired || folder_of(p.source) == folder_of(path);
+        }
+        if (paired) {
+          u.status = "used";
+          u.reason = "resources of the power fit (report_power beside it)";
+        } else {
+          u.reason = power ? "no selected report_power beside it" : "this command fits no power";
+        }
+        break;
+      }
+      case ReportKind::kExportImplXml:
+        u.reason = "post-route export report: not used for kernel latency or power";
+        break;
+      case ReportKind::kOther:
+        u.status = "not read";
+        u.reason = "not a report kind (*csynth.xml, export_impl.xml, *_cosim.rpt, *utilization*.rpt, *power*.rpt)";
+        break;
+    }
+    out.push_back(u);
+  }
+  return out;
+}
+
+std::string format_inventory(const std::vector<FileUse>& files, const std::string& root) {
+  std::map<std::string, int> n;
+  for (const auto& f : files) ++n[f.status];
+  std::string out = fmt::format("files under {}: {} used, {} skipped, {} rejected, {} not read\n", root, n["used"],
+                                n["skipped"], n["rejected"], n["not read"]);
+  for (const auto& f : files) out += fmt::format("  {:<8}  {}: {}\n", f.status, relative(f.path, root), f.reason);
+  return out;
+}
+
+nlohmann::json inventory_json(const std::vector<FileUse>& files) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& f : files) j.push_back({{"path", f.path}, {"status", f.status}, {"reason", f.reason}});
+  return j;
+}
+
+}  // namespace ttsim::hls

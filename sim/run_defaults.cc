@@ -1,0 +1,40 @@
+#include "sim/run_defaults.h"
+
+#include "sim/bank_map.h"
+#include "sim/memplan/block_arith.h"
+#include "sim/power/fpga_power.h"
+
+namespace ttsim {
+
+Json run_defaults_json(const DeviceSpec& device, double clock_mhz) {
+  Json ops = Json::object(), dsp = Json::object();
+  for (const auto& [name, op] : device.float_ops) {
+    ops[name] = op.latency_at(clock_mhz);
+    dsp[name] = op.dsp;
+  }
+  Json dev = device.to_json();
+  dev["file"] = device.source_file;
+  dev["operator_latency_cycles"] = ops;
+  dev["operator_dsp"] = dsp;
+  const BankInstance bank;  // the memory model's defaults
+  const memplan::HlsStorageRules storage;
+  return {{"clock_mhz", clock_mhz},
+          {"device", dev},
+          {"memory_model",
+           {{"ports_per_bank", bank.ports},
+            {"word_bits", 32},
+            {"bram36_words_per_port_cycle_per_block", 1},   // 36-bit port: one FP32 word
+            {"uram288_words_per_port_cycle_per_block", 2},  // 72-bit row: two FP32 words
+            {"bram_read_latency_cycles", device.bram_read_latency},
+            {"uram_read_latency_cycles", device.uram_read_latency},
+            {"write_latency_cycles", device.write_latency}}},
+          {"lut_estimate",
+           {{"luts_per_fp32_lane", kLutsPerFp32Lane},
+            {"control_luts_per_unit_instance", kControlLutsPerUnitInstance},
+            {"control_luts_per_bank", kControlLutsPerBank}}},
+          {"hls_storage",
+           {{"complete_partition_threshold_elements", storage.complete_partition_threshold},
+            {"lutram_max_bits", storage.lutram_max_bits}}}};
+}
+
+}  // namespace ttsim

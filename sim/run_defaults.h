@@ -1,0 +1,21 @@
+#pragma once
+// Every fixed figure and default a simulation run relies on, as one JSON object for the
+// outputs (`simulate --json` "defaults_used"): the device's figures actually used
+// (operator latencies at the run's clock, power coefficients, resource totals), the
+// memory model's ports and word width, the LUT estimate's constants and the HLS storage
+// thresholds of the memory planner.
+
+#include "core/json_view.h"
+#include "sim/device_spec.h"
+
+namespace ttsim {
+
+/// {"device": {name, file, part, resources, operator_latency_cycles (each float op at
+///  `clock_mhz`), operator_dsp, power (coefficients and their source), memory latencies},
+///  "memory_model": {ports_per_bank, word_bits, bram36/uram288 words per port cycle},
+///  "lut_estimate": {luts_per_fp32_lane, control_luts_per_unit_instance,
+///  control_luts_per_bank}, "hls_storage": {complete_partition_threshold_elements,
+///  lutram_max_bits}, "clock_mhz"}. Units in the key names (cycles, bits, LUTs, W).
+Json run_defaults_json(const DeviceSpec& device, double clock_mhz);
+
+}  // namespace ttsim

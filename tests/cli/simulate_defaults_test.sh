@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `simulate --json` names every default the run used: the device's figures (operator
+# latencies at the run's clock, power coefficients, resource totals), the memory model's
+# ports and word width, the LUT estimate's constants and the HLS storage thresholds.
+set -uo pipefail
+R="${TEST_SRCDIR}/ttsim"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+"$R/cli/ttsim" simulate --model "$R/configs/models/atis_2enc.json" --arch "$R/configs/arch/u50_paper.json" \
+  --device "$R/configs/devices/u50.json" --json "$TMP/s.json" >/dev/null || { echo "FAIL: simulate exited $?"; exit 1; }
+python3 - "$TMP/s.json" "$R/configs/devices/u50.json" <<'PY' || { echo "FAIL"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))["defaults_used"]
+dev = json.load(open(sys.argv[2]))
+assert d["clock_mhz"] == 100, d["clock_mhz"]
+ops = d["device"]["operator_latency_cycles"]
+assert {"fadd", "fmul"} <= set(ops) and all(isinstance(v, int) and v >= 0 for v in ops.values()), ops
+p = d["device"]["power"]
+for k in ["static_watts", "dsp_watts_per_mhz", "bram36_watts_per_mhz", "uram_watts_per_mhz",
+          "logic_watts_per_kilolut_mhz", "clock_watts_per_kilolut_mhz", "source"]:
+    assert k in p, k
+r = d["device"]["resources"]
+assert r["bram36"] > 0 and r["uram288"] > 0 and r["dsp"] > 0 and r["lut"] > 0, r
+m = d["memory_model"]
+assert m["ports_per_bank"] == 2 and m["word_bits"] == 32, m
+l = d["lut_estimate"]
+assert l["luts_per_fp32_lane"] == 300 and l["control_luts_per_unit_instance"] == 2000 and l["control_luts_per_bank"] == 500, l
+h = d["hls_storage"]
+assert h["complete_partition_threshold_elements"] == 4 and h["lutram_max_bits"] == 1024, h
+PY
+echo PASS

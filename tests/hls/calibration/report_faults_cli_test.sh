@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Report commands under odd inputs: compare-rules with nothing evaluated says n/a (text)
+# and null (JSON); a missed timing target is a warning in inspect-report, compare and
+# calibrate, and the calibration carries the achievable clock with a note; co-simulation
+# latency is the ground truth where csynth prints undef (compare, calibrate); calibrate
+# and compare list every file with what they did with it; a foreign design's
+# report_power is not fitted unless named with --power. Real reports through
+# TTSIM_SHARED (copied into the test's temporary folder); the rest is synthetic.
+set -uo pipefail
+
+R="${TEST_SRCDIR}/ttsim"
+TTSIM="$R/cli/ttsim"
+WRITE="$R/tests/hls/calibration/write_synthetic_reports"
+ARCH="$R/configs/arch/u50_paper.json"
+DEV="$R/configs/devices/u50.json"
+MODEL="$R/configs/models/atis_2enc.json"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+has() { grep -qF -- "$2" <<<"$1" || fail "$3 lacks \"$2\""; }
+
+# 1. compare-rules where nothing can be evaluated: n/a, never 0.00 %.
+mkdir -p "$TMP/none"
+cat >"$TMP/none/csynth.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<profile><ReportVersion><Version>2023.2</Version></ReportVersion>
+<UserAssignments><Part>xcu50-fsvh2104-2-e</Part><TopModelName>odd</TopModelName><TargetClockPeriod>10.00</TargetClockPeriod></UserAssignments>
+<PerformanceEstimates><SummaryOfTimingAnalysis><unit>ns</unit><EstimatedClockPeriod>12.755</EstimatedClockPeriod></SummaryOfTimingAnalysis>
+<SummaryOfOverallLatency><Best-caseLatency>undef</Best-caseLatency><Average-caseLatency>undef</Average-caseLatency><Worst-caseLatency>undef</Worst-caseLatency><Interval-min>undef</Interval-min><Interval-max>undef</Interval-max></SummaryOfOverallLatency></PerformanceEstimates>
+<AreaEstimates><Resources><BRAM_18K>0</BRAM_18K><DSP>0</DSP><FF>10</FF><LUT>20</LUT><URAM>0</URAM></Resources></AreaEstimates></profile>
+XML
+out="$("$TTSIM" compare-rules "$TMP/none" --json "$TMP/none.json")" || fail "compare-rules exited $?"
+has "$out" "0 modules evaluated, MAPE n/a" "compare-rules output"
+grep -qF "MAPE 0.00" <<<"$out" && fail "compare-rules prints MAPE 0.00 with nothing evaluated"
+has "$out" "warning: $TMP/none/csynth.xml: odd: estimated clock 12.755 ns above the 10.000 ns target" "compare-rules output"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mape_pct"] is None and d["modules_evaluated"] == 0, d' \
+  "$TMP/none.json" || fail "compare-rules JSON mape_pct is not null"
+
+# 2. inspect-report: timing warning.
+out="$("$TTSIM" inspect-report "$TMP/none/csynth.xml" --json "$TMP/insp.json")" || fail "inspect-report exited $?"
+has "$out" "warning: $TMP/none/csynth.xml: odd: estimated clock 12.755 ns above the 10.000 ns target" "inspect-report"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["csynth"][0]; assert c["timing_met"] is False and c["warnings"], c' \
+  "$TMP/insp.json" || fail "inspect-report JSON has no timing warning"
+
+# 3. Synthetic set + a missed timing target in one kernel report + one kernel whose csynth
+#    latency is undef but co-simulated.
+"$WRITE" "$TMP/rep" >/dev/null || fail "writing the synthetic reports"
+c0="$TMP/rep/ttsim_contraction_0/syn/report/csynth.xml"
+lat=$(grep -o '<Worst-caseLatency>[0-9]*<' "$c0" | head -1 | tr -dc 0-9)
+sed -i "s/>$lat</>undef</g" "$c0"
+mkdir -p "$TMP/rep/ttsim_contraction_0/sim/report"
+cat >"$TMP/rep/ttsim_contraction_0/sim/report/ttsim_contraction_cosim.rpt" <<RPT
+Synthetic co-simulation report (test); not a Vitis output.
++----------+----------+-----------------------------------------------+-----------------------------------------------+----------------------+
+|   RTL    |  Status  |      min      |      avg      |      max      |      min      |      avg      |      max      |  Total Execution Time|
++----------+----------+-----------------------------------------------+-----------------------------------------------+----------------------+
+|      VHDL|        NA|             NA|             NA|             NA|             NA|             NA|             NA|                    NA|
+|   Verilog|      Pass|          $lat|          $lat|          $lat|             NA|             NA|             NA|                  $lat|
++----------+----------+-----------------------------------------------+-----------------------------------------------+----------------------+
+RPT
+s1="$TMP/rep/ttsim_softmax_4/syn/report/csynth.xml"
+sed -i '0,/<EstimatedClockPeriod>[0-9.]*</s//<EstimatedClockPeriod>12.755</' "$s1"
+echo "notes" >"$TMP/rep/README.txt"
+out="$("$TTSIM" compare --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --json "$TMP/cmp.json")" || fail "compare exited $?"
+has "$out" "(report latency = co-simulation, csynth undef)" "compare output"
+has "$out" "warning: $s1: ttsim_softmax: estimated clock 12.755 ns above the 10.000 ns target" "compare output"
+has "$out" "not read  README.txt: not a report kind" "compare output"
+has "$out" "used      ttsim_contraction_0/sim/report/ttsim_contraction_cosim.rpt: co-simulation latency as ground truth" "compare output"
+python3 - "$TMP/cmp.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["files"]) == 15, [f["path"] for f in d["files"]]
+assert d["timing_violations"][0]["estimated_clock_ns"] == 12.755
+rows = [r for k in d["kernels"] for r in k["samples"] if r["report_latency_source"] == "cosim"]
+assert rows and rows[0]["module"] == "ttsim_contraction", rows
+PY
+
+# 4. calibrate: the same, plus a foreign design on the same part with its own report_power
+#    (the real U50 KNN build) when TTSIM_SHARED is set: listed as rejected, not fitted;
+#    --power takes it.
+if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/ahls_knn" ]; then
+  cp -r "$TTSIM_SHARED/data/hls_reports/ahls_knn" "$TMP/rep/knn" && chmod -R u+w "$TMP/rep/knn"
+  foreign=1
+else
+  echo "TTSIM_SHARED not set: the foreign-design part of this test is skipped"
+  foreign=0
+fi
+out="$("$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c.json")"
+rc=$?
+[ $rc -eq 0 ] || fail "calibrate exited $rc: $out"
+has "$out" "warning: $s1: ttsim_softmax: estimated clock 12.755 ns above the 10.000 ns target" "calibrate output"
+has "$out" "note: $s1: ttsim_softmax: estimated clock 12.755 ns above the 10.000 ns target (timing not met); calibration uses the achievable clock 12.755 ns (78.4 MHz)" "calibrate output"
+has "$out" "csynth latency undef; co-simulation latency from" "calibrate output"
+has "$out" "power (1 report_power file)" "calibrate output"
+has "$out" "used      impl/design_power_routed.rpt: power fit" "calibrate output"
+if [ $foreign -eq 1 ]; then
+  has "$out" "rejected  knn/bd_0_wrapper_power_routed.rpt: report_power of another design" "calibrate output"
+  has "$out" "skipped   knn/csynth.xml: no ttsim_<op> kernel module (top md_kernel)" "calibrate output"
+  has "$out" "not read  knn/md_kernel_csynth.rpt" "calibrate output"
+  has "$out" "files under $TMP/rep: 14 used, 4 skipped, 1 rejected, 3 not read" "calibrate output"
+fi
+python3 - "$TMP/c.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+p = json.load(open(sys.argv[1]))["provenance"]
+assert p["achievable_clock_ns"] == 12.755, p
+assert any("achievable clock" in n for n in p["notes"]), p
+PY
+if [ $foreign -eq 1 ]; then
+  # Named explicitly, the foreign power report is fitted.
+  out="$("$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" \
+         --out "$TMP/c2.json" --power "$TMP/rep/knn/bd_0_wrapper_power_routed.rpt")" || fail "calibrate --power exited $?"
+  has "$out" "power (2 report_power files)" "calibrate --power output"
+  has "$out" "used      knn/bd_0_wrapper_power_routed.rpt: power fit" "calibrate --power output"
+  # A report_power of another part named explicitly: exit 2 naming it, nothing written.
+  mkdir -p "$TMP/xcu250"
+  cp "$TTSIM_SHARED/data/hls_reports/ece5404_pca/"bd_0_wrapper_*.rpt "$TMP/xcu250/" && chmod u+w "$TMP/xcu250/"*
+  "$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c3.json" \
+    --power "$TMP/xcu250/bd_0_wrapper_power_routed.rpt" >"$TMP/o" 2>"$TMP/e"
+  rc=$?
+  [ $rc -eq 2 ] || fail "explicit --power of another part: exit $rc, expected 2"
+  grep -qF "xcu250/bd_0_wrapper_power_routed.rpt" "$TMP/e" || fail "explicit --power error: $(cat "$TMP/e")"
+  [ -e "$TMP/c3.json" ] && fail "a calibration was written despite the error"
+fi
+
+[ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
