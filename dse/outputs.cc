@@ -9,6 +9,7 @@
 #include "dse/axes.h"
 #include "dse/resolve.h"
 #include "dse/result_rows.h"
+#include "sim/run_defaults.h"
 
 namespace ttsim::dse {
 
@@ -273,6 +274,24 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
                {"calibration", eval.calibration()},
                {"accuracy_table", eval.accuracy_table() ? accuracy_table_summary(*eval.accuracy_table()) : Json(nullptr)},
                {"points", points}};
+  // Every default the run priced with, per clock the points run at (the device's figures
+  // at that clock, the memory model, the LUT and storage constants).
+  std::set<double> clocks;
+  for (const Json& p : points) {
+    const Json* arch = p.at("configs").contains("arch") ? &p.at("configs").at("arch") : nullptr;
+    if (arch && arch->contains("clock_mhz") && arch->at("clock_mhz").is_number()) {
+      clocks.insert(arch->at("clock_mhz").get<double>());
+    }
+  }
+  Json defaults = Json::array();
+  for (double mhz : clocks) {
+    try {
+      defaults.push_back(run_defaults_json(eval.device(), mhz));
+    } catch (const std::exception& e) {  // a clock the device cannot price: its points say why
+      defaults.push_back(Json{{"clock_mhz", mhz}, {"error", e.what()}});
+    }
+  }
+  results["defaults_used"] = defaults;
   if (f.chosen) results["chosen"] = *f.chosen;
   if (f.partial) results["interrupted"] = true;  // not a finished front
   write_file_atomic(dir + "/results.json", results.dump(1) + "\n");

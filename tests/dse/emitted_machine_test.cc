@@ -394,6 +394,11 @@ TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   ASSERT_FALSE(r.final.front.empty());
 
   const Json results = load_json_file(o.out_dir + "/results.json");
+  // results.json records the defaults the run priced with, at the sweep's clock.
+  ASSERT_EQ(results.at("defaults_used").size(), 1u);
+  EXPECT_EQ(results.at("defaults_used").at(0).at("clock_mhz").get<double>(), 100.0);
+  EXPECT_EQ(results.at("defaults_used").at(0).at("memory_model").at("ports_per_bank").get<int>(), 2);
+  EXPECT_TRUE(results.at("defaults_used").at(0).at("device").at("operator_latency_cycles").contains("fadd"));
   const Json device_json = results.at("device");
   const DeviceSpec device = parse_device_spec(device_json, "results.json (/device)");
   int emitted = 0;
