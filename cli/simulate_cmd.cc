@@ -279,7 +279,7 @@ int run_simulate(const std::vector<std::string>& args) {
                     {"trips", row.trips}, {"ii", row.ii}, {"rec_mii", row.rec_mii}, {"res_mii", row.res_mii},
                     {"depth", row.depth}, {"cycles", row.cycles}});
     }
-    std::cout << "(II, RecMII, ResMII: the largest over the tasks of the loop (arguments sharing a memory pool its ports); cycles: Σ over tasks of (trip − 1) · II + depth; task overheads not included)\n";
+    std::cout << "(II, RecMII, ResMII: the module instance's, the largest over its calls (arguments sharing a memory pool its ports), as emitted in PIPELINE II; cycles: Σ over tasks of (trip − 1) · II + depth; task overheads not included)\n";
     j["loops"] = jl;
   }
   // Every output rendered first, then written all or none.
