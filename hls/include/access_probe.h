@@ -169,3 +169,35 @@ inline void probe_write(const char* arr, T* ptr, long idx, V val) {
   } while (0)
 
 #endif
+
+namespace ttsim_hls {
+
+/// Element `slot` of an accumulator register file `acc` (T = float: one partial sum per
+/// slot; T = float[LANES]: one per slot and lane), to be read. While an access probe is
+/// active the read is recorded at the element's own address, so the distance the probe
+/// measures is that of the index the code uses (there is no separate annotation).
+template <typename T, int N>
+inline T& acc_read(const char* var, T (&acc)[N], int slot) {
+#pragma HLS INLINE
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_reg(var, static_cast<long>(reinterpret_cast<std::uintptr_t>(&acc[slot]) / sizeof(float)), false);
+#else
+  (void)var;
+#endif
+  return acc[slot];
+}
+
+/// Element `slot` of an accumulator register file `acc`, to be written (see acc_read).
+template <typename T, int N>
+inline T& acc_write(const char* var, T (&acc)[N], int slot) {
+#pragma HLS INLINE
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_reg(var, static_cast<long>(reinterpret_cast<std::uintptr_t>(&acc[slot]) / sizeof(float)), true);
+#else
+  (void)var;
+#endif
+  return acc[slot];
+}
+
+}  // namespace ttsim_hls
+

@@ -225,16 +225,14 @@ contract_column:
 #pragma HLS ARRAY_PARTITION variable = out complete
       lane_read<LANES>("B", B, brow, nl, bv);
       lane_read<LANES>("C", C, crow, first && d.accumulate ? nl : 0, cv);
-      if (!first) TTSIM_REG_RD("acc", cur.s);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-        const float prev = first ? cv[l] : acc[cur.s][l];
+        const float prev = first ? cv[l] : acc_read("acc", acc, cur.s)[l];
         const float v = prev + a * bv[l];
-        if (l < nl) acc[cur.s][l] = v;
+        if (l < nl) acc_write("acc", acc, cur.s)[l] = v;
         out[l] = v;
       }
       lane_write<LANES>("C", C, crow, last ? nl : 0, out);
-      TTSIM_REG_WR("acc", cur.s);
     }
     cur.next();
   }
@@ -280,11 +278,9 @@ contract_dot:
         prod[l] = l < nl ? av[l] * bv[l] : 0.0f;
       }
       const float part = d.alpha * LaneTree<LANES>::sum(prod);
-      if (!first) TTSIM_REG_RD("acc", cur.s);
-      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc_read("acc", acc, cur.s);
       const float v = prev + part;
-      acc[cur.s] = v;
-      TTSIM_REG_WR("acc", cur.s);
+      acc_write("acc", acc, cur.s) = v;
       if (last) bank_write("C", C, cidx, v);
     }
     cur.next();
@@ -318,11 +314,9 @@ contract_scalar:
       const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);
       const float bv = bank_read("B", B, cur.bbase + p * d.b_p + j * d.b_j);
       const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
-      if (!first) TTSIM_REG_RD("acc", cur.s);
-      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc[cur.s];
+      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc_read("acc", acc, cur.s);
       const float v = prev + a * bv;
-      acc[cur.s] = v;
-      TTSIM_REG_WR("acc", cur.s);
+      acc_write("acc", acc, cur.s) = v;
       if (last) bank_write("C", C, cidx, v);
     }
     cur.next();

@@ -137,10 +137,12 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
           v[l] = j < valid_cols ? xv[l] : -INFINITY;
         }
         const float m = LaneTree<LANES>::max(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float run = c.t == 0 ? m : (m > acc[c.s] ? m : acc[c.s]);
-        acc[c.s] = run;
-        TTSIM_REG_WR("acc", c.s);
+        float run = m;
+        if (c.t > 0) {
+          const float prev = acc_read("acc", acc, c.s);
+          run = m > prev ? m : prev;
+        }
+        acc_write("acc", acc, c.s) = run;
         if (c.t == tiles - 1) bank_write("stat", stat, r, run);
       }
       c.next();
@@ -179,10 +181,8 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
         }
         lane_write<LANES>("out", out, base, nl, v);
         const float part = LaneTree<LANES>::sum(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float s = c.t == 0 ? part : acc[c.s] + part;
-        acc[c.s] = s;
-        TTSIM_REG_WR("acc", c.s);
+        const float s = c.t == 0 ? part : acc_read("acc", acc, c.s) + part;
+        acc_write("acc", acc, c.s) = s;
         if (c.t == tiles - 1) bank_write("stat", stat, R + r, 1.0f / s);
       }
       c.next();
@@ -256,10 +256,8 @@ void softmax_grad_kernel(const float P_mem[][B], int P_off, const float dP_mem[]
           v[l] = j < cols ? dpv[l] * pv[l] : 0.0f;
         }
         const float part = LaneTree<LANES>::sum(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float s = c.t == 0 ? part : acc[c.s] + part;
-        acc[c.s] = s;
-        TTSIM_REG_WR("acc", c.s);
+        const float s = c.t == 0 ? part : acc_read("acc", acc, c.s) + part;
+        acc_write("acc", acc, c.s) = s;
         if (c.t == tiles - 1) bank_write("stat", stat, r, s);
       }
       c.next();
@@ -339,10 +337,8 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
           v[l] = j < cols ? xv[l] : 0.0f;
         }
         const float part = LaneTree<LANES>::sum(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float s = c.t == 0 ? part : acc[c.s] + part;
-        acc[c.s] = s;
-        TTSIM_REG_WR("acc", c.s);
+        const float s = c.t == 0 ? part : acc_read("acc", acc, c.s) + part;
+        acc_write("acc", acc, c.s) = s;
         if (c.t == tiles - 1) bank_write("stat", stat, r, s * inv_cols);
       }
       c.next();
@@ -374,10 +370,8 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
           v[l] = d * d;
         }
         const float part = LaneTree<LANES>::sum(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float s = c.t == 0 ? part : acc[c.s] + part;
-        acc[c.s] = s;
-        TTSIM_REG_WR("acc", c.s);
+        const float s = c.t == 0 ? part : acc_read("acc", acc, c.s) + part;
+        acc_write("acc", acc, c.s) = s;
         if (c.t == tiles - 1) bank_write("rstd", rstd, r, 1.0f / std::sqrt(s * inv_cols + kLayerNormEps));
       }
       c.next();
@@ -482,16 +476,10 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
           v2[l] = gx;
         }
         const float p1 = LaneTree<LANES>::sum(v1), p2 = LaneTree<LANES>::sum(v2);
-        if (c.t > 0) {
-          TTSIM_REG_RD("acc", c.s);
-          TTSIM_REG_RD("acc", kAccSlots + c.s);
-        }
-        const float s1 = c.t == 0 ? p1 : acc1[c.s] + p1;
-        const float s2 = c.t == 0 ? p2 : acc2[c.s] + p2;
-        acc1[c.s] = s1;
-        acc2[c.s] = s2;
-        TTSIM_REG_WR("acc", c.s);
-        TTSIM_REG_WR("acc", kAccSlots + c.s);
+        const float s1 = c.t == 0 ? p1 : acc_read("acc", acc1, c.s) + p1;
+        const float s2 = c.t == 0 ? p2 : acc_read("acc", acc2, c.s) + p2;
+        acc_write("acc", acc1, c.s) = s1;
+        acc_write("acc", acc2, c.s) = s2;
         if (c.t == tiles - 1) {
           bank_write("stat", stat, r, s1 * inv_cols);
           bank_write("stat", stat, R + r, s2 * inv_cols);
@@ -563,17 +551,16 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
 #pragma HLS ARRAY_PARTITION variable = sbv complete
         lane_read<LANES>("dy", dy, base, nl, dyv);
         lane_read<LANES>("xhat", xhat, base, nl, hv);
-        if (c.r > 0) TTSIM_REG_RD("acc", c.s);
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           const int j = t * LANES + l;
           float sg = 0.0f, sb = 0.0f;
           if (j < cols) {
             const float d = dyv[l];
-            sg = (c.r == 0 ? 0.0f : accg[c.s][l]) + d * hv[l];
-            sb = (c.r == 0 ? 0.0f : accb[c.s][l]) + d;
-            accg[c.s][l] = sg;
-            accb[c.s][l] = sb;
+            sg = (c.r == 0 ? 0.0f : acc_read("acc", accg, c.s)[l]) + d * hv[l];
+            sb = (c.r == 0 ? 0.0f : acc_read("acc", accb, c.s)[l]) + d;
+            acc_write("acc", accg, c.s)[l] = sg;
+            acc_write("acc", accb, c.s)[l] = sb;
           }
           sgv[l] = sg;
           sbv[l] = sb;
@@ -593,7 +580,6 @@ void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat
           lane_write<LANES>("dgamma", dgamma, t * LANES, nl, dgv);
           lane_write<LANES>("dbeta", dbeta, t * LANES, nl, dbv);
         }
-        TTSIM_REG_WR("acc", c.s);
       }
       c.next();
     }
@@ -775,14 +761,13 @@ column_sum:
 #pragma HLS ARRAY_PARTITION variable = xv complete
 #pragma HLS ARRAY_PARTITION variable = sv complete
       lane_read<LANES>("x", x, c.r * x_rs + t * LANES, nl, xv);
-      if (c.r > 0) TTSIM_REG_RD("acc", c.s);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         const int j = t * LANES + l;
         float s = 0.0f;
         if (j < cols) {
-          s = (c.r == 0 ? 0.0f : acc[c.s][l]) + xv[l];
-          acc[c.s][l] = s;
+          s = (c.r == 0 ? 0.0f : acc_read("acc", acc, c.s)[l]) + xv[l];
+          acc_write("acc", acc, c.s)[l] = s;
         }
         sv[l] = s;
       }
@@ -797,7 +782,6 @@ column_sum:
         }
         lane_write<LANES>("sum", sum, t * LANES, nl, ov);
       }
-      TTSIM_REG_WR("acc", c.s);
     }
     c.next();
   }
@@ -843,10 +827,12 @@ float loss_kernel(const float logits_mem[][B], int logits_off, const int index[]
           v[l] = j < cols ? xv[l] : -INFINITY;
         }
         const float m = LaneTree<LANES>::max(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float run = c.t == 0 ? m : (m > acc[c.s] ? m : acc[c.s]);
-        acc[c.s] = run;
-        TTSIM_REG_WR("acc", c.s);
+        float run = m;
+        if (c.t > 0) {
+          const float prev = acc_read("acc", acc, c.s);
+          run = m > prev ? m : prev;
+        }
+        acc_write("acc", acc, c.s) = run;
         if (c.t == tiles - 1) bank_write("stat", stat, r, run);
       }
       c.next();
@@ -890,22 +876,18 @@ float loss_kernel(const float logits_mem[][B], int logits_off, const int index[]
         // multiplexer, one register write per iteration.
         const int ll = label - c.t * LANES;
         if (ll >= 0 && ll < nl) {
-          xl[c.s] = xv[ll];
-          TTSIM_REG_WR("label_logit", c.s);
+          acc_write("label_logit", xl, c.s) = xv[ll];
         }
         lane_write<LANES>("dlogits", dlogits, base, nl, v);
         const float part = LaneTree<LANES>::sum(v);
-        if (c.t > 0) TTSIM_REG_RD("acc", c.s);
-        const float s = c.t == 0 ? part : acc[c.s] + part;
-        acc[c.s] = s;
-        TTSIM_REG_WR("acc", c.s);
+        const float s = c.t == 0 ? part : acc_read("acc", acc, c.s) + part;
+        acc_write("acc", acc, c.s) = s;
         if (c.t == tiles - 1) {
           const bool used = label >= 0;
           if (used) {
-            TTSIM_REG_RD("label_logit", c.s);
-            TTSIM_REG_RD("loss_acc", c.s);
-            lacc[c.s] += scale * (std::log(s) + mx - xl[c.s]);
-            TTSIM_REG_WR("loss_acc", c.s);
+            const float lse = scale * (std::log(s) + mx - acc_read("label_logit", xl, c.s));
+            const float sum = acc_read("loss_acc", lacc, c.s) + lse;
+            acc_write("loss_acc", lacc, c.s) = sum;
           }
           bank_write("stat", stat, R + r, used ? scale / s : 0.0f);
         }

@@ -242,7 +242,7 @@ TEST(SpecCheck, WriteOnlyDistancesAreNotRecurrences) {
 template <int L>
 void naive_mean_register(const float* x, float* stat, int R, int cols) {
   const int tiles = (cols + L - 1) / L;
-  float run = 0.0f;
+  float run[1] = {0.0f};
   TTSIM_LOOP_BEGIN("layernorm_mean");
   for (long n = 0; n < static_cast<long>(R) * tiles; ++n) {
     TTSIM_LOOP_ITER("layernorm_mean");
@@ -251,10 +251,9 @@ void naive_mean_register(const float* x, float* stat, int R, int cols) {
     for (int l = 0; l < L; ++l) {
       if (t * L + l < cols) part += TTSIM_RD("x", x, r * cols + t * L + l);
     }
-    if (t > 0) TTSIM_REG_RD("acc", 0);
-    run = t == 0 ? part : run + part;
-    TTSIM_REG_WR("acc", 0);
-    if (t == tiles - 1) TTSIM_WR("stat", stat, r, run / cols);
+    const float sum = t == 0 ? part : ttsim_hls::acc_read("acc", run, 0) + part;
+    ttsim_hls::acc_write("acc", run, 0) = sum;
+    if (t == tiles - 1) TTSIM_WR("stat", stat, r, sum / cols);
   }
 }
 
@@ -300,6 +299,54 @@ TEST(Injection, RunningSumCarriedEveryIterationIsReported) {
                                       bank_view<L>(y.data()), bank_view<L>(xh.data()), bank_view<L>(rs.data()), R,
                                       C, bank_view<L>(stat.data()));
   });
+  const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+  EXPECT_TRUE(v.empty()) << join(v);
+}
+
+// A copy of the kernel's layernorm_mean loop (slot-interleaved rows, lane tree, accumulator
+// accessors) with one index changed: the running sum kept in slot 0 instead of the row's
+// slot c.s. The probe records the element the code uses, so the distance-1 recurrence is
+// reported; with c.s the same loop passes.
+template <int L>
+void interleaved_mean(const float* x, float* stat, int R, int cols, bool wrong_slot) {
+  using ttsim_spec::kAccSlots;
+  const int tiles = (cols + L - 1) / L;
+  float acc[kAccSlots];
+  ttsim_hls::detail::RowSlots c(tiles);
+  const long total = ttsim_hls::detail::trip(ttsim_spec::kTripRowSlots, R, cols, L);
+  const auto xv_all = bank_view<L>(x);
+  const auto st = bank_view<L>(stat);
+  TTSIM_LOOP_BEGIN("layernorm_mean");
+  for (long n = 0; n < total; ++n) {
+    TTSIM_LOOP_ITER("layernorm_mean");
+    const int r = c.row();
+    if (r < R) {
+      const int nl = ttsim_hls::tile_lanes<L>(c.t * L, cols);
+      float xv[L];
+      ttsim_hls::lane_read<L>("x", xv_all, r * cols + c.t * L, nl, xv);
+      const float part = ttsim_hls::LaneTree<L>::sum(xv);
+      const int slot = wrong_slot ? 0 : c.s;
+      const float s = c.t == 0 ? part : ttsim_hls::acc_read("acc", acc, slot) + part;
+      ttsim_hls::acc_write("acc", acc, slot) = s;
+      if (c.t == tiles - 1) ttsim_hls::bank_write("stat", st, r, s / cols);
+    }
+    c.next();
+  }
+}
+
+TEST(Injection, AccumulatorAtTheWrongSlotIsReported) {
+  const int R = 20, C = 24, L = 4;
+  const Vf x = randv(R * C, 3);
+  Vf stat(R + L);
+  const SpecShape shape{1, R, 1, C};
+  const ttsim_spec::LoopSpec* spec = ttsim_spec::find_loop("layernorm", "layernorm_mean");
+  ASSERT_NE(spec, nullptr);
+  {
+    const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, true); });
+    const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+    EXPECT_TRUE(any_contains(v, "recurrence through acc at distance 1 ", "declared distance 16")) << join(v);
+  }
+  const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, false); });
   const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
   EXPECT_TRUE(v.empty()) << join(v);
 }
