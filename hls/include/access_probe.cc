@@ -16,9 +16,12 @@ bool g_access_probing = false;
 namespace {
 
 constexpr std::int64_t kNoDistance = std::numeric_limits<std::int64_t>::max();
-// Element-history keys: (element << kTagBits) | tag, tag = 1 + array id for arrays and
+// Element-history keys: (element << kTagBits) | tag, tag = kMemoryTag for every array
+// word (keyed by its address alone, so a word written through one kernel argument and
+// read through another that is the same memory closes a recurrence on the reader) and
 // kRegTag + register id for accumulator registers (never 0: 0 marks an empty slot).
 constexpr int kTagBits = 10;
+constexpr std::uint64_t kMemoryTag = 1;
 constexpr std::uint64_t kRegTag = 512;
 constexpr int kMaxIds = 511;
 // Banks counted per array (bank_count stride).
@@ -253,7 +256,7 @@ void probe_access(const char* array, std::uintptr_t word_address, bool write) {
   VarStat* st = array_stat(p, array, write, &id);
   if (!st) return;
   count_bank(p, *st, id, word_address % static_cast<std::size_t>(p->partition));
-  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, *st);
+  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
 }
 
 void probe_bank_access(const char* array, std::uintptr_t word_address, int bank, int banks,
@@ -267,7 +270,7 @@ void probe_bank_access(const char* array, std::uintptr_t word_address, int bank,
   } else {
     for (int b = 0; b < banks; ++b) count_bank(p, *st, id, static_cast<std::size_t>(b));
   }
-  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | (1u + id), write, *st);
+  p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
 }
 
 void probe_reg(const char* var, long slot, bool write) {

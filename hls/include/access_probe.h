@@ -21,7 +21,9 @@
 // it happens in: per loop, per array, the most accesses to one bank in one iteration
 // (bank = word address mod the partition factor of the scope), and per array or
 // accumulator the shortest distance (iterations, within one loop invocation) from a write
-// of an element to a later read or write of the same element. Not thread-safe: probe from
+// of an element to a later read or write of the same element. Array words are identified
+// by address: a word written through one argument and read through another that is the
+// same memory counts for the reader. Not thread-safe: probe from
 // one thread at a time.
 
 #include "hls/include/loop_counter.h"

@@ -712,6 +712,21 @@ TEST_F(KernelsMatchSpec, Lanes64) { check_every_kernel<64>(&seen_); }
 // A scatter whose batches share C elements at different output slots (slices offset by
 // one row) brings a write and a read of one element closer than kAccSlots: the probe
 // sees it, the specification's distance does not hold.
+// A contraction whose C lies inside A's buffer (C written at one output slot, read back as
+// A a few iterations later): the probe keys words by address, so the read through A closes
+// a recurrence the specification does not declare.
+TEST(Injection, OutputAliasingAnInputIsReported) {
+  ContractCase k{"column", ttsim_spec::kContractColumn, false, false, false, false};
+  const ContractShape shape{1, 16, 8, 8};  // two chunks of 16 slots: the second reads what the first wrote
+  ContractRun run = make_contract(k, shape);
+  Vf buf(run.A.size() + 200, 0.5f);
+  const auto a = ttsim_hls::bank_view<4>(buf.data());
+  const Loops m = probe(4, [&] { ttsim_hls::contract_kernel<4, 4>(a, view<4>(run.B, 0), a + 8, run.d); });
+  const auto v = ttsim_hls::check_kernel("contraction", m, ttsim_hls::contract_variant(run.d),
+                                         SpecShape{1, 16, 8, 8}, 4);
+  EXPECT_TRUE(any_contains(v, "undeclared recurrence through A")) << join(v);
+}
+
 TEST(Injection, MisalignedScatterIsReported) {
   ContractCase k{"column scatter", ttsim_spec::kContractColumn, false, true, true, false};
   ContractRun run = make_contract(k, ContractShape{4, 3, 2, 8});
