@@ -20,6 +20,8 @@
 #include "hls/host/hls_model.h"
 #include "hls/include/access_probe.h"
 #include "hls/include/design_config.h"
+#include "hls/include/kernel_spec.h"
+#include "hls/include/spec_check.h"
 #include "hls/loop_nest.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
@@ -66,6 +68,27 @@ Counts graph_counts(const TaskGraph& g, std::map<std::string, std::vector<std::s
   return c;
 }
 
+/// The accesses and loop-carried distances the real step's loop `name` showed over all its
+/// calls (the arenas as the top passes them) against the kernel specification: no array
+/// beyond its declared accesses per bank per iteration, no recurrence shorter than declared,
+/// none undeclared. (Iteration counts are compared with the graph below.)
+void expect_loop_within_spec(const std::string& name, const ttsim_hls::MeasuredLoop& m) {
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop(k.task_op, name.c_str());
+    if (!l) continue;
+    std::vector<std::string> bad;
+    for (const std::string& v : ttsim_hls::check_loop(*l, m, l->variant < 0 ? 0 : l->variant,
+                                                      ttsim_hls::SpecShape{}, 1)) {
+      if (v.find(": iterations ") == std::string::npos) bad.push_back(v);
+    }
+    std::string all;
+    for (const auto& b : bad) all += "\n  " + b;
+    EXPECT_TRUE(bad.empty()) << "real step, loop " << name << ":" << all;
+    return;
+  }
+  ADD_FAILURE() << "real step ran loop " << name << ", which no kernel specification has";
+}
+
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K) {
@@ -81,7 +104,10 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K) {
   ttsim_hls::AccessProbeScope probe(ttsim_cfg::kActPartition);
   m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
   m.sgd_update(0.01f);
-  for (const auto& [name, l] : probe.loops()) c[name] = {l.invocations, l.iterations};
+  for (const auto& [name, l] : probe.loops()) {
+    c[name] = {l.invocations, l.iterations};
+    expect_loop_within_spec(name, l);
+  }
   return c;
 }
 
