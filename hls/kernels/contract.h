@@ -88,17 +88,25 @@ inline int contract_variant(const ContractDesc& d) {
 template <int N>
 struct LaneTree {
   static float sum(const float* v) {
+#pragma HLS INLINE
     return LaneTree<N / 2>::sum(v) + LaneTree<N - N / 2>::sum(v + N / 2);
   }
   static float max(const float* v) {
+#pragma HLS INLINE
     const float a = LaneTree<N / 2>::max(v), b = LaneTree<N - N / 2>::max(v + N / 2);
     return a > b ? a : b;
   }
 };
 template <>
 struct LaneTree<1> {
-  static float sum(const float* v) { return v[0]; }
-  static float max(const float* v) { return v[0]; }
+  static float sum(const float* v) {
+#pragma HLS INLINE
+    return v[0];
+  }
+  static float max(const float* v) {
+#pragma HLS INLINE
+    return v[0];
+  }
 };
 
 namespace detail {

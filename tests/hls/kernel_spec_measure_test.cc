@@ -704,7 +704,10 @@ TEST_F(KernelsMatchSpec, Lanes1) { check_every_kernel<1>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes2) { check_every_kernel<2>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes3) { check_every_kernel<3>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes4) { check_every_kernel<4>(&seen_); }
-TEST_F(KernelsMatchSpec, Lanes8) { check_every_kernel<8>(&seen_); }
+TEST_F(KernelsMatchSpec, Lanes8) {
+  check_every_kernel<8>(&seen_);
+  check_every_kernel_banks<8, 64>(&seen_);  // the reference design's nonlinear units on 64-bank arenas
+}
 TEST_F(KernelsMatchSpec, Lanes16) { check_every_kernel<16>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes32) { check_every_kernel<32>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes64) { check_every_kernel<64>(&seen_); }
