@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs what ttsim needs, runs every test with Bazel and closes with the line
-# "N passed, N failed" counted from the test cases' results.
+# Installs what ttsim and its tests need (scripts/install_deps.sh --test), runs every test
+# with Bazel and closes with the line "N passed, N failed" counted from the test cases' results.
 # Tests that read ../shared (real datasets and reports) find it via TTSIM_SHARED and
 # skip themselves, saying why, where it is absent.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
-"$ROOT/scripts/install_deps.sh" || exit 1
+"$ROOT/scripts/install_deps.sh" --test || exit 1
 
 env_args=()
 if [ -d "$ROOT/../shared" ]; then

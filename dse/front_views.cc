@@ -82,7 +82,19 @@ std::pair<double, double> padded_range(const std::vector<double>& values, bool l
   if (log_axis) return {lo / pad, hi * pad};
   double margin = (hi - lo) * linear_margin;
   if (margin == 0) margin = lo == 0 ? 1 : std::abs(lo) * linear_margin;
-  return {lo - margin, hi + margin};
+  // Non-negative data (energy, DSPs, MiB): the axis starts at 0 at the lowest.
+  return {lo >= 0 ? std::max(0.0, lo - margin) : lo - margin, hi + margin};
+}
+
+bool log_axis_wanted(const std::vector<double>& values) {
+  double lo = INFINITY, hi = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (v <= 0) return false;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  return lo <= hi && hi >= kLogAxisSpread * lo;
 }
 
 PlotAxis plot_axis(Metric m) {

@@ -42,9 +42,17 @@ std::vector<LineVertex> pair_staircase(const std::vector<double>& xs, bool max_x
 
 /// Axis range of plotted `values` with room around them: [min/pad, max·pad] on a log axis,
 /// else the span widened by `linear_margin` of itself on each side (±1 around a single
-/// value, or ±|value|·linear_margin). {0, 0} for no finite value.
+/// value, or ±|value|·linear_margin), the lower end clamped at 0 when no value is negative.
+/// {0, 0} for no finite value.
 std::pair<double, double> padded_range(const std::vector<double>& values, bool log_axis,
                                        double pad = 1.3, double linear_margin = 0.06);
+
+/// The largest / smallest value from which an axis is drawn in log scale.
+constexpr double kLogAxisSpread = 10;
+
+/// Whether an axis of `values` is drawn in log scale: every finite value positive and the
+/// largest at least kLogAxisSpread times the smallest.
+bool log_axis_wanted(const std::vector<double>& values);
 
 /// How a metric appears on a plot axis and in the plot's CSV column.
 struct PlotAxis {

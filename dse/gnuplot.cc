@@ -59,11 +59,12 @@ bool run_gnuplot(const std::string& dir, const std::string& name, const std::str
   return true;
 }
 
-std::string gnuplot_head(int width, int height) {
+std::string gnuplot_head(const std::string& name, int width, int height) {
   return fmt::format(
       "set terminal svg size {},{} fixed noenhanced font 'sans,12' background rgb 'white'\n"
+      "if (!exists(\"outfile\")) outfile = {}\n"
       "set output outfile\nset grid\nset datafile separator ','\nset datafile columnheaders\n",
-      width, height);
+      width, height, gnuplot_quote(name + ".svg"));
 }
 
 std::string gnuplot_quote(const std::string& s) {

@@ -14,9 +14,10 @@ bool run_gnuplot(const std::string& dir, const std::string& name, const std::str
                  std::vector<std::string>& notes);
 
 /// The opening lines of every plot script: a fixed-size SVG of `width` × `height` pixels
-/// on white, plain (not enhanced) text, the output file, and CSV input whose first row
-/// names the columns.
-std::string gnuplot_head(int width, int height);
+/// on white, plain (not enhanced) text, the output file (the variable `outfile`, which
+/// run_gnuplot sets; else <name>.svg, so `gnuplot <name>.gp` re-plots in the script's
+/// folder), and CSV input whose first row names the columns.
+std::string gnuplot_head(const std::string& name, int width, int height);
 
 /// `s` as a single-quoted gnuplot string literal.
 std::string gnuplot_quote(const std::string& s);

@@ -61,7 +61,7 @@ std::vector<PlotFile> write_breakdown_plot(const std::string& dir, const FinalRe
       *f.chosen, shown, layers.size(), total > 0 ? 100.0 * top_busy / total : 0.0);
   // Bars from 0 to busy cycles (boxxyerror: x, y, x half-width, y half-height); the first
   // CSV row (the busiest layer) at the top.
-  std::string s = gnuplot_head(900, 140 + 28 * static_cast<int>(shown));
+  std::string s = gnuplot_head("breakdown", 900, 140 + 28 * static_cast<int>(shown));
   s += "set title " + gnuplot_quote(title) + "\n"
        "set xlabel 'busy cycles of the layer''s tasks in one step (cycles)'\n"
        "set grid xtics noytics\nset yrange [" + fmt::format("{}", shown - 0.4) + ":-0.6]\n"

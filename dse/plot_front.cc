@@ -32,18 +32,6 @@ std::string the_designs(std::size_t n) {
   return n == 1 ? std::string("the design") : fmt::format("the {} designs", n);
 }
 
-// Log scale when the positive values span more than a factor 20.
-bool wants_log(const std::vector<ViewPoint>& pts, bool use_x) {
-  double lo = INFINITY, hi = 0;
-  for (const auto& p : pts) {
-    const double v = use_x ? p.x : p.y;
-    if (v <= 0) return false;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  return hi > 20 * lo;
-}
-
 // One plotted axis: log or linear, its padded range, a value's place on it (0..1).
 struct AxisScale {
   bool log = false;
@@ -55,9 +43,9 @@ struct AxisScale {
 
 AxisScale axis_scale(const std::vector<ViewPoint>& pts, bool use_x) {
   AxisScale a;
-  a.log = wants_log(pts, use_x);
   std::vector<double> values;
   for (const auto& p : pts) values.push_back(use_x ? p.x : p.y);
+  a.log = log_axis_wanted(values);
   std::tie(a.lo, a.hi) = padded_range(values, a.log, 1.3, 0.1);
   return a;
 }
@@ -82,6 +70,9 @@ std::string axis_commands(const AxisScale& a, const char* axis) {
   }
   return s;
 }
+
+// Ring radii (fractions of the plot width) of the chosen design and of a reference design.
+constexpr double kChosenRing = 0.019, kReferenceRing = 0.011;
 
 constexpr double kGraphW = 790, kGraphH = 430;  // graph area of the 900 × 620 terminal, pixels
 
@@ -144,10 +135,11 @@ std::vector<std::pair<const ViewPoint*, std::string>> ringed(const std::vector<V
   return out;
 }
 
-std::string view_script(const std::string& csv, const std::string& line_csv, const std::string& title,
-                        const PlotAxis& ax, const PlotAxis& ay, const std::vector<ViewPoint>& pts,
+std::string view_script(const std::string& name, const std::string& title, const PlotAxis& ax,
+                        const PlotAxis& ay, const std::vector<ViewPoint>& pts,
                         const std::vector<LineVertex>& staircase) {
-  std::string s = gnuplot_head(900, 620);
+  const std::string csv = name + ".csv", line_csv = name + "_line.csv";
+  std::string s = gnuplot_head(name, 900, 620);
   s += "set title " + gnuplot_quote(title) + "\n";
   s += "set xlabel " + gnuplot_quote(ax.label) + "\nset ylabel " + gnuplot_quote(ay.label) + "\n";
   const AxisScale ax_scale = axis_scale(pts, true), ay_scale = axis_scale(pts, false);
@@ -162,15 +154,18 @@ std::string view_script(const std::string& csv, const std::string& line_csv, con
   std::string keys;
   for (std::size_t k = 0; k < rings.size(); ++k) {
     const ViewPoint& p = *rings[k].first;
+    // The chosen design's ring is wider and thicker than a reference's, so where the two
+    // designs sit together both rings show.
     const char* colour = p.chosen ? "#228833" : "#cc3311";
-    const double ring = p.chosen ? 0.016 : 0.011;
+    const double ring = p.chosen ? kChosenRing : kReferenceRing;
+    const double lw = p.chosen ? 2.5 : 1.5;
     taken.push_back(number_place(p, ring * 900, dots, line, taken, ax_scale, ay_scale));
     s += fmt::format(
         "set object {0} circle at first {1:.17g}, first {2:.17g} size screen {3} front fillstyle "
-        "empty border lc rgb '{4}' lw 2\n"
+        "empty border lc rgb '{4}' lw {7}\n"
         "set label {0} '{0}' at graph {5:.4f}, graph {6:.4f} center front tc rgb '{4}' font ',13'\n",
-        k + 1, p.x, p.y, ring, colour, taken.back().first, taken.back().second);
-    keys += fmt::format(", \\\n     keyentry with circles lw 2 lc rgb '{}' fs empty title {}", colour,
+        k + 1, p.x, p.y, ring, colour, taken.back().first, taken.back().second, lw);
+    keys += fmt::format(", \\\n     keyentry with circles lw {} lc rgb '{}' fs empty title {}", lw, colour,
                         gnuplot_quote(fmt::format("{}: {}", k + 1, rings[k].second)));
   }
   const std::string q = gnuplot_quote(csv);
@@ -179,9 +174,12 @@ std::string view_script(const std::string& csv, const std::string& line_csv, con
        "title 'other feasible designs', \\\n"
        "     '' using 2:($5==1 ? $3 : NaN) with circles lc rgb '#4477aa' fs solid 1.0 noborder "
        "title 'on the Pareto front of all objectives', \\\n"
-       "     " + gnuplot_quote(line_csv) +
-       " using 1:2 with lines lc rgb 'black' lw 1.5 title 'non-dominated on this pair (staircase)', \\\n"
-       "     " + q + " using 2:($4==1 ? $3 : NaN) with circles lw 1.5 lc rgb 'black' fs empty notitle" +
+       "     " + gnuplot_quote(line_csv) + " using 1:2 with lines lc rgb 'black' lw 1.5 " +
+       (staircase.size() > 1 ? "title 'staircase through the pair''s non-dominated designs'"
+                             : "notitle") +
+       ", \\\n     " + q +
+       " using 2:($4==1 ? $3 : NaN) with circles lw 1.5 lc rgb 'black' fs empty "
+       "title 'black ring: non-dominated on this pair'" +
        keys + "\n";
   return s;
 }
@@ -241,23 +239,29 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
     const std::string title =
         n_obj == 2 ? fmt::format("Pareto front: {} vs {} ({})", ay.label, ax.label,
                                  count_of(pts.size(), "feasible design"))
-                   : fmt::format("Projection of the {}-objective front onto ({}, {})", n_obj,
-                                 metric_info(v.x).name, metric_info(v.y).name);
+                   : fmt::format("Projection of the {}-objective front: {} vs {}", n_obj, ay.label,
+                                 ax.label);
     std::string objectives, rings;
     for (Metric m : eval.objectives()) objectives += (objectives.empty() ? "" : ", ") + std::string(metric_info(m).name);
     const auto ring_list = ringed(pts);
     for (std::size_t k = 0; k < ring_list.size(); ++k) {
       rings += fmt::format("{}{}: {}", k == 0 ? "" : "; ", k + 1, ring_list[k].second);
     }
+    const std::string pair_text =
+        staircase.size() > 1
+            ? fmt::format("Line and black rings: {} no other design beats on both {} and {} (the "
+                          "staircase of {}_line.csv)",
+                          the_designs(n_pair), ax.label, ay.label, name)
+            : fmt::format("Black ring: {} no other design beats on both {} and {} (single design, "
+                          "no line)",
+                          the_designs(n_pair), ax.label, ay.label);
     const std::string caption = fmt::format(
-        "{}. Line: {} no other design beats on both {} and {} (the staircase of {}_line.csv); "
-        "blue: {} on the Pareto front of all {} objectives ({}); a blue point off the line is "
-        "beaten here by a design that is worse on another objective; grey: the other feasible "
-        "designs.{}",
-        count_of(pts.size(), "feasible design"), the_designs(n_pair), metric_info(v.x).name,
-        metric_info(v.y).name, name, the_designs(n_front), n_obj, objectives,
+        "{}. {}; blue: {} on the Pareto front of all {} objectives ({}); a blue point without a "
+        "black ring is beaten here by a design that is worse on another objective; grey: the other "
+        "feasible designs.{}",
+        count_of(pts.size(), "feasible design"), pair_text, the_designs(n_front), n_obj, objectives,
         rings.empty() ? "" : " Numbered rings: " + rings + ".");
-    if (run_gnuplot(dir, name, view_script(name + ".csv", name + "_line.csv", title, ax, ay, pts, staircase), notes)) {
+    if (run_gnuplot(dir, name, view_script(name, title, ax, ay, pts, staircase), notes)) {
       plots.push_back({name + ".svg", {name + ".csv", name + "_line.csv"}, title, caption});
     }
   }

@@ -61,7 +61,7 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
   write_file_atomic(dir + "/" + name + ".csv", csv);
 
   const std::string title = "Compression by TT rank, one line per encoder count";
-  std::string s = gnuplot_head(900, 560);
+  std::string s = gnuplot_head(name, 900, 560);
   s += "set title " + gnuplot_quote(title) + "\n"
        "set xlabel 'TT rank (r)'\nset ylabel 'compression (dense / stored parameters, x)'\n"
        "set offsets graph 0.04, graph 0.04, graph 0.08, graph 0.08\n"

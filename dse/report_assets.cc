@@ -17,7 +17,14 @@ td.t,th.t{text-align:left}td.reason{white-space:normal;min-width:260px;text-alig
 thead th{position:sticky;top:0;background:#f3f3f3;cursor:pointer;user-select:none;vertical-align:bottom}
 thead th small{display:block;font-weight:400;color:#666}
 thead th[aria-sort=ascending]::after{content:" \25B2"}thead th[aria-sort=descending]::after{content:" \25BC"}
-tr.ref td{background:#fbeaea}tr.chosen td{background:#e3f2e3}tr.infeasible td{color:#888}
+#references-table th,#references-table td{padding:3px 5px}
+#references-table th{white-space:normal;overflow-wrap:anywhere;min-width:48px}
+#references-table td.t{white-space:normal}#references-table td.t:first-child{min-width:120px}
+#references-table td.reason{min-width:170px}
+#points tbody td:first-child{position:sticky;left:0;z-index:1;background:#fff;box-shadow:inset -1px 0 0 #ccc}
+#points thead th:first-child{left:0;z-index:3;box-shadow:inset -1px 0 0 #ccc}
+tr.ref td,#points tr.ref td:first-child{background:#fbeaea}
+tr.chosen td,#points tr.chosen td:first-child{background:#e3f2e3}tr.infeasible td{color:#888}
 figure{margin:16px 0;border:1px solid #ddd;padding:8px}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:13px;color:#444;margin-top:6px}
 .controls{margin:8px 0}.controls input[type=search]{width:280px}

@@ -148,8 +148,8 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
        "<th class=\"t\">standing</th>";
   for (Metric m : objs) h += metric_header_html(m);
   for (Metric m : objs) {
-    h += "<th data-type=\"num\">best gain on " + html_escape(metric_info(m).name) +
-         "<small>factor (front design)</small></th>";
+    h += "<th data-type=\"num\">gain on " + wrappable_name(metric_info(m).name) +
+         "<small>factor, front id</small></th>";
   }
   h += "</tr></thead><tbody>\n";
   for (const auto& ref : f.references) {
@@ -160,25 +160,32 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
       h += "</tr>\n";
       continue;
     }
-    std::string standing = !ref.feasible ? "infeasible: " + ref.reason
+    // finish(): a feasible reference is compared with the front designs that dominate it, an
+    // infeasible one with every front design.
+    std::string standing = !ref.feasible ? "infeasible: " + ref.reason + "; gains over every front design"
                            : ref.on_front ? std::string("on the Pareto front")
-                                          : fmt::format("dominated by {} front design(s)", ref.dominated_by.size());
+                                          : fmt::format("dominated by {} front design(s); gains over those",
+                                                        ref.dominated_by.size());
     if (f.chosen && *f.chosen == ref.id) standing += "; the chosen design";
     h += "<td class=\"t\">" + html_escape(ref.fidelity) + "</td><td class=\"t reason\">" +
          html_escape(standing) + "</td>";
     const Evaluation& e = state.points.at(ref.id).best();
     for (Metric m : objs) h += metric_cell_html(m, e.metrics[m]);
     for (std::size_t o = 0; o < objs.size(); ++o) {
-      const bool has = o < ref.best_gain.size() && ref.best_gain[o] > 0;
-      h += has ? fmt::format("<td data-v=\"{}\">{:.2f}x (id {})</td>", number_text(ref.best_gain[o]),
+      // A factor that rounds to 1.00x or below is no gain: the cell stays empty.
+      const bool has = o < ref.best_gain.size() && ref.best_gain[o] >= 1.005;
+      h += has ? fmt::format("<td data-v=\"{}\">{:.2f}x<br><small>id {}</small></td>", number_text(ref.best_gain[o]),
                              ref.best_gain[o], ref.best_gain_point[o])
                : std::string("<td data-v=\"\"></td>");
     }
     h += "</tr>\n";
   }
-  return h + "</tbody></table></div>\n<p>Gains are over the front designs that dominate the reference "
-             "(reference / front for minimised objectives, front / reference for maximised ones).</p>"
-             "</section>\n";
+  return h + "</tbody></table></div>\n<p>Best gain: the largest factor by which a front design betters "
+             "the reference on that objective (reference / front for minimised objectives, front / "
+             "reference for maximised ones), with that design's id. A feasible reference is compared "
+             "with the front designs that dominate it, an infeasible reference with every front "
+             "design (the standing column says which); empty where the best factor rounds to 1.00x "
+             "or less.</p></section>\n";
 }
 
 std::string plots_section(const std::string& dir, const std::vector<PlotFile>& plots) {

@@ -32,6 +32,15 @@ std::string num_cell(const std::string& text, double exact) {
 
 }  // namespace
 
+std::string wrappable_name(const std::string& name) {
+  std::string out;
+  for (char c : html_escape(name)) {
+    out += c;
+    if (c == '_') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string metric_unit(Metric m) {
   const std::string label = plot_axis(m).label;
   const auto open = label.rfind('(');
@@ -43,7 +52,7 @@ std::string metric_unit(Metric m) {
 
 std::string metric_header_html(Metric m) {
   return fmt::format("<th data-type=\"num\" title=\"{}\">{}<small>{}</small></th>",
-                     html_escape(plot_axis(m).label), html_escape(metric_info(m).name),
+                     html_escape(plot_axis(m).label), wrappable_name(metric_info(m).name),
                      html_escape(metric_unit(m)));
 }
 

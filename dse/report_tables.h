@@ -21,6 +21,10 @@ const std::vector<Metric>& all_metrics();
 /// thousands ("11,181.0" s, "7.883" MiB, "84.20" %); "" for NaN.
 std::string table_number(Metric m, double v);
 
+/// `name` escaped for HTML with a line-break opportunity (<wbr>) after every underscore,
+/// so a narrow column header can wrap "epoch_energy_joules" between its words.
+std::string wrappable_name(const std::string& name);
+
 /// The unit of `m` as the report shows it ("s", "MiB", "%", "slices", ...).
 std::string metric_unit(Metric m);
 

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ttsim needs, only those missing, with apt-get
 # (through sudo when not root). Safe to run repeatedly.
+#   scripts/install_deps.sh          what building and running ./ttsim needs (the wrapper calls it)
+#   scripts/install_deps.sh --test   that and what only the tests and benchmarks need (test.sh
+#                                    calls it): GoogleTest, RapidCheck, Google Benchmark, Tcl for
+#                                    the run_hls.tcl test, Chromium for the report browser test
 set -euo pipefail
 
 PACKAGES=(
   bazel-bootstrap g++ libsystemc-dev libboost-program-options-dev nlohmann-json3-dev
-  libfmt-dev libgtest-dev libpugixml-dev libeigen3-dev libtbb-dev libbenchmark-dev
-  librapidcheck-dev gnuplot-nox tcl chromium
+  libfmt-dev libpugixml-dev libeigen3-dev libtbb-dev gnuplot-nox
 )
+TEST_PACKAGES=(libgtest-dev librapidcheck-dev libbenchmark-dev tcl chromium)
+
+case "${1:-}" in
+  "") ;;
+  --test) PACKAGES+=("${TEST_PACKAGES[@]}") ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -75,6 +75,21 @@ TEST(PaddedRange, LogAxisByFactorLinearBySpan) {
   const auto one = padded_range({50}, false);
   EXPECT_LT(one.first, 50);
   EXPECT_GT(one.second, 50);
+  // Non-negative values: the margin stops at 0 (energy in J never runs below zero).
+  const auto energy = padded_range({500, 26000}, false, 1.3, 0.1);
+  EXPECT_DOUBLE_EQ(energy.first, 0);
+  EXPECT_DOUBLE_EQ(energy.second, 26000 + 2550);
+  EXPECT_DOUBLE_EQ(padded_range({0}, false).first, 0);
+  // A negative value keeps the margin below it.
+  EXPECT_LT(padded_range({-5, 100}, false).first, -5);
+}
+
+TEST(LogAxisWanted, SpreadOfTenOrMore) {
+  EXPECT_TRUE(log_axis_wanted({100, 1000}));
+  EXPECT_TRUE(log_axis_wanted({184, 11181, NAN}));
+  EXPECT_FALSE(log_axis_wanted({101, 1000}));
+  EXPECT_FALSE(log_axis_wanted({0, 1000}));  // zero has no place on a log axis
+  EXPECT_FALSE(log_axis_wanted({}));
 }
 
 TEST(TableNumber, FixedDecimalsPerMetricAndGroupedThousands) {
@@ -97,14 +112,19 @@ TEST(RunGnuplot, FolderWithQuoteAndSpace) {
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "d.csv") << "x,y\n1,2\n2,3\n";
   std::vector<std::string> notes;
-  EXPECT_TRUE(run_gnuplot(dir.string(), "p", gnuplot_head(200, 120) + "plot 'd.csv' using 1:2 with lines\n", notes));
+  EXPECT_TRUE(run_gnuplot(dir.string(), "p", gnuplot_head("p", 200, 120) + "plot 'd.csv' using 1:2 with lines\n", notes));
   EXPECT_TRUE(notes.empty()) << notes.front();
   std::ifstream svg(dir / "p.svg");
   std::stringstream body;
   body << svg.rdbuf();
   EXPECT_NE(body.str().find("<svg"), std::string::npos);
+  // The script re-plots on its own in its folder, into p.svg.
+  std::filesystem::remove(dir / "p.svg");
+  const std::string replot = "cd '" + std::string(tmp ? tmp : "/tmp") + "' && cd \"it's a \\\"plot\\\" folder\" && gnuplot p.gp";
+  EXPECT_EQ(std::system(replot.c_str()), 0) << replot;
+  EXPECT_TRUE(std::filesystem::exists(dir / "p.svg"));
   // A script gnuplot rejects: no SVG, a note, the log kept.
-  EXPECT_FALSE(run_gnuplot(dir.string(), "bad", gnuplot_head(200, 120) + "plot 'missing.csv'\n", notes));
+  EXPECT_FALSE(run_gnuplot(dir.string(), "bad", gnuplot_head("bad", 200, 120) + "plot 'missing.csv'\n", notes));
   EXPECT_EQ(notes.size(), 1u);
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.svg"));
   EXPECT_TRUE(std::filesystem::exists(dir / "bad.gnuplot.log"));
