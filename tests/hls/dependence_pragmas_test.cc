@@ -1,0 +1,92 @@
+// The DEPENDENCE pragmas the priced RecMII relies on are in the kernel sources: read as text
+// (hls/kernels/contract.h and rowwise.h), each pipelined loop of the kernel specification
+// must carry
+//  - for every recurrence through a kernel array (e.g. the contraction's C), a DEPENDENCE
+//    pragma on that array (`<array>_mem`, the function argument) with its declared
+//    distance (TTSIM_ACC_SLOTS = kAccSlots): without it Vitis assumes distance 1 and the
+//    loop's II becomes the read → fadd → write latency;
+//  - for every recurrence through an accumulator register file, a DEPENDENCE pragma with
+//    distance TTSIM_ACC_SLOTS;
+//  - for every array the loop both reads and writes without a declared recurrence (each
+//    element touched in one iteration only, or disjoint halves), `inter false` on it.
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "hls/include/kernel_spec.h"
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Loop label → the pragma lines between the label and the loop body's first statement.
+std::map<std::string, std::string> loop_pragmas() {
+  std::map<std::string, std::string> out;
+  for (const char* f : {"hls/kernels/contract.h", "hls/kernels/rowwise.h"}) {
+    const std::string text = slurp(f);
+    const std::regex label(R"((\w+):\s*\n\s*for\s*\([^\n]*\n((?:\s*(?:#pragma[^\n]*|//[^\n]*)\n)*))");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), label); it != std::sregex_iterator(); ++it) {
+      out[(*it)[1].str()] = (*it)[2].str();
+    }
+  }
+  return out;
+}
+
+bool is_array(const ttsim_spec::LoopSpec& l, const std::string& name) {
+  for (int a = 0; a < l.n_access; ++a) {
+    if (name == l.access[a].array) return true;
+  }
+  return false;
+}
+
+TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
+  ASSERT_EQ(ttsim_spec::kAccSlots, 16) << "the pragmas name TTSIM_ACC_SLOTS; update this test with the spec";
+  const auto pragmas = loop_pragmas();
+  int checked = 0;
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    for (int i = 0; i < k.n_loops; ++i) {
+      const ttsim_spec::LoopSpec& l = k.loops[i];
+      SCOPED_TRACE(l.name);
+      ASSERT_TRUE(pragmas.count(l.name)) << "no pipelined loop labelled " << l.name << " in the kernel sources";
+      const std::string& p = pragmas.at(l.name);
+      auto has = [&](const std::string& re) { return std::regex_search(p, std::regex(re)); };
+      for (int r = 0; r < l.n_rec; ++r) {
+        const std::string v = l.rec[r].variable;
+        EXPECT_EQ(l.rec[r].distance, ttsim_spec::kAccSlots) << v;
+        if (is_array(l, v)) {
+          EXPECT_TRUE(has("DEPENDENCE variable = " + v + "_mem type = inter direction = RAW distance = "
+                          "TTSIM_ACC_SLOTS dependent = true"))
+              << "recurrence through array " << v << " without its DEPENDENCE pragma:\n" << p;
+        } else {
+          EXPECT_TRUE(has("DEPENDENCE variable = \\w+ type = inter direction = RAW distance = TTSIM_ACC_SLOTS"))
+              << "recurrence through accumulator " << v << " without a DEPENDENCE pragma:\n" << p;
+        }
+        ++checked;
+      }
+      for (int a = 0; a < l.n_access; ++a) {
+        const ttsim_spec::ArrayAccess& acc = l.access[a];
+        const std::string v = acc.array;
+        if (acc.reads == 0 || acc.writes == 0) continue;
+        bool recurrent = false;
+        for (int r = 0; r < l.n_rec; ++r) recurrent = recurrent || v == l.rec[r].variable;
+        if (recurrent) continue;
+        EXPECT_TRUE(has("DEPENDENCE variable = " + v + "_mem type = inter false"))
+            << v << " is read and written in the loop with no declared recurrence and no `inter false`:\n" << p;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 20);
+}
+
+}  // namespace
