@@ -27,6 +27,36 @@ std::string relative(const std::string& path, const std::string& root) {
                            : path;
 }
 
+/// Why the report_power at `power` cannot be tied to a ttsim design, or "" when it can:
+/// walking up from its folder, stopping below `root` (sibling folders' builds are not its
+/// design), the first folder whose tree holds csynth reports must hold exactly one build
+/// (one folder of csynth reports), and that build's reports must be of a ttsim design.
+std::string power_design_refusal(const std::string& power, const std::vector<CsynthReport>& csynth,
+                                 const std::string& root) {
+  const std::string hint = "; name it with `calibrate --power FILE` to fit it";
+  for (std::string folder = folder_of(power); under(folder, root);
+       folder = fs::path(folder).parent_path().string()) {
+    std::map<std::string, std::vector<const CsynthReport*>> builds;  // folder of csynth reports → reports
+    for (const auto& c : csynth) {
+      if (under(c.source, folder)) builds[folder_of(c.source)].push_back(&c);
+    }
+    if (builds.empty()) continue;
+    if (builds.size() > 1) {
+      return fmt::format("{} holds {} builds (csynth reports in {} and {}…): cannot tell which design it measures{}",
+                         folder, builds.size(), builds.begin()->first, std::next(builds.begin())->first, hint);
+    }
+    const auto& reports = builds.begin()->second;
+    if (std::none_of(reports.begin(), reports.end(), [](auto* c) { return is_ttsim_report(*c); })) {
+      return fmt::format("report_power of another design: the csynth report of its build, {} (top {}), has no "
+                         "ttsim module; power is fitted only from the design of the latency reports{}",
+                         reports.front()->source, reports.front()->top, hint);
+    }
+    return "";
+  }
+  return "no csynth report of its design in a folder between it and " + root + " (sibling folders' builds are not "
+         "its design)" + hint;
+}
+
 }  // namespace
 
 bool is_ttsim_report(const CsynthReport& r) {
@@ -41,29 +71,9 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
   out.pairs.utilization = set.utilization;
   const std::string top = fs::path(root).lexically_normal().string();
   for (const PowerReport& p : set.power) {
-    std::string folder = folder_of(p.source);
-    std::vector<const CsynthReport*> nearest;
-    while (true) {
-      for (const auto& c : set.csynth) {
-        if (under(c.source, folder)) nearest.push_back(&c);
-      }
-      if (!nearest.empty() || folder == top || folder.size() <= top.size()) break;
-      const std::string up = fs::path(folder).parent_path().string();
-      if (up == folder) break;
-      folder = up;
-    }
-    if (nearest.empty()) {
-      out.rejected.push_back({p.source, "rejected",
-                              "no csynth report of its design in its folder tree; name it with --power to use it"});
-      continue;
-    }
-    const bool ours = std::any_of(nearest.begin(), nearest.end(), [](auto* c) { return is_ttsim_report(*c); });
-    if (!ours) {
-      out.rejected.push_back(
-          {p.source, "rejected",
-           fmt::format("report_power of another design: the csynth report of its tree, {} (top {}), has no ttsim "
-                       "module; power is fitted only from the design of the latency reports (or --power FILE)",
-                       nearest.front()->source, nearest.front()->top)});
+    const std::string reason = power_design_refusal(p.source, set.csynth, top);
+    if (!reason.empty()) {
+      out.rejected.push_back({p.source, "rejected", reason});
       continue;
     }
     out.pairs.power.push_back(p);
