@@ -177,7 +177,7 @@ int run_simulate(const std::vector<std::string>& args) {
   auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
   j["calibration"] = calibration.empty() ? Json(nullptr) : Json(calibration);
   j["calibration_used"] = calibration_used;
-  j["defaults_used"] = run_defaults_json(device, arch.clock_mhz);
+  j["defaults_used"] = run_defaults_json(device, arch.clock_mhz, arch.calibration.get());
   std::cout << "calibration: " << calibration_used << "\n";
   std::cout << fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({} MHz), device {}\n",
                            model.name, model.encoders, r.tokens, arch.name, mhz, device.name);

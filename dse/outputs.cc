@@ -286,7 +286,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
   Json defaults = Json::array();
   for (double mhz : clocks) {
     try {
-      defaults.push_back(run_defaults_json(eval.device(), mhz));
+      defaults.push_back(run_defaults_json(eval.priced_device(), mhz, eval.kernel_calibration()));
     } catch (const std::exception& e) {  // a clock the device cannot price: its points say why
       defaults.push_back(Json{{"clock_mhz", mhz}, {"error", e.what()}});
     }

@@ -97,6 +97,9 @@ TEST(ExploreCalibration, AppliedToEveryPointAndRecorded) {
     EXPECT_GT(p["energy_joules_per_epoch"].get<double>(), 0);
   }
   EXPECT_EQ(load_json_file(o.out_dir + "/state.json")["calibration"], results["calibration"]);
+  // defaults_used lists the figures the points were priced with: the fitted power.
+  ASSERT_EQ(results["defaults_used"].size(), 1u);
+  EXPECT_DOUBLE_EQ(results["defaults_used"][0]["device"]["power"]["static_watts"].get<double>(), 3.5);
   // Resuming without the calibration (or with another) is refused.
   o.resume = true;
   EXPECT_THROW(run_explore(*plain->eval, sweep, o), InputError);
