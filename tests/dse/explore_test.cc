@@ -101,6 +101,12 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   ASSERT_EQ(r1.outcome, ExploreOutcome::kInterrupted);
   EXPECT_LT(r1.evaluated, 128u);
   EXPECT_TRUE(fs::exists(f.dir + "/parts/results.csv"));
+  // Not presented as a finished front: a banner, no front or choice, no pareto.csv.
+  const std::string summary = slurp(f.dir + "/parts/summary.md");
+  EXPECT_EQ(summary.find("# Sweep `toy`\n\n**INTERRUPTED — not a finished front.**"), 0u) << summary;
+  EXPECT_EQ(summary.find("## Pareto front ("), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("Why: "), std::string::npos) << summary;
+  EXPECT_FALSE(fs::exists(f.dir + "/parts/pareto.csv"));
   EXPECT_THROW(f.run("parts"), InputError);  // no --resume: refuses to overwrite
   ExploreOptions resume;
   resume.resume = true;
