@@ -168,6 +168,38 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
 
+  // A generic pointer axis must name a field of the base document: one the file sets or
+  // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input
+  // error here, before any evaluation, not a sweep of unevaluable points.
+  {
+    std::optional<Json> resolved_model, resolved_arch;
+    for (const auto& a : s.space.axes()) {
+      const bool is_model = a.name.rfind("model:", 0) == 0;
+      if (!is_model && a.name.rfind("arch:", 0) != 0) continue;
+      const Json& base = is_model ? s.model_doc : s.arch_doc;
+      const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
+      if (base.contains(p)) continue;
+      std::optional<Json>& resolved = is_model ? resolved_model : resolved_arch;
+      if (!resolved) {
+        resolved = is_model ? parse_model_spec(s.model_doc, s.model_file).to_json()
+                            : parse_arch_spec(s.arch_doc, s.arch_file).to_json();
+      }
+      if (resolved->contains(p)) continue;
+      std::string known;
+      if (resolved->contains(p.parent_pointer()) && resolved->at(p.parent_pointer()).is_object()) {
+        for (const auto& [k, v] : resolved->at(p.parent_pointer()).items()) {
+          (void)v;
+          known += (known.empty() ? "" : ", ") + k;
+        }
+        known = "; " + (p.parent_pointer().empty() ? std::string("/") : p.parent_pointer().to_string()) +
+                " has " + known;
+      }
+      axes.at(a.name).fail(std::string("a JSON pointer to a field of the base ") +
+                               (is_model ? "model " + s.model_file : "arch " + s.arch_file) + known,
+                           "\"" + p.to_string() + "\", which names no field");
+    }
+  }
+
   // Applying every value of every axis to the base documents checks that they have the
   // members the axes edit, and parsing the edited documents that each value is one the
   // model / arch loaders accept (exit 2 at /axes/<key>/<i> now rather than points "not
@@ -201,38 +233,6 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
                                     s.model_file, s.arch_file, i, a.name),
                         fmt::format("{}, refused: {}", a.values[i].dump(), e.what()));
       }
-    }
-  }
-
-  // A generic pointer axis must name a field of the base document: one the file sets or
-  // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input
-  // error here, before any evaluation, not a sweep of unevaluable points.
-  {
-    std::optional<Json> resolved_model, resolved_arch;
-    for (const auto& a : s.space.axes()) {
-      const bool is_model = a.name.rfind("model:", 0) == 0;
-      if (!is_model && a.name.rfind("arch:", 0) != 0) continue;
-      const Json& base = is_model ? s.model_doc : s.arch_doc;
-      const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
-      if (base.contains(p)) continue;
-      std::optional<Json>& resolved = is_model ? resolved_model : resolved_arch;
-      if (!resolved) {
-        resolved = is_model ? parse_model_spec(s.model_doc, s.model_file).to_json()
-                            : parse_arch_spec(s.arch_doc, s.arch_file).to_json();
-      }
-      if (resolved->contains(p)) continue;
-      std::string known;
-      if (resolved->contains(p.parent_pointer()) && resolved->at(p.parent_pointer()).is_object()) {
-        for (const auto& [k, v] : resolved->at(p.parent_pointer()).items()) {
-          (void)v;
-          known += (known.empty() ? "" : ", ") + k;
-        }
-        known = "; " + (p.parent_pointer().empty() ? std::string("/") : p.parent_pointer().to_string()) +
-                " has " + known;
-      }
-      axes.at(a.name).fail(std::string("a JSON pointer to a field of the base ") +
-                               (is_model ? "model " + s.model_file : "arch " + s.arch_file) + known,
-                           "\"" + p.to_string() + "\", which names no field");
     }
   }
 
