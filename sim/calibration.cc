@@ -146,7 +146,7 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
     KernelFitRecord r;
     r.module = k.at("module").as_string();
     r.lanes = static_cast<int>(k.at("lanes").as_int(1, 4096));
-    r.params.overhead = k.at("overhead").as_double(-1e9, 1e9);
+    r.params.overhead = k.at("overhead").as_double(0, 1e9);  // cycles per invocation: never negative
     r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
     r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
     r.reports = string_list(k.at("reports"));
