@@ -57,6 +57,36 @@ std::string power_design_refusal(const std::string& power, const std::vector<Csy
          "its design)" + hint;
 }
 
+/// Why the co-simulation report `cosim` gave no kernel sample: the csynth report of its
+/// top (<top>_cosim.rpt beside it, or in ../../syn/report of a sim/report folder) is
+/// missing, is not of a ttsim kernel module, already has a latency, or the report has no
+/// passing run with a latency.
+std::string cosim_unused_reason(const std::string& cosim, const std::vector<CsynthReport>& csynth) {
+  const fs::path p = fs::path(cosim).lexically_normal();
+  const std::string name = p.filename().string();
+  const std::string suffix = "_cosim.rpt";
+  const std::string top = name.size() > suffix.size() ? name.substr(0, name.size() - suffix.size()) : name;
+  std::vector<fs::path> folders = {p.parent_path()};
+  if (p.parent_path().filename() == "report" && p.parent_path().parent_path().filename() == "sim") {
+    folders.push_back(p.parent_path().parent_path().parent_path() / "syn" / "report");
+  }
+  for (const auto& c : csynth) {
+    if (c.top != top) continue;
+    const fs::path folder = fs::path(c.source).parent_path().lexically_normal();
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) continue;
+    if (!task_op_of_module(c.top)) {
+      return fmt::format("co-simulation of {}, whose csynth top ({}) is not a ttsim kernel module", top, c.source);
+    }
+    if (c.latency_worst.known()) {
+      return fmt::format("co-simulation of {}, whose csynth latency is known ({}): co-simulation is the ground "
+                         "truth only where csynth prints undef",
+                         top, c.source);
+    }
+    return "co-simulation of " + top + " with no passing run that reports a latency";
+  }
+  return "co-simulation of " + top + ", whose csynth report (top " + top + ") is not beside it nor in ../../syn/report";
+}
+
 }  // namespace
 
 bool is_ttsim_report(const CsynthReport& r) {
@@ -152,7 +182,7 @@ std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSe
           u.status = "used";
           u.reason = "co-simulation latency as ground truth (csynth latency undef) for " + modules;
         } else {
-          u.reason = "co-simulation of no kernel whose csynth latency is undef";
+          u.reason = cosim_unused_reason(path, set.csynth);
         }
         break;
       }
