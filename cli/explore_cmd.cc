@@ -65,6 +65,14 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   const auto r = dse::run_explore(*setup->eval, sweep_file, o);
   std::signal(SIGINT, SIG_DFL);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Ctrl-C after the last evaluation (while the outputs and plots were written): the
+  // files may be incomplete (a plot not drawn), so the run is not reported as finished.
+  if (g_interrupted && r.outcome != dse::ExploreOutcome::kInterrupted) {
+    std::cerr << fmt::format("interrupted while writing the outputs in {}: they may be incomplete; run the "
+                             "same command with --resume to write them again\n",
+                             out);
+    return 130;
+  }
   switch (r.outcome) {
     case dse::ExploreOutcome::kInterrupted:
       std::cerr << fmt::format("interrupted: {} points saved in {}; continue with --resume\n",

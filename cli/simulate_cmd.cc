@@ -87,9 +87,12 @@ int run_simulate(const std::vector<std::string>& args) {
   ArchSpec arch = load_arch_spec(arch_path);
   DeviceSpec device = load_device_spec(device_path);
   std::string calibration_used = fmt::format("uncalibrated defaults from {}/{}", arch.name, device.name);
+  std::string clock_note;  // why the run's clock is not the arch file's
   if (!calibration.empty()) {
     const Calibration cal = load_calibration(calibration);
+    const double arch_mhz = arch.clock_mhz;
     apply_calibration(cal, arch, device);  // refuses another part or clock
+    if (arch.clock_mhz != arch_mhz) clock_note = " (achievable clock from calibration: timing not met)";
     std::string kernels;
     for (const auto& [op, k] : cal.kernels) kernels += (kernels.empty() ? "" : ", ") + std::string(to_string(op));
     calibration_used = fmt::format("{} (part {}, {} ns, tool {}; kernels {}; others: defaults from {}/{}{})",
@@ -177,10 +180,10 @@ int run_simulate(const std::vector<std::string>& args) {
   auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
   j["calibration"] = calibration.empty() ? Json(nullptr) : Json(calibration);
   j["calibration_used"] = calibration_used;
-  j["defaults_used"] = run_defaults_json(device, arch.clock_mhz);
+  j["defaults_used"] = run_defaults_json(device, arch.clock_mhz, arch.calibration.get());
   std::cout << "calibration: " << calibration_used << "\n";
-  std::cout << fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({} MHz), device {}\n",
-                           model.name, model.encoders, r.tokens, arch.name, mhz, device.name);
+  std::cout << fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({:.4g} MHz){}, device {}\n",
+                           model.name, model.encoders, r.tokens, arch.name, mhz, clock_note, device.name);
   std::cout << fmt::format("step cycles {:>14}  {}\n", grouped(r.run.schedule.makespan), ms(r.run.schedule.makespan));
   std::cout << fmt::format("  forward   {:>14}  {}\n", grouped(st.forward), ms(st.forward));
   std::cout << fmt::format("  backward  {:>14}  {}\n", grouped(st.backward), ms(st.backward));

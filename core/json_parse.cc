@@ -1,5 +1,7 @@
 #include "core/json_parse.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
@@ -35,6 +37,29 @@ std::string line_column(const std::string& text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
+/// Byte offset of the first number token of `text` (outside strings) too large for a
+/// double, or text.size() when there is none.
+std::size_t overflow_offset(const std::string& text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t end = i;
+      while (end < text.size() && std::string("0123456789+-.eE").find(text[end]) != std::string::npos) ++end;
+      if (std::isinf(std::strtod(text.substr(i, end - i).c_str(), nullptr))) return i;
+      i = end - 1;
+    }
+  }
+  return text.size();
+}
+
 // SAX handler that builds the document with nlohmann's DOM builder and stops at the
 // first key repeated within one object, remembering its JSON pointer.
 class UniqueKeySax {
@@ -68,6 +93,12 @@ class UniqueKeySax {
   }
 
   const std::string& duplicate() const { return duplicate_; }
+  /// The JSON pointer the value being parsed will have (does not advance).
+  std::string current_pointer() const {
+    if (frames_.empty()) return "";
+    const Frame& top = frames_.back();
+    return top.pointer + "/" + (top.object ? escape_token(top.pending) : std::to_string(top.next_index));
+  }
   const std::string& duplicate_key() const { return duplicate_key_; }
 
  private:
@@ -121,11 +152,14 @@ Json parse_json_text(const std::string& text, const std::string& file) {
     }
     return result;
   } catch (const Json::out_of_range& e) {
-    // Number overflow (e.g. 1e400); the library reports no position, so name the token.
+    // Number overflow (e.g. 1e400): the library reports no position; the pointer is the
+    // value being parsed, the line and column those of the first overflowing number.
     std::string what = e.what();
     auto pos = what.find("number overflow");
-    throw ConfigError(file, "", "numbers representable as 64-bit floating point",
-                      pos != std::string::npos ? what.substr(pos) : what);
+    if (pos != std::string::npos) what = what.substr(pos);
+    const std::size_t at = overflow_offset(text);
+    if (at < text.size()) what += " at " + line_column(text, at);
+    throw ConfigError(file, sax.current_pointer(), "numbers representable as 64-bit floating point", what);
   } catch (const Json::parse_error& e) {
     std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     std::string what = e.what();

@@ -1,5 +1,7 @@
 #include "dse/explore.h"
 
+#include <iostream>
+
 #include <filesystem>
 #include <set>
 
@@ -27,6 +29,14 @@ std::pair<int, int> parse_shard(const std::string& text) {
 }
 
 namespace {
+
+/// Tells the user (stderr) when `lock` took over a lock file left by a run that ended
+/// without releasing it.
+void note_stale_lock(const std::string& dir, const DirLock& lock) {
+  if (lock.taken_over_from().empty()) return;
+  std::cerr << "note: " << dir << ": took over a stale lock left by " << lock.taken_over_from()
+            << " (no process holds it any more)\n";
+}
 
 // What a run killed while writing leaves in its folder: temporaries of atomic writes
 // ("<file>.tmp.<pid>", core/atomic_file.h) and of the HLS build ("hls_build.emit-<pid>").
@@ -149,6 +159,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   }
   prepare_dir(options.out_dir);
   const DirLock lock(options.out_dir, options.resume ? "explore --resume" : "explore");
+  note_stale_lock(options.out_dir, lock);
   remove_leftovers(options.out_dir);
   RunState state;
   if (auto existing = load_state(options.out_dir)) {
@@ -274,6 +285,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   merged.calibration = eval.calibration();
   prepare_dir(options.out_dir);
   const DirLock lock(options.out_dir, "merge");
+  note_stale_lock(options.out_dir, lock);
   remove_leftovers(options.out_dir);
   if (load_state(options.out_dir) && !options.resume) {
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");

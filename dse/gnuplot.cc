@@ -1,6 +1,7 @@
 #include "dse/gnuplot.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,28 +17,37 @@ namespace ttsim::dse {
 namespace {
 
 // Runs `argv` (argv[0] looked up on PATH) in `dir` with stderr to `log` (a path relative
-// to `dir`), no shell in between; true when it exits with status 0.
-bool run_in(const std::string& dir, const std::vector<std::string>& argv, const std::string& log) {
+// to `dir`) and stdin from /dev/null, no shell in between, in its own process group so a
+// Ctrl-C at the terminal reaches only ttsim (which stops the run) and not the plotter;
+// returns its wait status, or -1 when it could not be started.
+int run_in(const std::string& dir, const std::vector<std::string>& argv, const std::string& log) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t pid = fork();
-  if (pid < 0) return false;
+  if (pid < 0) return -1;
   if (pid == 0) {
+    setpgid(0, 0);
+    signal(SIGINT, SIG_IGN);
     if (chdir(dir.c_str()) != 0) _exit(126);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       dup2(fd, STDERR_FILENO);
       close(fd);
     }
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) {
+      dup2(null, STDIN_FILENO);
+      close(null);
+    }
     execvp(args[0], args.data());
     _exit(127);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return false;
+    if (errno != EINTR) return -1;
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return status;
 }
 
 }  // namespace
@@ -48,7 +58,14 @@ bool run_gnuplot(const std::string& dir, const std::string& name, const std::str
   const std::string tmp = dir + "/" + name + ".svg.tmp";
   const std::vector<std::string> argv = {"gnuplot", "-e", "outfile=" + gnuplot_quote(name + ".svg.tmp"),
                                          name + ".gp"};
-  if (!run_in(dir, argv, name + ".gnuplot.log") || !std::filesystem::exists(tmp)) {
+  const int status = run_in(dir, argv, name + ".gnuplot.log");
+  if (status != -1 && WIFSIGNALED(status)) {
+    notes.push_back(fmt::format("{}.svg not drawn: gnuplot was interrupted (killed by signal {})", name,
+                                WTERMSIG(status)));
+    std::filesystem::remove(tmp);
+    return false;
+  }
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !std::filesystem::exists(tmp)) {
     notes.push_back(name + ".svg not drawn: gnuplot failed or is not installed (see " + name +
                     ".gnuplot.log)");
     std::filesystem::remove(tmp);

@@ -8,8 +8,10 @@ namespace ttsim::dse {
 
 /// Writes <dir>/<name>.gp and runs gnuplot in `dir` (the script's data paths are relative,
 /// so the folder can be moved), without a shell, so any folder name works; the SVG is written to a temporary file and renamed to
-/// <dir>/<name>.svg. Returns false, adding a note to `notes`, when gnuplot is not installed
-/// or fails (its messages stay in <name>.gnuplot.log).
+/// <dir>/<name>.svg. gnuplot runs in its own process group, so a Ctrl-C at the terminal
+/// does not kill it. Returns false, adding a note to `notes`, when gnuplot is not installed
+/// or fails (its messages stay in <name>.gnuplot.log), or was killed by a signal (noted as
+/// interrupted).
 bool run_gnuplot(const std::string& dir, const std::string& name, const std::string& script,
                  std::vector<std::string>& notes);
 

@@ -1,5 +1,7 @@
 #include "dse/outputs.h"
 
+#include <filesystem>
+
 #include <cmath>
 #include <set>
 
@@ -105,6 +107,11 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
   std::size_t feasible = 0;
   for (const auto& v : f.verdicts) feasible += v.feasible;
   std::string s = fmt::format("# Sweep `{}`\n\n", sweep.name);
+  if (f.partial) {
+    s += "**INTERRUPTED — not a finished front.** The figures below cover the points evaluated so far; "
+         "no Pareto front or chosen design is given (pareto.csv is not written). Run the same command "
+         "with `--resume` to finish.\n\n";
+  }
   s += fmt::format("- sweep file: `{}`; base model `{}`, arch `{}`, device `{}`\n", sweep.file,
                    sweep.model_file, sweep.arch_file, sweep.device_file);
   s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
@@ -157,12 +164,18 @@ std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
     const double va = a->rec->best().metrics[first], vb = b->rec->best().metrics[first];
     return metric_info(first).maximize ? va > vb : va < vb;
   });
-  s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(), metric_info(first).name);
-  s += table_header();
-  for (const Row* r : front) s += table_row(*r);
+  if (f.partial) {
+    s += "\n## Pareto front\n\nNot given: the run was interrupted.\n";
+  } else {
+    s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(), metric_info(first).name);
+    s += table_header();
+    for (const Row* r : front) s += table_row(*r);
+  }
 
   s += "\n## Chosen design\n\n";
-  if (f.chosen) {
+  if (f.partial) {
+    s += "Not given: the run was interrupted.\n";
+  } else if (f.chosen) {
     for (const auto& r : rows) {
       if (r.id == *f.chosen) s += "`" + point_name(sweep, r.id) + "`\n\n" + table_header() + table_row(r);
     }
@@ -247,7 +260,12 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     if (r.on_front) pareto += line;
   }
   write_file_atomic(dir + "/results.csv", csv);
-  write_file_atomic(dir + "/pareto.csv", pareto);
+  // An interrupted run has no front: no pareto.csv (nor one left from before).
+  if (f.partial) {
+    std::filesystem::remove(dir + "/pareto.csv");
+  } else {
+    write_file_atomic(dir + "/pareto.csv", pareto);
+  }
 
   Json points = Json::array();
   for (const auto& r : rows) {
@@ -286,7 +304,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
   Json defaults = Json::array();
   for (double mhz : clocks) {
     try {
-      defaults.push_back(run_defaults_json(eval.device(), mhz));
+      defaults.push_back(run_defaults_json(eval.priced_device(), mhz, eval.kernel_calibration()));
     } catch (const std::exception& e) {  // a clock the device cannot price: its points say why
       defaults.push_back(Json{{"clock_mhz", mhz}, {"error", e.what()}});
     }
@@ -341,8 +359,8 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     chosen["calibration"] = eval.calibration();
   }
   write_file_atomic(dir + "/chosen.json", chosen.dump(1) + "\n");
-  const std::vector<std::string> files = {"results.csv", "results.json", "pareto.csv", "chosen.json",
-                                          "summary.md"};
+  std::vector<std::string> files = {"results.csv", "results.json", "pareto.csv", "chosen.json", "summary.md"};
+  if (f.partial) files.erase(files.begin() + 2);  // no pareto.csv
   write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows, files));
   return files;
 }

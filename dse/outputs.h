@@ -3,13 +3,15 @@
 //   results.csv   one row per evaluated point: id, reference label, every axis value
 //                 (the effective value, base values resolved), fidelity, feasible,
 //                 on_front, every metric (empty = unavailable), reason when infeasible
-//   pareto.csv    the same columns for the Pareto-front rows
+//   pareto.csv    the same columns for the Pareto-front rows (not written, and removed,
+//                 when the run was interrupted: there is no finished front)
 //   results.json  the same data plus the resolved configs of every point (model and
 //                 arch with defaults, device once) and the run's notes
 //   chosen.json   the chosen design, why, its latency breakdown and resolved configs,
 //                 and where each reference point stands
 //   summary.md    counts, objectives, constraints, notes, the front, the choice and the
-//                 reference comparison
+//                 reference comparison; an interrupted run's opens with the banner
+//                 "INTERRUPTED — not a finished front" and gives no front or choice
 // Byte-for-byte reproducible: no timestamps, thread counts or shard information.
 
 #include <string>

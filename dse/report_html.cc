@@ -88,7 +88,7 @@ std::string provenance(const std::string& dir, const SweepEvaluation& eval, cons
                                    feasible, f.front.size(), f.partial ? " (interrupted run)" : ""));
   std::string files;
   for (const char* file : {"results.csv", "pareto.csv", "results.json", "chosen.json", "summary.md"}) {
-    files += (files.empty() ? "" : " · ") + link(dir, file);
+    if (!(f.partial && std::string(file) == "pareto.csv")) files += (files.empty() ? "" : " · ") + link(dir, file);
   }
   if (fs::exists(dir + "/hls_build/README.md")) files += " · " + link(dir, "hls_build/README.md", "hls_build/");
   h += kv("files", files);

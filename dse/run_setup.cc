@@ -87,6 +87,7 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   s->eval = std::make_unique<SweepEvaluation>(
       s->sweep, Evaluators{s->analytic.get(), s->systemc.get()}, accuracy);
   s->eval->set_calibration(std::move(calibration));
+  s->eval->set_priced(ctx.device, ctx.kernel_calibration);
   return s;
 }
 

@@ -95,9 +95,11 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   // not evaluated, with the ConfigError naming the arch field).
   machine::check_buildable(r.arch);
   if (ctx.calibration) {
-    // As `simulate --calibration`: refuse another part or clock, then apply the fit.
+    // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
+    // apply the fit and run at the achievable clock when the reports missed timing.
     check_calibration_matches(*ctx.calibration, r.arch, ctx.device);
     r.arch.calibration = ctx.kernel_calibration;
+    r.arch.clock_mhz = calibrated_clock_mhz(*ctx.calibration, r.arch.clock_mhz);
   }
   return r;
 }

@@ -42,7 +42,8 @@ struct SimContext {
   std::shared_ptr<SimCache> cache;
   /// Calibration applied to every point (`explore --calibration`), or null. Each
   /// point's arch is checked against it (check_calibration_matches: part and clock)
-  /// and gets `kernel_calibration`; `device` already carries its fitted power
+  /// and gets `kernel_calibration` and the achievable clock when the calibration's reports
+  /// missed timing (calibrated_clock_mhz), as apply_calibration; `device` already carries its fitted power
   /// coefficients (see calibrate_sim_context).
   std::shared_ptr<const Calibration> calibration;
   std::shared_ptr<const KernelCalibration> kernel_calibration;

@@ -4,6 +4,7 @@
 // judge the result against the sweep's constraints. Thread-safe and deterministic.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "dse/feasibility.h"
 #include "dse/sweep_spec.h"
 #include "sim/device_spec.h"
+#include "sim/kernel_params.h"
 
 namespace ttsim::dse {
 
@@ -48,6 +50,15 @@ class SweepEvaluation {
   /// null when the run is uncalibrated. Set by the run setup.
   const Json& calibration() const { return calibration_; }
   void set_calibration(Json c) { calibration_ = std::move(c); }
+  /// The device as the evaluators price it (with a calibration's fitted power
+  /// coefficients) and the kernel calibration every point gets (null: uncalibrated),
+  /// for the run's defaults_used. Set by the run setup; by default the sweep's device.
+  void set_priced(DeviceSpec device, std::shared_ptr<const KernelCalibration> kernels) {
+    priced_device_ = std::move(device);
+    kernel_calibration_ = std::move(kernels);
+  }
+  const DeviceSpec& priced_device() const { return priced_device_ ? *priced_device_ : device_; }
+  const KernelCalibration* kernel_calibration() const { return kernel_calibration_.get(); }
 
   /// Evaluates point `id` with the SystemC evaluator (`systemc`) or the analytic one.
   /// With an accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
@@ -65,6 +76,8 @@ class SweepEvaluation {
   std::optional<AccuracyTable> accuracy_;
   Json calibration_;
   DeviceSpec device_;
+  std::optional<DeviceSpec> priced_device_;
+  std::shared_ptr<const KernelCalibration> kernel_calibration_;
   std::vector<Metric> objectives_;
   std::vector<std::string> notes_;
 };

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "dse/axes.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
@@ -166,19 +168,6 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
 
-  // Applying every axis' first value to the base documents checks that they have
-  // the members the axes edit (a clear error now rather than per point).
-  {
-    Json model = s.model_doc, arch = s.arch_doc;
-    for (const auto& a : s.space.axes()) {
-      try {
-        apply_axis(a.name, a.values.front(), model, arch);
-      } catch (const InputError& e) {
-        axes.at(a.name).fail("an axis the base files support", e.what());
-      }
-    }
-  }
-
   // A generic pointer axis must name a field of the base document: one the file sets or
   // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input
   // error here, before any evaluation, not a sweep of unevaluable points.
@@ -208,6 +197,42 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       axes.at(a.name).fail(std::string("a JSON pointer to a field of the base ") +
                                (is_model ? "model " + s.model_file : "arch " + s.arch_file) + known,
                            "\"" + p.to_string() + "\", which names no field");
+    }
+  }
+
+  // Applying every value of every axis to the base documents checks that they have the
+  // members the axes edit, and parsing the edited documents that each value is one the
+  // model / arch loaders accept (exit 2 at /axes/<key>/<i> now rather than points "not
+  // evaluated" later). A base document its loader refuses is reported by the run setup;
+  // its values are then only applied.
+  auto loads = [](auto parse) {
+    try {
+      parse();
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  };
+  const bool model_loads = loads([&] { (void)parse_model_spec(s.model_doc, s.model_file); });
+  const bool arch_loads = loads([&] { (void)parse_arch_spec(s.arch_doc, s.arch_file); });
+  for (const auto& a : s.space.axes()) {
+    const JsonView axis = axes.at(a.name);
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+      auto at_value = [&] { return axis.is_array() && i < axis.raw().size() ? axis.at(i) : axis; };
+      Json model = s.model_doc, arch = s.arch_doc;
+      try {
+        apply_axis(a.name, a.values[i], model, arch);
+      } catch (const InputError& e) {
+        axis.fail("an axis the base files support", e.what());
+      }
+      try {
+        if (model_loads && model != s.model_doc) (void)parse_model_spec(model, s.model_file);
+        if (arch_loads && arch != s.arch_doc) (void)parse_arch_spec(arch, s.arch_file);
+      } catch (const InputError& e) {
+        at_value().fail(fmt::format("a value the base model {} and arch {} accept (value #{} of axis {})",
+                                    s.model_file, s.arch_file, i, a.name),
+                        fmt::format("{}, refused: {}", a.values[i].dump(), e.what()));
+      }
     }
   }
 

@@ -146,7 +146,7 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
     KernelFitRecord r;
     r.module = k.at("module").as_string();
     r.lanes = static_cast<int>(k.at("lanes").as_int(1, 4096));
-    r.params.overhead = k.at("overhead").as_double(-1e9, 1e9);
+    r.params.overhead = k.at("overhead").as_double(0, 1e9);  // cycles per invocation: never negative
     r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
     r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
     r.reports = string_list(k.at("reports"));
@@ -220,13 +220,16 @@ void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const
   }
 }
 
+double calibrated_clock_mhz(const Calibration& c, double arch_mhz) {
+  // Reports that missed timing: the design runs at the achievable clock, not the target.
+  if (c.achievable_clock_ns && *c.achievable_clock_ns > 1000.0 / arch_mhz) return 1000.0 / *c.achievable_clock_ns;
+  return arch_mhz;
+}
+
 void apply_calibration(const Calibration& c, ArchSpec& arch, DeviceSpec& device) {
   check_calibration_matches(c, arch, device);
   arch.calibration = std::make_shared<const KernelCalibration>(c.kernel_calibration());
-  // Reports that missed timing: the design runs at the achievable clock, not the target.
-  if (c.achievable_clock_ns && *c.achievable_clock_ns > 1000.0 / arch.clock_mhz) {
-    arch.clock_mhz = 1000.0 / *c.achievable_clock_ns;
-  }
+  arch.clock_mhz = calibrated_clock_mhz(c, arch.clock_mhz);
   if (c.power) {
     std::string fitted;
     for (const PowerKey& k : kPowerKeys) {

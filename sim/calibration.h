@@ -132,6 +132,10 @@ void write_calibration(const std::string& path, const Calibration& c);
 /// clock than `arch.clock_mhz` (periods more than 0.01 ns apart), naming both.
 void check_calibration_matches(const Calibration& c, const ArchSpec& arch, const DeviceSpec& device);
 
+/// The clock, MHz, a design calibrated by `c` runs at when its arch asks for `arch_mhz`:
+/// the achievable clock (1000 / achievable_clock_ns) when timing was not met, else `arch_mhz`.
+double calibrated_clock_mhz(const Calibration& c, double arch_mhz);
+
 /// check_calibration_matches, then sets arch.calibration, lowers arch.clock_mhz to the
 /// achievable clock when the calibration has one (timing not met), and replaces the power
 /// coefficients of `device` that the calibration fitted (device.power.source notes it).

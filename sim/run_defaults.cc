@@ -6,15 +6,23 @@
 
 namespace ttsim {
 
-Json run_defaults_json(const DeviceSpec& device, double clock_mhz) {
-  Json ops = Json::object(), dsp = Json::object();
+Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelCalibration* calibration) {
+  Json ops = Json::object(), dsp = Json::object(), source = Json::object();
   for (const auto& [name, op] : device.float_ops) {
-    ops[name] = op.latency_at(clock_mhz);
+    if (calibration && calibration->op_latency.count(name)) {
+      // As KernelLatencyModel: the calibration's figure replaces the device's.
+      ops[name] = calibration->op_latency.at(name);
+      source[name] = "calibration " + calibration->name;
+    } else {
+      ops[name] = op.latency_at(clock_mhz);
+      source[name] = "device " + device.source_file;
+    }
     dsp[name] = op.dsp;
   }
   Json dev = device.to_json();
   dev["file"] = device.source_file;
   dev["operator_latency_cycles"] = ops;
+  dev["operator_latency_source"] = source;
   dev["operator_dsp"] = dsp;
   const BankInstance bank;  // the memory model's defaults
   const memplan::HlsStorageRules storage;

@@ -7,15 +7,22 @@
 
 #include "core/json_view.h"
 #include "sim/device_spec.h"
+#include "sim/kernel_params.h"
 
 namespace ttsim {
 
 /// {"device": {name, file, part, resources, operator_latency_cycles (each float op at
-///  `clock_mhz`), operator_dsp, power (coefficients and their source), memory latencies},
+///  `clock_mhz`, or the calibration's op_latency where `calibration` has one: the figure
+///  the latency model uses), operator_latency_source (op → "device <file>" or
+///  "calibration <file>"), operator_dsp, power (coefficients and their source: pass the
+///  device apply_calibration returned, whose fitted coefficients replace the file's),
+///  memory latencies},
 ///  "memory_model": {ports_per_bank, word_bits, bram36/uram288 words per port cycle},
 ///  "lut_estimate": {luts_per_fp32_lane, control_luts_per_unit_instance,
 ///  control_luts_per_bank}, "hls_storage": {complete_partition_threshold_elements,
 ///  lutram_max_bits}, "clock_mhz"}. Units in the key names (cycles, bits, LUTs, W).
-Json run_defaults_json(const DeviceSpec& device, double clock_mhz);
+/// `clock_mhz` is the clock the run priced at (the achievable clock of a calibration whose
+/// reports missed timing); `calibration` may be null (uncalibrated run).
+Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelCalibration* calibration = nullptr);
 
 }  // namespace ttsim

@@ -124,7 +124,8 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
     for (const KernelSample* s : samples) {
       sum += static_cast<double>(s->latency - m.cycles_for_trips(unit, op, s->trips()));
     }
-    r.params.overhead = sum / static_cast<double>(samples.size());
+    // Never negative (the latency model adds no fewer than 0 cycles; calibration files refuse it).
+    r.params.overhead = std::max(0.0, sum / static_cast<double>(samples.size()));
   }
   const KernelLatencyModel fitted(with_calibration(arch, op_latency, {{op, r.params}}), device);
   const std::vector<LoopLatency> cal = fitted.loop_classes(unit, op);

@@ -27,6 +27,66 @@ std::string relative(const std::string& path, const std::string& root) {
                            : path;
 }
 
+/// Why the report_power at `power` cannot be tied to a ttsim design, or "" when it can:
+/// walking up from its folder, stopping below `root` (sibling folders' builds are not its
+/// design), the first folder whose tree holds csynth reports must hold exactly one build
+/// (one folder of csynth reports), and that build's reports must be of a ttsim design.
+std::string power_design_refusal(const std::string& power, const std::vector<CsynthReport>& csynth,
+                                 const std::string& root) {
+  const std::string hint = "; name it with `calibrate --power FILE` to fit it";
+  for (std::string folder = folder_of(power); under(folder, root);
+       folder = fs::path(folder).parent_path().string()) {
+    std::map<std::string, std::vector<const CsynthReport*>> builds;  // folder of csynth reports → reports
+    for (const auto& c : csynth) {
+      if (under(c.source, folder)) builds[folder_of(c.source)].push_back(&c);
+    }
+    if (builds.empty()) continue;
+    if (builds.size() > 1) {
+      return fmt::format("{} holds {} builds (csynth reports in {} and {}…): cannot tell which design it measures{}",
+                         folder, builds.size(), builds.begin()->first, std::next(builds.begin())->first, hint);
+    }
+    const auto& reports = builds.begin()->second;
+    if (std::none_of(reports.begin(), reports.end(), [](auto* c) { return is_ttsim_report(*c); })) {
+      return fmt::format("report_power of another design: the csynth report of its build, {} (top {}), has no "
+                         "ttsim module; power is fitted only from the design of the latency reports{}",
+                         reports.front()->source, reports.front()->top, hint);
+    }
+    return "";
+  }
+  return "no csynth report of its design in a folder between it and " + root + " (sibling folders' builds are not "
+         "its design)" + hint;
+}
+
+/// Why the co-simulation report `cosim` gave no kernel sample: the csynth report of its
+/// top (<top>_cosim.rpt beside it, or in ../../syn/report of a sim/report folder) is
+/// missing, is not of a ttsim kernel module, already has a latency, or the report has no
+/// passing run with a latency.
+std::string cosim_unused_reason(const std::string& cosim, const std::vector<CsynthReport>& csynth) {
+  const fs::path p = fs::path(cosim).lexically_normal();
+  const std::string name = p.filename().string();
+  const std::string suffix = "_cosim.rpt";
+  const std::string top = name.size() > suffix.size() ? name.substr(0, name.size() - suffix.size()) : name;
+  std::vector<fs::path> folders = {p.parent_path()};
+  if (p.parent_path().filename() == "report" && p.parent_path().parent_path().filename() == "sim") {
+    folders.push_back(p.parent_path().parent_path().parent_path() / "syn" / "report");
+  }
+  for (const auto& c : csynth) {
+    if (c.top != top) continue;
+    const fs::path folder = fs::path(c.source).parent_path().lexically_normal();
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end()) continue;
+    if (!task_op_of_module(c.top)) {
+      return fmt::format("co-simulation of {}, whose csynth top ({}) is not a ttsim kernel module", top, c.source);
+    }
+    if (c.latency_worst.known()) {
+      return fmt::format("co-simulation of {}, whose csynth latency is known ({}): co-simulation is the ground "
+                         "truth only where csynth prints undef",
+                         top, c.source);
+    }
+    return "co-simulation of " + top + " with no passing run that reports a latency";
+  }
+  return "co-simulation of " + top + ", whose csynth report (top " + top + ") is not beside it nor in ../../syn/report";
+}
+
 }  // namespace
 
 bool is_ttsim_report(const CsynthReport& r) {
@@ -41,29 +101,9 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
   out.pairs.utilization = set.utilization;
   const std::string top = fs::path(root).lexically_normal().string();
   for (const PowerReport& p : set.power) {
-    std::string folder = folder_of(p.source);
-    std::vector<const CsynthReport*> nearest;
-    while (true) {
-      for (const auto& c : set.csynth) {
-        if (under(c.source, folder)) nearest.push_back(&c);
-      }
-      if (!nearest.empty() || folder == top || folder.size() <= top.size()) break;
-      const std::string up = fs::path(folder).parent_path().string();
-      if (up == folder) break;
-      folder = up;
-    }
-    if (nearest.empty()) {
-      out.rejected.push_back({p.source, "rejected",
-                              "no csynth report of its design in its folder tree; name it with --power to use it"});
-      continue;
-    }
-    const bool ours = std::any_of(nearest.begin(), nearest.end(), [](auto* c) { return is_ttsim_report(*c); });
-    if (!ours) {
-      out.rejected.push_back(
-          {p.source, "rejected",
-           fmt::format("report_power of another design: the csynth report of its tree, {} (top {}), has no ttsim "
-                       "module; power is fitted only from the design of the latency reports (or --power FILE)",
-                       nearest.front()->source, nearest.front()->top)});
+    const std::string reason = power_design_refusal(p.source, set.csynth, top);
+    if (!reason.empty()) {
+      out.rejected.push_back({p.source, "rejected", reason});
       continue;
     }
     out.pairs.power.push_back(p);
@@ -142,7 +182,7 @@ std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSe
           u.status = "used";
           u.reason = "co-simulation latency as ground truth (csynth latency undef) for " + modules;
         } else {
-          u.reason = "co-simulation of no kernel whose csynth latency is undef";
+          u.reason = cosim_unused_reason(path, set.csynth);
         }
         break;
       }

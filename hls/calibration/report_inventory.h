@@ -31,10 +31,11 @@ struct PowerSelection {
 };
 
 /// Selects the report_power files of `set` that belong to the design of the latency
-/// reports: walking up from the power file's folder towards `root`, the first folder
-/// whose tree holds csynth reports must hold one of a ttsim design (is_ttsim_report).
-/// A report_power under a foreign design's tree, or with no csynth report above it, is
-/// rejected with the reason. Each path in `explicit_power` (named on the command line) is
+/// reports: walking up from the power file's folder, stopping below `root` (a sibling
+/// folder's build is not its design), the first folder whose tree holds csynth reports
+/// must hold exactly one build (one folder of csynth reports), of a ttsim design
+/// (is_ttsim_report). Any other report_power is rejected with the reason, which points to
+/// `calibrate --power FILE`. Each path in `explicit_power` (named on the command line) is
 /// read and selected regardless, with the utilization reports of its own folder.
 /// Throws InputError naming the file when an explicit file cannot be read.
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,

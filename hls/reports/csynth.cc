@@ -123,7 +123,7 @@ ModuleReport read_module(pugi::xml_node m, const std::string& file) {
   r.name = xml::require_text(m, "Name", file);
   pugi::xml_node perf = m.child("PerformanceEstimates");
   pugi::xml_node timing = perf.child("SummaryOfTimingAnalysis");
-  r.target_clock_ns = xml::number(timing.child("TargetClockPeriod"), file);
+  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), file);
   r.clock_uncertainty_ns = xml::number(timing.child("ClockUncertainty"), file);
   r.estimated_clock_ns = xml::number(timing.child("EstimatedClockPeriod"), file);
   if (perf) {
@@ -176,7 +176,7 @@ CsynthReport parse_csynth_xml(const std::string& text, const std::string& source
   r.part = xml::require_text(ua, "Part", source);
   r.top = xml::require_text(ua, "TopModelName", source);
   r.flow_target = xml::text(ua.child("FlowTarget"));
-  r.target_clock_ns = xml::number(xml::require(ua, "TargetClockPeriod", source), source);
+  r.target_clock_ns = xml::clock_period(xml::require(ua, "TargetClockPeriod", source), source);
   r.clock_uncertainty_ns = xml::number(ua.child("ClockUncertainty"), source);
 
   pugi::xml_node perf = xml::require(root, "PerformanceEstimates", source);

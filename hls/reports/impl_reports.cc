@@ -18,7 +18,7 @@ ExportImplReport parse_export_impl_xml(const std::string& text, const std::strin
   r.vivado_version = xml::text(run.child("VIVADO_VERSION"));
   r.run_type = xml::text(run.child("RUN_TYPE"));
   pugi::xml_node timing = xml::require(root, "TimingReport", source);
-  r.target_clock_ns = xml::number(timing.child("TargetClockPeriod"), source);
+  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), source);
   r.achieved_clock_ns = xml::number(timing.child("AchievedClockPeriod"), source);
   if (pugi::xml_node met = timing.child("TIMING_MET")) {
     std::string t = xml::text(met);

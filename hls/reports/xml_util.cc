@@ -96,6 +96,12 @@ std::optional<double> number(pugi::xml_node node, const std::string& file) {
   return v;
 }
 
+std::optional<double> clock_period(pugi::xml_node node, const std::string& file) {
+  const auto v = number(node, file);
+  if (v && *v <= 0) fail(file, node, "expected a clock period above 0 ns, found " + quote(text(node)));
+  return v;
+}
+
 std::optional<std::int64_t> integer(pugi::xml_node node, const std::string& file) {
   std::string t = text(node);
   if (t.empty() || t == "undef") return std::nullopt;

@@ -47,6 +47,10 @@ std::optional<Count> optional_count(pugi::xml_node parent, const char* name, con
 /// and the element path.
 std::optional<double> number(pugi::xml_node node, const std::string& file);
 
+/// A clock period in ns (TargetClockPeriod): number(), and a period of 0 also throws
+/// InputError naming the file and the element path.
+std::optional<double> clock_period(pugi::xml_node node, const std::string& file);
+
 /// Non-negative integer in element `node`; "undef"/empty gives std::nullopt; other text
 /// throws InputError.
 std::optional<std::int64_t> integer(pugi::xml_node node, const std::string& file);

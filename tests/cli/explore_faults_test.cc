@@ -215,6 +215,7 @@ TEST_F(ExploreFaults, StaleLockIsTakenOver) {
   std::ofstream(out / ".ttsim.lock") << dead << "@" << host << " 2020-01-01T00:00:00Z explore\n";
   const Exit e = explore(out);
   ASSERT_EQ(e.code, 0) << e.err;
+  EXPECT_NE(e.err.find("took over a stale lock left by pid " + std::to_string(dead)), std::string::npos) << e.err;
   expect_same_tree(tmp_ / "reference", out, "run after a stale lock");
 }
 

@@ -27,4 +27,33 @@ assert l["luts_per_fp32_lane"] == 300 and l["control_luts_per_unit_instance"] ==
 h = d["hls_storage"]
 assert h["complete_partition_threshold_elements"] == 4 and h["lutram_max_bits"] == 1024, h
 PY
+
+# Under a calibration (fitted fadd latency and static power, timing not met): defaults_used
+# lists the figures the run used, the calibration's op_latency with its source, the fitted
+# power and the achievable clock.
+cat >"$TMP/cal.json" <<'JSON'
+{"format": "ttsim-calibration", "version": 2,
+ "provenance": {"tool_version": "2023.2", "part": "xcu50-fsvh2104-2-e", "target_clock_ns": 10.0,
+                "achievable_clock_ns": 12.755, "arch": "u50_paper", "device": "u50", "model": "atis_2enc",
+                "reports": ["synthetic/csynth.xml"]},
+ "kernels": {},
+ "op_latency": {"fadd": 7},
+ "power": {"static_watts": 4.25, "reports": ["synthetic/power.rpt"]}}
+JSON
+"$R/cli/ttsim" simulate --model "$R/configs/models/atis_2enc.json" --arch "$R/configs/arch/u50_paper.json" \
+  --device "$R/configs/devices/u50.json" --calibration "$TMP/cal.json" --json "$TMP/c.json" >"$TMP/c.txt" \
+  || { echo "FAIL: simulate --calibration exited $?"; exit 1; }
+grep -qF "on arch u50_paper (78.4 MHz) (achievable clock from calibration: timing not met), device u50" "$TMP/c.txt" \
+  || { echo "FAIL: simulate does not print the rounded achievable clock: $(grep MHz "$TMP/c.txt")"; exit 1; }
+python3 - "$TMP/c.json" "$TMP/cal.json" <<'PY' || { echo "FAIL (calibrated)"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))["defaults_used"]
+assert abs(d["clock_mhz"] - 1000 / 12.755) < 1e-9, d["clock_mhz"]
+dev = d["device"]
+assert dev["operator_latency_cycles"]["fadd"] == 7, dev["operator_latency_cycles"]
+assert dev["operator_latency_source"]["fadd"] == "calibration " + sys.argv[2], dev["operator_latency_source"]
+assert dev["operator_latency_source"]["fmul"].startswith("device "), dev["operator_latency_source"]
+assert dev["power"]["static_watts"] == 4.25, dev["power"]
+assert "calibration" in dev["power"]["source"], dev["power"]["source"]
+PY
 echo PASS

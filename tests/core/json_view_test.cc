@@ -64,6 +64,12 @@ TEST(LoadJsonFile, NumberOverflowIsConfigError) {
   auto e = catch_error([&] { load_json_file(path); });
   EXPECT_EQ(e.file(), path);
   EXPECT_NE(e.found().find("1e400"), std::string::npos) << e.what();
+  EXPECT_EQ(e.pointer(), "/clock_mhz");
+  EXPECT_NE(e.found().find("line 1, column 15"), std::string::npos) << e.what();
+  std::ofstream(path) << "{\"s\": \"9e999\",\n \"a\": [1,\n  -2e400]}\n";
+  auto f = catch_error([&] { load_json_file(path); });
+  EXPECT_EQ(f.pointer(), "/a/1");
+  EXPECT_NE(f.found().find("line 3, column 3"), std::string::npos) << f.what();
 }
 
 TEST(LoadJsonFile, DirectoryAndDeviceAreRefused) {

@@ -11,6 +11,7 @@
 #include "dse/resolve.h"
 #include "dse/run_setup.h"
 #include "sim/calibration.h"
+#include "sim/design_eval.h"
 
 namespace ttsim::dse {
 namespace {
@@ -96,6 +97,9 @@ TEST(ExploreCalibration, AppliedToEveryPointAndRecorded) {
     EXPECT_GT(p["energy_joules_per_epoch"].get<double>(), 0);
   }
   EXPECT_EQ(load_json_file(o.out_dir + "/state.json")["calibration"], results["calibration"]);
+  // defaults_used lists the figures the points were priced with: the fitted power.
+  ASSERT_EQ(results["defaults_used"].size(), 1u);
+  EXPECT_DOUBLE_EQ(results["defaults_used"][0]["device"]["power"]["static_watts"].get<double>(), 3.5);
   // Resuming without the calibration (or with another) is refused.
   o.resume = true;
   EXPECT_THROW(run_explore(*plain->eval, sweep, o), InputError);
@@ -150,6 +154,45 @@ TEST(ExploreCalibration, ClocksOfTheSweep) {
     "objectives": ["epoch_seconds"], "fidelity": "analytic"
   })");
   EXPECT_EQ(sweep_clocks_mhz(load_sweep_spec(dir + "/noclock.json")), (std::vector<double>{100}));
+}
+
+// A calibration whose reports missed timing: explore runs every point at the achievable
+// clock, as `simulate --calibration` does (same epoch seconds as evaluate_design on the
+// arch apply_calibration returns).
+TEST(ExploreCalibration, RunsAtTheAchievableClockAsSimulateDoes) {
+  const std::string dir = tmp_dir("cal_achievable");
+  Calibration c = calibration(dir + "/cal.json", "xcu50-fsvh2104-2-e", 10.0);
+  c.achievable_clock_ns = 12.5;  // 80 MHz
+  write_calibration(dir + "/cal.json", c);
+  write_file_atomic(dir + "/one.json", R"({
+    "name": "achievable",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+             "device": "configs/devices/u50.json"},
+    "dataset": {"lengths": "configs/datasets/atis_lengths.json", "split": "train"},
+    "axes": {"clock_mhz": [100]},
+    "objectives": ["epoch_seconds"], "search": {"strategy": "grid"}, "fidelity": "analytic"
+  })");
+  const auto setup = make_run_setup(dir + "/one.json", dir + "/cal.json");
+  const Evaluation explored = setup->eval->evaluate(0, true, false);
+  ASSERT_TRUE(explored.error.empty()) << explored.error;
+
+  // What `simulate --calibration` computes for the same design.
+  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  apply_calibration(load_calibration(dir + "/cal.json"), arch, device);
+  ASSERT_DOUBLE_EQ(arch.clock_mhz, 80.0);
+  const auto lengths = dataset::load_dataset_lengths("configs/datasets/atis_lengths.json");
+  const auto simulated =
+      evaluate_design(load_model_spec("configs/models/atis_2enc.json"), arch, device, &lengths.split("train"));
+  ASSERT_TRUE(simulated->epoch.has_value());
+  EXPECT_DOUBLE_EQ(explored.metrics[Metric::kEpochSeconds], simulated->epoch->seconds);
+
+  // The analytic fidelity prices the same clock: its seconds are its cycles at 80 MHz.
+  const Evaluation analytic = setup->eval->evaluate(0, false, false);
+  ASSERT_TRUE(analytic.error.empty()) << analytic.error;
+  const auto uncal = make_run_setup(dir + "/one.json");
+  const Evaluation at_target = uncal->eval->evaluate(0, false, false);
+  EXPECT_GT(analytic.metrics[Metric::kEpochSeconds], at_target.metrics[Metric::kEpochSeconds]);
 }
 
 }  // namespace

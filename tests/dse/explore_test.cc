@@ -101,6 +101,12 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   ASSERT_EQ(r1.outcome, ExploreOutcome::kInterrupted);
   EXPECT_LT(r1.evaluated, 128u);
   EXPECT_TRUE(fs::exists(f.dir + "/parts/results.csv"));
+  // Not presented as a finished front: a banner, no front or choice, no pareto.csv.
+  const std::string summary = slurp(f.dir + "/parts/summary.md");
+  EXPECT_EQ(summary.find("# Sweep `toy`\n\n**INTERRUPTED — not a finished front.**"), 0u) << summary;
+  EXPECT_EQ(summary.find("## Pareto front ("), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("Why: "), std::string::npos) << summary;
+  EXPECT_FALSE(fs::exists(f.dir + "/parts/pareto.csv"));
   EXPECT_THROW(f.run("parts"), InputError);  // no --resume: refuses to overwrite
   ExploreOptions resume;
   resume.resume = true;
@@ -251,6 +257,21 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   EXPECT_EQ(pointer_of(R"("axes": {"lanes": [4]}, "objectives": ["dsp"])"), "/axes/lanes");
   EXPECT_EQ(pointer_of(R"("axes": {"model:/~2": [4]}, "objectives": ["dsp"])"), "/axes/model:~1~02");
   EXPECT_EQ(pointer_of(R"("axes": {"arch:/x~": [4]}, "objectives": ["dsp"])"), "/axes/arch:~1x~0");  // base arch lacks /contraction
+  // Every value of every axis is applied to the base files and parsed up front: a value the
+  // arch loader refuses is exit 2 at its index, naming the sweep file and what was expected.
+  write_file_atomic(dir + "/a.json", slurp("configs/arch/u50_paper.json"));
+  EXPECT_EQ(pointer_of(R"("axes": {"arch:/contraction/lanes": [64, -4, 0]}, "objectives": ["dsp"])"),
+            "/axes/arch:~1contraction~1lanes/1");
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [32, 64, 0]}, "objectives": ["dsp"])"), "/axes/lanes/2");
+  try {
+    load(R"("axes": {"arch:/contraction/lanes": [-4, 0]}, "objectives": ["dsp"])");
+    ADD_FAILURE() << "lanes -4 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir + "/s.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a value the base model"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-4"), std::string::npos) << e.what();
+  }
+  write_file_atomic(dir + "/a.json", R"({"x": 0})");
   const auto s = load(R"("axes": {"tt_rank": {"from": 4, "to": 12, "step": 4}, "encoders": [2, 4]}, "objectives": ["dsp"])");
   ASSERT_EQ(s.space.axes().size(), 2u);
   EXPECT_EQ(s.space.axes()[0].name, "encoders");  // canonical axis order

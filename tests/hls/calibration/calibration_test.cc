@@ -309,6 +309,14 @@ TEST(CalibrationFile, RefusesANegativeDepthOrPowerNamingThePointer) {
   doc = calibration_to_json(c);
   doc["provenance"]["achievable_clock_ns"] = 5.0;  // below the 10 ns target
   EXPECT_THROW(parse_calibration(doc, "neg.json"), ConfigError);
+  doc = calibration_to_json(c);
+  doc["kernels"]["softmax"]["overhead"] = -3.0;  // refused, not clamped to 0
+  try {
+    parse_calibration(doc, "neg.json");
+    FAIL() << "a negative overhead was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/kernels/softmax/overhead");
+  }
 }
 
 TEST(CalibrationFile, OldFilesWithAFittedIiAreRefused) {

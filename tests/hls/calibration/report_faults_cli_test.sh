@@ -85,19 +85,31 @@ else
   echo "TTSIM_SHARED not set: the foreign-design part of this test is skipped"
   foreign=0
 fi
+# A foreign design's co-simulation report: skipped because its csynth top is no ttsim
+# kernel module (not "no kernel whose csynth latency is undef").
+mkdir -p "$TMP/rep/dut"
+sed -e 's/<TopModelName>odd</<TopModelName>dut</' -e 's/12\.755/9.000/' "$TMP/none/csynth.xml" >"$TMP/rep/dut/csynth.xml"
+cp "$TMP/rep/ttsim_contraction_0/sim/report/ttsim_contraction_cosim.rpt" "$TMP/rep/dut/dut_cosim.rpt"
+# A copy of a report_power in a sibling folder with no build of its own: the other
+# folders' ttsim builds are not its design; rejected, pointing to --power.
+mkdir -p "$TMP/rep/stray"
+cp "$TMP/rep/ttsim_contraction_0/impl/design_power_routed.rpt" "$TMP/rep/stray/copied_power_routed.rpt"
 out="$("$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c.json")"
 rc=$?
+has "$out" "rejected  stray/copied_power_routed.rpt: no csynth report of its design" "calibrate output"
+has "$out" 'name it with `calibrate --power FILE`' "calibrate output"
+has "$out" "skipped   dut/dut_cosim.rpt: co-simulation of dut, whose csynth top ($TMP/rep/dut/csynth.xml) is not a ttsim kernel module" "calibrate output"
 [ $rc -eq 0 ] || fail "calibrate exited $rc: $out"
 has "$out" "warning: $s1: ttsim_softmax: estimated clock 12.755 ns above the 10.000 ns target" "calibrate output"
 has "$out" "note: $s1: ttsim_softmax: estimated clock 12.755 ns above the 10.000 ns target (timing not met); calibration uses the achievable clock 12.755 ns (78.4 MHz)" "calibrate output"
 has "$out" "csynth latency undef; co-simulation latency from" "calibrate output"
 has "$out" "power (1 report_power file)" "calibrate output"
-has "$out" "used      impl/design_power_routed.rpt: power fit" "calibrate output"
+has "$out" "used      ttsim_contraction_0/impl/design_power_routed.rpt: power fit" "calibrate output"
 if [ $foreign -eq 1 ]; then
   has "$out" "rejected  knn/bd_0_wrapper_power_routed.rpt: report_power of another design" "calibrate output"
   has "$out" "skipped   knn/csynth.xml: no ttsim_<op> kernel module (top md_kernel)" "calibrate output"
   has "$out" "not read  knn/md_kernel_csynth.rpt" "calibrate output"
-  has "$out" "files under $TMP/rep: 14 used, 4 skipped, 1 rejected, 3 not read" "calibrate output"
+  has "$out" "files under $TMP/rep: 14 used, 6 skipped, 2 rejected, 3 not read" "calibrate output"
 fi
 python3 - "$TMP/c.json" <<'PY' || fails=$((fails + 1))
 import json, sys
@@ -106,6 +118,14 @@ assert p["achievable_clock_ns"] == 12.755, p
 assert any("achievable clock" in n for n in p["notes"]), p
 PY
 if [ $foreign -eq 1 ]; then
+  # A foreign report_power alone in a sibling folder: not fitted (the sibling ttsim builds
+  # are not its design).
+  mkdir -p "$TMP/rep2" && cp -r "$TMP/rep/ttsim_"* "$TMP/rep2/"
+  mkdir -p "$TMP/rep2/knn_power" && cp "$TMP/rep/knn/bd_0_wrapper_power_routed.rpt" "$TMP/rep2/knn_power/"
+  out="$("$TTSIM" calibrate --reports "$TMP/rep2" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c4.json")" \
+    || fail "calibrate (foreign power in a sibling folder) exited $?"
+  has "$out" "rejected  knn_power/bd_0_wrapper_power_routed.rpt: no csynth report of its design" "calibrate output"
+  has "$out" "power (1 report_power file)" "calibrate output"
   # Named explicitly, the foreign power report is fitted.
   out="$("$TTSIM" calibrate --reports "$TMP/rep" --arch "$ARCH" --device "$DEV" --model "$MODEL" \
          --out "$TMP/c2.json" --power "$TMP/rep/knn/bd_0_wrapper_power_routed.rpt")" || fail "calibrate --power exited $?"

@@ -1,7 +1,8 @@
 // Writes the standard synthetic csynth report set (tests/hls/calibration/
-// synthetic_reports.h) and one synthetic report_power / report_utilization pair into a
-// folder, for the end-to-end CLI test and for demonstrating calibrate / compare. The
-// files are synthetic (written from known parameters), not Vitis or Vivado outputs.
+// synthetic_reports.h) and one synthetic report_power / report_utilization pair (in
+// ttsim_contraction_0/impl: the implementation of one ttsim build) into a folder, for
+// the end-to-end CLI test and for demonstrating calibrate / compare. The files are
+// synthetic (written from known parameters), not Vitis or Vivado outputs.
 //
 // usage: write_synthetic_reports OUT_DIR [PART] [CLOCK_NS]
 
@@ -36,8 +37,11 @@ int main(int argc, char** argv) {
   p.logic_w = 0.6 * 1.7e-4 * 400 * f;
   p.signals_w = 0.4 * 1.7e-4 * 400 * f;
   p.clocks_w = 4.2e-5 * 400 * f;
-  std::filesystem::create_directories(dir + "/impl");
-  ttsim::testing::write_power_pair(dir + "/impl", p);
+  // Beside one ttsim build (a report_power is tied to the design of the single build in
+  // its folder tree).
+  const std::string impl = dir + "/ttsim_contraction_0/impl";
+  std::filesystem::create_directories(impl);
+  ttsim::testing::write_power_pair(impl, p);
   std::cout << "wrote " << kernels.size() << " synthetic csynth reports and 1 power/utilization pair under " << dir
             << " (synthetic: not Vitis/Vivado outputs)\n";
   return 0;

@@ -174,6 +174,8 @@ TEST(FixtureErrors, NegativePowerAndUtilizationNameFileAndLine) {
   const std::string xml = fixture("vitis2023_csynth.xml");
   expect_input_error([&] { parse_csynth_xml(replace(xml, "<TargetClockPeriod>", "<TargetClockPeriod>-"), "c.xml"); },
                      {"c.xml", "TargetClockPeriod", "non-negative"});
+  expect_input_error([&] { parse_csynth_xml(replace(xml, "<TargetClockPeriod>3.33<", "<TargetClockPeriod>0<"), "c.xml"); },
+                     {"c.xml", "TargetClockPeriod", "above 0 ns"});
 }
 
 TEST(FixtureJson, KeysAndUnknownsAreNull) {
