@@ -583,6 +583,12 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   JsonView root(chosen, chosen_file);
   if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
   if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
+  // An interrupted run's choice is not a finished front's: finish the run (--resume) first.
+  if (auto i = root.find("interrupted"); i && i->raw().is_boolean() && i->as_bool()) {
+    i->fail("a design chosen by a finished run (this chosen.json is from an interrupted explore: finish it with "
+            "`ttsim explore <sweep> --out <folder> --resume`)",
+            "\"interrupted\": true");
+  }
   EmitReport report;
   std::string label;
   if (auto n = root.find("name")) label = emit_name(*n);

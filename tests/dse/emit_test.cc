@@ -88,6 +88,22 @@ TEST(Emit, RefusesWhatCheckBuildableRefusesWithItsConfigError) {
   }
 }
 
+TEST(Emit, RefusesTheChoiceOfAnInterruptedRun) {
+  Json d = reference_design();
+  d["interrupted"] = true;
+  const std::string out = tmp("emit_interrupted");
+  try {
+    emit_design(d, "chosen.json", out, ".");
+    ADD_FAILURE() << "an interrupted run's chosen design was emitted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/interrupted") << e.what();
+    EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(out + "/hls")) << "nothing is written";
+  d["interrupted"] = false;  // a finished run's flag (or none) emits
+  EXPECT_NO_THROW(emit_design(d, "chosen.json", tmp("emit_finished"), "."));
+}
+
 TEST(Emit, RefusesAMachineBeyondTheDeviceNamingTheResource) {
   Json d = reference_design();
   d["configs"]["arch"]["contraction"]["lanes"] = 512;
