@@ -13,44 +13,14 @@
 
 #include "core/atomic_file.h"
 #include "dse/accuracy_grid_spec.h"
+#include "tests/models/dataset/synthetic_atis.h"
 
 namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
-
-/// A JointBERT-layout toy dataset: "show flights|fares from C to C".
-std::string write_toy_data(const std::string& dir) {
-  const std::string d = dir + "/toy";
-  write_file_atomic(d + "/intent_label.txt", "UNK\nflight\nairfare\n");
-  write_file_atomic(d + "/slot_label.txt", "PAD\nUNK\nO\nB-from\nB-to\n");
-  const char* cities[] = {"boston", "denver", "dallas", "miami"};
-  auto split = [&](const std::string& name, int n, int salt) {
-    std::string in, out, label;
-    for (int i = 0; i < n; ++i) {
-      const bool fl = (i * 7 + salt) % 3 != 0;
-      in += std::string("show ") + (fl ? "flights" : "fares") + " from " + cities[(i + salt) % 4] + " to " +
-            cities[(i * 3 + salt + 1) % 4] + "\n";
-      out += "O O O B-from O B-to\n";
-      label += fl ? "flight\n" : "airfare\n";
-    }
-    write_file_atomic(d + "/" + name + "/seq.in", in);
-    write_file_atomic(d + "/" + name + "/seq.out", out);
-    write_file_atomic(d + "/" + name + "/label", label);
-  };
-  split("train", 24, 1);
-  split("dev", 8, 2);
-  split("test", 8, 3);
-  return d;
-}
+using dataset::testing::fresh_dir;
 
 std::string write_tiny_model(const std::string& dir) {
   const std::string path = dir + "/tiny.json";
@@ -80,7 +50,7 @@ std::string grid_error(const Json& doc) {
 }
 
 TEST(AccuracyGridSpec, DerivesRunsSeedMajorWithTheRankApplied) {
-  const std::string dir = tmp_dir("grid_spec");
+  const std::string dir = fresh_dir("grid_spec");
   Json doc = grid_doc(write_tiny_model(dir));
   doc["seeds"] = {1, 2};
   const GridSpec g = parse_grid_spec(doc, "grid.json");
@@ -94,7 +64,7 @@ TEST(AccuracyGridSpec, DerivesRunsSeedMajorWithTheRankApplied) {
 }
 
 TEST(AccuracyGridSpec, RejectsBadGridsNamingThePointer) {
-  const std::string dir = tmp_dir("grid_bad");
+  const std::string dir = fresh_dir("grid_bad");
   const std::string model = write_tiny_model(dir);
   Json d = grid_doc(model);
   d["epochs"] = 3;
@@ -158,10 +128,10 @@ Json comparable(Json table) {
 }
 
 TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
-  const std::string dir = tmp_dir("grid_resume");
+  const std::string dir = fresh_dir("grid_resume");
   const GridSpec g = parse_grid_spec(grid_doc(write_tiny_model(dir)), dir + "/grid.json");
   GridOptions o;
-  o.data = write_toy_data(dir);
+  o.data = dataset::testing::write_toy_atis("grid_toy", 24, 8, 8);
   o.jobs = 1;
 
   o.run_dir = dir + "/whole";
@@ -224,7 +194,7 @@ TEST(AccuracyGrid, SmokeOnRealAtis) {
   if (!shared || !fs::exists(fs::path(shared) / "data/atis")) {
     GTEST_SKIP() << "TTSIM_SHARED/data/atis not found (set TTSIM_SHARED to the shared folder)";
   }
-  const std::string dir = tmp_dir("grid_atis");
+  const std::string dir = fresh_dir("grid_atis");
   Json doc = {{"models", {"configs/models/atis_2enc.json"}}, {"tt_ranks", {4, 8}}, {"seeds", {1}},
               {"engine", "reference"}, {"lr", 0.004}, {"max_epochs", 1}, {"patience", 0}};
   const GridSpec g = parse_grid_spec(doc, "grid.json");
