@@ -256,77 +256,116 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     }
   }
 
-  // Memories: the top's static arenas (hls/kernels/top.cc), partitioned by the largest
-  // lane count (design_config.h kParamPartition / kActPartition).
+  // Memories: the top's static arenas (hls/kernels/top.cc, model_step.h ArenaId),
+  // partitioned by the largest lane count (design_config.h kArenaBanks).
   int P = 1;
   for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
   m.partition = P;
   m.param_words = L.param_words;
-  std::vector<std::pair<std::string, std::int64_t>> params, acts, scratch;
-  params.push_back({"embedding.cores", L.emb_cores});
-  params.push_back({"embedding.position", L.pos});
-  params.push_back({"embedding.ln.gain", L.lne_g});
-  params.push_back({"embedding.ln.bias", L.lne_b});
+  using ttsim_hls::ArenaId;
+  std::vector<std::pair<std::string, std::int64_t>> slots[ttsim_hls::kFloatArenas];
+  auto put = [&](ArenaId a, std::string name, std::int64_t off) { slots[a].push_back({std::move(name), off}); };
+  put(ttsim_hls::kParamArena, "embedding.cores", L.emb_cores);
+  put(ttsim_hls::kParamArena, "embedding.position", L.pos);
+  put(ttsim_hls::kParamArena, "embedding.ln.gain", L.lne_g);
+  put(ttsim_hls::kParamArena, "embedding.ln.bias", L.lne_b);
   for (int e = 0; e < hd.dims.encoders; ++e) {
     const ttsim_hls::EncoderSlots& es = L.enc[e];
     const std::string p = "enc" + std::to_string(e) + ".";
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
-      params.push_back({p + kLinearNames[i] + ".cores", es.lin[i].w});
-      params.push_back({p + kLinearNames[i] + ".bias", es.lin[i].b});
-      acts.push_back({p + kLinearNames[i] + ".saved", es.lin[i].saved});
-      acts.push_back({p + kLinearNames[i] + ".y", es.lin[i].y});
+      put(ttsim_hls::kParamArena, p + kLinearNames[i] + ".cores", es.lin[i].w);
+      put(ttsim_hls::kParamArena, p + kLinearNames[i] + ".bias", es.lin[i].b);
+      put(ttsim_hls::kSaved0Arena, p + kLinearNames[i] + ".saved", es.lin[i].saved[0]);
+      put(ttsim_hls::kSaved1Arena, p + kLinearNames[i] + ".saved", es.lin[i].saved[1]);
+      put(ttsim_hls::kOutArena, p + kLinearNames[i] + ".y", es.lin[i].y);
     }
-    params.push_back({p + "ln1.gain", es.ln1_g});
-    params.push_back({p + "ln1.bias", es.ln1_b});
-    params.push_back({p + "ln2.gain", es.ln2_g});
-    params.push_back({p + "ln2.bias", es.ln2_b});
-    for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
-             {"attn.P", es.P}, {"attn.ctx", es.ctx}, {"a1", es.a1}, {"h1", es.h1}, {"ln1.xhat", es.xhat1},
-             {"ln1.rstd", es.rstd1}, {"gelu", es.g}, {"a2", es.a2}, {"h2", es.h2}, {"ln2.xhat", es.xhat2},
-             {"ln2.rstd", es.rstd2}}) {
-      acts.push_back({p + n, off});
+    put(ttsim_hls::kParamArena, p + "ln1.gain", es.ln1_g);
+    put(ttsim_hls::kParamArena, p + "ln1.bias", es.ln1_b);
+    put(ttsim_hls::kParamArena, p + "ln2.gain", es.ln2_g);
+    put(ttsim_hls::kParamArena, p + "ln2.bias", es.ln2_b);
+    put(ttsim_hls::kSaved0Arena, p + "attn.P", es.P);
+    put(ttsim_hls::kActArena, p + "attn.ctx", es.ctx);
+    put(ttsim_hls::kActArena, p + "a1", es.a1);
+    put(ttsim_hls::kActArena, p + "h1", es.h1);
+    put(ttsim_hls::kSaved1Arena, p + "ln1.xhat", es.xhat1);
+    put(ttsim_hls::kSaved1Arena, p + "ln1.rstd", es.rstd1);
+    put(ttsim_hls::kActArena, p + "gelu", es.g);
+    put(ttsim_hls::kActArena, p + "a2", es.a2);
+    put(ttsim_hls::kActArena, p + "h2", es.h2);
+    put(ttsim_hls::kSaved1Arena, p + "ln2.xhat", es.xhat2);
+    put(ttsim_hls::kSaved1Arena, p + "ln2.rstd", es.rstd2);
+  }
+  put(ttsim_hls::kParamArena, "intent_head.weight", L.wi);
+  put(ttsim_hls::kParamArena, "intent_head.bias", L.bi);
+  put(ttsim_hls::kParamArena, "slot_head.weight", L.ws);
+  put(ttsim_hls::kParamArena, "slot_head.bias", L.bs);
+  put(ttsim_hls::kSaved0Arena, "embedding.saved", L.emb_saved[0]);
+  put(ttsim_hls::kSaved1Arena, "embedding.saved", L.emb_saved[1]);
+  put(ttsim_hls::kOutArena, "embedding.E", L.E);
+  put(ttsim_hls::kActArena, "embedding.x0", L.x0);
+  put(ttsim_hls::kActArena, "embedding.h0", L.h0);
+  put(ttsim_hls::kSaved1Arena, "embedding.ln.xhat", L.xhat0);
+  put(ttsim_hls::kSaved1Arena, "embedding.ln.rstd", L.rstd0);
+  put(ttsim_hls::kOutArena, "intent_head.logits", L.logit_i);
+  put(ttsim_hls::kOutArena, "slot_head.logits", L.logit_s);
+  put(ttsim_hls::kBwdAArena, "dA", L.dA);
+  put(ttsim_hls::kBwdAArena, "dP", L.dP);
+  put(ttsim_hls::kBwdBArena, "dB", L.dB);
+  put(ttsim_hls::kBwdBArena, "dctx", L.dctx);
+  put(ttsim_hls::kBwdBArena, "dq", L.dq);
+  put(ttsim_hls::kBwdBArena, "dk", L.dk);
+  put(ttsim_hls::kBwdBArena, "dlogits.intent", L.dlogit_i);
+  put(ttsim_hls::kBwdBArena, "dlogits.slot", L.dlogit_s);
+  put(ttsim_hls::kBwdCArena, "dv", L.dv);
+  put(ttsim_hls::kBwdCArena, "dF", L.dF);
+  put(ttsim_hls::kStatArena, "stat", L.stat);
+  put(ttsim_hls::kChain0Arena, "linear.scratch", L.lin_scratch[0]);
+  put(ttsim_hls::kChain1Arena, "linear.scratch", L.lin_scratch[1]);
+  put(ttsim_hls::kChain0Arena, "ttm.scratch", L.ttm_scratch[0]);
+  put(ttsim_hls::kChain1Arena, "ttm.scratch", L.ttm_scratch[1]);
+  static const char* const kHolds[ttsim_hls::kFloatArenas] = {
+      "parameters",
+      "gradients",
+      "layer inputs, residual sums",
+      "layer outputs (linear Y, E, logits)",
+      "saved chain steps (even), attention P",
+      "saved chain steps (odd), LayerNorm x^ and 1/sigma",
+      "activation gradients dA, dP",
+      "activation gradients dB, dctx, dq, dk, dlogits",
+      "activation gradients dv, dF",
+      "backward chain temporaries (even)",
+      "backward chain temporaries (odd)",
+      "row statistics"};
+  for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
+    const std::int64_t words = std::max(1, L.words[a]);
+    std::vector<MemoryBuffer> buffers = buffers_of(slots[a], L.words[a]);
+    if (a == ttsim_hls::kGradArena) {
+      buffers = buffers_of(slots[ttsim_hls::kParamArena], L.param_words);
+      for (auto& b : buffers) b.name += ".grad";
     }
-  }
-  params.push_back({"intent_head.weight", L.wi});
-  params.push_back({"intent_head.bias", L.bi});
-  params.push_back({"slot_head.weight", L.ws});
-  params.push_back({"slot_head.bias", L.bs});
-  for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
-           {"embedding.saved", L.emb_saved}, {"embedding.E", L.E}, {"embedding.x0", L.x0}, {"embedding.h0", L.h0},
-           {"embedding.ln.xhat", L.xhat0}, {"embedding.ln.rstd", L.rstd0}, {"intent_head.logits", L.logit_i},
-           {"slot_head.logits", L.logit_s}}) {
-    acts.push_back({n, off});
-  }
-  for (const auto& [n, off] : std::vector<std::pair<const char*, int>>{
-           {"dA", L.dA}, {"dB", L.dB}, {"dctx", L.dctx}, {"dq", L.dq}, {"dk", L.dk}, {"dv", L.dv}, {"dP", L.dP},
-           {"dF", L.dF}, {"dlogits.intent", L.dlogit_i}, {"dlogits.slot", L.dlogit_s}, {"stat", L.stat},
-           {"linear.scratch", L.lin_scratch}, {"ttm.scratch", L.ttm_scratch}}) {
-    scratch.push_back({n, off});
-  }
-  auto arena = [&](const char* array, const char* holds, std::int64_t words, Storage storage, int partition,
-                   std::vector<MemoryBuffer> buffers, int width = 32) {
     Memory mem;
-    mem.array = array;
-    mem.holds = holds;
+    mem.array = std::string(ttsim_hls::kArenaStems[a]) + "_mem";
+    mem.holds = kHolds[a];
     mem.words = words;
-    mem.width_bits = width;
-    mem.partition = partition;
-    mem.storage = storage;
+    mem.width_bits = 32;
+    mem.partition = P;
+    mem.storage = Storage::kBram;
     mem.buffers = std::move(buffers);
     fill_blocks(mem);
     m.memories.push_back(std::move(mem));
-  };
-  std::vector<MemoryBuffer> pb = buffers_of(params, L.param_words);
-  arena("param_mem", "parameters", L.param_words, Storage::kBram, P, pb);
-  std::vector<MemoryBuffer> gb = pb;
-  for (auto& b : gb) b.name += ".grad";
-  arena("grad_mem", "gradients", L.param_words, Storage::kBram, P, gb);
-  arena("act_mem", "saved activations", L.act_words, Storage::kBram, P, buffers_of(acts, L.act_words));
-  arena("scratch_mem", "temporaries", L.scratch_words, Storage::kBram, P, buffers_of(scratch, L.scratch_words));
-  const std::int64_t index_words = static_cast<std::int64_t>(hd.dims.seq_len) * (hd.dims.emb.d + 1) + 1;
-  arena("index_mem", "TTM slice offsets and labels (int32)", index_words, Storage::kBram, 1,
-        {{"ttm.slices", 0, static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len},
-         {"labels", static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len, hd.dims.seq_len + 1}});
+  }
+  {
+    const std::int64_t index_words = static_cast<std::int64_t>(hd.dims.seq_len) * (hd.dims.emb.d + 1) + 1;
+    Memory mem;
+    mem.array = "index_mem";
+    mem.holds = "TTM slice offsets and labels (int32)";
+    mem.words = index_words;
+    mem.partition = 1;
+    mem.buffers = {{"ttm.slices", 0, static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len},
+                   {"labels", static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len, hd.dims.seq_len + 1}};
+    fill_blocks(mem);
+    m.memories.push_back(std::move(mem));
+  }
   choose_storage(m.memories, device);
   return m;
 }

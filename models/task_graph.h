@@ -88,7 +88,7 @@ struct TaskShape {
   /// Which kernel arguments share one physical memory (and so its ports):
   /// ttsim_spec::memory_of(memories, slot) for each argument slot of the kernel
   /// (ttsim_spec::kernel_array_slot); 0 = its own memory. 0 for all: every argument apart.
-  std::uint32_t memories = 0;
+  std::uint64_t memories = 0;
   std::int64_t elements() const { return batch * rows * cols; }
   std::int64_t macs() const { return batch * rows * inner * cols; }
 };

@@ -40,69 +40,59 @@ TaskShape rows_cols(I rows, I cols, I batch = 1) {
   return s;
 }
 
-/// The top's memory of a buffer class (hls/kernels/model_step.h arenas): parameters in
-/// param_mem, gradients in grad_mem, activations in act_mem, temporaries in scratch_mem.
-int memory_of_class(BufferClass c) {
-  switch (c) {
-    case BufferClass::kParameter: return ttsim_spec::kParamMem;
-    case BufferClass::kGradient: return ttsim_spec::kGradMem;
-    case BufferClass::kActivation: return ttsim_spec::kActMem;
-    case BufferClass::kTemporary: return ttsim_spec::kScratchMem;
-  }
-  return ttsim_spec::kOwnMemory;
-}
-
-/// TaskShape::memories of a task: the top memory of each kernel argument, as the HLS step
-/// passes them (hls/kernels/model_step.cc, tt_linear.cc, attention.cc): a contraction's A, B
-/// and C are its first two read buffers and its first written buffer (by buffer class),
-/// its index tables in index_mem; every other kernel's arguments come from fixed arenas.
-unsigned task_memories(TaskOp op, int variant, const std::string& role, const std::vector<int>& reads,
-                       const std::vector<int>& writes, const std::vector<Buffer>& buffers) {
+/// TaskShape::memories of a task: the top memory of each kernel argument as the HLS step
+/// binds them (the arena plan of hls/kernels/model_step.h). A contraction's output is
+/// always in a memory of its own — no operand of the call is in it — and its two inputs may
+/// share one (kSharedInputs, e.g. two TT cores of param_mem); its index tables are in
+/// index_mem. Every other kernel's arguments come from fixed arenas.
+/// tests/models/graph_matches_hls_test checks these against the real step's bindings.
+std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
   using namespace ttsim_spec;
   const KernelSpec& k = kKernelSpecs[kernel_index(to_string(op))];
-  unsigned m = 0;
+  std::uint64_t m = 0;
   auto set = [&](const char* array, int memory) { m = with_memory(m, kernel_array_slot(k, array), memory); };
   switch (op) {
     case TaskOp::kContraction:
-      if (reads.size() >= 2 && !writes.empty()) {
-        set("A", memory_of_class(buffers[reads[0]].cls));
-        set("B", memory_of_class(buffers[reads[1]].cls));
-        set("C", memory_of_class(buffers[writes[0]].cls));
-      }
-      set("index", kIndexMem);
+      set("A", kSharedInputs), set("B", kSharedInputs), set("C", kOwnMemory), set("index", kIndexMem);
       break;
     case TaskOp::kSoftmax:
-      set("in", kActMem), set("out", kActMem), set("stat", kScratchMem);
+      set("in", kSaved0Mem), set("out", kSaved0Mem), set("stat", kStatMem);
       break;
     case TaskOp::kSoftmaxGrad:
-      set("P", kActMem), set("dP", kScratchMem), set("dS", kScratchMem), set("stat", kScratchMem);
+      set("P", kSaved0Mem), set("dP", kBwdAMem), set("dS", kBwdAMem), set("stat", kStatMem);
       break;
     case TaskOp::kLayerNorm:
       set("x", kActMem), set("gamma", kParamMem), set("beta", kParamMem), set("y", kActMem);
-      set("xhat", kActMem), set("stat", kScratchMem), set("rstd", kActMem);
+      set("xhat", kSaved1Mem), set("stat", kStatMem), set("rstd", kSaved1Mem);
       break;
     case TaskOp::kLayerNormGrad:
-      set("dy", kScratchMem), set("gamma", kParamMem), set("xhat", kActMem), set("dx", kScratchMem);
-      set("stat", kScratchMem), set("rstd", kActMem), set("dgamma", kGradMem), set("dbeta", kGradMem);
+      // dy and dx alternate between bwd_a_mem and bwd_b_mem (one in each).
+      set("dy", kBwdAMem), set("gamma", kParamMem), set("xhat", kSaved1Mem), set("dx", kBwdBMem);
+      set("stat", kStatMem), set("rstd", kSaved1Mem), set("dgamma", kGradMem), set("dbeta", kGradMem);
       break;
     case TaskOp::kGelu:
-      set("x", kActMem), set("y", kActMem);
+      set("x", kOutMem), set("y", kActMem);
       break;
     case TaskOp::kGeluGrad:
-      set("x", kActMem), set("dy", kScratchMem), set("dx", kScratchMem);
+      set("x", kOutMem), set("dy", kBwdCMem), set("dx", kBwdCMem);
       break;
     case TaskOp::kAdd:
       if (variant == kAddPlain) {
-        set("a", kActMem), set("out", kActMem);
-        set("b", role == "residual.add" ? kActMem : kParamMem);  // bias / position: a parameter
+        if (role == "residual.add") {  // h (act) + layer output (out) -> residual sum (act)
+          set("a", kActMem), set("b", kOutMem), set("out", kActMem);
+        } else if (role == "embedding.add") {  // E (out) + position (param) -> x0 (act)
+          set("a", kOutMem), set("b", kParamMem), set("out", kActMem);
+        } else {  // bias add in place on a layer output
+          set("a", kOutMem), set("b", kParamMem), set("out", kOutMem);
+        }
       } else if (variant == kAddAccumulate) {
-        set("x", kScratchMem), set("acc", kGradMem);
+        set("x", kBwdBMem), set("acc", kGradMem);
       } else {
-        set("x", kScratchMem), set("sum", kGradMem);
+        set("x", kBwdBMem), set("sum", kGradMem);
       }
       break;
     case TaskOp::kLoss:
-      set("logits", kActMem), set("dlogits", kScratchMem), set("labels", kIndexMem), set("stat", kScratchMem);
+      set("logits", kOutMem), set("dlogits", kBwdBMem), set("labels", kIndexMem), set("stat", kStatMem);
       break;
     case TaskOp::kSgdUpdate:
       set("w", kParamMem), set("g", kGradMem);
@@ -164,7 +154,7 @@ class Builder {
                         : role == "embedding.grad" ? ttsim_spec::kAddAccumulate
                                                    : ttsim_spec::kAddPlain;
     }
-    t.shape.memories = task_memories(op, t.shape.variant, role, reads, writes, g_.buffers);
+    t.shape.memories = task_memories(op, t.shape.variant, role);
     if (op == TaskOp::kContraction) {
       t.macs = shape.macs();
     } else {

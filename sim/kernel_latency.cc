@@ -59,10 +59,10 @@ int sites_mii(const LoopCost::Sites* sites, int n) {
 }  // namespace
 
 int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
-                        unsigned memories) {
+                        std::uint64_t memories) {
   if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
   // Accesses per iteration, per distinct array, then pooled by memory.
-  int pooled[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int pooled[ttsim_spec::kMemoryIds] = {};
   int mii = 1;
   for (int a = 0; a < l.n_access; ++a) {
     bool seen = false;
@@ -80,7 +80,7 @@ int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelS
       pooled[m] += accesses;
     }
   }
-  for (int m = 1; m < 8; ++m) mii = std::max(mii, static_cast<int>(ceil_div(pooled[m], ttsim_spec::kBankPorts)));
+  for (int m = 1; m < ttsim_spec::kMemoryIds; ++m) mii = std::max(mii, static_cast<int>(ceil_div(pooled[m], ttsim_spec::kBankPorts)));
   return mii;
 }
 
@@ -242,7 +242,7 @@ LoopLatency KernelLatencyModel::latency_of(const PricedLoop& l, std::int64_t tri
 }
 
 std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes,
-                                                int memories) const {
+                                                std::uint64_t memories) const {
   int res = l.timing.res_mii, ii = l.timing.ii;
   if (memories != 0) {
     res = shared_resource_mii(*l.spec, kernel_spec(op), lanes, memories);

@@ -80,7 +80,7 @@ int resource_mii(const ttsim_spec::LoopSpec& l, int lanes);
 /// accesses on that memory's kBankPorts ports; 0 keeps an argument apart. `k` is the kernel
 /// of `l`. Equals resource_mii(l, lanes) when memories == 0.
 int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
-                        unsigned memories);
+                        std::uint64_t memories);
 
 /// A loop's latencies resolved for given operator latencies, before the lane count is
 /// known: every path's latency as once + levels · tree, where `once` sums its kOnce
@@ -202,7 +202,7 @@ class KernelLatencyModel {
   LoopLatency latency_of(const PricedLoop& l, std::int64_t trip) const;
   /// (II, ResMII) of loop `i` of `op` for a task whose arguments occupy `memories`
   /// (TaskShape::memories), raised to the instance's when bound.
-  std::pair<int, int> loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes, int memories) const;
+  std::pair<int, int> loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes, std::uint64_t memories) const;
 
   std::array<UnitSpec, kUnitKinds> units_;
   OperatorLatencies lat_{};

@@ -82,7 +82,7 @@ bool same_price(const Task& a, const Task& b) {
 /// Groups the tasks of `graph` by (unit, op, shape including the variant) into
 /// sg.price_class / price_rep.
 void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::uint32_t>;
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::uint64_t>;
   std::map<Key, int> cls;
   sg.price_class.assign(graph.tasks.size(), -1);
   sg.price_rep.clear();

@@ -145,8 +145,9 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
   }
   param_.assign(layout_.param_words, 0.0f);
   grad_.assign(layout_.param_words, 0.0f);
-  act_.assign(layout_.act_words, 0.0f);
-  scratch_.assign(layout_.scratch_words, 0.0f);
+  for (int a = ttsim_hls::kActArena; a < ttsim_hls::kFloatArenas; ++a) {
+    work_[a].assign(static_cast<std::size_t>(std::max(1, layout_.words[a])), 0.0f);
+  }
   index_.assign(layout_.index_words, 0);
 
   // Initialization (see the class comment).
@@ -197,9 +198,29 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
 
 ttsim_hls::Arenas HlsModel::arenas() {
   using ttsim_cfg::kArenaBanks;
-  return {ttsim_hls::bank_view<kArenaBanks>(param_.data()), ttsim_hls::bank_view<kArenaBanks>(grad_.data()),
-          ttsim_hls::bank_view<kArenaBanks>(act_.data()), ttsim_hls::bank_view<kArenaBanks>(scratch_.data()),
+  auto view = [&](int a) { return ttsim_hls::bank_view<kArenaBanks>(work_[a].data()); };
+  return {ttsim_hls::bank_view<kArenaBanks>(param_.data()),
+          ttsim_hls::bank_view<kArenaBanks>(grad_.data()),
+          view(ttsim_hls::kActArena),
+          view(ttsim_hls::kOutArena),
+          view(ttsim_hls::kSaved0Arena),
+          view(ttsim_hls::kSaved1Arena),
+          view(ttsim_hls::kBwdAArena),
+          view(ttsim_hls::kBwdBArena),
+          view(ttsim_hls::kBwdCArena),
+          view(ttsim_hls::kChain0Arena),
+          view(ttsim_hls::kChain1Arena),
+          view(ttsim_hls::kStatArena),
           index_.data()};
+}
+
+std::vector<HlsModel::ArenaRange> HlsModel::arena_ranges() const {
+  std::vector<ArenaRange> out;
+  for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
+    const std::vector<float>& v = a == ttsim_hls::kParamArena ? param_ : a == ttsim_hls::kGradArena ? grad_ : work_[a];
+    out.push_back({std::string(ttsim_hls::kArenaStems[a]) + "_mem", v.data(), static_cast<std::int64_t>(v.size())});
+  }
+  return out;
 }
 
 void HlsModel::check_sample(const std::vector<int>& tokens, int intent,
@@ -259,8 +280,8 @@ HlsPrediction HlsModel::predict(const std::vector<int>& tokens) {
   const int K = static_cast<int>(tokens.size());
   ttsim_hls::model_forward(dims_, layout_, arenas(), K, tokens.data());
   HlsPrediction p;
-  const float* li = act_.data() + layout_.logit_i;
-  const float* ls = act_.data() + layout_.logit_s;
+  const float* li = work_[ttsim_hls::kOutArena].data() + layout_.logit_i;
+  const float* ls = work_[ttsim_hls::kOutArena].data() + layout_.logit_s;
   p.intent_logits.assign(li, li + dims_.intents);
   p.slot_logits.assign(ls, ls + K * dims_.slot_tags);
   p.intent = static_cast<int>(std::max_element(li, li + dims_.intents) - li);

@@ -90,6 +90,16 @@ class HlsModel {
   const ttsim_hls::ModelDims& dims() const { return dims_; }
   const ttsim_hls::Layout& layout() const { return layout_; }
 
+  /// One float arena of the host model: its array name in the top (<stem>_mem), first
+  /// word and size in words. For telling which arena an address belongs to.
+  struct ArenaRange {
+    std::string array;
+    const float* base = nullptr;
+    std::int64_t words = 0;
+  };
+  /// Every float arena, by ttsim_hls::ArenaId.
+  std::vector<ArenaRange> arena_ranges() const;
+
  private:
   int index_of(const std::string& name) const;
   void check_sample(const std::vector<int>& tokens, int intent,
@@ -101,7 +111,9 @@ class HlsModel {
   ttsim_hls::Layout layout_;
   std::vector<std::string> names_;
   std::vector<std::vector<std::int64_t>> shapes_;
-  std::vector<float> param_, grad_, act_, scratch_;
+  std::vector<float> param_, grad_;
+  /// The other float arenas, by ttsim_hls::ArenaId (entries 0 and 1 unused).
+  std::vector<float> work_[ttsim_hls::kFloatArenas];
   std::vector<int> index_;
 };
 

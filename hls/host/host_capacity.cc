@@ -105,10 +105,12 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
     c.array(&emb_saved, "activation", emb_name, ek);
     emb_scratch = std::max(emb_scratch, ek);
   }
-  // Linear layers (tt_linear.cc): BTT saved and scratch blocks have the same size
-  // K·r_d + Σ_{k=2..d} Mpre(k)·r_k + Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); TT saved Σ_{s<d+e} T_s,
-  // scratch 2·max T_s.
-  I64 lin_scratch = 0;
+  // Linear layers (tt_linear.cc): the BTT saved block K·r_d + Σ_{k=2..d} Mpre(k)·r_k +
+  // Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1) (split over saved0/saved1; the sum is what counts
+  // here); its backward temporaries are the same items split over chain0 / chain1 (dZ in
+  // chain0, dL_k in chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2]), each chain arena
+  // sized by the largest layer's part. TT: saved Σ_{s<d+e} T_s, scratch max T_s per chain.
+  I64 lin_scratch[2] = {0, 0};
   for (int e = 0; e < m.encoders; ++e) {
     const std::string p = "enc" + std::to_string(e) + ".";
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
@@ -121,14 +123,21 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
         for (int k = 1; k <= t.d + t.e; ++k) {
           c.array(P, "parameter", name, mul(t.r[k - 1], t.mode(k), t.r[k]));
         }
-        I64 saved = 0, scratch = 0;
+        I64 saved = 0, scratch[2] = {0, 0};
         if (l.btt) {
-          c.array(&saved, "activation", name, mul(K, t.r[t.d]));
-          for (int k = 2; k <= t.d; ++k) c.array(&saved, "activation", name, mul(mpre(t, k), t.r[k]));
-          for (int j = 1; j < t.e; ++j) {
-            c.array(&saved, "activation", name, mul(t.r[t.d + j - 1], nsuf(t, j - 1)));
+          const I64 z = mul(K, t.r[t.d]);
+          c.array(&saved, "activation", name, z);
+          c.array(&scratch[0], "scratch", name, z);
+          for (int k = 2; k <= t.d; ++k) {
+            const I64 w = mul(mpre(t, k), t.r[k]);
+            c.array(&saved, "activation", name, w);
+            c.array(&scratch[(t.d - k + 1) & 1], "scratch", name, w);
           }
-          scratch = saved;
+          for (int j = 1; j < t.e; ++j) {
+            const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
+            c.array(&saved, "activation", name, w);
+            c.array(&scratch[(j - 1) & 1], "scratch", name, w);
+          }
         } else {
           I64 mx = 0;
           for (int s = 1; s < t.d + t.e; ++s) {
@@ -136,10 +145,10 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
             c.array(&saved, "activation", name, ts);
             mx = std::max(mx, ts);
           }
-          scratch = mul(2, mx);
+          scratch[0] = scratch[1] = mx;
         }
         c.array(A, "activation", name, saved);
-        lin_scratch = std::max(lin_scratch, scratch);
+        for (int q = 0; q < 2; ++q) lin_scratch[q] = std::max(lin_scratch[q], scratch[q]);
       }
       c.array(P, "parameter", name, l.out_dim);
       c.array(A, "activation", name, mul(K, l.out_dim));
@@ -160,7 +169,7 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
           add(add(mul(6, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
   c.array(S, "scratch", "heads", add(m.intents, mul(K, m.slot_tags)));
   c.array(S, "scratch", "statistics", mul(3, std::max(mul(H, K), K)));
-  c.array(S, "scratch", "linear layers", lin_scratch);
+  c.array(S, "scratch", "linear layers", add(lin_scratch[0], lin_scratch[1]));
   c.array(S, "scratch", emb_name, mul(2, emb_scratch));
   c.array(&w.index, "index", "labels", add(mul(emb.d, K), add(K, 1)));
   if (w.host_total() > kHlsMaxHostWords) {

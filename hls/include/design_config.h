@@ -76,22 +76,54 @@ constexpr int kSgdLanes = 8;
 // finds each of its lanes in a bank of its own (hls/include/banked.h).
 constexpr int kArenaBanks = 64;
 
-// param_mem (parameters): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
-//   320 BRAM36, 0 URAM288.
+// param_mem (parameters): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
+//   0 BRAM36, 128 URAM288.
 constexpr int kParamWords = 301281;
 constexpr int kParamPartition = 64;
-// grad_mem (gradients): bram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
-//   320 BRAM36, 0 URAM288.
+// grad_mem (gradients): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
+//   0 BRAM36, 128 URAM288.
 constexpr int kGradWords = 301281;
 constexpr int kGradPartition = 64;
-// act_mem (saved activations): uram, 1130138 words of 32 bits in 64 bank(s) of 17659 words;
-//   0 BRAM36, 320 URAM288.
-constexpr int kActWords = 1130138;
-constexpr int kActPartition = 64;
-// scratch_mem (temporaries): uram, 333562 words of 32 bits in 64 bank(s) of 5212 words;
+// act_mem (layer inputs, residual sums): uram, 344064 words of 32 bits in 64 bank(s) of 5376 words;
 //   0 BRAM36, 128 URAM288.
-constexpr int kScratchWords = 333562;
-constexpr int kScratchPartition = 64;
+constexpr int kActWords = 344064;
+constexpr int kActPartition = 64;
+// out_mem (layer outputs (linear Y, E, logits)): uram, 323578 words of 32 bits in 64 bank(s) of 5056 words;
+//   0 BRAM36, 128 URAM288.
+constexpr int kOutWords = 323578;
+constexpr int kOutPartition = 64;
+// saved0_mem (saved chain steps (even), attention P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+//   320 BRAM36, 0 URAM288.
+constexpr int kSaved0Words = 307200;
+constexpr int kSaved0Partition = 64;
+// saved1_mem (saved chain steps (odd), LayerNorm x^ and 1/sigma): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
+//   160 BRAM36, 0 URAM288.
+constexpr int kSaved1Words = 155296;
+constexpr int kSaved1Partition = 64;
+// bwd_a_mem (activation gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
+//   64 BRAM36, 0 URAM288.
+constexpr int kBwdAWords = 36864;
+constexpr int kBwdAPartition = 64;
+// bwd_b_mem (activation gradients dB, dctx, dq, dk, dlogits): bram, 102394 words of 32 bits in 64 bank(s) of 1600 words;
+//   128 BRAM36, 0 URAM288.
+constexpr int kBwdBWords = 102394;
+constexpr int kBwdBPartition = 64;
+// bwd_c_mem (activation gradients dv, dF): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
+//   64 BRAM36, 0 URAM288.
+constexpr int kBwdCWords = 49152;
+constexpr int kBwdCPartition = 64;
+// chain0_mem (backward chain temporaries (even)): bram, 72192 words of 32 bits in 64 bank(s) of 1128 words;
+//   96 BRAM36, 0 URAM288.
+constexpr int kChain0Words = 72192;
+constexpr int kChain0Partition = 64;
+// chain1_mem (backward chain temporaries (odd)): bram, 71808 words of 32 bits in 64 bank(s) of 1122 words;
+//   96 BRAM36, 0 URAM288.
+constexpr int kChain1Words = 71808;
+constexpr int kChain1Partition = 64;
+// stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
+//   32 BRAM36, 0 URAM288.
+constexpr int kStatWords = 1152;
+constexpr int kStatPartition = 64;
 // index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;
 //   1 BRAM36, 0 URAM288.
 constexpr int kIndexWords = 129;
@@ -102,10 +134,18 @@ constexpr int kIndexPartition = 1;
 // Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl
 // and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).
 #define TTSIM_PARAM_WORDS 301281
-#define TTSIM_PARAM_STORAGE bram
-#define TTSIM_GRAD_STORAGE bram
+#define TTSIM_PARAM_STORAGE uram
+#define TTSIM_GRAD_STORAGE uram
 #define TTSIM_ACT_STORAGE uram
-#define TTSIM_SCRATCH_STORAGE uram
+#define TTSIM_OUT_STORAGE uram
+#define TTSIM_SAVED0_STORAGE bram
+#define TTSIM_SAVED1_STORAGE bram
+#define TTSIM_BWD_A_STORAGE bram
+#define TTSIM_BWD_B_STORAGE bram
+#define TTSIM_BWD_C_STORAGE bram
+#define TTSIM_CHAIN0_STORAGE bram
+#define TTSIM_CHAIN1_STORAGE bram
+#define TTSIM_STAT_STORAGE bram
 #define TTSIM_INDEX_STORAGE bram
 #define TTSIM_INSTANCES_TTSIM_CONTRACTION 1
 #define TTSIM_INSTANCES_TTSIM_SOFTMAX 1
@@ -167,26 +207,26 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_SGD_UPDATE_MIN 4
 #define TTSIM_TRIPS_SGD_UPDATE_MAX 12192
 // PIPELINE II of each kernel loop (cycles), as the simulator prices it.
-#define TTSIM_II_CONTRACT_COLUMN 2
-#define TTSIM_II_CONTRACT_DOT 2
+#define TTSIM_II_CONTRACT_COLUMN 1
+#define TTSIM_II_CONTRACT_DOT 1
 #define TTSIM_II_CONTRACT_SCALAR 1
 #define TTSIM_II_SOFTMAX_MAX 1
 #define TTSIM_II_SOFTMAX_EXP_SUM 1
 #define TTSIM_II_SOFTMAX_NORMALIZE 1
 #define TTSIM_II_SOFTMAX_GRAD_DOT 1
-#define TTSIM_II_SOFTMAX_GRAD_APPLY 2
+#define TTSIM_II_SOFTMAX_GRAD_APPLY 1
 #define TTSIM_II_LAYERNORM_MEAN 1
 #define TTSIM_II_LAYERNORM_VAR 1
-#define TTSIM_II_LAYERNORM_NORMALIZE 2
-#define TTSIM_II_LAYERNORM_GRAD_REDUCE 2
-#define TTSIM_II_LAYERNORM_GRAD_INPUT 2
+#define TTSIM_II_LAYERNORM_NORMALIZE 1
+#define TTSIM_II_LAYERNORM_GRAD_REDUCE 1
+#define TTSIM_II_LAYERNORM_GRAD_INPUT 1
 #define TTSIM_II_LAYERNORM_GRAD_PARAMS 2
 #define TTSIM_II_GELU 1
 #define TTSIM_II_GELU_GRAD 1
-#define TTSIM_II_ADD 2
+#define TTSIM_II_ADD 1
 #define TTSIM_II_ADD_ACCUMULATE 1
 #define TTSIM_II_COLUMN_SUM 1
 #define TTSIM_II_LOSS_MAX 1
-#define TTSIM_II_LOSS_EXP_SUM 2
-#define TTSIM_II_LOSS_GRAD 2
+#define TTSIM_II_LOSS_EXP_SUM 1
+#define TTSIM_II_LOSS_GRAD 1
 #define TTSIM_II_SGD_UPDATE 1

@@ -502,19 +502,41 @@ constexpr int kernel_array_slot(const KernelSpec& k, const char* array) {
 }
 
 /// The physical memories of the top that a kernel argument may live in (TaskShape::memories:
-/// 3 bits per argument slot); kOwnMemory: counted as its own memory.
-enum MemoryId : int { kOwnMemory = 0, kParamMem = 1, kGradMem = 2, kActMem = 3, kScratchMem = 4, kIndexMem = 5 };
-constexpr int kMemoryBits = 3;
+/// kMemoryBits per argument slot); kOwnMemory: counted as its own memory. One id per float
+/// arena of hls/kernels/model_step.h (ArenaId + 1) and the int index array; kSharedInputs
+/// marks the two read operands of a contraction, which the arena plan may place in one
+/// memory (its output is always in another: model_step.h).
+enum MemoryId : int {
+  kOwnMemory = 0,
+  kParamMem = 1,
+  kGradMem = 2,
+  kActMem = 3,
+  kOutMem = 4,
+  kSaved0Mem = 5,
+  kSaved1Mem = 6,
+  kBwdAMem = 7,
+  kBwdBMem = 8,
+  kBwdCMem = 9,
+  kChain0Mem = 10,
+  kChain1Mem = 11,
+  kStatMem = 12,
+  kIndexMem = 13,
+  kSharedInputs = 14,
+  kMemoryIds = 16
+};
+constexpr int kMemoryBits = 4;
 constexpr int kMaxArgumentSlots = 10;
 /// Memory of argument slot `slot` in a TaskShape::memories word.
-constexpr int memory_of(unsigned memories, int slot) {
-  return slot < 0 || slot >= kMaxArgumentSlots ? kOwnMemory : static_cast<int>((memories >> (kMemoryBits * slot)) & 7u);
+constexpr int memory_of(unsigned long long memories, int slot) {
+  return slot < 0 || slot >= kMaxArgumentSlots ? kOwnMemory
+                                               : static_cast<int>((memories >> (kMemoryBits * slot)) & 15u);
 }
 /// `memories` with slot `slot` set to memory `m`.
-constexpr unsigned with_memory(unsigned memories, int slot, int m) {
+constexpr unsigned long long with_memory(unsigned long long memories, int slot, int m) {
   return slot < 0 || slot >= kMaxArgumentSlots
              ? memories
-             : (memories & ~(7u << (kMemoryBits * slot))) | (static_cast<unsigned>(m) << (kMemoryBits * slot));
+             : (memories & ~(15ull << (kMemoryBits * slot))) |
+                   (static_cast<unsigned long long>(m) << (kMemoryBits * slot));
 }
 
 // The kernels rely on the interleave covering the recurrences they declare.

@@ -9,30 +9,31 @@ namespace {
 
 int max_i(int a, int b) { return a > b ? a : b; }
 
-int linear_saved_words(const LinearDims& l, int K) {
+int linear_saved_words(const LinearDims& l, int K, int parity) {
   if (!l.tt) return 0;
-  return l.btt ? btt_saved_words(l.t, K) : tt_saved_words(l.t, K);
+  return l.btt ? btt_saved_words(l.t, K, parity) : tt_saved_words(l.t, K, parity);
 }
-int linear_scratch_words(const LinearDims& l, int K) {
+int linear_scratch_words(const LinearDims& l, int K, int parity) {
   if (!l.tt) return 0;
-  return l.btt ? btt_scratch_words(l.t, K) : tt_scratch_words(l.t, K);
+  return l.btt ? btt_scratch_words(l.t, K, parity) : tt_scratch_words(l.t, K, parity);
 }
 
-void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
-                    CRef X) {
+/// Y (out) = X (act) · W + b.
+void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, CRef X) {
 #pragma HLS INLINE
-  Ref Y = a.act + s.y;
+  Ref Y = a.out + s.y;
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
   if (!l.tt) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
-    btt_forward(a.index, l.t, K, X, W, b, Y, a.act + s.saved);
+    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
   } else {
-    tt_forward(a.index, l.t, K, X, W, b, Y, a.act + s.saved);
+    tt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
   }
 }
 
+/// Backward of linear_forward: dX (+)= dY·Wᵀ, dW, db. dY and dX in different bwd arenas.
 void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
                      const Layout& L, CRef X, CRef dY, Ref dX, bool acc) {
 #pragma HLS INLINE
@@ -42,9 +43,11 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   if (!l.tt) {
     dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
   } else if (l.btt) {
-    btt_backward(a.index, l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
+    btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
+                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   } else {
-    tt_backward(a.index, l.t, K, X, dY, W, a.act + s.saved, dX, acc, dW, db, a.scratch + L.lin_scratch);
+    tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
+                a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   }
 }
 
@@ -58,24 +61,24 @@ bool make_layout(const ModelDims& m, Layout* out) {
   Layout& L = *out;
   L = Layout();
   const int K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
-  int p = 0, act = 0;
+  int* W = L.words;
+  // A buffer of `words` at the end of arena `arena`.
+  auto alloc = [&](int arena, int words) {
+    const int off = W[arena];
+    W[arena] += words;
+    return off;
+  };
   auto param = [&](int words) {
-    const int off = p;
-    p += words;
+    const int off = alloc(kParamArena, words);
     L.tensors[L.n_tensors++] = {off, words};
     return off;
   };
-  auto alloc_act = [&](int words) {
-    const int off = act;
-    act += words;
-    return off;
-  };
-  L.emb_cores = p;
+  L.emb_cores = W[kParamArena];
   for (int k = 1; k <= m.emb.d; ++k) param(m.emb.core_words(k));
   L.pos = param(m.seq_len * D);
   L.lne_g = param(D);
   L.lne_b = param(D);
-  int lin_scratch = 0;
+  int lin_scratch[2] = {0, 0};
   for (int e = 0; e < m.encoders; ++e) {
     EncoderSlots& es = L.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
@@ -85,71 +88,72 @@ bool make_layout(const ModelDims& m, Layout* out) {
         if (l.t.M() != l.in_dim || l.t.N() != l.out_dim) return false;
       }
       LinearSlots& s = es.lin[i];
-      s.w = p;
+      s.w = W[kParamArena];
       if (l.tt) {
         for (int k = 1; k <= l.t.d + l.t.e; ++k) param(l.t.core_words(k));
       } else {
         param(l.in_dim * l.out_dim);
       }
-      s.w_words = p - s.w;
+      s.w_words = W[kParamArena] - s.w;
       s.b = param(l.out_dim);
-      s.saved = alloc_act(linear_saved_words(l, K));
-      s.y = alloc_act(K * l.out_dim);
-      lin_scratch = max_i(lin_scratch, linear_scratch_words(l, K));
+      s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
+      s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
+      s.y = alloc(kOutArena, K * l.out_dim);
+      for (int p = 0; p < 2; ++p) lin_scratch[p] = max_i(lin_scratch[p], linear_scratch_words(l, K, p));
     }
     es.ln1_g = param(D);
     es.ln1_b = param(D);
     es.ln2_g = param(D);
     es.ln2_b = param(D);
-    es.P = alloc_act(H * K * K);
-    es.ctx = alloc_act(K * D);
-    es.a1 = alloc_act(K * D);
-    es.h1 = alloc_act(K * D);
-    es.xhat1 = alloc_act(K * D);
-    es.rstd1 = alloc_act(K);
-    es.g = alloc_act(K * F);
-    es.a2 = alloc_act(K * D);
-    es.h2 = alloc_act(K * D);
-    es.xhat2 = alloc_act(K * D);
-    es.rstd2 = alloc_act(K);
+    es.P = alloc(kSaved0Arena, H * K * K);
+    es.ctx = alloc(kActArena, K * D);
+    es.a1 = alloc(kActArena, K * D);
+    es.h1 = alloc(kActArena, K * D);
+    es.xhat1 = alloc(kSaved1Arena, K * D);
+    es.rstd1 = alloc(kSaved1Arena, K);
+    es.g = alloc(kActArena, K * F);
+    es.a2 = alloc(kActArena, K * D);
+    es.h2 = alloc(kActArena, K * D);
+    es.xhat2 = alloc(kSaved1Arena, K * D);
+    es.rstd2 = alloc(kSaved1Arena, K);
   }
   L.wi = param(D * m.intents);
   L.bi = param(m.intents);
   L.ws = param(D * m.slot_tags);
   L.bs = param(m.slot_tags);
-  L.param_words = p;
+  W[kGradArena] = W[kParamArena];
+  L.param_words = W[kParamArena];
 
-  L.emb_saved = alloc_act(ttm_saved_words(m.emb, K));
-  L.E = alloc_act(K * D);
-  L.x0 = alloc_act(K * D);
-  L.h0 = alloc_act(K * D);
-  L.xhat0 = alloc_act(K * D);
-  L.rstd0 = alloc_act(K);
-  L.logit_i = alloc_act(m.intents);
-  L.logit_s = alloc_act(K * m.slot_tags);
-  L.act_words = act;
+  L.emb_saved[0] = alloc(kSaved0Arena, ttm_saved_words(m.emb, K, 0));
+  L.emb_saved[1] = alloc(kSaved1Arena, ttm_saved_words(m.emb, K, 1));
+  L.E = alloc(kOutArena, K * D);
+  L.x0 = alloc(kActArena, K * D);
+  L.h0 = alloc(kActArena, K * D);
+  L.xhat0 = alloc(kSaved1Arena, K * D);
+  L.rstd0 = alloc(kSaved1Arena, K);
+  L.logit_i = alloc(kOutArena, m.intents);
+  L.logit_s = alloc(kOutArena, K * m.slot_tags);
 
-  int s = 0;
-  auto alloc_s = [&](int words) {
-    const int off = s;
-    s += words;
-    return off;
-  };
   const int wide = max_i(D, F);
-  L.dA = alloc_s(K * D);
-  L.dB = alloc_s(K * D);
-  L.dctx = alloc_s(K * D);
-  L.dq = alloc_s(K * D);
-  L.dk = alloc_s(K * D);
-  L.dv = alloc_s(K * D);
-  L.dP = alloc_s(H * K * K);
-  L.dF = alloc_s(K * wide);
-  L.dlogit_i = alloc_s(m.intents);
-  L.dlogit_s = alloc_s(K * m.slot_tags);
-  L.stat = alloc_s(3 * max_i(H * K, K));
-  L.lin_scratch = alloc_s(lin_scratch);
-  L.ttm_scratch = alloc_s(ttm_scratch_words(m.emb, K));
-  L.scratch_words = s;
+  L.dA = alloc(kBwdAArena, K * D);
+  L.dP = alloc(kBwdAArena, H * K * K);
+  L.dB = alloc(kBwdBArena, K * D);
+  L.dctx = alloc(kBwdBArena, K * D);
+  L.dq = alloc(kBwdBArena, K * D);
+  L.dk = alloc(kBwdBArena, K * D);
+  L.dlogit_i = alloc(kBwdBArena, m.intents);
+  L.dlogit_s = alloc(kBwdBArena, K * m.slot_tags);
+  L.dv = alloc(kBwdCArena, K * D);
+  L.dF = alloc(kBwdCArena, K * wide);
+  L.stat = alloc(kStatArena, 3 * max_i(H * K, K));
+  for (int p = 0; p < 2; ++p) {
+    const int arena = p == 0 ? kChain0Arena : kChain1Arena;
+    L.lin_scratch[p] = alloc(arena, lin_scratch[p]);
+    L.ttm_scratch[p] = alloc(arena, ttm_scratch_words(m.emb, K, p));
+  }
+  L.act_words = W[kActArena] + W[kOutArena] + W[kSaved0Arena] + W[kSaved1Arena];
+  L.scratch_words = W[kBwdAArena] + W[kBwdBArena] + W[kBwdCArena] + W[kChain0Arena] + W[kChain1Arena] +
+                    W[kStatArena];
   L.index_words = m.emb.d * K + K + 1;
   return true;
 }
@@ -157,35 +161,35 @@ bool make_layout(const ModelDims& m, Layout* out) {
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens) {
 #pragma HLS INLINE
   const int D = m.d_model;
-  Ref act = a.act;
   CRef P = a.param;
-  Ref stat = a.scratch + L.stat;
+  Ref stat = a.stat + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
-  ttm_forward(a.index, m.emb, K, P + L.emb_cores, act + L.E, act + L.emb_saved);
-  add(act + L.E, P + L.pos, act + L.x0, K, D, D, D, D);
-  layernorm(act + L.x0, P + L.lne_g, P + L.lne_b, act + L.h0, act + L.xhat0, act + L.rstd0,
-                  K, D, stat);
-  CRef h = act + L.h0;
+  ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
+              a.saved1 + L.emb_saved[1]);
+  add(a.out + L.E, P + L.pos, a.act + L.x0, K, D, D, D, D);
+  layernorm(a.act + L.x0, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
+            stat);
+  int h = L.h0;  // the encoder input, in act
   for (int e = 0; e < m.encoders; ++e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, h);
-    attention_forward(a.index, K, D, m.heads, K, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
-                      act + es.ctx, stat);
-    linear_forward(m.lin[e][3], ls[3], K, a, act + es.ctx);
-    add(h, act + ls[3].y, act + es.a1, K, D, D, D, D);
-    layernorm(act + es.a1, P + es.ln1_g, P + es.ln1_b, act + es.h1, act + es.xhat1,
-                    act + es.rstd1, K, D, stat);
-    linear_forward(m.lin[e][4], ls[4], K, a, act + es.h1);
-    gelu(act + ls[4].y, act + es.g, K, m.ffn_dim);
-    linear_forward(m.lin[e][5], ls[5], K, a, act + es.g);
-    add(act + es.h1, act + ls[5].y, act + es.a2, K, D, D, D, D);
-    layernorm(act + es.a2, P + es.ln2_g, P + es.ln2_b, act + es.h2, act + es.xhat2,
-                    act + es.rstd2, K, D, stat);
-    h = act + es.h2;
+    for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, a.act + h);
+    attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
+                      a.saved0 + es.P, a.act + es.ctx, stat);
+    linear_forward(m.lin[e][3], ls[3], K, a, a.act + es.ctx);
+    add(a.act + h, a.out + ls[3].y, a.act + es.a1, K, D, D, D, D);
+    layernorm(a.act + es.a1, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
+              a.saved1 + es.rstd1, K, D, stat);
+    linear_forward(m.lin[e][4], ls[4], K, a, a.act + es.h1);
+    gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
+    linear_forward(m.lin[e][5], ls[5], K, a, a.act + es.g);
+    add(a.act + es.h1, a.out + ls[5].y, a.act + es.a2, K, D, D, D, D);
+    layernorm(a.act + es.a2, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
+              a.saved1 + es.rstd2, K, D, stat);
+    h = es.h2;
   }
-  dense_forward(a.index, D, m.intents, 1, h, P + L.wi, P + L.bi, act + L.logit_i);
-  dense_forward(a.index, D, m.slot_tags, K, h, P + L.ws, P + L.bs, act + L.logit_s);
+  dense_forward(a.index, D, m.intents, 1, a.act + h, P + L.wi, P + L.bi, a.out + L.logit_i);
+  dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s);
 }
 
 StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Arenas& a,
@@ -193,51 +197,51 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
 #pragma HLS INLINE
   const int K = smp.K, D = m.d_model;
   model_forward(m, L, a, K, smp.tokens);
-  Ref act = a.act;
-  Ref sc = a.scratch;
   CRef P = a.param;
   Ref G = a.grad;
-  Ref stat = sc + L.stat;
+  Ref stat = a.stat + L.stat;
   // Labels live after the TTM slice offsets in the int arena.
   const int labels = m.emb.d * K;
   for (int i = 0; i < K; ++i) a.index[labels + i] = smp.slot_tags[i];
   a.index[labels + K] = smp.intent;
 
   StepLosses loss;
-  loss.intent = ttsim_hls::loss(act + L.logit_i, a.index, labels + K, sc + L.dlogit_i, 1, m.intents, 1.0f, stat);
-  loss.slot = ttsim_hls::loss(act + L.logit_s, a.index, labels, sc + L.dlogit_s, K, m.slot_tags, smp.slot_scale,
-                              stat);
+  loss.intent = ttsim_hls::loss(a.out + L.logit_i, a.index, labels + K, a.bwd_b + L.dlogit_i, 1, m.intents, 1.0f,
+                                stat);
+  loss.slot = ttsim_hls::loss(a.out + L.logit_s, a.index, labels, a.bwd_b + L.dlogit_s, K, m.slot_tags,
+                              smp.slot_scale, stat);
 
-  CRef h = m.encoders > 0 ? act + L.enc[m.encoders - 1].h2 : act + L.h0;
-  Ref dA = sc + L.dA;
-  Ref dB = sc + L.dB;
-  dense_backward(a.index, D, m.slot_tags, K, h, sc + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
-  dense_backward(a.index, D, m.intents, 1, h, sc + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
+  CRef h = a.act + (m.encoders > 0 ? L.enc[m.encoders - 1].h2 : L.h0);
+  Ref dA = a.bwd_a + L.dA;  // gradient of the encoder output / LayerNorm 1 input
+  Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
+  Ref dF = a.bwd_c + L.dF;
+  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
+  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    CRef hin = e == 0 ? act + L.h0 : act + L.enc[e - 1].h2;
+    CRef hin = a.act + (e == 0 ? L.h0 : L.enc[e - 1].h2);
     // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out).
-    layernorm_grad(dA, act + es.xhat2, act + es.rstd2, P + es.ln2_g, dB, G + es.ln2_g,
-                         G + es.ln2_b, K, D, stat);
-    Ref dF = sc + L.dF;
-    linear_backward(m.lin[e][5], ls[5], K, a, L, act + es.g, dB, dF, false);
-    gelu_grad(act + ls[4].y, dF, dF, K, m.ffn_dim);
-    linear_backward(m.lin[e][4], ls[4], K, a, L, act + es.h1, dF, dB, true);  // dB = dh1
-    layernorm_grad(dB, act + es.xhat1, act + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g,
-                         G + es.ln1_b, K, D, stat);  // dA = da1
-    linear_backward(m.lin[e][3], ls[3], K, a, L, act + es.ctx, dA, sc + L.dctx, false);
-    attention_backward(a.index, K, D, m.heads, act + ls[0].y, act + ls[1].y, act + ls[2].y, act + es.P,
-                       sc + L.dctx, sc + L.dq, sc + L.dk, sc + L.dv, sc + L.dP, stat);
-    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, sc + L.dq, dA, true);
-    linear_backward(m.lin[e][1], ls[1], K, a, L, hin, sc + L.dk, dA, true);
-    linear_backward(m.lin[e][2], ls[2], K, a, L, hin, sc + L.dv, dA, true);  // dA = dh_in
+    layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G + es.ln2_g, G + es.ln2_b,
+                   K, D, stat);
+    linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false);
+    gelu_grad(a.out + ls[4].y, dF, dF, K, m.ffn_dim);
+    linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true);  // dB = dh1
+    layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g, G + es.ln1_b,
+                   K, D, stat);  // dA = da1
+    linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
+    attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
+                       a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_b + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
+                       a.bwd_a + L.dP, stat);
+    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_b + L.dq, dA, true);
+    linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true);
+    linear_backward(m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true);  // dA = dh_in
   }
-  layernorm_grad(dA, act + L.xhat0, act + L.rstd0, P + L.lne_g, dB, G + L.lne_g,
-                       G + L.lne_b, K, D, stat);  // dB = dx0
+  layernorm_grad(dA, a.saved1 + L.xhat0, a.saved1 + L.rstd0, P + L.lne_g, dB, G + L.lne_g, G + L.lne_b, K, D,
+                 stat);  // dB = dx0
   add_accumulate(dB, G + L.pos, K, D, D, D);
-  ttm_backward(a.index, m.emb, K, P + L.emb_cores, act + L.emb_saved, dB, G + L.emb_cores,
-               sc + L.ttm_scratch);
+  ttm_backward(a.index, m.emb, K, P + L.emb_cores, a.saved0 + L.emb_saved[0], a.saved1 + L.emb_saved[1], dB,
+               G + L.emb_cores, a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
   return loss;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // One training step of the ATIS transformer for one sample, on the HLS kernels:
 // forward, loss, backward, SGD update, with every parameter, gradient, saved
-// activation and temporary in four flat on-chip arenas described by a Layout.
+// activation and temporary in the on-chip arenas described by a Layout (ArenaId).
 //
 // Model (same as models/reference/reference_model.h): for K tokens (1 <= K <= seq_len)
 //   x = TTM(tokens) + position[0:K];  h = LN_emb(x)
@@ -48,15 +48,53 @@ struct ModelDims {
   LinearDims lin[kMaxEncoders][kLinearsPerEncoder];
 };
 
+/// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan
+/// keeps the output of every contraction out of the memories its inputs are in, so each
+/// call holds at most two ports of any bank (kernel_spec.h kBankPorts) and the
+/// contraction runs at II = 1:
+///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output — and
+///            the residual sums x0, a1, a2 (LayerNorm inputs);
+///  - out:    layer outputs — every linear layer's Y (q, k, v, o, ffn_in, ffn_out), the
+///            TTM embedding E, the head logits;
+///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
+///            L_2..L_d / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step k
+///            reads one, writes the other); attention probabilities P in saved0,
+///            LayerNorm x̂ and 1/σ in saved1;
+///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB, dctx, dq, dk, head
+///            dlogits | dv, dF — each backward product's dY and dX in different ones;
+///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
+///            embedding (dZ, dL_k, dR_j, dT_s, dE_k), alternating like the forward ones;
+///  - stat:   per-row statistics of softmax, LayerNorm and the loss.
+enum ArenaId : int {
+  kParamArena = 0,
+  kGradArena,
+  kActArena,
+  kOutArena,
+  kSaved0Arena,
+  kSaved1Arena,
+  kBwdAArena,
+  kBwdBArena,
+  kBwdCArena,
+  kChain0Arena,
+  kChain1Arena,
+  kStatArena,
+  kFloatArenas
+};
+/// C++ stem of each arena's array in top.cc (<stem>_mem) and design_config.h
+/// (k<Stem>Words, TTSIM_<STEM>_STORAGE).
+constexpr const char* kArenaStems[kFloatArenas] = {"param", "grad",  "act",   "out",    "saved0", "saved1",
+                                                   "bwd_a", "bwd_b", "bwd_c", "chain0", "chain1", "stat"};
+
 /// Word offsets of one linear layer in the arenas.
 struct LinearSlots {
   int w = 0, w_words = 0;  ///< weights (TT cores contiguous, or dense M × N) in param/grad
   int b = 0;               ///< bias (N) in param/grad
-  int saved = 0;           ///< saved intermediates in act (BTT: Z, L, R; TT: T_1..)
-  int y = 0;               ///< output K × N in act
+  int saved[2] = {0, 0};   ///< saved intermediates in saved0 / saved1 (BTT: Z, L, R; TT: T_s)
+  int y = 0;               ///< output K × N in out
 };
 
-/// Offsets of one encoder (param/grad arena: ln*, act arena: everything else).
+/// Offsets of one encoder (param/grad: ln*; P, xhat*, rstd* in saved0/saved1; ctx, a*, h*,
+/// g in act).
 struct EncoderSlots {
   LinearSlots lin[kLinearsPerEncoder];
   int ln1_g = 0, ln1_b = 0, ln2_g = 0, ln2_b = 0;
@@ -69,21 +107,24 @@ struct ParamTensor {
   int offset = 0, words = 0;
 };
 
-/// Arena layout for `seq_len` tokens (the largest K a step may use).
+/// Arena layout for `seq_len` tokens (the largest K a step may use). Every offset is in
+/// words from the start of the arena named beside it.
 struct Layout {
-  // Parameter (and gradient) arena.
+  // param (and grad).
   int emb_cores = 0, pos = 0, lne_g = 0, lne_b = 0;
   EncoderSlots enc[kMaxEncoders];
   int wi = 0, bi = 0, ws = 0, bs = 0;
-  int param_words = 0;
-  // Activation arena.
-  int emb_saved = 0, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
-  int act_words = 0;
-  // Scratch arena.
-  int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0,
-      dlogit_s = 0, stat = 0, lin_scratch = 0, ttm_scratch = 0;
-  int scratch_words = 0;
-  int index_words = 0;  ///< int arena: TTM slice offsets, then labels
+  // act: x0, h0; out: E, logit_i, logit_s; saved0/saved1: emb_saved; saved1: xhat0, rstd0.
+  int emb_saved[2] = {0, 0}, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
+  // bwd_a: dA, dP; bwd_b: dB, dctx, dq, dk, dlogit_*; bwd_c: dv, dF; stat: stat;
+  // chain0/chain1: lin_scratch, ttm_scratch.
+  int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
+  int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0};
+  int words[kFloatArenas] = {};  ///< words of each float arena
+  int param_words = 0;           ///< = words[kParamArena] = words[kGradArena]
+  int act_words = 0;             ///< Σ words of act, out, saved0, saved1
+  int scratch_words = 0;         ///< Σ words of bwd_a, bwd_b, bwd_c, chain0, chain1, stat
+  int index_words = 0;           ///< int arena: TTM slice offsets, then labels
   ParamTensor tensors[kMaxParamTensors];
   int n_tensors = 0;
 };
@@ -92,13 +133,12 @@ struct Layout {
 /// encoders > kMaxEncoders, TT/TTM factors > 6, TTM d < 2, d_model % heads != 0.
 bool make_layout(const ModelDims& m, Layout* out);
 
-/// The arenas (sizes from the Layout).
+/// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {
-  Ref param;    ///< param_words
-  Ref grad;     ///< param_words; must be zero before the first step (SGD re-zeroes it)
-  Ref act;      ///< act_words
-  Ref scratch;  ///< scratch_words
-  int* index;      ///< index_words
+  Ref param;    ///< parameters
+  Ref grad;     ///< gradients (same offsets); must be zero before the first step (SGD re-zeroes it)
+  Ref act, out, saved0, saved1, bwd_a, bwd_b, bwd_c, chain0, chain1, stat;
+  int* index;  ///< index_words
 };
 
 /// One sample. tokens/slot_tags: K entries; tokens in [0, vocab), tags in

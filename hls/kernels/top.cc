@@ -77,37 +77,69 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ALLOCATION function instances = ttsim_sgd_update limit = TTSIM_INSTANCES_TTSIM_SGD_UPDATE
   using namespace ttsim_cfg;
   using namespace ttsim_hls;
-  // The on-chip arenas (the machine description's memories): words, BIND_STORAGE impl and
-  // banks of each from design_config.h. A float arena is rows of kArenaBanks words with
-  // dim 2 completely partitioned: bank k of a row is its own memory, so the kernels'
-  // lane accesses address each bank with a constant index (hls/include/banked.h).
-  static_assert(kParamPartition == kArenaBanks && kGradPartition == kArenaBanks &&
-                    kActPartition == kArenaBanks && kScratchPartition == kArenaBanks,
-                "every float arena has kArenaBanks banks");
-  static float param_mem[(kParamWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
-  static float grad_mem[(kGradWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
-  static float act_mem[(kActWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
-  static float scratch_mem[(kScratchWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  // The on-chip arenas (the machine description's memories; model_step.h ArenaId): words,
+  // BIND_STORAGE impl and banks of each from design_config.h. A float arena is rows of
+  // kArenaBanks words with dim 2 completely partitioned: bank k of a row is its own
+  // memory, so the kernels' lane accesses address each bank with a constant index
+  // (hls/include/banked.h).
+#define TTSIM_FLOAT_ARENA(stem, STEM)                                                   \
+  static float stem##_mem[(k##STEM##Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks]; \
+  static_assert(k##STEM##Partition == kArenaBanks, #stem "_mem has kArenaBanks banks");
+  TTSIM_FLOAT_ARENA(param, Param)
+  TTSIM_FLOAT_ARENA(grad, Grad)
+  TTSIM_FLOAT_ARENA(act, Act)
+  TTSIM_FLOAT_ARENA(out, Out)
+  TTSIM_FLOAT_ARENA(saved0, Saved0)
+  TTSIM_FLOAT_ARENA(saved1, Saved1)
+  TTSIM_FLOAT_ARENA(bwd_a, BwdA)
+  TTSIM_FLOAT_ARENA(bwd_b, BwdB)
+  TTSIM_FLOAT_ARENA(bwd_c, BwdC)
+  TTSIM_FLOAT_ARENA(chain0, Chain0)
+  TTSIM_FLOAT_ARENA(chain1, Chain1)
+  TTSIM_FLOAT_ARENA(stat, Stat)
+#undef TTSIM_FLOAT_ARENA
   static int index_mem[kIndexWords];
 #pragma HLS BIND_STORAGE variable = param_mem type = ram_t2p impl = TTSIM_PARAM_STORAGE
 #pragma HLS BIND_STORAGE variable = grad_mem type = ram_t2p impl = TTSIM_GRAD_STORAGE
 #pragma HLS BIND_STORAGE variable = act_mem type = ram_t2p impl = TTSIM_ACT_STORAGE
-#pragma HLS BIND_STORAGE variable = scratch_mem type = ram_t2p impl = TTSIM_SCRATCH_STORAGE
+#pragma HLS BIND_STORAGE variable = out_mem type = ram_t2p impl = TTSIM_OUT_STORAGE
+#pragma HLS BIND_STORAGE variable = saved0_mem type = ram_t2p impl = TTSIM_SAVED0_STORAGE
+#pragma HLS BIND_STORAGE variable = saved1_mem type = ram_t2p impl = TTSIM_SAVED1_STORAGE
+#pragma HLS BIND_STORAGE variable = bwd_a_mem type = ram_t2p impl = TTSIM_BWD_A_STORAGE
+#pragma HLS BIND_STORAGE variable = bwd_b_mem type = ram_t2p impl = TTSIM_BWD_B_STORAGE
+#pragma HLS BIND_STORAGE variable = bwd_c_mem type = ram_t2p impl = TTSIM_BWD_C_STORAGE
+#pragma HLS BIND_STORAGE variable = chain0_mem type = ram_t2p impl = TTSIM_CHAIN0_STORAGE
+#pragma HLS BIND_STORAGE variable = chain1_mem type = ram_t2p impl = TTSIM_CHAIN1_STORAGE
+#pragma HLS BIND_STORAGE variable = stat_mem type = ram_t2p impl = TTSIM_STAT_STORAGE
 #pragma HLS BIND_STORAGE variable = index_mem type = ram_t2p impl = TTSIM_INDEX_STORAGE
 #pragma HLS ARRAY_PARTITION variable = param_mem type = complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = grad_mem type = complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = act_mem type = complete dim = 2
-#pragma HLS ARRAY_PARTITION variable = scratch_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = out_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = saved0_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = saved1_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = bwd_a_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = bwd_b_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = bwd_c_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = chain0_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = chain1_mem type = complete dim = 2
+#pragma HLS ARRAY_PARTITION variable = stat_mem type = complete dim = 2
 
   const ModelDims dims = design_config_dims();
   Layout layout;
   losses[2] = 0.0f;
-  if (!make_layout(dims, &layout) || layout.param_words != kParamWords ||
-      layout.param_words > kGradWords || layout.act_words > kActWords ||
-      layout.scratch_words > kScratchWords || layout.index_words > kIndexWords) {
+  const int capacity[kFloatArenas] = {kParamWords, kGradWords, kActWords,    kOutWords,   kSaved0Words, kSaved1Words,
+                                      kBwdAWords,  kBwdBWords, kBwdCWords,   kChain0Words, kChain1Words, kStatWords};
+  if (!make_layout(dims, &layout) || layout.param_words != kParamWords || layout.index_words > kIndexWords) {
     return;
   }
-  const Arenas arenas{Ref(param_mem, 0), Ref(grad_mem, 0), Ref(act_mem, 0), Ref(scratch_mem, 0), index_mem};
+  for (int i = 0; i < kFloatArenas; ++i) {
+    if (layout.words[i] > capacity[i]) return;
+  }
+  const Arenas arenas{Ref(param_mem, 0),  Ref(grad_mem, 0),   Ref(act_mem, 0),    Ref(out_mem, 0),
+                      Ref(saved0_mem, 0), Ref(saved1_mem, 0), Ref(bwd_a_mem, 0),  Ref(bwd_b_mem, 0),
+                      Ref(bwd_c_mem, 0),  Ref(chain0_mem, 0), Ref(chain1_mem, 0), Ref(stat_mem, 0),
+                      index_mem};
   if (mode == kTtsimLoadParams) {
   param_load:
     for (int i = 0; i < kParamWords; ++i) {

@@ -34,121 +34,167 @@ int TtDims::nsuf(int j) const {
 
 namespace {
 
-// Offsets inside the BTT saved block: Z, then L_k (k = 2..d), then R_j (j = 1..e-1).
-int btt_l_offset(const TtDims& t, int K, int k) {
-  int off = K * t.r[t.d];
-  for (int c = 2; c < k; ++c) off += t.mpre(c) * t.r[c];
-  return off;
-}
-int btt_r_offset(const TtDims& t, int K, int j) {
-  int off = btt_l_offset(t, K, t.d + 1);
-  for (int c = 1; c < j; ++c) off += t.r[t.d + c - 1] * t.nsuf(c - 1);
-  return off;
-}
 // R_j has shape r_{d+j-1} × Nsuf(j-1).
 int r_words(const TtDims& t, int j) { return t.r[t.d + j - 1] * t.nsuf(j - 1); }
-
 // Words of the TT-flow intermediate T_s (1 <= s <= d+e).
 int tt_t_words(const TtDims& t, int K, int s) {
   return s <= t.d ? K * t.msuf(s) * t.r[s] : K * t.npre(s - t.d) * t.r[s];
 }
+
+// Placement of the BTT saved intermediates in the two saved arenas (model_step.h):
+// Z in saved1; L_k (k = 2..d) in saved[(d−k) mod 2], so L_d is in saved0; R_j
+// (j = 1..e−1) in saved[(j−1) mod 2], so R_1 is in saved0. A merge step reads one arena
+// and writes the other.
+struct BttSaved {
+  int z = 0;
+  int l[kMaxTtFactors + 1] = {};  ///< l[k]: offset of L_k
+  int r[kMaxTtFactors] = {};      ///< r[j]: offset of R_j
+  int words[2] = {0, 0};
+};
+BttSaved btt_saved(const TtDims& t, int K) {
+  BttSaved b;
+  b.z = b.words[1];
+  b.words[1] += K * t.r[t.d];
+  for (int k = 2; k <= t.d; ++k) {
+    const int p = (t.d - k) & 1;
+    b.l[k] = b.words[p];
+    b.words[p] += t.mpre(k) * t.r[k];
+  }
+  for (int j = 1; j < t.e; ++j) {
+    const int p = (j - 1) & 1;
+    b.r[j] = b.words[p];
+    b.words[p] += r_words(t, j);
+  }
+  return b;
+}
+
+// Placement of the BTT backward temporaries in the two chain arenas: dZ in chain0; dL_k in
+// chain[(d−k+1) mod 2] (dL_d in chain1: dL_d = Xᵀ·dZ); dR_j in chain[(j−1) mod 2].
+struct BttScratch {
+  int dz = 0;
+  int dl[kMaxTtFactors + 1] = {};
+  int dr[kMaxTtFactors] = {};
+  int words[2] = {0, 0};
+};
+BttScratch btt_scratch(const TtDims& t, int K) {
+  BttScratch b;
+  b.dz = b.words[0];
+  b.words[0] += K * t.r[t.d];
+  for (int k = 2; k <= t.d; ++k) {
+    const int p = (t.d - k + 1) & 1;
+    b.dl[k] = b.words[p];
+    b.words[p] += t.mpre(k) * t.r[k];
+  }
+  for (int j = 1; j < t.e; ++j) {
+    const int p = (j - 1) & 1;
+    b.dr[j] = b.words[p];
+    b.words[p] += r_words(t, j);
+  }
+  return b;
+}
+
+// TT-flow intermediates: T_s (s = 1..d+e−1) in saved[s mod 2].
 int tt_t_offset(const TtDims& t, int K, int s) {
   int off = 0;
-  for (int c = 1; c < s; ++c) off += tt_t_words(t, K, c);
+  for (int c = s - 2; c >= 1; c -= 2) off += tt_t_words(t, K, c);
   return off;
+}
+int tt_largest_t(const TtDims& t, int K) {
+  int mx = 0;
+  for (int s = 1; s < t.d + t.e; ++s) mx = tt_t_words(t, K, s) > mx ? tt_t_words(t, K, s) : mx;
+  return mx;
 }
 
 }  // namespace
 
-int btt_saved_words(const TtDims& t, int K) { return btt_r_offset(t, K, t.e); }
-
-int btt_scratch_words(const TtDims& t, int K) {
-  int w = K * t.r[t.d];                                        // dZ
-  for (int k = 2; k <= t.d; ++k) w += t.mpre(k) * t.r[k];      // dL_k
-  for (int j = 1; j < t.e; ++j) w += r_words(t, j);            // dR_j
+int btt_saved_words(const TtDims& t, int K, int parity) { return btt_saved(t, K).words[parity & 1]; }
+int btt_scratch_words(const TtDims& t, int K, int parity) { return btt_scratch(t, K).words[parity & 1]; }
+int tt_saved_words(const TtDims& t, int K, int parity) {
+  int w = 0;
+  for (int s = 1; s < t.d + t.e; ++s) {
+    if ((s & 1) == (parity & 1)) w += tt_t_words(t, K, s);
+  }
   return w;
 }
-
-int tt_saved_words(const TtDims& t, int K) { return tt_t_offset(t, K, t.d + t.e); }
-
-int tt_scratch_words(const TtDims& t, int K) {
-  int mx = 0;
-  for (int s = 1; s < t.d + t.e; ++s) mx = tt_t_words(t, K, s) > mx ? tt_t_words(t, K, s) : mx;
-  return 2 * mx;
-}
+int tt_scratch_words(const TtDims& t, int K, int /*parity*/) { return tt_largest_t(t, K); }
 
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved) {
+                 Ref Y, Ref saved0, Ref saved1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
-  // Every call site below binds fixed arrays: where an operand is a core (parameters) for
-  // one step of a chain and a merged intermediate (activations) for the others, that step
-  // is peeled, so no module argument is chosen between arrays at run time.
-  // Left merge: L_1 = G_1; L_2 = G_1 · G_2; L_k = L_{k-1} · G_k.
+  const BttSaved sv = btt_saved(t, K);
+  // Every call site below binds fixed arrays: a chain step that reads saved0 and writes
+  // saved1 is a different call site from one that reads saved1 and writes saved0, and the
+  // steps whose operand is a core (parameters) instead of an intermediate are peeled, so
+  // no module argument is chosen between arrays at run time.
+  // Left merge: L_2 = G_1 · G_2; L_k = L_{k-1} · G_k.
   auto left = [&](int k) { return plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]); };
   if (d >= 2) {
-    contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved + btt_l_offset(t, K, 2), left(2));
+    if ((d - 2) & 1) {
+      contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved1 + sv.l[2], left(2));
+    } else {
+      contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved0 + sv.l[2], left(2));
+    }
   }
   for (int k = 3; k <= d; ++k) {
-    contraction(index, saved + btt_l_offset(t, K, k - 1), cores + t.core_offset(k), saved + btt_l_offset(t, K, k),
-                left(k));
+    if ((d - k) & 1) {
+      contraction(index, saved0 + sv.l[k - 1], cores + t.core_offset(k), saved1 + sv.l[k], left(k));
+    } else {
+      contraction(index, saved1 + sv.l[k - 1], cores + t.core_offset(k), saved0 + sv.l[k], left(k));
+    }
   }
-  // Right merge: R_e = G_{d+e}; R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
+  // Right merge: R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
   if (e >= 2) {
-    contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e),
-                saved + btt_r_offset(t, K, e - 1), right(e - 1));
+    if ((e - 2) & 1) {
+      contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e), saved1 + sv.r[e - 1],
+                  right(e - 1));
+    } else {
+      contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e), saved0 + sv.r[e - 1],
+                  right(e - 1));
+    }
   }
   for (int j = e - 2; j >= 1; --j) {
-    contraction(index, cores + t.core_offset(d + j), saved + btt_r_offset(t, K, j + 1), saved + btt_r_offset(t, K, j),
-                right(j));
+    if (j & 1) {
+      contraction(index, cores + t.core_offset(d + j), saved1 + sv.r[j + 1], saved0 + sv.r[j], right(j));
+    } else {
+      contraction(index, cores + t.core_offset(d + j), saved0 + sv.r[j + 1], saved1 + sv.r[j], right(j));
+    }
   }
-  // Z = X · L_d (L_d = G_1 when d = 1), Y = Z · R_1 (R_1 = G_{d+1} when e = 1).
-  Ref Z = saved;
+  // Z = X · L_d (L_d = G_1 when d = 1) into saved1, Y = Z · R_1 (R_1 = G_{d+1} when e = 1).
+  Ref Z = saved1 + sv.z;
   if (d == 1) {
     contraction(index, X, cores + t.core_offset(1), Z, plain_desc(K, t.M(), t.r[d]));
   } else {
-    contraction(index, X, saved + btt_l_offset(t, K, d), Z, plain_desc(K, t.M(), t.r[d]));
+    contraction(index, X, saved0 + sv.l[d], Z, plain_desc(K, t.M(), t.r[d]));
   }
   if (e == 1) {
     contraction(index, Z, cores + t.core_offset(d + 1), Y, plain_desc(K, t.r[d], t.N()));
   } else {
-    contraction(index, Z, saved + btt_r_offset(t, K, 1), Y, plain_desc(K, t.r[d], t.N()));
+    contraction(index, Z, saved0 + sv.r[1], Y, plain_desc(K, t.r[d], t.N()));
   }
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
-                  Ref dbias, Ref scratch) {
+                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
+                  Ref dbias, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
-  CRef Z = saved;
-  // Scratch: dZ, dL_k (k = 2..d), dR_j (j = 1..e-1). (dL_1 is dG_1 and dR_e is dG_{d+e}:
-  // written straight into the core gradients by their own calls below.)
-  Ref dZ = scratch;
-  Ref dl_base = dZ + K * rd;
-  auto dL = [&](int k) -> Ref {  // k >= 2
-    Ref p = dl_base;
-    for (int c = 2; c < k; ++c) p += t.mpre(c) * t.r[c];
-    return p;
-  };
-  Ref dr_base = dL(d + 1);
-  auto dR = [&](int j) -> Ref {  // j < e
-    Ref p = dr_base;
-    for (int c = 1; c < j; ++c) p += r_words(t, c);
-    return p;
-  };
-
-  // Every call site binds fixed arrays (see btt_forward): the steps whose operand is a
-  // core or a core gradient instead of an intermediate are separate calls.
+  const BttSaved sv = btt_saved(t, K);
+  const BttScratch sc = btt_scratch(t, K);
+  CRef Z = saved1 + sv.z;
+  // dZ in scratch0, dL_k / dR_j alternating (btt_scratch). (dL_1 is dG_1 and dR_e is
+  // dG_{d+e}: written straight into the core gradients by their own calls below.) Every
+  // call site binds fixed arrays (see btt_forward).
+  Ref dZ = scratch0 + sc.dz;
   // Grad-input stage: dZ = dY·Rᵀ (K, N, r_d); dX = dZ·Lᵀ (K, r_d, M).
   ContractDesc c = plain_desc(K, N, rd);
   c.b_p = 1; c.b_j = N;
   if (e == 1) {
     contraction(index, dY, cores + t.core_offset(d + 1), dZ, c);
   } else {
-    contraction(index, dY, saved + btt_r_offset(t, K, 1), dZ, c);
+    contraction(index, dY, saved0 + sv.r[1], dZ, c);
   }
   if (dX) {
     c = plain_desc(K, rd, M);
@@ -157,129 +203,201 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
     if (d == 1) {
       contraction(index, dZ, cores + t.core_offset(1), dX, c);
     } else {
-      contraction(index, dZ, saved + btt_l_offset(t, K, d), dX, c);
+      contraction(index, dZ, saved0 + sv.l[d], dX, c);
     }
   }
-  // Grad-weights stage: dR = Zᵀ·dY (r_d, K, N); dL = Xᵀ·dZ (M, K, r_d).
+  // Grad-weights stage: dR_1 = Zᵀ·dY (r_d, K, N); dL_d = Xᵀ·dZ (M, K, r_d).
   c = plain_desc(rd, K, N);
   c.a_i = 1; c.a_p = rd;
   if (e == 1) {
     contraction(index, Z, dY, dcores + t.core_offset(d + 1), c);
   } else {
-    contraction(index, Z, dY, dR(1), c);
+    contraction(index, Z, dY, scratch0 + sc.dr[1], c);
   }
   c = plain_desc(M, K, rd);
   c.a_i = 1; c.a_p = M;
   if (d == 1) {
     contraction(index, X, dZ, dcores + t.core_offset(1), c);
   } else {
-    contraction(index, X, dZ, dL(d), c);
+    contraction(index, X, dZ, scratch1 + sc.dl[d], c);
   }
-  // Left chain, k = d..3, then k = 2 (L_1 = G_1, dL_1 = dG_1).
+  // Left chain, k = d..3 (L_{k-1} and dL_k in arenas of parity (d−k+1) mod 2, dL_{k-1}
+  // in the other), then k = 2 (L_1 = G_1, dL_1 = dG_1).
   for (int k = d; k >= 3; --k) {
     const int rp = t.r[k - 1], cols = t.m[k - 1] * t.r[k], mp = t.mpre(k - 1);
-    c = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
-    c.a_i = 1; c.a_p = rp;
-    contraction(index, saved + btt_l_offset(t, K, k - 1), dL(k), dcores + t.core_offset(k), c);
-    c = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
-    c.b_p = 1; c.b_j = cols;
-    contraction(index, dL(k), cores + t.core_offset(k), dL(k - 1), c);
+    ContractDesc g = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
+    g.a_i = 1; g.a_p = rp;
+    ContractDesc h = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
+    h.b_p = 1; h.b_j = cols;
+    if ((d - k + 1) & 1) {
+      contraction(index, saved1 + sv.l[k - 1], scratch1 + sc.dl[k], dcores + t.core_offset(k), g);
+      contraction(index, scratch1 + sc.dl[k], cores + t.core_offset(k), scratch0 + sc.dl[k - 1], h);
+    } else {
+      contraction(index, saved0 + sv.l[k - 1], scratch0 + sc.dl[k], dcores + t.core_offset(k), g);
+      contraction(index, scratch0 + sc.dl[k], cores + t.core_offset(k), scratch1 + sc.dl[k - 1], h);
+    }
   }
   if (d >= 2) {
     const int rp = t.r[1], cols = t.m[1] * t.r[2], mp = t.mpre(1);
-    c = plain_desc(rp, mp, cols);  // dG_2 = G_1ᵀ · dL_2
-    c.a_i = 1; c.a_p = rp;
-    contraction(index, cores + t.core_offset(1), dL(2), dcores + t.core_offset(2), c);
-    c = plain_desc(mp, cols, rp);  // dG_1 = dL_2 · G_2ᵀ
-    c.b_p = 1; c.b_j = cols;
-    contraction(index, dL(2), cores + t.core_offset(2), dcores + t.core_offset(1), c);
+    ContractDesc g = plain_desc(rp, mp, cols);  // dG_2 = G_1ᵀ · dL_2
+    g.a_i = 1; g.a_p = rp;
+    ContractDesc h = plain_desc(mp, cols, rp);  // dG_1 = dL_2 · G_2ᵀ
+    h.b_p = 1; h.b_j = cols;
+    if ((d - 1) & 1) {
+      contraction(index, cores + t.core_offset(1), scratch1 + sc.dl[2], dcores + t.core_offset(2), g);
+      contraction(index, scratch1 + sc.dl[2], cores + t.core_offset(2), dcores + t.core_offset(1), h);
+    } else {
+      contraction(index, cores + t.core_offset(1), scratch0 + sc.dl[2], dcores + t.core_offset(2), g);
+      contraction(index, scratch0 + sc.dl[2], cores + t.core_offset(2), dcores + t.core_offset(1), h);
+    }
   }
-  // Right chain, j = 1..e-2, then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
+  // Right chain, j = 1..e-2 (dR_j in scratch[(j−1) mod 2], R_{j+1} and dR_{j+1} in the
+  // arenas of parity j mod 2), then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
   for (int j = 1; j < e - 1; ++j) {
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
-    c = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
-    c.b_p = 1; c.b_j = inner;
-    contraction(index, dR(j), saved + btt_r_offset(t, K, j + 1), dcores + t.core_offset(d + j), c);
-    c = plain_desc(rj, rows, inner);  // dR_{j+1} = G_{d+j}ᵀ · dR_j
-    c.a_i = 1; c.a_p = rj;
-    contraction(index, cores + t.core_offset(d + j), dR(j), dR(j + 1), c);
+    ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
+    g.b_p = 1; g.b_j = inner;
+    ContractDesc h = plain_desc(rj, rows, inner);  // dR_{j+1} = G_{d+j}ᵀ · dR_j
+    h.a_i = 1; h.a_p = rj;
+    if (j & 1) {
+      contraction(index, scratch0 + sc.dr[j], saved1 + sv.r[j + 1], dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch0 + sc.dr[j], scratch1 + sc.dr[j + 1], h);
+    } else {
+      contraction(index, scratch1 + sc.dr[j], saved0 + sv.r[j + 1], dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], scratch0 + sc.dr[j + 1], h);
+    }
   }
   if (e >= 2) {
     const int j = e - 1;
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
-    c = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ
-    c.b_p = 1; c.b_j = inner;
-    contraction(index, dR(j), cores + t.core_offset(d + e), dcores + t.core_offset(d + j), c);
-    c = plain_desc(rj, rows, inner);  // dG_{d+e} = G_{d+e-1}ᵀ · dR_{e-1}
-    c.a_i = 1; c.a_p = rj;
-    contraction(index, cores + t.core_offset(d + j), dR(j), dcores + t.core_offset(d + e), c);
+    ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ
+    g.b_p = 1; g.b_j = inner;
+    ContractDesc h = plain_desc(rj, rows, inner);  // dG_{d+e} = G_{d+e-1}ᵀ · dR_{e-1}
+    h.a_i = 1; h.a_p = rj;
+    if ((j - 1) & 1) {
+      contraction(index, scratch1 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], dcores + t.core_offset(d + e), h);
+    } else {
+      contraction(index, scratch0 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch0 + sc.dr[j], dcores + t.core_offset(d + e), h);
+    }
   }
   if (dbias) column_sum(dY, dbias, K, N, N);
 }
 
-void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                Ref Y, Ref saved) {
+namespace {
+
+/// Input-core step k of the TT forward: T_k = T_{k-1} ×_core G_k (K products batched).
+ContractDesc tt_in_desc(const TtDims& t, int K, int k) {
+  const int ms = t.msuf(k), inner = t.r[k - 1] * t.m[k - 1];
+  ContractDesc c;
+  c.batch = K; c.rows = ms; c.inner = inner; c.cols = t.r[k];
+  c.a_b = inner * ms; c.a_i = 1; c.a_p = ms;
+  c.b_p = t.r[k]; c.b_j = 1;
+  c.c_b = t.r[k] * ms; c.c_i = 1; c.c_j = ms;
+  return c;
+}
+/// Output-core step s = d + j: T_s = T_{s-1} · G_s.
+ContractDesc tt_out_desc(const TtDims& t, int K, int s) {
+  const int j = s - t.d;
+  return plain_desc(K * t.npre(j - 1), t.r[s - 1], t.n[j - 1] * t.r[s]);
+}
+
+/// One step s of the TT backward: dG_s from T_{s-1} and dT_s, then dT_{s-1} into dnext
+/// (when has_next; accumulated into when `acc`).
+void tt_backward_step(const int* index, const TtDims& t, int K, int s, CRef Tprev, CRef dcur, CRef G, Ref dG,
+                      Ref dnext, bool has_next, bool acc) {
 #pragma HLS INLINE
-  const int d = t.d, e = t.e;
-  auto T = [&](int s) -> Ref { return s == d + e ? Y : saved + tt_t_offset(t, K, s); };
-  for (int k = 1; k <= d; ++k) {
-    CRef in = k == 1 ? X : CRef(T(k - 1));
-    const int ms = t.msuf(k), inner = t.r[k - 1] * t.m[k - 1];
-    ContractDesc c;
-    c.batch = K; c.rows = ms; c.inner = inner; c.cols = t.r[k];
-    c.a_b = inner * ms; c.a_i = 1; c.a_p = ms;
-    c.b_p = t.r[k]; c.b_j = 1;
-    c.c_b = t.r[k] * ms; c.c_i = 1; c.c_j = ms;
-    contraction(index, in, cores + t.core_offset(k), T(k), c);
+  const int d = t.d;
+  if (s > d) {
+    const int j = s - d, rows = K * t.npre(j - 1), rp = t.r[s - 1], cols = t.n[j - 1] * t.r[s];
+    ContractDesc c = plain_desc(rp, rows, cols);  // dG_s = T_{s-1}ᵀ · dT_s
+    c.a_i = 1; c.a_p = rp;
+    contraction(index, Tprev, dcur, dG, c);
+    if (has_next) {
+      c = plain_desc(rows, cols, rp);  // dT_{s-1} = dT_s · G_sᵀ
+      c.b_p = 1; c.b_j = cols;
+      c.accumulate = acc;
+      contraction(index, dcur, G, dnext, c);
+    }
+  } else {
+    const int k = s, ms = t.msuf(k), pm = t.r[k - 1] * t.m[k - 1], rk = t.r[k];
+    ContractDesc c;  // dG_k = Σ_b T_{k-1}(b)ᵀ · dT_k(b)
+    c.batch = K; c.rows = pm; c.inner = ms; c.cols = rk; c.reduce_batch = true;
+    c.a_b = pm * ms; c.a_i = ms; c.a_p = 1;
+    c.b_b = rk * ms; c.b_p = 1; c.b_j = ms;
+    c.c_i = rk; c.c_j = 1;
+    contraction(index, Tprev, dcur, dG, c);
+    if (has_next) {
+      ContractDesc g;  // dT_{k-1} = dT_k · G_kᵀ
+      g.batch = K; g.rows = ms; g.inner = rk; g.cols = pm;
+      g.a_b = rk * ms; g.a_i = 1; g.a_p = ms;
+      g.b_p = 1; g.b_j = rk;
+      g.c_b = pm * ms; g.c_i = 1; g.c_j = ms;
+      g.accumulate = acc;
+      contraction(index, dcur, G, dnext, g);
+    }
   }
-  for (int j = 1; j <= e; ++j) {
-    const int s = d + j;
-    contraction(index, T(s - 1), cores + t.core_offset(s), T(s),
-                      plain_desc(K * t.npre(j - 1), t.r[s - 1], t.n[j - 1] * t.r[s]));
+}
+
+}  // namespace
+
+void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
+                Ref Y, Ref saved0, Ref saved1) {
+#pragma HLS INLINE
+  const int d = t.d, e = t.e, last = d + e;
+  // T_s (s < d+e) in saved[s mod 2], T_{d+e} = Y; each step reads one saved arena and
+  // writes the other, one call site per direction (see btt_forward).
+  auto T0 = [&](int s) -> Ref { return saved0 + tt_t_offset(t, K, s); };
+  auto T1 = [&](int s) -> Ref { return saved1 + tt_t_offset(t, K, s); };
+  contraction(index, X, cores + t.core_offset(1), T1(1), tt_in_desc(t, K, 1));
+  for (int k = 2; k <= d; ++k) {
+    if (k & 1) {
+      contraction(index, T0(k - 1), cores + t.core_offset(k), T1(k), tt_in_desc(t, K, k));
+    } else {
+      contraction(index, T1(k - 1), cores + t.core_offset(k), T0(k), tt_in_desc(t, K, k));
+    }
+  }
+  for (int s = d + 1; s < last; ++s) {
+    if (s & 1) {
+      contraction(index, T0(s - 1), cores + t.core_offset(s), T1(s), tt_out_desc(t, K, s));
+    } else {
+      contraction(index, T1(s - 1), cores + t.core_offset(s), T0(s), tt_out_desc(t, K, s));
+    }
+  }
+  if ((last - 1) & 1) {
+    contraction(index, T1(last - 1), cores + t.core_offset(last), Y, tt_out_desc(t, K, last));
+  } else {
+    contraction(index, T0(last - 1), cores + t.core_offset(last), Y, tt_out_desc(t, K, last));
   }
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
 void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                 CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
-                 Ref scratch) {
+                 CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
+                 Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
-  const int d = t.d, e = t.e;
-  const int half = tt_scratch_words(t, K) / 2;
-  auto T = [&](int s) -> CRef { return s == 0 ? X : saved + tt_t_offset(t, K, s); };
-  CRef dcur = dY;  // dT_s
-  for (int s = d + e; s >= 1; --s) {
-    Ref dnext = s - 1 == 0 ? dX : scratch + ((s & 1) ? 0 : half);  // dT_{s-1}
-    Ref dG = dcores + t.core_offset(s);
-    CRef G = cores + t.core_offset(s);
-    if (s > d) {
-      const int j = s - d, rows = K * t.npre(j - 1), rp = t.r[s - 1], cols = t.n[j - 1] * t.r[s];
-      ContractDesc c = plain_desc(rp, rows, cols);  // dG_s = T_{s-1}ᵀ · dT_s
-      c.a_i = 1; c.a_p = rp;
-      contraction(index, T(s - 1), dcur, dG, c);
-      c = plain_desc(rows, cols, rp);  // dT_{s-1} = dT_s · G_sᵀ
-      c.b_p = 1; c.b_j = cols;
-      contraction(index, dcur, G, dnext, c);
-    } else {
-      const int k = s, ms = t.msuf(k), pm = t.r[k - 1] * t.m[k - 1], rk = t.r[k];
-      ContractDesc c;  // dG_k = Σ_b T_{k-1}(b)ᵀ · dT_k(b)
-      c.batch = K; c.rows = pm; c.inner = ms; c.cols = rk; c.reduce_batch = true;
-      c.a_b = pm * ms; c.a_i = ms; c.a_p = 1;
-      c.b_b = rk * ms; c.b_p = 1; c.b_j = ms;
-      c.c_i = rk; c.c_j = 1;
-      contraction(index, T(k - 1), dcur, dG, c);
-      if (dnext) {
-        ContractDesc g;  // dT_{k-1} = dT_k · G_kᵀ
-        g.batch = K; g.rows = ms; g.inner = rk; g.cols = pm;
-        g.a_b = rk * ms; g.a_i = 1; g.a_p = ms;
-        g.b_p = 1; g.b_j = rk;
-        g.c_b = pm * ms; g.c_i = 1; g.c_j = ms;
-        g.accumulate = k == 1 && accumulate_dx;
-        contraction(index, dcur, G, dnext, g);
-      }
-    }
-    dcur = dnext;
+  const int d = t.d, e = t.e, last = d + e;
+  // dT_s (1 <= s < d+e) in scratch[s mod 2], T_s in saved[s mod 2]: step s reads T_{s-1}
+  // and dT_s and writes dT_{s-1}. The first step (dT_{d+e} = dY) and the last (T_0 = X,
+  // dT_0 = dX) are their own call sites, the others one per parity of s.
+  auto T0 = [&](int s) -> CRef { return saved0 + tt_t_offset(t, K, s); };
+  auto T1 = [&](int s) -> CRef { return saved1 + tt_t_offset(t, K, s); };
+  auto G = [&](int s) -> CRef { return cores + t.core_offset(s); };
+  auto dG = [&](int s) -> Ref { return dcores + t.core_offset(s); };
+  if ((last - 1) & 1) {
+    tt_backward_step(index, t, K, last, T1(last - 1), dY, G(last), dG(last), scratch1, true, false);
+  } else {
+    tt_backward_step(index, t, K, last, T0(last - 1), dY, G(last), dG(last), scratch0, true, false);
   }
+  for (int s = last - 1; s >= 2; --s) {
+    if (s & 1) {
+      tt_backward_step(index, t, K, s, T0(s - 1), scratch1, G(s), dG(s), scratch0, true, false);
+    } else {
+      tt_backward_step(index, t, K, s, T1(s - 1), scratch0, G(s), dG(s), scratch1, true, false);
+    }
+  }
+  tt_backward_step(index, t, K, 1, X, scratch1, G(1), dG(1), dX, static_cast<bool>(dX), accumulate_dx);
   if (dbias) column_sum(dY, dbias, K, t.N(), t.N());
 }
 

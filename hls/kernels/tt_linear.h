@@ -47,33 +47,40 @@ struct TtDims {
   int nsuf(int j) const;  ///< n_{j+1}···n_e
 };
 
-/// Saved-activation words of the BTT flow: Z (K·r_d), L_2..L_d, R_1..R_{e-1}.
-int btt_saved_words(const TtDims& t, int K);
-/// Temporary words of btt_backward: dZ, dL_2..dL_d, dR_1..dR_{e-1}.
-int btt_scratch_words(const TtDims& t, int K);
-/// Saved-activation words of the TT flow: T_1..T_{d+e-1}.
-int tt_saved_words(const TtDims& t, int K);
-/// Temporary words of tt_backward: two buffers of the largest T_t.
-int tt_scratch_words(const TtDims& t, int K);
+/// Saved-activation words of the BTT flow in saved arena `parity` (0 or 1): Z (K·r_d) in
+/// saved1, L_k (k = 2..d) in saved[(d−k) mod 2], R_j (j = 1..e−1) in saved[(j−1) mod 2].
+int btt_saved_words(const TtDims& t, int K, int parity);
+/// Temporary words of btt_backward in chain arena `parity`: dZ in chain0, dL_k in
+/// chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2].
+int btt_scratch_words(const TtDims& t, int K, int parity);
+/// Saved-activation words of the TT flow in saved arena `parity`: T_s (s < d+e) with
+/// s mod 2 = parity.
+int tt_saved_words(const TtDims& t, int K, int parity);
+/// Temporary words of tt_backward in each chain arena: the largest T_s (dT_s in
+/// chain[s mod 2]).
+int tt_scratch_words(const TtDims& t, int K, int parity);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
-/// saved: btt_saved_words (written; read by btt_backward).
+/// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (written; read by btt_backward). Y,
+/// X and Y in arrays other than saved0 and saved1 (model_step.h arena plan: every step
+/// then writes an array it does not read).
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved);
+                 Ref Y, Ref saved0, Ref saved1);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
-/// dbias (N) accumulated when non-null. scratch: btt_scratch_words.
+/// dbias (N) accumulated when non-null. scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1),
+/// in arenas other than those of dY and dX.
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved, Ref dX, bool accumulate_dx, Ref dcores,
-                  Ref dbias, Ref scratch);
+                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
+                  Ref dbias, Ref scratch0, Ref scratch1);
 
 /// Sequential TT forward; same arguments as btt_forward with tt_saved_words.
 void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                Ref Y, Ref saved);
+                Ref Y, Ref saved0, Ref saved1);
 /// Sequential TT backward; same arguments as btt_backward with tt_scratch_words.
 void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                 CRef saved, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
-                 Ref scratch);
+                 CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
+                 Ref scratch0, Ref scratch1);
 
 /// Dense layer Y = X·W (+ b), W: M × N row-major, X: K × M.
 void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,

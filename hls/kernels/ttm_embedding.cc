@@ -23,21 +23,25 @@ int TtmDims::core_offset(int k) const {
 
 namespace {
 int e_words(const TtmDims& t, int K, int k) { return K * t.epre(k) * t.r[k]; }  // E_k
-int e_offset(const TtmDims& t, int K, int k) {  // E_k in the saved block, k = 2..d-1
+// E_k (k = 2..d-1) in saved[k mod 2], after the earlier E of the same parity.
+int e_offset(const TtmDims& t, int K, int k) {
   int off = 0;
-  for (int c = 2; c < k; ++c) off += e_words(t, K, c);
+  for (int c = k - 2; c >= 2; c -= 2) off += e_words(t, K, c);
   return off;
 }
 }  // namespace
-
-int ttm_saved_words(const TtmDims& t, int K) { return e_offset(t, K, t.d); }
-
-int ttm_scratch_words(const TtmDims& t, int K) {
+int ttm_saved_words(const TtmDims& t, int K, int parity) {
+  int w = 0;
+  for (int k = 2; k < t.d; ++k) {
+    if ((k & 1) == (parity & 1)) w += e_words(t, K, k);
+  }
+  return w;
+}
+int ttm_scratch_words(const TtmDims& t, int K, int /*parity*/) {
   int mx = 0;
   for (int k = 2; k < t.d; ++k) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
-  return 2 * mx;
+  return mx;
 }
-
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx) {
 ttm_index:
   for (int i = 0; i < K; ++i) {
@@ -51,12 +55,13 @@ ttm_index:
 }
 
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved) {
+                 Ref saved0, Ref saved1) {
 #pragma HLS INLINE
   // E_k = E_{k-1} · S_k (k = 2..d), S_k the per-token slice of core k (index table k − 1);
   // E_1 = S_1 is read straight from core 1 (table 0) by the k = 2 step, and E_d is E.
-  // Each of the four cases is its own call site with fixed arrays (parameters or
-  // activations), so no module argument is chosen between arrays at run time.
+  // E_k (k < d) lives in saved[k mod 2]: each step reads one saved arena and writes the
+  // other (or E), one call site per direction, so no module argument is chosen between
+  // arrays at run time.
   auto desc = [&](int k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
     ContractDesc c;
@@ -73,21 +78,30 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   if (t.d == 2) {
     contraction(index, cores, cores, E, first);
   } else {
-    contraction(index, cores, cores, saved + e_offset(t, K, 2), first);
+    contraction(index, cores, cores, saved0 + e_offset(t, K, 2), first);
   }
   for (int k = 3; k < t.d; ++k) {
-    contraction(index, saved + e_offset(t, K, k - 1), cores, saved + e_offset(t, K, k), desc(k));
+    if (k & 1) {
+      contraction(index, saved0 + e_offset(t, K, k - 1), cores, saved1 + e_offset(t, K, k), desc(k));
+    } else {
+      contraction(index, saved1 + e_offset(t, K, k - 1), cores, saved0 + e_offset(t, K, k), desc(k));
+    }
   }
-  if (t.d >= 3) contraction(index, saved + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
+  if (t.d >= 3) {
+    if ((t.d - 1) & 1) {
+      contraction(index, saved1 + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
+    } else {
+      contraction(index, saved0 + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
+    }
+  }
 }
 
-void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved,
-                  CRef dE, Ref dcores, Ref scratch) {
+void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
+                  CRef dE, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
-  // k = d..3 on the activations and scratch; the k = 2 step (E_1 = S_1 read from core 1,
-  // dE_1 = dS_1 scattered into dG_1) is its own pair of call sites, so each call binds
-  // fixed arrays (see ttm_forward).
-  const int half = ttm_scratch_words(t, K) / 2;
+  // k = d..3 on the saved arenas and the chain arenas (dE_{k-1} in scratch[(k−1) mod 2]);
+  // the k = 2 step (E_1 = S_1 read from core 1, dE_1 = dS_1 scattered into dG_1) is its own
+  // pair of call sites, so each call binds fixed arrays (see ttm_forward).
   // dS_k = E_{k-1}ᵀ · dE_k, scatter-added into slice v_k of dG_k.
   auto grad_desc = [&](int k) {
     const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
@@ -110,20 +124,36 @@ void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef sa
     g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
     return g;
   };
-  CRef dcur = dE;  // dE_k
-  for (int k = t.d; k >= 3; --k) {
-    contraction(index, saved + e_offset(t, K, k - 1), dcur, dcores, grad_desc(k));
-    Ref out = scratch + ((k & 1) ? 0 : half);
-    contraction(index, dcur, cores, out, back_desc(k));
-    dcur = out;
+  const int d = t.d;
+  if (d >= 3) {  // k = d: dE_d = dE
+    if ((d - 1) & 1) {
+      contraction(index, saved1 + e_offset(t, K, d - 1), dE, dcores, grad_desc(d));
+      contraction(index, dE, cores, scratch1, back_desc(d));
+    } else {
+      contraction(index, saved0 + e_offset(t, K, d - 1), dE, dcores, grad_desc(d));
+      contraction(index, dE, cores, scratch0, back_desc(d));
+    }
+  }
+  for (int k = d - 1; k >= 3; --k) {  // dE_k in scratch[k mod 2]
+    if (k & 1) {
+      contraction(index, saved0 + e_offset(t, K, k - 1), scratch1, dcores, grad_desc(k));
+      contraction(index, scratch1, cores, scratch0, back_desc(k));
+    } else {
+      contraction(index, saved1 + e_offset(t, K, k - 1), scratch0, dcores, grad_desc(k));
+      contraction(index, scratch0, cores, scratch1, back_desc(k));
+    }
   }
   ContractDesc c = grad_desc(2);
   c.a_index = 0;
-  contraction(index, cores, dcur, dcores, c);
   ContractDesc g = back_desc(2);
   g.c_index = 0;
   g.accumulate = true;
-  contraction(index, dcur, cores, dcores, g);
+  if (d == 2) {
+    contraction(index, cores, dE, dcores, c);
+    contraction(index, dE, cores, dcores, g);
+  } else {  // dE_2 in scratch0
+    contraction(index, cores, scratch0, dcores, c);
+    contraction(index, scratch0, cores, dcores, g);
+  }
 }
-
 }  // namespace ttsim_hls

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/hls/test_models.h"
 
 #include <cstdlib>
@@ -20,9 +22,14 @@ namespace {
 TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
   ttsim_hls::Layout L;
   ASSERT_TRUE(ttsim_hls::make_layout(ttsim_hls::design_config_dims(), &L));
-  EXPECT_EQ(L.param_words, ttsim_cfg::kParamWords);
-  EXPECT_EQ(L.act_words, ttsim_cfg::kActWords);
-  EXPECT_EQ(L.scratch_words, ttsim_cfg::kScratchWords);
+  using namespace ttsim_cfg;
+  EXPECT_EQ(L.param_words, kParamWords);
+  const int words[ttsim_hls::kFloatArenas] = {kParamWords,  kGradWords, kActWords,  kOutWords,
+                                              kSaved0Words, kSaved1Words, kBwdAWords, kBwdBWords,
+                                              kBwdCWords,   kChain0Words, kChain1Words, kStatWords};
+  for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
+    EXPECT_EQ(std::max(1, L.words[a]), words[a]) << ttsim_hls::kArenaStems[a];
+  }
 }
 
 TEST(DesignConfig, DefaultIsTheAtis2EncoderPreset) {

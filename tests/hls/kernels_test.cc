@@ -130,10 +130,10 @@ std::vector<TtDims> tt_cases() {
 struct FlowFns {
   using CRef = ttsim_hls::CRef;
   using Ref = ttsim_hls::Ref;
-  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref);
-  void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref);
-  int (*saved)(const TtDims&, int);
-  int (*scratch)(const TtDims&, int);
+  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref);
+  void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref, Ref);
+  int (*saved)(const TtDims&, int, int);    ///< words in saved arena 0 / 1
+  int (*scratch)(const TtDims&, int, int);  ///< words in chain arena 0 / 1
 };
 
 void check_flow(const FlowFns& f) {
@@ -143,8 +143,10 @@ void check_flow(const FlowFns& f) {
       const int M = t.M(), N = t.N();
       const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng, 0.7f),
                bias = randv(N, rng), dY = randv(K * N, rng);
-      Vf Y(K * N), saved(f.saved(t, K) + 1), scratch(f.scratch(t, K) + 1);
-      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved));
+      // Each saved / chain block in its own vector (the arenas of model_step.h).
+      Vf Y(K * N), saved0(f.saved(t, K, 0) + 1), saved1(f.saved(t, K, 1) + 1), scratch0(f.scratch(t, K, 0) + 1),
+          scratch1(f.scratch(t, K, 1) + 1);
+      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -152,8 +154,8 @@ void check_flow(const FlowFns& f) {
 
       const Vf dX0 = randv(K * M, rng);
       Vf dX = dX0, dcores(t.total_words(), 0.0f), dbias(N, 0.0f);
-      f.bwd(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX), true,
-            BV(dcores), BV(dbias), BV(scratch));
+      f.bwd(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(dX), true, BV(dcores), BV(dbias),
+            BV(scratch0), BV(scratch1));
       // dX = dX0 + dY·Wᵀ (accumulate mode)
       const Vd W = tt_dense(t, cores);
       Vd wdx(K * M, 0.0);
@@ -239,17 +241,18 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
       return s;
     };
     const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng), dY = randv(K * N, rng);
-    Vf Y(K * N), saved(ttsim_hls::btt_saved_words(t, K) + 1),
-        scratch(ttsim_hls::btt_scratch_words(t, K) + 1), dX(K * M), dc(t.total_words());
+    Vf Y(K * N), saved0(ttsim_hls::btt_saved_words(t, K, 0) + 1), saved1(ttsim_hls::btt_saved_words(t, K, 1) + 1),
+        scratch0(ttsim_hls::btt_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::btt_scratch_words(t, K, 1) + 1),
+        dX(K * M), dc(t.total_words());
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved));
+      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved), BV(dX),
-                              false, BV(dc), nullptr, BV(scratch));
+      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(dX), false,
+                              BV(dc), nullptr, BV(scratch0), BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(bwd));
     }
   }
@@ -283,10 +286,10 @@ Vd ttm_row(const TtmDims& t, const Vf& cores, int token) {
 
 TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
   std::mt19937 rng(5);
-  for (int dd : {2, 3}) {
+  for (int dd : {2, 3, 4}) {
     TtmDims t;
     t.d = dd;
-    const int vs[] = {3, 4, 2}, es[] = {2, 3, 2}, rs[] = {1, 3, 2, 1};
+    const int vs[] = {3, 4, 2, 2}, es[] = {2, 3, 2, 2}, rs[] = {1, 3, 2, 2, 1};
     for (int k = 0; k < dd; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
     for (int k = 0; k <= dd; ++k) t.r[k] = k == dd ? 1 : rs[k];
     const int K = 6, D = t.dim();
@@ -294,9 +297,9 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     const Vf cores = randv(t.total_words(), rng);
     std::vector<int> idx(t.d * K);
     ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
-    Vf E(K * D), saved(ttsim_hls::ttm_saved_words(t, K) + 1),
-        scratch(ttsim_hls::ttm_scratch_words(t, K) + 1);
-    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved));
+    Vf E(K * D), saved0(ttsim_hls::ttm_saved_words(t, K, 0) + 1), saved1(ttsim_hls::ttm_saved_words(t, K, 1) + 1),
+        scratch0(ttsim_hls::ttm_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::ttm_scratch_words(t, K, 1) + 1);
+    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved0), BV(saved1));
     Vd want;
     for (int tok : tokens) {
       const Vd r = ttm_row(t, cores, tok);
@@ -306,8 +309,8 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     // Gradient of ℓ = Σ dE ⊙ E: linear in each core, exact by unit cores.
     const Vf dE = randv(K * D, rng);
     Vf dcores(t.total_words(), 0.0f);
-    ttsim_hls::ttm_backward(idx.data(), t, K, BV(cores), BV(saved), BV(dE), BV(dcores),
-                            BV(scratch));
+    ttsim_hls::ttm_backward(idx.data(), t, K, BV(cores), BV(saved0), BV(saved1), BV(dE), BV(dcores), BV(scratch0),
+                            BV(scratch1));
     for (int k = 1; k <= t.d; ++k) {
       Vd g(t.core_words(k));
       for (int i = 0; i < t.core_words(k); ++i) {

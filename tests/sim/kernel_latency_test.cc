@@ -125,13 +125,13 @@ TEST(DerivedII, ArgumentsInOneMemoryPoolItsPorts) {
   ASSERT_NE(l, nullptr);
   EXPECT_EQ(shared_resource_mii(*l, k, 8, 0), resource_mii(*l, 8));
   EXPECT_EQ(resource_mii(*l, 8), 1);
-  unsigned m = 0;
+  unsigned long long m = 0;
   for (const char* a : {"x", "y", "xhat", "rstd"}) m = with_memory(m, kernel_array_slot(k, a), kActMem);
   EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 2);
   m = with_memory(m, kernel_array_slot(k, "stat"), kActMem);
   EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 3);  // five sites on two ports
   // Different memories do not pool.
-  m = with_memory(m, kernel_array_slot(k, "y"), kScratchMem);
+  m = with_memory(m, kernel_array_slot(k, "y"), kOutMem);
   EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 2);  // x, xhat, rstd, stat: 4 → 2; y alone: 1
 }
 
@@ -405,7 +405,7 @@ TEST(KernelLatency, EveryCallRunsAtItsInstancesWorstII) {
   ArchSpec a;
   a.unit(UnitKind::kLayerNorm) = UnitSpec{1, 8, 0};
   const KernelSpec& k = kKernelSpecs[kernel_index("layernorm")];
-  unsigned shared = 0;
+  unsigned long long shared = 0;
   for (const char* arr : {"x", "y", "xhat", "rstd"}) shared = with_memory(shared, kernel_array_slot(k, arr), kActMem);
   TaskGraph g;
   for (int i = 0; i < 2; ++i) {
