@@ -71,8 +71,14 @@ struct VarStat {
 
 struct LoopState {
   std::int64_t iterations = 0, invocations = 0;
-  std::vector<VarStat> arrays;  // by array id
-  std::vector<VarStat> regs;    // by register id
+  std::vector<VarStat> arrays;    // by array id
+  std::vector<VarStat> regs;      // by register id
+  std::vector<VarStat> memories;  // by registered memory (AccessProbeScope::add_memory)
+};
+/// A registered physical memory: word addresses [first, end).
+struct MemoryRange {
+  std::string name;
+  std::uintptr_t first = 0, end = 0;
 };
 
 /// Last write of every element touched in the current invocation: open addressing,
@@ -136,6 +142,9 @@ struct ProbeState {
   std::uint64_t iteration_serial = 0;  // serial over every iteration (bank-count epochs)
   std::vector<int> bank_count;              // [array id · kMaxProbeBanks + bank]
   std::vector<std::uint64_t> bank_epoch;    // iteration_serial of bank_count
+  std::vector<MemoryRange> memories;        // registered physical memories
+  std::vector<int> mem_count;               // [memory · kMaxProbeBanks + bank]
+  std::vector<std::uint64_t> mem_epoch;     // iteration_serial of mem_count
   History history;
 
   void begin(int loop_id) {
@@ -236,6 +245,30 @@ void count_bank(ProbeState* p, VarStat& st, int id, std::size_t bank) {
   if (c > st.max_bank) st.max_bank = c;
 }
 
+/// Counts one access of bank `bank` of the registered memory holding `word_address`
+/// (none: not counted), pooled over every kernel argument bound to it.
+void count_memory_bank(ProbeState* p, std::uintptr_t word_address, std::size_t bank) {
+  for (std::size_t m = 0; m < p->memories.size(); ++m) {
+    const MemoryRange& r = p->memories[m];
+    if (word_address < r.first || word_address >= r.end) continue;
+    const std::size_t need = (m + 1) * kMaxProbeBanks;
+    if (p->mem_count.size() < need) {
+      p->mem_count.resize(need, 0);
+      p->mem_epoch.resize(need, 0);
+    }
+    const std::size_t b = m * kMaxProbeBanks + bank;
+    if (p->mem_epoch[b] != p->iteration_serial) {
+      p->mem_epoch[b] = p->iteration_serial;
+      p->mem_count[b] = 0;
+    }
+    VarStat& st = stat_of(p->cur->memories, static_cast<int>(m));
+    st.touched = true;
+    const int c = ++p->mem_count[b];
+    if (c > st.max_bank) st.max_bank = c;
+    return;
+  }
+}
+
 /// The stat of array `array` in the current iteration, with the access counted; null
 /// when no iteration is in progress.
 VarStat* array_stat(ProbeState* p, const char* array, bool write, int* id_out) {
@@ -256,6 +289,7 @@ void probe_access(const char* array, std::uintptr_t word_address, bool write) {
   VarStat* st = array_stat(p, array, write, &id);
   if (!st) return;
   count_bank(p, *st, id, word_address % static_cast<std::size_t>(p->partition));
+  count_memory_bank(p, word_address, word_address % static_cast<std::size_t>(p->partition));
   p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
 }
 
@@ -267,8 +301,12 @@ void probe_bank_access(const char* array, std::uintptr_t word_address, int bank,
   if (!st) return;
   if (bank >= 0) {
     count_bank(p, *st, id, static_cast<std::size_t>(bank));
+    count_memory_bank(p, word_address, static_cast<std::size_t>(bank));
   } else {
-    for (int b = 0; b < banks; ++b) count_bank(p, *st, id, static_cast<std::size_t>(b));
+    for (int b = 0; b < banks; ++b) {
+      count_bank(p, *st, id, static_cast<std::size_t>(b));
+      count_memory_bank(p, word_address, static_cast<std::size_t>(b));
+    }
   }
   p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
 }
@@ -292,6 +330,12 @@ AccessProbeScope::AccessProbeScope(int partition)
   g_access_probing = true;
 }
 
+void AccessProbeScope::add_memory(const std::string& name, const void* first, std::size_t bytes,
+                                  std::size_t element_bytes) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(first) / element_bytes;
+  state_->memories.push_back({name, a, a + bytes / element_bytes});
+}
+
 AccessProbeScope::~AccessProbeScope() {
   g_state = outer_;
   if (outer_) probe_loop_end(nullptr);
@@ -313,6 +357,11 @@ std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
     }
     for (std::size_t r = 0; r < ls->regs.size(); ++r) {
       fill(m, p.reg_names.name(static_cast<int>(r)), ls->regs[r], false);
+    }
+    for (std::size_t k = 0; k < ls->memories.size(); ++k) {
+      if (!ls->memories[k].touched) continue;
+      int& b = m.max_memory_bank_accesses[p.memories[k].name];
+      if (ls->memories[k].max_bank > b) b = ls->memories[k].max_bank;
     }
   }
   return out;

@@ -101,6 +101,10 @@ struct MeasuredLoop {
   std::map<std::string, std::int64_t> min_raw_distance;
   /// array or accumulator → accesses summed over every iteration (reads, writes).
   std::map<std::string, std::int64_t> reads, writes;
+  /// registered physical memory (AccessProbeScope::add_memory) → most accesses to one of
+  /// its banks in one iteration, pooled over every kernel argument bound to it: the ports
+  /// a call needs of that memory per iteration.
+  std::map<std::string, int> max_memory_bank_accesses;
 };
 
 struct ProbeState;
@@ -122,6 +126,11 @@ class AccessProbeScope {
   std::map<std::string, MeasuredLoop> loops() const;
   /// The partition factor (banks) of this scope.
   int partition() const { return partition_; }
+  /// Registers a physical memory of the design: `bytes` from `first`, elements of
+  /// `element_bytes` (the word addresses the kernels' accesses report). Accesses inside
+  /// it are also counted per bank of it, whichever argument they come through
+  /// (MeasuredLoop::max_memory_bank_accesses). Ranges must not overlap.
+  void add_memory(const std::string& name, const void* first, std::size_t bytes, std::size_t element_bytes);
 
  private:
   int partition_;

@@ -82,22 +82,31 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
   // kArenaBanks words with dim 2 completely partitioned: bank k of a row is its own
   // memory, so the kernels' lane accesses address each bank with a constant index
   // (hls/include/banked.h).
-#define TTSIM_FLOAT_ARENA(stem, STEM)                                                   \
-  static float stem##_mem[(k##STEM##Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks]; \
-  static_assert(k##STEM##Partition == kArenaBanks, #stem "_mem has kArenaBanks banks");
-  TTSIM_FLOAT_ARENA(param, Param)
-  TTSIM_FLOAT_ARENA(grad, Grad)
-  TTSIM_FLOAT_ARENA(act, Act)
-  TTSIM_FLOAT_ARENA(out, Out)
-  TTSIM_FLOAT_ARENA(saved0, Saved0)
-  TTSIM_FLOAT_ARENA(saved1, Saved1)
-  TTSIM_FLOAT_ARENA(bwd_a, BwdA)
-  TTSIM_FLOAT_ARENA(bwd_b, BwdB)
-  TTSIM_FLOAT_ARENA(bwd_c, BwdC)
-  TTSIM_FLOAT_ARENA(chain0, Chain0)
-  TTSIM_FLOAT_ARENA(chain1, Chain1)
-  TTSIM_FLOAT_ARENA(stat, Stat)
-#undef TTSIM_FLOAT_ARENA
+  static_assert(kParamPartition == kArenaBanks &&
+                    kGradPartition == kArenaBanks &&
+                    kActPartition == kArenaBanks &&
+                    kOutPartition == kArenaBanks &&
+                    kSaved0Partition == kArenaBanks &&
+                    kSaved1Partition == kArenaBanks &&
+                    kBwdAPartition == kArenaBanks &&
+                    kBwdBPartition == kArenaBanks &&
+                    kBwdCPartition == kArenaBanks &&
+                    kChain0Partition == kArenaBanks &&
+                    kChain1Partition == kArenaBanks &&
+                    kStatPartition == kArenaBanks,
+                "every float arena has kArenaBanks banks");
+  static float param_mem[(kParamWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float grad_mem[(kGradWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float act_mem[(kActWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float out_mem[(kOutWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float saved0_mem[(kSaved0Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float saved1_mem[(kSaved1Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float bwd_a_mem[(kBwdAWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float bwd_b_mem[(kBwdBWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float bwd_c_mem[(kBwdCWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float chain0_mem[(kChain0Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float chain1_mem[(kChain1Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
+  static float stat_mem[(kStatWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static int index_mem[kIndexWords];
 #pragma HLS BIND_STORAGE variable = param_mem type = ram_t2p impl = TTSIM_PARAM_STORAGE
 #pragma HLS BIND_STORAGE variable = grad_mem type = ram_t2p impl = TTSIM_GRAD_STORAGE

@@ -22,9 +22,11 @@
 #include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/include/spec_check.h"
+#include "hls/kernels/contract.h"
 #include "hls/loop_nest.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
+#include "sim/kernel_latency.h"
 
 namespace ttsim {
 namespace {
@@ -89,9 +91,42 @@ void expect_loop_within_spec(const std::string& name, const ttsim_hls::MeasuredL
   ADD_FAILURE() << "real step ran loop " << name << ", which no kernel specification has";
 }
 
+/// Per loop label: the ResMII the simulator binds the loop's instance to — the largest
+/// over the graph's tasks of the accesses its arguments pool on one memory's ports
+/// (TaskShape::memories, shared_resource_mii).
+std::map<std::string, int> graph_res_mii(const TaskGraph& g) {
+  std::map<std::string, int> out;
+  for (const auto& t : g.tasks) {
+    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+      const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), design_lanes(t.op), t.shape.memories);
+      int& v = out[l.name];
+      v = std::max(v, r);
+    }
+  }
+  return out;
+}
+
+/// Ports: for every loop of the real step and every physical memory of the top (the host
+/// model's arenas and its index array), the most accesses one bank of it took in one
+/// iteration, over every kernel argument bound to it, fit the two ports of the bank at the
+/// II the simulator prices: measured <= kBankPorts · ResMII(graph).
+void expect_ports_fit(const std::map<std::string, ttsim_hls::MeasuredLoop>& measured,
+                      const std::map<std::string, int>& res_mii, const std::string& what) {
+  for (const auto& [loop, m] : measured) {
+    const auto it = res_mii.find(loop);
+    if (it == res_mii.end()) continue;  // reported by the counts comparison
+    for (const auto& [memory, accesses] : m.max_memory_bank_accesses) {
+      EXPECT_LE(accesses, ttsim_spec::kBankPorts * it->second)
+          << what << ": loop " << loop << " takes " << accesses << " accesses of one bank of " << memory
+          << " in one iteration; the simulator prices ResMII " << it->second;
+    }
+  }
+}
+
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
-/// the access probe.
-Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K) {
+/// the access probe; `ports` (when not null) receives the per-memory measurements.
+Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
+                  std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr) {
   HlsModelOptions o;
   for (const char* k : kKinds) o.btt_by_kind[k] = btt;
   HlsModel m(spec, o);
@@ -101,13 +136,17 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K) {
     tags.push_back(i % 5 == 3 ? -1 : static_cast<int>((i * 7) % spec.slot_tags));
   }
   Counts c;
-  ttsim_hls::AccessProbeScope probe(ttsim_cfg::kActPartition);
+  ttsim_hls::AccessProbeScope probe(ttsim_cfg::kArenaBanks);
+  for (const auto& r : m.arena_ranges()) {
+    probe.add_memory(r.array, r.base, static_cast<std::size_t>(r.words) * sizeof(float), sizeof(float));
+  }
   m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
   m.sgd_update(0.01f);
   for (const auto& [name, l] : probe.loops()) {
     c[name] = {l.invocations, l.iterations};
     expect_loop_within_spec(name, l);
   }
+  if (ports) *ports = probe.loops();
   return c;
 }
 
@@ -121,7 +160,20 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   const TaskGraph g = build_training_graph(spec, o);
   std::map<std::string, std::vector<std::string>> who;
   const Counts want = graph_counts(g, &who);
-  const Counts got = hls_counts(spec, flow == Flow::kBTT, K);
+  std::map<std::string, ttsim_hls::MeasuredLoop> ports;
+  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, &ports);
+  const std::map<std::string, int> res = graph_res_mii(g);
+  expect_ports_fit(ports, res, spec.name + " " + to_string(flow));
+  // The contraction (most of the step) needs no more than the two ports of any bank: the
+  // arena plan keeps every call's output out of its inputs' arrays.
+  for (const char* loop : {"contract_column", "contract_dot"}) {
+    if (res.count(loop)) EXPECT_EQ(res.at(loop), 1) << loop;
+    if (!ports.count(loop)) continue;
+    EXPECT_FALSE(ports.at(loop).max_memory_bank_accesses.empty()) << loop << ": no memory accesses measured";
+    for (const auto& [memory, accesses] : ports.at(loop).max_memory_bank_accesses) {
+      EXPECT_LE(accesses, ttsim_spec::kBankPorts) << loop << " on " << memory;
+    }
+  }
   std::set<std::string> labels;
   for (const auto& [n, c] : want) labels.insert(n);
   for (const auto& [n, c] : got) labels.insert(n);
@@ -154,6 +206,32 @@ TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing:
 TEST(GraphMatchesHls, TinyModelShortSample) {
   expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT, 4);
   expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT, 4);
+}
+
+TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {
+  // The measurement the port check rests on: a contraction that accumulates into the
+  // memory its A operand is read from needs three accesses of one bank per iteration
+  // (A read, C read, C write), more than the two ports; with C in a memory of its own,
+  // neither memory needs more than two.
+  using Vf = std::vector<float>;
+  constexpr int B = ttsim_cfg::kArenaBanks;
+  Vf one(4 * B, 0.5f), other(4 * B, 0.25f);
+  ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(2, 3, B);
+  d.accumulate = true;
+  auto run = [&](float* c_base) {
+    ttsim_hls::AccessProbeScope probe(B);
+    probe.add_memory("one", one.data(), one.size() * sizeof(float), sizeof(float));
+    probe.add_memory("other", other.data(), other.size() * sizeof(float), sizeof(float));
+    ttsim_hls::contract_kernel<ttsim_cfg::kContractLanes, B>(ttsim_hls::bank_view<B>(one.data()),
+                                                              ttsim_hls::bank_view<B>(one.data()) + B,
+                                                              ttsim_hls::bank_view<B>(c_base) + 2 * B, d);
+    return probe.loops().at("contract_column").max_memory_bank_accesses;
+  };
+  const auto shared = run(one.data());
+  EXPECT_GT(shared.at("one"), ttsim_spec::kBankPorts);
+  const auto apart = run(other.data());
+  EXPECT_LE(apart.at("one"), ttsim_spec::kBankPorts);
+  EXPECT_LE(apart.at("other"), ttsim_spec::kBankPorts);
 }
 
 }  // namespace
