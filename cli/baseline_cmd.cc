@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/gpu/gpu_spec.h"
+#include "models/gpu/torch_layers.h"
 #include "models/model_spec.h"
 #include "sim/arch_spec.h"
 #include "sim/baseline/baseline.h"
@@ -150,6 +151,7 @@ int run_baseline_cmd(const std::vector<std::string>& args) {
     j["arch"] = arch.to_json();
     j["device"] = device.to_json();
     j["gpu"] = gpu.to_json();
+    j["gpu_op_model"] = torch_op_constants_json();
     j["fpga_card"] = card.to_json();
     j["fpga_power_model"] = {{"default_scenario", to_string(PowerScenario::kClocked)},
                              {"named_scenarios", {to_string(PowerScenario::kBusyScaled), "card"}},

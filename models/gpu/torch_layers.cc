@@ -12,8 +12,7 @@ GpuKernel bmm_kernel(double batch, double m, double n, double k) {
   return {2.0 * batch * m * n * k, 4.0 * batch * (m * k + k * n + m * n)};
 }
 
-/// Element-wise / row kernels: FLOPs per element (documented estimates: add 1, GELU 10
-/// (tanh form) and 14 in backward, softmax 5, LayerNorm 8 forward and 10 + 4 backward).
+/// Element-wise / row kernels: FLOPs per element (torch_op_constants_json lists them).
 constexpr double kGeluFlops = 10, kGeluGradFlops = 14, kSoftmaxFlops = 5, kSoftmaxGradFlops = 3,
                  kLayerNormFlops = 8, kLayerNormGradFlops = 10, kLayerNormParamGradFlops = 4;
 
@@ -164,6 +163,37 @@ const LinearLayerSpec& find_linear(const ModelSpec& m, const std::string& name) 
 }
 
 }  // namespace
+
+Json torch_op_constants_json() {
+  const char* flops_src =
+      "assumption: FLOPs per element of the kernel, counted from the formula (GELU tanh form: cube, mul-adds, tanh, "
+      "scale; softmax: max, sub, exp, sum, div; LayerNorm: mean, variance, normalise, scale, shift); they only set "
+      "the roofline time, which the kernel floor exceeds at batch 1";
+  Json j = Json::object();
+  const std::pair<const char*, double> flops[] = {
+      {"gelu_flops_per_element", kGeluFlops},         {"gelu_backward_flops_per_element", kGeluGradFlops},
+      {"softmax_flops_per_element", kSoftmaxFlops},   {"softmax_backward_flops_per_element", kSoftmaxGradFlops},
+      {"layer_norm_flops_per_element", kLayerNormFlops},
+      {"layer_norm_backward_flops_per_element", kLayerNormGradFlops},
+      {"layer_norm_param_backward_flops_per_element", kLayerNormParamGradFlops}};
+  for (const auto& [k, v] : flops) j[k] = {{"value", v}, {"unit", "FLOP per element"}, {"kind", "assumption"}, {"source", flops_src}};
+  const std::pair<const char*, const char*> kernels[] = {
+      {"mm_addmm_bmm", "1 kernel each (one cuBLAS GEMM; the bias of addmm in its epilogue): assumption, no profiler trace reached"},
+      {"MmBackward0_BmmBackward0", "2 kernels: grad of each operand (pytorch tools/autograd/derivatives.yaml)"},
+      {"AddmmBackward0", "3 kernels: two GEMMs and the bias sum (derivatives.yaml)"},
+      {"NativeLayerNormBackward0", "2 kernels: grad input and gamma/beta (pytorch layer_norm_kernel.cu, pull/150625)"},
+      {"cross_entropy", "2 forward kernels (log_softmax, nll_loss); NllLossBackward0 2 (zero fill, scatter), "
+                        "LogSoftmaxBackward0 1: assumption from the ATen ops it calls"},
+      {"IndexSelectBackward0_SliceBackward0_SelectBackward0", "2 kernels: zero fill and index_add / copy (derivatives.yaml)"},
+      {"EmbeddingBackward0", "4 kernels: assumption (zero fill, index sort, accumulate)"},
+      {"contiguous_copy", "1 copy kernel when a permuted tensor is not contiguous once size-1 dimensions are ignored "
+                          "(PyTorch view semantics)"},
+      {"gradient_sum", "1 add kernel per extra use of a tensor (the autograd engine's input buffer)"},
+      {"optimizer_foreach", "multi_tensor_apply launches as MultiTensorApply.cuh packs them (foreach_* constants)"},
+      {"loss_backward", "1 kernel: ones_like(loss) seeding the backward pass"}};
+  for (const auto& [k, v] : kernels) j["kernels_per_op"][k] = v;
+  return j;
+}
 
 void TorchStepBuilder::layer(const std::string& name, OpPhase forward_phase) {
   layer_ = name;

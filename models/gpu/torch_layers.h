@@ -28,11 +28,16 @@
 
 #include <cstdint>
 
+#include "core/json_view.h"
 #include "models/flows.h"
 #include "models/gpu/torch_ops.h"
 #include "models/model_spec.h"
 
 namespace ttsim {
+
+/// The constants of the decomposition (FLOPs per element of the row / element-wise
+/// kernels, kernels per op and node) with their sources or "assumption".
+Json torch_op_constants_json();
 
 /// Collects forward ops in order and backward nodes layer by layer (run in reverse).
 class TorchStepBuilder {

@@ -22,6 +22,8 @@ for src, key in ((sys.argv[2], "gpu"), (sys.argv[3], "fpga_card")):
     for n, c in got.items():
         assert isinstance(c["value"], (int, float)) and c["source"], (n, c)
         assert c["kind"] != "assumption" or "assumption" in c["source"], (n, c)
+ops = d["gpu_op_model"]
+assert ops["kernels_per_op"] and all(v["source"] for k, v in ops.items() if k != "kernels_per_op"), ops
 pm = d["fpga_power_model"]
 assert pm["default_scenario"] == "clocked" and "busy_scaled" in pm["named_scenarios"], pm
 assert all(o["source"] for o in pm["operator_core_luts"].values()), pm
@@ -32,6 +34,12 @@ assert m["published_memory_reduction"] == [30, 51] and m["published_energy_ratio
 assert len(m["sensitivity"]) == 3, m["sensitivity"]
 sw = [abs(s["energy_ratio_vs_gpu_tt"][1] - s["energy_ratio_vs_gpu_tt"][0]) for s in m["sensitivity"]]
 assert sw == sorted(sw, reverse=True), sw
+# Each constant moves the ratio monotonically: the default ratio lies between its two ends.
+for s in m["sensitivity"]:
+    for key, default in (("energy_ratio_vs_gpu_tt", m["energy_ratio_vs_gpu_tt"]),
+                         ("energy_ratio_vs_gpu_btt", m["energy_ratio_vs_gpu_btt"])):
+        lo, hi = s[key]
+        assert min(lo, hi) - 1e-9 <= default <= max(lo, hi) + 1e-9, (s, key, default)
 p = m["power_scenarios_watts"]
 assert p["busy_scaled"]["total"] <= p["clocked"]["total"] <= p["card"], p
 assert m["gpu"]["tt"]["step"]["power_watts"] >= d["gpu"]["constants"]["p2_idle_watts"]["value"], m["gpu"]["tt"]["step"]
