@@ -3,6 +3,7 @@
 #include "sim/bank_map.h"
 #include "sim/memplan/block_arith.h"
 #include "sim/power/fpga_power.h"
+#include "sim/power/lut_estimate.h"
 
 namespace ttsim {
 
@@ -37,7 +38,7 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"uram_read_latency_cycles", device.uram_read_latency},
             {"write_latency_cycles", device.write_latency}}},
           {"lut_estimate",
-           {{"luts_per_fp32_lane", kLutsPerFp32Lane},
+           {{"operator_core_luts", operator_luts_json()},
             {"control_luts_per_unit_instance", kControlLutsPerUnitInstance},
             {"control_luts_per_bank", kControlLutsPerBank}}},
           {"hls_storage",

@@ -18,7 +18,7 @@ namespace ttsim {
 ///  device apply_calibration returned, whose fitted coefficients replace the file's),
 ///  memory latencies},
 ///  "memory_model": {ports_per_bank, word_bits, bram36/uram288 words per port cycle},
-///  "lut_estimate": {luts_per_fp32_lane, control_luts_per_unit_instance,
+///  "lut_estimate": {operator_core_luts (per FP core, with source), control_luts_per_unit_instance,
 ///  control_luts_per_bank}, "hls_storage": {complete_partition_threshold_elements,
 ///  lutram_max_bits}, "clock_mhz"}. Units in the key names (cycles, bits, LUTs, W).
 /// `clock_mhz` is the clock the run priced at (the achievable clock of a calibration whose

@@ -1,76 +1,103 @@
 #include "models/gpu/gpu_baseline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace ttsim {
 
-double gpu_flops_per_element(TaskOp op) {
-  switch (op) {
-    case TaskOp::kContraction: return 0;  // counted from MACs
-    case TaskOp::kAdd: return 1;
-    case TaskOp::kSgdUpdate: return 2;
-    case TaskOp::kSoftmax:
-    case TaskOp::kSoftmaxGrad: return 5;
-    case TaskOp::kLoss: return 6;
-    case TaskOp::kLayerNorm:
-    case TaskOp::kLayerNormGrad: return 8;
-    case TaskOp::kGelu:
-    case TaskOp::kGeluGrad: return 10;
+double op_host_seconds(const TorchOp& op, const GpuSpec& g) {
+  double us = 0;
+  switch (op.dispatch) {
+    case DispatchKind::kForwardOp: us = g.at("forward_op_dispatch_us"); break;
+    case DispatchKind::kView: us = g.at("view_op_dispatch_us"); break;
+    case DispatchKind::kBackwardOp: us = g.at("backward_op_dispatch_us"); break;
+    case DispatchKind::kBackwardView: us = g.at("backward_view_dispatch_us"); break;
+    case DispatchKind::kBackwardCall: us = g.at("backward_call_us"); break;
+    case DispatchKind::kSync: us = g.at("sync_us"); break;
+    case DispatchKind::kOptimizerTensor: us = g.at("optimizer_tensor_us"); break;
+    case DispatchKind::kForeachCall:
+      us = g.at("forward_op_dispatch_us") + g.at("foreach_tensor_us") * op.tensors;
+      break;
+    case DispatchKind::kZeroGrad: us = g.at("zero_grad_tensor_us") * op.tensors; break;
   }
-  return 1;
+  if (op.kernels.size() > 1) us += g.at("extra_kernel_launch_us") * static_cast<double>(op.kernels.size() - 1);
+  return us * 1e-6;
 }
 
-GpuMemory gpu_memory(const TaskGraph& graph, const GpuSpec& gpu) {
-  GpuMemory m;
-  // Live temporaries over the task order: +words at first use, -words after last use.
-  std::vector<double> delta(graph.tasks.size() + 1, 0.0);
-  for (const auto& b : graph.buffers) {
-    const double bytes = 4.0 * static_cast<double>(b.words);
-    switch (b.cls) {
-      case BufferClass::kParameter: m.weights += bytes; break;
-      case BufferClass::kGradient: m.gradients += bytes; break;
-      case BufferClass::kActivation: m.activations += bytes; break;
-      case BufferClass::kTemporary:
-        if (b.first_task >= 0 && b.last_task >= b.first_task) {
-          delta[b.first_task] += bytes;
-          delta[b.last_task + 1] -= bytes;
-        }
-        break;
+double kernel_roofline_seconds(const GpuKernel& k, const GpuSpec& g) {
+  const double flop_rate = g.at("fp32_peak_tflops") * 1e12 * g.at("compute_efficiency");
+  const double byte_rate = g.at("memory_bandwidth_gbs") * 1e9 * g.at("bandwidth_efficiency");
+  return std::max(k.flops / flop_rate, k.bytes / byte_rate);
+}
+
+double gpu_step_energy(double seconds, double kernel_seconds, double roofline_seconds, const GpuSpec& g) {
+  return g.at("p2_idle_watts") * seconds + (g.at("p2_light_watts") - g.at("p2_idle_watts")) * kernel_seconds +
+         (g.at("busy_watts") - g.at("p2_light_watts")) * roofline_seconds;
+}
+
+GpuStep gpu_step(const TorchProgram& p, const GpuSpec& g) {
+  GpuStep s;
+  const double floor_s = g.at("kernel_floor_us") * 1e-6;
+  for (const TorchOp& op : p.ops) {
+    s.ops += 1;
+    const double host = op_host_seconds(op, g);
+    if (op.dispatch == DispatchKind::kSync) s.sync_seconds += host;
+    else s.host_seconds += host;
+    for (const GpuKernel& k : op.kernels) {
+      const double roof = kernel_roofline_seconds(k, g);
+      s.kernels += 1;
+      s.flops += k.flops;
+      s.bytes += k.bytes;
+      s.roofline_seconds += roof;
+      s.kernel_seconds += std::max(floor_s, roof);
     }
   }
-  double live = 0;
-  for (double d : delta) {
-    live += d;
-    m.temporaries = std::max(m.temporaries, live);
-  }
-  m.optimizer_state = 0;  // plain SGD keeps no state
-  m.framework = gpu.framework_overhead_bytes;
-  return m;
+  s.seconds = std::max(s.host_seconds, s.kernel_seconds) + s.sync_seconds;
+  s.energy_joules = gpu_step_energy(s.seconds, s.kernel_seconds, s.roofline_seconds, g);
+  s.power_watts = s.seconds > 0 ? s.energy_joules / s.seconds : g.at("p2_idle_watts");
+  return s;
 }
 
-GpuStep gpu_step(const TaskGraph& graph, const GpuSpec& gpu) {
-  GpuStep s;
-  const double flop_rate = gpu.fp32_peak_flops * gpu.compute_efficiency;
-  const double byte_rate = gpu.bandwidth_bytes_per_s * gpu.bandwidth_efficiency;
-  for (const auto& t : graph.tasks) {
-    double flops = t.op == TaskOp::kContraction
-                       ? 2.0 * static_cast<double>(t.macs)
-                       : gpu_flops_per_element(t.op) * static_cast<double>(t.elements);
-    double bytes = 0;
-    for (int id : t.reads) bytes += 4.0 * static_cast<double>(graph.buffers[id].words);
-    for (int id : t.writes) bytes += 4.0 * static_cast<double>(graph.buffers[id].words);
-    const double kernel = std::max(flops / flop_rate, bytes / byte_rate);
-    s.kernels += 1;
-    s.flops += flops;
-    s.bytes += bytes;
-    s.kernel_seconds += kernel;
-    s.seconds += std::max(gpu.launch_overhead_s, kernel);
+GpuMemory gpu_memory(const TorchProgram& p, const GpuSpec& g) {
+  GpuMemory m;
+  std::vector<double> allocations;
+  for (double b : p.parameter_bytes) {
+    m.weights += b;
+    m.gradients += b;
+    allocations.push_back(b);
+    allocations.push_back(b);
   }
-  const double busy = s.seconds > 0 ? s.kernel_seconds / s.seconds : 0.0;
-  s.power_watts = gpu.idle_power_watts + (gpu.board_power_watts - gpu.idle_power_watts) * busy;
-  s.energy_joules = s.power_watts * s.seconds;
-  return s;
+  double largest = 0;
+  for (const TorchOp& op : p.ops) {
+    if (op.out_bytes <= 0) continue;
+    largest = std::max(largest, op.out_bytes);
+    if (op.saved) {
+      m.activations += op.out_bytes;
+      allocations.push_back(op.out_bytes);
+    }
+  }
+  m.temporaries = 2 * largest;
+  allocations.push_back(largest);
+  allocations.push_back(largest);
+  m.optimizer_state = 0;  // plain SGD keeps no state
+  m.workspace = g.at("cublas_workspace_bytes");
+  allocations.push_back(m.workspace);
+  const double block = g.at("allocator_min_block_bytes"), small = g.at("allocator_small_size_bytes"),
+               small_seg = g.at("allocator_small_segment_bytes"), large_seg = g.at("allocator_large_segment_bytes"),
+               min_large = g.at("allocator_min_large_alloc_bytes"), round_large = g.at("allocator_round_large_bytes");
+  double small_total = 0, mid_total = 0, large_reserved = 0;
+  for (double a : allocations) {
+    const double r = std::ceil(a / block) * block;
+    m.allocated += r;
+    if (r <= small) small_total += r;
+    else if (r < min_large) mid_total += r;
+    else large_reserved += std::ceil(r / round_large) * round_large;
+  }
+  m.reserved = std::ceil(small_total / small_seg) * small_seg + std::ceil(mid_total / large_seg) * large_seg +
+               large_reserved;
+  m.context = g.at("cuda_context_bytes");
+  return m;
 }
 
 }  // namespace ttsim

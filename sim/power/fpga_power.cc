@@ -20,7 +20,9 @@ bool has_power_coefficients(const DeviceSpec& device) {
   return c.static_watts > 0 || c.dsp_watts_per_mhz > 0 || c.logic_watts_per_kilolut_mhz > 0;
 }
 
-PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
+const char* to_string(PowerScenario s) { return s == PowerScenario::kClocked ? "clocked" : "busy_scaled"; }
+
+PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a, PowerScenario scenario) {
   const auto& c = device.power;
   if (!has_power_coefficients(device)) {
     throw InputError(device.source_file + ": /power: expected power coefficients for device \"" +
@@ -31,18 +33,17 @@ PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a) {
   check_fraction(a.bram36, "BRAM36");
   check_fraction(a.uram288, "URAM288");
   check_fraction(a.kilo_lut, "LUT");
+  const bool busy = scenario == PowerScenario::kBusyScaled;
+  auto charged = [&](const ResourceActivity& r) { return busy ? r.busy_fraction : 1.0; };
   PowerBreakdown p;
   p.static_watts = c.static_watts;
-  p.dsp_watts = c.dsp_watts_per_mhz * a.dsp.units * a.clock_mhz * a.dsp.busy_fraction;
-  p.bram_watts = c.bram36_watts_per_mhz * a.bram36.units * a.clock_mhz * a.bram36.busy_fraction;
-  p.uram_watts = c.uram_watts_per_mhz * a.uram288.units * a.clock_mhz * a.uram288.busy_fraction;
-  p.logic_watts =
-      c.logic_watts_per_kilolut_mhz * a.kilo_lut.units * a.clock_mhz * a.kilo_lut.busy_fraction;
+  p.dsp_watts = c.dsp_watts_per_mhz * a.dsp.units * a.clock_mhz * charged(a.dsp);
+  p.bram_watts = c.bram36_watts_per_mhz * a.bram36.units * a.clock_mhz * charged(a.bram36);
+  p.uram_watts = c.uram_watts_per_mhz * a.uram288.units * a.clock_mhz * charged(a.uram288);
+  p.logic_watts = c.logic_watts_per_kilolut_mhz * a.kilo_lut.units * a.clock_mhz * charged(a.kilo_lut);
   p.clock_watts = c.clock_watts_per_kilolut_mhz * a.kilo_lut.units * a.clock_mhz;
   return p;
 }
-
-double estimate_luts(double fp_lanes, double control_luts) { return kLutsPerFp32Lane * fp_lanes + control_luts; }
 
 double control_luts(double unit_instances, double banks) {
   return kControlLutsPerUnitInstance * unit_instances + kControlLutsPerBank * banks;

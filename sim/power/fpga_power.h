@@ -1,14 +1,18 @@
 #pragma once
-// FPGA power and energy: device static power plus dynamic power per resource kind,
-// scaled by clock and by the simulated activity (busy fraction) of each resource.
+// FPGA power and energy: device static power plus dynamic power per resource kind.
 //
-//   P_dyn = Σ_kind coefficient_kind [W / (unit · MHz)] · units_kind · f_MHz · busy_kind
-//         + clock_watts_per_kilolut_mhz · kLUT · f_MHz        (clock tree, always toggling)
-//   P     = P_static + P_dyn,   E = P · t
-//
-// The coefficients (DeviceSpec::power) were derived from the "On-Chip Components"
-// tables of real routed Vivado report_power files at Vivado's default toggle rates;
-// `busy` scales them by the fraction of time the resource does work in the simulation.
+// Scenario kClocked (the default): every clocked resource is charged per cycle,
+//   P_dyn = Σ_kind coefficient_kind [W / (unit · MHz)] · units_kind · f_MHz
+//         + clock_watts_per_kilolut_mhz · kLUT · f_MHz
+// — the figure Vivado report_power gives for the design at its default toggle rates, which
+// is where the coefficients (DeviceSpec::power) come from: block RAM and DSP power is
+// charged per clocked cycle while their enables are held (a Vivado estimate of an
+// UltraScale+ HBM design kept 0.31 W in BRAM and 0.16 W in DSPs at zero toggle;
+// shared/reference/baseline-facts.md), and the kernels of the emitted top hold them.
+// Scenario kBusyScaled (named, not the default): each term but the clock tree scaled by
+// the simulated busy fraction of its resource — what a design that gates the clock
+// enables of idle resources would draw; it is not what the emitted build does.
+//   P = P_static + P_dyn,   E = P · t
 
 #include "sim/device_spec.h"
 
@@ -40,21 +44,17 @@ struct PowerBreakdown {
 /// coefficient (the condition fpga_power checks).
 bool has_power_coefficients(const DeviceSpec& device);
 
-/// Power of a design on `device` (coefficients from device.power).
+/// How dynamic power is charged (see the file comment).
+enum class PowerScenario { kClocked, kBusyScaled };
+/// "clocked" or "busy_scaled".
+const char* to_string(PowerScenario s);
+
+/// Power of a design on `device` (coefficients from device.power) under `scenario`.
 /// Throws InputError when the device file has no power coefficients
 /// (!has_power_coefficients), when the clock is not positive, or a busy fraction is
 /// outside [0, 1] — never silently reports zero power.
-PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& activity);
-
-/// Estimated LUTs of the arithmetic datapath: `fp_lanes` FP32 multiply-add lanes at
-/// about 300 LUTs each (fadd full_dsp 220 + fmul max_dsp 78, hls-reports.md §2.6) plus
-/// `control_luts` for control, address generation and the nonlinear units.
-/// An estimate from operator figures, not a csynth or place-and-route count.
-double estimate_luts(double fp_lanes, double control_luts);
-
-/// LUTs per FP32 multiply-add lane of the estimate (fadd full_dsp 220 + fmul max_dsp 78,
-/// rounded; hls-reports.md §2.6).
-inline constexpr double kLutsPerFp32Lane = 300.0;
+PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& activity,
+                          PowerScenario scenario = PowerScenario::kClocked);
 
 /// Assumed control logic (loop FSMs, address generation, handshakes) per elaborated
 /// unit instance and per on-chip bank, LUTs. A modelling assumption, not a csynth figure.

@@ -7,6 +7,7 @@
 
 #include "hls/include/banked.h"
 #include "hls/include/kernel_spec.h"
+#include "sim/power/lut_estimate.h"
 
 namespace ttsim {
 
@@ -74,16 +75,16 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
 
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    std::int64_t banks) {
-  double lanes = 0, units = 0, network = 0;
+  double operators = 0, units = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
-    lanes += static_cast<double>(instances[k]) * arch.units[k].lanes;
+    operators += static_cast<double>(instances[k]) * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
     units += instances[k];
     network += static_cast<double>(instances[k]) *
                unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
-  return estimate_luts(lanes, control_luts(units, static_cast<double>(banks))) + network;
+  return operators + control_luts(units, static_cast<double>(banks)) + network;
 }
 
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,

@@ -54,10 +54,11 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
 /// banks < 1. An estimate from the multiplexer structure, not a csynth figure.
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks);
 
-/// Estimated LUTs of a design (estimate_luts of Σ_k instances[k] · lanes_k FP32 lanes
-/// plus control_luts(Σ_k instances[k], banks)), plus Σ_k instances[k] ·
-/// unit_bank_network_luts(k, lanes_k, the arenas' banks = the largest lane count).
-/// An estimate, not a csynth figure.
+/// Estimated LUTs of a design: Σ_k instances[k] · (unit_operator_luts(k, lanes_k) — the FP
+/// operator cores of its loops, sim/power/lut_estimate.h — + unit_bank_network_luts(k,
+/// lanes_k, the arenas' banks = the largest lane count, which is machine::Machine::partition))
+/// + control_luts(Σ_k instances[k], banks). An estimate from operator and multiplexer
+/// figures, not a csynth figure.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    std::int64_t banks);
 
@@ -67,7 +68,7 @@ double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec&
 ///  - BRAM36 / URAM288: units = the shape's blocks; busy = Σ_tasks (end − start) ·
 ///    task blocks of that kind / (units · makespan);
 ///  - logic: units = design_luts / 1,000; busy = the DSP busy fraction (the datapath
-///    logic toggles with the arithmetic it feeds).
+///    logic toggles with the arithmetic it feeds; used by the busy-scaled scenario only).
 /// Fractions are clamped to [0, 1]; a zero-cycle schedule gives zero busy fractions.
 /// Throws std::invalid_argument when the schedule or shape does not cover the graph's tasks.
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,

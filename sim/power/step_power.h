@@ -16,8 +16,8 @@ namespace ttsim {
 ///  - BRAM36 / URAM288: units = the bank map's blocks of that kind; busy = Σ_tasks
 ///    (end − start) · blocks of the banks the task moves words through / (units · step
 ///    cycles) — under port contention exactly the SystemC bank occupations.
-///  - Logic: units = design_luts (estimate_luts of the lanes + control_luts per unit
-///    instance and per bank) / 1,000; busy = the DSP busy fraction.
+///  - Logic: units = design_luts (FP operator cores + bank networks + control_luts per
+///    unit instance and per bank) / 1,000; busy = the DSP busy fraction.
 /// Fractions are clamped to [0, 1]. A zero-cycle step gives zero busy fractions.
 FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device);
 

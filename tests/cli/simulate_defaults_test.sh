@@ -23,7 +23,9 @@ assert r["bram36"] > 0 and r["uram288"] > 0 and r["dsp"] > 0 and r["lut"] > 0, r
 m = d["memory_model"]
 assert m["ports_per_bank"] == 2 and m["word_bits"] == 32, m
 l = d["lut_estimate"]
-assert l["luts_per_fp32_lane"] == 300 and l["control_luts_per_unit_instance"] == 2000 and l["control_luts_per_bank"] == 500, l
+assert l["operator_core_luts"]["fadd"]["value"] == 220 and l["operator_core_luts"]["fmul"]["value"] == 78, l
+assert all(o["source"] for o in l["operator_core_luts"].values()), l
+assert l["control_luts_per_unit_instance"] == 2000 and l["control_luts_per_bank"] == 500, l
 h = d["hls_storage"]
 assert h["complete_partition_threshold_elements"] == 4 and h["lutram_max_bits"] == 1024, h
 PY

@@ -9,6 +9,7 @@
 
 #include "dse/feasibility.h"
 #include "dse/sim_evaluator.h"
+#include "sim/power/lut_estimate.h"
 #include "sim/power/schedule_activity.h"
 #include "sim/power/step_power.h"
 #include "sim/step_sim.h"
@@ -81,11 +82,11 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
-  double lanes = 0, instances = 0, network = 0;
+  double operators = 0, instances = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
-    lanes += arch.units[k].count * arch.units[k].lanes;
+    operators += arch.units[k].count * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
     instances += arch.units[k].count;
     network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
@@ -94,7 +95,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
       machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph);
   double banks = 0;
   for (const auto& m : mach.memories) banks += m.partition;
-  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], 300 * lanes + kControlLutsPerUnitInstance * instances +
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + kControlLutsPerUnitInstance * instances +
                                                 kControlLutsPerBank * banks + network);
   // The power model's logic units are the same estimate.
   EXPECT_DOUBLE_EQ(built_activity(step_activity(step, arch, s.device), mach, step.graph, step.run.schedule, arch)

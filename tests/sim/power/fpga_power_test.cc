@@ -17,7 +17,7 @@ DeviceSpec device_with_power() {
   return d;
 }
 
-TEST(FpgaPower, EachTermScalesWithUnitsClockAndActivity) {
+TEST(FpgaPower, ClockedResourcesAreChargedEveryCycleByDefault) {
   FpgaActivity a;
   a.clock_mhz = 100;
   a.dsp = {1000, 0.5};
@@ -25,6 +25,26 @@ TEST(FpgaPower, EachTermScalesWithUnitsClockAndActivity) {
   a.uram288 = {10, 0.2};
   a.kilo_lut = {50, 0.4};
   PowerBreakdown p = fpga_power(device_with_power(), a);
+  EXPECT_DOUBLE_EQ(p.dsp_watts, 1e-5 * 1000 * 100);
+  EXPECT_DOUBLE_EQ(p.bram_watts, 2e-5 * 100 * 100);
+  EXPECT_DOUBLE_EQ(p.uram_watts, 3e-5 * 10 * 100);
+  EXPECT_DOUBLE_EQ(p.logic_watts, 1e-4 * 50 * 100);
+  EXPECT_DOUBLE_EQ(p.clock_watts, 1e-5 * 50 * 100);
+  // Activity does not change the clocked figure; the busy-scaled scenario is never above it.
+  FpgaActivity idle = a;
+  idle.dsp.busy_fraction = idle.bram36.busy_fraction = idle.uram288.busy_fraction = idle.kilo_lut.busy_fraction = 0;
+  EXPECT_DOUBLE_EQ(fpga_power(device_with_power(), idle).total_watts(), p.total_watts());
+  EXPECT_LT(fpga_power(device_with_power(), a, PowerScenario::kBusyScaled).total_watts(), p.total_watts());
+}
+
+TEST(FpgaPower, BusyScaledScenarioScalesEachTermWithActivity) {
+  FpgaActivity a;
+  a.clock_mhz = 100;
+  a.dsp = {1000, 0.5};
+  a.bram36 = {100, 1.0};
+  a.uram288 = {10, 0.2};
+  a.kilo_lut = {50, 0.4};
+  PowerBreakdown p = fpga_power(device_with_power(), a, PowerScenario::kBusyScaled);
   EXPECT_DOUBLE_EQ(p.static_watts, 2.0);
   EXPECT_DOUBLE_EQ(p.dsp_watts, 1e-5 * 1000 * 100 * 0.5);
   EXPECT_DOUBLE_EQ(p.bram_watts, 2e-5 * 100 * 100 * 1.0);
@@ -34,17 +54,17 @@ TEST(FpgaPower, EachTermScalesWithUnitsClockAndActivity) {
   EXPECT_DOUBLE_EQ(p.total_watts(), p.static_watts + p.dynamic_watts());
 
   a.clock_mhz = 200;
-  PowerBreakdown p2 = fpga_power(device_with_power(), a);
+  PowerBreakdown p2 = fpga_power(device_with_power(), a, PowerScenario::kBusyScaled);
   EXPECT_DOUBLE_EQ(p2.dynamic_watts(), 2 * p.dynamic_watts());
   EXPECT_DOUBLE_EQ(p2.static_watts, p.static_watts);
 }
 
-TEST(FpgaPower, IdleDesignPaysStaticAndClockOnly) {
+TEST(FpgaPower, IdleDesignPaysStaticAndClockOnlyWhenBusyScaled) {
   FpgaActivity a;
   a.clock_mhz = 100;
   a.dsp = {1000, 0.0};
   a.kilo_lut = {10, 0.0};
-  PowerBreakdown p = fpga_power(device_with_power(), a);
+  PowerBreakdown p = fpga_power(device_with_power(), a, PowerScenario::kBusyScaled);
   EXPECT_DOUBLE_EQ(p.total_watts(), 2.0 + 1e-5 * 10 * 100);
 }
 

@@ -2,6 +2,7 @@
 // contention is modelled (so moving step_activity onto it changed no SystemC figure),
 // and still counts the memories' traffic when contention is off.
 #include "sim/power/schedule_activity.h"
+#include "sim/power/lut_estimate.h"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -95,7 +96,8 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   int arena_banks = 1;
   for (const UnitSpec& u : arch.units) arena_banks = std::max(arena_banks, u.lanes);
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
-                   300.0 * (arch.units[c].lanes + arch.units[e].lanes) + 2 * kControlLutsPerUnitInstance +
+                   unit_operator_luts(UnitKind::kContraction, arch.units[c].lanes) +
+                       unit_operator_luts(UnitKind::kElementwise, arch.units[e].lanes) + 2 * kControlLutsPerUnitInstance +
                        2 * kControlLutsPerBank +
                        unit_bank_network_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
                        unit_bank_network_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
