@@ -88,27 +88,27 @@ constexpr int kGradPartition = 64;
 //   0 BRAM36, 128 URAM288.
 constexpr int kActWords = 344064;
 constexpr int kActPartition = 64;
-// out_mem (layer outputs (linear Y, E, logits)): uram, 323578 words of 32 bits in 64 bank(s) of 5056 words;
+// out_mem (layer outputs: linear Y, E, logits): uram, 323578 words of 32 bits in 64 bank(s) of 5056 words;
 //   0 BRAM36, 128 URAM288.
 constexpr int kOutWords = 323578;
 constexpr int kOutPartition = 64;
-// saved0_mem (saved chain steps (even), attention P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+// saved0_mem (saved chain steps (even), attn P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
 //   320 BRAM36, 0 URAM288.
 constexpr int kSaved0Words = 307200;
 constexpr int kSaved0Partition = 64;
-// saved1_mem (saved chain steps (odd), LayerNorm x^ and 1/sigma): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
+// saved1_mem (saved chain steps (odd), LN x^, 1/s): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
 //   160 BRAM36, 0 URAM288.
 constexpr int kSaved1Words = 155296;
 constexpr int kSaved1Partition = 64;
-// bwd_a_mem (activation gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
+// bwd_a_mem (act. gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdAWords = 36864;
 constexpr int kBwdAPartition = 64;
-// bwd_b_mem (activation gradients dB, dctx, dq, dk, dlogits): bram, 102394 words of 32 bits in 64 bank(s) of 1600 words;
+// bwd_b_mem (act. gradients dB, dctx, dq, dk, dlogit): bram, 102394 words of 32 bits in 64 bank(s) of 1600 words;
 //   128 BRAM36, 0 URAM288.
 constexpr int kBwdBWords = 102394;
 constexpr int kBwdBPartition = 64;
-// bwd_c_mem (activation gradients dv, dF): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
+// bwd_c_mem (act. gradients dv, dF): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
