@@ -16,8 +16,9 @@
 // step), from the SystemC schedule for SystemC points (durations include port
 // stretch). On a schedule without contention the two activities are identical.
 // Epoch energy = total power × epoch seconds. LUTs: design_luts, an estimate
-// (300 LUTs per FP32 lane + control per unit instance and bank + the bank networks'
-// multiplexers per access site, unit_bank_network_luts), not a csynth figure.
+// (the FP32 operator cores of every kernel loop, sim/power/lut_estimate.h, + assumed
+// control per unit instance and per bank + the bank networks' multiplexers per access site,
+// unit_bank_network_luts), not a csynth figure.
 // Accuracy comes from the sweep's rank-accuracy table, not from these evaluators.
 
 #include <memory>

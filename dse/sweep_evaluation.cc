@@ -61,9 +61,9 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   if (!evaluators.analytic->provides(Metric::kLut)) {
     notes_.push_back("LUT headroom not checked: the evaluator does not estimate LUTs");
   } else {
-    notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: 300 LUTs "
-                     "per FP32 lane + control per unit instance and bank + the bank networks' multiplexers "
-                     "per access site, sim/power), not a csynth figure");
+    notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: the FP32 "
+                     "operator cores of every kernel loop + assumed control per unit instance and per bank + "
+                     "the bank networks' multiplexers per access site, sim/power), not a csynth figure");
   }
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }
