@@ -8,10 +8,23 @@
 
 namespace ttsim::dse {
 
-double accuracy_standard_error(const AccuracyEntry& e, std::int64_t test_samples) {
+std::optional<double> pooled_seed_std(const AccuracyTable& t) {
+  double ss = 0, dof = 0;
+  for (const auto& e : t.entries) {
+    if (!e.test_intent_accuracy.std || e.runs.size() < 2) continue;
+    const double k = static_cast<double>(e.runs.size()) - 1;
+    ss += k * *e.test_intent_accuracy.std * *e.test_intent_accuracy.std;
+    dof += k;
+  }
+  if (dof <= 0) return std::nullopt;
+  return std::sqrt(ss / dof);
+}
+
+double accuracy_standard_error(const AccuracyEntry& e, std::int64_t test_samples, std::optional<double> pooled_std) {
   const double p = e.test_intent_accuracy.mean;
   const double n = static_cast<double>(e.runs.size());
-  const double s = e.test_intent_accuracy.std.value_or(0.0);
+  const double s = e.runs.size() >= 2 && e.test_intent_accuracy.std ? *e.test_intent_accuracy.std
+                                                                    : pooled_std.value_or(0.0);
   const double binomial = test_samples > 0 ? p * (1 - p) / static_cast<double>(test_samples) : 0.0;
   return std::sqrt(s * s / n + binomial);
 }
@@ -81,7 +94,7 @@ AccuracyEstimate lookup_accuracy(const AccuracyTable& t, const AccuracyKey& key)
   auto fill = [&](const AccuracyEntry& e, double& mean, double& f1, double& se) {
     mean = e.test_intent_accuracy.mean;
     f1 = e.test_slot_f1.mean;
-    se = accuracy_standard_error(e, t.training.test_samples);
+    se = accuracy_standard_error(e, t.training.test_samples, pooled_seed_std(t));
   };
   const AccuracyEntry* lo = nullptr;
   const AccuracyEntry* hi = nullptr;

@@ -10,8 +10,9 @@
 //   outside the measured ones (never extrapolated), TT layers of different ranks, or
 //   model sizes ("fixed": d_model, heads, ffn_dim, seq_len) other than the table's.
 // - Noise: the standard error of an entry's mean test intent accuracy p over its n seeds
-//   is SE = sqrt(s²/n + p(1 − p)/N_test): the seed-to-seed spread (s, sample std; 0 when
-//   n = 1) plus the binomial sampling error of a test set of N_test utterances (893 for
+//   is SE = sqrt(s²/n + p(1 − p)/N_test): the seed-to-seed spread (s, sample std; for an
+//   entry of one seed the table's pooled std over its entries with seeds) plus the binomial
+//   sampling error of a test set of N_test utterances (893 for
 //   ATIS: about 1.2 points at 85 %, as large as the gap between neighbouring ranks).
 // - The explorer uses the one-sided 95 % lower confidence bound LCB = p − 1.645·SE, for
 //   the min_accuracy constraint and as the accuracy objective. Why a bound rather than
@@ -34,9 +35,17 @@ namespace ttsim::dse {
 /// z of the one-sided 95 % lower confidence bound.
 inline constexpr double kAccuracyConfidenceZ = 1.645;
 
+/// Pooled sample std of the test intent accuracy over seeds, from every entry of `t` with
+/// two or more runs: sqrt(Σ (n_e − 1)·s_e² / Σ (n_e − 1)), as a fraction; nullopt when no
+/// entry has two runs.
+std::optional<double> pooled_seed_std(const AccuracyTable& t);
+
 /// Standard error of `e`'s mean test intent accuracy with `test_samples` test utterances
-/// (see the file comment), as a fraction.
-double accuracy_standard_error(const AccuracyEntry& e, std::int64_t test_samples);
+/// (see the file comment), as a fraction. An entry of one run has no seed spread of its
+/// own and takes `pooled_std` (pooled_seed_std of its table; 0 when nullopt), so that it
+/// is never better measured than an entry with seeds.
+double accuracy_standard_error(const AccuracyEntry& e, std::int64_t test_samples,
+                               std::optional<double> pooled_std = std::nullopt);
 
 /// The accuracy of one design.
 struct AccuracyEstimate {

@@ -351,6 +351,10 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     mem.partition = P;
     mem.storage = Storage::kBram;
     mem.buffers = std::move(buffers);
+    mem.buffer_class = a == ttsim_hls::kParamArena  ? BufferClass::kParameter
+                       : a == ttsim_hls::kGradArena ? BufferClass::kGradient
+                       : a <= ttsim_hls::kSaved1Arena ? BufferClass::kActivation
+                                                      : BufferClass::kTemporary;
     fill_blocks(mem);
     m.memories.push_back(std::move(mem));
   }

@@ -22,6 +22,7 @@
 //    buffer of the step at a fixed word offset for the whole step (ttsim_hls::Layout).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,9 @@ struct Memory {
   std::int64_t bram36 = 0;     ///< BRAM36 tiles of all its banks
   std::int64_t uram288 = 0;    ///< URAM288 blocks of all its banks
   std::vector<MemoryBuffer> buffers;  ///< every buffer, live for the whole step
+  /// Class of the task-graph buffers it holds (parameters, gradients, activations, temporaries);
+  /// nullopt for the int index array.
+  std::optional<BufferClass> buffer_class;
   /// Words of one bank: ceil(words / partition).
   std::int64_t bank_words() const { return (words + partition - 1) / partition; }
 };

@@ -14,29 +14,20 @@ namespace ttsim {
 
 FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m, const TaskGraph& graph,
                             const Schedule& schedule, const ArchSpec& arch) {
-  auto memory_of = [&](BufferClass c) -> const machine::Memory* {
-    const char* name = c == BufferClass::kParameter  ? "param_mem"
-                       : c == BufferClass::kGradient ? "grad_mem"
-                       : c == BufferClass::kActivation ? "act_mem"
-                                                       : "scratch_mem";
-    for (const auto& mem : m.memories) {
-      if (mem.array == name) return &mem;
-    }
-    return nullptr;
-  };
+  // A task touches the arrays of the classes of the buffers it reads and writes (the
+  // machine's arrays of one class: act/out/saved0/saved1 hold activations, bwd_*/chain*/stat
+  // temporaries); every array of a touched class is charged for the task's duration.
   double bram_busy = 0, uram_busy = 0;
   for (const Task& t : graph.tasks) {
     const double d = static_cast<double>(schedule.tasks[t.id].end - schedule.tasks[t.id].start);
-    std::vector<const machine::Memory*> touched;
+    bool cls_touched[4] = {false, false, false, false};
     for (const auto* list : {&t.reads, &t.writes}) {
-      for (int b : *list) {
-        const machine::Memory* mem = memory_of(graph.buffers[b].cls);
-        if (mem && std::find(touched.begin(), touched.end(), mem) == touched.end()) touched.push_back(mem);
-      }
+      for (int b : *list) cls_touched[static_cast<int>(graph.buffers[b].cls)] = true;
     }
-    for (const machine::Memory* mem : touched) {
-      bram_busy += d * static_cast<double>(mem->bram36);
-      uram_busy += d * static_cast<double>(mem->uram288);
+    for (const machine::Memory& mem : m.memories) {
+      if (!mem.buffer_class || !cls_touched[static_cast<int>(*mem.buffer_class)]) continue;
+      bram_busy += d * static_cast<double>(mem.bram36);
+      uram_busy += d * static_cast<double>(mem.uram288);
     }
   }
   const double cycles = static_cast<double>(schedule.makespan);

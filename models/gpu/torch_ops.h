@@ -4,7 +4,7 @@
 // (a forward op recorded by autograd, a view, an autograd node run by the engine in
 // backward, an optimizer call) with its GPU kernels (each with FLOPs and DRAM bytes for a
 // roofline time). Layer decompositions (models/gpu/torch_layers.h) build the list; the
-// pricing (models/gpu/gpu_step_model.h) turns it into seconds and joules.
+// pricing (models/gpu/gpu_baseline.h) turns it into seconds and joules.
 
 #include <cstdint>
 #include <string>

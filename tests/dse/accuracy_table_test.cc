@@ -191,6 +191,17 @@ TEST(AccuracyLookup, LowerConfidenceBoundCombinesSeedsAndTestSetNoise) {
   close.entries = {entry(2, 8, {0.835}), entry(2, 12, {0.849})};
   EXPECT_LT(lookup_accuracy(close, AccuracyKey{2, 8, 30}).lower_bound, 0.84);
   EXPECT_LT(lookup_accuracy(close, AccuracyKey{2, 12, 30}).lower_bound, 0.84);
+  // A one-seed entry takes the table's pooled seed spread: never tighter than the same mean
+  // measured with two seeds.
+  AccuracyTable mixed = table();
+  mixed.training.test_samples = 893;
+  mixed.entries = {entry(2, 8, {0.88, 0.90}), entry(2, 12, {0.89}), entry(2, 16, {0.89, 0.91})};
+  const double pooled = *pooled_seed_std(mixed);
+  EXPECT_NEAR(pooled, std::sqrt((0.02 * 0.02 / 2 + 0.02 * 0.02 / 2) / 2), 1e-12);
+  const double se_one = accuracy_standard_error(*mixed.find(AccuracyKey{2, 12, 30}), 893, pooled);
+  EXPECT_NEAR(se_one, std::sqrt(pooled * pooled + 0.89 * 0.11 / 893), 1e-12);
+  EXPECT_NEAR(lookup_accuracy(mixed, AccuracyKey{2, 12, 30}).standard_error, se_one, 1e-12);
+  EXPECT_GT(se_one, accuracy_standard_error(entry(2, 12, {0.88, 0.90}), 893));
   // A well separated, well measured entry passes.
   close.entries = {entry(2, 16, {0.90, 0.91})};
   EXPECT_GT(lookup_accuracy(close, AccuracyKey{2, 16, 30}).lower_bound, 0.84);
