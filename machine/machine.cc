@@ -100,34 +100,52 @@ void fill_blocks(Memory& m) {
 /// over_device names the resource.
 void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
   std::vector<std::size_t> deep;
+  std::int64_t base_bram = 0;
+  // Blocks of each deep array in BRAM and in URAM, computed once; the masks only add them.
+  std::vector<std::int64_t> deep_bram, deep_uram;
   for (std::size_t i = 0; i < mems.size(); ++i) {
     mems[i].storage = Storage::kBram;
-    if (mems[i].bank_words() >= 2048) deep.push_back(i);
+    fill_blocks(mems[i]);
+    if (mems[i].bank_words() >= 2048) {
+      deep.push_back(i);
+      deep_bram.push_back(mems[i].bram36);
+      Memory u = mems[i];
+      u.buffers.clear();
+      u.storage = Storage::kUram;
+      fill_blocks(u);
+      deep_uram.push_back(u.uram288);
+    } else {
+      base_bram += mems[i].bram36;
+    }
   }
   const double bram_cap = std::max<std::int64_t>(1, device.bram36);
   const double uram_cap = std::max<std::int64_t>(1, device.uram288);
-  std::vector<Memory> best;
+  std::uint32_t best_mask = 0;
   double best_util = 0;
-  std::int64_t best_blocks = 0;
+  std::int64_t best_blocks = -1;
   for (std::uint32_t mask = 0; mask < (1u << deep.size()); ++mask) {
-    std::vector<Memory> trial = mems;
+    std::int64_t bram = base_bram, uram = 0;
     for (std::size_t b = 0; b < deep.size(); ++b) {
-      if (mask & (1u << b)) trial[deep[b]].storage = Storage::kUram;
-    }
-    std::int64_t bram = 0, uram = 0;
-    for (Memory& m : trial) {
-      fill_blocks(m);
-      bram += m.bram36;
-      uram += m.uram288;
+      if (mask & (1u << b)) {
+        uram += deep_uram[b];
+      } else {
+        bram += deep_bram[b];
+      }
     }
     const double util = std::max(bram / bram_cap, uram / uram_cap);
-    if (best.empty() || util < best_util - 1e-12 || (std::abs(util - best_util) <= 1e-12 && bram + uram < best_blocks)) {
-      best = std::move(trial);
+    if (best_blocks < 0 || util < best_util - 1e-12 ||
+        (std::abs(util - best_util) <= 1e-12 && bram + uram < best_blocks)) {
+      best_mask = mask;
       best_util = util;
       best_blocks = bram + uram;
     }
   }
-  mems = std::move(best);
+  for (std::size_t b = 0; b < deep.size(); ++b) {
+    if (best_mask & (1u << b)) {
+      mems[deep[b]].storage = Storage::kUram;
+      fill_blocks(mems[deep[b]]);
+    }
+  }
 }
 
 /// Buffers of an arena from (name, offset) pairs allocated in order; each extends to the
