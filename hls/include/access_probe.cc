@@ -2,10 +2,13 @@
 
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <set>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +77,8 @@ struct LoopState {
   std::vector<VarStat> arrays;    // by array id
   std::vector<VarStat> regs;      // by register id
   std::vector<VarStat> memories;  // by registered memory (AccessProbeScope::add_memory)
+  /// Distinct bindings seen, one per invocation: sorted (array id, memory) pairs.
+  std::set<std::vector<std::pair<int, int>>> bindings;
 };
 /// A registered physical memory: word addresses [first, end).
 struct MemoryRange {
@@ -145,9 +150,20 @@ struct ProbeState {
   std::vector<MemoryRange> memories;        // registered physical memories
   std::vector<int> mem_count;               // [memory · kMaxProbeBanks + bank]
   std::vector<std::uint64_t> mem_epoch;     // iteration_serial of mem_count
+  std::vector<std::pair<int, int>> binding; // (array id, memory) of the invocation in progress
+  /// Files the binding of the invocation in progress with its loop.
+  void flush_binding() {
+    if (cur && !binding.empty()) {
+      std::sort(binding.begin(), binding.end());
+      binding.erase(std::unique(binding.begin(), binding.end()), binding.end());
+      cur->bindings.insert(binding);
+    }
+    binding.clear();
+  }
   History history;
 
   void begin(int loop_id) {
+    flush_binding();
     if (loop_id >= static_cast<int>(loops.size())) loops.resize(loop_id + 1);
     if (!loops[loop_id]) loops[loop_id].reset(new LoopState);
     cur = loops[loop_id].get();
@@ -222,6 +238,7 @@ void probe_loop_iter(const char* loop) {
 void probe_loop_end(const char*) {
   ProbeState* p = g_state;
   if (!p) return;
+  p->flush_binding();
   p->cur = nullptr;
   p->cur_id = -1;
   p->in_iteration = false;
@@ -247,10 +264,13 @@ void count_bank(ProbeState* p, VarStat& st, int id, std::size_t bank) {
 
 /// Counts one access of bank `bank` of the registered memory holding `word_address`
 /// (none: not counted), pooled over every kernel argument bound to it.
-void count_memory_bank(ProbeState* p, std::uintptr_t word_address, std::size_t bank) {
+void count_memory_bank(ProbeState* p, int array_id, std::uintptr_t word_address, std::size_t bank) {
   for (std::size_t m = 0; m < p->memories.size(); ++m) {
     const MemoryRange& r = p->memories[m];
     if (word_address < r.first || word_address >= r.end) continue;
+    if (p->binding.empty() || p->binding.back() != std::make_pair(array_id, static_cast<int>(m))) {
+      p->binding.emplace_back(array_id, static_cast<int>(m));
+    }
     const std::size_t need = (m + 1) * kMaxProbeBanks;
     if (p->mem_count.size() < need) {
       p->mem_count.resize(need, 0);
@@ -289,7 +309,7 @@ void probe_access(const char* array, std::uintptr_t word_address, bool write) {
   VarStat* st = array_stat(p, array, write, &id);
   if (!st) return;
   count_bank(p, *st, id, word_address % static_cast<std::size_t>(p->partition));
-  count_memory_bank(p, word_address, word_address % static_cast<std::size_t>(p->partition));
+  count_memory_bank(p, id, word_address, word_address % static_cast<std::size_t>(p->partition));
   p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
 }
 
@@ -301,11 +321,11 @@ void probe_bank_access(const char* array, std::uintptr_t word_address, int bank,
   if (!st) return;
   if (bank >= 0) {
     count_bank(p, *st, id, static_cast<std::size_t>(bank));
-    count_memory_bank(p, word_address, static_cast<std::size_t>(bank));
+    count_memory_bank(p, id, word_address, static_cast<std::size_t>(bank));
   } else {
     for (int b = 0; b < banks; ++b) {
       count_bank(p, *st, id, static_cast<std::size_t>(b));
-      count_memory_bank(p, word_address, static_cast<std::size_t>(b));
+      count_memory_bank(p, id, word_address, static_cast<std::size_t>(b));
     }
   }
   p->touch((static_cast<std::uint64_t>(word_address) << kTagBits) | kMemoryTag, write, *st);
@@ -345,6 +365,7 @@ AccessProbeScope::~AccessProbeScope() {
 
 std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
   std::map<std::string, MeasuredLoop> out;
+  state_->flush_binding();
   const ProbeState& p = *state_;
   for (std::size_t l = 0; l < p.loops.size(); ++l) {
     const LoopState* ls = p.loops[l].get();
@@ -357,6 +378,11 @@ std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
     }
     for (std::size_t r = 0; r < ls->regs.size(); ++r) {
       fill(m, p.reg_names.name(static_cast<int>(r)), ls->regs[r], false);
+    }
+    for (const auto& b : ls->bindings) {
+      std::map<std::string, std::string> named;
+      for (const auto& [array, memory] : b) named[p.array_names.name(array)] = p.memories[memory].name;
+      m.bindings.insert(named);
     }
     for (std::size_t k = 0; k < ls->memories.size(); ++k) {
       if (!ls->memories[k].touched) continue;

@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 namespace ttsim_hls {
@@ -105,6 +106,12 @@ struct MeasuredLoop {
   /// its banks in one iteration, pooled over every kernel argument bound to it: the ports
   /// a call needs of that memory per iteration.
   std::map<std::string, int> max_memory_bank_accesses;
+  /// Every distinct binding of the loop's calls: kernel argument → registered memory it
+  /// was accessed in during one invocation (arguments that touched no registered memory
+  /// are absent). With the specification's access sites per argument this gives the
+  /// ports a call holds of each memory whatever the iteration (static sites, not only
+  /// the accesses that coincide in one iteration).
+  std::set<std::map<std::string, std::string>> bindings;
 };
 
 struct ProbeState;

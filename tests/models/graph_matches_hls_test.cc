@@ -123,6 +123,46 @@ void expect_ports_fit(const std::map<std::string, ttsim_hls::MeasuredLoop>& meas
   }
 }
 
+/// ResMII of loop `loop` for one call whose arguments were bound as `binding` (argument →
+/// memory): per memory, the specification's access sites of every argument bound to it
+/// (reads + writes per iteration, the ports the loop's static schedule holds), over the
+/// two ports of a bank; arguments the call did not touch take a memory of their own.
+int static_res_mii(const std::string& loop, const std::map<std::string, std::string>& binding) {
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop(k.task_op, loop.c_str());
+    if (!l) continue;
+    std::map<std::string, int> sites;
+    for (int a = 0; a < l->n_access; ++a) {
+      const auto it = binding.find(l->access[a].array);
+      const std::string memory = it != binding.end() ? it->second : std::string("own:") + l->access[a].array;
+      sites[memory] += l->access[a].reads + l->access[a].writes;
+    }
+    int res = 1;
+    for (const auto& [memory, n] : sites) {
+      res = std::max(res, (n + ttsim_spec::kBankPorts - 1) / ttsim_spec::kBankPorts);
+    }
+    return res;
+  }
+  return -1;
+}
+
+/// Static ports: every binding the real step used for a loop needs no more than the
+/// ResMII the simulator prices for the loop's instance.
+void expect_bindings_fit(const std::map<std::string, ttsim_hls::MeasuredLoop>& measured,
+                         const std::map<std::string, int>& res_mii, const std::string& what) {
+  for (const auto& [loop, m] : measured) {
+    const auto it = res_mii.find(loop);
+    if (it == res_mii.end()) continue;
+    for (const auto& b : m.bindings) {
+      std::string desc;
+      for (const auto& [arg, memory] : b) desc += " " + arg + "=" + memory;
+      EXPECT_LE(static_res_mii(loop, b), it->second)
+          << what << ": loop " << loop << " called with" << desc << " needs ResMII " << static_res_mii(loop, b)
+          << "; the simulator prices " << it->second;
+    }
+  }
+}
+
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
@@ -164,12 +204,18 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   const Counts got = hls_counts(spec, flow == Flow::kBTT, K, &ports);
   const std::map<std::string, int> res = graph_res_mii(g);
   expect_ports_fit(ports, res, spec.name + " " + to_string(flow));
+  expect_bindings_fit(ports, res, spec.name + " " + to_string(flow));
   // The contraction (most of the step) needs no more than the two ports of any bank: the
   // arena plan keeps every call's output out of its inputs' arrays.
   for (const char* loop : {"contract_column", "contract_dot"}) {
     if (res.count(loop)) EXPECT_EQ(res.at(loop), 1) << loop;
     if (!ports.count(loop)) continue;
     EXPECT_FALSE(ports.at(loop).max_memory_bank_accesses.empty()) << loop << ": no memory accesses measured";
+    EXPECT_FALSE(ports.at(loop).bindings.empty()) << loop << ": no bindings recorded";
+    for (const auto& b : ports.at(loop).bindings) {
+      EXPECT_EQ(static_res_mii(loop, b), 1) << loop << ": a call binds its output to an input's memory";
+      EXPECT_NE(b.count("C"), 0u) << loop;
+    }
     for (const auto& [memory, accesses] : ports.at(loop).max_memory_bank_accesses) {
       EXPECT_LE(accesses, ttsim_spec::kBankPorts) << loop << " on " << memory;
     }
@@ -232,6 +278,33 @@ TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {
   const auto apart = run(other.data());
   EXPECT_LE(apart.at("one"), ttsim_spec::kBankPorts);
   EXPECT_LE(apart.at("other"), ttsim_spec::kBankPorts);
+}
+
+TEST(GraphMatchesHls, StaticBindingCheckSeesAnOutputInItsAInputsMemory) {
+  // C in the memory of A, B elsewhere, three reduction steps and no accumulation: no single
+  // iteration reads and writes C, so the per-iteration count stays at 2 — but the loop's
+  // static schedule holds A's read site and C's read and write sites on that memory, three
+  // ports: the binding check reports ResMII 2 against the 1 the arena plan allows.
+  using Vf = std::vector<float>;
+  constexpr int B = ttsim_cfg::kArenaBanks;
+  Vf one(8 * B, 0.5f), other(4 * B, 0.25f);
+  const ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(2, 3, B);
+  ttsim_hls::AccessProbeScope probe(B);
+  probe.add_memory("one", one.data(), one.size() * sizeof(float), sizeof(float));
+  probe.add_memory("other", other.data(), other.size() * sizeof(float), sizeof(float));
+  ttsim_hls::contract_kernel<ttsim_cfg::kContractLanes, B>(ttsim_hls::bank_view<B>(one.data()),
+                                                            ttsim_hls::bank_view<B>(other.data()),
+                                                            ttsim_hls::bank_view<B>(one.data()) + 4 * B, d);
+  const ttsim_hls::MeasuredLoop m = probe.loops().at("contract_column");
+  EXPECT_LE(m.max_memory_bank_accesses.at("one"), ttsim_spec::kBankPorts);
+  ASSERT_EQ(m.bindings.size(), 1u);
+  const auto& b = *m.bindings.begin();
+  EXPECT_EQ(b.at("A"), "one");
+  EXPECT_EQ(b.at("B"), "other");
+  EXPECT_EQ(b.at("C"), "one");
+  EXPECT_EQ(static_res_mii("contract_column", b), 2);
+  // The same call with C in a third memory fits.
+  EXPECT_EQ(static_res_mii("contract_column", {{"A", "one"}, {"B", "other"}, {"C", "third"}}), 1);
 }
 
 }  // namespace
