@@ -305,10 +305,12 @@ TEST(Injection, RunningSumCarriedEveryIterationIsReported) {
 
 // A copy of the kernel's layernorm_mean loop (slot-interleaved rows, lane tree, accumulator
 // accessors) with one index changed: the running sum kept in slot 0 instead of the row's
-// slot c.s. The probe records the element the code uses, so the distance-1 recurrence is
-// reported; with c.s the same loop passes.
+// slot c.s, or in one word of stat (memory) instead of the row's register. The probe records
+// the element the code uses, so the distance-1 recurrence is reported; with c.s the same
+// loop passes.
+enum class MeanSlot { kRowSlot, kSlotZero, kStatWordInMemory };
 template <int L>
-void interleaved_mean(const float* x, float* stat, int R, int cols, bool wrong_slot) {
+void interleaved_mean(const float* x, float* stat, int R, int cols, MeanSlot where) {
   using ttsim_spec::kAccSlots;
   const int tiles = (cols + L - 1) / L;
   float acc[kAccSlots];
@@ -325,10 +327,17 @@ void interleaved_mean(const float* x, float* stat, int R, int cols, bool wrong_s
       float xv[L];
       ttsim_hls::lane_read<L>("x", xv_all, r * cols + c.t * L, nl, xv);
       const float part = ttsim_hls::LaneTree<L>::sum(xv);
-      const int slot = wrong_slot ? 0 : c.s;
-      const float s = c.t == 0 ? part : ttsim_hls::acc_read("acc", acc, slot) + part;
-      ttsim_hls::acc_write("acc", acc, slot) = s;
-      if (c.t == tiles - 1) ttsim_hls::bank_write("stat", st, r, s / cols);
+      if (where == MeanSlot::kStatWordInMemory) {
+        // The running sum read back from one stat word (after the R results) every
+        // iteration: a read-modify-write through memory at distance 1.
+        const float s = c.t == 0 ? part : ttsim_hls::bank_read("stat", st, R) + part;
+        ttsim_hls::bank_write("stat", st, c.t == tiles - 1 ? r : R, c.t == tiles - 1 ? s / cols : s);
+      } else {
+        const int slot = where == MeanSlot::kSlotZero ? 0 : c.s;
+        const float s = c.t == 0 ? part : ttsim_hls::acc_read("acc", acc, slot) + part;
+        ttsim_hls::acc_write("acc", acc, slot) = s;
+        if (c.t == tiles - 1) ttsim_hls::bank_write("stat", st, r, s / cols);
+      }
     }
     c.next();
   }
@@ -337,16 +346,23 @@ void interleaved_mean(const float* x, float* stat, int R, int cols, bool wrong_s
 TEST(Injection, AccumulatorAtTheWrongSlotIsReported) {
   const int R = 20, C = 24, L = 4;
   const Vf x = randv(R * C, 3);
-  Vf stat(R + L);
+  Vf stat(R + 2 * L);
   const SpecShape shape{1, R, 1, C};
   const ttsim_spec::LoopSpec* spec = ttsim_spec::find_loop("layernorm", "layernorm_mean");
   ASSERT_NE(spec, nullptr);
   {
-    const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, true); });
+    const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, MeanSlot::kSlotZero); });
     const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
     EXPECT_TRUE(any_contains(v, "recurrence through acc at distance 1 ", "declared distance 16")) << join(v);
   }
-  const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, false); });
+  {
+    // The same copy with the running sum in a stat word instead of a register: a distance-1
+    // recurrence through memory, which the specification does not declare.
+    const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, MeanSlot::kStatWordInMemory); });
+    const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
+    EXPECT_TRUE(any_contains(v, "undeclared recurrence through stat at distance 1 ")) << join(v);
+  }
+  const Loops m = probe(L, [&] { interleaved_mean<L>(x.data(), stat.data(), R, C, MeanSlot::kRowSlot); });
   const auto v = ttsim_hls::check_loop(*spec, m.at("layernorm_mean"), 0, shape, L);
   EXPECT_TRUE(v.empty()) << join(v);
 }
