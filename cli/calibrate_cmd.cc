@@ -68,7 +68,12 @@ int run_calibrate(const std::vector<std::string>& args) {
   for (const auto& r : reports.csynth) {
     if (auto v = timing_violation(r)) std::cout << "warning: " << v->message() << "\n";
   }
-  Calibration c = fit_calibration(set, arch, device, model.name);
+  // The model's training step: its calls decide each module instance's II (the emitted
+  // PIPELINE II), which the fit prices every loop at.
+  GraphOptions g;
+  g.flow_by_kind = arch.flow_by_kind;
+  const TaskGraph step = build_training_graph(model, g);
+  Calibration c = fit_calibration(set, arch, device, model.name, &step);
   for (const auto& n : c.notes) std::cout << "note: " << n << "\n";
   if (!power.pairs.power.empty()) {
     const std::vector<PowerSample> ps = power_samples(power.pairs);
@@ -82,10 +87,8 @@ int run_calibrate(const std::vector<std::string>& args) {
   }
 
   // Kernels of the model's training step, and whether the calibration covers them.
-  GraphOptions g;
-  g.flow_by_kind = arch.flow_by_kind;
   std::map<TaskOp, int> tasks;
-  for (const Task& t : build_training_graph(model, g).tasks) ++tasks[t.op];
+  for (const Task& t : step.tasks) ++tasks[t.op];
 
   std::cout << fmt::format("calibration from {} ({} csynth report{}, tool {}, part {}, target clock {} ns = {:.1f} MHz)\n",
                            dir, c.reports.size(), c.reports.size() == 1 ? "" : "s", c.tool_version, c.part,

@@ -115,11 +115,12 @@ int run_compare(const std::vector<std::string>& args) {
   // the step's calls, as `simulate` and the emitted PIPELINE II have it); without it, at the
   // II of a call whose arguments sit in distinct memories.
   KernelLatencyModel uncal_bound = uncal;
+  std::optional<TaskGraph> step;
   if (!model_path.empty()) {
-    const TaskGraph graph = build_training_graph(load_model_spec(model_path), graph_options(arch, 0));
-    uncal_bound.bind_instances(graph);
-    spec_model.bind_instances(graph);
-    if (calm) calm->bind_instances(graph);
+    step = build_training_graph(load_model_spec(model_path), graph_options(arch, 0));
+    uncal_bound.bind_instances(*step);
+    spec_model.bind_instances(*step);
+    if (calm) calm->bind_instances(*step);
   }
 
   std::cout << fmt::format("compare: {} kernel sample{} from {} csynth file{} under {}\n", set.samples.size(),
@@ -240,7 +241,7 @@ int run_compare(const std::vector<std::string>& args) {
 
   // Leave-one-out: always refits from the reports under DIR (a property of the procedure).
   const std::map<std::string, int> ops = cal ? cal->op_latency : bindnode_op_latencies(set.samples, device);
-  const std::vector<LooResult> loo = leave_one_out(set, arch, device, ops);
+  const std::vector<LooResult> loo = leave_one_out(set, arch, device, ops, step ? &*step : nullptr);
   Json jl = Json::array();
   double ape_l = 0;
   int nl = 0;

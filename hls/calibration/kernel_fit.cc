@@ -66,7 +66,14 @@ double observed_depth(const LoopObservation& o, int model_ii) {
 }
 
 KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples, const ArchSpec& arch,
-                           const DeviceSpec& device, const std::map<std::string, int>& op_latency) {
+                           const DeviceSpec& device, const std::map<std::string, int>& op_latency,
+                           const TaskGraph* step) {
+  // A latency model with `params`, bound to the step's instances when there is a step.
+  auto model_with = [&](const std::map<TaskOp, KernelParams>& params) {
+    KernelLatencyModel m(with_calibration(arch, op_latency, params), device);
+    if (step) m.bind_instances(*step);
+    return m;
+  };
   const std::vector<std::string> reports = distinct_sources(samples);
   const std::string module = samples.empty() ? std::string("ttsim_") + to_string(op) : samples.front()->module;
   if (samples.empty()) {
@@ -74,7 +81,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
   }
   const UnitKind unit = unit_of(op);
   // The model's derived II and depth of every loop class, with the reports' operator latencies.
-  const KernelLatencyModel base(with_calibration(arch, op_latency, {}), device);
+  const KernelLatencyModel base = model_with({});
   const std::vector<LoopLatency> classes = base.loop_classes(unit, op);
   auto class_index = [&](const std::string& name) {
     for (std::size_t i = 0; i < classes.size(); ++i) {
@@ -119,7 +126,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
   // Overhead: what the module latency holds beyond its calibrated loops.
   {
     KernelParams loops_only{r.params.depth_adjust, 0.0};
-    const KernelLatencyModel m(with_calibration(arch, op_latency, {{op, loops_only}}), device);
+    const KernelLatencyModel m = model_with({{op, loops_only}});
     double sum = 0;
     for (const KernelSample* s : samples) {
       sum += static_cast<double>(s->latency - m.cycles_for_trips(unit, op, s->trips()));
@@ -127,7 +134,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
     // Never negative (the latency model adds no fewer than 0 cycles; calibration files refuse it).
     r.params.overhead = std::max(0.0, sum / static_cast<double>(samples.size()));
   }
-  const KernelLatencyModel fitted(with_calibration(arch, op_latency, {{op, r.params}}), device);
+  const KernelLatencyModel fitted = model_with({{op, r.params}});
   const std::vector<LoopLatency> cal = fitted.loop_classes(unit, op);
   for (const KernelSample* s : samples) {
     r.max_abs_residual_cycles = std::max(r.max_abs_residual_cycles,
@@ -145,7 +152,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
 }
 
 Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
-                            const std::string& model_name) {
+                            const std::string& model_name, const TaskGraph* step) {
   if (set.samples.empty()) {
     std::string skipped;
     for (const auto& s : set.skipped) skipped += fmt::format("\n  {} in {}: {}", s.module, s.source, s.reason);
@@ -195,7 +202,7 @@ Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, co
   c.op_latency = bindnode_op_latencies(set.samples, device);
   std::map<TaskOp, std::vector<const KernelSample*>> by_op;
   for (const auto& s : set.samples) by_op[s.op].push_back(&s);
-  for (const auto& [op, samples] : by_op) c.kernels[op] = fit_kernel(op, samples, arch, device, c.op_latency);
+  for (const auto& [op, samples] : by_op) c.kernels[op] = fit_kernel(op, samples, arch, device, c.op_latency, step);
   return c;
 }
 
@@ -205,7 +212,7 @@ double LooResult::error_pct() const {
 }
 
 std::vector<LooResult> leave_one_out(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
-                                     const std::map<std::string, int>& op_latency) {
+                                     const std::map<std::string, int>& op_latency, const TaskGraph* step) {
   std::map<TaskOp, std::vector<const KernelSample*>> by_op;
   for (const auto& s : set.samples) by_op[s.op].push_back(&s);
   std::vector<LooResult> out;
@@ -218,14 +225,15 @@ std::vector<LooResult> leave_one_out(const KernelSampleSet& set, const ArchSpec&
       std::optional<KernelFitRecord> f;
       std::string note;
       try {
-        f = fit_kernel(op, rest, arch, device, op_latency);
+        f = fit_kernel(op, rest, arch, device, op_latency, step);
       } catch (const InputError& e) {
         note = e.what();
       }
       for (const auto* s : held) {
         LooResult r{s->source, s->module, s->bound, op, s->latency, std::nullopt, note};
         if (f) {
-          const KernelLatencyModel m(with_calibration(arch, op_latency, {{op, f->params}}), device);
+          KernelLatencyModel m(with_calibration(arch, op_latency, {{op, f->params}}), device);
+          if (step) m.bind_instances(*step);
           r.predicted = predict_sample(*s, m);
         }
         out.push_back(r);

@@ -52,11 +52,16 @@ double observed_depth(const LoopObservation& o, int model_ii);
 
 /// Fits one kernel over `samples` (all of kernel `op`): per-loop depth adjustments and
 /// the overhead (file comment), with operator latencies `op_latency` over the device's,
-/// at the lanes of `arch`'s unit for `op`. Throws InputError naming the kernel when
-/// `samples` is empty or holds no loop observation with a trip count >= 1.
+/// at the lanes of `arch`'s unit for `op`. With `step` (the training step the design
+/// runs), every loop is priced at its module instance's II over the step's calls
+/// (KernelLatencyModel::bind_instances: the II the emitted PIPELINE pragma asks for), so a
+/// loop whose instance runs above its own call's II does not leak the difference into the
+/// overhead; without it, at the II of a call whose arguments sit in distinct memories.
+/// Throws InputError naming the kernel when `samples` is empty or holds no loop
+/// observation with a trip count >= 1.
 KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples,
                            const ArchSpec& arch, const DeviceSpec& device,
-                           const std::map<std::string, int>& op_latency);
+                           const std::map<std::string, int>& op_latency, const TaskGraph* step = nullptr);
 
 /// The calibration of every kernel in `set`, with provenance. Throws InputError when no
 /// module maps to a kernel (listing the modules found and the skipped ones), when the
@@ -64,7 +69,7 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
 /// or from fit_kernel. When a sample's estimated clock exceeds its target (timing not
 /// met), Calibration::achievable_clock_ns is the largest estimate, with a note.
 Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
-                            const std::string& model_name);
+                            const std::string& model_name, const TaskGraph* step = nullptr);
 
 /// One leave-one-out prediction.
 struct LooResult {
@@ -79,6 +84,6 @@ struct LooResult {
 /// For every kernel with at least 2 reports: for each report, fit on the other reports
 /// and predict the left-out one's samples. Kernels with fewer reports give no rows.
 std::vector<LooResult> leave_one_out(const KernelSampleSet& set, const ArchSpec& arch, const DeviceSpec& device,
-                                     const std::map<std::string, int>& op_latency);
+                                     const std::map<std::string, int>& op_latency, const TaskGraph* step = nullptr);
 
 }  // namespace ttsim::hls

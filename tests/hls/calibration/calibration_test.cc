@@ -25,6 +25,7 @@
 #include "hls/loop_nest.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
+#include "models/training_graph.h"
 #include "sim/calibration.h"
 #include "sim/kernel_latency.h"
 #include "sim/step_sim.h"
@@ -217,6 +218,49 @@ TEST(KernelFit, AReportIiAboveTheDerivedIiIsKeptApart) {
       EXPECT_GT(l.max_abs_residual_cycles, 10) << name;  // (trip − 1) cycles unexplained
     }
   }
+}
+
+TEST(KernelFit, WithTheStepEveryLoopIsPricedAtItsInstancesIi) {
+  // layernorm_grad_params runs at II 2 on the 2-encoder design (dγ and dβ share grad_mem),
+  // the II the emitted pragma asks for; a report at that II is fitted with no residual and
+  // the true overhead when the fit knows the step, while a fit at the per-call II 1 puts
+  // the extra (trip − 1) cycles into the kernel overhead.
+  const ArchSpec a = paper();
+  const DeviceSpec d = u50();
+  const TaskGraph step = build_training_graph(load_model_spec("configs/models/atis_2enc.json"), graph_options(a, 0));
+  KernelLatencyModel bound(a, d);
+  bound.bind_instances(step);
+  KernelSample s;
+  s.source = "synthetic_layernorm_grad.xml";
+  s.module = "ttsim_layernorm_grad";
+  s.op = TaskOp::kLayerNormGrad;
+  s.bound = "worst";
+  const std::int64_t trip = 768;  // any trip >= 2 shows the difference
+  const double overhead = 5;
+  std::int64_t params_trip = 0;
+  for (const LoopLatency& c : bound.loop_classes(UnitKind::kLayerNorm, TaskOp::kLayerNormGrad)) {
+    LoopObservation o;
+    o.name = c.name;
+    o.trip = trip;
+    o.ii = c.ii;
+    o.latency = (trip - 1) * c.ii + c.depth;
+    s.latency += o.latency;
+    s.loops.push_back(o);
+    if (c.name == "layernorm_grad_params") {
+      EXPECT_EQ(c.ii, 2);
+      params_trip = trip;
+    }
+  }
+  ASSERT_GT(params_trip, 0);
+  s.latency += static_cast<std::int64_t>(overhead);
+  const std::vector<const KernelSample*> samples{&s};
+  const KernelFitRecord with = fit_kernel(TaskOp::kLayerNormGrad, samples, a, d, {}, &step);
+  EXPECT_NEAR(with.params.overhead, overhead, 1e-9);
+  EXPECT_LT(with.max_abs_residual_cycles, 1e-9);
+  EXPECT_EQ(with.loops.at("layernorm_grad_params").model_ii, 2);
+  const KernelFitRecord without = fit_kernel(TaskOp::kLayerNormGrad, samples, a, d, {});
+  EXPECT_EQ(without.loops.at("layernorm_grad_params").model_ii, 1);
+  EXPECT_NEAR(without.params.overhead, overhead + static_cast<double>(params_trip - 1), 1e-9);
 }
 
 TEST(KernelFit, ErrorsNameTheProblem) {
