@@ -137,10 +137,16 @@ int run_baseline_cmd(const std::vector<std::string>& args) {
       "vs TT / vs BTT: GPU energy over FPGA energy. Every constant with its source: --json, {} and {}.\n",
       kPublishedMemoryLo, kPublishedMemoryHi, kPublishedEnergyLo, kPublishedEnergyHi, gpu_path, card_path);
   for (const auto& r : results) {
-    if (r.fpga_over_device.empty()) continue;
-    std::string what;
-    for (const auto& o : r.fpga_over_device) what += (what.empty() ? "" : "; ") + o;
-    std::cout << fmt::format("  {}: does not fit {}: {}\n", r.model, device.name, what);
+    if (!r.fpga_over_device.empty()) {
+      std::string what;
+      for (const auto& o : r.fpga_over_device) what += (what.empty() ? "" : "; ") + o;
+      std::cout << fmt::format("  {}: does not fit {}: {}\n", r.model, device.name, what);
+    }
+    if (device.lut > 0 && r.fpga_power.kilo_lut * 1000 > static_cast<double>(device.lut)) {
+      std::cout << fmt::format("  {}: LUT estimate {:.0f}k above the device's {:.0f}k (an estimate with assumed "
+                               "control per bank, not csynth; the blocks and DSPs are what decides fits)\n",
+                               r.model, r.fpga_power.kilo_lut, device.lut / 1000.0);
+    }
   }
   for (const auto& r : results) {
     std::cout << "\n";

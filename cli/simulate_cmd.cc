@@ -128,6 +128,7 @@ int run_simulate(const std::vector<std::string>& args) {
   j["uram_blocks"] = mach.uram288();
   j["dsp"] = dsp;
   j["fits"] = true;
+  j["lut_estimate"] = eval->luts;
   Json ji = Json::array(), jm = Json::array();
   for (const auto& k : mach.instances) {
     ji.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
@@ -208,6 +209,12 @@ int run_simulate(const std::vector<std::string>& args) {
                            grouped(mach.bram36()), grouped(device.bram36), grouped(mach.uram288()),
                            grouped(device.uram288), grouped(dsp), grouped(device.dsp), 100.0 * dsp / device.dsp,
                            mib(mach.onchip_bytes()));
+  const double luts = eval->luts;
+  if (device.lut > 0 && luts > static_cast<double>(device.lut)) {
+    std::cout << fmt::format("warning: LUT estimate {:.0f}k above the device's {:.0f}k (an estimate with assumed control "
+                             "LUTs per bank, not csynth)\n",
+                             luts / 1000, device.lut / 1000.0);
+  }
   std::cout << fmt::format("\nkernel instances (one per module, shared by its call sites; calls run one at a time)\n");
   std::cout << "module                  count  lanes   DSP/inst  call sites\n";
   for (const auto& k : mach.instances) {

@@ -89,8 +89,10 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
   e->machine = machine::describe(model, arch, device, e->step.graph);
   e->over_device = machine::over_device(e->machine, device);
   if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step);
-  e->power = fpga_power(device, built_activity(step_activity(e->step, arch, device), e->machine, e->step.graph,
-                                               e->step.run.schedule, arch));
+  const FpgaActivity activity =
+      built_activity(step_activity(e->step, arch, device), e->machine, e->step.graph, e->step.run.schedule, arch);
+  e->luts = activity.kilo_lut.units * 1000;
+  e->power = fpga_power(device, activity);
   e->step_joules = e->power.total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
   if (e->epoch) e->epoch_joules = e->power.total_watts() * e->epoch->seconds;
   std::lock_guard<std::mutex> lock(mutex);

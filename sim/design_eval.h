@@ -32,6 +32,9 @@ struct DesignEvaluation {
   std::optional<double> epoch_joules;  ///< power · epoch seconds
   /// Resources of the machine beyond the device (machine::over_device); empty: it fits.
   std::vector<std::string> over_device;
+  /// LUT estimate of the design (design_luts: operator cores, bank networks, assumed
+  /// control), LUTs; an estimate, not csynth, so it warns rather than decides fits.
+  double luts = 0;
 };
 
 /// `activity` (sim/power schedule_activity) with the memory and logic of the emitted build:

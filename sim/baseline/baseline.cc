@@ -150,6 +150,7 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   r.fpga_energy_busy_scaled_joules = r.fpga_power.busy_scaled.total_watts() * r.fpga_epoch_seconds;
   r.fpga_energy_card_joules = r.fpga_power.card_watts * r.fpga_epoch_seconds;
   r.fpga_over_device = ev->over_device;
+  r.device_luts = static_cast<double>(device.lut);
 
   const bool padded = arch.sequence_length == SequenceLength::kPadded;
   const GpuPrograms dense = build_programs(densified(model), Flow::kMM, gpu, split, padded);
@@ -217,6 +218,7 @@ Json BaselineResult::to_json() const {
           {"fpga_epoch_cycles", fpga_epoch_cycles},
           {"fpga_epoch_seconds", fpga_epoch_seconds},
           {"fpga_luts_estimated", fpga_power.kilo_lut * 1000},
+          {"fpga_luts_estimate_over_device", device_luts > 0 && fpga_power.kilo_lut * 1000 > device_luts},
           {"power_watts", power_json(fpga_power.clocked)},
           {"power_scenarios_watts",
            {{"clocked", power_json(fpga_power.clocked)},

@@ -71,6 +71,7 @@ struct BaselineResult {
   /// Resources the emitted build needs beyond the device (machine::over_device); empty
   /// when it fits. The figures are still those of the simulated machine.
   std::vector<std::string> fpga_over_device;
+  double device_luts = 0;  ///< LUTs of the FPGA device (its LUT estimate is compared with it, not csynth)
   std::int64_t fpga_epoch_cycles = 0;
   double fpga_epoch_seconds = 0;
   FpgaPowerFigures fpga_power;
