@@ -271,9 +271,12 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
         if (o.progress) {
           *o.progress << fmt::format(
               "finished {} ({}): test intent {:.2f} %, slot F1 {:.2f}, best epoch {} of {}, "
-              "{:.0f} s, {:.1f} samples/s\n",
+              "{:.0f} s, {:.1f} samples/s{}\n",
               r.id, r.model_name, 100 * a.test_intent_accuracy, 100 * a.test_slot_f1, a.best_epoch,
-              a.stopped_epoch, a.seconds, a.samples_per_second);
+              a.stopped_epoch, a.seconds, a.samples_per_second,
+              report.resumed_after_epoch > 0
+                  ? fmt::format(" (resumed from its checkpoint after epoch {})", report.resumed_after_epoch)
+                  : std::string());
           o.progress->flush();
         }
       } catch (const training::Cancelled&) {
