@@ -215,7 +215,7 @@ std::string render_design_config(const BuildDesign& d) {
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
       "//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],\n"
       "//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array\n"
-      "//                 <stem>_mem of the top (param, grad, act, scratch, index): k<Stem>Words\n"
+      "//                 <stem>_mem of the top (the arenas of model_step.h ArenaId, and index): k<Stem>Words\n"
       "//                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE\n"
       "//                 (BIND_STORAGE impl token: bram, uram or lutram)\n"
       "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
@@ -549,7 +549,7 @@ std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::
   }
   r += fmt::format("| total | | | | {} of {} | {} tasks |\n\n", mc.dsp(), d.device.dsp, mc.schedule.order.size());
   r += "## Memories\n\n"
-       "Static arrays of the top (`BIND_STORAGE`, cyclic `ARRAY_PARTITION`); every buffer at a fixed\n"
+       "Static arrays of the top (`BIND_STORAGE`, `ARRAY_PARTITION` complete on dim 2); every buffer at a fixed\n"
        "offset for the whole step.\n\n"
        "| array | holds | storage | words | width | partition | words per bank | BRAM36 | URAM288 |\n"
        "|---|---|---|---:|---:|---:|---:|---:|---:|\n";

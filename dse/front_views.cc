@@ -109,13 +109,13 @@ PlotAxis plot_axis(Metric m) {
     case Metric::kPowerDynamicWatts: return {"power_dynamic_watts", "dynamic power (W)", 1};
     case Metric::kPowerTotalWatts: return {"power_total_watts", "total power (W)", 1};
     case Metric::kOnchipBytes:
-      return {"onchip_mib", "peak on-chip memory (MiB)", 1.0 / (1024.0 * 1024.0)};
+      return {"onchip_mib", "on-chip arrays of the build (MiB)", 1.0 / (1024.0 * 1024.0)};
     case Metric::kBram36: return {"bram36", "BRAM36 (blocks)", 1};
     case Metric::kUram288: return {"uram288", "URAM288 (blocks)", 1};
     case Metric::kDsp: return {"dsp", "DSP48E2 (slices)", 1};
     case Metric::kLut: return {"lut", "LUTs, estimated (LUTs)", 1};
     case Metric::kCompression: return {"compression", "compression (dense / stored parameters, x)", 1};
-    case Metric::kAccuracy: return {"accuracy_pct", "test intent accuracy (%)", 100};
+    case Metric::kAccuracy: return {"accuracy_pct", "test intent accuracy, 95 % lower bound (%)", 100};
     case Metric::kSlotF1: return {"slot_f1_pct", "test slot F1 (%)", 100};
     case Metric::kCount: break;
   }

@@ -19,7 +19,7 @@
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
 //  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
 //                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
-//                 <stem>_mem of the top (param, grad, act, scratch, index): k<Stem>Words
+//                 <stem>_mem of the top (the arenas of model_step.h ArenaId, and index): k<Stem>Words
 //                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE
 //                 (BIND_STORAGE impl token: bram, uram or lutram)
 //  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)
