@@ -14,6 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
 #include "hls/calibration/power_fit.h"
@@ -58,6 +59,8 @@ int run_calibrate(const std::vector<std::string>& args) {
                      args, vm)) {
     return 0;
   }
+  refuse_output_inside({"--out", out}, {"--reports", dir});
+  check_output_writable({"--out", out});
   const ArchSpec arch = load_arch_spec(arch_path);
   const DeviceSpec device = load_device_spec(device_path);
   const ModelSpec model = load_model_spec(model_path);

@@ -21,6 +21,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hls/calibration/kernel_fit.h"
@@ -64,6 +65,8 @@ int run_compare(const std::vector<std::string>& args) {
                      options, {}, args, vm)) {
     return 0;
   }
+  refuse_output_inside({"--json", json_out}, {"--reports", dir});
+  check_output_writable({"--json", json_out});
   const ArchSpec arch = load_arch_spec(arch_path);
   const DeviceSpec device = load_device_spec(device_path);
   const ReportSet reports = read_reports(dir);

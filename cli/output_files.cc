@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 
 namespace ttsim::cli {
@@ -53,6 +55,7 @@ void check_output_writable(const NamedPath& output) {
   if (fs::is_directory(path, ec)) {
     throw InputError(path + ": " + option + " names a folder; expected a file path");
   }
+  require_replaceable_output(path);
   fs::path folder = fs::absolute(path).parent_path();
   while (!fs::exists(folder, ec) && folder.has_parent_path() && folder != folder.parent_path()) {
     folder = folder.parent_path();
@@ -71,12 +74,23 @@ void check_output_writable(const NamedPath& output) {
   std::remove(probe.c_str());
 }
 
+void refuse_output_inside(const NamedPath& output, const NamedPath& folder) {
+  if (output.second.empty() || folder.second.empty()) return;
+  const fs::path in = fs::weakly_canonical(fs::absolute(folder.second));
+  const fs::path out = fs::weakly_canonical(fs::absolute(output.second));
+  if (std::mismatch(in.begin(), in.end(), out.begin(), out.end()).first == in.end()) {
+    throw InputError(output.second + ": " + output.first + ": expected a path outside the " + folder.first +
+                     " folder " + folder.second + " (it would replace one of the files read from there)");
+  }
+}
+
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
   std::vector<std::string> temps;
   auto abort = [&](const std::string& message) {
     for (const auto& t : temps) std::remove(t.c_str());
     throw InputError(message);
   };
+  for (const auto& [path, content] : files) require_replaceable_output(path);
   for (const auto& [path, content] : files) {
     const fs::path parent = fs::path(path).parent_path();
     if (!parent.empty()) {

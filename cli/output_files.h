@@ -23,6 +23,11 @@ void refuse_clashing_paths(const std::vector<NamedPath>& outputs, const std::vec
 /// left behind), and the path itself is not a folder. Empty paths are ignored.
 void check_output_writable(const NamedPath& output);
 
+/// Throws InputError naming both options unless `output` lies outside the input folder
+/// `folder` (an output written into the tree a command reads would replace one of its
+/// inputs, e.g. a csynth report). Empty paths are ignored.
+void refuse_output_inside(const NamedPath& output, const NamedPath& folder);
+
 /// Writes every (path, content) pair all or none: each content goes to a temporary file
 /// next to its destination (missing folders are created); only when every temporary file
 /// is complete are they renamed over the destinations. On a failure before the renames

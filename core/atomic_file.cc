@@ -14,7 +14,21 @@
 
 namespace ttsim {
 
+void require_replaceable_output(const std::string& path) {
+  // Only a regular file (or nothing) is replaced: renaming over a device, pipe, socket,
+  // folder or symbolic link would destroy it rather than write to it.
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    const char* what = std::filesystem::is_symlink(st)     ? "a symbolic link"
+                       : std::filesystem::is_directory(st) ? "a folder"
+                                                            : "a device, pipe or socket";
+    throw InputError(path + ": expected a regular file (or no file) to write the output to, found " + what);
+  }
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
+  require_replaceable_output(path);
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;

@@ -162,7 +162,27 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
     models.push_back(parse_model_spec(r.model, r.base_file));
     training::check_model_fits_dataset(models.back(), ds);
   }
-  fs::create_directories(fs::path(o.run_dir) / "runs");
+  if (ds.train.size() == 0 || ds.test.size() == 0) {
+    throw InputError(fmt::format("{}: expected at least one train and one test utterance, found {} and {}", o.data,
+                                 ds.train.size(), ds.test.size()));
+  }
+  {
+    // The table must not land inside the run folder, where it would replace the folder's
+    // settings record or a finished run.
+    const fs::path runs = fs::weakly_canonical(fs::absolute(o.run_dir));
+    const fs::path table = fs::weakly_canonical(fs::absolute(o.table_out));
+    const auto mismatch = std::mismatch(runs.begin(), runs.end(), table.begin(), table.end());
+    if (mismatch.first == runs.end()) {
+      throw InputError(fmt::format("--out {}: expected a path outside the --runs folder {}, found one inside it",
+                                   o.table_out, o.run_dir));
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(o.run_dir) / "runs", ec);
+  if (ec || !fs::is_directory(fs::path(o.run_dir) / "runs")) {
+    throw InputError(fmt::format("--runs {}: cannot create the folder {}/runs ({})", o.run_dir, o.run_dir,
+                                 ec ? ec.message() : std::string("a file is in the way")));
+  }
   check_or_write_identity(g, o);
   const std::int64_t test_samples =
       o.eval_limit > 0 && o.eval_limit < ds.test.size() ? o.eval_limit : ds.test.size();

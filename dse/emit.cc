@@ -584,7 +584,7 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
   if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
   // An interrupted run's choice is not a finished front's: finish the run (--resume) first.
-  if (auto i = root.find("interrupted"); i && i->raw().is_boolean() && i->as_bool()) {
+  if (auto i = root.find("interrupted"); i && i->as_bool()) {  // as_bool: a non-boolean is an error
     i->fail("a design chosen by a finished run (this chosen.json is from an interrupted explore: finish it with "
             "`ttsim explore <sweep> --out <folder> --resume`)",
             "\"interrupted\": true");

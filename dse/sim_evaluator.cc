@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "dse/point_power.h"
+#include "machine/hls_dims.h"
 #include "machine/machine.h"
 #include "sim/design_eval.h"
 #include "models/training_graph.h"
@@ -94,6 +95,9 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   // A design the emitted top cannot carry out is never simulated (the point is reported
   // not evaluated, with the ConfigError naming the arch field).
   machine::check_buildable(r.arch);
+  // The kernel tree's limits (encoders, factors, arena sizes) before any graph is built:
+  // a model far beyond them would otherwise take the memory of its whole task graph first.
+  machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
   if (ctx.calibration) {
     // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
     // apply the fit and run at the achievable clock when the reports missed timing.

@@ -116,8 +116,9 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   s.device_doc = load_json_file(s.device_file);
 
   if (auto a = root.find("accuracy_table")) {
+    // A table named but not found is an error, not a silently dropped constraint.
     s.accuracy_table_requested = a->as_string();
-    s.accuracy_table = find_config_path(s.accuracy_table_requested, file);
+    s.accuracy_table = require_file(*a, file);
   }
 
   if (auto d = root.find("dataset")) {

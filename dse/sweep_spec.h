@@ -71,7 +71,7 @@ struct SweepSpec {
   Json doc;                    ///< the sweep document as read
   std::string model_file, arch_file, device_file;  ///< resolved paths
   Json model_doc, arch_doc, device_doc;            ///< base documents
-  std::string accuracy_table;  ///< resolved path, "" when not given or absent
+  std::string accuracy_table;  ///< resolved path, "" when not given (a given path must exist: ConfigError)
   std::string accuracy_table_requested;  ///< as written in the sweep ("" if none)
   std::string lengths_file;    ///< token-length histogram file, "" when not given
   std::string lengths_split = "train";

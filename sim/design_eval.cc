@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "machine/hls_dims.h"
 #include "models/training_graph.h"
 #include "sim/power/schedule_activity.h"
 #include "sim/power/step_power.h"
@@ -84,6 +85,9 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
     if (it != cache.end()) return it->second;
   }
   machine::check_buildable(arch);
+  // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
+  // built: a model far beyond them would otherwise take that graph's memory first.
+  machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
   auto e = std::make_shared<DesignEvaluation>();
   e->step = simulate_step(model, arch, device, 0);
   e->machine = machine::describe(model, arch, device, e->step.graph);

@@ -34,6 +34,15 @@ expect_exit2 "simulate unwritable --trace" "blocker" "${SIM[@]}" --json "$TMP/k.
 [ "$(cat "$TMP/k.json")" = "old" ] || fail "--json output replaced although --trace could not be written"
 expect_exit2 "model --json CONFIG" "names the input CONFIG" model "$TMP/model.json" --json "$TMP/model.json"
 expect_exit2 "model unwritable --json" "blocker" model "$TMP/model.json" --json "$TMP/blocker/r.json"
+mkfifo "$TMP/pipe"
+expect_exit2 "simulate --json a FIFO" "expected a regular file" "${SIM[@]}" --json "$TMP/pipe"
+[ -p "$TMP/pipe" ] || fail "the FIFO named by --json was replaced"
+ln -s "$TMP/k.json" "$TMP/link.json"
+expect_exit2 "simulate --json a symbolic link" "found a symbolic link" "${SIM[@]}" --json "$TMP/link.json"
+[ -L "$TMP/link.json" ] || fail "the symbolic link named by --json was replaced"
+mkdir -p "$TMP/reports"
+expect_exit2 "calibrate --out inside --reports" "outside the --reports folder" calibrate --reports "$TMP/reports" \
+  --arch "$TMP/arch.json" --device "$TMP/device.json" --model "$TMP/model.json" --out "$TMP/reports/c.json"
 for f in model arch device; do
   cmp -s "$TMP/$f.json" "$TMP/$f.orig" || fail "input $f.json was modified"
 done

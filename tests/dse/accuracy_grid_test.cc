@@ -178,6 +178,16 @@ TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   // The table reads back.
   EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 2u);
 
+  // The table is never written into the run folder (it would replace grid.json or a run).
+  GridOptions inside = o;
+  inside.table_out = o.run_dir + "/grid.json";
+  try {
+    run_accuracy_grid(g, inside);
+    ADD_FAILURE() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside the --runs folder"), std::string::npos) << e.what();
+  }
+
   // A run folder made with other settings is refused.
   Json other = grid_doc(write_tiny_model(dir));
   other["lr"] = 0.02;
