@@ -37,8 +37,8 @@ const LengthHistogram& DatasetLengths::split(const std::string& name) const {
   if (it == splits.end()) {
     std::string names;
     for (const auto& [n, h] : splits) names += (names.empty() ? "" : ", ") + n;
-    throw InputError(source + ": no split \"" + name + "\" in the length histogram (have " +
-                     names + ")");
+    throw InputError((file.empty() ? source : file + ": /splits") + ": expected one of the splits " + names +
+                     ", found \"" + name + "\"");
   }
   return it->second;
 }
@@ -94,6 +94,7 @@ DatasetLengths parse_dataset_lengths(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
   root.allow_keys({"source", "splits", "max_length"});
   DatasetLengths out;
+  out.file = file;
   out.source = root.at("source").as_string();
   JsonView splits = root.at("splits");
   if (!splits.is_object()) splits.fail("an object of splits");

@@ -43,6 +43,7 @@ struct LengthHistogram {
 /// The histograms of every split of a dataset.
 struct DatasetLengths {
   std::string source;                              ///< provenance text
+  std::string file;                                ///< the JSON file it was read from ("" when computed)
   std::map<std::string, LengthHistogram> splits;   ///< "train", "dev", "test", ...
   std::int64_t max_length = 0;                     ///< max over all splits
 
