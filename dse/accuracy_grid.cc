@@ -37,14 +37,16 @@ std::string run_ckpt_path(const GridOptions& o, const GridRun& r) {
 Json folder_identity(const GridSpec& g, const GridOptions& o) {
   return {{"engine", g.engine},   {"lr", g.lr},       {"max_epochs", g.max_epochs},
           {"patience", g.patience}, {"limit", o.limit}, {"eval_limit", o.eval_limit},
-          {"fixed", g.fixed}};
+          {"fixed", g.fixed},       {"data", fs::weakly_canonical(fs::absolute(o.data)).string()}};
 }
 
-void check_or_write_identity(const GridSpec& g, const GridOptions& o) {
+/// Refuses a run folder whose grid.json records other settings; with `write`, records this
+/// grid's settings when the folder has none yet (after its runs were checked).
+void check_or_write_identity(const GridSpec& g, const GridOptions& o, bool write) {
   const std::string path = (fs::path(o.run_dir) / "grid.json").string();
   const Json want = folder_identity(g, o);
   if (!fs::exists(path)) {
-    write_file_atomic(path, want.dump(2) + "\n");
+    if (write) write_file_atomic(path, want.dump(2) + "\n");
     return;
   }
   const Json have = load_json_file(path);
@@ -96,11 +98,25 @@ AccuracyRun summarize_run(const GridRun& r, const training::TrainReport& rep) {
   return a;
 }
 
-/// The finished run stored for `r`, if any.
-std::optional<AccuracyRun> finished_run(const GridOptions& o, const GridRun& r) {
+/// The finished run stored for `r`, if any. A run file records the settings it was
+/// trained with (`"settings"`, folder_identity); one trained with others is refused, so a
+/// lost or replaced grid.json cannot let runs of other settings or data into the table.
+std::optional<AccuracyRun> finished_run(const GridSpec& g, const GridOptions& o, const GridRun& r) {
   const std::string path = run_json_path(o, r);
   if (!fs::exists(path)) return std::nullopt;
   const Json doc = load_json_file(path);
+  if (doc.contains("settings")) {
+    const Json want = folder_identity(g, o);
+    const Json& have = doc.at("settings");
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      if (!have.contains(it.key()) || have.at(it.key()) != it.value()) {
+        throw InputError(fmt::format(
+            "{}: /settings/{}: expected {} (this grid's setting), found {}: the run was trained with other "
+            "settings; use another --runs folder",
+            path, it.key(), it.value().dump(), have.contains(it.key()) ? have.at(it.key()).dump() : "nothing"));
+      }
+    }
+  }
   return accuracy_run_from_json(JsonView(doc, path).at("run"));
 }
 
@@ -130,7 +146,7 @@ AccuracyTable table_from_runs(const GridSpec& g, const GridOptions& o, std::int6
                   {"grid", g.file},
                   {"git_commit", o.git_commit}};
   for (const auto& r : g.runs) {
-    const auto done = finished_run(o, r);
+    const auto done = finished_run(g, o, r);
     if (!done) {
       auto it = std::find_if(t.missing.begin(), t.missing.end(),
                              [&](const MissingRuns& m) { return m.key == r.key; });
@@ -183,7 +199,7 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
     throw InputError(fmt::format("--runs {}: cannot create the folder {}/runs ({})", o.run_dir, o.run_dir,
                                  ec ? ec.message() : std::string("a file is in the way")));
   }
-  check_or_write_identity(g, o);
+  check_or_write_identity(g, o, false);
   const std::int64_t test_samples =
       o.eval_limit > 0 && o.eval_limit < ds.test.size() ? o.eval_limit : ds.test.size();
   const int n_train = o.limit > 0 && o.limit < ds.train.size() ? o.limit : ds.train.size();
@@ -192,12 +208,13 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
   out.total = static_cast<int>(g.runs.size());
   std::vector<std::size_t> pending;
   for (std::size_t i = 0; i < g.runs.size(); ++i) {
-    if (finished_run(o, g.runs[i])) {
+    if (finished_run(g, o, g.runs[i])) {
       ++out.finished_before;
     } else {
       pending.push_back(i);
     }
   }
+  check_or_write_identity(g, o, true);
   std::mutex table_mutex;  // serializes table writes and the error slot
   auto write_table = [&] {
     out.table = table_from_runs(g, o, test_samples);
@@ -278,6 +295,7 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
         Json doc = training::train_report_to_json(report);
         doc["run"] = accuracy_run_to_json(a);
         doc["id"] = r.id;
+        doc["settings"] = folder_identity(g, o);
         doc["base_model"] = r.base_file;
         doc["encoders"] = r.key.encoders;
         doc["tt_rank"] = r.key.tt_rank;

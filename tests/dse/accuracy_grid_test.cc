@@ -178,6 +178,21 @@ TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   // The table reads back.
   EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 2u);
 
+  // Each run file records its settings: with grid.json gone, a run of other settings is
+  // still refused rather than reused.
+  fs::remove(dir + "/whole/grid.json");
+  GridOptions other_limit = o;
+  other_limit.run_dir = dir + "/whole";
+  other_limit.table_out = dir + "/whole_again.json";
+  other_limit.limit = 12;
+  try {
+    run_accuracy_grid(g, other_limit);
+    ADD_FAILURE() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/settings/limit: expected 12"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir + "/whole/grid.json")) << "a refused grid recorded its settings";
+
   // The table is never written into the run folder (it would replace grid.json or a run).
   GridOptions inside = o;
   inside.table_out = o.run_dir + "/grid.json";
