@@ -180,8 +180,10 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
       throw InputError(options.out_dir + "/state.json: was shard \"" + existing->shard +
                        "\", not \"" + shard_text(options) + "\"");
     }
+    check_inputs_unchanged(existing->inputs, input_fingerprint(sweep), options.out_dir + "/state.json");
     state = std::move(*existing);
   }
+  state.inputs = input_fingerprint(sweep);
   state.sweep_file = sweep_file;
   state.sweep_doc = sweep.doc;
   state.shard = shard_text(options);
@@ -258,6 +260,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
     }
     check_point_ids(s, eval.sweep().space.size(), dir);
+    check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
     if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
     if (s.calibration != eval.calibration()) {
       throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
@@ -282,6 +285,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     throw InputError("merge: missing shard(s) " + missing);
   }
   merged.sweep_doc = eval.sweep().doc;
+  merged.inputs = input_fingerprint(eval.sweep());
   merged.calibration = eval.calibration();
   prepare_dir(options.out_dir);
   const DirLock lock(options.out_dir, "merge");

@@ -2,9 +2,15 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "core/atomic_file.h"
+#include "core/errors.h"
 
 namespace ttsim::dse {
 
@@ -51,13 +57,45 @@ Json state_to_json(const RunState& s) {
   if (!s.calibration.is_null()) j["calibration"] = s.calibration;
   if (s.systemc_rounds > 0) j["systemc_rounds"] = s.systemc_rounds;
   if (!s.systemc_pending.empty()) j["systemc_pending"] = s.systemc_pending;
+  if (!s.inputs.is_null()) j["inputs"] = s.inputs;
   return j;
+}
+
+Json input_fingerprint(const SweepSpec& sweep) {
+  Json out = Json::object();
+  auto add = [&](const char* role, const std::string& path) {
+    if (path.empty()) return;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot read (a file the sweep " + sweep.file + " uses)");
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    out[role] = {{"path", path}, {"content_hash", fmt::format("{:016x}", std::hash<std::string>{}(bytes))}};
+  };
+  add("model", sweep.model_file);
+  add("arch", sweep.arch_file);
+  add("device", sweep.device_file);
+  add("accuracy_table", sweep.accuracy_table);
+  add("lengths", sweep.lengths_file);
+  return out;
+}
+
+void check_inputs_unchanged(const Json& recorded, const Json& now, const std::string& state_file) {
+  if (recorded.is_null()) return;
+  for (auto it = now.begin(); it != now.end(); ++it) {
+    const std::string was = recorded.contains(it.key()) ? recorded.at(it.key()).value("content_hash", "") : "";
+    if (was != it.value().at("content_hash").get<std::string>()) {
+      throw InputError(fmt::format("{}: /inputs/{}: {} changed since the run started (content hash {}, now {}); "
+                                   "restore it or start a new run in another --out folder",
+                                   state_file, it.key(), it.value().at("path").get<std::string>(),
+                                   was.empty() ? "none recorded" : was,
+                                   it.value().at("content_hash").get<std::string>()));
+    }
+  }
 }
 
 RunState state_from_json(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
   root.allow_keys({"format", "sweep_file", "sweep", "shard", "points", "calibration",
-                   "systemc_rounds", "systemc_pending"});
+                   "systemc_rounds", "systemc_pending", "inputs"});
   if (root.at("format").as_string() != "ttsim-explore-state-1") {
     root.at("format").fail("\"ttsim-explore-state-1\"");
   }
@@ -66,6 +104,7 @@ RunState state_from_json(const Json& doc, const std::string& file) {
   s.sweep_doc = root.at("sweep").raw();
   s.shard = root.at("shard").as_string();
   if (auto c = root.find("calibration")) s.calibration = c->raw();
+  if (auto i = root.find("inputs")) s.inputs = i->raw();
   for (const auto& p : root.at("points").as_array(0)) {
     p.allow_keys({"id", "analytic", "systemc"});
     const auto id = static_cast<PointId>(p.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json_view.h"
+#include "dse/sweep_spec.h"
 #include "dse/evaluator.h"
 
 namespace ttsim::dse {
@@ -38,7 +39,20 @@ struct RunState {
   /// otherwise): a resumed run completes this round before choosing the next, so it
   /// evaluates exactly the points an uninterrupted run would.
   std::vector<PointId> systemc_pending;
+  /// The files the sweep reads (base model, arch, device, accuracy table, lengths) with a
+  /// hash of each one's content when the run started (input_fingerprint); a resumed or
+  /// merged run must find them unchanged. Null in states written before it was recorded.
+  Json inputs;
 };
+
+/// {role: {"path": resolved path, "content_hash": hex hash of the bytes}} for every file
+/// `sweep` reads besides the sweep file itself ("model", "arch", "device", and
+/// "accuracy_table" / "lengths" when given). Throws InputError when one cannot be read.
+Json input_fingerprint(const SweepSpec& sweep);
+
+/// Throws InputError naming `state_file` and the changed file when `recorded` (a state's
+/// inputs; null: not recorded, accepted) differs from `now`.
+void check_inputs_unchanged(const Json& recorded, const Json& now, const std::string& state_file);
 
 /// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
 /// exactly (shortest round-trip representation); tt_rank and accuracy_source only when set.

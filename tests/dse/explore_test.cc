@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "dse/run_state.h"
 #include "dse/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
 
@@ -115,6 +116,29 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   EXPECT_EQ(r2.new_evaluations + r1.new_evaluations, 128u);  // nothing evaluated twice
   for (const char* file : kFiles) {
     EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/parts/" + file)) << file;
+  }
+}
+
+TEST(Explore, ResumeRefusesAChangedInputFile) {
+  // A sweep's base model edited between an interrupted run and its --resume would mix
+  // results of two models: state.json records each input's content hash and the resume
+  // (or merge) refuses, naming the file.
+  const std::string dir = tmp_dir("inputs");
+  const std::string model = dir + "/model.json";
+  write_file_atomic(model, "{\"name\": \"a\"}\n");
+  SweepSpec sweep;
+  sweep.file = dir + "/sweep.json";
+  sweep.model_file = model;
+  const Json before = input_fingerprint(sweep);
+  EXPECT_NO_THROW(check_inputs_unchanged(before, input_fingerprint(sweep), "state.json"));
+  EXPECT_NO_THROW(check_inputs_unchanged(Json(), input_fingerprint(sweep), "state.json"));  // not recorded
+  write_file_atomic(model, "{\"name\": \"b\"}\n");
+  try {
+    check_inputs_unchanged(before, input_fingerprint(sweep), "state.json");
+    ADD_FAILURE() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("state.json: /inputs/model: " + model + " changed"), std::string::npos)
+        << e.what();
   }
 }
 
