@@ -51,6 +51,8 @@ void check_or_write_identity(const GridSpec& g, const GridOptions& o, bool write
   }
   const Json have = load_json_file(path);
   for (auto it = want.begin(); it != want.end(); ++it) {
+    // A folder made before the data folder was recorded resumes (its runs say nothing of it).
+    if (it.key() == "data" && !have.contains("data")) continue;
     if (!have.contains(it.key()) || have.at(it.key()) != it.value()) {
       throw InputError(fmt::format(
           "{}: /{}: expected {} (this grid's setting), found {}: the run folder holds runs "
