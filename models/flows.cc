@@ -51,11 +51,13 @@ class PlanBuilder {
  public:
   explicit PlanBuilder(I tokens) { plan_.tokens = tokens; }
 
-  void tensor(const std::string& name, TensorKind kind, std::vector<I> shape) {
+  /// `memory`: the ttsim_spec::MemoryId the HLS step keeps the tensor in (0: bound by the
+  /// layer, or no HLS placement).
+  void tensor(const std::string& name, TensorKind kind, std::vector<I> shape, int memory = 0) {
     for (const auto& t : plan_.tensors) {
       if (t.name == name) return;
     }
-    plan_.tensors.push_back({name, kind, std::move(shape)});
+    plan_.tensors.push_back({name, kind, std::move(shape), memory});
   }
 
   /// `variant`: the kernel loop the HLS code runs for the step (kernel_spec.h); -1: the
@@ -146,15 +148,22 @@ void add_cores(PlanBuilder& b, const TtIndex& x) {
   }
 }
 
-/// Intermediates L_k, R_j of the merges and their gradients dL_k, dR_j.
-void add_merge_tensors(PlanBuilder& b, const TtIndex& x) {
+/// saved0_mem / saved1_mem and chain0_mem / chain1_mem by parity.
+int saved_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kSaved1Mem : ttsim_spec::kSaved0Mem; }
+int chain_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kChain1Mem : ttsim_spec::kChain0Mem; }
+
+/// Intermediates L_k, R_j of the merges and their gradients dL_k, dR_j. With `place`, in
+/// the memories of the HLS BTT flow (hls/kernels/tt_linear.cc btt_saved / btt_scratch):
+/// L_k in saved[(d−k) mod 2], R_j in saved[(j−1) mod 2], dL_k in chain[(d−k+1) mod 2],
+/// dR_j in chain[(j−1) mod 2].
+void add_merge_tensors(PlanBuilder& b, const TtIndex& x, bool place) {
   for (std::size_t k = 2; k <= x.d; ++k) {
-    b.tensor(x.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)});
-    b.tensor(x.dL(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)});
+    b.tensor(x.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? saved_mem(x.d - k) : 0);
+    b.tensor(x.dL(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? chain_mem(x.d - k + 1) : 0);
   }
   for (std::size_t j = 1; j < x.e; ++j) {
-    b.tensor(x.R(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)});
-    b.tensor(x.dR(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)});
+    b.tensor(x.R(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)}, place ? saved_mem(j - 1) : 0);
+    b.tensor(x.dR(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)}, place ? chain_mem(j - 1) : 0);
   }
 }
 
@@ -217,9 +226,9 @@ FlowPlan plan_btt(const TtIndex& x, I K) {
   const I M = x.M(), N = x.N(), rd = x.r(x.d);
   add_io(b, K, M, N);
   add_cores(b, x);
-  add_merge_tensors(b, x);
-  b.tensor("Z", TensorKind::kIntermediate, {K, rd});
-  b.tensor("dZ", TensorKind::kIntermediate, {K, rd});
+  add_merge_tensors(b, x, true);
+  b.tensor("Z", TensorKind::kIntermediate, {K, rd}, ttsim_spec::kSaved1Mem);
+  b.tensor("dZ", TensorKind::kIntermediate, {K, rd}, ttsim_spec::kChain0Mem);
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
   merges(b, x, "btt.merge_left", "btt.merge_right");
   b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", x.L(x.d)}, {"Z"},
@@ -243,7 +252,7 @@ FlowPlan plan_mm(const TtIndex& x, I K) {
   const I M = x.M(), N = x.N(), rd = x.r(x.d);
   add_io(b, K, M, N);
   add_cores(b, x);
-  add_merge_tensors(b, x);
+  add_merge_tensors(b, x, false);  // the kernel tree has no MM flow
   b.tensor("W", TensorKind::kIntermediate, {M, N});
   b.tensor("dW", TensorKind::kIntermediate, {M, N});
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
@@ -272,8 +281,10 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
   for (std::size_t t = 1; t < c; ++t) {
     std::vector<I> shape = t <= x.d ? std::vector<I>{K, x.Msuf(t), x.r(t)}
                                     : std::vector<I>{K, x.Npre(t - x.d), x.r(t)};
-    b.tensor(x.T(t), TensorKind::kIntermediate, shape);
-    b.tensor(x.dT(t), TensorKind::kIntermediate, shape);
+    // T_s in saved[s mod 2], dT_s in chain[s mod 2] (hls/kernels/tt_linear.cc tt_forward,
+    // tt_backward).
+    b.tensor(x.T(t), TensorKind::kIntermediate, shape, saved_mem(t));
+    b.tensor(x.dT(t), TensorKind::kIntermediate, shape, chain_mem(t));
   }
   // Contraction variants of the sequential flow's steps from the operand strides of the
   // calls in hls/kernels/tt_linear.cc (tt_forward, tt_backward), with f = tt_step(t):
@@ -410,8 +421,9 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
     b.tensor(dG(k), TensorKind::kCoreGrad, core);
   }
   for (std::size_t k = 2; k < d; ++k) {
-    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)});
-    b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)});
+    // E_k in saved[k mod 2], dE_k in chain[k mod 2] (hls/kernels/ttm_embedding.cc).
+    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, saved_mem(k));
+    b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, chain_mem(k));
   }
   for (std::size_t k = 2; k <= d; ++k) {
     b.step("fwd.ttm_lookup." + std::to_string(k), "ttm.lookup", FlowStage::kForward,
@@ -443,7 +455,10 @@ FlowPlan plan_attention(std::int64_t sequences, std::int64_t seq_len, std::int64
   b.tensor("C", TensorKind::kOutput, {K, D});
   b.tensor("dC", TensorKind::kOutputGrad, {K, D});
   for (const char* n : {"dQ", "dK", "dV"}) b.tensor(n, TensorKind::kInputGrad, {K, D});
-  for (const char* n : {"S", "P", "dP", "dS"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L});
+  // S and P in the P slot of saved0_mem (softmax in place), dP and dS in the dP slot of
+  // bwd_a_mem (softmax_grad in place): hls/kernels/attention.cc, model_step.cc.
+  for (const char* n : {"S", "P"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L}, ttsim_spec::kSaved0Mem);
+  for (const char* n : {"dP", "dS"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L}, ttsim_spec::kBwdAMem);
   const auto F = FlowStage::kForward;
   const auto G = FlowStage::kGradInput;
   b.step("fwd.qk", "attn.qk", F, shape4(B, L, dh, L), {"Q", "K"}, {"S"}, 1);

@@ -67,6 +67,10 @@ struct FlowTensor {
   std::string name;
   TensorKind kind = TensorKind::kIntermediate;
   std::vector<std::int64_t> shape;
+  /// Memory of the HLS top an intermediate lives in (ttsim_spec::MemoryId: the saved and
+  /// chain arenas by step parity, hls/kernels/tt_linear.cc and ttm_embedding.cc); 0 for the
+  /// tensors the layer binds (X, Y, dX, dY, cores) and for flows the kernel tree lacks (MM).
+  int memory = 0;
   std::int64_t words() const;
 };
 

@@ -40,12 +40,11 @@ TaskShape rows_cols(I rows, I cols, I batch = 1) {
   return s;
 }
 
-/// TaskShape::memories of a task: the top memory of each kernel argument as the HLS step
-/// binds them (the arena plan of hls/kernels/model_step.h). A contraction's output is
-/// always in a memory of its own — no operand of the call is in it — and its two inputs may
-/// share one (kSharedInputs, e.g. two TT cores of param_mem); its index tables are in
-/// index_mem. Every other kernel's arguments come from fixed arenas.
-/// tests/models/graph_matches_hls_test checks these against the real step's bindings.
+/// TaskShape::memories of a task other than a contraction: the top memory of each kernel
+/// argument as the HLS step binds them (the arena plan of hls/kernels/model_step.h); every
+/// such kernel's arguments come from fixed arenas. (A contraction's come from where its
+/// operands live: Builder::contraction_memories.) tests/models/graph_matches_hls_test
+/// checks both against the real step's bindings.
 std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
   using namespace ttsim_spec;
   const KernelSpec& k = kKernelSpecs[kernel_index(to_string(op))];
@@ -53,8 +52,7 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
   auto set = [&](const char* array, int memory) { m = with_memory(m, kernel_array_slot(k, array), memory); };
   switch (op) {
     case TaskOp::kContraction:
-      set("A", kSharedInputs), set("B", kSharedInputs), set("C", kOwnMemory), set("index", kIndexMem);
-      break;
+      throw std::logic_error("task_memories: a contraction's memories are its operands' (contraction_memories)");
     case TaskOp::kSoftmax:
       set("in", kSaved0Mem), set("out", kSaved0Mem), set("stat", kStatMem);
       break;
@@ -101,15 +99,50 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
   return m;
 }
 
+/// One kernel argument bound by a task's buffer: the argument, 'r' / 'w' for the task's
+/// reads / writes, and the position there.
+struct ArgumentBinding {
+  const char* arg;
+  char list;
+  std::size_t index;
+};
+
+/// The kernel arguments a task of `op` (variant `variant`) binds to its buffers, in the
+/// order the builder lists them (TrainingGraph below); a LayerNorm's statistics buffer
+/// holds both x^ and 1/sigma.
+std::vector<ArgumentBinding> kernel_arguments(TaskOp op, int variant) {
+  switch (op) {
+    case TaskOp::kSoftmax: return {{"in", 'r', 0}, {"out", 'w', 0}};
+    case TaskOp::kSoftmaxGrad: return {{"P", 'r', 0}, {"dP", 'r', 1}, {"dS", 'w', 0}};
+    case TaskOp::kLayerNorm:
+      return {{"x", 'r', 0}, {"gamma", 'r', 1}, {"beta", 'r', 2}, {"y", 'w', 0}, {"xhat", 'w', 1}, {"rstd", 'w', 1}};
+    case TaskOp::kLayerNormGrad:
+      return {{"dy", 'r', 0},     {"xhat", 'r', 1},   {"rstd", 'r', 1},  {"gamma", 'r', 2},
+              {"dx", 'w', 0},     {"dgamma", 'w', 1}, {"dbeta", 'w', 2}};
+    case TaskOp::kGelu: return {{"x", 'r', 0}, {"y", 'w', 0}};
+    case TaskOp::kGeluGrad: return {{"dy", 'r', 0}, {"x", 'r', 1}, {"dx", 'w', 0}};
+    case TaskOp::kAdd:
+      if (variant == ttsim_spec::kAddAccumulate) return {{"x", 'r', 0}, {"acc", 'w', 0}};
+      if (variant == ttsim_spec::kAddColumnSum) return {{"x", 'r', 0}, {"sum", 'w', 0}};
+      return {{"a", 'r', 0}, {"b", 'r', 1}, {"out", 'w', 0}};
+    case TaskOp::kLoss: return {{"logits", 'r', 0}, {"labels", 'r', 1}, {"dlogits", 'w', 0}, {"stat", 'w', 1}};
+    case TaskOp::kSgdUpdate: return {{"w", 'r', 0}, {"g", 'r', 1}};
+    case TaskOp::kContraction: break;
+  }
+  return {};
+}
+
 class Builder {
  public:
-  /// A new buffer; names are unique.
-  int buffer(const std::string& name, const std::string& layer, std::vector<I> shape) {
+  /// A new buffer; names are unique. `memory`: the ttsim_spec::MemoryId of the HLS top
+  /// that holds it (Buffer::memory; 0 = none).
+  int buffer(const std::string& name, const std::string& layer, std::vector<I> shape, int memory = 0) {
     if (by_name_.count(name)) throw std::logic_error("duplicate buffer " + name);
     Buffer b;
     b.id = static_cast<int>(g_.buffers.size());
     b.name = name;
     b.layer = layer;
+    b.memory = memory;
     b.shape = std::move(shape);
     b.words = 1;
     for (auto s : b.shape) b.words *= s;
@@ -122,14 +155,53 @@ class Builder {
 
   /// A parameter buffer and its gradient buffer "<name>.grad".
   int parameter(const std::string& name, const std::string& layer, std::vector<I> shape) {
-    const int p = buffer(name, layer, shape);
-    const int gr = buffer(name + ".grad", layer, shape);
+    const int p = buffer(name, layer, shape, ttsim_spec::kParamMem);
+    const int gr = buffer(name + ".grad", layer, shape, ttsim_spec::kGradMem);
     params_.push_back(p);
     grad_of_[p] = gr;
     grads_.insert(gr);
     return p;
   }
   int grad(int param) const { return grad_of_.at(param); }
+
+  /// TaskShape::memories of a kernel other than the contraction: task_memories, with every
+  /// argument that a read or written buffer binds (kernel_arguments) taken from where that
+  /// buffer lives (Buffer::memory), so a task's arguments and its buffers agree.
+  std::uint64_t bound_memories(TaskOp op, int variant, const std::string& role, const std::vector<int>& reads,
+                               const std::vector<int>& writes) const {
+    using namespace ttsim_spec;
+    const KernelSpec& k = kKernelSpecs[kernel_index(to_string(op))];
+    std::uint64_t m = task_memories(op, variant, role);
+    for (const auto& [arg, list, index] : kernel_arguments(op, variant)) {
+      const std::vector<int>& ids = list == 'r' ? reads : writes;
+      if (index >= ids.size() || g_.buffers[ids[index]].memory == 0) continue;
+      m = with_memory(m, kernel_array_slot(k, arg), g_.buffers[ids[index]].memory);
+    }
+    return m;
+  }
+
+  /// TaskShape::memories of a contraction from where its operands live (Buffer::memory):
+  /// A and B are the first two reads outside index_mem (the token ids of a TTM lookup are
+  /// its index tables), C the written buffer; the index tables are in index_mem. An operand
+  /// the kernel tree does not place makes A and B kSharedInputs (one memory, the worst case
+  /// for their ports) or C a memory of its own.
+  std::uint64_t contraction_memories(const std::vector<int>& reads, const std::vector<int>& writes) const {
+    using namespace ttsim_spec;
+    const KernelSpec& k = kKernelSpecs[kernel_index(to_string(TaskOp::kContraction))];
+    std::vector<int> in;
+    for (int r : reads) {
+      if (g_.buffers[r].memory != kIndexMem && (writes.empty() || r != writes[0])) in.push_back(g_.buffers[r].memory);
+    }
+    const int a = in.size() > 0 ? in[0] : 0, b = in.size() > 1 ? in[1] : 0;
+    const bool placed = a != 0 && b != 0;
+    const int c = writes.empty() ? 0 : g_.buffers[writes[0]].memory;
+    std::uint64_t m = 0;
+    m = with_memory(m, kernel_array_slot(k, "A"), placed ? a : kSharedInputs);
+    m = with_memory(m, kernel_array_slot(k, "B"), placed ? b : kSharedInputs);
+    m = with_memory(m, kernel_array_slot(k, "C"), c);
+    m = with_memory(m, kernel_array_slot(k, "index"), kIndexMem);
+    return m;
+  }
   int id(const std::string& name) const { return by_name_.at(name); }
   const Buffer& buf(int id) const { return g_.buffers[id]; }
 
@@ -154,7 +226,8 @@ class Builder {
                         : role == "embedding.grad" ? ttsim_spec::kAddAccumulate
                                                    : ttsim_spec::kAddPlain;
     }
-    t.shape.memories = task_memories(op, t.shape.variant, role);
+    t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)
+                                                  : bound_memories(op, t.shape.variant, role, reads, writes);
     if (op == TaskOp::kContraction) {
       t.macs = shape.macs();
     } else {
@@ -271,7 +344,7 @@ class BoundPlan {
     if (t.kind != TensorKind::kIntermediate) {
       throw std::logic_error(layer_ + ": unbound flow tensor " + tensor);
     }
-    return ids_[tensor] = b_.buffer(layer_ + "." + tensor, layer_, t.shape);
+    return ids_[tensor] = b_.buffer(layer_ + "." + tensor, layer_, t.shape, t.memory);
   }
   const FlowPlan& plan() const { return plan_; }
 
@@ -310,9 +383,10 @@ class TrainingGraph {
   }
 
   TaskGraph build() {
-    ids_ = b_.buffer("input.token_ids", "input", {K_});
-    intent_labels_ = b_.buffer("input.intent_labels", "input", {sequences_});
-    slot_labels_ = b_.buffer("input.slot_labels", "input", {K_});
+    // The token ids become TTM slice offsets and the labels follow them in index_mem.
+    ids_ = b_.buffer("input.token_ids", "input", {K_}, ttsim_spec::kIndexMem);
+    intent_labels_ = b_.buffer("input.intent_labels", "input", {sequences_}, ttsim_spec::kIndexMem);
+    slot_labels_ = b_.buffer("input.slot_labels", "input", {K_}, ttsim_spec::kIndexMem);
 
     int h = embedding_forward();
     std::vector<Encoder> encs;
@@ -323,7 +397,7 @@ class TrainingGraph {
 
     const int d_intent = loss("intent", intent.y, intent_labels_, sequences_, m_.intents);
     const int d_slot = loss("slot", slot.y, slot_labels_, K_, m_.slot_tags);
-    const int dx_slot = linear_backward(slot, d_slot);
+    const int dx_slot = linear_backward(slot, d_slot, -1, ttsim_spec::kBwdAMem);
     // The intent head read row 0 of each sequence: its dX product adds into those rows of
     // the slot head's dX (accumulate flag), no separate add.
     linear_backward(intent, d_intent, dx_slot);
@@ -385,7 +459,7 @@ class TrainingGraph {
       p.bind("W", w);
       p.bind("dW", b_.grad(w));
     }
-    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim});
+    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim}, ttsim_spec::kOutMem);
     p.bind("X", x);
     p.bind("Y", out.y);
     p.emit(FlowStage::kForward);
@@ -402,11 +476,12 @@ class TrainingGraph {
   /// buffer `accumulate_dx` (reads and writes it), as the HLS code does with the
   /// contraction's accumulate flag (linear_backward(..., acc = true) in
   /// hls/kernels/model_step.cc) instead of a separate add. Returns the dX buffer.
-  int linear_backward(Linear& lin, int dy, int accumulate_dx = -1) {
+  /// `dx_memory`: where the HLS step puts a new dX (model_step.cc: dA, dctx or dF).
+  int linear_backward(Linear& lin, int dy, int accumulate_dx = -1, int dx_memory = 0) {
     const auto& l = *lin.spec;
     BoundPlan& p = *lin.plan;
     const int dx = accumulate_dx >= 0 ? accumulate_dx
-                                      : b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim});
+                                      : b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim}, dx_memory);
     if (accumulate_dx >= 0) p.accumulate("dX");
     p.bind("dY", dy);
     p.bind("dX", dx);
@@ -425,9 +500,10 @@ class TrainingGraph {
     n.in = in;
     n.gain = b_.parameter(layer + ".gain", layer, {m_.d_model});
     n.bias = b_.parameter(layer + ".bias", layer, {m_.d_model});
-    n.out = b_.buffer(layer + ".out", layer, {K_, m_.d_model});
-    // Per-row mean and reciprocal standard deviation, kept for the backward pass.
-    n.stats = b_.buffer(layer + ".stats", layer, {K_, 2});
+    n.out = b_.buffer(layer + ".out", layer, {K_, m_.d_model}, ttsim_spec::kActMem);
+    // What the backward pass needs, as the HLS step saves it in saved1_mem: the normalized
+    // rows x^ (K x D) and the reciprocal standard deviation of each row (K).
+    n.stats = b_.buffer(layer + ".stats", layer, {K_, m_.d_model + 1}, ttsim_spec::kSaved1Mem);
     b_.task(layer + ".fwd", TaskOp::kLayerNorm, Stage::kForward, layer, encoder, "",
             rows_cols(K_, m_.d_model), {in, n.gain, n.bias}, {n.out, n.stats});
     return n;
@@ -435,15 +511,18 @@ class TrainingGraph {
 
   /// LayerNorm backward: dIn and the gain/bias gradients; returns "<layer>.dIn".
   int layernorm_backward(const LayerNormBufs& n, int encoder, int dout) {
-    const int din = b_.buffer(n.layer + ".dIn", n.layer, {K_, m_.d_model});
+    // dy and dx alternate between bwd_a_mem and bwd_b_mem (model_step.cc dA / dB).
+    const int din = b_.buffer(n.layer + ".dIn", n.layer, {K_, m_.d_model},
+                              b_.buf(dout).memory == ttsim_spec::kBwdAMem ? ttsim_spec::kBwdBMem
+                                                                          : ttsim_spec::kBwdAMem);
     b_.task(n.layer + ".bwd", TaskOp::kLayerNormGrad, Stage::kBackward, n.layer, encoder, "",
-            rows_cols(K_, m_.d_model), {dout, n.in, n.stats, n.gain},
+            rows_cols(K_, m_.d_model), {dout, n.stats, n.gain},
             {din, b_.grad(n.gain), b_.grad(n.bias)});
     return din;
   }
 
   int residual(const std::string& layer, int encoder, int a, int b) {
-    const int out = b_.buffer(layer + ".out", layer, {K_, m_.d_model});
+    const int out = b_.buffer(layer + ".out", layer, {K_, m_.d_model}, ttsim_spec::kActMem);
     b_.task(layer + ".fwd", TaskOp::kAdd, Stage::kForward, layer, encoder, "residual.add",
             rows_cols(K_, m_.d_model), {a, b}, {out});
     return out;
@@ -453,7 +532,7 @@ class TrainingGraph {
     const auto& emb = m_.token_embedding;
     const I D = m_.d_model;
     position_ = b_.parameter("embedding.position", "embedding", {m_.seq_len, D});
-    const int sum = b_.buffer("embedding.sum", "embedding", {K_, D});
+    const int sum = b_.buffer("embedding.sum", "embedding", {K_, D}, ttsim_spec::kActMem);
     if (emb.format == WeightFormat::kTTM && emb.ttm.cores() >= 2) {
       ttm_ = std::make_shared<BoundPlan>(b_, plan_ttm_lookup(emb.ttm, K_), "embedding", -1);
       for (std::size_t k = 1; k <= emb.ttm.cores(); ++k) {
@@ -463,7 +542,7 @@ class TrainingGraph {
         ttm_->bind(name, c);
         ttm_->bind("dG" + std::to_string(k), b_.grad(c));
       }
-      const int tok = b_.buffer("embedding.tok", "embedding", {K_, D});
+      const int tok = b_.buffer("embedding.tok", "embedding", {K_, D}, ttsim_spec::kOutMem);
       ttm_->bind("Y", tok);
       ttm_->emit(FlowStage::kForward, {ids_});
       b_.task("embedding.fwd.position_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
@@ -510,14 +589,14 @@ class TrainingGraph {
     enc.attn->bind("Q", enc.q.y);
     enc.attn->bind("K", enc.k.y);
     enc.attn->bind("V", enc.v.y);
-    const int c = b_.buffer(attn + ".C", attn, {K_, m_.d_model});
+    const int c = b_.buffer(attn + ".C", attn, {K_, m_.d_model}, ttsim_spec::kActMem);
     enc.attn->bind("C", c);
     enc.attn->emit(FlowStage::kForward);
     enc.o = linear_forward(linear(p + "o"), c, K_);
     const int res1 = residual(p + "res1", e, h_in, enc.o.y);
     enc.ln1 = layernorm_forward(p + "ln1", e, res1);
     enc.ffn_in = linear_forward(linear(p + "ffn_in"), enc.ln1.out, K_);
-    const int g = b_.buffer(p + "gelu.out", p + "gelu", {K_, m_.ffn_dim});
+    const int g = b_.buffer(p + "gelu.out", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kActMem);
     b_.task(p + "gelu.fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
             rows_cols(K_, m_.ffn_dim), {enc.ffn_in.y}, {g});
     enc.ffn_out = linear_forward(linear(p + "ffn_out"), g, K_);
@@ -534,19 +613,20 @@ class TrainingGraph {
     const std::string p = "enc" + std::to_string(e) + ".";
     const I D = m_.d_model;
     const int dres2 = layernorm_backward(enc.ln2, e, dh);
-    const int dg = linear_backward(enc.ffn_out, dres2);
-    const int du = b_.buffer(p + "gelu.dIn", p + "gelu", {K_, m_.ffn_dim});
+    const int dg = linear_backward(enc.ffn_out, dres2, -1, ttsim_spec::kBwdCMem);
+    // GELU's gradient in place on dF (model_step.cc).
+    const int du = b_.buffer(p + "gelu.dIn", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kBwdCMem);
     b_.task(p + "gelu.bwd", TaskOp::kGeluGrad, Stage::kBackward, p + "gelu", e, "",
             rows_cols(K_, m_.ffn_dim), {dg, enc.ffn_in.y}, {du});
     // Residual 2: ffn_in's dX adds into dres2 (the gradient of ln1.out through the skip).
     const int dln1 = linear_backward(enc.ffn_in, du, dres2);
     const int dres1 = layernorm_backward(enc.ln1, e, dln1);
-    const int dc = linear_backward(enc.o, dres1);
+    const int dc = linear_backward(enc.o, dres1, -1, ttsim_spec::kBwdBMem);
     const std::string attn = p + "attn";
     enc.attn->bind("dC", dc);
-    const int dq = b_.buffer(attn + ".dQ", attn, {K_, D});
-    const int dk = b_.buffer(attn + ".dK", attn, {K_, D});
-    const int dv = b_.buffer(attn + ".dV", attn, {K_, D});
+    const int dq = b_.buffer(attn + ".dQ", attn, {K_, D}, ttsim_spec::kBwdBMem);
+    const int dk = b_.buffer(attn + ".dK", attn, {K_, D}, ttsim_spec::kBwdBMem);
+    const int dv = b_.buffer(attn + ".dV", attn, {K_, D}, ttsim_spec::kBwdCMem);
     enc.attn->bind("dQ", dq);
     enc.attn->bind("dK", dk);
     enc.attn->bind("dV", dv);
@@ -562,8 +642,9 @@ class TrainingGraph {
   /// Softmax cross-entropy over `classes` logits for `rows` rows; returns dlogits.
   int loss(const std::string& which, int logits, int labels, I rows, I classes) {
     const std::string layer = "loss." + which;
-    const int dlogits = b_.buffer(layer + ".dlogits", layer, {rows, classes});
-    const int value = b_.buffer(layer + ".value", layer, {1});
+    const int dlogits = b_.buffer(layer + ".dlogits", layer, {rows, classes}, ttsim_spec::kBwdBMem);
+    // The kernel returns the loss from its row statistics (stat_mem).
+    const int value = b_.buffer(layer + ".value", layer, {1}, ttsim_spec::kStatMem);
     b_.task(layer, TaskOp::kLoss, Stage::kBackward, layer, -1, "", rows_cols(rows, classes),
             {logits, labels}, {dlogits, value});
     return dlogits;

@@ -23,6 +23,7 @@
 #include "hls/include/kernel_spec.h"
 #include "hls/include/spec_check.h"
 #include "hls/kernels/contract.h"
+#include "hls/kernels/model_step.h"
 #include "hls/loop_nest.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
@@ -163,6 +164,33 @@ void expect_bindings_fit(const std::map<std::string, ttsim_hls::MeasuredLoop>& m
   }
 }
 
+/// Array name of a ttsim_spec::MemoryId (the top's "<stem>_mem"; "?" for none).
+std::string memory_name(int id) {
+  if (id >= ttsim_spec::kParamMem && id < ttsim_spec::kParamMem + ttsim_hls::kFloatArenas) {
+    return std::string(ttsim_hls::kArenaStems[id - ttsim_spec::kParamMem]) + "_mem";
+  }
+  return id == ttsim_spec::kIndexMem ? "index_mem" : "?" + std::to_string(id);
+}
+
+/// Per loop label: the distinct bindings of the float arrays the loop accesses to the top's
+/// memories over the graph's tasks (TaskShape::memories: from where the graph places each
+/// buffer a task binds, Buffer::memory). The int index array is not a probed memory.
+std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindings(const TaskGraph& g) {
+  std::map<std::string, std::set<std::map<std::string, std::string>>> out;
+  for (const auto& t : g.tasks) {
+    const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
+    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+      std::map<std::string, std::string> b;
+      for (const auto& a : l.accesses) {
+        const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
+        if (id != ttsim_spec::kIndexMem) b[a.array] = memory_name(id);
+      }
+      out[l.name].insert(b);
+    }
+  }
+  return out;
+}
+
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
@@ -219,6 +247,22 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
     for (const auto& [memory, accesses] : ports.at(loop).max_memory_bank_accesses) {
       EXPECT_LE(accesses, ttsim_spec::kBankPorts) << loop << " on " << memory;
     }
+  }
+  // Every task of the graph binds its kernel's arrays to the memories the real step's call
+  // sites bind them to: the same distinct bindings per loop.
+  for (const auto& [loop, bindings] : graph_bindings(g)) {
+    ASSERT_TRUE(ports.count(loop)) << loop;
+    auto describe = [](const std::set<std::map<std::string, std::string>>& s) {
+      std::string out;
+      for (const auto& b : s) {
+        out += "\n  ";
+        for (const auto& [arg, memory] : b) out += arg + "=" + memory + " ";
+      }
+      return out;
+    };
+    EXPECT_EQ(describe(bindings), describe(ports.at(loop).bindings))
+        << spec.name << " " << to_string(flow) << ": loop " << loop
+        << " graph bindings (left) vs the real step's (right)";
   }
   std::set<std::string> labels;
   for (const auto& [n, c] : want) labels.insert(n);

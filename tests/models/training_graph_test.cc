@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "hls/include/kernel_spec.h"
 #include "models/graph_summary.h"
 
 namespace ttsim {
@@ -40,6 +41,35 @@ class TwoEncoderGraph : public ::testing::TestWithParam<Flow> {
   GraphOptions options;
   TaskGraph graph;
 };
+
+// Where the HLS step keeps every buffer (Buffer::memory): each buffer of a flow the kernel
+// tree builds has a memory, parameters and gradients are in param_mem / grad_mem, and
+// every buffer a non-contraction task touches is in one of the memories its kernel's
+// arguments are bound to (task_memories), so the two descriptions agree. (Contractions take
+// their memories from their operands; graph_matches_hls_test checks those against the C
+// simulation's bindings.)
+TEST_P(TwoEncoderGraph, EveryBufferHasTheMemoryItsTasksBindItTo) {
+  if (GetParam() == Flow::kMM) GTEST_SKIP() << "the kernel tree has no MM flow: its buffers have no memory";
+  for (const auto& b : graph.buffers) {
+    EXPECT_NE(b.memory, 0) << b.name;
+    if (b.cls == BufferClass::kParameter) EXPECT_EQ(b.memory, ttsim_spec::kParamMem) << b.name;
+    if (b.cls == BufferClass::kGradient) EXPECT_EQ(b.memory, ttsim_spec::kGradMem) << b.name;
+  }
+  for (const auto& t : graph.tasks) {
+    std::set<int> bound;
+    for (int slot = 0; slot < ttsim_spec::kMaxArgumentSlots; ++slot) {
+      bound.insert(ttsim_spec::memory_of(t.shape.memories, slot));
+    }
+    for (const auto& list : {t.reads, t.writes}) {
+      for (int id : list) {
+        const Buffer& b = graph.buffers[id];
+        if (t.op == TaskOp::kContraction && b.memory == ttsim_spec::kIndexMem) continue;  // token ids
+        EXPECT_TRUE(bound.count(b.memory)) << t.name << " touches " << b.name << " in memory " << b.memory
+                                           << ", which none of its kernel's arguments is bound to";
+      }
+    }
+  }
+}
 
 TEST_P(TwoEncoderGraph, IdsAndDepsAreTopological) {
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
