@@ -28,7 +28,6 @@
 #include "sim/device_spec.h"
 #include "sim/epoch.h"
 #include "sim/kernel_latency.h"
-#include "sim/memplan/plan_report.h"
 #include "sim/power/fpga_power.h"
 #include "sim/power/step_power.h"
 #include "sim/step_report.h"
@@ -137,17 +136,13 @@ int run_simulate(const std::vector<std::string>& args) {
   for (const auto& m : mach.memories) {
     jm.push_back({{"array", m.array}, {"holds", m.holds}, {"storage", machine::to_string(m.storage)},
                   {"words", m.words}, {"width_bits", m.width_bits}, {"partition", m.partition},
-                  {"bram36", m.bram36}, {"uram288", m.uram288}, {"buffers", m.buffers.size()}});
+                  {"bram36", m.bram36}, {"uram288", m.uram288}, {"slots", m.buffers.size()},
+                  {"graph_buffers", m.graph_buffers.size()}, {"peak_live_words", m.peak_live_words}});
   }
   j["machine"] = {{"instances", ji},
                   {"memories", jm},
                   {"schedule", {{"tasks", mach.schedule.order.size()}, {"overlap_groups", Json::array()}}},
                   {"onchip_bytes", mach.onchip_bytes()}};
-  // The memory planner's plan of the same buffers: an analysis of what a planned layout
-  // would need; the build declares the arenas above.
-  j["memory_plan"] = memplan::plan_summary_json(*r.plan);
-  j["memory_plan"]["banks"] = r.banks.banks.size();
-  j["memory_plan"]["emitted"] = false;
   const std::optional<EpochResult>& epoch = eval->epoch;
   if (epoch) {
     Json by = Json::array();
@@ -161,19 +156,23 @@ int run_simulate(const std::vector<std::string>& args) {
     j["epoch_cycles"] = nullptr;
     j["epoch_seconds"] = nullptr;
   }
-  // Power from the padded step's activity (sim/power); energy over the epoch.
-  const PowerBreakdown& power = eval->power;
-  const double step_joules = eval->step_joules;
-  j["power_watts"] = {{"static", power.static_watts},
-                      {"dynamic", power.dynamic_watts()},
-                      {"total", power.total_watts()},
-                      {"by_component",
-                       {{"dsp", power.dsp_watts},
-                        {"bram", power.bram_watts},
-                        {"uram", power.uram_watts},
-                        {"logic", power.logic_watts},
-                        {"clock", power.clock_watts}}}};
-  j["energy_joules_per_step"] = step_joules;
+  // Power from the padded step's activity (sim/power); energy over the epoch. A device
+  // file without power coefficients gives none (null in the JSON).
+  if (eval->power) {
+    const PowerBreakdown& power = *eval->power;
+    j["power_watts"] = {{"static", power.static_watts},
+                        {"dynamic", power.dynamic_watts()},
+                        {"total", power.total_watts()},
+                        {"by_component",
+                         {{"dsp", power.dsp_watts},
+                          {"bram", power.bram_watts},
+                          {"uram", power.uram_watts},
+                          {"logic", power.logic_watts},
+                          {"clock", power.clock_watts}}}};
+  } else {
+    j["power_watts"] = nullptr;
+  }
+  j["energy_joules_per_step"] = eval->step_joules ? Json(*eval->step_joules) : Json(nullptr);
   j["energy_joules_per_epoch"] = eval->epoch_joules ? Json(*eval->epoch_joules) : Json(nullptr);
 
   const auto st = stage_cycles(r.graph, r.run.schedule);
@@ -198,10 +197,14 @@ int run_simulate(const std::vector<std::string>& args) {
   } else {
     std::cout << "epoch: not computed (pass --dataset-lengths)\n";
   }
-  std::cout << fmt::format("power: static {:.2f} W + dynamic {:.2f} W = {:.2f} W; energy {:.4f} J/step{}\n",
-                           power.static_watts, power.dynamic_watts(), power.total_watts(), step_joules,
-                           epoch ? fmt::format(", {:.1f} J/epoch", power.total_watts() * epoch->seconds)
-                                 : std::string());
+  if (eval->power) {
+    const PowerBreakdown& power = *eval->power;
+    std::cout << fmt::format("power: static {:.2f} W + dynamic {:.2f} W = {:.2f} W; energy {:.4f} J/step{}\n",
+                             power.static_watts, power.dynamic_watts(), power.total_watts(), *eval->step_joules,
+                             eval->epoch_joules ? fmt::format(", {:.1f} J/epoch", *eval->epoch_joules) : std::string());
+  } else {
+    std::cout << "power: not computed (" << device.source_file << " has no power coefficients)\n";
+  }
   const auto& pk = r.occupancy.peak_bytes;
   std::cout << fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                            mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(r.occupancy.peak_total_bytes));
@@ -222,17 +225,18 @@ int run_simulate(const std::vector<std::string>& args) {
     std::cout << fmt::format("{:<22} {:>6} {:>6} {:>10} {:>11}\n", k.module, k.count, k.lanes, grouped(k.dsp),
                              k.call_sites);
   }
-  std::cout << "\non-chip memories (top.cc arrays; banks: dim 2 of <array>[rows][banks], completely partitioned)\n";
-  std::cout << "array         holds                                  storage       words      banks  BRAM36  URAM288\n";
+  std::cout << "\non-chip memories (top.cc arrays, the banks the simulator's ports model; banks: dim 2 of "
+               "<array>[rows][banks], completely partitioned, 2 ports each; peak live: the most words of the step's "
+               "buffers in it at once)\n";
+  std::cout << "array         holds                                  storage       words      banks  BRAM36  URAM288  "
+               "buffers  peak live\n";
   for (const auto& m : mach.memories) {
-    std::cout << fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8}\n", m.array, m.holds,
+    std::cout << fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8} {:>8} {:>10}\n", m.array, m.holds,
                              machine::to_string(m.storage), grouped(m.words),
                              m.partition > 1 ? fmt::format("{} banks", m.partition) : std::string("1 (none)"),
-                             grouped(m.bram36), grouped(m.uram288));
+                             grouped(m.bram36), grouped(m.uram288), m.graph_buffers.size(),
+                             grouped(m.peak_live_words));
   }
-  std::cout << "\nmemory planner analysis (" << r.banks.origin
-            << "; not emitted: the build declares the arrays above)\n"
-            << memplan::format_plan_summary(*r.plan);
   std::cout << "\nkernel             lanes  tasks      busy cycles  utilization\n";
   for (const auto& k : j["kernels"]) {
     std::cout << fmt::format("{:<18} {:>5}  {:>5}  {:>15}  {:>10.1f} %\n", k["name"].get<std::string>(),

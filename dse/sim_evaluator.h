@@ -1,20 +1,18 @@
 #pragma once
-// The explorer's evaluators backed by the simulator (//sim):
-//   AnalyticSimEvaluator: list schedule of the training step on the arch's units
-//     (sim/analytic.h, no bank-port contention: a lower bound of the SystemC cycles),
-//     the memory plan (BRAM36/URAM288 blocks), occupancy peak, DSPs, compression and
-//     the epoch over the dataset's length histogram.
-//   SystemcSimEvaluator: the same step run through the SystemC engine with port
-//     contention (sim/step_sim.h) and the epoch from sim/epoch.h.
-// Both share a cache of parsed models and task graphs (thread-safe), so points that
-// differ only in arch parameters do not rebuild the graph.
+// The explorer's evaluators backed by the simulator (//sim). Both run evaluate_design
+// (sim/design_eval.h), the evaluation `simulate`, `baseline` and `memplan` run: the machine
+// description of the point (kernel instances, on-chip arrays: DSP, BRAM36, URAM288, on-chip
+// bytes), its padded step on that machine, the epoch over the dataset's length histogram,
+// and power from the step's activity on the machine's arrays. They differ in the fidelity
+// of the schedule:
+//   AnalyticSimEvaluator: the analytic list schedule on the machine's instances
+//     (sim/analytic.h, no bank-port model: a lower bound of the SystemC cycles);
+//   SystemcSimEvaluator: the SystemC engine with the port model of the machine's arrays.
+// On the emitted machine (one call at a time, each array's ports sized for the II its
+// loops are priced at) the two agree.
 //
 // Power and energy (when the device file has power coefficients): fpga_power of the
-// padded step's activity (sim/power/schedule_activity.h) — from the analytic list
-// schedule for analytic points (no port contention: busy cycles are pure kernel
-// latencies, the step is shorter, so the busy fractions are those of an uncontended
-// step), from the SystemC schedule for SystemC points (durations include port
-// stretch). On a schedule without contention the two activities are identical.
+// padded step's activity (sim/power/schedule_activity.h) on the schedule of the fidelity.
 // Epoch energy = total power × epoch seconds. LUTs: design_luts, an estimate
 // (the FP32 operator cores of every kernel loop, sim/power/lut_estimate.h, + assumed
 // control per unit instance and per bank + the bank networks' multiplexers per access site,
@@ -31,7 +29,7 @@
 
 namespace ttsim::dse {
 
-struct SimCache;  // parsed models, graphs and memory plans, keyed by content
+struct SimCache;  // parsed models, keyed by content
 
 /// Inputs shared by both evaluators.
 struct SimContext {
@@ -62,8 +60,8 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
 void calibrate_sim_context(const Calibration& c, const ArchSpec& base_arch,
                            const std::vector<double>& clocks_mhz, SimContext& ctx);
 
-/// Evaluates a point with the analytic list scheduler (no port contention): cycles,
-/// memory plan, occupancy, DSPs, power and epoch over the length histogram.
+/// Evaluates a point with evaluate_design at Fidelity::kAnalytic: cycles, the machine's
+/// blocks and DSPs, power and epoch over the length histogram.
 class AnalyticSimEvaluator : public Evaluator {
  public:
   explicit AnalyticSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}
@@ -76,8 +74,8 @@ class AnalyticSimEvaluator : public Evaluator {
   SimContext ctx_;
 };
 
-/// Evaluates a point with the SystemC engine (simulate_step + simulate_epoch), exactly
-/// as `ttsim simulate` does; runs are serialized across threads.
+/// Evaluates a point with evaluate_design at Fidelity::kSystemC, exactly as `ttsim
+/// simulate` does; runs are serialized across threads.
 class SystemcSimEvaluator : public Evaluator {
  public:
   explicit SystemcSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}

@@ -111,6 +111,7 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
       deep_bram.push_back(mems[i].bram36);
       Memory u = mems[i];
       u.buffers.clear();
+      u.graph_buffers.clear();
       u.storage = Storage::kUram;
       fill_blocks(u);
       deep_uram.push_back(u.uram288);
@@ -388,8 +389,52 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     fill_blocks(mem);
     m.memories.push_back(std::move(mem));
   }
+  // Every buffer of the step in the array the arena plan places it in (Buffer::memory, the
+  // task graph's binding of each kernel argument, checked against the C simulation).
+  m.memory_of_buffer.assign(graph.buffers.size(), -1);
+  for (const Buffer& b : graph.buffers) {
+    const int i = memory_index(b.memory);
+    if (i < 0) {
+      throw InputError("buffer " + b.name + " of the step has no memory in the kernel tree's arena plan");
+    }
+    m.memory_of_buffer[b.id] = i;
+    m.memories[i].graph_buffers.push_back(b.id);
+  }
+  // Live words per array over the program order: +words at a buffer's first task, −words
+  // after its last.
+  for (Memory& mem : m.memories) {
+    std::vector<std::int64_t> delta(graph.tasks.size() + 1, 0);
+    for (int id : mem.graph_buffers) {
+      const Buffer& b = graph.buffers[id];
+      const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
+      int first = whole ? 0 : b.first_task;
+      const int last = whole ? static_cast<int>(graph.tasks.size()) - 1 : b.last_task;
+      // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
+      // gradient over dF: model_step.cc, attention.cc) write their output over their input:
+      // the output takes its own words only after that task.
+      if (!whole) {
+        const TaskOp op = graph.tasks[first].op;
+        if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
+      }
+      if (first > last) continue;
+      delta[first] += b.words;
+      delta[last + 1] -= b.words;
+    }
+    std::int64_t live = 0;
+    for (std::int64_t d : delta) {
+      live += d;
+      mem.peak_live_words = std::max(mem.peak_live_words, live);
+    }
+  }
   choose_storage(m.memories, device);
   return m;
+}
+
+int memory_index(int id) {
+  if (id >= ttsim_spec::kParamMem && id < ttsim_spec::kParamMem + ttsim_hls::kFloatArenas) {
+    return id - ttsim_spec::kParamMem;
+  }
+  return id == ttsim_spec::kIndexMem ? ttsim_hls::kFloatArenas : -1;
 }
 
 std::vector<std::string> over_device(const Machine& m, const DeviceSpec& device) {

@@ -79,7 +79,16 @@ struct Memory {
   int partition = 1;           ///< banks: dim 2 of the top's array, completely partitioned (banked.h); 1 = none
   std::int64_t bram36 = 0;     ///< BRAM36 tiles of all its banks
   std::int64_t uram288 = 0;    ///< URAM288 blocks of all its banks
-  std::vector<MemoryBuffer> buffers;  ///< every buffer, live for the whole step
+  std::vector<MemoryBuffer> buffers;  ///< every Layout slot, fixed for the whole step
+  /// The task-graph buffers it holds (ids into TaskGraph::buffers, Buffer::memory): each
+  /// lives in one slot of `buffers` from its first to its last task (Buffer::first_task,
+  /// last_task); buffers of one slot follow one another (dA of one layer, then of the next).
+  std::vector<int> graph_buffers;
+  /// The most words its graph buffers occupy at once, each from its first to its last task
+  /// in program order (parameters and gradients for the whole step); the slots of
+  /// `buffers` hold them in `words`. The output of an in-place kernel (softmax over S, its
+  /// gradient over dP, GELU's gradient over dF) takes its input's words during that task.
+  std::int64_t peak_live_words = 0;
   /// Class of the task-graph buffers it holds (parameters, gradients, activations, temporaries);
   /// nullopt for the int index array.
   std::optional<BufferClass> buffer_class;
@@ -102,6 +111,8 @@ struct Machine {
   std::vector<Memory> memories;
   StaticSchedule schedule;
   std::int64_t param_words = 0;  ///< words of the m_axi parameter port (its depth)
+  /// By task-graph buffer id: the index into `memories` of the array that holds it.
+  std::vector<int> memory_of_buffer;
   int partition = 1;             ///< banks of every float arena (largest lane count; design_config.h kArenaBanks)
 
   /// Σ instances count · dsp.
@@ -132,6 +143,10 @@ void check_buildable(const ArchSpec& arch);
 /// module.
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph);
+
+/// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
+/// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
+int memory_index(int id);
 
 /// Resources of `m` beyond the device: one line per resource ("DSP 6,182 needed, 5,952
 /// available"); empty when it fits.

@@ -1,8 +1,8 @@
 #pragma once
 // Bank instances the SystemC engine models and the buffers that live in each: the
-// interface between the memory plan and the simulator. Until the on-chip memory
-// planner (sim/memplan) provides the plan, fallback_bank_map derives one from the
-// buffers with the rules documented there.
+// interface between the hardware and the simulator. The simulated step takes them from the
+// machine description (sim/machine_banks.h); the memory planner's plans (sim/plan_banks.h)
+// and fallback_bank_map below serve the planner analysis and the engine's own tests.
 
 #include <cstdint>
 #include <string>
@@ -25,6 +25,9 @@ struct BankInstance {
   std::int64_t blocks = 0;
   int ports = 2;
   std::int64_t words_per_port_cycle = 1;
+  /// Physical banks it is split into (a completely partitioned array dimension): the
+  /// control and multiplexers of each are priced separately (sim/power lut_estimate).
+  int partitions = 1;
   std::vector<int> buffers;  ///< buffer ids held
 };
 

@@ -13,40 +13,6 @@
 
 namespace ttsim {
 
-FpgaActivity built_activity(FpgaActivity activity, const machine::Machine& m, const TaskGraph& graph,
-                            const Schedule& schedule, const ArchSpec& arch) {
-  // A task touches the arrays of the classes of the buffers it reads and writes (the
-  // machine's arrays of one class: act/out/saved0/saved1 hold activations, bwd_*/chain*/stat
-  // temporaries); every array of a touched class is charged for the task's duration.
-  double bram_busy = 0, uram_busy = 0;
-  for (const Task& t : graph.tasks) {
-    const double d = static_cast<double>(schedule.tasks[t.id].end - schedule.tasks[t.id].start);
-    bool cls_touched[4] = {false, false, false, false};
-    for (const auto* list : {&t.reads, &t.writes}) {
-      for (int b : *list) cls_touched[static_cast<int>(graph.buffers[b].cls)] = true;
-    }
-    for (const machine::Memory& mem : m.memories) {
-      if (!mem.buffer_class || !cls_touched[static_cast<int>(*mem.buffer_class)]) continue;
-      bram_busy += d * static_cast<double>(mem.bram36);
-      uram_busy += d * static_cast<double>(mem.uram288);
-    }
-  }
-  const double cycles = static_cast<double>(schedule.makespan);
-  auto fraction = [&](double busy, double units) {
-    return units > 0 && cycles > 0 ? std::min(1.0, busy / (units * cycles)) : 0.0;
-  };
-  activity.bram36.units = static_cast<double>(m.bram36());
-  activity.uram288.units = static_cast<double>(m.uram288());
-  activity.bram36.busy_fraction = fraction(bram_busy, activity.bram36.units);
-  activity.uram288.busy_fraction = fraction(uram_busy, activity.uram288.units);
-  std::int64_t banks = 0;
-  for (const auto& mem : m.memories) banks += mem.partition;
-  std::array<int, kUnitKinds> instances{};
-  for (int k = 0; k < kUnitKinds; ++k) instances[k] = arch.units[k].count;
-  activity.kilo_lut.units = design_luts(instances, arch, banks) / 1000.0;
-  return activity;
-}
-
 std::string design_key(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                        const dataset::LengthHistogram* split) {
   Json k;
@@ -73,9 +39,38 @@ std::string design_key(const ModelSpec& model, const ArchSpec& arch, const Devic
   return k.dump();
 }
 
+namespace {
+
+std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const ArchSpec& arch,
+                                                 const DeviceSpec& device, const dataset::LengthHistogram* split,
+                                                 Fidelity fidelity) {
+  machine::check_buildable(arch);
+  // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
+  // built: a model far beyond them would otherwise take that graph's memory first.
+  machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
+  EngineOptions options;
+  options.analytic = fidelity == Fidelity::kAnalytic;
+  auto e = std::make_shared<DesignEvaluation>();
+  e->step = simulate_step(model, arch, device, 0, options);
+  e->machine = *e->step.machine;
+  e->over_device = machine::over_device(e->machine, device);
+  if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step, options);
+  e->activity = step_activity(e->step, arch, device);
+  e->luts = e->activity.kilo_lut.units * 1000;
+  if (has_power_coefficients(device)) {
+    e->power = fpga_power(device, e->activity);
+    e->step_joules = e->power->total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
+    if (e->epoch) e->epoch_joules = e->power->total_watts() * e->epoch->seconds;
+  }
+  return e;
+}
+
+}  // namespace
+
 std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, const ArchSpec& arch,
                                                         const DeviceSpec& device,
-                                                        const dataset::LengthHistogram* split) {
+                                                        const dataset::LengthHistogram* split, Fidelity fidelity) {
+  if (fidelity == Fidelity::kAnalytic) return evaluate(model, arch, device, split, fidelity);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const DesignEvaluation>> cache;
   const std::string key = design_key(model, arch, device, split);
@@ -84,21 +79,7 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  machine::check_buildable(arch);
-  // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
-  // built: a model far beyond them would otherwise take that graph's memory first.
-  machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
-  auto e = std::make_shared<DesignEvaluation>();
-  e->step = simulate_step(model, arch, device, 0);
-  e->machine = machine::describe(model, arch, device, e->step.graph);
-  e->over_device = machine::over_device(e->machine, device);
-  if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step);
-  const FpgaActivity activity =
-      built_activity(step_activity(e->step, arch, device), e->machine, e->step.graph, e->step.run.schedule, arch);
-  e->luts = activity.kilo_lut.units * 1000;
-  e->power = fpga_power(device, activity);
-  e->step_joules = e->power.total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
-  if (e->epoch) e->epoch_joules = e->power.total_watts() * e->epoch->seconds;
+  auto e = evaluate(model, arch, device, split, fidelity);
   std::lock_guard<std::mutex> lock(mutex);
   return cache.emplace(key, std::move(e)).first->second;
 }

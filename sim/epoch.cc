@@ -3,7 +3,8 @@
 namespace ttsim {
 
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                           const dataset::LengthHistogram& split, const StepResult& padded) {
+                           const dataset::LengthHistogram& split, const StepResult& padded,
+                           const EngineOptions& options) {
   const std::int64_t padded_step_cycles = padded.run.schedule.makespan;
   EpochResult e;
   e.samples = split.count;
@@ -14,7 +15,7 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
       if (samples == 0) continue;
       const std::int64_t cycles =
           len == model.seq_len ? padded_step_cycles
-                               : simulate_step_on(padded, model, arch, device, len * model.batch).run.schedule.makespan;
+                               : simulate_step_on(padded, model, arch, device, len * model.batch, options).run.schedule.makespan;
       e.by_length.push_back({len, samples, cycles});
     }
   }

@@ -32,10 +32,11 @@ struct EpochResult {
 };
 
 /// Epoch over `split`. `padded` is the simulated step of the padded length (the
-/// hardware: its memory plan serves every length); effective-length designs simulate
-/// the other lengths on it with simulate_step_on.
+/// hardware: its machine serves every length); effective-length designs simulate
+/// the other lengths on it with simulate_step_on and `options` (the fidelity of `padded`).
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                           const dataset::LengthHistogram& split, const StepResult& padded);
+                           const dataset::LengthHistogram& split, const StepResult& padded,
+                           const EngineOptions& options = {});
 
 /// Same, given only the padded step's cycles: effective-length designs simulate the
 /// padded step first (to plan the hardware) and then every other length on it.

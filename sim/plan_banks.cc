@@ -15,6 +15,7 @@ BankMap bank_map_from_plan(const memplan::MemoryPlan& plan) {
     b.kind = mem.kind == memplan::MemoryKind::kBram ? BlockKind::kBram36 : BlockKind::kUram288;
     b.blocks = mem.kind == memplan::MemoryKind::kBram ? ceil_div(mem.bram18, 2) : mem.uram;
     b.ports = mem.partitions * mem.ports;
+    b.partitions = mem.partitions;
     b.words_per_port_cycle = mem.words_per_address;
     b.buffers = mem.buffers;
     bank_of_memory[mem.id] = static_cast<int>(m.banks.size());

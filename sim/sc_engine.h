@@ -43,6 +43,9 @@ std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, 
 struct EngineOptions {
   bool unlimited_units = false;  ///< one instance per task of each class
   bool port_contention = true;   ///< false: banks impose no limits
+  /// true: the analytic list schedule of the same units (sim/analytic.h list_schedule,
+  /// no port model) instead of a SystemC run; the explorer's fast fidelity.
+  bool analytic = false;
   /// Extra cycles added to each task's duration (by id); empty = none. Used by the
   /// randomized stress tests.
   std::vector<std::int64_t> extra_cycles;

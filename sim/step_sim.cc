@@ -5,7 +5,7 @@
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/kernel_latency.h"
-#include "sim/plan_banks.h"
+#include "sim/machine_banks.h"
 
 namespace ttsim {
 
@@ -34,22 +34,61 @@ StepResult prepare(const ModelSpec& model, const ArchSpec& arch, const DeviceSpe
 
 void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
   options.port_contention = options.port_contention && arch.port_contention;
-  const auto traffic = task_bank_traffic(r.graph, r.banks, r.footprint);
-  r.run = run_systemc(r.sched, r.banks, traffic, options);
+  if (options.analytic) {
+    if (options.unlimited_units || !options.extra_cycles.empty()) {
+      throw std::invalid_argument("simulate_step: the analytic fidelity takes the arch's units and no extra cycles");
+    }
+    r.run = EngineResult{};
+    r.run.schedule = list_schedule(r.sched);
+    r.run.instances = r.sched.unit_count;
+    r.analytic_cycles = r.run.schedule.makespan;
+  } else {
+    const auto traffic = task_bank_traffic(r.graph, r.banks, r.footprint);
+    r.run = run_systemc(r.sched, r.banks, traffic, options);
+    r.analytic_cycles = options.unlimited_units ? critical_path_cycles(r.sched)
+                                                : list_schedule(r.sched).makespan;
+  }
   r.occupancy = compute_occupancy(r.graph, r.run.schedule, r.footprint);
-  r.analytic_cycles = options.unlimited_units ? critical_path_cycles(r.sched)
-                                              : list_schedule(r.sched).makespan;
+}
+
+}  // namespace
+
+namespace {
+
+/// The step of `tokens` tokens on the machine of (model, `built`): described from the
+/// padded step's graph (the hardware is sized for the longest sample).
+StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const ArchSpec& built,
+                           const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options) {
+  StepResult r = prepare(model, arch, device, tokens);
+  if (r.tokens == model.tokens()) {
+    r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph));
+  } else {
+    // Buffers keep their names and ids at every length: the padded step's placement holds.
+    const TaskGraph padded = build_training_graph(model, graph_options(built, 0));
+    bool same = padded.buffers.size() == r.graph.buffers.size();
+    for (std::size_t b = 0; same && b < padded.buffers.size(); ++b) same = padded.buffers[b].name == r.graph.buffers[b].name;
+    if (!same) throw std::invalid_argument("simulate_step: the step's buffers differ from the padded step's");
+    r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, padded));
+  }
+  r.banks = machine_bank_map(*r.machine);
+  execute(r, arch, options);
+  return r;
 }
 
 }  // namespace
 
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::int64_t tokens, EngineOptions options) {
-  StepResult r = prepare(model, arch, device, tokens);
-  r.plan = std::make_shared<const memplan::MemoryPlan>(plan_step_memory(r.graph, arch, device, r.footprint));
-  r.banks = bank_map_from_plan(*r.plan);
-  execute(r, arch, options);
-  return r;
+  return step_on_machine(model, arch, arch, device, tokens, options);
+}
+
+StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                            std::int64_t tokens, EngineOptions options) {
+  ArchSpec built = arch;
+  for (UnitSpec& u : built.units) u.count = 1;
+  built.policy = SchedulePolicy::kSequential;
+  built.fusion = false;
+  return step_on_machine(model, arch, built, device, tokens, options);
 }
 
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
@@ -62,7 +101,7 @@ StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, 
   if (!same) {
     throw std::invalid_argument("simulate_step_on: the step's buffers differ from the planned hardware's");
   }
-  r.plan = hardware.plan;
+  r.machine = hardware.machine;
   r.banks = hardware.banks;
   execute(r, arch, options);
   return r;

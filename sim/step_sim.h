@@ -1,7 +1,8 @@
 #pragma once
 // One training step of a model on an architecture, end to end: build the task graph,
-// apply the scheduling policy, price every task from its loop nest, map buffers to
-// banks, run the SystemC engine and account occupancy.
+// describe the machine the emitted build is (machine/machine.h), price every task from its
+// loop nest at its instance's II, run the SystemC engine on the machine's kernel instances
+// and arrays (their ports), and account occupancy.
 
 #include <cstdint>
 #include <memory>
@@ -13,7 +14,7 @@
 #include "sim/arch_spec.h"
 #include "sim/bank_map.h"
 #include "sim/device_spec.h"
-#include "sim/memplan/memory_plan.h"
+#include "machine/machine.h"
 #include "sim/occupancy.h"
 #include "sim/sc_engine.h"
 #include "sim/sched_graph.h"
@@ -27,10 +28,11 @@ struct StepResult {
   SchedGraph sched;
   std::vector<bool> fused;                ///< by buffer id (arch.fusion)
   std::vector<std::int64_t> footprint;    ///< on-chip words by buffer id
-  /// On-chip memory plan (arch.memory strategy); shared by steps run on the same hardware.
-  std::shared_ptr<const memplan::MemoryPlan> plan;
-  BankMap banks;                          ///< bank instances of `plan`
-  EngineResult run;                       ///< SystemC schedule, bank slices
+  /// The machine the step runs on (described from the padded step); shared by the steps
+  /// of every length run on the same hardware.
+  std::shared_ptr<const machine::Machine> machine;
+  BankMap banks;                          ///< the machine's arrays (machine_bank_map)
+  EngineResult run;                       ///< SystemC schedule and bank slices (EngineOptions::analytic: the list schedule)
   Occupancy occupancy;
   /// Cycles of the same step from the analytic list scheduler (no port contention,
   /// same unit counts): a lower bound of run.schedule.makespan.
@@ -41,14 +43,23 @@ struct StepResult {
 /// (0 = the model's padded batch × seq_len).
 GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens);
 
-/// Simulates one step with `tokens` tokens (0 = padded). `options.port_contention` is
-/// and-ed with the arch's port_contention. Throws InputError for inconsistent inputs.
+/// Simulates one step with `tokens` tokens (0 = padded) on the machine of (model, arch,
+/// device) (machine::describe of the padded step). `options.port_contention` is and-ed with
+/// the arch's port_contention. Throws ConfigError for an arch the emitted top cannot carry
+/// out (machine::check_buildable) and InputError for inconsistent inputs.
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::int64_t tokens, EngineOptions options = {});
 
+/// A what-if step for the engine's own studies: `arch` may ask for what the emitted top
+/// does not build (several engines, the parallel policy and its refinements, fusion); the
+/// units and dispatch are the arch's, the arrays those of the machine of the same model and
+/// lanes built one call at a time. Not a design `emit` can build: no command prices one.
+StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                            std::int64_t tokens, EngineOptions options = {});
+
 /// Simulates a step of `tokens` tokens on the hardware of `hardware` (a step of the same
-/// model and arch, normally the padded one): the memories are planned for the largest
-/// length and shorter samples reuse them, so the plan and bank map are reused; the
+/// model and arch, normally the padded one): the arrays are sized for the largest length
+/// and shorter samples reuse them, so the machine and bank map are reused; the
 /// graph, latencies, traffic and occupancy are those of `tokens`. Throws
 /// std::invalid_argument when the two graphs do not have the same buffers.
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,

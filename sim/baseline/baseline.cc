@@ -135,16 +135,16 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   // The same evaluation as `ttsim simulate` (sim/design_eval.h): the emitted build's
   // on-chip arrays are its memory; its power is the clocked (default) scenario.
   const auto ev = evaluate_design(model, arch, device, &split);
+  if (!ev->power) fpga_power(device, ev->activity);  // throws the InputError naming the device file's /power
   r.fpga_memory_bytes = ev->machine.onchip_bytes();
   r.fpga_allocated_bytes = (ev->machine.bram36() * 36864 + ev->machine.uram288() * 294912) / 8;
   r.fpga_epoch_cycles = ev->epoch->cycles;
   r.fpga_epoch_seconds = ev->epoch->seconds;
-  const FpgaActivity activity = built_activity(step_activity(ev->step, arch, device), ev->machine, ev->step.graph,
-                                               ev->step.run.schedule, arch);
-  r.fpga_power.clocked = ev->power;
+  const FpgaActivity& activity = ev->activity;
+  r.fpga_power.clocked = *ev->power;
   r.fpga_power.busy_scaled = fpga_power(device, activity, PowerScenario::kBusyScaled);
   r.fpga_power.hbm_static_watts = card.at("hbm_static_watts");
-  r.fpga_power.card_watts = card.at("card_idle_watts") + ev->power.dynamic_watts();
+  r.fpga_power.card_watts = card.at("card_idle_watts") + ev->power->dynamic_watts();
   r.fpga_power.kilo_lut = activity.kilo_lut.units;
   r.fpga_energy_joules_per_epoch = *ev->epoch_joules;
   r.fpga_energy_busy_scaled_joules = r.fpga_power.busy_scaled.total_watts() * r.fpga_epoch_seconds;
@@ -188,7 +188,7 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
     if (!c.has_range || c.lo == c.hi) continue;
     SensitivityRow row{name, card.source_file, c.value, c.lo, c.hi};
     for (int end = 0; end < 2; ++end) {
-      const double joules = fpga_watts(ev->power, card, card.with(name, end == 0 ? c.lo : c.hi)) * r.fpga_epoch_seconds;
+      const double joules = fpga_watts(*ev->power, card, card.with(name, end == 0 ? c.lo : c.hi)) * r.fpga_epoch_seconds;
       (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, joules);
       (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, joules);
     }

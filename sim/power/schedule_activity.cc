@@ -23,7 +23,8 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   BankActivityShape s;
   s.bram36_blocks = banks.bram36_blocks;
   s.uram288_blocks = banks.uram_blocks;
-  s.banks = static_cast<std::int64_t>(banks.banks.size());
+  s.banks = 0;
+  for (const BankInstance& b : banks.banks) s.banks += b.partitions;
   s.task_bram36_blocks.assign(graph.tasks.size(), 0);
   s.task_uram288_blocks.assign(graph.tasks.size(), 0);
   std::vector<int> seen;  // distinct banks of one task

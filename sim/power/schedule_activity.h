@@ -32,7 +32,7 @@ namespace ttsim {
 struct BankActivityShape {
   std::int64_t bram36_blocks = 0;   ///< BRAM36 blocks of the bank map
   std::int64_t uram288_blocks = 0;  ///< URAM288 blocks of the bank map
-  std::int64_t banks = 0;           ///< bank instances (each gets control LUTs)
+  std::int64_t banks = 0;           ///< physical banks, Σ BankInstance::partitions (each gets control LUTs)
   /// By task id: Σ blocks of the distinct BRAM36 (resp. URAM288) banks holding a buffer
   /// the task reads or writes with footprint > 0 words.
   std::vector<std::int64_t> task_bram36_blocks, task_uram288_blocks;

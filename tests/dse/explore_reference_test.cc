@@ -83,9 +83,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   const EpochResult epoch = simulate_epoch(
       model, arch, device,
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);
-  const PowerBreakdown power =
-      fpga_power(device, built_activity(step_activity(step, arch, device), machine::describe(model, arch, device, step.graph), step.graph,
-                     step.run.schedule, arch));
+  const PowerBreakdown power = fpga_power(device, step_activity(step, arch, device));
 
   const Json results = load_json_file(o.out_dir + "/results.json");
   const Json* point = nullptr;

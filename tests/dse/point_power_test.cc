@@ -63,10 +63,8 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const ModelSpec model = parse_model_spec(s.point.model, s.point.model_file);
   const StepResult step = simulate_step(model, arch, s.device, 0);
-  // Memory units are the emitted build's blocks (sim/design_eval.h built_activity).
-  const PowerBreakdown p = fpga_power(
-      s.device, built_activity(step_activity(step, arch, s.device), machine::describe(model, arch, s.device, step.graph), step.graph,
-                     step.run.schedule, arch));
+  // Memory units are the emitted build's blocks: the step runs on the machine's arrays.
+  const PowerBreakdown p = fpga_power(s.device, step_activity(step, arch, s.device));
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerTotalWatts], p.total_watts());
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerDynamicWatts], p.dynamic_watts());
   // Contention only stretches the SystemC step: the analytic step is no longer, and
@@ -98,8 +96,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + kControlLutsPerUnitInstance * instances +
                                                 kControlLutsPerBank * banks + network);
   // The power model's logic units are the same estimate.
-  EXPECT_DOUBLE_EQ(built_activity(step_activity(step, arch, s.device), mach, step.graph, step.run.schedule, arch)
-                           .kilo_lut.units * 1000,
+  EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000,
                    a.metrics[Metric::kLut]);
 
   AnalyticSimEvaluator ev(ctx);

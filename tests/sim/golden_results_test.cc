@@ -1,7 +1,7 @@
 // Pins every result the simulator prints for the shipped presets, so that speed work on
 // the memory planner, the schedulers and the latency model provably changes nothing:
-// for each case, the step JSON (`ttsim simulate --json`), the full memory plan
-// (memories, block layouts, every placement), every task's start/end/unit in the
+// for each case, the step JSON (`ttsim simulate --json`), the machine's banks (arrays,
+// blocks, ports, buffers) the step ran on, every task's start/end/unit in the
 // SystemC and analytic schedules, and the analytic list schedules of a lanes × engines
 // sweep are serialised and reduced to a 64-bit FNV-1a digest, next to a few readable
 // figures. The expected values live in tests/sim/testdata/golden_results.json.
@@ -64,13 +64,13 @@ ModelSpec model(const std::string& name) { return load_model_spec("configs/model
 
 Json step_case(const StepResult& r, const ArchSpec& a) {
   std::string text = step_json(r, a).dump();
-  text += memplan::plan_detail_json(*r.plan, r.graph).dump();
+  for (const auto& b : r.banks.banks) text += fmt::format("{} {} {} {}\n", b.name, b.blocks, b.ports, b.buffers.size());
   text += schedule_text(r.run.schedule);
   text += schedule_text(list_schedule(r.sched));
   return Json{{"step_cycles", r.run.schedule.makespan},
               {"analytic_cycles", r.analytic_cycles},
-              {"bram36", r.plan->bram36_blocks},
-              {"uram", r.plan->uram_blocks},
+              {"bram36", r.banks.bram36_blocks},
+              {"uram", r.banks.uram_blocks},
               {"peak_bytes", r.occupancy.peak_total_bytes},
               {"digest", fmt::format("{:016x}", fnv1a(text))}};
 }
@@ -79,7 +79,6 @@ Json step_case(const StepResult& r, const ArchSpec& a) {
 std::vector<std::pair<std::string, ArchSpec>> arch_variants() {
   std::vector<std::pair<std::string, ArchSpec>> v;
   v.emplace_back("u50_paper", arch("u50_paper"));
-  v.emplace_back("u50_mm_baseline", arch("u50_mm_baseline"));
   v.emplace_back("u50_tt_sequential", arch("u50_tt_sequential"));
   ArchSpec a = arch("u50_paper");
   a.memory = MemoryStrategy::kNaive;
@@ -105,7 +104,7 @@ Json compute() {
   for (const char* m : {"atis_2enc", "atis_4enc", "atis_6enc"}) {
     const ModelSpec spec = model(m);
     for (const auto& [an, a] : arch_variants()) {
-      out["step/" + std::string(m) + "/" + an] = step_case(simulate_step(spec, a, u50(), 0), a);
+      out["step/" + std::string(m) + "/" + an] = step_case(simulate_what_if(spec, a, u50(), 0), a);
     }
   }
   // 2. Effective lengths: shorter steps on the padded step's hardware, and an epoch.
@@ -115,7 +114,7 @@ Json compute() {
     const auto lengths = dataset::load_dataset_lengths("configs/datasets/atis_lengths.json");
     for (const char* m : {"atis_2enc", "atis_6enc"}) {
       const ModelSpec spec = model(m);
-      const StepResult hw = simulate_step(spec, a, u50(), 0);
+      const StepResult hw = simulate_what_if(spec, a, u50(), 0);
       const StepResult s = simulate_step_on(hw, spec, a, u50(), 11 * spec.batch);
       out["short_step/" + std::string(m)] = step_case(s, a);
       const EpochResult e = simulate_epoch(spec, a, u50(), lengths.split("train"), hw);

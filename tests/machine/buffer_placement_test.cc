@@ -1,0 +1,70 @@
+// Every buffer of the step lives in one array of the emitted top (machine/machine.h
+// Memory::graph_buffers, from the task graph's Buffer::memory): on every preset and both
+// flows the kernel tree builds, each array holds at every point of the step no more words of
+// the step's buffers than the arena plan sizes it for (hls/kernels/model_step.h make_layout,
+// computed independently from the model's dimensions), parameters and gradients fill their
+// arrays exactly, and the bank map the simulator runs on is these arrays.
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "machine/machine.h"
+#include "models/training_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/machine_banks.h"
+
+namespace ttsim {
+namespace {
+
+struct Case {
+  const char* model;
+  const char* arch;
+};
+
+class BufferPlacement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BufferPlacement, EveryArrayHoldsItsBuffersAtEveryPointOfTheStep) {
+  const ModelSpec model = load_model_spec(std::string("configs/models/") + GetParam().model + ".json");
+  const ArchSpec arch = load_arch_spec(std::string("configs/arch/") + GetParam().arch + ".json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  GraphOptions o;
+  o.flow_by_kind = arch.flow_by_kind;
+  const TaskGraph graph = build_training_graph(model, o);
+  const machine::Machine m = machine::describe(model, arch, device, graph);
+
+  ASSERT_EQ(m.memory_of_buffer.size(), graph.buffers.size());
+  std::size_t placed = 0;
+  for (std::size_t i = 0; i < m.memories.size(); ++i) {
+    const machine::Memory& mem = m.memories[i];
+    placed += mem.graph_buffers.size();
+    for (int id : mem.graph_buffers) EXPECT_EQ(m.memory_of_buffer[id], static_cast<int>(i)) << graph.buffers[id].name;
+    EXPECT_LE(mem.peak_live_words, mem.words) << mem.array << " (" << mem.holds << ")";
+    if (mem.array == "param_mem" || mem.array == "grad_mem") {
+      EXPECT_EQ(mem.peak_live_words, m.param_words) << mem.array;
+    }
+  }
+  EXPECT_EQ(placed, graph.buffers.size());
+
+  const BankMap banks = machine_bank_map(m);
+  ASSERT_EQ(banks.banks.size(), m.memories.size());
+  for (std::size_t i = 0; i < banks.banks.size(); ++i) {
+    EXPECT_EQ(banks.banks[i].name, m.memories[i].array);
+    EXPECT_EQ(banks.banks[i].ports, 2 * m.memories[i].partition);
+    EXPECT_EQ(banks.banks[i].blocks, m.memories[i].bram36 + m.memories[i].uram288);
+  }
+  EXPECT_EQ(banks.bank_of_buffer, m.memory_of_buffer);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, BufferPlacement,
+                         ::testing::Values(Case{"atis_2enc", "u50_paper"}, Case{"atis_4enc", "u50_paper"},
+                                           Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_tt_sequential"},
+                                           Case{"atis_6enc", "u50_tt_sequential"}, Case{"atis_2enc_r4", "u50_paper"},
+                                           Case{"atis_2enc_r16", "u50_paper"}),
+                         [](const auto& info) {
+                           return std::string(info.param.model) + "_" + info.param.arch;
+                         });
+
+}  // namespace
+}  // namespace ttsim
