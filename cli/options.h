@@ -20,4 +20,7 @@ bool parse_options(const std::string& command, const std::string& usage_line,
                    const po::positional_options_description& positional,
                    const std::vector<std::string>& args, po::variables_map& vm);
 
+/// `v` with thousands separators: 2162297 → "2,162,297".
+std::string grouped(std::int64_t v);
+
 }  // namespace ttsim::cli
