@@ -46,14 +46,20 @@ void BM_SystemcSixEncoderPoint(benchmark::State& state) {
       if (axes[a].name == "encoders" && v && *v == 6) six.push_back(id);
     }
   }
+  // Each point once: SystemC evaluations are cached by the canonical design
+  // (sim/design_eval.h), so a second visit would time a lookup.
+  if (six.size() < static_cast<std::size_t>(state.max_iterations)) {
+    state.SkipWithError("fewer six-encoder points than iterations");
+    return;
+  }
   std::size_t i = 0;
   for (auto _ : state) {
-    Evaluation e = setup->eval->evaluate(six[i++ % six.size()], true, false);
+    Evaluation e = setup->eval->evaluate(six[i++], true, false);
     benchmark::DoNotOptimize(e);
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_SystemcSixEncoderPoint)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SystemcSixEncoderPoint)->Iterations(40)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ttsim::dse
