@@ -1,9 +1,9 @@
 // Explorer evaluation speed on the shipped ATIS/U50 sweep (configs/sweeps/atis_u50.json):
 //   BM_AnalyticSweepPass: one full pass over the sweep's grid with the analytic evaluator
-//     and fresh caches (as in a run: graphs shared between points of the same model,
-//     every memory plan computed once); items = points.  Target >= 20,000 points/s/core.
+//     (evaluate_design at analytic fidelity: graph, machine description, list schedule,
+//     epoch, power per point); items = points.
 //   BM_SystemcSixEncoderPoint: SystemC evaluation (step + epoch) of the sweep's
-//     6-encoder points in turn; items = points.  Target >= 50 points/s/core.
+//     6-encoder points, each once; items = points.  Target >= 50 points/s/core.
 // Single-threaded (one core): evaluations are called directly, not through oneTBB.
 
 #include <benchmark/benchmark.h>

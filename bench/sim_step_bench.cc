@@ -30,7 +30,7 @@ ModelSpec preset(int encoders) {
   return load_model_spec("configs/models/atis_" + std::to_string(encoders) + "enc.json");
 }
 
-// Whole step: task graph, latencies, memory plan, SystemC run, occupancy.
+// Whole step: task graph, latencies, machine description, SystemC run, occupancy.
 void BM_Step(benchmark::State& state) {
   const ModelSpec m = preset(static_cast<int>(state.range(0)));
   std::uint64_t events = 0;
@@ -44,7 +44,7 @@ void BM_Step(benchmark::State& state) {
 }
 BENCHMARK(BM_Step)->Arg(2)->Arg(6)->Unit(benchmark::kMillisecond);
 
-// A step on already planned hardware (memory plan reused): graph, latencies, SystemC
+// A step on already described hardware (machine reused): graph, latencies, SystemC
 // run, occupancy — what each further length of an epoch or each schedule-only DSE
 // point costs.
 void BM_StepOnPlannedHardware(benchmark::State& state) {

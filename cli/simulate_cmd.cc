@@ -1,6 +1,8 @@
 // `ttsim simulate`: one training step of a model on an accelerator architecture and a
-// device, executed by the SystemC engine; step, stage, layer and kernel cycles, on-chip
-// occupancy, blocks, fit, and the epoch latency over a dataset length histogram. With
+// device, executed by the SystemC engine on the machine the emitted build is
+// (evaluate_design); step, stage, layer and kernel cycles, the kernel instances, every
+// on-chip array with its storage, partition, blocks and buffers, occupancy, fit, power and
+// the epoch latency over a dataset length histogram. With
 // --loops, a table of every kernel loop the step runs (hls/include/kernel_spec.h loop
 // classes): tasks, total trips, the derived II with its RecMII / ResMII bounds, depth and
 // cycles (sim/kernel_latency.h).

@@ -23,8 +23,8 @@ enum class Metric : int {
   kPowerDynamicWatts, ///< dynamic power of the padded step's activity, watts
   kPowerTotalWatts,   ///< static + dynamic, watts
   kOnchipBytes,       ///< peak on-chip bytes (params + grads + activations + temporaries)
-  kBram36,            ///< BRAM36 blocks allocated by the memory plan
-  kUram288,           ///< URAM288 blocks allocated by the memory plan
+  kBram36,            ///< BRAM36 blocks of the machine's on-chip arrays (machine/machine.h)
+  kUram288,           ///< URAM288 blocks of the machine's on-chip arrays
   kDsp,               ///< DSP48E2 slices of the kernels
   kLut,               ///< estimated LUTs (sim/power: operator cores, bank networks, control), not csynth
   kCompression,       ///< dense parameters / stored parameters of the model
