@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/json_lines.h"
 #include "core/json_view.h"
 
 namespace fs = std::filesystem;
@@ -142,10 +143,10 @@ class ExploreFaults : public ::testing::Test {
 
   // Points evaluated by the reference run (analytic) and those with SystemC figures.
   static std::pair<int, int> reference_counts() {
-    const auto r = json(tmp_ / "reference/results.json");
+    const auto points = ttsim::load_json_lines((tmp_ / "reference/results.jsonl").string());
     int systemc = 0;
-    for (const auto& p : r["points"]) systemc += p.contains("analytic_metrics");
-    return {static_cast<int>(r["points"].size()), systemc};
+    for (const auto& p : points) systemc += p.contains("analytic_metrics");
+    return {static_cast<int>(points.size()), systemc};
   }
 
   static fs::path root_, tmp_;
@@ -226,11 +227,12 @@ TEST_F(ExploreFaults, CtrlCInEveryStageResumesToIdenticalFiles) {
   ASSERT_EQ(reference_.code, 0) << reference_.err;
   const auto [n, systemc] = reference_counts();
   const int refs = static_cast<int>(json(tmp_ / "reference/chosen.json")["references"].size());
-  // Fault points with one thread: n analytic evaluations, state.json (2: written, renamed),
-  // the reference points' SystemC evaluations, state.json (2), then the first front round.
-  // A stop is seen before the next evaluation starts.
+  // Fault points with one thread: n analytic evaluations, their append to the evaluation
+  // log (1), state.json (2: written, renamed), the reference points' SystemC evaluations,
+  // log (1), state.json (2), then the first front round (state.json (2) before its first
+  // evaluation). A stop is seen before the next evaluation starts.
   const std::vector<std::pair<std::string, int>> stages = {
-      {"analytic", n / 2}, {"systemc_references", n + 2}, {"systemc_front", n + 2 + refs + 2}};
+      {"analytic", n / 2}, {"systemc_references", n + 3}, {"systemc_front", n + 3 + refs + 3}};
   ASSERT_GT(systemc, refs) << "the sweep needs a SystemC round beyond the reference points";
   for (const auto& [stage, at] : stages) {
     const fs::path out = fresh_work();
@@ -271,8 +273,9 @@ TEST_F(ExploreFaults, CtrlCInNsga2ResumesToIdenticalFiles) {
 TEST_F(ExploreFaults, SigkillAtRandomPointsThenResumeIsByteIdentical) {
   ASSERT_EQ(reference_.code, 0) << reference_.err;
   const auto [n, systemc] = reference_counts();
-  // Fault points of a whole run: every evaluation, two per atomic file write.
-  const int total = n + systemc + 2 * static_cast<int>(tree(tmp_ / "reference").size()) + 8;
+  // Fault points of a whole run: every evaluation, one per append to the evaluation log,
+  // two per atomic file write.
+  const int total = n + systemc + 2 * static_cast<int>(tree(tmp_ / "reference").size()) + 12;
   std::mt19937 rng(14);
   std::uniform_int_distribution<int> at(1, total);
   int killed = 0;
