@@ -158,11 +158,13 @@ void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int in
     if (k < slice.size() && slice[k] == id && (!systemc_all || line.has("systemc"))) ++done;
   }
   if (sorted && !in.cut_short() && done == slice.size()) return;
-  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + std::to_string(done) +
-                   " of " + std::to_string(slice.size()) +
-                   " points evaluated: interrupted, killed or stopped by the time budget); "
-                   "finish it with `ttsim explore " + s.sweep_file + " --shard " + s.shard + " --out " +
-                   dir + " --resume`, then merge again");
+  const std::string why = done < slice.size()
+                              ? std::to_string(done) + " of " + std::to_string(slice.size()) +
+                                    " points evaluated: interrupted, killed or stopped by the time budget"
+                              : "all " + std::to_string(done) + " points evaluated, but killed before its " +
+                                    kEvaluationLog + " was put in id order";
+  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + why + "); finish it with `ttsim explore " +
+                   s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then merge again");
 }
 
 // The next line of each shard's (compacted, ascending) log, for the merge in id order.

@@ -21,48 +21,15 @@
 
 #include "core/json_lines.h"
 #include "core/json_view.h"
+#include "tests/cli/folder_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Every regular file under `dir` (relative path -> content).
-std::map<std::string, std::string> tree(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_text(e.path());
-  }
-  return files;
-}
-
-// Asserts the folders hold the same files byte for byte (names the first difference).
-void expect_same_tree(const fs::path& want, const fs::path& got, const std::string& what) {
-  const auto a = tree(want), b = tree(got);
-  std::vector<std::string> only_a, only_b, differ;
-  for (const auto& [k, v] : a) {
-    auto it = b.find(k);
-    if (it == b.end()) only_a.push_back(k);
-    else if (it->second != v) differ.push_back(k);
-  }
-  for (const auto& [k, v] : b) {
-    (void)v;
-    if (!a.count(k)) only_b.push_back(k);
-  }
-  auto list = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += " " + x;
-    return s;
-  };
-  EXPECT_TRUE(only_a.empty() && only_b.empty() && differ.empty())
-      << what << ": missing:" << list(only_a) << "; extra:" << list(only_b) << "; differ:" << list(differ);
-}
+using ttsim::testing::expect_same_tree;
+using ttsim::testing::read_text;
+using ttsim::testing::tree;
 
 struct Exit {
   int code = -1;    // exit status, -1 when killed by a signal
