@@ -9,7 +9,7 @@
 //   evaluated and only state.json and the evaluation log (in id order) are written;
 //   `merge` joins the shards' logs point by point in id order and runs the closing stage,
 //   giving byte-for-byte the files of the unsharded run. Memory stays flat in the number
-//   of points apart from a summary of about 100 bytes per point (dse/run_state.h).
+//   of points apart from a summary of about 200 bytes per point (dse/run_state.h).
 //   An interrupted run writes state.json and the results of the points done; --resume
 //   continues it, and the final files equal those of an uninterrupted run.
 

@@ -42,7 +42,7 @@ struct PointRecord {
   const Evaluation& best() const { return has_systemc ? systemc : analytic; }
 };
 
-/// What a run keeps in memory per evaluated point (about 100 bytes with two objectives).
+/// What a run keeps in memory per evaluated point (about 200 bytes with five objectives, map node included).
 struct PointSummary {
   std::int64_t analytic_at = -1;  ///< byte offset in the log of the line with its analytic evaluation
   std::int64_t systemc_at = -1;   ///< of the line with its SystemC evaluation; -1 when it has none
