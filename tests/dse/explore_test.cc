@@ -37,6 +37,11 @@ std::string slurp(const std::string& path) {
 const char* const kFiles[] = {"results.csv", "results.jsonl",  "results.json",     "pareto.csv",
                               "chosen.json", "summary.md",     "state.json",       "evaluations.jsonl"};
 
+// Expects the run folders `a` and `b` to hold the same kFiles byte for byte.
+void expect_same_files(const std::string& a, const std::string& b) {
+  for (const char* file : kFiles) EXPECT_EQ(slurp(a + "/" + file), slurp(b + "/" + file)) << file;
+}
+
 struct Fixture {
   std::string dir;
   SweepSpec sweep;
@@ -115,9 +120,7 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   const auto r2 = f.run("parts", resume);
   ASSERT_EQ(r2.outcome, ExploreOutcome::kComplete);
   EXPECT_EQ(r2.new_evaluations + r1.new_evaluations, 128u);  // nothing evaluated twice
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/parts/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/whole", f.dir + "/parts");
 }
 
 TEST(Explore, PointFilesHoldEveryPointAndResultsJsonTheFront) {
@@ -163,9 +166,7 @@ TEST(Explore, ResumeDropsALogLineCutShortByAKill) {
   ExploreOptions resume;
   resume.resume = true;
   ASSERT_EQ(f.run("parts", resume).outcome, ExploreOutcome::kComplete);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/parts/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/whole", f.dir + "/parts");
 }
 
 TEST(Explore, ResumeConvertsAStateWithItsPointsInline) {
@@ -183,9 +184,7 @@ TEST(Explore, ResumeConvertsAStateWithItsPointsInline) {
   const auto r = f.run("old", resume);
   ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
   EXPECT_EQ(r.new_evaluations, 0u);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/old/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/whole", f.dir + "/old");
 }
 
 TEST(Explore, ResumeRefusesAChangedInputFile) {
@@ -228,9 +227,7 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
   const auto r = run_merge(*f.eval, dirs, m);
   EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/merged/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/whole", f.dir + "/merged");
 }
 
 TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
@@ -269,9 +266,7 @@ TEST(Explore, ResultsDoNotDependOnThreadCount) {
   two.control.threads = 2;
   f.run("t1", one);
   f.run("t2", two);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/t1/" + file), slurp(f.dir + "/t2/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/t1", f.dir + "/t2");
   ExploreOptions shard;
   shard.shard_count = 2;
   EXPECT_THROW(f.run("nsga_shard", shard), InputError);
