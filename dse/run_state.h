@@ -52,7 +52,8 @@ struct PointSummary {
 };
 
 /// Everything evaluated so far in a run folder: the settings of state.json, a summary per
-/// point and the evaluation log behind them (see the file comment). Movable, not copyable.
+/// point and the evaluation log behind them (see the file comment). Movable, not copyable;
+/// not thread-safe (the batch runner adds evaluations from one thread after each batch).
 class RunState {
  public:
   RunState();
@@ -138,7 +139,8 @@ Json evaluation_to_json(const Evaluation& e);
 Evaluation evaluation_from_json(const JsonView& v);
 /// state.json's document: the settings and SystemC progress of `s` (no points).
 Json state_to_json(const RunState& s);
-/// Reads state.json's document (`file` names it in errors); the points are not read.
+/// Reads state.json's document (`file` names it in errors): the settings; the inline points
+/// of a format-1 document are kept in RunState::legacy_points for load_log.
 RunState state_from_json(const Json& doc, const std::string& file);
 
 /// <dir>/state.json, written atomically.
