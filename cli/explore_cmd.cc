@@ -50,7 +50,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   const int n_threads = dse::checked_threads(threads);  // before any work
   // The HLS kernel tree is needed at the end (hls_build/): find it before evaluating
-  // anything. A shard writes only state.json and needs none.
+  // anything. A shard writes only its state and evaluation log and needs none.
   if (shard.empty()) hls_root = dse::find_hls_root(hls_root);
   auto setup = dse::make_run_setup(sweep_file, calibration);
   dse::ExploreOptions o;
@@ -86,8 +86,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
     case dse::ExploreOutcome::kComplete:
       break;
   }
-  std::size_t feasible = 0;
-  for (const auto& v : r.final.verdicts) feasible += v.feasible;
+  const std::uint64_t feasible = r.final.feasible;
   std::cout << fmt::format(
       "{} points ({} new), {} feasible, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n",
       r.evaluated, r.new_evaluations, feasible, r.final.front.size(), r.final.systemc_points, secs);

@@ -33,7 +33,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   const int n_threads = dse::checked_threads(threads);  // before any work
   hls_root = dse::find_hls_root(hls_root);  // before the SystemC stage, not after it
-  const dse::RunState first = dse::load_run_state(shards.front());
+  const dse::RunState first = dse::load_run_settings(shards.front());
   // The shards' calibration (explore --calibration) is applied again to the SystemC stage.
   const std::string calibration =
       first.calibration.is_null() ? std::string() : first.calibration.value("file", std::string());

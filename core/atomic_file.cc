@@ -28,32 +28,47 @@ void require_replaceable_output(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-  require_replaceable_output(path);
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  AtomicFileWriter out(path);
+  out.write(content);
+  out.commit();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
+  require_replaceable_output(path_);
+  const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    if (ec) throw InputError(path + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
+    if (ec) throw InputError(path_ + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(path + ": cannot write output (" + std::strerror(errno) + ")");
-    }
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw InputError(path + ": write failed (" + std::strerror(errno) + ")");
-    }
+  tmp_ = path_ + ".tmp." + std::to_string(::getpid());
+  out_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw InputError(path_ + ": cannot write output (" + std::strerror(errno) + ")");
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (committed_) return;
+  out_.close();
+  std::remove(tmp_.c_str());
+}
+
+void AtomicFileWriter::write(std::string_view text) { out_.write(text.data(), static_cast<std::streamsize>(text.size())); }
+
+void AtomicFileWriter::commit() {
+  out_.flush();
+  const bool ok = static_cast<bool>(out_);
+  out_.close();
+  if (!ok) {
+    std::remove(tmp_.c_str());
+    throw InputError(path_ + ": write failed (" + std::strerror(errno) + ")");
   }
   fault_point();  // a killed run leaves the temporary file, never a half-written `path`
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
-    throw InputError(path + ": cannot replace file (" + std::strerror(err) + ")");
+    std::remove(tmp_.c_str());
+    throw InputError(path_ + ": cannot replace file (" + std::strerror(err) + ")");
   }
+  committed_ = true;
   fault_point();
 }
 

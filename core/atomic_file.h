@@ -2,7 +2,9 @@
 // Output files are written whole or not at all: content goes to a temporary file in
 // the destination folder, which is then renamed over the destination.
 
+#include <fstream>
 #include <string>
+#include <string_view>
 
 namespace ttsim {
 
@@ -16,5 +18,31 @@ void write_file_atomic(const std::string& path, const std::string& content);
 /// Throws InputError naming `path` when it exists and is not a regular file (a device,
 /// pipe, socket, folder or symbolic link): an output is never renamed over one.
 void require_replaceable_output(const std::string& path);
+
+/// An output written piece by piece as its content is produced (a file too large to
+/// hold in memory): the pieces go to the temporary file "<path>.tmp.<pid>" and commit()
+/// renames it over `path`, so `path` is never half-written. A writer destroyed without
+/// commit() removes its temporary file; one killed leaves it, for the next run of the
+/// folder to remove. Errors (InputError naming `path`) as write_file_atomic.
+class AtomicFileWriter {
+ public:
+  /// Creates the missing parent folders and opens the temporary file.
+  explicit AtomicFileWriter(std::string path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  /// Appends `text`.
+  void write(std::string_view text);
+  /// Flushes and renames the temporary file over `path` (a fault point before and after
+  /// the rename, core/fault_point.h). Throws InputError when a write failed.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
 
 }  // namespace ttsim

@@ -25,10 +25,10 @@ BatchRunner::BatchRunner(const SweepEvaluation& eval, RunState& state, const Run
                          std::uint64_t planned)
     : eval_(eval), state_(state), control_(control), planned_(planned) {
   start_ = last_report_ = std::chrono::steady_clock::now();
-  for (const auto& [id, r] : state_.points) {
+  for (const auto& [id, s] : state_.points) {
     (void)id;
     ++done_;
-    if (eval_.judge(r.analytic).feasible) ++feasible_;
+    if (s.analytic_feasible) ++feasible_;
   }
 }
 
@@ -82,14 +82,14 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
   std::vector<PointId> todo;
   for (PointId id : ids) {
     auto it = state_.points.find(id);
-    if (it == state_.points.end() || (systemc && !it->second.has_systemc)) todo.push_back(id);
+    if (it == state_.points.end() || (systemc && !it->second.has_systemc())) todo.push_back(id);
   }
   const std::size_t chunk = 1024;
   tbb::task_arena arena(control_.threads > 0 ? checked_threads(control_.threads)
                                              : tbb::task_arena::automatic);
   for (std::size_t begin = 0; begin < todo.size() && !should_stop(); begin += chunk) {
     const std::size_t end = std::min(todo.size(), begin + chunk);
-    std::vector<std::optional<Evaluation>> out(end - begin);
+    std::vector<std::optional<std::pair<Evaluation, PointFigures>>> out(end - begin);
     std::atomic<bool> stop_flag{false};
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, 1),
@@ -104,8 +104,9 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
             }
           }
           Evaluation e = eval_.evaluate(todo[i], systemc, false);
-          const Candidate c = eval_.candidate(todo[i], e);
-          out[i - begin] = std::move(e);
+          PointFigures f = eval_.figures(e);
+          const Candidate c = eval_.candidate(todo[i], f);
+          out[i - begin].emplace(std::move(e), std::move(f));
           ++new_evaluations_;
           fault_point();
           std::lock_guard<std::mutex> lock(mutex_);
@@ -122,25 +123,30 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
       });
     });
     for (std::size_t i = begin; i < end; ++i) {
-      if (!out[i - begin]) continue;
-      PointRecord& r = state_.points[todo[i]];
-      if (systemc) {
-        r.systemc = std::move(*out[i - begin]);
-        r.has_systemc = true;
-      } else {
-        r.analytic = std::move(*out[i - begin]);
-      }
+      if (out[i - begin]) state_.add(todo[i], systemc, out[i - begin]->first, out[i - begin]->second);
     }
-    if (!control_.checkpoint_dir.empty()) save_state(control_.checkpoint_dir, state_);
+    state_.flush();
+    checkpoint();
   }
   std::vector<Candidate> result;
   for (PointId id : ids) {
     auto it = state_.points.find(id);
     if (it == state_.points.end()) continue;
-    if (systemc && !it->second.has_systemc) continue;
-    result.push_back(eval_.candidate(id, it->second.analytic));
+    if (systemc && !it->second.has_systemc()) continue;
+    // The search strategies see the analytic figures (what they ranked the space by).
+    result.push_back(systemc ? eval_.candidate(id, it->second.best) : analytic_candidate(id, it->second));
   }
   return result;
+}
+
+Candidate BatchRunner::analytic_candidate(PointId id, const PointSummary& s) const {
+  if (!s.has_systemc()) return eval_.candidate(id, s.best);
+  const PointRecord r = state_.record(id);
+  return eval_.candidate(id, eval_.figures(r.analytic));
+}
+
+void BatchRunner::checkpoint() {
+  if (!control_.checkpoint_dir.empty()) save_state(control_.checkpoint_dir, state_);
 }
 
 bool BatchRunner::stop_requested() {

@@ -38,12 +38,15 @@ struct RunControl {
   /// (0 = off). Evaluations in flight complete; later ones are not started.
   std::uint64_t interrupt_after = 0;
   std::ostream* progress = nullptr;         ///< progress line target (a terminal), or null
-  std::string checkpoint_dir;               ///< save state here after each batch ("" = never)
+  /// Save state.json here after each batch ("" = never); the evaluations themselves go
+  /// to the state's log (RunState::flush) after each batch either way.
+  std::string checkpoint_dir;
 };
 
 /// Evaluates batches of design points in parallel on a oneTBB arena, recording each
-/// evaluation into the run state, drawing the progress line, saving state.json after
-/// each batch and stopping cleanly on Ctrl-C or the time budget.
+/// evaluation into the run state (appended to its log after each batch), drawing the
+/// progress line, saving state.json after each batch and stopping cleanly on Ctrl-C or
+/// the time budget.
 class BatchRunner {
  public:
   /// `state` receives every evaluation; `planned` is the expected number of points for
@@ -52,8 +55,10 @@ class BatchRunner {
               std::uint64_t planned);
 
   /// Evaluates the points of `ids` that have no evaluation of this fidelity yet (all
-  /// in parallel, in chunks), stores them in the state and returns the candidates of
-  /// the ids evaluated by now, in `ids` order. A stop leaves the missing ids out.
+  /// in parallel, in chunks of 1024), stores them in the state and returns the candidates
+  /// of the ids evaluated by now, in `ids` order: on their analytic figures for an
+  /// analytic run (what the search strategies rank), on the best for a SystemC one. A
+  /// stop leaves the missing ids out.
   std::vector<Candidate> run(const std::vector<PointId>& ids, bool systemc);
   /// A BatchEvaluate for the search strategies (analytic fidelity).
   BatchEvaluate as_batch_evaluate();
@@ -63,12 +68,16 @@ class BatchRunner {
   /// batches: true once the run must stop; stopped() then gives the reason.
   bool stop_requested();
   std::uint64_t evaluated() const { return new_evaluations_; }
+  /// Saves state.json into RunControl::checkpoint_dir (when set), e.g. before a SystemC
+  /// round so a resumed run knows the round's points before any of their evaluations.
+  void checkpoint();
   /// Clears the progress line (call before printing anything else).
   void end_progress();
 
  private:
   bool should_stop();
   void report(bool force);
+  Candidate analytic_candidate(PointId id, const PointSummary& s) const;
 
   const SweepEvaluation& eval_;
   RunState& state_;

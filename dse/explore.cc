@@ -1,8 +1,11 @@
 #include "dse/explore.h"
 
-#include <iostream>
-
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "core/dir_lock.h"
@@ -52,7 +55,8 @@ bool is_leftover(const std::string& name) {
 
 // Creates the output folder `dir`. An existing folder must be empty or hold a run
 // (state.json): the run writes many files into it and must not overwrite the user's.
-// The lock file and temporaries of a killed run do not count.
+// The lock file, temporaries of a killed run and the evaluation log of a run killed
+// before it first saved state.json do not count.
 void prepare_dir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
@@ -60,7 +64,7 @@ void prepare_dir(const std::string& dir) {
     if (!fs::exists(fs::path(dir) / "state.json")) {
       for (const auto& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
-        if (name == kDirLockFile || is_leftover(name)) continue;
+        if (name == kDirLockFile || name == kEvaluationLog || is_leftover(name)) continue;
         throw InputError(dir + ": exists and is not an explore run folder (no state.json, not "
                          "empty); choose an empty or new folder");
       }
@@ -114,37 +118,97 @@ ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunne
     report.final.notes.push_back("time budget reached: the search stopped early");
   }
   runner.end_progress();
+  if (!report.final.partial) state.compact();
   save_state(options.out_dir, state);
   report.files = write_outputs(options.out_dir, eval, state, report.final);
   if (options.extra_outputs) {
-    report.files = options.extra_outputs(options.out_dir, report.final, report.files);
+    report.files = options.extra_outputs(options.out_dir, state, report.final, report.files);
   }
   report.evaluated = state.points.size();
   return report;
 }
 
-// Refuses (InputError) the state `s` of shard `index` of `count` read from `dir` when
-// its run did not finish: a point of its slice lacks an evaluation.
+// Refuses (InputError) shard `index` of `count` in `dir` (settings `s`) unless its
+// evaluation log is that of a finished shard: compacted (ascending ids, one line per
+// point) and holding an evaluation of every point of its slice. Reads the log one line at
+// a time. ConfigError for a malformed line or an id outside the design space.
 void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int index, int count,
                           const std::string& dir) {
   const bool systemc_all = eval.sweep().fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc;
-  const auto ids = planned_points(eval.sweep(), index, count);
-  std::size_t done = 0;
-  for (PointId id : ids) {
-    auto it = s.points.find(id);
-    done += it != s.points.end() && (!systemc_all || it->second.has_systemc);
+  std::vector<PointId> slice = planned_points(eval.sweep(), index, count);
+  std::sort(slice.begin(), slice.end());
+  const std::uint64_t point_count = eval.sweep().space.size();
+  JsonLinesReader in(dir + "/" + kEvaluationLog);
+  std::size_t done = 0, k = 0;
+  bool sorted = true;
+  std::optional<PointId> last;
+  Json doc;
+  while (in.next(doc)) {
+    const JsonView line(doc, in.where());
+    const auto id = static_cast<PointId>(line.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));
+    if (id >= point_count) {
+      throw ConfigError(in.where(), "/id",
+                        "a point id in 0.." + std::to_string(point_count - 1) + " (the sweep's design space has " +
+                            std::to_string(point_count) + " points)",
+                        std::to_string(id));
+    }
+    sorted = sorted && (!last || id > *last) && line.has("analytic");
+    last = id;
+    while (k < slice.size() && slice[k] < id) ++k;
+    if (k < slice.size() && slice[k] == id && (!systemc_all || line.has("systemc"))) ++done;
   }
-  if (done == ids.size()) return;
-  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + std::to_string(done) +
-                   " of " + std::to_string(ids.size()) +
-                   " points evaluated: interrupted, killed or stopped by the time budget); "
-                   "finish it with `ttsim explore " + s.sweep_file + " --shard " + s.shard + " --out " +
-                   dir + " --resume`, then merge again");
+  if (sorted && !in.cut_short() && done == slice.size()) return;
+  const std::string why = done < slice.size()
+                              ? std::to_string(done) + " of " + std::to_string(slice.size()) +
+                                    " points evaluated: interrupted, killed or stopped by the time budget"
+                              : "all " + std::to_string(done) + " points evaluated, but killed before its " +
+                                    kEvaluationLog + " was put in id order";
+  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + why + "); finish it with `ttsim explore " +
+                   s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then merge again");
+}
+
+// The next line of each shard's (compacted, ascending) log, for the merge in id order.
+struct ShardCursor {
+  std::unique_ptr<JsonLinesReader> in;
+  Json line;
+  bool more = false;
+  PointId id() const { return line.at("id").get<PointId>(); }
+  void advance() { more = in->next(line); }
+};
+
+// Appends every point of the shards' logs to `merged`'s log in ascending id, one point
+// in memory at a time (the logs were checked by check_shard_finished).
+void merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                      RunState& merged) {
+  std::vector<ShardCursor> cursors(shard_dirs.size());
+  for (std::size_t k = 0; k < shard_dirs.size(); ++k) {
+    cursors[k].in = std::make_unique<JsonLinesReader>(shard_dirs[k] + "/" + kEvaluationLog);
+    cursors[k].advance();
+  }
+  for (std::size_t n = 1;; ++n) {
+    ShardCursor* next = nullptr;
+    for (auto& c : cursors) {
+      if (c.more && (!next || c.id() < next->id())) next = &c;
+    }
+    if (!next) break;
+    const PointId id = next->id();
+    const JsonView line(next->line, next->in->where());
+    if (merged.points.count(id)) line.at("id").fail("a point no other shard evaluated", std::to_string(id));
+    const Evaluation a = evaluation_from_json(line.at("analytic"));
+    merged.add(id, false, a, eval.figures(a));
+    if (const auto sc = line.find("systemc")) {
+      const Evaluation e = evaluation_from_json(*sc);
+      merged.add(id, true, e, eval.figures(e));
+    }
+    if (n % 1024 == 0) merged.flush();
+    next->advance();
+  }
+  merged.flush();
 }
 
 }  // namespace
 
-RunState load_run_state(const std::string& dir) {
+RunState load_run_settings(const std::string& dir) {
   auto s = load_state(dir);
   if (!s) throw InputError(dir + ": no state.json (not an explore output folder)");
   return std::move(*s);
@@ -170,7 +234,6 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     if (existing->sweep_doc != sweep.doc) {
       throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
     }
-    check_point_ids(*existing, sweep.space.size(), options.out_dir);
     if (existing->calibration != eval.calibration()) {
       throw InputError(options.out_dir + "/state.json: was run with calibration " +
                        calibration_text(existing->calibration) + ", not " +
@@ -182,6 +245,9 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     }
     check_inputs_unchanged(existing->inputs, input_fingerprint(sweep), options.out_dir + "/state.json");
     state = std::move(*existing);
+    state.load_log(options.out_dir, eval, true);  // drops a line a killed run cut short
+  } else {
+    state.start_log(options.out_dir);
   }
   state.inputs = input_fingerprint(sweep);
   state.sweep_file = sweep_file;
@@ -237,6 +303,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   }
   if (options.shard_count > 1) {
     runner.end_progress();
+    state.compact();  // ascending ids: what merge reads
     save_state(options.out_dir, state);
     report.outcome = ExploreOutcome::kShardWritten;
     report.evaluated = state.points.size();
@@ -255,16 +322,20 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     if (auto holder = dir_lock_holder(dir)) {
       throw InputError(dir + ": shard still running (" + *holder + "); merge it once it has finished");
     }
-    RunState s = load_run_state(dir);
+    const RunState s = load_run_settings(dir);
     if (s.sweep_doc != eval.sweep().doc) {
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
     }
-    check_point_ids(s, eval.sweep().space.size(), dir);
     check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
     if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
     if (s.calibration != eval.calibration()) {
       throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
                        ", not " + calibration_text(eval.calibration()));
+    }
+    if (!s.legacy_points.is_null()) {
+      throw InputError(dir + "/state.json: written by an older ttsim (its points inline); convert it with `ttsim "
+                       "explore " + s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then "
+                       "merge again");
     }
     const auto [i, n] = parse_shard(s.shard);
     if (count && n != count) {
@@ -275,7 +346,6 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     if (!seen.insert(i).second) throw InputError(dir + ": shard " + s.shard + " given twice");
     check_shard_finished(eval, s, i, n, dir);
     merged.sweep_file = s.sweep_file;
-    for (auto& [id, r] : s.points) merged.points[id] = std::move(r);
   }
   if (static_cast<int>(seen.size()) != count) {
     std::string missing;
@@ -294,6 +364,8 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   if (load_state(options.out_dir) && !options.resume) {
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
   }
+  merged.start_log(options.out_dir);
+  merge_shard_logs(eval, shard_dirs, merged);
   RunControl control = options.control;
   control.checkpoint_dir = options.out_dir;
   BatchRunner runner(eval, merged, control, merged.points.size());

@@ -2,11 +2,14 @@
 // A whole exploration run into one --out folder, and the merge of shard runs.
 //
 // explore: choose points (grid / random / NSGA-II, within the budget), evaluate them
-//   in parallel (analytic; SystemC too with fidelity systemc_all), checkpointing
-//   <out>/state.json; then the closing stage (dse/finish.h) and every output file.
+//   in parallel (analytic; SystemC too with fidelity systemc_all), appending each batch
+//   to <out>/evaluations.jsonl and checkpointing <out>/state.json (dse/run_state.h); then
+//   the closing stage (dse/finish.h) and every output file, written point by point.
 //   With --shard i/N only positions p ≡ i (mod N) of the deterministic point list are
-//   evaluated and only state.json is written; `merge` joins the shards' states and runs
-//   the closing stage, giving byte-for-byte the files of the unsharded run.
+//   evaluated and only state.json and the evaluation log (in id order) are written;
+//   `merge` joins the shards' logs point by point in id order and runs the closing stage,
+//   giving byte-for-byte the files of the unsharded run. Memory stays flat in the number
+//   of points apart from a summary of about 200 bytes per point (dse/run_state.h).
 //   An interrupted run writes state.json and the results of the points done; --resume
 //   continues it, and the final files equal those of an uninterrupted run.
 
@@ -30,9 +33,10 @@ struct ExploreOptions {
   int shard_count = 1;
   RunControl control;   ///< threads, cancel flag, progress stream (checkpoint_dir is set here)
   /// Hook run after the result files are written (plots, report.html, hls_build/): gets
-  /// the files written so far and returns every file of the folder written by the run.
-  std::function<std::vector<std::string>(const std::string& dir, const FinalResult&,
-                                         const std::vector<std::string>& written)>
+  /// the run's state (its log compacted unless the run was interrupted), the files written
+  /// so far and returns every file of the folder written by the run.
+  std::function<std::vector<std::string>(const std::string& dir, const RunState& state,
+                                         const FinalResult&, const std::vector<std::string>& written)>
       extra_outputs;
 };
 
@@ -65,15 +69,18 @@ std::pair<int, int> parse_shard(const std::string& text);
 ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
                           const ExploreOptions& options);
 
-/// Loads the states of shard folders `shard_dirs`, checks they come from the same sweep
-/// and together cover shards 1..N, and finishes the union into options.out_dir (holding
-/// its lock). Refuses (InputError) a shard whose run is still going (its folder is locked)
-/// or did not finish (a point of its slice lacks an evaluation: interrupted, killed or
-/// stopped by its time budget), naming the folder and the command that finishes it.
+/// Checks the shard folders `shard_dirs` come from the same sweep and together cover
+/// shards 1..N, merges their evaluation logs point by point in id order into
+/// options.out_dir's (holding its lock) and finishes the union there. Refuses (InputError)
+/// a shard whose run is still going (its folder is locked) or did not finish (a point of
+/// its slice lacks an evaluation: interrupted, killed or stopped by its time budget),
+/// naming the folder and the command that finishes it; ConfigError at "<log>:<line>" for
+/// a malformed line of a shard's log or a point id outside the design space.
 ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
                         const ExploreOptions& options);
 
-/// Loads the state of a shard or run folder (for the merge command to find the sweep).
-RunState load_run_state(const std::string& dir);
+/// The settings of a shard or run folder's state.json, without its points (for the merge
+/// command to find the sweep). Throws InputError when `dir` holds no state.json.
+RunState load_run_settings(const std::string& dir);
 
 }  // namespace ttsim::dse

@@ -12,7 +12,7 @@ namespace {
 std::vector<Candidate> candidates(const SweepEvaluation& eval, const RunState& state) {
   std::vector<Candidate> c;
   c.reserve(state.points.size());
-  for (const auto& [id, r] : state.points) c.push_back(eval.candidate(id, r.best()));
+  for (const auto& [id, s] : state.points) c.push_back(eval.candidate(id, s.best));
   return c;
 }
 
@@ -21,6 +21,8 @@ std::string fmt_metric(Metric m, double v) {
 }
 
 }  // namespace
+
+bool FinalResult::on_front(PointId id) const { return std::binary_search(front.begin(), front.end(), id); }
 
 FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
                        bool partial) {
@@ -37,7 +39,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
     std::vector<PointId> refs;
     for (PointId ref : sweep.space.references()) {
       auto it = state.points.find(ref);
-      if (it != state.points.end() && !it->second.has_systemc) refs.push_back(ref);
+      if (it != state.points.end() && !it->second.has_systemc()) refs.push_back(ref);
     }
     // A SystemC batch cut short by Ctrl-C makes the run partial (never a finished front);
     // one cut short by the time budget is finished with a note.
@@ -66,14 +68,16 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       const auto c = candidates(eval, state);
       std::vector<PointId> missing;
       for (std::size_t i : pareto_front(c)) {
-        const PointRecord& r = state.points.at(c[i].id);
-        if (!r.has_systemc) missing.push_back(c[i].id);
+        if (!state.points.at(c[i].id).has_systemc()) missing.push_back(c[i].id);
       }
       if (missing.empty()) break;
       ++f.systemc_rounds;
       std::sort(missing.begin(), missing.end());
-      state.systemc_pending = missing;  // saved with each checkpoint of the round
+      // Saved before the round's first evaluation reaches the log: a resumed run completes
+      // this round rather than choosing another from a partly evaluated one.
+      state.systemc_pending = missing;
       state.systemc_rounds = f.systemc_rounds;
+      runner.checkpoint();
       const auto got = runner.run(missing, true);
       if (got.size() < missing.size()) {
         cut_short("SystemC stage stopped early; the front mixes fidelities");
@@ -90,43 +94,40 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
 
   const auto c = candidates(eval, state);
   const auto front_idx = pareto_front(c);
-  std::vector<bool> front_flag(c.size(), false);
-  for (std::size_t i : front_idx) front_flag[i] = true;
-  std::size_t k = 0;
-  for (const auto& [id, r] : state.points) {
-    f.ids.push_back(id);
-    f.verdicts.push_back(eval.judge(r.best()));
-    f.on_front.push_back(front_flag[k]);
-    if (front_flag[k]) f.front.push_back(id);
-    if (r.has_systemc) ++f.systemc_points;
-    ++k;
+  for (std::size_t i : front_idx) f.front.push_back(c[i].id);  // ascending, as c
+  f.evaluated = state.points.size();
+  for (const auto& [id, s] : state.points) {
+    (void)id;
+    f.feasible += s.best.feasible;
+    f.systemc_points += s.has_systemc();
   }
 
   // The chosen design: best choose_metric on the front, then the objectives, then id.
   const Metric cm = sweep.choose_metric;
   const bool maximize = metric_info(cm).maximize;
   auto key = [&](PointId id) {
-    const double v = state.points.at(id).best().metrics[cm];
+    const double v = eval.figure(state.points.at(id).best, cm);
     return std::isnan(v) ? INFINITY : (maximize ? -v : v);
   };
+  std::size_t ci = 0;  // index in c of the chosen design
   for (std::size_t i : front_idx) {
     const PointId id = c[i].id;
     if (!f.chosen) {
       f.chosen = id;
+      ci = i;
       continue;
     }
     const PointId cur = *f.chosen;
-    const std::size_t ci = std::distance(
-        f.ids.begin(), std::lower_bound(f.ids.begin(), f.ids.end(), cur));
     if (key(id) < key(cur) ||
         (key(id) == key(cur) &&
          (c[i].objectives < c[ci].objectives ||
           (c[i].objectives == c[ci].objectives && id < cur)))) {
       f.chosen = id;
+      ci = i;
     }
   }
   if (f.chosen) {
-    const PointRecord& r = state.points.at(*f.chosen);
+    const PointRecord r = state.record(*f.chosen);
     const bool sc = r.has_systemc && eval.evaluators().systemc;
     f.chosen_detail = eval.evaluate(*f.chosen, sc, true);
     std::string objs;
@@ -147,10 +148,11 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
     sweep.space.is_reference(ref, &s.label);
     auto it = state.points.find(ref);
     if (it != state.points.end()) {
+      const PointRecord r = state.record(ref);
       s.evaluated = true;
-      s.fidelity = it->second.best().fidelity;
-      const Candidate rc = eval.candidate(ref, it->second.best());
-      const Verdict v = eval.judge(it->second.best());
+      s.fidelity = r.best().fidelity;
+      const Candidate rc = eval.candidate(ref, it->second.best);
+      const Verdict v = eval.judge(r.best());
       s.feasible = v.feasible;
       s.reason = v.reason;
       s.on_front = std::binary_search(f.front.begin(), f.front.end(), ref);
@@ -162,8 +164,8 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
         if (!(s.feasible ? dominates(c[i].objectives, rc.objectives) : true)) continue;
         s.dominated_by.push_back(c[i].id);
         for (std::size_t o = 0; o < objs.size(); ++o) {
-          const double rv = it->second.best().metrics[objs[o]];
-          const double fv = state.points.at(c[i].id).best().metrics[objs[o]];
+          const double rv = r.best().metrics[objs[o]];
+          const double fv = eval.figure(state.points.at(c[i].id).best, objs[o]);
           const double gain = metric_info(objs[o]).maximize ? fv / rv : rv / fv;
           if (gain > s.best_gain[o]) {
             s.best_gain[o] = gain;

@@ -30,16 +30,18 @@ struct ReferenceStanding {
   std::vector<PointId> best_gain_point;
 };
 
-/// The end of a run: every evaluated point with its verdict, the Pareto front, the
-/// chosen design and the reference points' positions.
+/// The end of a run: how many points were evaluated and are feasible, the Pareto front,
+/// the chosen design and the reference points' positions. Per-point verdicts are not
+/// kept: the outputs judge each point again as they read it from the run's log.
 struct FinalResult {
   /// Interrupted (Ctrl-C): the points done so far, not a finished front (no or an
   /// incomplete SystemC stage); nothing is emitted and the run exits 130.
   bool partial = false;
-  std::vector<PointId> ids;         ///< evaluated points, ascending
-  std::vector<Verdict> verdicts;    ///< per ids[i], on its best evaluation
-  std::vector<bool> on_front;       ///< per ids[i]
+  std::uint64_t evaluated = 0;      ///< points evaluated
+  std::uint64_t feasible = 0;       ///< of them, feasible on their best evaluation
   std::vector<PointId> front;       ///< ascending
+  /// True when `id` is on the front.
+  bool on_front(PointId id) const;
   int systemc_rounds = 0;           ///< rounds of SystemC re-evaluation of the front
   std::uint64_t systemc_points = 0; ///< points with a SystemC evaluation
   std::optional<PointId> chosen;

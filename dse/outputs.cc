@@ -1,8 +1,9 @@
 #include "dse/outputs.h"
 
-#include <filesystem>
-
 #include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -59,10 +60,10 @@ std::string csv_header(const SweepSpec& sweep) {
 std::string csv_row(const Row& r) {
   std::string line = std::to_string(r.id) + "," + csv_cell(r.ref_label);
   for (const auto& v : r.values) line += "," + csv_cell(v.is_null() ? "" : value_text(v));
-  const Evaluation& e = r.rec->best();
-  line += "," + e.fidelity + "," + (r.verdict->feasible ? "1" : "0") + "," + (r.on_front ? "1" : "0");
+  const Evaluation& e = r.rec.best();
+  line += "," + e.fidelity + "," + (r.verdict.feasible ? "1" : "0") + "," + (r.on_front ? "1" : "0");
   for (int m = 0; m < kMetricCount; ++m) line += "," + number_text(e.metrics.v[m]);
-  return line + "," + e.accuracy_source + "," + csv_cell(r.verdict->reason) + "\n";
+  return line + "," + e.accuracy_source + "," + csv_cell(r.verdict.reason) + "\n";
 }
 
 Json metrics_json(const Evaluation& e) {
@@ -94,213 +95,18 @@ Json values_json(const SweepSpec& sweep, const Row& r) {
   return v;
 }
 
-// "SystemC" / "analytic model (no port contention)": the fidelity of a figure, in words.
-std::string fidelity_label(const std::string& fidelity) {
-  if (fidelity == "systemc") return "SystemC";
-  if (fidelity == "analytic") return "analytic model (no port contention)";
-  return fidelity;
+// The clock (MHz) a point's resolved arch runs at, if it names one.
+std::optional<double> clock_of(const Json& point) {
+  const Json& configs = point.at("configs");
+  if (!configs.contains("arch")) return std::nullopt;
+  const Json& arch = configs.at("arch");
+  if (!arch.contains("clock_mhz") || !arch.at("clock_mhz").is_number()) return std::nullopt;
+  return arch.at("clock_mhz").get<double>();
 }
 
-std::string summary_md(const SweepEvaluation& eval, const FinalResult& f,
-                       const std::vector<Row>& rows, const std::vector<std::string>& files) {
-  const auto& sweep = eval.sweep();
-  std::size_t feasible = 0;
-  for (const auto& v : f.verdicts) feasible += v.feasible;
-  std::string s = fmt::format("# Sweep `{}`\n\n", sweep.name);
-  if (f.partial) {
-    s += "**INTERRUPTED — not a finished front.** The figures below cover the points evaluated so far; "
-         "no Pareto front or chosen design is given (pareto.csv is not written). Run the same command "
-         "with `--resume` to finish.\n\n";
-  }
-  s += fmt::format("- sweep file: `{}`; base model `{}`, arch `{}`, device `{}`\n", sweep.file,
-                   sweep.model_file, sweep.arch_file, sweep.device_file);
-  s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
-                   sweep.space.grid_size(), sweep.space.axes().size(),
-                   sweep.space.references().size(), sweep.search.strategy);
-  s += fmt::format("- evaluated: {} points ({} feasible); Pareto front: {} points; SystemC-evaluated: {} "
-                   "points in {} round(s); fidelity `{}`\n",
-                   f.ids.size(), feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
-                   to_string(sweep.fidelity));
-  std::string objs;
-  for (Metric m : eval.objectives()) {
-    objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
-            metric_info(m).name;
-  }
-  s += "- objectives: " + objs + "\n";
-  s += "- constraints: " + constraints_text(eval) + "\n";
-  const Json& cal = eval.calibration();
-  s += cal.is_null() ? std::string("- calibration: none (kernel parameters and power coefficients from the "
-                                   "arch and device files)\n")
-                     : fmt::format("- calibration: `{}` (part {}, {} ns, tool {}) applied to every point\n",
-                                   cal.value("file", std::string()), cal.value("part", std::string()),
-                                   cal.value("target_clock_ns", 0.0), cal.value("tool_version", std::string()));
-  for (const auto& n : f.notes) s += "- note: " + n + "\n";
-
-  const Metric show[] = {Metric::kEpochSeconds, Metric::kStepCycles,  Metric::kOnchipBytes,
-                         Metric::kBram36,       Metric::kUram288,     Metric::kDsp,
-                         Metric::kLut,          Metric::kCompression, Metric::kPowerTotalWatts,
-                         Metric::kEpochEnergyJoules, Metric::kAccuracy};
-  auto table_header = [&]() {
-    std::string h = "| id |";
-    for (const auto& a : sweep.space.axes()) h += " " + a.name + " |";
-    for (Metric m : show) h += std::string(" ") + metric_info(m).name + " |";
-    h += " fidelity |\n|---|";
-    for (std::size_t i = 0; i < sweep.space.axes().size() + std::size(show) + 1; ++i) h += "---|";
-    return h + "\n";
-  };
-  auto table_row = [&](const Row& r) {
-    std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
-    for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
-    for (Metric m : show) line += " " + metric_text(m, r.rec->best().metrics[m]) + " |";
-    return line + " " + r.rec->best().fidelity + " |\n";
-  };
-  // Front sorted by the first objective (then id).
-  std::vector<const Row*> front;
-  for (const auto& r : rows) {
-    if (r.on_front) front.push_back(&r);
-  }
-  const Metric first = eval.objectives().front();
-  std::stable_sort(front.begin(), front.end(), [&](const Row* a, const Row* b) {
-    const double va = a->rec->best().metrics[first], vb = b->rec->best().metrics[first];
-    return metric_info(first).maximize ? va > vb : va < vb;
-  });
-  if (f.partial) {
-    s += "\n## Pareto front\n\nNot given: the run was interrupted.\n";
-  } else {
-    s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(), metric_info(first).name);
-    s += table_header();
-    for (const Row* r : front) s += table_row(*r);
-  }
-
-  s += "\n## Chosen design\n\n";
-  if (f.partial) {
-    s += "Not given: the run was interrupted.\n";
-  } else if (f.chosen) {
-    for (const auto& r : rows) {
-      if (r.id == *f.chosen) s += "`" + point_name(sweep, r.id) + "`\n\n" + table_header() + table_row(r);
-    }
-    s += "\nWhy: " + f.why + ".\n";
-  } else {
-    s += "No feasible design.\n";
-  }
-
-  s += "\n## Reference design\n\n";
-  if (f.references.empty()) s += "The sweep lists no reference point.\n";
-  for (const auto& ref : f.references) {
-    s += fmt::format("- **{}** (id {}): ", ref.label, ref.id);
-    if (!ref.evaluated) {
-      s += "not evaluated in this run.\n";
-      continue;
-    }
-    const Row* ref_row = nullptr;
-    for (const auto& r : rows) {
-      if (r.id == ref.id) ref_row = &r;
-    }
-    auto figures = [&](const Evaluation& e) {
-      std::string figs;
-      for (Metric m : eval.objectives()) {
-        figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " +
-                metric_text(m, e.metrics[m]);
-      }
-      return figs;
-    };
-    if (ref_row) {
-      s += fidelity_label(ref_row->rec->best().fidelity) + " " + figures(ref_row->rec->best());
-      if (ref_row->rec->has_systemc) {
-        s += " (" + fidelity_label("analytic") + ": " + figures(ref_row->rec->analytic) +
-             "; not compared)";
-      }
-      s += "; ";
-    }
-    if (!ref.feasible) {
-      s += "infeasible (" + ref.reason + ").\n";
-    } else if (ref.on_front) {
-      s += "on the Pareto front (no evaluated design dominates it).\n";
-    } else {
-      // The fidelity of the front designs it is compared with, to show like vs like.
-      std::set<std::string> front_fidelities;
-      for (PointId d : ref.dominated_by) {
-        for (const auto& r : rows) {
-          if (r.id == d) front_fidelities.insert(r.rec->best().fidelity);
-        }
-      }
-      std::string fids;
-      for (const auto& x : front_fidelities) fids += (fids.empty() ? "" : " and ") + fidelity_label(x);
-      s += fmt::format("dominated by {} front design(s) ({} figures)", ref.dominated_by.size(), fids);
-      for (std::size_t o = 0; o < eval.objectives().size(); ++o) {
-        if (ref.best_gain[o] > 0) {
-          s += fmt::format("; best {} gain {:.2f}x (id {})", metric_info(eval.objectives()[o]).name,
-                           ref.best_gain[o], ref.best_gain_point[o]);
-        }
-      }
-      if (front_fidelities.size() > 1 || (front_fidelities.size() == 1 && ref_row &&
-                                           *front_fidelities.begin() != ref_row->rec->best().fidelity)) {
-        s += "; note: the figures compared mix fidelities";
-      }
-      s += ".\n";
-    }
-  }
-  std::string list;
-  for (const auto& file : files) list += (list.empty() ? "" : ", ") + file;
-  s += "\nFiles: " + list + ".\n";
-  return s;
-}
-
-}  // namespace
-
-std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
-                                       const RunState& state, const FinalResult& f) {
-  const auto& sweep = eval.sweep();
-  const auto rows = result_rows(eval, state, f);
-
-  std::string csv = csv_header(sweep), pareto = csv_header(sweep);
-  for (const auto& r : rows) {
-    const std::string line = csv_row(r);
-    csv += line;
-    if (r.on_front) pareto += line;
-  }
-  write_file_atomic(dir + "/results.csv", csv);
-  // An interrupted run has no front: no pareto.csv (nor one left from before).
-  if (f.partial) {
-    std::filesystem::remove(dir + "/pareto.csv");
-  } else {
-    write_file_atomic(dir + "/pareto.csv", pareto);
-  }
-
-  Json points = Json::array();
-  for (const auto& r : rows) {
-    Json p{{"id", r.id}, {"name", point_name(sweep, r.id)}, {"values", values_json(sweep, r)},
-           {"fidelity", r.rec->best().fidelity}, {"feasible", r.verdict->feasible},
-           {"on_front", r.on_front}, {"metrics", metrics_json(r.rec->best())}};
-    if (!r.ref_label.empty()) p["reference"] = r.ref_label;
-    if (!r.verdict->feasible) p["reason"] = r.verdict->reason;
-    add_power_and_accuracy(r.rec->best(), p);
-    if (r.rec->has_systemc) p["analytic_metrics"] = metrics_json(r.rec->analytic);
-    try {
-      p["configs"] = eval.evaluators().analytic->resolved_configs(resolve_point(sweep, r.id));
-    } catch (const std::exception& e) {
-      p["configs"] = Json{{"error", e.what()}};
-    }
-    points.push_back(std::move(p));
-  }
-  Json objectives = Json::array();
-  for (Metric m : eval.objectives()) objectives.push_back(metric_info(m).name);
-  Json results{{"sweep", sweep.name},        {"sweep_file", sweep.file},
-               {"sweep_doc", sweep.doc},     {"device", eval.device().to_json()},
-               {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
-               {"notes", f.notes},           {"front", f.front},
-               {"calibration", eval.calibration()},
-               {"accuracy_table", eval.accuracy_table() ? accuracy_table_summary(*eval.accuracy_table()) : Json(nullptr)},
-               {"points", points}};
-  // Every default the run priced with, per clock the points run at (the device's figures
-  // at that clock, the memory model, the LUT and storage constants).
-  std::set<double> clocks;
-  for (const Json& p : points) {
-    const Json* arch = p.at("configs").contains("arch") ? &p.at("configs").at("arch") : nullptr;
-    if (arch && arch->contains("clock_mhz") && arch->at("clock_mhz").is_number()) {
-      clocks.insert(arch->at("clock_mhz").get<double>());
-    }
-  }
+// Every default the run priced with, per clock the points run at (the device's figures at
+// that clock, the memory model, the LUT and storage constants).
+Json defaults_used(const SweepEvaluation& eval, const std::set<double>& clocks) {
   Json defaults = Json::array();
   for (double mhz : clocks) {
     try {
@@ -309,18 +115,55 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
       defaults.push_back(Json{{"clock_mhz", mhz}, {"error", e.what()}});
     }
   }
-  results["defaults_used"] = defaults;
-  if (f.chosen) results["chosen"] = *f.chosen;
-  if (f.partial) results["interrupted"] = true;  // not a finished front
-  write_file_atomic(dir + "/results.json", results.dump(1) + "\n");
+  return defaults;
+}
 
+// What the pass over every point gathers for results.json.
+struct PointsPass {
+  Json front = Json::array();  // point_json of the front points, ascending id
+  std::set<double> clocks;
+};
+
+// Streams results.csv, results.jsonl and (unless partial) pareto.csv, one point at a time.
+PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                             const FinalResult& f) {
+  const std::string header = csv_header(eval.sweep());
+  AtomicFileWriter csv(dir + "/results.csv"), jsonl(dir + "/results.jsonl");
+  std::unique_ptr<AtomicFileWriter> pareto;
+  if (!f.partial) pareto = std::make_unique<AtomicFileWriter>(dir + "/pareto.csv");
+  csv.write(header);
+  if (pareto) pareto->write(header);
+  PointsPass pass;
+  for_each_row(eval, state, f, [&](const ResultRow& r) {
+    const std::string line = csv_row(r);
+    csv.write(line);
+    Json p = point_json(eval, r);
+    if (const auto mhz = clock_of(p)) pass.clocks.insert(*mhz);
+    jsonl.write(p.dump() + "\n");
+    if (r.on_front) {
+      if (pareto) pareto->write(line);
+      pass.front.push_back(std::move(p));
+    }
+  });
+  csv.commit();
+  jsonl.commit();
+  // An interrupted run has no front: no pareto.csv (nor one left from before).
+  if (pareto) {
+    pareto->commit();
+  } else {
+    std::filesystem::remove(dir + "/pareto.csv");
+  }
+  return pass;
+}
+
+Json references_json(const SweepEvaluation& eval, const RunState& state, const FinalResult& f) {
   Json refs = Json::array();
   for (const auto& ref : f.references) {
     Json j{{"id", ref.id}, {"label", ref.label}, {"evaluated", ref.evaluated},
            {"feasible", ref.feasible}, {"on_front", ref.on_front},
            {"dominated_by", ref.dominated_by}};
     if (ref.evaluated) {
-      const PointRecord& rec = state.points.at(ref.id);
+      const PointRecord rec = state.record(ref.id);
       j["fidelity"] = ref.fidelity;
       j["metrics"] = metrics_json(rec.best());
       if (rec.has_systemc) j["analytic_metrics"] = metrics_json(rec.analytic);
@@ -336,40 +179,77 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
     j["best_gain_over_reference"] = gains;
     refs.push_back(std::move(j));
   }
-  Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", refs}};
-  if (f.partial) chosen["interrupted"] = true;
-  if (f.chosen) {
-    for (const auto& r : rows) {
-      if (r.id != *f.chosen) continue;
-      chosen["id"] = r.id;
-      chosen["name"] = point_name(sweep, r.id);
-      chosen["values"] = values_json(sweep, r);
-      chosen["fidelity"] = r.rec->best().fidelity;
-      chosen["metrics"] = metrics_json(r.rec->best());
-      add_power_and_accuracy(r.rec->best(), chosen);
-    }
-    chosen["breakdown"] = f.chosen_detail.breakdown;
-    chosen["configs"] = f.chosen_detail.resolved.is_null()
-                            ? eval.evaluators().analytic->resolved_configs(resolve_point(sweep, *f.chosen))
-                            : f.chosen_detail.resolved;
-    // The resolved device config next to the model and arch: `ttsim emit` describes the
-    // machine on it (the evaluators' configs name the device only).
-    chosen["configs"]["device"] = eval.device().to_json();
-    chosen["device"] = eval.device().to_json();
-    chosen["calibration"] = eval.calibration();
-  }
-  write_file_atomic(dir + "/chosen.json", chosen.dump(1) + "\n");
-  std::vector<std::string> files = {"results.csv", "results.json", "pareto.csv", "chosen.json", "summary.md"};
-  if (f.partial) files.erase(files.begin() + 2);  // no pareto.csv
-  write_file_atomic(dir + "/summary.md", summary_md(eval, f, rows, files));
-  return files;
+  return refs;
 }
 
-std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
-                          const FinalResult& f, const std::vector<std::string>& files) {
-  const std::string text = summary_md(eval, f, result_rows(eval, state, f), files);
-  write_file_atomic(dir + "/summary.md", text);
-  return text;
+Json chosen_json(const SweepEvaluation& eval, const RunState& state, const FinalResult& f) {
+  const auto& sweep = eval.sweep();
+  Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", references_json(eval, state, f)}};
+  if (f.partial) chosen["interrupted"] = true;
+  if (!f.chosen) return chosen;
+  const ResultRow r = result_row(eval, state, f, *f.chosen);
+  chosen["id"] = r.id;
+  chosen["name"] = point_name(sweep, r.id);
+  chosen["values"] = values_json(sweep, r);
+  chosen["fidelity"] = r.rec.best().fidelity;
+  chosen["metrics"] = metrics_json(r.rec.best());
+  add_power_and_accuracy(r.rec.best(), chosen);
+  chosen["breakdown"] = f.chosen_detail.breakdown;
+  chosen["configs"] = f.chosen_detail.resolved.is_null()
+                          ? eval.evaluators().analytic->resolved_configs(r.point)
+                          : f.chosen_detail.resolved;
+  // The resolved device config next to the model and arch: `ttsim emit` describes the
+  // machine on it (the evaluators' configs name the device only).
+  chosen["configs"]["device"] = eval.device().to_json();
+  chosen["device"] = eval.device().to_json();
+  chosen["calibration"] = eval.calibration();
+  return chosen;
+}
+
+}  // namespace
+
+Json point_json(const SweepEvaluation& eval, const ResultRow& r) {
+  const auto& sweep = eval.sweep();
+  Json p{{"id", r.id}, {"name", point_name(sweep, r.id)}, {"values", values_json(sweep, r)},
+         {"fidelity", r.rec.best().fidelity}, {"feasible", r.verdict.feasible},
+         {"on_front", r.on_front}, {"metrics", metrics_json(r.rec.best())}};
+  if (!r.ref_label.empty()) p["reference"] = r.ref_label;
+  if (!r.verdict.feasible) p["reason"] = r.verdict.reason;
+  add_power_and_accuracy(r.rec.best(), p);
+  if (r.rec.has_systemc) p["analytic_metrics"] = metrics_json(r.rec.analytic);
+  try {
+    p["configs"] = eval.evaluators().analytic->resolved_configs(r.point);
+  } catch (const std::exception& e) {
+    p["configs"] = Json{{"error", e.what()}};
+  }
+  return p;
+}
+
+std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
+                                       const RunState& state, const FinalResult& f) {
+  const auto& sweep = eval.sweep();
+  PointsPass pass = write_point_files(dir, eval, state, f);
+
+  Json objectives = Json::array();
+  for (Metric m : eval.objectives()) objectives.push_back(metric_info(m).name);
+  Json results{{"sweep", sweep.name},        {"sweep_file", sweep.file},
+               {"sweep_doc", sweep.doc},     {"device", eval.device().to_json()},
+               {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
+               {"notes", f.notes},           {"points_file", "results.jsonl"},
+               {"evaluated", f.evaluated},   {"feasible", f.feasible},
+               {"front", std::move(pass.front)},
+               {"calibration", eval.calibration()},
+               {"accuracy_table", eval.accuracy_table() ? accuracy_table_summary(*eval.accuracy_table()) : Json(nullptr)},
+               {"defaults_used", defaults_used(eval, pass.clocks)}};
+  if (f.chosen) results["chosen"] = *f.chosen;
+  if (f.partial) results["interrupted"] = true;  // not a finished front
+  write_file_atomic(dir + "/results.json", results.dump(1) + "\n");
+  write_file_atomic(dir + "/chosen.json", chosen_json(eval, state, f).dump(1) + "\n");
+  std::vector<std::string> files = {"results.csv", "results.jsonl", "results.json", "pareto.csv",
+                                    "chosen.json", "summary.md"};
+  if (f.partial) files.erase(files.begin() + 3);  // no pareto.csv
+  write_summary(dir, eval, state, f, files);
+  return files;
 }
 
 }  // namespace ttsim::dse

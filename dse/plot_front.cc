@@ -195,12 +195,13 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
   for (const FrontView& v : front_views(eval.objectives(), sweep.choose_metric)) {
     const PlotAxis ax = plot_axis(v.x), ay = plot_axis(v.y);
     std::vector<ViewPoint> pts;
-    for (std::size_t i = 0; i < f.ids.size(); ++i) {
-      if (!f.verdicts[i].feasible) continue;
-      const auto& m = state.points.at(f.ids[i]).best().metrics;
-      if (!m.has(v.x) || !m.has(v.y)) continue;
-      pts.push_back({f.ids[i], m[v.x] * ax.scale, m[v.y] * ay.scale, false, bool(f.on_front[i]),
-                     sweep.space.is_reference(f.ids[i]), f.chosen && *f.chosen == f.ids[i]});
+    // The figures every run keeps in memory (the objectives and the choice metric).
+    for (const auto& [id, summary] : state.points) {
+      if (!summary.best.feasible) continue;
+      const double x = eval.figure(summary.best, v.x), y = eval.figure(summary.best, v.y);
+      if (std::isnan(x) || std::isnan(y)) continue;
+      pts.push_back({id, x * ax.scale, y * ay.scale, false, f.on_front(id), sweep.space.is_reference(id),
+                     f.chosen && *f.chosen == id});
     }
     if (pts.empty()) continue;
     std::vector<double> xs, ys;

@@ -30,21 +30,21 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
                                       std::vector<std::string>& notes) {
   const auto& sweep = eval.sweep();
   std::map<std::pair<double, double>, RankCell> cells;  // (encoders, rank)
-  for (std::size_t i = 0; i < f.ids.size(); ++i) {
-    const PointConfig p = resolve_point(sweep, f.ids[i]);
+  state.for_each([&](PointId id, const PointRecord& r) {  // one point in memory at a time
+    const PointConfig p = resolve_point(sweep, id);
     const Json rank = axis_current_value("tt_rank", p.model, p.arch);
     const Json enc = axis_current_value("encoders", p.model, p.arch);
-    if (!rank.is_number() || !enc.is_number()) continue;
-    const auto& m = state.points.at(f.ids[i]).best().metrics;
+    if (!rank.is_number() || !enc.is_number()) return;
+    const auto& m = r.best().metrics;
     RankCell& c = cells[{enc.get<double>(), rank.get<double>()}];
     if (std::isnan(c.compression)) c.compression = m[Metric::kCompression];
     ++c.designs;
-    if (f.verdicts[i].feasible) {
+    if (state.points.at(id).best.feasible) {
       ++c.feasible;
       const double s = m[Metric::kEpochSeconds];
       if (std::isnan(c.best_epoch_seconds) || s < c.best_epoch_seconds) c.best_epoch_seconds = s;
     }
-  }
+  });
   if (cells.empty()) {
     notes.push_back("rank_compression.svg not drawn: the points have no TT rank or encoder count");
     return {};
@@ -94,7 +94,7 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
       "Every (TT rank, encoder count) pair of the {} evaluated designs, with the compression of its "
       "model; a filled marker means at least one design with that rank and encoder count meets every "
       "constraint (the CSV adds the number of designs, the feasible ones and their lowest epoch latency).",
-      f.ids.size());
+      f.evaluated);
   return {{name + ".svg", {name + ".csv"}, title, caption}};
 }
 

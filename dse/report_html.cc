@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -20,13 +19,6 @@ namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_bytes(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string kv(const std::string& key, const std::string& value_html) {
   return "<dt>" + html_escape(key) + "</dt><dd>" + value_html + "</dd>\n";
@@ -50,8 +42,6 @@ std::string objectives_text(const SweepEvaluation& eval) {
 
 std::string provenance(const std::string& dir, const SweepEvaluation& eval, const FinalResult& f) {
   const auto& sweep = eval.sweep();
-  std::size_t feasible = 0;
-  for (const auto& v : f.verdicts) feasible += v.feasible;
   std::string h = "<section id=\"provenance\"><h2>Provenance</h2>\n";
   const std::string desc = sweep.doc.value("description", std::string());
   if (!desc.empty()) h += "<p>" + html_escape(desc) + "</p>\n";
@@ -84,10 +74,10 @@ std::string provenance(const std::string& dir, const SweepEvaluation& eval, cons
                           fmt::format(": {} point(s) SystemC-evaluated in {} round(s), the others "
                                       "analytic (no port contention)",
                                       f.systemc_points, f.systemc_rounds));
-  h += kv("evaluated", fmt::format("{} points, {} feasible, {} on the Pareto front{}", f.ids.size(),
-                                   feasible, f.front.size(), f.partial ? " (interrupted run)" : ""));
+  h += kv("evaluated", fmt::format("{} points, {} feasible, {} on the Pareto front{}", f.evaluated,
+                                   f.feasible, f.front.size(), f.partial ? " (interrupted run)" : ""));
   std::string files;
-  for (const char* file : {"results.csv", "pareto.csv", "results.json", "chosen.json", "summary.md"}) {
+  for (const char* file : {"results.csv", "results.jsonl", "pareto.csv", "results.json", "chosen.json", "summary.md"}) {
     if (!(f.partial && std::string(file) == "pareto.csv")) files += (files.empty() ? "" : " · ") + link(dir, file);
   }
   if (fs::exists(dir + "/hls_build/README.md")) files += " · " + link(dir, "hls_build/README.md", "hls_build/");
@@ -95,14 +85,12 @@ std::string provenance(const std::string& dir, const SweepEvaluation& eval, cons
   return h + "</dl></section>\n";
 }
 
-std::string chosen_section(const std::string& dir, const SweepEvaluation& eval,
-                           const std::vector<ResultRow>& rows, const FinalResult& f) {
+std::string chosen_section(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+                           const FinalResult& f) {
   std::string h = "<section id=\"chosen\"><h2>Chosen design</h2>\n";
-  const ResultRow* r = nullptr;
-  for (const auto& row : rows) {
-    if (f.chosen && row.id == *f.chosen) r = &row;
-  }
-  if (!r) return h + "<p>No feasible design.</p></section>\n";
+  if (!f.chosen) return h + "<p>No feasible design.</p></section>\n";
+  const ResultRow row = result_row(eval, state, f, *f.chosen);
+  const ResultRow* r = &row;
   const auto& sweep = eval.sweep();
   h += "<p><b>" + code(point_name(sweep, r->id)) + fmt::format("</b> (id {})", r->id) +
        (r->ref_label.empty() ? "" : ", the " + html_escape(r->ref_label)) + "</p>\n";
@@ -113,7 +101,7 @@ std::string chosen_section(const std::string& dir, const SweepEvaluation& eval,
               (r->values[a].is_null() ? std::string("-") : value_text(r->values[a]));
   }
   h += kv("axis values", html_escape(values));
-  const Evaluation& e = r->rec->best();
+  const Evaluation& e = r->rec.best();
   h += kv("fidelity", html_escape(e.fidelity));
   for (Metric m : report_metrics()) {
     h += kv(metric_info(m).name, e.metrics.has(m) ? html_escape(table_number(m, e.metrics[m]) + " " + metric_unit(m))
@@ -169,8 +157,8 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
     if (f.chosen && *f.chosen == ref.id) standing += "; the chosen design";
     h += "<td class=\"t\">" + html_escape(ref.fidelity) + "</td><td class=\"t reason\">" +
          html_escape(standing) + "</td>";
-    const Evaluation& e = state.points.at(ref.id).best();
-    for (Metric m : objs) h += metric_cell_html(m, e.metrics[m]);
+    const PointRecord rec = state.record(ref.id);
+    for (Metric m : objs) h += metric_cell_html(m, rec.best().metrics[m]);
     for (std::size_t o = 0; o < objs.size(); ++o) {
       // A factor that rounds to 1.00x or below is no gain: the cell stays empty.
       const bool has = o < ref.best_gain.size() && ref.best_gain[o] >= 1.005;
@@ -188,18 +176,32 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
              "or less.</p></section>\n";
 }
 
-std::string plots_section(const std::string& dir, const std::vector<PlotFile>& plots) {
-  std::string h = "<section id=\"plots\"><h2>Plots</h2>\n";
-  if (plots.empty()) h += "<p>No plot was drawn (see the notes).</p>\n";
+// Appends the base64 text of the file `path` to `out`, a chunk at a time (chunks of a
+// multiple of 3 bytes encode to the pieces of the whole file's encoding).
+void write_base64_of_file(const std::string& path, AtomicFileWriter& out) {
+  std::ifstream in(path, std::ios::binary);
+  std::string chunk(3 << 14, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got > 0) out.write(base64(chunk.substr(0, got)));
+  }
+}
+
+// The plots, each SVG embedded as a data URI (streamed: a plot of every feasible design
+// can take megabytes).
+void write_plots_section(const std::string& dir, const std::vector<PlotFile>& plots, AtomicFileWriter& out) {
+  out.write("<section id=\"plots\"><h2>Plots</h2>\n");
+  if (plots.empty()) out.write("<p>No plot was drawn (see the notes).</p>\n");
   for (const auto& p : plots) {
-    const std::string svg = read_bytes(dir + "/" + p.svg);
     std::string csv_links;
     for (const auto& c : p.csvs) csv_links += (csv_links.empty() ? "" : ", ") + link(dir, c);
-    h += "<figure><img alt=\"" + html_escape(p.title) + "\" src=\"data:image/svg+xml;base64," +
-         base64(svg) + "\">\n<figcaption><b>" + html_escape(p.title) + ".</b> " + html_escape(p.caption) +
-         " Data: " + csv_links + " · image: " + link(dir, p.svg) + "</figcaption></figure>\n";
+    out.write("<figure><img alt=\"" + html_escape(p.title) + "\" src=\"data:image/svg+xml;base64,");
+    write_base64_of_file(dir + "/" + p.svg, out);
+    out.write("\">\n<figcaption><b>" + html_escape(p.title) + ".</b> " + html_escape(p.caption) +
+              " Data: " + csv_links + " · image: " + link(dir, p.svg) + "</figcaption></figure>\n");
   }
-  return h + "</section>\n";
+  out.write("</section>\n");
 }
 
 }  // namespace
@@ -208,8 +210,9 @@ void write_report_html(const std::string& dir, const SweepEvaluation& eval, cons
                        const FinalResult& f, const std::vector<PlotFile>& plots,
                        const std::vector<std::string>& notes) {
   const auto& sweep = eval.sweep();
-  const auto rows = result_rows(eval, state, f);
   const std::string title = "ttsim explore: " + sweep.name;
+  // Written as it is made: the all-points table has a row per point of the run.
+  AtomicFileWriter out(dir + "/report.html");
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                   "<title>" + html_escape(title) + "</title>\n<style>" + kReportCss + "</style></head>\n<body>\n";
@@ -218,40 +221,35 @@ void write_report_html(const std::string& dir, const SweepEvaluation& eval, cons
        "<a href=\"#plots\">plots</a><a href=\"#front\">Pareto designs</a><a href=\"#all\">all points</a>"
        "<a href=\"#notes\">notes</a></nav>\n";
   h += provenance(dir, eval, f);
-  h += chosen_section(dir, eval, rows, f);
+  h += chosen_section(dir, eval, state, f);
   h += references_section(eval, f, state);
-  h += plots_section(dir, plots);
+  out.write(h);
+  write_plots_section(dir, plots, out);
 
   // The Pareto designs by the first objective (then id), as summary.md lists them.
-  std::vector<const ResultRow*> front, all;
-  for (const auto& r : rows) {
-    all.push_back(&r);
-    if (r.on_front) front.push_back(&r);
-  }
-  const Metric first = eval.objectives().front();
-  std::stable_sort(front.begin(), front.end(), [&](const ResultRow* a, const ResultRow* b) {
-    const double va = a->rec->best().metrics[first], vb = b->rec->best().metrics[first];
-    return metric_info(first).maximize ? va > vb : va < vb;
-  });
-  h += fmt::format("<section id=\"front\"><h2>Pareto designs ({})</h2>\n<p>Feasible designs no other "
-                   "feasible design beats on every objective ({}); the rows of {}. Click a column "
-                   "header to sort.</p>\n<div class=\"scroll\">",
-                   front.size(), html_escape(objectives_text(eval)), link(dir, "pareto.csv"));
+  const std::vector<ResultRow> front = front_rows(eval, state, f);
+  h = fmt::format("<section id=\"front\"><h2>Pareto designs ({})</h2>\n<p>Feasible designs no other "
+                  "feasible design beats on every objective ({}); the rows of {}. Click a column "
+                  "header to sort.</p>\n<div class=\"scroll\">",
+                  front.size(), html_escape(objectives_text(eval)), link(dir, "pareto.csv"));
   h += points_table_html("pareto", eval, front, f.chosen, false) + "</div></section>\n";
   h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>The rows of {}, with the "
                    "reason of every infeasible point.</p>\n<div class=\"controls\"><input type=\"search\" "
                    "data-filter=\"points\" placeholder=\"filter: whole words every shown row contains\"> "
                    "<label><input type=\"checkbox\" data-feasible-only=\"points\"> feasible only</label> "
                    "<span data-count=\"points\"></span></div>\n<div class=\"scroll\">",
-                   rows.size(), link(dir, "results.csv"));
-  h += points_table_html("points", eval, all, f.chosen, true) + "</div></section>\n";
+                   f.evaluated, link(dir, "results.csv"));
+  out.write(h + points_table_head_html("points", eval, true));
+  for_each_row(eval, state, f, [&](const ResultRow& r) { out.write(points_table_row_html(r, f.chosen, true)); });
+  h = points_table_tail_html() + "</div></section>\n";
 
   h += "<section id=\"notes\"><h2>Notes</h2>\n<ul>\n";
   for (const auto& n : f.notes) h += "<li class=\"note\">" + html_escape(n) + "</li>\n";
   for (const auto& n : notes) h += "<li class=\"note\">" + html_escape(n) + "</li>\n";
   if (f.notes.empty() && notes.empty()) h += "<li>none</li>\n";
   h += "</ul></section>\n<script>" + std::string(kReportScript) + "</script>\n</body></html>\n";
-  write_file_atomic(dir + "/report.html", h);
+  out.write(h);
+  out.commit();
 }
 
 }  // namespace ttsim::dse

@@ -91,14 +91,12 @@ const std::vector<Metric>& all_metrics() {
   return m;
 }
 
-std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
-                              const std::vector<const ResultRow*>& rows,
-                              std::optional<PointId> chosen, bool all_columns) {
+std::string points_table_head_html(const std::string& table_id, const SweepEvaluation& eval,
+                                   bool all_columns) {
   const auto& metrics = all_columns ? all_metrics() : report_metrics();
-  const auto& axes = eval.sweep().space.axes();
   std::string h = "<table class=\"sortable\" id=\"" + html_escape(table_id) + "\">\n<thead><tr>"
                   "<th data-type=\"num\">id</th><th class=\"t\">reference</th>";
-  for (const auto& a : axes) {
+  for (const auto& a : eval.sweep().space.axes()) {
     bool numeric = true;
     for (const auto& v : a.values) numeric = numeric && v.is_number();
     h += (numeric ? "<th data-type=\"num\">" : "<th class=\"t\">") + html_escape(a.name) + "</th>";
@@ -108,32 +106,42 @@ std::string points_table_html(const std::string& table_id, const SweepEvaluation
   h += "<th class=\"t\">Pareto front</th>";
   for (Metric m : metrics) h += metric_header_html(m);
   if (all_columns) h += "<th class=\"t\" title=\"table: accuracy measured at this rank; interpolated: between two measured ranks\">accuracy_source</th>";
-  h += "</tr></thead>\n<tbody>\n";
-  for (const ResultRow* r : rows) {
-    std::string cls;
-    if (chosen && *chosen == r->id) cls += " chosen";
-    if (!r->ref_label.empty()) cls += " ref";
-    if (!r->verdict->feasible) cls += " infeasible";
-    h += fmt::format("<tr data-feasible=\"{}\"{}>", r->verdict->feasible ? 1 : 0,
-                     cls.empty() ? "" : " class=\"" + cls.substr(1) + "\"");
-    h += fmt::format("<td data-v=\"{}\">{}{}</td>", r->id, r->id,
-                     chosen && *chosen == r->id ? " (chosen)" : "");
-    h += "<td class=\"t\" title=\"" + html_escape(r->ref_label) + "\">" +
-         (r->ref_label.empty() ? "" : "reference") + "</td>";
-    for (const auto& v : r->values) {
-      const std::string text = v.is_null() ? "" : value_text(v);
-      h += v.is_number() ? num_cell(text, v.get<double>()) : "<td class=\"t\">" + html_escape(text) + "</td>";
-    }
-    const Evaluation& e = r->rec->best();
-    h += "<td class=\"t\">" + html_escape(e.fidelity) + "</td><td class=\"t\">" +
-         (r->verdict->feasible ? "yes" : "no") + "</td>";
-    if (all_columns) h += "<td class=\"reason\">" + html_escape(r->verdict->reason) + "</td>";
-    h += std::string("<td class=\"t\">") + (r->on_front ? "yes" : "") + "</td>";
-    for (Metric m : metrics) h += metric_cell_html(m, e.metrics[m]);
-    if (all_columns) h += "<td class=\"t\">" + html_escape(e.accuracy_source) + "</td>";
-    h += "</tr>\n";
+  return h + "</tr></thead>\n<tbody>\n";
+}
+
+std::string points_table_row_html(const ResultRow& r, std::optional<PointId> chosen, bool all_columns) {
+  const auto& metrics = all_columns ? all_metrics() : report_metrics();
+  std::string cls;
+  if (chosen && *chosen == r.id) cls += " chosen";
+  if (!r.ref_label.empty()) cls += " ref";
+  if (!r.verdict.feasible) cls += " infeasible";
+  std::string h = fmt::format("<tr data-feasible=\"{}\"{}>", r.verdict.feasible ? 1 : 0,
+                              cls.empty() ? "" : " class=\"" + cls.substr(1) + "\"");
+  h += fmt::format("<td data-v=\"{}\">{}{}</td>", r.id, r.id, chosen && *chosen == r.id ? " (chosen)" : "");
+  h += "<td class=\"t\" title=\"" + html_escape(r.ref_label) + "\">" + (r.ref_label.empty() ? "" : "reference") +
+       "</td>";
+  for (const auto& v : r.values) {
+    const std::string text = v.is_null() ? "" : value_text(v);
+    h += v.is_number() ? num_cell(text, v.get<double>()) : "<td class=\"t\">" + html_escape(text) + "</td>";
   }
-  return h + "</tbody></table>\n";
+  const Evaluation& e = r.rec.best();
+  h += "<td class=\"t\">" + html_escape(e.fidelity) + "</td><td class=\"t\">" +
+       (r.verdict.feasible ? "yes" : "no") + "</td>";
+  if (all_columns) h += "<td class=\"reason\">" + html_escape(r.verdict.reason) + "</td>";
+  h += std::string("<td class=\"t\">") + (r.on_front ? "yes" : "") + "</td>";
+  for (Metric m : metrics) h += metric_cell_html(m, e.metrics[m]);
+  if (all_columns) h += "<td class=\"t\">" + html_escape(e.accuracy_source) + "</td>";
+  return h + "</tr>\n";
+}
+
+std::string points_table_tail_html() { return "</tbody></table>\n"; }
+
+std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
+                              const std::vector<ResultRow>& rows, std::optional<PointId> chosen,
+                              bool all_columns) {
+  std::string h = points_table_head_html(table_id, eval, all_columns);
+  for (const ResultRow& r : rows) h += points_table_row_html(r, chosen, all_columns);
+  return h + points_table_tail_html();
 }
 
 }  // namespace ttsim::dse

@@ -1,5 +1,6 @@
 #include "dse/result_rows.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -9,19 +10,39 @@
 
 namespace ttsim::dse {
 
-std::vector<ResultRow> result_rows(const SweepEvaluation& eval, const RunState& state,
-                                   const FinalResult& f) {
-  std::vector<ResultRow> rows;
+ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+                     PointId id) {
   const auto& sweep = eval.sweep();
-  for (std::size_t i = 0; i < f.ids.size(); ++i) {
-    ResultRow r{f.ids[i], "", {}, &state.points.at(f.ids[i]), &f.verdicts[i], f.on_front[i]};
-    sweep.space.is_reference(r.id, &r.ref_label);
-    const PointConfig p = resolve_point(sweep, r.id);
-    for (const auto& a : sweep.space.axes()) {
-      r.values.push_back(axis_current_value(a.name, p.model, p.arch));
-    }
-    rows.push_back(std::move(r));
+  ResultRow r;
+  r.id = id;
+  sweep.space.is_reference(id, &r.ref_label);
+  r.point = resolve_point(sweep, id);
+  for (const auto& a : sweep.space.axes()) {
+    r.values.push_back(axis_current_value(a.name, r.point.model, r.point.arch));
   }
+  r.rec = state.record(id);
+  r.verdict = eval.judge(r.rec.best());
+  r.on_front = f.on_front(id);
+  return r;
+}
+
+void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+                  const std::function<void(const ResultRow&)>& fn) {
+  for (const auto& [id, s] : state.points) {
+    (void)s;
+    fn(result_row(eval, state, f, id));
+  }
+}
+
+std::vector<ResultRow> front_rows(const SweepEvaluation& eval, const RunState& state,
+                                  const FinalResult& f) {
+  std::vector<ResultRow> rows;
+  for (PointId id : f.front) rows.push_back(result_row(eval, state, f, id));
+  const Metric first = eval.objectives().front();
+  std::stable_sort(rows.begin(), rows.end(), [&](const ResultRow& a, const ResultRow& b) {
+    const double va = a.rec.best().metrics[first], vb = b.rec.best().metrics[first];
+    return metric_info(first).maximize ? va > vb : va < vb;
+  });
   return rows;
 }
 

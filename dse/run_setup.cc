@@ -91,13 +91,12 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   return s;
 }
 
-std::function<std::vector<std::string>(const std::string&, const FinalResult&,
+std::function<std::vector<std::string>(const std::string&, const RunState&, const FinalResult&,
                                        const std::vector<std::string>&)>
 standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
-  return [&setup, hls_root](const std::string& dir, const FinalResult& final,
+  return [&setup, hls_root](const std::string& dir, const RunState& state, const FinalResult& final,
                             const std::vector<std::string>& written) {
     std::vector<std::string> notes;
-    const RunState state = load_run_state(dir);
     std::vector<std::string> files = written;
     const auto plots = write_plots(dir, *setup.eval, state, final, notes);
     for (const auto& p : plots) {

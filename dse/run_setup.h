@@ -41,7 +41,7 @@ Json calibration_record(const Calibration& c);
 /// emitted HLS build in <dir>/hls_build from the kernel tree under `hls_root` (see
 /// find_hls_root in dse/emit.h; resolve it before the run so a missing tree fails
 /// early), then summary.md again listing exactly the files written, and report.html.
-std::function<std::vector<std::string>(const std::string&, const FinalResult&,
+std::function<std::vector<std::string>(const std::string&, const RunState&, const FinalResult&,
                                        const std::vector<std::string>&)>
 standard_extra_outputs(const RunSetup& setup, const std::string& hls_root);
 

@@ -46,14 +46,8 @@ Evaluation evaluation_from_json(const JsonView& v) {
 }
 
 Json state_to_json(const RunState& s) {
-  Json points = Json::array();
-  for (const auto& [id, r] : s.points) {
-    Json p{{"id", id}, {"analytic", evaluation_to_json(r.analytic)}};
-    if (r.has_systemc) p["systemc"] = evaluation_to_json(r.systemc);
-    points.push_back(std::move(p));
-  }
-  Json j{{"format", "ttsim-explore-state-1"}, {"sweep_file", s.sweep_file},
-         {"sweep", s.sweep_doc}, {"shard", s.shard}, {"points", points}};
+  Json j{{"format", "ttsim-explore-state-2"}, {"sweep_file", s.sweep_file},
+         {"sweep", s.sweep_doc}, {"shard", s.shard}, {"evaluations", kEvaluationLog}};
   if (!s.calibration.is_null()) j["calibration"] = s.calibration;
   if (s.systemc_rounds > 0) j["systemc_rounds"] = s.systemc_rounds;
   if (!s.systemc_pending.empty()) j["systemc_pending"] = s.systemc_pending;
@@ -94,34 +88,28 @@ void check_inputs_unchanged(const Json& recorded, const Json& now, const std::st
 
 RunState state_from_json(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"format", "sweep_file", "sweep", "shard", "points", "calibration",
+  root.allow_keys({"format", "sweep_file", "sweep", "shard", "evaluations", "points", "calibration",
                    "systemc_rounds", "systemc_pending", "inputs"});
-  if (root.at("format").as_string() != "ttsim-explore-state-1") {
-    root.at("format").fail("\"ttsim-explore-state-1\"");
-  }
+  // Format 1 (before the evaluation log) lists the points inline.
+  const std::string format = root.at("format").as_enum({"ttsim-explore-state-1", "ttsim-explore-state-2"});
+  const bool legacy = format == "ttsim-explore-state-1";
   RunState s;
   s.sweep_file = root.at("sweep_file").as_string();
   s.sweep_doc = root.at("sweep").raw();
   s.shard = root.at("shard").as_string();
   if (auto c = root.find("calibration")) s.calibration = c->raw();
   if (auto i = root.find("inputs")) s.inputs = i->raw();
-  for (const auto& p : root.at("points").as_array(0)) {
-    p.allow_keys({"id", "analytic", "systemc"});
-    const auto id = static_cast<PointId>(p.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));
-    PointRecord r;
-    r.analytic = evaluation_from_json(p.at("analytic"));
-    if (auto sc = p.find("systemc")) {
-      r.has_systemc = true;
-      r.systemc = evaluation_from_json(*sc);
-    }
-    s.points[id] = std::move(r);
+  if (legacy) {
+    s.legacy_points = root.at("points").raw();
+    root.at("points").as_array(0);
+  } else {
+    if (root.at("evaluations").as_string() != kEvaluationLog) root.at("evaluations").fail(std::string("\"") + kEvaluationLog + "\"");
+    if (auto p = root.find("points")) p->fail("no inline points in format ttsim-explore-state-2 (they are in " + std::string(kEvaluationLog) + ")");
   }
   if (auto r = root.find("systemc_rounds")) s.systemc_rounds = static_cast<int>(r->as_int(0, 1000));
   if (auto pending = root.find("systemc_pending")) {
     for (const auto& p : pending->as_array(1)) {
-      const auto id = static_cast<PointId>(p.as_int(0, std::numeric_limits<std::int64_t>::max()));
-      if (!s.points.count(id)) p.fail("the id of a point listed in /points", std::to_string(id));
-      s.systemc_pending.push_back(id);
+      s.systemc_pending.push_back(static_cast<PointId>(p.as_int(0, std::numeric_limits<std::int64_t>::max())));
     }
   }
   return s;
@@ -135,24 +123,6 @@ std::optional<RunState> load_state(const std::string& dir) {
   const std::string path = dir + "/state.json";
   if (!std::filesystem::exists(path)) return std::nullopt;
   return state_from_json(load_json_file(path), path);
-}
-
-void check_point_ids(const RunState& s, std::uint64_t point_count, const std::string& dir) {
-  if (s.points.empty() || s.points.rbegin()->first < point_count) return;
-  // Error path only: read the file again for the pointer of the offending entry.
-  const std::string path = dir + "/state.json";
-  const Json doc = load_json_file(path);
-  const Json& points = doc.at("points");
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    const auto id = points[k].at("id").get<std::uint64_t>();
-    if (id >= point_count) {
-      throw ConfigError(path, "/points/" + std::to_string(k) + "/id",
-                        "a point id in 0.." + std::to_string(point_count - 1) +
-                            " (the sweep's design space has " + std::to_string(point_count) +
-                            " points)",
-                        std::to_string(id));
-    }
-  }
 }
 
 }  // namespace ttsim::dse

@@ -1,20 +1,39 @@
 #pragma once
-// What a run has evaluated so far, kept in <out>/state.json so an interrupted run can
-// be resumed and shard runs can be merged. Results are a pure function of this set of
-// records (ordered by point id), never of the order they were computed in.
+// What a run has evaluated so far, kept in its --out folder so an interrupted run can be
+// resumed and shard runs can be merged:
+//   state.json         the run's settings (sweep, shard, calibration, hashes of the files
+//                      it reads) and the progress of its SystemC stage; written atomically
+//                      after each batch and before each SystemC round
+//   evaluations.jsonl  every evaluation, one JSON object per line: appended after each
+//                      batch ({"id": N, "analytic": {...}} or {"id": N, "systemc": {...}});
+//                      at the end of a run or shard rewritten atomically in id order, one
+//                      line per point ({"analytic": {...}, "id": N[, "systemc": {...}]}).
+//                      A last line cut short by a killed run is dropped when it resumes.
+// In memory a run keeps per point only where its evaluations are in the log and the
+// figures the front, the choice and the progress line need (PointSummary); the outputs
+// read the evaluations back one point at a time. Results are a pure function of the set
+// of evaluations (ordered by point id), never of the order they were computed in.
 
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/json_lines.h"
 #include "core/json_view.h"
-#include "dse/sweep_spec.h"
 #include "dse/evaluator.h"
+#include "dse/sweep_evaluation.h"
+#include "dse/sweep_spec.h"
 
 namespace ttsim::dse {
 
-/// Evaluations of one point.
+/// Name of the evaluation log in a run folder.
+constexpr const char* kEvaluationLog = "evaluations.jsonl";
+
+/// Evaluations of one point, as read back from the log.
 struct PointRecord {
   Evaluation analytic;
   bool has_systemc = false;
@@ -23,15 +42,31 @@ struct PointRecord {
   const Evaluation& best() const { return has_systemc ? systemc : analytic; }
 };
 
-/// Everything evaluated so far in a run folder (state.json): what resume and merge read.
-struct RunState {
+/// What a run keeps in memory per evaluated point (about 200 bytes with five objectives, map node included).
+struct PointSummary {
+  std::int64_t analytic_at = -1;  ///< byte offset in the log of the line with its analytic evaluation
+  std::int64_t systemc_at = -1;   ///< of the line with its SystemC evaluation; -1 when it has none
+  bool analytic_feasible = false; ///< verdict of the analytic evaluation (the progress line)
+  PointFigures best;              ///< figures of the best evaluation (SystemC when it has one)
+  bool has_systemc() const { return systemc_at >= 0; }
+};
+
+/// Everything evaluated so far in a run folder: the settings of state.json, a summary per
+/// point and the evaluation log behind them (see the file comment). Movable, not copyable;
+/// not thread-safe (the batch runner adds evaluations from one thread after each batch).
+class RunState {
+ public:
+  RunState();
+  ~RunState();
+  RunState(RunState&&) noexcept;
+  RunState& operator=(RunState&&) noexcept;
+
   std::string sweep_file;  ///< the sweep path as given on the command line
   Json sweep_doc;          ///< the sweep document (a resumed or merged run must match it)
   std::string shard;       ///< "" for a whole run, "i/N" for a shard
   /// The calibration record of `explore --calibration` (dse/run_setup.h), null when
   /// uncalibrated; a resumed or merged run must use the same.
   Json calibration;
-  std::map<PointId, PointRecord> points;
   /// SystemC rounds of the closing stage (dse/finish.h) started so far, the last one
   /// possibly unfinished.
   int systemc_rounds = 0;
@@ -43,6 +78,50 @@ struct RunState {
   /// hash of each one's content when the run started (input_fingerprint); a resumed or
   /// merged run must find them unchanged. Null in states written before it was recorded.
   Json inputs;
+  /// Every evaluated point, ascending id.
+  std::map<PointId, PointSummary> points;
+
+  /// Binds the state to an empty evaluation log in `dir` (replacing a log left by a run
+  /// killed before it first saved state.json). Throws InputError when it cannot be written.
+  void start_log(const std::string& dir);
+  /// Binds the state to the evaluation log of `dir` and summarises every evaluation in it
+  /// with `eval` (a later line of a point replaces an earlier one of the same fidelity).
+  /// A last line cut short by a killed run is removed from the file when `repair` is true
+  /// (the caller holds the folder's lock), else ignored. A state.json written before the
+  /// log existed (its points inline) is converted: the log is written from it. Throws
+  /// ConfigError at "<log>:<line>" and the JSON pointer for a malformed line or a point id
+  /// outside 0..point_count-1.
+  void load_log(const std::string& dir, const SweepEvaluation& eval, bool repair);
+
+  /// Appends evaluation `e` of point `id` (SystemC when `systemc`, else analytic) to the
+  /// log, written by the next flush(), and records `figures` as the point's figures for
+  /// that fidelity.
+  void add(PointId id, bool systemc, const Evaluation& e, const PointFigures& figures);
+  /// Appends the evaluations added since the last flush to the log file (then a fault
+  /// point, core/fault_point.h). Throws InputError when the log cannot be written.
+  void flush();
+  /// Reads the evaluations of point `id` back from the log (flushed). Throws
+  /// std::out_of_range for a point not evaluated, ConfigError for a damaged log.
+  PointRecord record(PointId id) const;
+  /// Calls `fn` with the evaluations of every point in ascending id, one in memory at a time.
+  void for_each(const std::function<void(PointId, const PointRecord&)>& fn) const;
+  /// Rewrites the log atomically in id order, one line per point with both its
+  /// evaluations, so a finished run's log is the same however it was computed.
+  void compact();
+  /// Path of the bound log ("" before start_log / load_log).
+  const std::string& log_path() const { return log_; }
+
+  /// A state.json written before the evaluation log existed lists its points inline;
+  /// load_state keeps them here until load_log converts them. Null otherwise.
+  Json legacy_points;
+
+ private:
+  JsonLinesReader& reader() const;
+
+  std::string log_;
+  std::string unflushed_;  // lines added since the last flush
+  std::int64_t size_ = 0;  // bytes of the log file
+  mutable std::unique_ptr<JsonLinesReader> reader_;
 };
 
 /// {role: {"path": resolved path, "content_hash": hex hash of the bytes}} for every file
@@ -58,16 +137,16 @@ void check_inputs_unchanged(const Json& recorded, const Json& now, const std::st
 /// exactly (shortest round-trip representation); tt_rank and accuracy_source only when set.
 Json evaluation_to_json(const Evaluation& e);
 Evaluation evaluation_from_json(const JsonView& v);
+/// state.json's document: the settings and SystemC progress of `s` (no points).
 Json state_to_json(const RunState& s);
+/// Reads state.json's document (`file` names it in errors): the settings; the inline points
+/// of a format-1 document are kept in RunState::legacy_points for load_log.
 RunState state_from_json(const Json& doc, const std::string& file);
 
 /// <dir>/state.json, written atomically.
 void save_state(const std::string& dir, const RunState& s);
-/// Loads <dir>/state.json; nullopt when absent. Throws ConfigError when malformed.
+/// Loads the settings of <dir>/state.json (no points: load_log reads them); nullopt when
+/// absent. Throws ConfigError when malformed.
 std::optional<RunState> load_state(const std::string& dir);
-/// Checks every point id of `s` (read from `dir`/state.json) is below `point_count`, the
-/// number of points of the sweep's design space. Throws ConfigError naming the file and the
-/// JSON pointer /points/<k>/id of the first id out of range, the range and the id found.
-void check_point_ids(const RunState& s, std::uint64_t point_count, const std::string& dir);
 
 }  // namespace ttsim::dse

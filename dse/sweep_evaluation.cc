@@ -1,5 +1,8 @@
 #include "dse/sweep_evaluation.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "dse/resolve.h"
@@ -55,6 +58,10 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   if (objectives_.empty()) {
     throw InputError(sweep.file + ": /objectives: none of the objectives can be computed");
   }
+  kept_ = objectives_;
+  if (std::find(kept_.begin(), kept_.end(), sweep.choose_metric) == kept_.end()) {
+    kept_.push_back(sweep.choose_metric);
+  }
   if (sweep.constraints.min_accuracy && !accuracy_) {
     notes_.push_back("constraint min_accuracy unavailable (not applied): no rank-accuracy table");
   }
@@ -99,8 +106,28 @@ Verdict SweepEvaluation::judge(const Evaluation& e) const {
   return dse::judge(e, sweep_.constraints, device_, objectives_, accuracy_.has_value());
 }
 
-Candidate SweepEvaluation::candidate(PointId id, const Evaluation& e) const {
-  return make_candidate(id, e, judge(e), objectives_);
+PointFigures SweepEvaluation::figures(const Evaluation& e) const {
+  const Verdict v = judge(e);
+  PointFigures f{v.feasible, v.violation, {}};
+  f.kept.reserve(kept_.size());
+  for (Metric m : kept_) f.kept.push_back(e.metrics[m]);
+  return f;
+}
+
+double SweepEvaluation::figure(const PointFigures& f, Metric m) const {
+  for (std::size_t i = 0; i < kept_.size() && i < f.kept.size(); ++i) {
+    if (kept_[i] == m) return f.kept[i];
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+Candidate SweepEvaluation::candidate(PointId id, const PointFigures& f) const {
+  Evaluation e;
+  for (std::size_t i = 0; i < objectives_.size(); ++i) e.metrics[objectives_[i]] = f.kept[i];
+  Verdict v;
+  v.feasible = f.feasible;
+  v.violation = f.violation;
+  return make_candidate(id, e, v, objectives_);
 }
 
 }  // namespace ttsim::dse

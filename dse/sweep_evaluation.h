@@ -26,6 +26,14 @@ struct Evaluators {
   const Evaluator* systemc = nullptr;
 };
 
+/// What a run keeps in memory of one evaluation (dse/run_state.h): its verdict without the
+/// reason, and the values of SweepEvaluation::kept_metrics().
+struct PointFigures {
+  bool feasible = false;
+  double violation = 0;      ///< Verdict::violation
+  std::vector<double> kept;  ///< per kept metric, NaN when unavailable
+};
+
 /// Turns evaluations into verdicts: constraints (with the reason when infeasible),
 /// objective vectors and the accuracy lookup from the rank-accuracy table.
 class SweepEvaluation {
@@ -68,7 +76,15 @@ class SweepEvaluation {
   /// Never throws for a bad point: the error lands in Evaluation::error.
   Evaluation evaluate(PointId id, bool systemc, bool detailed) const;
   Verdict judge(const Evaluation& e) const;
-  Candidate candidate(PointId id, const Evaluation& e) const;
+  /// The metrics a run keeps in memory for every point: objectives() in order, then the
+  /// sweep's design-choice metric when it is not one of them.
+  const std::vector<Metric>& kept_metrics() const { return kept_; }
+  /// The figures a run keeps of `e`: judge(e) without the reason, and its kept metrics.
+  PointFigures figures(const Evaluation& e) const;
+  /// The value of `m` in `f`; NaN when `m` is not a kept metric or unavailable.
+  double figure(const PointFigures& f, Metric m) const;
+  /// The search view of a point from its figures (make_candidate on objectives()).
+  Candidate candidate(PointId id, const PointFigures& f) const;
 
  private:
   const SweepSpec& sweep_;
@@ -79,6 +95,7 @@ class SweepEvaluation {
   std::optional<DeviceSpec> priced_device_;
   std::shared_ptr<const KernelCalibration> kernel_calibration_;
   std::vector<Metric> objectives_;
+  std::vector<Metric> kept_;
   std::vector<std::string> notes_;
 };
 

@@ -4,14 +4,15 @@
 #   scripts/install_deps.sh          what building and running ./ttsim needs (the wrapper calls it)
 #   scripts/install_deps.sh --test   that and what only the tests and benchmarks need (test.sh
 #                                    calls it): GoogleTest, RapidCheck, Google Benchmark, Tcl for
-#                                    the run_hls.tcl test, Chromium for the report browser test
+#                                    the run_hls.tcl test, Chromium for the report browser test,
+#                                    GNU parallel for the sharded-explore test
 set -euo pipefail
 
 PACKAGES=(
   bazel-bootstrap g++ libsystemc-dev libboost-program-options-dev nlohmann-json3-dev
   libfmt-dev libpugixml-dev libeigen3-dev libtbb-dev gnuplot-nox
 )
-TEST_PACKAGES=(libgtest-dev librapidcheck-dev libbenchmark-dev tcl chromium)
+TEST_PACKAGES=(libgtest-dev librapidcheck-dev libbenchmark-dev tcl chromium parallel)
 
 case "${1:-}" in
   "") ;;

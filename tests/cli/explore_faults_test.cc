@@ -19,49 +19,17 @@
 
 #include <gtest/gtest.h>
 
+#include "core/json_lines.h"
 #include "core/json_view.h"
+#include "tests/cli/folder_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Every regular file under `dir` (relative path -> content).
-std::map<std::string, std::string> tree(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_text(e.path());
-  }
-  return files;
-}
-
-// Asserts the folders hold the same files byte for byte (names the first difference).
-void expect_same_tree(const fs::path& want, const fs::path& got, const std::string& what) {
-  const auto a = tree(want), b = tree(got);
-  std::vector<std::string> only_a, only_b, differ;
-  for (const auto& [k, v] : a) {
-    auto it = b.find(k);
-    if (it == b.end()) only_a.push_back(k);
-    else if (it->second != v) differ.push_back(k);
-  }
-  for (const auto& [k, v] : b) {
-    (void)v;
-    if (!a.count(k)) only_b.push_back(k);
-  }
-  auto list = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += " " + x;
-    return s;
-  };
-  EXPECT_TRUE(only_a.empty() && only_b.empty() && differ.empty())
-      << what << ": missing:" << list(only_a) << "; extra:" << list(only_b) << "; differ:" << list(differ);
-}
+using ttsim::testing::expect_same_tree;
+using ttsim::testing::read_text;
+using ttsim::testing::tree;
 
 struct Exit {
   int code = -1;    // exit status, -1 when killed by a signal
@@ -142,10 +110,10 @@ class ExploreFaults : public ::testing::Test {
 
   // Points evaluated by the reference run (analytic) and those with SystemC figures.
   static std::pair<int, int> reference_counts() {
-    const auto r = json(tmp_ / "reference/results.json");
+    const auto points = ttsim::load_json_lines((tmp_ / "reference/results.jsonl").string());
     int systemc = 0;
-    for (const auto& p : r["points"]) systemc += p.contains("analytic_metrics");
-    return {static_cast<int>(r["points"].size()), systemc};
+    for (const auto& p : points) systemc += p.contains("analytic_metrics");
+    return {static_cast<int>(points.size()), systemc};
   }
 
   static fs::path root_, tmp_;
@@ -226,11 +194,12 @@ TEST_F(ExploreFaults, CtrlCInEveryStageResumesToIdenticalFiles) {
   ASSERT_EQ(reference_.code, 0) << reference_.err;
   const auto [n, systemc] = reference_counts();
   const int refs = static_cast<int>(json(tmp_ / "reference/chosen.json")["references"].size());
-  // Fault points with one thread: n analytic evaluations, state.json (2: written, renamed),
-  // the reference points' SystemC evaluations, state.json (2), then the first front round.
-  // A stop is seen before the next evaluation starts.
+  // Fault points with one thread: n analytic evaluations, their append to the evaluation
+  // log (1), state.json (2: written, renamed), the reference points' SystemC evaluations,
+  // log (1), state.json (2), then the first front round (state.json (2) before its first
+  // evaluation). A stop is seen before the next evaluation starts.
   const std::vector<std::pair<std::string, int>> stages = {
-      {"analytic", n / 2}, {"systemc_references", n + 2}, {"systemc_front", n + 2 + refs + 2}};
+      {"analytic", n / 2}, {"systemc_references", n + 3}, {"systemc_front", n + 3 + refs + 3}};
   ASSERT_GT(systemc, refs) << "the sweep needs a SystemC round beyond the reference points";
   for (const auto& [stage, at] : stages) {
     const fs::path out = fresh_work();
@@ -271,8 +240,9 @@ TEST_F(ExploreFaults, CtrlCInNsga2ResumesToIdenticalFiles) {
 TEST_F(ExploreFaults, SigkillAtRandomPointsThenResumeIsByteIdentical) {
   ASSERT_EQ(reference_.code, 0) << reference_.err;
   const auto [n, systemc] = reference_counts();
-  // Fault points of a whole run: every evaluation, two per atomic file write.
-  const int total = n + systemc + 2 * static_cast<int>(tree(tmp_ / "reference").size()) + 8;
+  // Fault points of a whole run: every evaluation, one per append to the evaluation log,
+  // two per atomic file write.
+  const int total = n + systemc + 2 * static_cast<int>(tree(tmp_ / "reference").size()) + 12;
   std::mt19937 rng(14);
   std::uniform_int_distribution<int> at(1, total);
   int killed = 0;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/json_lines.h"
 #include "dse/accuracy_lookup.h"
 #include "dse/explore.h"
 #include "dse/sweep_spec.h"
@@ -238,7 +239,7 @@ TEST(AccuracyTable, ExplorerUsesTheBoundAndShowsUnknownDesigns) {
   const Json results = load_json_file(o.out_dir + "/results.json");
   EXPECT_EQ(results["accuracy_table"]["measured"].size(), 4u);
   int checked = 0;
-  for (const auto& p : results["points"]) {
+  for (const auto& p : load_json_lines(o.out_dir + "/results.jsonl")) {
     const int enc = p["values"]["encoders"].get<int>();
     const int rank = p["values"]["tt_rank"].get<int>();
     const Json& m = p["metrics"];

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/json_lines.h"
 #include "dse/explore.h"
 #include "dse/resolve.h"
 #include "dse/run_setup.h"
@@ -92,7 +93,7 @@ TEST(ExploreCalibration, AppliedToEveryPointAndRecorded) {
   EXPECT_EQ(results["calibration"]["part"], "xcu50-fsvh2104-2-e");
   EXPECT_EQ(results["calibration"]["kernels"], Json::array({"contraction"}));
   EXPECT_EQ(results["calibration"]["power_fitted"], Json::array({"static_watts"}));
-  for (const auto& p : results["points"]) {
+  for (const auto& p : load_json_lines(o.out_dir + "/results.jsonl")) {
     EXPECT_DOUBLE_EQ(p["power_watts"]["static"].get<double>(), 3.5);
     EXPECT_GT(p["energy_joules_per_epoch"].get<double>(), 0);
   }

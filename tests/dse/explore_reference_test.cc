@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
+#include "core/json_lines.h"
 
 #include "machine/machine.h"
 #include "sim/design_eval.h"
@@ -85,9 +86,9 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);
   const PowerBreakdown power = fpga_power(device, step_activity(step, arch, device));
 
-  const Json results = load_json_file(o.out_dir + "/results.json");
+  const std::vector<Json> points = load_json_lines(o.out_dir + "/results.jsonl");
   const Json* point = nullptr;
-  for (const auto& p : results.at("points")) {
+  for (const auto& p : points) {
     if (p.at("id").get<PointId>() == ref.id) point = &p;
   }
   ASSERT_NE(point, nullptr);
@@ -120,7 +121,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_NE(line.find("infeasible (LUT "), std::string::npos) << line;
   // Without the extra-outputs hook only the core files are written, and only they are listed.
   EXPECT_EQ(summary.find("hls_build"), std::string::npos);
-  EXPECT_EQ(r.files, (std::vector<std::string>{"results.csv", "results.json", "pareto.csv",
+  EXPECT_EQ(r.files, (std::vector<std::string>{"results.csv", "results.jsonl", "results.json", "pareto.csv",
                                                 "chosen.json", "summary.md"}));
   EXPECT_EQ(chosen.at("name"), "atis_2enc-32lanes");
 }

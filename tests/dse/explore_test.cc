@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/json_lines.h"
 #include "dse/run_state.h"
 #include "dse/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
@@ -33,8 +34,13 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-const char* const kFiles[] = {"results.csv", "results.json", "pareto.csv", "chosen.json",
-                              "summary.md", "state.json"};
+const char* const kFiles[] = {"results.csv", "results.jsonl",  "results.json",     "pareto.csv",
+                              "chosen.json", "summary.md",     "state.json",       "evaluations.jsonl"};
+
+// Expects the run folders `a` and `b` to hold the same kFiles byte for byte.
+void expect_same_files(const std::string& a, const std::string& b) {
+  for (const char* file : kFiles) EXPECT_EQ(slurp(a + "/" + file), slurp(b + "/" + file)) << file;
+}
 
 struct Fixture {
   std::string dir;
@@ -114,9 +120,71 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   const auto r2 = f.run("parts", resume);
   ASSERT_EQ(r2.outcome, ExploreOutcome::kComplete);
   EXPECT_EQ(r2.new_evaluations + r1.new_evaluations, 128u);  // nothing evaluated twice
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/parts/" + file)) << file;
+  expect_same_files(f.dir + "/whole", f.dir + "/parts");
+}
+
+TEST(Explore, PointFilesHoldEveryPointAndResultsJsonTheFront) {
+  Fixture f("files");
+  const auto r = f.run("out");
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  const std::vector<Json> points = load_json_lines(f.dir + "/out/results.jsonl");
+  ASSERT_EQ(points.size(), r.evaluated);
+  std::vector<Json> on_front;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i > 0) EXPECT_LT(points[i - 1]["id"].get<PointId>(), points[i]["id"].get<PointId>());
+    EXPECT_TRUE(points[i].contains("configs")) << points[i].dump();
+    EXPECT_TRUE(points[i].contains("metrics")) << points[i].dump();
+    if (points[i]["on_front"].get<bool>()) on_front.push_back(points[i]);
+    if (!points[i]["feasible"].get<bool>()) EXPECT_TRUE(points[i].contains("reason"));
   }
+  const Json results = load_json_file(f.dir + "/out/results.json");
+  EXPECT_FALSE(results.contains("points"));
+  EXPECT_EQ(results["points_file"], "results.jsonl");
+  EXPECT_EQ(results["evaluated"].get<std::uint64_t>(), r.evaluated);
+  EXPECT_EQ(results["front"], Json(on_front));  // the front's points in full
+  ASSERT_TRUE(r.final.chosen);
+  EXPECT_EQ(results["chosen"].get<PointId>(), *r.final.chosen);
+  EXPECT_TRUE(r.final.on_front(*r.final.chosen));
+  const std::string csv = slurp(f.dir + "/out/results.csv");
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), r.evaluated + 1);
+  // The evaluation log of a finished run: one line per point, ascending id.
+  const std::vector<Json> log = load_json_lines(f.dir + "/out/evaluations.jsonl");
+  ASSERT_EQ(log.size(), r.evaluated);
+  for (std::size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i]["id"], points[i]["id"]);
+}
+
+TEST(Explore, ResumeDropsALogLineCutShortByAKill) {
+  Fixture f("cut_line");
+  f.run("whole");
+  ExploreOptions o;
+  o.control.interrupt_after = 30;
+  o.control.threads = 1;
+  ASSERT_EQ(f.run("parts", o).outcome, ExploreOutcome::kInterrupted);
+  // What a run killed while appending a batch leaves: the start of a line, no newline.
+  const std::string log = f.dir + "/parts/evaluations.jsonl";
+  { std::ofstream(log, std::ios::app) << "{\"analytic\":{\"fidelity\":\"toy-an"; }
+  ExploreOptions resume;
+  resume.resume = true;
+  ASSERT_EQ(f.run("parts", resume).outcome, ExploreOutcome::kComplete);
+  expect_same_files(f.dir + "/whole", f.dir + "/parts");
+}
+
+TEST(Explore, ResumeConvertsAStateWithItsPointsInline) {
+  // state.json of an older ttsim: format 1, the evaluations inline, no evaluations.jsonl.
+  Fixture f("legacy");
+  f.run("whole");
+  fs::create_directories(f.dir + "/old");
+  Json state = load_json_file(f.dir + "/whole/state.json");
+  state["format"] = "ttsim-explore-state-1";
+  state.erase("evaluations");
+  state["points"] = Json(load_json_lines(f.dir + "/whole/evaluations.jsonl"));
+  write_file_atomic(f.dir + "/old/state.json", state.dump(1) + "\n");
+  ExploreOptions resume;
+  resume.resume = true;
+  const auto r = f.run("old", resume);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  EXPECT_EQ(r.new_evaluations, 0u);
+  expect_same_files(f.dir + "/whole", f.dir + "/old");
 }
 
 TEST(Explore, ResumeRefusesAChangedInputFile) {
@@ -159,9 +227,7 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
   const auto r = run_merge(*f.eval, dirs, m);
   EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/whole/" + file), slurp(f.dir + "/merged/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/whole", f.dir + "/merged");
 }
 
 TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
@@ -174,20 +240,23 @@ TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
     f.run("shard" + std::to_string(i), o);
     dirs.push_back(f.dir + "/shard" + std::to_string(i));
   }
-  const std::string path = dirs[1] + "/state.json";
-  Json doc = load_json_file(path);
-  doc["points"][2]["id"] = f.sweep.space.size() + 7;
-  write_file_atomic(path, doc.dump(1));
+  const std::string path = dirs[1] + "/evaluations.jsonl";
+  std::vector<Json> lines = load_json_lines(path);
+  lines[2]["id"] = f.sweep.space.size() + 7;
+  std::string text;
+  for (const Json& l : lines) text += l.dump() + "\n";
+  write_file_atomic(path, text);
   ExploreOptions m;
   m.out_dir = f.dir + "/merged";
   try {
     run_merge(*f.eval, dirs, m);
     ADD_FAILURE() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(e.file(), path);
-    EXPECT_EQ(e.pointer(), "/points/2/id");
+    EXPECT_EQ(e.file(), path + ":3");
+    EXPECT_EQ(e.pointer(), "/id");
     EXPECT_EQ(e.found(), std::to_string(f.sweep.space.size() + 7));
   }
+  EXPECT_FALSE(fs::exists(m.out_dir + "/results.csv"));
 }
 
 TEST(Explore, ResultsDoNotDependOnThreadCount) {
@@ -197,9 +266,7 @@ TEST(Explore, ResultsDoNotDependOnThreadCount) {
   two.control.threads = 2;
   f.run("t1", one);
   f.run("t2", two);
-  for (const char* file : kFiles) {
-    EXPECT_EQ(slurp(f.dir + "/t1/" + file), slurp(f.dir + "/t2/" + file)) << file;
-  }
+  expect_same_files(f.dir + "/t1", f.dir + "/t2");
   ExploreOptions shard;
   shard.shard_count = 2;
   EXPECT_THROW(f.run("nsga_shard", shard), InputError);
