@@ -14,7 +14,6 @@
 #include "sim/epoch.h"
 #include "sim/kernel_latency.h"
 #include "sim/occupancy.h"
-#include "sim/plan_banks.h"
 #include "sim/power/schedule_activity.h"
 #include "sim/power/step_power.h"
 #include "sim/sched_graph.h"

@@ -1,8 +1,8 @@
 #pragma once
 // Bank instances the SystemC engine models and the buffers that live in each: the
 // interface between the hardware and the simulator. The simulated step takes them from the
-// machine description (sim/machine_banks.h); the memory planner's plans (sim/plan_banks.h)
-// and fallback_bank_map below serve the planner analysis and the engine's own tests.
+// machine description (sim/machine_banks.h); fallback_bank_map below serves the engine's
+// own tests on synthetic graphs.
 
 #include <cstdint>
 #include <string>

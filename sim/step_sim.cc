@@ -1,5 +1,7 @@
 #include "sim/step_sim.h"
 
+#include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "models/training_graph.h"
@@ -57,8 +59,13 @@ namespace {
 
 /// The step of `tokens` tokens on the machine of (model, `built`): described from the
 /// padded step's graph (the hardware is sized for the longest sample).
+/// `machine_units`: the schedulers dispatch to the machine's instances — per unit class, the
+/// most instances of one of its modules (the top calls one module at a time, so the modules
+/// of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run together) — instead of
+/// the arch's unit counts (the what-if studies).
 StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const ArchSpec& built,
-                           const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options) {
+                           const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options,
+                           bool machine_units) {
   StepResult r = prepare(model, arch, device, tokens);
   if (r.tokens == model.tokens()) {
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph));
@@ -71,6 +78,14 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, padded));
   }
   r.banks = machine_bank_map(*r.machine);
+  if (machine_units) {
+    std::array<int, kUnitKinds> units{};
+    for (const machine::KernelInstance& k : r.machine->instances) {
+      int& u = units[static_cast<int>(k.unit)];
+      u = std::max(u, k.count);
+    }
+    for (int k = 0; k < kUnitKinds; ++k) r.sched.unit_count[k] = std::max(1, units[k]);
+  }
   execute(r, arch, options);
   return r;
 }
@@ -79,7 +94,7 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
 
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::int64_t tokens, EngineOptions options) {
-  return step_on_machine(model, arch, arch, device, tokens, options);
+  return step_on_machine(model, arch, arch, device, tokens, options, true);
 }
 
 StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
@@ -88,7 +103,7 @@ StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const 
   for (UnitSpec& u : built.units) u.count = 1;
   built.policy = SchedulePolicy::kSequential;
   built.fusion = false;
-  return step_on_machine(model, arch, built, device, tokens, options);
+  return step_on_machine(model, arch, built, device, tokens, options, false);
 }
 
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,

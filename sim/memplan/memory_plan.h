@@ -3,16 +3,10 @@
 // gradients, saved activations, temporaries) lives in BRAM/URAM, at which address and
 // during which tasks, and what it costs in BRAM_18K / RAMB36 / URAM288 blocks.
 //
-// One plan is shared by three consumers:
-//  - the SystemC bank/port models (sim/): MemoryPlan::memories are the bank instances
-//    (kind, block mode, partitions, words per address, ports, depth), and
-//    MemoryPlan::placement_of(buffer) says where each buffer lives (memory, address
-//    offset, lifetime);
-//  - the HLS emitter: per memory, BIND_STORAGE impl (MemoryInstance::impl()),
-//    ARRAY_PARTITION cyclic factor (partitions) and ARRAY_RESHAPE cyclic factor
-//    (words_per_address); a grouped memory is one C array holding its buffers at their
-//    offsets;
-//  - the DSE and `ttsim simulate`: block counts, efficiency and the fit report.
+// An analysis: what a top with one array per planned memory would need (`ttsim memplan
+// --planner`). The emitted build declares the arena plan's arrays instead
+// (machine/machine.h), and the simulator runs on those (sim/machine_banks.h); a plan here
+// is never simulated nor emitted.
 //
 // Port model (all strategies). A task run on a unit with P lanes moves P words per cycle
 // of every buffer it reads and P words per cycle of every buffer it writes (a buffer both
