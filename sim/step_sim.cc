@@ -57,6 +57,14 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
 
 namespace {
 
+/// Throws std::invalid_argument (naming `who`) unless `step` has the buffers of `hardware`,
+/// by id and name: the machine described for one carries the other's placement.
+void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, const char* who) {
+  bool same = step.buffers.size() == hardware.buffers.size();
+  for (std::size_t b = 0; same && b < step.buffers.size(); ++b) same = step.buffers[b].name == hardware.buffers[b].name;
+  if (!same) throw std::invalid_argument(std::string(who) + ": the step's buffers differ from its hardware's");
+}
+
 /// The step of `tokens` tokens on the machine of (model, `built`): described from the
 /// padded step's graph (the hardware is sized for the longest sample).
 /// `machine_units`: the schedulers dispatch to the machine's instances — per unit class, the
@@ -72,9 +80,7 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
   } else {
     // Buffers keep their names and ids at every length: the padded step's placement holds.
     const TaskGraph padded = build_training_graph(model, graph_options(built, 0));
-    bool same = padded.buffers.size() == r.graph.buffers.size();
-    for (std::size_t b = 0; same && b < padded.buffers.size(); ++b) same = padded.buffers[b].name == r.graph.buffers[b].name;
-    if (!same) throw std::invalid_argument("simulate_step: the step's buffers differ from the padded step's");
+    require_same_buffers(r.graph, padded, "simulate_step");
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, padded));
   }
   r.banks = machine_bank_map(*r.machine);
@@ -109,15 +115,10 @@ StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const 
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
                             const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
   StepResult r = prepare(model, arch, device, tokens);
-  bool same = r.graph.buffers.size() == hardware.graph.buffers.size();
-  for (std::size_t b = 0; same && b < r.graph.buffers.size(); ++b) {
-    same = r.graph.buffers[b].name == hardware.graph.buffers[b].name;
-  }
-  if (!same) {
-    throw std::invalid_argument("simulate_step_on: the step's buffers differ from the planned hardware's");
-  }
+  require_same_buffers(r.graph, hardware.graph, "simulate_step_on");
   r.machine = hardware.machine;
   r.banks = hardware.banks;
+  r.sched.unit_count = hardware.sched.unit_count;  // the same hardware dispatches to the same units
   execute(r, arch, options);
   return r;
 }
