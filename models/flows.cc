@@ -305,21 +305,20 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
     b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, f,
            {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t), TaskOp::kContraction, v);
   }
+  // Backward as tt_backward runs it: per step s = d+e..1, the core gradient dG_s, then the
+  // input gradient dT_{s-1} (tt_backward_step).
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
-    const int v = t <= x.d ? contract_variant(iv(f.rows), 1, iv(f.cols), iv(f.rows), false)
-                           : contract_variant(1, 1, iv(f.cols), 1, false);
-    b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
-           shape4(f.batch, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
-           static_cast<int>(c - t + 1), TaskOp::kContraction, v);
-  }
-  for (std::size_t t = c; t >= 1; --t) {
-    const TaskShape f = x.tt_step(t, K);
-    const int v = t <= x.d ? contract_variant(1, 1, iv(f.rows), 1, true)
-                           : contract_variant(iv(f.inner), iv(f.cols), 1, 1, false);
+    const int vc = t <= x.d ? contract_variant(1, 1, iv(f.rows), 1, true)
+                            : contract_variant(iv(f.inner), iv(f.cols), 1, 1, false);
     b.step("bwd.grad_core." + std::to_string(t), "tt.grad_core", FlowStage::kGradWeights,
            shape4(f.batch, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1,
-           TaskOp::kContraction, v);
+           TaskOp::kContraction, vc);
+    const int vi = t <= x.d ? contract_variant(iv(f.rows), 1, iv(f.cols), iv(f.rows), false)
+                            : contract_variant(1, 1, iv(f.cols), 1, false);
+    b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
+           shape4(f.batch, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
+           static_cast<int>(c - t + 1), TaskOp::kContraction, vi);
   }
   return b.take();
 }

@@ -256,9 +256,14 @@ class Builder {
     return g_.tasks.back().id;
   }
 
-  /// One SGD update per parameter, classes and first/last use; returns the graph.
+  /// One SGD update per parameter, in the order the HLS step updates them (the parameter
+  /// arena's tensors in Layout order: make_layout, model_sgd_update), classes and
+  /// first/last use; returns the graph.
   TaskGraph finish() {
-    for (int p : params_) {
+    std::vector<int> order = params_;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return layout_rank(g_.buffers[a]) < layout_rank(g_.buffers[b]); });
+    for (int p : order) {
       const Buffer& b = g_.buffers[p];
       task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
            rows_cols(1, b.words), {p, grad(p)}, {p});
@@ -290,6 +295,27 @@ class Builder {
       }
     }
     return std::move(g_);
+  }
+
+  /// Position of parameter `p` in the HLS parameter arena (hls/kernels/model_step.cc
+  /// make_layout): the embedding's TTM cores, its position table, its LayerNorm; per encoder
+  /// q, k, v, o, ffn_in, ffn_out (cores, then bias), LayerNorm 1, LayerNorm 2; the intent and
+  /// slot heads. Parameters of one rank keep the order the builder created them in.
+  static int layout_rank(const Buffer& p) {
+    const std::string& layer = p.layer;
+    if (p.name == "embedding.position") return 1;
+    if (layer == "embedding") return 0;
+    if (layer == "embedding.ln") return 2;
+    if (layer == "intent_head") return 1 << 20;
+    if (layer == "slot_head") return (1 << 20) + 1;
+    const int e = encoder_of(layer);
+    if (e < 0) return 1 << 21;
+    static const char* const kOrder[] = {"q", "k", "v", "o", "ffn_in", "ffn_out", "ln1", "ln2"};
+    const std::string part = layer.substr(layer.find('.') + 1);
+    for (int i = 0; i < 8; ++i) {
+      if (part == kOrder[i]) return 16 + 16 * e + i;
+    }
+    return 16 + 16 * e + 15;
   }
 
   static int encoder_of(const std::string& layer) {
@@ -348,18 +374,21 @@ class BoundPlan {
   }
   const FlowPlan& plan() const { return plan_; }
 
-  /// Emits the steps of `stage` as tasks; `extra_reads` are added to every step (the
-  /// token ids of a TTM lookup).
-  void emit(FlowStage stage, const std::vector<int>& extra_reads = {}) {
+  /// Emits the steps of `stage` as tasks (every backward step, grad-input and
+  /// grad-weights, in plan order when `stage` is kGradInput and `all_backward` is set: the
+  /// order the HLS kernels run them in); `extra_reads` are added to every step (the token
+  /// ids of a TTM lookup).
+  void emit(FlowStage stage, const std::vector<int>& extra_reads = {}, bool all_backward = false) {
     for (const auto& s : plan_.steps) {
-      if (s.stage != stage) continue;
+      const bool take = s.stage == stage || (all_backward && s.stage != FlowStage::kForward);
+      if (!take) continue;
       std::vector<int> reads = extra_reads, writes;
       for (const auto& r : s.reads) reads.push_back(id(r));
       for (const auto& w : s.writes) {
         writes.push_back(id(w));
         if (accumulated_.count(w)) reads.push_back(id(w));
       }
-      b_.task(layer_ + "." + s.name, s.op, stage_of(stage), layer_, encoder_, s.role, s.shape,
+      b_.task(layer_ + "." + s.name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape,
               reads, writes);
     }
   }
@@ -485,8 +514,7 @@ class TrainingGraph {
     if (accumulate_dx >= 0) p.accumulate("dX");
     p.bind("dY", dy);
     p.bind("dX", dx);
-    p.emit(FlowStage::kGradInput);
-    p.emit(FlowStage::kGradWeights);
+    p.emit(FlowStage::kGradInput, {}, true);
     if (l.bias) {
       b_.task(l.name + ".bwd.bias_grad", TaskOp::kAdd, Stage::kBackward, l.name, l.encoder,
               "bias.grad", rows_cols(lin.tokens, l.out_dim), {dy}, {b_.grad(lin.bias)});

@@ -138,6 +138,8 @@ struct ProbeState {
   explicit ProbeState(int p) : partition(p) {}
   const int partition;
   NameTable loop_names, array_names, reg_names;
+  std::vector<int> sequence;                  // loop id of every invocation, in program order
+  std::vector<std::int64_t> sequence_trips;   // its iterations
   std::vector<std::unique_ptr<LoopState>> loops;  // by loop id
   LoopState* cur = nullptr;  // loop of the invocation in progress, or null
   int cur_id = -1;
@@ -168,6 +170,8 @@ struct ProbeState {
     if (!loops[loop_id]) loops[loop_id].reset(new LoopState);
     cur = loops[loop_id].get();
     cur_id = loop_id;
+    sequence.push_back(loop_id);
+    sequence_trips.push_back(0);
     ++cur->invocations;
     ++invocation;
     iteration = -1;
@@ -233,6 +237,7 @@ void probe_loop_iter(const char* loop) {
   ++p->iteration_serial;
   p->in_iteration = true;
   ++p->cur->iterations;
+  ++p->sequence_trips.back();
 }
 
 void probe_loop_end(const char*) {
@@ -361,6 +366,15 @@ AccessProbeScope::~AccessProbeScope() {
   if (outer_) probe_loop_end(nullptr);
   g_access_probing = outer_ != nullptr;
   delete state_;
+}
+
+std::vector<LoopInvocation> AccessProbeScope::sequence() const {
+  std::vector<LoopInvocation> out;
+  out.reserve(state_->sequence.size());
+  for (std::size_t i = 0; i < state_->sequence.size(); ++i) {
+    out.push_back({state_->loop_names.name(state_->sequence[i]), state_->sequence_trips[i]});
+  }
+  return out;
 }
 
 std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {

@@ -52,6 +52,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 #include <set>
 #include <string>
 
@@ -114,6 +115,12 @@ struct MeasuredLoop {
   std::set<std::map<std::string, std::string>> bindings;
 };
 
+/// One invocation of a probed loop.
+struct LoopInvocation {
+  std::string loop;             ///< loop label
+  std::int64_t iterations = 0;  ///< iterations it ran (its trip count)
+};
+
 struct ProbeState;
 
 /// Enables probing for its lifetime; `partition` is the cyclic partition factor (banks)
@@ -131,6 +138,9 @@ class AccessProbeScope {
   /// the distance and access-count maps (a register and an array of one name in one loop
   /// are merged: minimum distance, summed counts).
   std::map<std::string, MeasuredLoop> loops() const;
+  /// Every loop invocation so far, in program order (one per TTSIM_LOOP_BEGIN): the order
+  /// the kernel calls ran their loops in, with each invocation's iterations.
+  std::vector<LoopInvocation> sequence() const;
   /// The partition factor (banks) of this scope.
   int partition() const { return partition_; }
   /// Registers a physical memory of the design: `bytes` from `first`, elements of

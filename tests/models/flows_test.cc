@@ -76,7 +76,10 @@ TEST(FlowCosts, BttSmallGradWeights) {
 
 //  TT fwd: 21·2·2 = 84, 7·6·3 = 126, 7·3·16 = 336, 28·4·5 = 560; total 1106.
 //  T1 = 7·3·2 = 42, T2 = 7·3 = 21, T3 = 7·4·4 = 112, all saved: 175.
-//  Grad-input and grad-weights repeat each step's MACs; grad-weights holds T and dT: 350.
+//  Grad-input and grad-weights repeat each step's MACs. Backward runs per step s = 4..1 the
+//  core gradient then the input gradient (tt_backward_step), so dT_s dies after step s:
+//  grad-input peaks at dT3 + dT2 = 112 + 21 = 133 (step 3); grad-weights, which reads T and
+//  dT, at T1 + T2 + T3 = 175 (step 4) = T1 + T2 + dT3 (step 3).
 TEST(FlowCosts, TtSmall) {
   const auto l = small_tt();
   const auto f = cost(l, Flow::kTT, 7, FlowStage::kForward);
@@ -86,11 +89,11 @@ TEST(FlowCosts, TtSmall) {
   const auto gi = cost(l, Flow::kTT, 7, FlowStage::kGradInput);
   EXPECT_EQ(gi.macs, 1106);
   EXPECT_EQ(gi.critical_path, 4);
-  EXPECT_EQ(gi.peak_intermediate_words, 175);
+  EXPECT_EQ(gi.peak_intermediate_words, 133);
   const auto gw = cost(l, Flow::kTT, 7, FlowStage::kGradWeights);
   EXPECT_EQ(gw.macs, 1106);
   EXPECT_EQ(gw.critical_path, 1);
-  EXPECT_EQ(gw.peak_intermediate_words, 350);
+  EXPECT_EQ(gw.peak_intermediate_words, 175);
 }
 
 //  MM fwd: 36 + 240 + W = L2·R1 6·3·20 = 360 + Y = X·W 7·6·20 = 840 = 1476;

@@ -194,7 +194,8 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
-                  std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr) {
+                  std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr,
+                  std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr) {
   HlsModelOptions o;
   for (const char* k : kKinds) o.btt_by_kind[k] = btt;
   HlsModel m(spec, o);
@@ -215,6 +216,7 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
     expect_loop_within_spec(name, l);
   }
   if (ports) *ports = probe.loops();
+  if (sequence) *sequence = probe.sequence();
   return c;
 }
 
@@ -229,7 +231,33 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   std::map<std::string, std::vector<std::string>> who;
   const Counts want = graph_counts(g, &who);
   std::map<std::string, ttsim_hls::MeasuredLoop> ports;
-  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, &ports);
+  std::vector<ttsim_hls::LoopInvocation> sequence;
+  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, &ports, &sequence);
+  // The order: the graph's tasks, in the order the machine runs them (one call at a time, in
+  // task order), run the same loops with the same trip counts in the same sequence as the
+  // real step's kernel calls.
+  {
+    std::vector<std::string> want_seq, got_seq;
+    for (const auto& t : g.tasks) {
+      for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+        want_seq.push_back(l.name + " x" + std::to_string(l.trip) + " (" + t.name + ")");
+      }
+    }
+    for (const auto& inv : sequence) got_seq.push_back(inv.loop + " x" + std::to_string(inv.iterations));
+    std::size_t i = 0;
+    while (i < want_seq.size() && i < got_seq.size() &&
+           want_seq[i].compare(0, got_seq[i].size() + 1, got_seq[i] + " ") == 0) {
+      ++i;
+    }
+    std::string around;
+    for (std::size_t k = i; k < i + 6 && k < std::max(want_seq.size(), got_seq.size()); ++k) {
+      around += "\n  graph " + (k < want_seq.size() ? want_seq[k] : "-") + "  |  step " +
+                (k < got_seq.size() ? got_seq[k] : "-");
+    }
+    EXPECT_EQ(want_seq.size(), got_seq.size()) << spec.name << " " << to_string(flow) << ": loop invocations";
+    EXPECT_EQ(i, std::min(want_seq.size(), got_seq.size()))
+        << spec.name << " " << to_string(flow) << " K=" << K << ": the order differs at invocation " << i << around;
+  }
   const std::map<std::string, int> res = graph_res_mii(g);
   expect_ports_fit(ports, res, spec.name + " " + to_string(flow));
   expect_bindings_fit(ports, res, spec.name + " " + to_string(flow));
