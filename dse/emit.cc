@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/atomic_file.h"
+#include "hls/host/reference_step.h"
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
 #include "models/training_graph.h"
@@ -33,6 +34,9 @@ namespace {
 
 constexpr const char* kTop = "ttsim_train_step";
 constexpr const char* kTestbench = "tb/csim_tb.cc";
+/// Compares one step of the top with the Eigen reference's (reference_step.bin).
+constexpr const char* kReferenceTestbench = "tb/reference_tb.cc";
+constexpr const char* kReferenceStepFile = "reference_step.bin";
 constexpr const char* kCflags = "-std=c++14";
 
 template <typename T>
@@ -697,18 +701,26 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
     for (const auto& f : files) copy(f);
   }
   copy(fs::path("hls") / kTestbench);
+  copy(fs::path("hls") / kReferenceTestbench);
+  write(kReferenceStepFile, reference_step_file(d.model));
   write("hls/include/design_config.h", header);
   write("hls/scripts/run_hls.tcl", scripts.run_hls_tcl);
   write("hls/scripts/hls_config.cfg", scripts.hls_config_cfg);
   write("hls/scripts/" + scripts.link_cfg_name, scripts.link_cfg);
 
-  std::string make = "# C simulation with g++ (no Vitis needed): make csim\nCXX ?= g++\nCXXFLAGS ?= -std=c++17 -O2\n"
-                     "SRCS =";
+  std::string make =
+      "# C simulation with g++ (no Vitis needed): make csim\n"
+      "# csim_tb trains a few steps; reference_tb checks one step's losses and gradients against the\n"
+      "# Eigen reference's (" + std::string(kReferenceStepFile) + ", written by ttsim emit).\n"
+      "CXX ?= g++\nCXXFLAGS ?= -std=c++17 -O2\nSRCS =";
   for (const auto& s : sources) make += " hls/" + s;
-  make += "\n\ncsim_tb: $(SRCS) hls/" + std::string(kTestbench) +
-          " hls/include/design_config.h\n"
-          "\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/" + kTestbench + " -o $@\n\n"
-          "csim: csim_tb\n\t./csim_tb\n\n.PHONY: csim\n";
+  for (const char* tb : {kTestbench, kReferenceTestbench}) {
+    const std::string bin = fs::path(tb).stem().string();
+    make += "\n\n" + bin + ": $(SRCS) hls/" + tb + " hls/include/design_config.h\n\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/" +
+            tb + " -o $@";
+  }
+  make += "\n\ncsim: csim_tb reference_tb\n\t./csim_tb\n\t./reference_tb " + std::string(kReferenceStepFile) +
+          "\n\n.PHONY: csim\n";
   write("Makefile", make);
   write("README.md", render_readme(d, scripts, chosen_file, fidelity, why, metrics, report.notes));
   write(kEmitMarker, "Written by `ttsim emit` from " + chosen_file + "; a later emit may replace this folder.\n");

@@ -253,12 +253,4 @@ void model_sgd_update(const Layout& L, const Arenas& a, float lr) {
   }
 }
 
-StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a,
-                            const StepSample& s, float lr) {
-#pragma HLS INLINE
-  const StepLosses loss = model_forward_backward(m, L, a, s);
-  model_sgd_update(L, a, lr);
-  return loss;
-}
-
 }  // namespace ttsim_hls

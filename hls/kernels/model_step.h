@@ -164,8 +164,5 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
                                   const StepSample& s);
 /// SGD on every parameter tensor (one ttsim_sgd_update each); zeroes the gradients.
 void model_sgd_update(const Layout& L, const Arenas& a, float lr);
-/// forward_backward then sgd_update; returns the losses before the update.
-StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a,
-                            const StepSample& s, float lr);
 
 }  // namespace ttsim_hls

@@ -162,7 +162,13 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS PIPELINE II = 1
       param_io[i] = param_mem[i / kArenaBanks][i % kArenaBanks];
     }
-  } else if (mode == kTtsimTrainStep) {
+  } else if (mode == kTtsimStoreGrads) {
+  grad_store:
+    for (int i = 0; i < kParamWords; ++i) {
+#pragma HLS PIPELINE II = 1
+      param_io[i] = grad_mem[i / kArenaBanks][i % kArenaBanks];
+    }
+  } else if (mode == kTtsimTrainStep || mode == kTtsimGradStep) {
     if (K < 1 || K > kSeqLen) return;
     StepSample s;
     s.K = K;
@@ -170,7 +176,9 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
     s.slot_tags = slot_tags;
     s.intent = intent;
     s.slot_scale = slot_scale;
-    const StepLosses l = model_train_step(dims, layout, arenas, s, lr);
+    // One call site of the step for both modes; the gradient mode skips the update.
+    const StepLosses l = model_forward_backward(dims, layout, arenas, s);
+    if (mode == kTtsimTrainStep) model_sgd_update(layout, arenas, lr);
     losses[0] = l.intent;
     losses[1] = l.slot;
   } else {

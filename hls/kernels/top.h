@@ -11,12 +11,14 @@ enum TtsimTopMode {
   kTtsimTrainStep = 0,   ///< one SGD step on (tokens, slot_tags, intent); losses written
   kTtsimLoadParams = 1,  ///< param_io (kParamWords) → parameter arena; gradients zeroed
   kTtsimStoreParams = 2, ///< parameter arena → param_io
+  kTtsimGradStep = 3,    ///< forward and backward only: gradients added to the gradient arena
+  kTtsimStoreGrads = 4,  ///< gradient arena → param_io (Layout order, as the parameters)
 };
 
 /// mode: TtsimTopMode. K: tokens of the sample (1 <= K <= kSeqLen). tokens / slot_tags:
 /// K valid entries (tags -1 ignored). lr: SGD learning rate. slot_scale: weight of the
 /// summed slot cross-entropy. param_io: kParamWords words (AXI master, Layout order).
-/// losses[0] = intent loss, losses[1] = weighted slot loss (train mode).
+/// losses[0] = intent loss, losses[1] = weighted slot loss (train and gradient modes).
 /// Returns (through losses[2]) 1 on success, 0 when an argument is out of range.
 void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
                       const int slot_tags[ttsim_cfg::kSeqLen], int intent, float lr,

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 
 namespace ttsim::dse {
@@ -228,12 +230,31 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   EXPECT_NE(readme.find("| `ttsim_contraction` | 1 | 64 |"), std::string::npos) << readme;
   EXPECT_NE(readme.find("| `param_mem` | parameters |"), std::string::npos) << readme;
   EXPECT_NE(readme.find("dsp 1234"), std::string::npos) << readme;
-  // The folder builds on its own (only its own files on the include path) and the
-  // testbench's training steps pass.
+  // The folder builds on its own (only its own files on the include path), the
+  // testbench's training steps pass and one step equals the Eigen reference's.
   const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out +
                           "/csim.log' 2>&1";
   const int rc = std::system(cmd.c_str());
-  EXPECT_EQ(rc, 0) << slurp(out + "/csim.log");
+  const std::string log = slurp(out + "/csim.log");
+  EXPECT_EQ(rc, 0) << log;
+  EXPECT_NE(log.find("csim_tb: PASS"), std::string::npos) << log;
+  EXPECT_NE(log.find("reference_tb: PASS"), std::string::npos) << log;
+
+  // The reference check can fail: the file's last 1,024 gradients (the slot head's) replaced
+  // by -g - 1, which no correct step gives.
+  std::string ref = slurp(out + "/reference_step.bin");
+  ASSERT_GT(ref.size(), 64u);
+  const std::size_t tail_words = 1024;  // the last gradients (the slot head's)
+  for (std::size_t i = ref.size() - tail_words * sizeof(float); i + sizeof(float) <= ref.size(); i += sizeof(float)) {
+    float g;
+    std::memcpy(&g, &ref[i], sizeof g);
+    g = -g - 1.0f;
+    std::memcpy(&ref[i], &g, sizeof g);
+  }
+  write_file_atomic(out + "/wrong_step.bin", ref);
+  const std::string bad = "cd '" + out + "' && ./reference_tb wrong_step.bin > wrong.log 2>&1";
+  EXPECT_NE(std::system(bad.c_str()), 0) << slurp(out + "/wrong.log");
+  EXPECT_NE(slurp(out + "/wrong.log").find("reference_tb: FAIL"), std::string::npos) << slurp(out + "/wrong.log");
 }
 
 TEST(Emit, FindHlsRootChecksTheTreeBeforeAnyWork) {
