@@ -43,7 +43,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  if (!parse_options("explore", "SWEEP --out DIR [--calibration C] [--resume] [--shard i/N] [--threads N] [--hls-root DIR]", opts, pos,
+  if (!parse_options("explore", "SWEEP --out DIR [--calibration C] [--resume] [--shard i/N] [--threads N] [--hls-root DIR] [--no-progress]", opts, pos,
                      args, vm)) {
     return 0;
   }
