@@ -13,7 +13,9 @@
 //  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
 //    kernel specification and sim/arch_spec.h loop_dsp) equals the design's "dsp" metric;
 //  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
-//  - the emitted schedule has no overlapping calls (see SequentialTop below).
+//  - the emitted schedule has no overlapping calls (see SequentialTop below), and the
+//    emitted kernel tree, run for the design's model in C simulation, calls the kernel
+//    loops in the schedule's order with the same trip counts (see TaskOrder below).
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -38,6 +40,7 @@
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
 #include "sim/step_sim.h"
+#include "tests/hls/probed_step.h"
 
 namespace ttsim::dse {
 namespace {
@@ -370,11 +373,33 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     EXPECT_TRUE(std::regex_search(e.functions.at(module), inline_off))
         << module << " has no INLINE off: Vitis may inline it and build one copy per call site";
   }
-  // The machine runs the tasks one at a time in task-graph order: the order
-  // tests/models/graph_matches_hls_test finds in the C-simulated step's kernel calls.
+  // TaskOrder — the machine runs the tasks one at a time in its schedule's order, and the
+  // emitted top calls the kernels in that order. The emitted kernel tree is, byte for byte,
+  // the one compiled into this test (design_config.h aside: its lanes, sizes, storage and
+  // II shape the hardware and the lane loops' trip counts, not which call comes next), so
+  // one step of this design's model and flows through it in C simulation, under the access
+  // probe, gives the emitted build's sequence of kernel loop invocations; the schedule's
+  // tasks, in order, must run the same loops with the same trip counts (at the compiled
+  // lanes) in the same sequence.
   EXPECT_TRUE(m.schedule.overlap_groups.empty());
   ASSERT_EQ(m.schedule.order.size(), graph.tasks.size());
-  for (std::size_t i = 0; i < m.schedule.order.size(); ++i) EXPECT_EQ(m.schedule.order[i], static_cast<int>(i));
+  for (const char* sub : {"hls/kernels", "hls/include"}) {
+    for (const auto& f : fs::directory_iterator(out / sub)) {
+      if (f.path().filename() == "design_config.h") continue;
+      const fs::path checked_in = fs::path(sub) / f.path().filename();
+      ASSERT_TRUE(fs::exists(checked_in)) << f.path() << " is not in the kernel tree compiled here";
+      EXPECT_EQ(slurp(f.path()), slurp(checked_in)) << f.path() << " differs from " << checked_in;
+    }
+  }
+  std::map<std::string, bool> btt_by_kind;
+  for (const auto& [kind, flow] : arch.flow_by_kind) btt_by_kind[kind] = flow == Flow::kBTT;
+  const testing::ProbedStep step = testing::run_probed_step(model, btt_by_kind, model.seq_len);
+  const std::vector<std::string> want = testing::graph_loop_sequence(graph, m.schedule.order);
+  std::string around;
+  const std::size_t at = testing::first_difference(want, step.sequence, &around);
+  EXPECT_EQ(want.size(), step.sequence.size()) << "loop invocations of the schedule vs the emitted step";
+  EXPECT_EQ(at, std::min(want.size(), step.sequence.size()))
+      << "the schedule's order differs from the emitted step's calls at invocation " << at << around;
 }
 
 TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/hls/probed_step.h"
 #include "tests/hls/test_models.h"
 
 #include <map>
@@ -40,29 +41,11 @@ using Counts = std::map<std::string, Count>;
 
 const char* const kKinds[] = {"attention", "ffn_in", "ffn_out"};
 
-/// The UNROLL factor design_config.h gives the kernel module that runs `op`
-/// (hls/kernels/modules.cc).
-int design_lanes(TaskOp op) {
-  switch (op) {
-    case TaskOp::kContraction: return ttsim_cfg::kContractLanes;
-    case TaskOp::kSoftmax:
-    case TaskOp::kSoftmaxGrad: return ttsim_cfg::kSoftmaxLanes;
-    case TaskOp::kLayerNorm:
-    case TaskOp::kLayerNormGrad: return ttsim_cfg::kLayerNormLanes;
-    case TaskOp::kGelu:
-    case TaskOp::kGeluGrad: return ttsim_cfg::kGeluLanes;
-    case TaskOp::kAdd: return ttsim_cfg::kAddLanes;
-    case TaskOp::kLoss: return ttsim_cfg::kLossLanes;
-    case TaskOp::kSgdUpdate: return ttsim_cfg::kSgdLanes;
-  }
-  return 1;
-}
-
 /// Per loop label: tasks running it and Σ trip; `who` lists the tasks per label.
 Counts graph_counts(const TaskGraph& g, std::map<std::string, std::vector<std::string>>* who) {
   Counts c;
   for (const auto& t : g.tasks) {
-    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
       ++c[l.name].invocations;
       c[l.name].iterations += l.trip;
       (*who)[l.name].push_back(t.name);
@@ -98,8 +81,8 @@ void expect_loop_within_spec(const std::string& name, const ttsim_hls::MeasuredL
 std::map<std::string, int> graph_res_mii(const TaskGraph& g) {
   std::map<std::string, int> out;
   for (const auto& t : g.tasks) {
-    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
-      const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), design_lanes(t.op), t.shape.memories);
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
+      const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), testing::compiled_lanes(t.op), t.shape.memories);
       int& v = out[l.name];
       v = std::max(v, r);
     }
@@ -179,7 +162,7 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
   std::map<std::string, std::set<std::map<std::string, std::string>>> out;
   for (const auto& t : g.tasks) {
     const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
-    for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
       std::map<std::string, std::string> b;
       for (const auto& a : l.accesses) {
         const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
@@ -196,27 +179,16 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
                   std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr,
                   std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr) {
-  HlsModelOptions o;
-  for (const char* k : kKinds) o.btt_by_kind[k] = btt;
-  HlsModel m(spec, o);
-  std::vector<int> tokens, tags;
-  for (std::int64_t i = 0; i < K; ++i) {
-    tokens.push_back(static_cast<int>((i * 193 + 17) % spec.vocab));
-    tags.push_back(i % 5 == 3 ? -1 : static_cast<int>((i * 7) % spec.slot_tags));
-  }
+  std::map<std::string, bool> btt_by_kind;
+  for (const char* k : kKinds) btt_by_kind[k] = btt;
+  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K);
   Counts c;
-  ttsim_hls::AccessProbeScope probe(ttsim_cfg::kArenaBanks);
-  for (const auto& r : m.arena_ranges()) {
-    probe.add_memory(r.array, r.base, static_cast<std::size_t>(r.words) * sizeof(float), sizeof(float));
-  }
-  m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
-  m.sgd_update(0.01f);
-  for (const auto& [name, l] : probe.loops()) {
+  for (const auto& [name, l] : step.loops) {
     c[name] = {l.invocations, l.iterations};
     expect_loop_within_spec(name, l);
   }
-  if (ports) *ports = probe.loops();
-  if (sequence) *sequence = probe.sequence();
+  if (ports) *ports = step.loops;
+  if (sequence) *sequence = step.sequence;
   return c;
 }
 
@@ -237,25 +209,13 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   // task order), run the same loops with the same trip counts in the same sequence as the
   // real step's kernel calls.
   {
-    std::vector<std::string> want_seq, got_seq;
-    for (const auto& t : g.tasks) {
-      for (const auto& l : kernel_loops(t.op, t.shape, design_lanes(t.op))) {
-        want_seq.push_back(l.name + " x" + std::to_string(l.trip) + " (" + t.name + ")");
-      }
-    }
-    for (const auto& inv : sequence) got_seq.push_back(inv.loop + " x" + std::to_string(inv.iterations));
-    std::size_t i = 0;
-    while (i < want_seq.size() && i < got_seq.size() &&
-           want_seq[i].compare(0, got_seq[i].size() + 1, got_seq[i] + " ") == 0) {
-      ++i;
-    }
+    std::vector<int> order(g.tasks.size());
+    for (std::size_t t = 0; t < order.size(); ++t) order[t] = static_cast<int>(t);
+    const std::vector<std::string> want_seq = testing::graph_loop_sequence(g, order);
     std::string around;
-    for (std::size_t k = i; k < i + 6 && k < std::max(want_seq.size(), got_seq.size()); ++k) {
-      around += "\n  graph " + (k < want_seq.size() ? want_seq[k] : "-") + "  |  step " +
-                (k < got_seq.size() ? got_seq[k] : "-");
-    }
-    EXPECT_EQ(want_seq.size(), got_seq.size()) << spec.name << " " << to_string(flow) << ": loop invocations";
-    EXPECT_EQ(i, std::min(want_seq.size(), got_seq.size()))
+    const std::size_t i = testing::first_difference(want_seq, sequence, &around);
+    EXPECT_EQ(want_seq.size(), sequence.size()) << spec.name << " " << to_string(flow) << ": loop invocations";
+    EXPECT_EQ(i, std::min(want_seq.size(), sequence.size()))
         << spec.name << " " << to_string(flow) << " K=" << K << ": the order differs at invocation " << i << around;
   }
   const std::map<std::string, int> res = graph_res_mii(g);

@@ -1,0 +1,75 @@
+#include "tests/hls/probed_step.h"
+
+#include <algorithm>
+
+#include "hls/host/hls_model.h"
+#include "hls/include/design_config.h"
+#include "hls/loop_nest.h"
+
+namespace ttsim::testing {
+
+ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
+                           std::int64_t K) {
+  HlsModelOptions o;
+  for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
+    const auto it = btt_by_kind.find(k);
+    o.btt_by_kind[k] = it == btt_by_kind.end() || it->second;
+  }
+  HlsModel m(spec, o);
+  std::vector<int> tokens, tags;
+  for (std::int64_t i = 0; i < K; ++i) {
+    tokens.push_back(static_cast<int>((i * 193 + 17) % spec.vocab));
+    tags.push_back(i % 5 == 3 ? -1 : static_cast<int>((i * 7) % spec.slot_tags));
+  }
+  ttsim_hls::AccessProbeScope probe(ttsim_cfg::kArenaBanks);
+  for (const auto& r : m.arena_ranges()) {
+    probe.add_memory(r.array, r.base, static_cast<std::size_t>(r.words) * sizeof(float), sizeof(float));
+  }
+  m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
+  m.sgd_update(0.01f);
+  return {probe.loops(), probe.sequence()};
+}
+
+int compiled_lanes(TaskOp op) {
+  switch (op) {
+    case TaskOp::kContraction: return ttsim_cfg::kContractLanes;
+    case TaskOp::kSoftmax:
+    case TaskOp::kSoftmaxGrad: return ttsim_cfg::kSoftmaxLanes;
+    case TaskOp::kLayerNorm:
+    case TaskOp::kLayerNormGrad: return ttsim_cfg::kLayerNormLanes;
+    case TaskOp::kGelu:
+    case TaskOp::kGeluGrad: return ttsim_cfg::kGeluLanes;
+    case TaskOp::kAdd: return ttsim_cfg::kAddLanes;
+    case TaskOp::kLoss: return ttsim_cfg::kLossLanes;
+    case TaskOp::kSgdUpdate: return ttsim_cfg::kSgdLanes;
+  }
+  return 1;
+}
+
+std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vector<int>& order) {
+  std::vector<std::string> out;
+  for (int id : order) {
+    const Task& t = g.tasks.at(static_cast<std::size_t>(id));
+    for (const auto& l : kernel_loops(t.op, t.shape, compiled_lanes(t.op))) {
+      out.push_back(l.name + " x" + std::to_string(l.trip) + " (" + t.name + ")");
+    }
+  }
+  return out;
+}
+
+std::size_t first_difference(const std::vector<std::string>& graph,
+                             const std::vector<ttsim_hls::LoopInvocation>& step, std::string* around) {
+  std::vector<std::string> got;
+  for (const auto& inv : step) got.push_back(inv.loop + " x" + std::to_string(inv.iterations));
+  std::size_t i = 0;
+  while (i < graph.size() && i < got.size() && graph[i].compare(0, got[i].size() + 1, got[i] + " ") == 0) ++i;
+  if (around) {
+    around->clear();
+    for (std::size_t k = i; k < i + 6 && k < std::max(graph.size(), got.size()); ++k) {
+      *around += "\n  graph " + (k < graph.size() ? graph[k] : "-") + "  |  step " + (k < got.size() ? got[k] : "-");
+    }
+  }
+  return i;
+}
+
+}  // namespace ttsim::testing

@@ -1,0 +1,46 @@
+#pragma once
+// One training step of the HLS kernels (hls/host/hls_model.h: model_forward_backward and
+// the SGD update of hls/kernels/model_step.cc, compiled here with the lane counts of the
+// checked-in hls/include/design_config.h) run in C simulation under the access probe, and
+// the loop sequence a task graph's tasks run in a given order. Tests compare the two to
+// show that the machine's task order is the kernel calls' order.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hls/include/access_probe.h"
+#include "models/model_spec.h"
+#include "models/task_graph.h"
+
+namespace ttsim::testing {
+
+/// What the probe measured over one step.
+struct ProbedStep {
+  std::map<std::string, ttsim_hls::MeasuredLoop> loops;  ///< per loop label
+  std::vector<ttsim_hls::LoopInvocation> sequence;        ///< every loop invocation, in order
+};
+
+/// Runs one forward_backward (K tokens of a fixed synthetic sample) and one SGD update of
+/// `spec` on the HLS model, every TT layer of kind k in the BTT flow when btt_by_kind[k]
+/// (kinds "attention", "ffn_in", "ffn_out"; a missing kind: BTT). Throws what HlsModel throws
+/// (InputError for a model the kernel tree cannot hold).
+ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
+                           std::int64_t K);
+
+/// The UNROLL factor the compiled design_config.h gives the kernel module that runs `op`
+/// (hls/kernels/modules.cc).
+int compiled_lanes(TaskOp op);
+
+/// "<loop> x<trip> (<task>)" for every loop (hls/loop_nest.h kernel_loops at compiled_lanes)
+/// of every task of `g`, tasks in `order` (task ids).
+std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vector<int>& order);
+
+/// Index of the first entry where `graph` (graph_loop_sequence) and `step` (the probe's
+/// sequence) differ — the loop label or the trip count — or the shorter length when one is
+/// a prefix of the other; `around` (when not null) receives the next few entries of both.
+std::size_t first_difference(const std::vector<std::string>& graph,
+                             const std::vector<ttsim_hls::LoopInvocation>& step, std::string* around);
+
+}  // namespace ttsim::testing
