@@ -223,6 +223,7 @@ std::string render_design_config(const BuildDesign& d) {
       "//                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE\n"
       "//                 (BIND_STORAGE impl token: bram, uram or lutram)\n"
       "//  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)\n"
+      "//  Capacity       TTSIM_MAX_ENCODERS (encoders the shape tables hold: kEncoders)\n"
       "//  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)\n"
       "//  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)\n"
       "//  II             TTSIM_II_<LOOP> (PIPELINE II of each kernel loop)\n"
@@ -270,6 +271,12 @@ std::string render_design_config(const BuildDesign& d) {
   h += "// Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl\n"
        "// and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).\n";
   h += fmt::format("#define TTSIM_PARAM_WORDS {}\n", mc.param_words);
+  h += fmt::format(
+      "// Encoders the kernel tree's shape tables hold (hls/kernels/model_step.h kMaxEncoders):\n"
+      "// this design's, so the top's tables are no larger than its model (the host tools\n"
+      "// built by Bazel define their own).\n"
+      "#ifndef TTSIM_MAX_ENCODERS\n#define TTSIM_MAX_ENCODERS {}\n#endif\n",
+      m.encoders);
   h += storage_macros;
   for (const machine::KernelInstance& k : mc.instances) {
     h += fmt::format("#define TTSIM_INSTANCES_{} {}\n", upper(k.module), k.count);

@@ -41,7 +41,7 @@ int to_int(std::int64_t v) {
 ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions& options) {
   ttsim_hls::ModelDims m;
   if (spec.batch != 1) fail(spec, "batch " + std::to_string(spec.batch) + " (one sample per step: batch 1)");
-  if (spec.encoders > ttsim_hls::kMaxEncoders) fail(spec, "more than 12 encoders");
+  if (spec.encoders > ttsim_hls::kMaxEncoders) fail(spec, "more than " + std::to_string(ttsim_hls::kMaxEncoders) + " encoders");
   if (spec.heads < 1 || spec.d_model % spec.heads != 0) fail(spec, "d_model not divisible by heads");
   m.encoders = spec.encoders;
   m.d_model = to_int(spec.d_model);

@@ -23,6 +23,7 @@
 //                 (32-bit words), k<Stem>Partition (banks) and TTSIM_<STEM>_STORAGE
 //                 (BIND_STORAGE impl token: bram, uram or lutram)
 //  m_axi          TTSIM_PARAM_WORDS (depth of the param_io port)
+//  Capacity       TTSIM_MAX_ENCODERS (encoders the shape tables hold: kEncoders)
 //  Instances      TTSIM_INSTANCES_<MODULE> (ALLOCATION limit of each kernel module)
 //  Trip counts    TTSIM_TRIPS_<LOOP>_MIN / _MAX (LOOP_TRIPCOUNT of each kernel loop)
 //  II             TTSIM_II_<LOOP> (PIPELINE II of each kernel loop)
@@ -134,6 +135,12 @@ constexpr int kIndexPartition = 1;
 // Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl
 // and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).
 #define TTSIM_PARAM_WORDS 301281
+// Encoders the kernel tree's shape tables hold (hls/kernels/model_step.h kMaxEncoders):
+// this design's, so the top's tables are no larger than its model (the host tools
+// built by Bazel define their own).
+#ifndef TTSIM_MAX_ENCODERS
+#define TTSIM_MAX_ENCODERS 2
+#endif
 #define TTSIM_PARAM_STORAGE uram
 #define TTSIM_GRAD_STORAGE uram
 #define TTSIM_ACT_STORAGE uram

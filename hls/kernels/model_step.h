@@ -25,7 +25,12 @@
 
 namespace ttsim_hls {
 
-constexpr int kMaxEncoders = 12;
+/// Encoders the shape tables hold (ModelDims::lin, Layout::enc, Layout::tensors; the top
+/// computes them at run time). An emitted build sizes them to its own model
+/// (design_config.h: TTSIM_MAX_ENCODERS = kEncoders), so the top's tables are no larger
+/// than its design needs; the host tools built by Bazel (simulator, host model, tests)
+/// define 128 (hls/include/BUILD) so that one binary takes any model up to 128 encoders.
+constexpr int kMaxEncoders = TTSIM_MAX_ENCODERS;
 constexpr int kLinearsPerEncoder = 6;  ///< q, k, v, o, ffn_in, ffn_out
 /// Parameter tensors: TTM cores, position, 2 LN, per encoder 6·(cores + bias) + 4 LN,
 /// 4 head tensors.
