@@ -20,6 +20,8 @@ Json JsonLinesReader::parse(const std::string& text, const std::string& where) c
     if (!v.is_discarded()) return v;
   } catch (const Json::parse_error& e) {
     throw ConfigError(where, "", "one JSON value per line", std::string("invalid JSON (") + e.what() + ")");
+  } catch (const Json::out_of_range& e) {  // a number beyond a 64-bit float, e.g. 1e999
+    throw ConfigError(where, "", "numbers representable as 64-bit floating point", e.what());
   }
   throw ConfigError(where, "", "one JSON value per line", "invalid JSON");
 }

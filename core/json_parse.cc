@@ -100,6 +100,8 @@ class UniqueKeySax {
     return top.pointer + "/" + (top.object ? escape_token(top.pending) : std::to_string(top.next_index));
   }
   const std::string& duplicate_key() const { return duplicate_key_; }
+  /// An array or object opened more than kMaxJsonDepth levels deep (parsing stopped there).
+  bool too_deep() const { return too_deep_; }
 
  private:
   struct Frame {
@@ -122,6 +124,10 @@ class UniqueKeySax {
     return true;
   }
   bool open(bool object) {
+    if (frames_.size() >= kMaxJsonDepth) {
+      too_deep_ = true;
+      return false;
+    }
     Frame f;
     f.object = object;
     f.pointer = frames_.empty() ? "" : frames_.back().pointer;
@@ -137,7 +143,28 @@ class UniqueKeySax {
   nlohmann::detail::json_sax_dom_parser<Json> dom_;
   std::vector<Frame> frames_;
   std::string duplicate_, duplicate_key_;
+  bool too_deep_ = false;
 };
+
+// Byte offset of the first '[' or '{' (outside strings) that opens level `limit` + 1.
+std::size_t depth_offset(const std::string& text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  return text.size();
+}
 
 }  // namespace
 
@@ -146,6 +173,10 @@ Json parse_json_text(const std::string& text, const std::string& file) {
   UniqueKeySax sax(result);
   try {
     const bool ok = Json::sax_parse(text, &sax);
+    if (!ok && sax.too_deep()) {
+      throw ConfigError(file, "", "JSON nested at most " + std::to_string(kMaxJsonDepth) + " levels deep",
+                        "deeper nesting at " + line_column(text, depth_offset(text, kMaxJsonDepth)));
+    }
     if (!ok && !sax.duplicate().empty()) {
       throw ConfigError(file, sax.duplicate(), "unique keys in each object",
                         "key \"" + sax.duplicate_key() + "\" a second time");

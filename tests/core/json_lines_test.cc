@@ -80,6 +80,15 @@ TEST(JsonLines, ABadLineNamesFileAndLine) {
   }
   std::ofstream(path) << "{\"id\":1}\n\n";
   EXPECT_THROW(load_json_lines(path), ConfigError);
+  // A number beyond a 64-bit float is bad input at its line, not an uncaught library error.
+  std::ofstream(path) << "{\"id\":1}\n{\"id\":2,\"step_cycles\":1e999}\n";
+  try {
+    load_json_lines(path);
+    ADD_FAILURE() << "no error for 1e999";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path + ":2");
+    EXPECT_NE(std::string(e.what()).find("64-bit floating point"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(JsonLinesReader(tmp("missing.jsonl")), InputError);
 }
 

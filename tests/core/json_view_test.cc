@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
+#include "core/json_parse.h"
 
 namespace ttsim {
 namespace {
@@ -70,6 +71,19 @@ TEST(LoadJsonFile, NumberOverflowIsConfigError) {
   auto f = catch_error([&] { load_json_file(path); });
   EXPECT_EQ(f.pointer(), "/a/1");
   EXPECT_NE(f.found().find("line 3, column 3"), std::string::npos) << f.what();
+}
+
+TEST(LoadJsonFile, NestingBeyondTheLimitIsConfigErrorWithItsPlace) {
+  const std::string path = ::testing::TempDir() + "/deep.json";
+  // 256 levels parse; a hostile file of 200,000 levels stops at level 257.
+  std::ofstream(path) << "{\"a\": " << std::string(kMaxJsonDepth - 1, '[') << std::string(kMaxJsonDepth - 1, ']') << "}";
+  EXPECT_NO_THROW(load_json_file(path));
+  std::ofstream(path) << "{\"s\": \"[[[[\",\n \"a\": " << std::string(200000, '[') << std::string(200000, ']') << "}";
+  auto e = catch_error([&] { load_json_file(path); });
+  EXPECT_EQ(e.file(), path);
+  EXPECT_NE(std::string(e.what()).find("at most 256 levels"), std::string::npos) << e.what();
+  // The object is level 1; the 256th '[' opens level 257, at column 7 + 255 of line 2.
+  EXPECT_NE(e.found().find("line 2, column 262"), std::string::npos) << e.what();
 }
 
 TEST(LoadJsonFile, DirectoryAndDeviceAreRefused) {
