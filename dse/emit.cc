@@ -659,8 +659,22 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   // The build is written all or nothing: every file into a fresh sibling folder, which then
   // replaces `out_dir`. An existing `out_dir` must be empty or an earlier emit (it holds
   // kEmitMarker); the kernel tree itself or any other folder with files is refused.
-  const fs::path out(out_dir);
   std::error_code ec;
+  // "DIR/", "./DIR" and "." name the folder itself: the temporary sibling and the swap
+  // below need its own name and its parent.
+  fs::path out = fs::absolute(fs::path(out_dir), ec).lexically_normal();
+  if (!out.has_filename() && out.has_parent_path()) out = out.parent_path();
+  const fs::path cwd = fs::current_path(ec).lexically_normal();
+  if (out == out.root_path() || out.filename().empty()) {
+    throw InputError(out_dir + ": --out is the root folder; give a new or empty folder for the build");
+  }
+  {
+    const auto rel = cwd.lexically_relative(out);
+    if (!rel.empty() && *rel.begin() != "..") {
+      throw InputError(out_dir + ": --out is the working folder or one that holds it (" + out.string() +
+                       "); give a new or empty folder for the build");
+    }
+  }
   if (fs::exists(out, ec)) {
     if (!fs::is_directory(out, ec)) throw InputError(out_dir + ": --out exists and is not a folder");
     const bool is_tree = (fs::exists(out / "configs") && !fs::exists(out / kEmitMarker)) || fs::equivalent(out, src, ec);
@@ -672,7 +686,7 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
                        "; give a new or empty folder");
     }
   }
-  const fs::path parent = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  const fs::path parent = out.parent_path();
   fs::create_directories(parent, ec);
   const fs::path tmp = parent / (out.filename().string() + ".emit-" + std::to_string(::getpid()));
   fs::remove_all(tmp, ec);
@@ -732,13 +746,24 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   write("README.md", render_readme(d, scripts, chosen_file, fidelity, why, metrics, report.notes));
   write(kEmitMarker, "Written by `ttsim emit` from " + chosen_file + "; a later emit may replace this folder.\n");
   report.files.pop_back();
-  if (fs::exists(out, ec)) {
-    fs::remove_all(out, ec);
-    if (ec) throw InputError(out_dir + ": cannot replace the earlier build (" + ec.message() + ")");
+  // Swap: the earlier build moves aside, the new one into place, then the earlier one is
+  // removed; a failed move puts the earlier build back, so it is never lost.
+  const fs::path old = parent / (out.filename().string() + ".old-" + std::to_string(::getpid()));
+  const bool had_old = fs::exists(out, ec);
+  if (had_old) {
+    fs::remove_all(old, ec);
+    fs::rename(out, old, ec);
+    if (ec) throw InputError(out_dir + ": cannot move the earlier build aside (" + ec.message() + ")");
   }
   fs::rename(tmp, out, ec);
-  if (ec) throw InputError(out_dir + ": cannot move the build into place (" + ec.message() + ")");
+  if (ec) {
+    std::error_code back;
+    if (had_old) fs::rename(old, out, back);
+    throw InputError(out_dir + ": cannot move the build into place (" + ec.message() + ")" +
+                     (had_old ? (back ? "; the earlier build is in " + old.string() : "; the earlier build is kept") : ""));
+  }
   guard.keep = true;
+  if (had_old) fs::remove_all(old, ec);
   return report;
 }
 

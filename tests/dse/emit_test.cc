@@ -257,6 +257,38 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   EXPECT_NE(slurp(out + "/wrong.log").find("reference_tb: FAIL"), std::string::npos) << slurp(out + "/wrong.log");
 }
 
+TEST(Emit, OutWithATrailingSlashIsTheFolderAndTheWorkingFolderIsRefused) {
+  const std::string out = tmp("emit_slash");
+  Json chosen = reference_design();
+  chosen["name"] = "atis_2enc-slash";
+  emit_design(chosen, "chosen.json", out + "/", ".");
+  ASSERT_TRUE(fs::exists(out + "/hls/include/design_config.h"));
+  // A second emit through "DIR/" replaces the first: the new build in place, nothing of the
+  // swap left inside it or beside it.
+  write_file_atomic(out + "/hls/include/design_config.h", "stale");
+  emit_design(chosen, "chosen.json", out + "//", ".");
+  EXPECT_NE(slurp(out + "/hls/include/design_config.h"), "stale");
+  for (const auto& e : fs::directory_iterator(out)) {
+    EXPECT_EQ(e.path().filename().string().find(".emit-"), std::string::npos) << e.path();
+  }
+  for (const auto& e : fs::directory_iterator(fs::path(out).parent_path())) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name.find("emit_slash.emit-") == std::string::npos && name.find("emit_slash.old-") == std::string::npos)
+        << e.path();
+  }
+  // The working folder, one that holds it, and the root are never a build folder.
+  const std::string cwd = fs::current_path().string();
+  for (const std::string& bad : {std::string("."), cwd + "/.", cwd + "/..", std::string("/")}) {
+    try {
+      emit_design(chosen, "chosen.json", bad, ".");
+      ADD_FAILURE() << bad << " accepted as --out";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("--out"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::exists("hls/kernels/top.cc"));  // the working folder's tree untouched
+}
+
 TEST(Emit, FindHlsRootChecksTheTreeBeforeAnyWork) {
   // The test runs in the runfiles tree, which holds hls/kernels/top.cc.
   EXPECT_EQ(find_hls_root(""), ".");
