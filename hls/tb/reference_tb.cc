@@ -2,11 +2,14 @@
 // reference step file that `ttsim emit` writes beside the build (reference_step.bin,
 // hls/host/reference_step.h: parameters, one sample, the reference's losses and
 // gradients), loads the parameters, runs one forward-backward (kTtsimGradStep), reads the
-// gradients back (kTtsimStoreGrads) and requires both losses within 1e-5 and every
-// parameter tensor's gradient within 1e-4 (relative L2; the denominator has a floor of
+// gradients back (kTtsimStoreGrads) and requires both losses within 1e-5, every gradient
+// word finite and every parameter tensor's gradient within 1e-4 (relative L2; the denominator has a floor of
 // 1e-6 because some gradients are zero in exact arithmetic and only rounding noise
 // remains). The lanes go through the bank networks synthesis builds (csim_direct_lanes off),
-// not C simulation's direct copies. Returns 0 when they agree (the Vitis convention for a
+// not C simulation's direct copies. The file must be exactly what its header gives (no
+// trailing bytes), its tensors must tile the parameter words in order, and its parameters,
+// losses and gradients must be finite; else the testbench fails saying which. Returns 0
+// when they agree (the Vitis convention for a
 // passing testbench).
 
 #include <cmath>
@@ -53,19 +56,38 @@ int main(int argc, char** argv) {
   }
   Reader r{f};
   char magic[4] = {0, 0, 0, 0};
-  r.ok = std::fread(magic, 1, 4, f) == 4 && std::memcmp(magic, "TTRS", 4) == 0;
+  if (std::fread(magic, 1, 4, f) != 4 || std::memcmp(magic, "TTRS", 4) != 0) {
+    std::printf("reference_tb: %s: expected a reference step file (magic \"TTRS\"), found other bytes\n", path);
+    std::fclose(f);
+    return 1;
+  }
   const std::int32_t version = r.one<std::int32_t>(), K = r.one<std::int32_t>(), intent = r.one<std::int32_t>();
   const std::int32_t words = r.one<std::int32_t>(), tensors = r.one<std::int32_t>();
   const float slot_scale = r.one<float>();
-  if (!r.ok || version != 1 || K < 1 || K > kSeqLen || words != kParamWords || tensors < 1) {
-    std::printf("reference_tb: %s: expected a version-1 reference step of this design (K <= %d, %d parameter "
-                "words), found version %d, K %d, %d words\n",
-                path, kSeqLen, kParamWords, version, K, words);
+  const char* bad = !r.ok                             ? "a header cut short"
+                    : version != 1                    ? "another version"
+                    : K < 1 || K > kSeqLen            ? "a token count outside 1..kSeqLen"
+                    : intent < 0 || intent >= kIntents ? "an intent label outside 0..kIntents-1"
+                    : words != kParamWords            ? "another parameter count"
+                    : tensors < 1 || tensors > words  ? "a tensor count outside 1..words"
+                    : !std::isfinite(slot_scale)      ? "a non-finite slot loss scale"
+                                                      : nullptr;
+  if (bad) {
+    std::printf("reference_tb: %s: expected a version-1 reference step of this design (K 1..%d, intent 0..%d, "
+                "%d parameter words), found %s (version %d, K %d, intent %d, %d words, %d tensors)\n",
+                path, kSeqLen, kIntents - 1, kParamWords, bad, version, K, intent, words, tensors);
+    std::fclose(f);
     return 1;
   }
   int tokens[kSeqLen] = {0}, tags[kSeqLen] = {0};
   const std::vector<std::int32_t> tok = r.many<std::int32_t>(K), tag = r.many<std::int32_t>(K);
   for (int i = 0; i < K && r.ok; ++i) {
+    if (tok[i] < 0 || tok[i] >= kVocab || tag[i] < -1 || tag[i] >= kSlotTags) {
+      std::printf("reference_tb: %s: token %d is (%d, tag %d), expected a word id 0..%d and a tag -1..%d\n", path, i,
+                  tok[i], tag[i], kVocab - 1, kSlotTags - 1);
+      std::fclose(f);
+      return 1;
+    }
     tokens[i] = tok[i];
     tags[i] = tag[i];
   }
@@ -73,9 +95,40 @@ int main(int argc, char** argv) {
   std::vector<float> params = r.many<float>(words);
   const double want_intent = r.one<double>(), want_slot = r.one<double>();
   const std::vector<float> want = r.many<float>(words);
+  const bool trailing = r.ok && std::fgetc(f) != EOF;
   std::fclose(f);
-  if (!r.ok) {
-    std::printf("reference_tb: %s: file ends early\n", path);
+  if (!r.ok || trailing) {
+    std::printf("reference_tb: %s: expected exactly the words its header gives, found %s\n", path,
+                trailing ? "bytes after the reference gradients" : "the file ending early");
+    return 1;
+  }
+  // The tensors must tile the parameter words, in order, each at least one word.
+  std::int64_t next = 0;
+  for (int t = 0; t < tensors; ++t) {
+    const std::int64_t off = spans[2 * t], n = spans[2 * t + 1];
+    if (off != next || n < 1 || off + n > words) {
+      std::printf("reference_tb: %s: tensor %d spans words %lld..%lld, expected it to start at word %lld with at "
+                  "least one word within the %d parameter words\n",
+                  path, t, static_cast<long long>(off), static_cast<long long>(off + n), static_cast<long long>(next),
+                  words);
+      return 1;
+    }
+    next = off + n;
+  }
+  if (next != words) {
+    std::printf("reference_tb: %s: the tensors cover words 0..%lld, expected all %d parameter words\n", path,
+                static_cast<long long>(next), words);
+    return 1;
+  }
+  for (std::int32_t i = 0; i < words; ++i) {
+    if (!std::isfinite(params[i]) || !std::isfinite(want[i])) {
+      std::printf("reference_tb: %s: word %d of the %s is not finite\n", path, i,
+                  std::isfinite(params[i]) ? "reference gradients" : "parameters");
+      return 1;
+    }
+  }
+  if (!std::isfinite(want_intent) || !std::isfinite(want_slot)) {
+    std::printf("reference_tb: %s: a reference loss is not finite\n", path);
     return 1;
   }
 
@@ -90,30 +143,31 @@ int main(int argc, char** argv) {
   std::vector<float> got(kParamWords);
   ttsim_train_step(kTtsimStoreGrads, 0, tokens, tags, 0, 0.0f, 1.0f, got.data(), losses);
 
+  // Written as "within" so that a NaN (every comparison false) fails.
   bool pass = std::fabs(got_intent - want_intent) <= 1e-5 * std::fabs(want_intent) &&
               std::fabs(got_slot - want_slot) <= 1e-5 * std::fabs(want_slot);
+  int non_finite = 0;
+  for (std::int32_t i = 0; i < words; ++i) non_finite += !std::isfinite(got[i]);
   std::printf("reference_tb: loss intent %.7f (reference %.7f), slot %.7f (reference %.7f)\n", got_intent,
               want_intent, got_slot, want_slot);
   double worst = 0;
   int worst_tensor = -1;
   for (int t = 0; t < tensors; ++t) {
     const std::int32_t off = spans[2 * t], n = spans[2 * t + 1];
-    if (off < 0 || n < 0 || off + n > words) {
-      std::printf("reference_tb: tensor %d spans words %d..%d outside the %d parameter words\n", t, off, off + n, words);
-      return 1;
-    }
     double num = 0, den = 1e-6;
     for (std::int32_t i = off; i < off + n; ++i) {
       num += (static_cast<double>(got[i]) - want[i]) * (static_cast<double>(got[i]) - want[i]);
       den += static_cast<double>(want[i]) * want[i];
     }
     const double rel = std::sqrt(num / den);
-    if (rel > worst) {
+    if (!(rel <= worst)) {  // a NaN error becomes the worst
       worst = rel;
       worst_tensor = t;
     }
   }
-  pass = pass && worst <= 1e-4;
+  if (non_finite > 0) std::printf("reference_tb: %d gradient words of the step are not finite\n", non_finite);
+  pass = pass && non_finite == 0;
+  pass = pass && worst <= 1e-4;  // false for a NaN error
   std::printf("reference_tb: %d gradient tensors, largest relative error %.3g (tensor %d at word %d)\n", tensors,
               worst, worst_tensor, worst_tensor >= 0 ? spans[2 * worst_tensor] : -1);
   std::printf("reference_tb: %s\n", pass ? "PASS" : "FAIL");

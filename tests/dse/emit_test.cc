@@ -5,6 +5,7 @@
 #include "dse/emit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -255,6 +256,28 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   const std::string bad = "cd '" + out + "' && ./reference_tb wrong_step.bin > wrong.log 2>&1";
   EXPECT_NE(std::system(bad.c_str()), 0) << slurp(out + "/wrong.log");
   EXPECT_NE(slurp(out + "/wrong.log").find("reference_tb: FAIL"), std::string::npos) << slurp(out + "/wrong.log");
+
+  // A malformed file fails too, saying why: bytes after the gradients, a non-finite
+  // reference gradient, a tensor of zero words (the spans must tile the parameter words).
+  const std::string good = slurp(out + "/reference_step.bin");
+  std::int32_t K = 0;
+  std::memcpy(&K, &good[8], sizeof K);
+  const std::size_t spans_at = 28 + 8 * static_cast<std::size_t>(K);
+  auto expect_refused = [&](const std::string& name, std::string file, const std::string& says) {
+    write_file_atomic(out + "/" + name, file);
+    const std::string run = "cd '" + out + "' && ./reference_tb " + name + " > bad.log 2>&1";
+    EXPECT_NE(std::system(run.c_str()), 0) << name << ": " << slurp(out + "/bad.log");
+    EXPECT_NE(slurp(out + "/bad.log").find(says), std::string::npos) << name << ": " << slurp(out + "/bad.log");
+  };
+  expect_refused("trailing.bin", good + "x", "bytes after the reference gradients");
+  std::string nan = good;
+  const float q = std::nanf("");
+  std::memcpy(&nan[nan.size() - sizeof q], &q, sizeof q);
+  expect_refused("nan.bin", nan, "is not finite");
+  std::string zero = good;
+  const std::int32_t none = 0;
+  std::memcpy(&zero[spans_at + 4], &none, sizeof none);  // tensor 0's word count
+  expect_refused("zero_span.bin", zero, "tensor ");
 }
 
 TEST(Emit, OutWithATrailingSlashIsTheFolderAndTheWorkingFolderIsRefused) {
