@@ -21,7 +21,10 @@ int main() {
     p = (static_cast<float>(s >> 8) / 16777216.0f - 0.5f) * 0.2f;
   }
   int tokens[kSeqLen] = {0}, tags[kSeqLen] = {0};
-  const int K = 10;
+  // Ten tokens, or the whole sequence of a shorter model; the intent label within the
+  // model's intents.
+  const int K = kSeqLen < 10 ? kSeqLen : 10;
+  const int intent = 3 % kIntents;
   for (int i = 0; i < K; ++i) {
     tokens[i] = (i * 37 + 11) % kVocab;
     tags[i] = (i * 5) % kSlotTags;
@@ -34,7 +37,7 @@ int main() {
   }
   float first = 0, last = 0;
   for (int step = 0; step < 3; ++step) {
-    ttsim_train_step(kTtsimTrainStep, K, tokens, tags, 3, 4e-3f, 1.0f, params.data(), losses);
+    ttsim_train_step(kTtsimTrainStep, K, tokens, tags, intent, 4e-3f, 1.0f, params.data(), losses);
     const float total = losses[0] + losses[1];
     std::printf("csim_tb: step %d loss %.6f (intent %.6f slot %.6f)\n", step, total, losses[0],
                 losses[1]);

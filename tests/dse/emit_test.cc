@@ -280,6 +280,20 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   expect_refused("zero_span.bin", zero, "tensor ");
 }
 
+TEST(Emit, AModelOfFewTokensAndIntentsPassesCSimulation) {
+  // Fewer tokens than the testbench's usual ten and fewer intents than its usual label.
+  const std::string out = tmp("emit_short");
+  Json chosen = reference_design();
+  chosen["name"] = "atis_2enc-short";
+  chosen["configs"]["model"]["seq_len"] = 6;
+  chosen["configs"]["model"]["intents"] = 3;
+  emit_design(chosen, "chosen.json", out, ".");
+  const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out + "/csim.log' 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(out + "/csim.log");
+  EXPECT_NE(slurp(out + "/csim.log").find("csim_tb: PASS"), std::string::npos) << slurp(out + "/csim.log");
+  EXPECT_NE(slurp(out + "/csim.log").find("reference_tb: PASS"), std::string::npos) << slurp(out + "/csim.log");
+}
+
 TEST(Emit, OutWithATrailingSlashIsTheFolderAndTheWorkingFolderIsRefused) {
   const std::string out = tmp("emit_slash");
   Json chosen = reference_design();
