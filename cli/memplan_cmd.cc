@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/output_files.h"
 #include "cli/options.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
@@ -100,6 +101,17 @@ int run_memplan(const std::vector<std::string>& args) {
   if (uram_min_depth < 1) {
     throw InputError(fmt::format("--uram-min-depth: expected an integer >= 1, found {}", uram_min_depth));
   }
+  // Options and the output checked before anything is printed.
+  if (vm.count("planner") && !strategy_text.empty()) {
+    try {
+      memplan::parse_strategy(strategy_text);
+    } catch (const InputError&) {
+      throw InputError(fmt::format("--planner: expected one of naive, grouped, ideal (or no value: the arch's "
+                                   "memory_strategy), found \"{}\"", strategy_text));
+    }
+  }
+  refuse_clashing_paths({{"--json", json_out}}, {{"--model", model_path}, {"--arch", arch_path}, {"--device", device_path}});
+  check_output_writable({"--json", json_out});
   const ModelSpec model = load_model_spec(model_path);
   const ArchSpec arch = load_arch_spec(arch_path);
   const DeviceSpec device = load_device_spec(device_path);
@@ -152,6 +164,14 @@ int run_memplan(const std::vector<std::string>& args) {
          {"fits", over.empty()}, {"over_device", over}};
   if (vm.count("planner")) j["planner"] = planner_analysis(graph, arch, device, strategy_text, uram_min_depth);
   if (!json_out.empty()) write_file_atomic(json_out, j.dump(2) + "\n");
+  // The arrays are printed (and written) either way; a build over the device is refused as
+  // `simulate` and `emit` refuse it.
+  if (!over.empty()) {
+    std::string what;
+    for (const auto& o : over) what += (what.empty() ? "" : "; ") + o;
+    throw InputError(fmt::format("{} on {} does not fit {} ({}): {}", model.name, arch.name, device.name, device_path,
+                                 what));
+  }
   return 0;
 }
 

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `ttsim memplan`: the arrays of a design that fits (exit 0, JSON written); a design over the
+# device printed and written, then refused with exit 2 naming the resources; a bad
+# --planner value or a folder as --json refused with exit 2 before anything is printed.
+set -uo pipefail
+R="${TEST_SRCDIR}/ttsim"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+T="$R/cli/ttsim"
+args=(--arch "$R/configs/arch/u50_paper.json" --device "$R/configs/devices/u50.json")
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$T" memplan --model "$R/configs/models/atis_2enc.json" "${args[@]}" --json "$TMP/fits.json" >"$TMP/out" 2>"$TMP/err" ||
+  fail "a fitting design exited $?: $(cat "$TMP/err")"
+grep -q "fits: yes" "$TMP/out" || fail "no 'fits: yes'"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['fits'] is True, d['fits']" "$TMP/fits.json" || fail "fits.json"
+
+"$T" memplan --model "$R/configs/models/atis_6enc.json" "${args[@]}" --json "$TMP/over.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "a design over the device exited $rc, expected 2"
+grep -q "fits: NO" "$TMP/out" || fail "the table of a design over the device was not printed"
+grep -q "does not fit u50" "$TMP/err" && grep -q "BRAM36 1697 needed, 1344 available" "$TMP/err" &&
+  grep -q "URAM288 768 needed, 640 available" "$TMP/err" || fail "error does not name the resources: $(cat "$TMP/err")"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['fits'] is False and d['over_device'], d" "$TMP/over.json" ||
+  fail "over.json"
+
+"$T" memplan --model "$R/configs/models/atis_2enc.json" "${args[@]}" --planner bogus >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--planner bogus exited $rc"
+[ ! -s "$TMP/out" ] || fail "--planner bogus printed before refusing: $(head -2 "$TMP/out")"
+grep -q -- '--planner: expected one of naive, grouped, ideal' "$TMP/err" || fail "message: $(cat "$TMP/err")"
+
+mkdir -p "$TMP/folder"
+"$T" memplan --model "$R/configs/models/atis_2enc.json" "${args[@]}" --json "$TMP/folder" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--json FOLDER exited $rc"
+[ ! -s "$TMP/out" ] || fail "--json FOLDER printed before refusing"
+grep -q -- '--json' "$TMP/err" || fail "message: $(cat "$TMP/err")"
+echo PASS
