@@ -116,9 +116,29 @@ std::string tt_block(const char* kind, const ttsim_hls::TtDims& t) {
   return fmt::format(
       "constexpr int k{0}D = {1}, k{0}E = {2};\n"
       "constexpr int k{0}InFactors[k{0}D] = {{{3}}};\n"
-      "constexpr int k{0}OutFactors[k{0}E] = {{{4}}};\n"
-      "constexpr int k{0}Ranks[k{0}D + k{0}E + 1] = {{{5}}};\n\n",
-      kind, t.d, t.e, int_list(t.m, t.d), int_list(t.n, t.e), int_list(t.r, t.d + t.e + 1));
+      "constexpr int k{0}OutFactors[k{0}E] = {{{4}}};\n\n",
+      kind, t.d, t.e, int_list(t.m, t.d), int_list(t.n, t.e));
+}
+
+/// kLayerRanks: r_0 .. r_{d+e} of every encoder layer (q, k, v, o, ffn_in, ffn_out), each
+/// row padded with zeros to 2 · kMaxFactors + 1 entries.
+std::string layer_ranks(const ttsim_hls::ModelDims& m) {
+  static const char* const kNames[] = {"q", "k", "v", "o", "ffn_in", "ffn_out"};
+  std::string s =
+      "// TT ranks r_0 .. r_{d+e} of every encoder layer, per encoder in the order q, k, v, o,\n"
+      "// ffn_in, ffn_out (r_0 = r_{d+e} = 1; zeros pad each row).\n"
+      "constexpr int kLayerRanks[kEncoders][6][2 * kMaxFactors + 1] = {\n";
+  for (int e = 0; e < m.encoders; ++e) {
+    s += "    {\n";
+    for (int i = 0; i < 6; ++i) {
+      const ttsim_hls::TtDims& t = m.lin[e][i].t;
+      int row[2 * ttsim_hls::kMaxTtFactors + 1] = {0};
+      for (int k = 0; k <= t.d + t.e; ++k) row[k] = t.r[k];
+      s += fmt::format("        {{{}}},  // enc{}.{}\n", int_list(row, 2 * ttsim_hls::kMaxTtFactors + 1), e, kNames[i]);
+    }
+    s += "    },\n";
+  }
+  return s + "};\n\n";
 }
 
 /// The clock period in ns as the scripts write it: 10 for 100 MHz.
@@ -210,8 +230,8 @@ std::string render_design_config(const BuildDesign& d) {
       "//\n"
       "//  Model shape    kEncoders, kDModel, kHeads, kFfnDim, kSeqLen, kVocab, kIntents, kSlotTags\n"
       "//  TT layers      kMaxFactors; per kind (Attn = Q/K/V/O, FfnIn, FfnOut):\n"
-      "//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E],\n"
-      "//                 k<Kind>Ranks[k<Kind>D + k<Kind>E + 1]  (r_0 = r_{{d+e}} = 1)\n"
+      "//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E];\n"
+      "//                 per encoder layer: kLayerRanks[kEncoders][6][2 * kMaxFactors + 1]\n"
       "//  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]\n"
       "//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
@@ -241,6 +261,7 @@ std::string render_design_config(const BuildDesign& d) {
   h += tt_block("Attn", m.lin[0][0].t);
   h += tt_block("FfnIn", m.lin[0][4].t);
   h += tt_block("FfnOut", m.lin[0][5].t);
+  h += layer_ranks(m);
   h += fmt::format(
       "constexpr int kTtmD = {0};\nconstexpr int kTtmVocabFactors[kTtmD] = {{{1}}};\n"
       "constexpr int kTtmDimFactors[kTtmD] = {{{2}}};\nconstexpr int kTtmRanks[kTtmD + 1] = {{{3}}};\n\n",

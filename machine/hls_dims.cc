@@ -21,10 +21,9 @@ const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind
     }
     if (!first) {
       first = &l;
-    } else if (l.tt.ranks != first->tt.ranks || l.tt.in_factors != first->tt.in_factors ||
-               l.tt.out_factors != first->tt.out_factors) {
-      throw InputError(file + ": layer " + l.name + " has a TT shape other than " + first->name +
-                       "'s; design_config.h holds one shape per layer kind");
+    } else if (l.tt.in_factors != first->tt.in_factors || l.tt.out_factors != first->tt.out_factors) {
+      throw InputError(file + ": layer " + l.name + " has TT factors other than " + first->name +
+                       "'s; design_config.h holds one factorisation per layer kind (ranks per layer)");
     }
   }
   if (!first) throw InputError(file + ": the model has no " + kind + " layer");
@@ -65,6 +64,10 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                      "this design uses " + s);
   }
   d.btt = *flows.begin() == Flow::kBTT;
+  if (model.batch != 1) {
+    throw InputError(file + ": /batch: expected 1: the HLS top trains on one sample per step (ttsim_train_step "
+                     "takes one token sequence), found " + std::to_string(model.batch));
+  }
   if (model.token_embedding.format != WeightFormat::kTTM) {
     throw InputError(file + ": /token_embedding/format: the HLS kernel tree needs a TTM token embedding");
   }
@@ -99,10 +102,16 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                        std::to_string(ttsim_hls::kMaxTtFactors) + " input and output factors");
     }
   }
+  // Encoder layers in ModelSpec::linears order (q, k, v, o, ffn_in, ffn_out per encoder),
+  // each with its own ranks.
   for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
-    for (int i = 0; i < 4; ++i) set_dims(&m.lin[e][i], attn.tt, d.btt);
-    set_dims(&m.lin[e][4], fin.tt, d.btt);
-    set_dims(&m.lin[e][5], fout.tt, d.btt);
+    for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
+      const std::size_t at = static_cast<std::size_t>(e * ttsim_hls::kLinearsPerEncoder + i);
+      if (at >= model.linears.size() || model.linears[at].encoder != e) {
+        throw InputError(file + ": the model's linear layers are not q, k, v, o, ffn_in, ffn_out per encoder");
+      }
+      set_dims(&m.lin[e][i], model.linears[at].tt, d.btt);
+    }
   }
   if (m.encoders > ttsim_hls::kMaxEncoders) {
     throw InputError(file + ": /encoders: the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxEncoders) +

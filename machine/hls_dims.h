@@ -20,8 +20,10 @@ struct HlsDesign {
 /// Converts `model` for the HLS kernel tree. `arch_file` names the arch in messages about
 /// its flows; model problems name the model's source_file (or `model_file` when given).
 /// Throws InputError when the kernel tree cannot build it: flows other than one of
-/// btt / tt for every layer kind (/flows), a non-TTM token embedding, TT shapes differing
-/// within a layer kind (design_config.h holds one shape per kind), non-TT encoder layers,
+/// btt / tt for every layer kind (/flows), a batch other than 1 (/batch: the top takes one
+/// sample per step), a non-TTM token embedding, TT factors differing within a layer kind
+/// (design_config.h holds one factorisation per kind; ranks may differ per layer,
+/// kLayerRanks), non-TT encoder layers,
 /// more factors or encoders than the kernels take, or arenas beyond 2^31 − 1 words (the
 /// kernels index them with int: hls/host/host_capacity.h, checked in 64-bit arithmetic).
 HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,

@@ -10,8 +10,8 @@
 //
 //  Model shape    kEncoders, kDModel, kHeads, kFfnDim, kSeqLen, kVocab, kIntents, kSlotTags
 //  TT layers      kMaxFactors; per kind (Attn = Q/K/V/O, FfnIn, FfnOut):
-//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E],
-//                 k<Kind>Ranks[k<Kind>D + k<Kind>E + 1]  (r_0 = r_{d+e} = 1)
+//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E];
+//                 per encoder layer: kLayerRanks[kEncoders][6][2 * kMaxFactors + 1]
 //  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]
 //  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
@@ -46,17 +46,35 @@ constexpr int kMaxFactors = 6;
 constexpr int kAttnD = 3, kAttnE = 3;
 constexpr int kAttnInFactors[kAttnD] = {12, 8, 8};
 constexpr int kAttnOutFactors[kAttnE] = {8, 8, 12};
-constexpr int kAttnRanks[kAttnD + kAttnE + 1] = {1, 12, 12, 12, 12, 12, 1};
 
 constexpr int kFfnInD = 3, kFfnInE = 3;
 constexpr int kFfnInInFactors[kFfnInD] = {12, 8, 8};
 constexpr int kFfnInOutFactors[kFfnInE] = {8, 8, 12};
-constexpr int kFfnInRanks[kFfnInD + kFfnInE + 1] = {1, 12, 12, 12, 12, 12, 1};
 
 constexpr int kFfnOutD = 3, kFfnOutE = 3;
 constexpr int kFfnOutInFactors[kFfnOutD] = {12, 8, 8};
 constexpr int kFfnOutOutFactors[kFfnOutE] = {8, 8, 12};
-constexpr int kFfnOutRanks[kFfnOutD + kFfnOutE + 1] = {1, 12, 12, 12, 12, 12, 1};
+
+// TT ranks r_0 .. r_{d+e} of every encoder layer, per encoder in the order q, k, v, o,
+// ffn_in, ffn_out (r_0 = r_{d+e} = 1; zeros pad each row).
+constexpr int kLayerRanks[kEncoders][6][2 * kMaxFactors + 1] = {
+    {
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.q
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.k
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.v
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.o
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.ffn_in
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc0.ffn_out
+    },
+    {
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.q
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.k
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.v
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.o
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_in
+        {1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_out
+    },
+};
 
 constexpr int kTtmD = 3;
 constexpr int kTtmVocabFactors[kTtmD] = {10, 10, 25};

@@ -36,13 +36,13 @@ ModelDims design_config_dims() {
     m.emb.e[k] = kTtmDimFactors[k];
   }
   for (int k = 0; k <= kTtmD; ++k) m.emb.r[k] = kTtmRanks[k];
+  // Factors per layer kind, ranks per layer (design_config.h kLayerRanks).
   for (int e = 0; e < kEncoders; ++e) {
     for (int i = 0; i < 4; ++i) {
-      set_tt(&m.lin[e][i], kAttnD, kAttnInFactors, kAttnE, kAttnOutFactors, kAttnRanks);
+      set_tt(&m.lin[e][i], kAttnD, kAttnInFactors, kAttnE, kAttnOutFactors, kLayerRanks[e][i]);
     }
-    set_tt(&m.lin[e][4], kFfnInD, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kFfnInRanks);
-    set_tt(&m.lin[e][5], kFfnOutD, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors,
-           kFfnOutRanks);
+    set_tt(&m.lin[e][4], kFfnInD, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kLayerRanks[e][4]);
+    set_tt(&m.lin[e][5], kFfnOutD, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors, kLayerRanks[e][5]);
   }
   return m;
 }

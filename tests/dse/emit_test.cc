@@ -58,15 +58,15 @@ TEST(Emit, HeaderCarriesTheDesignAndTheTreesCapacities) {
   // Capacities of the 2-encoder rank-12 model, as in the tree's own design_config.h.
   EXPECT_NE(h.find("constexpr int kParamWords = 301281;"), std::string::npos) << h;
   EXPECT_NE(h.find("#define TTSIM_PARAM_WORDS 301281"), std::string::npos) << h;
-  EXPECT_NE(h.find("constexpr int kAttnRanks[kAttnD + kAttnE + 1] = {1, 12, 12, 12, 12, 12, 1};"),
-            std::string::npos);
+  EXPECT_NE(h.find("{1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_out"), std::string::npos) << h;
+  EXPECT_NE(h.find("#define TTSIM_MAX_ENCODERS 2\n"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr int kContractLanes = 64;"), std::string::npos);  // u50_paper lanes
   EXPECT_NE(h.find("constexpr bool kUseBtt = true;"), std::string::npos);
   EXPECT_NE(h.find("#define TTSIM_INSTANCES_TTSIM_CONTRACTION 1"), std::string::npos);
   Json rank8 = reference_design();
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) rank8["configs"]["model"]["layers"][k]["rank"] = 8;
   const std::string h8 = emitted_header(rank8);
-  EXPECT_NE(h8.find("{1, 8, 8, 8, 8, 8, 1}"), std::string::npos);
+  EXPECT_NE(h8.find("{1, 8, 8, 8, 8, 8, 1, 0, 0, 0, 0, 0, 0},  // enc0.q"), std::string::npos);
   EXPECT_EQ(h8.find("kParamWords = 301281;"), std::string::npos);
 }
 
@@ -280,13 +280,17 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   expect_refused("zero_span.bin", zero, "tensor ");
 }
 
-TEST(Emit, AModelOfFewTokensAndIntentsPassesCSimulation) {
-  // Fewer tokens than the testbench's usual ten and fewer intents than its usual label.
+TEST(Emit, AModelOfFewTokensAndIntentsAndARankPerLayerPassesCSimulation) {
+  // Fewer tokens than the testbench's usual ten, fewer intents than its usual label, and
+  // TT ranks that differ per encoder layer (design_config.h kLayerRanks): the step equals
+  // the Eigen reference's of the same model.
   const std::string out = tmp("emit_short");
   Json chosen = reference_design();
   chosen["name"] = "atis_2enc-short";
   chosen["configs"]["model"]["seq_len"] = 6;
   chosen["configs"]["model"]["intents"] = 3;
+  chosen["configs"]["model"]["overrides"] = {{"enc0.k", {{"rank", 4}}}, {"enc1.ffn_in", {{"rank", 8}}}};
+  EXPECT_NE(emitted_header(chosen).find("{1, 4, 4, 4, 4, 4, 1, 0, 0, 0, 0, 0, 0},  // enc0.k"), std::string::npos);
   emit_design(chosen, "chosen.json", out, ".");
   const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out + "/csim.log' 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(out + "/csim.log");

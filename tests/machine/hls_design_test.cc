@@ -1,0 +1,61 @@
+// What the HLS kernel tree can build of a model (machine/hls_dims.h hls_design): one sample
+// per step (batch 1, else an error at the model's /batch), one TT factorisation per layer
+// kind, and a TT rank per encoder layer (the emitted design_config.h kLayerRanks).
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/json_view.h"
+#include "machine/hls_dims.h"
+#include "models/model_spec.h"
+#include "sim/arch_spec.h"
+
+namespace ttsim {
+namespace {
+
+Json atis_2enc() { return load_json_file("configs/models/atis_2enc.json"); }
+ArchSpec paper() { return load_arch_spec("configs/arch/u50_paper.json"); }
+
+std::string error_of(const Json& model) {
+  try {
+    machine::hls_design(parse_model_spec(model, "m.json"), paper(), "a.json", "m.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HlsDesign, RefusesABatchOtherThanOneAtTheModelsBatch) {
+  Json m = atis_2enc();
+  m["batch"] = 2;
+  const std::string e = error_of(m);
+  EXPECT_NE(e.find("m.json: /batch: expected 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("found 2"), std::string::npos) << e;
+}
+
+TEST(HlsDesign, TakesARankPerEncoderLayer) {
+  Json m = atis_2enc();
+  m["overrides"] = {{"enc1.q", {{"rank", 4}}}, {"enc0.ffn_out", {{"rank", 20}}}};
+  const machine::HlsDesign d = machine::hls_design(parse_model_spec(m, "m.json"), paper(), "a.json", "m.json");
+  for (int e = 0; e < 2; ++e) {
+    for (int i = 0; i < 6; ++i) {
+      const int want = e == 1 && i == 0 ? 4 : e == 0 && i == 5 ? 20 : 12;
+      const auto& t = d.dims.lin[e][i].t;
+      EXPECT_EQ(t.r[0], 1);
+      EXPECT_EQ(t.r[t.d + t.e], 1);
+      for (int k = 1; k < t.d + t.e; ++k) EXPECT_EQ(t.r[k], want) << "enc" << e << " layer " << i << " r_" << k;
+    }
+  }
+}
+
+TEST(HlsDesign, RefusesFactorsThatDifferWithinAKind) {
+  Json m = atis_2enc();
+  m["overrides"] = {{"enc1.k", {{"in_factors", {8, 12, 8}}}}};
+  const std::string e = error_of(m);
+  EXPECT_NE(e.find("enc1.k has TT factors other than enc0.q's"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace ttsim
