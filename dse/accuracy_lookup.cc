@@ -65,6 +65,22 @@ std::optional<AccuracyKey> accuracy_key_of(const Json& model, const Json& fixed,
     reason = "the model has no TT layers";
     return std::nullopt;
   }
+  // Per-layer overrides (e.g. a rank per encoder layer): the table measures models whose TT
+  // layers share one rank and shape, so any override that changes a layer is unmeasured.
+  for (const auto& [layer, o] : model.value("overrides", Json::object()).items()) {
+    if (!o.is_object()) continue;
+    for (const auto& [key, v] : o.items()) {
+      if (key == "rank" && v == Json(*rank)) continue;
+      const std::string kind = layer.find("ffn_in") != std::string::npos    ? "ffn_in"
+                               : layer.find("ffn_out") != std::string::npos ? "ffn_out"
+                               : layer.rfind("enc", 0) == 0                  ? "attention"
+                                                                             : layer;
+      if (layers.value(kind, Json::object()).value(key, Json()) == v) continue;  // same as its kind
+      reason = fmt::format("layer {} has its own {} ({}), the TT layers do not share one rank and shape", layer, key,
+                           v.dump());
+      return std::nullopt;
+    }
+  }
   k.tt_rank = *rank;
   const Json& emb = model.value("token_embedding", Json::object());
   if (emb.value("format", std::string()) != "ttm" || !emb.contains("rank") ||

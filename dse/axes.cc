@@ -1,6 +1,8 @@
 #include "dse/axes.h"
 
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 #include "core/errors.h"
 
@@ -16,7 +18,8 @@ bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p,
 std::vector<std::string> arch_pointers(const std::string& name) {
   if (name == "flow") return {"/flows/attention", "/flows/ffn_in", "/flows/ffn_out"};
   if (starts_with(name, "flow.")) return {"/flows/" + name.substr(5)};
-  if (name == "engines") return {"/contraction/engines"};
+  if (name == "engines" || name == "engines.contraction") return {"/contraction/engines"};
+  if (starts_with(name, "engines.")) return {"/nonlinear/" + name.substr(8) + "/count"};
   if (name == "lanes") return {"/contraction/lanes"};
   if (name == "policy") return {"/scheduling/policy"};
   if (name == "parallel_merges" || name == "qkv_reschedule" || name == "fusion") {
@@ -29,13 +32,47 @@ std::vector<std::string> arch_pointers(const std::string& name) {
 }
 
 
+/// The layers of a per-layer rank axis "tt_rank.enc<E>.<x>" (x: q, k, v, o, attention = the
+/// four, ffn_in, ffn_out) as (encoder, layer names); encoder -1 when `name` is not one.
+std::pair<int, std::vector<std::string>> layer_rank_axis(const std::string& name) {
+  const std::string prefix = "tt_rank.enc";
+  if (!starts_with(name, prefix)) return {-1, {}};
+  std::size_t i = prefix.size(), digits = 0;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && digits < 5) ++i, ++digits;
+  if (digits == 0 || i >= name.size() || name[i] != '.' || (digits > 1 && name[prefix.size()] == '0')) return {-1, {}};
+  const int encoder = std::stoi(name.substr(prefix.size(), digits));
+  const std::string x = name.substr(i + 1);
+  std::vector<std::string> layers;
+  if (x == "attention") {
+    layers = {"q", "k", "v", "o"};
+  } else if (x == "q" || x == "k" || x == "v" || x == "o" || x == "ffn_in" || x == "ffn_out") {
+    layers = {x};
+  } else {
+    return {-1, {}};
+  }
+  for (auto& l : layers) l = "enc" + std::to_string(encoder) + "." + l;
+  return {encoder, layers};
+}
+
+/// Layer kind of an encoder layer name ("enc0.q" → "attention", "enc1.ffn_in" → "ffn_in").
+std::string kind_of_layer(const std::string& layer) {
+  const std::string l = layer.substr(layer.find('.') + 1);
+  return l == "ffn_in" || l == "ffn_out" ? l : "attention";
+}
+
 }  // namespace
+
+std::vector<std::string> layer_rank_axis_layers(const std::string& name) { return layer_rank_axis(name).second; }
+
+int layer_rank_axis_encoder(const std::string& name) { return layer_rank_axis(name).first; }
 
 const std::vector<std::string>& named_axes() {
   static const std::vector<std::string> names = {
       "encoders",        "tt_rank",        "tt_rank.attention", "tt_rank.ffn_in",
       "tt_rank.ffn_out", "ttm_rank",       "flow",              "flow.attention",
-      "flow.ffn_in",     "flow.ffn_out",   "engines",           "lanes",
+      "flow.ffn_in",     "flow.ffn_out",   "engines",           "engines.contraction",
+      "engines.softmax", "engines.layernorm", "engines.gelu",     "engines.elementwise",
+      "engines.loss",    "engines.update",  "lanes",
       "policy",          "parallel_merges", "qkv_reschedule",   "fusion",
       "memory_strategy", "clock_mhz",      "sequence_length"};
   return names;
@@ -44,6 +81,7 @@ const std::vector<std::string>& named_axes() {
 bool is_known_axis(const std::string& name) {
   const auto& n = named_axes();
   if (std::find(n.begin(), n.end(), name) != n.end()) return true;
+  if (layer_rank_axis(name).first >= 0) return true;
   return (starts_with(name, "model:/") && name.size() > 7) ||
          (starts_with(name, "arch:/") && name.size() > 6);
 }
@@ -55,7 +93,7 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
     v.as_int(1, 4096);
   } else if (starts_with(name, "flow")) {
     v.as_enum({"mm", "tt", "btt"});
-  } else if (name == "engines" || name == "lanes") {
+  } else if (name == "engines" || starts_with(name, "engines.") || name == "lanes") {
     v.as_int(1, 4096);
   } else if (name == "policy") {
     v.as_enum({"sequential", "parallel"});
@@ -90,7 +128,28 @@ void apply_axis(const std::string& name, const Json& value, Json& model, Json& a
     layer.erase("ranks");
     layer["rank"] = value;
   };
-  if (name == "encoders") {
+  const auto [encoder, layers] = layer_rank_axis(name);
+  if (encoder >= 0) {
+    const int encoders = model.value("encoders", 0);
+    if (encoder >= encoders) {
+      throw InputError("axis \"" + name + "\": the point's model has " + std::to_string(encoders) +
+                       " encoders, so no encoder " + std::to_string(encoder));
+    }
+    for (const std::string& layer : layers) {
+      const std::string kind = kind_of_layer(layer);
+      Json& o = model["overrides"][layer];
+      if (o.is_null()) o = Json::object();
+      const std::string format = o.value("format", model.contains("layers") && model["layers"].contains(kind)
+                                                       ? model["layers"][kind].value("format", std::string())
+                                                       : std::string());
+      if (format != "tt") {
+        throw InputError("axis \"" + name + "\": layer " + layer + " is not in TT format (" +
+                         (format.empty() ? std::string("no format") : format) + "), so it has no TT rank");
+      }
+      o.erase("ranks");
+      o["rank"] = value;
+    }
+  } else if (name == "encoders") {
     set(model, "model", "/encoders");
   } else if (name == "tt_rank") {
     for (const char* k : kTtKinds) set_layer_rank(k);
@@ -122,6 +181,11 @@ Json axis_current_value(const std::string& name, const Json& model, const Json& 
   };
   if (name == "encoders") return get(model, "/encoders");
   if (name == "tt_rank") return get(model, "/layers/attention/rank");
+  if (const auto layers = layer_rank_axis(name).second; !layers.empty()) {
+    // The first layer's rank: its own override, else its kind's.
+    const Json own = get(model, "/overrides/" + layers.front() + "/rank");
+    return own.is_null() ? get(model, "/layers/" + kind_of_layer(layers.front()) + "/rank") : own;
+  }
   if (starts_with(name, "tt_rank.")) return get(model, "/layers/" + name.substr(8) + "/rank");
   if (name == "ttm_rank") return get(model, "/token_embedding/rank");
   if (starts_with(name, "model:")) return get(model, name.substr(6));

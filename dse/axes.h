@@ -2,8 +2,14 @@
 // The named sweep axes and how each one edits the base model and arch documents.
 //
 //   model axes: tt_rank (every TT layer kind), tt_rank.<kind> (kind = attention, ffn_in,
-//               ffn_out), ttm_rank (token embedding), encoders
+//               ffn_out), ttm_rank (token embedding), encoders; per encoder layer
+//               tt_rank.enc<E>.<x> (x = q, k, v, o, ffn_in, ffn_out, or attention for
+//               q, k, v and o of encoder E), written as the model's per-layer overrides
+//               (they take precedence over the kind's rank)
 //   arch axes : flow, flow.<kind> (mm | tt | btt), engines, lanes (contraction engines),
+//               engines.<class> (instances of a kernel class: contraction, softmax,
+//               layernorm, gelu, elementwise, loss, update; the emitted top builds one,
+//               so a point asking for more is infeasible with check_buildable's reason),
 //               policy (sequential | parallel), parallel_merges, qkv_reschedule, fusion,
 //               memory_strategy (naive | grouped), clock_mhz, sequence_length
 //               (padded | effective)
@@ -23,11 +29,19 @@ const std::vector<std::string>& named_axes();
 /// True for a named axis or a well-formed "model:/..." / "arch:/..." axis.
 bool is_known_axis(const std::string& name);
 
+/// The encoder layers a per-layer rank axis sets ("tt_rank.enc1.attention" → enc1.q, enc1.k,
+/// enc1.v, enc1.o); empty when `name` is not such an axis.
+std::vector<std::string> layer_rank_axis_layers(const std::string& name);
+
+/// The encoder index of a per-layer rank axis; -1 when `name` is not one.
+int layer_rank_axis_encoder(const std::string& name);
+
 /// Checks one value of axis `name` (type and range); throws ConfigError at `v`.
 void validate_axis_value(const std::string& name, const JsonView& v);
 
 /// Sets axis `name` to `value` in the model or arch document.
-/// Throws InputError when the document lacks the member the axis edits.
+/// Throws InputError when the document lacks the member the axis edits, and for a per-layer
+/// rank axis whose encoder the point's model does not have or whose layer is not TT.
 void apply_axis(const std::string& name, const Json& value, Json& model, Json& arch);
 
 /// The value axis `name` has in the (resolved) documents, e.g. the attention layers'

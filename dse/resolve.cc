@@ -33,6 +33,7 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (axis == "ttm_rank") return "ttm_r" + t;
   if (starts("flow.")) return axis.substr(5) + "_" + t;
   if (axis == "engines" || axis == "lanes") return t + axis;
+  if (starts("engines.")) return t + axis.substr(8) + "_engines";
   if (axis == "clock_mhz") return t + "mhz";
   if (axis == "sequence_length") return t + "_length";
   if (axis == "parallel_merges" || axis == "qkv_reschedule" || axis == "fusion") {

@@ -139,7 +139,7 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       axes.at(it.key()).fail("a known axis (" + [] {
         std::string all;
         for (const auto& n : named_axes()) all += n + ", ";
-        return all + "model:/<pointer>, arch:/<pointer>)";
+        return all + "tt_rank.enc<E>.<q|k|v|o|attention|ffn_in|ffn_out>, model:/<pointer>, arch:/<pointer>)";
       }(), "unknown axis \"" + it.key() + "\"");
     }
     const std::string& key = it.key();
@@ -159,6 +159,33 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
     for (const char* k : {"tt_rank.attention", "tt_rank.ffn_in", "tt_rank.ffn_out"}) {
       if (axes.has(k)) axes.at(k).fail("either tt_rank or per-kind tt_rank.<kind>, not both", "both");
     }
+  }
+  // Per-layer rank axes: each layer set by one axis at most, and an encoder that some point
+  // of the sweep has (a point with fewer encoders is infeasible, saying so).
+  {
+    std::map<std::string, std::string> owner;  // layer -> axis
+    int most_encoders = s.model_doc.value("encoders", 0);
+    if (axes.has("encoders")) {
+      for (const Json& v : axis_values("encoders", axes.at("encoders"))) {
+        if (v.is_number_integer()) most_encoders = std::max(most_encoders, v.get<int>());
+      }
+    }
+    for (const auto& n : order) {
+      const int e = layer_rank_axis_encoder(n);
+      if (e < 0) continue;
+      if (e >= most_encoders) {
+        axes.at(n).fail("an encoder index below the sweep's largest encoder count (" +
+                            std::to_string(most_encoders) + ")",
+                        "encoder " + std::to_string(e));
+      }
+      for (const auto& layer : layer_rank_axis_layers(n)) {
+        const auto [it, fresh] = owner.emplace(layer, n);
+        if (!fresh) axes.at(n).fail("one axis per layer (" + layer + " is also set by " + it->second + ")", "two");
+      }
+    }
+  }
+  if (axes.has("engines") && axes.has("engines.contraction")) {
+    axes.at("engines.contraction").fail("either engines or engines.contraction, not both", "both");
   }
   if (axes.has("flow")) {
     for (const char* k : {"flow.attention", "flow.ffn_in", "flow.ffn_out"}) {
@@ -221,6 +248,10 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
     for (std::size_t i = 0; i < a.values.size(); ++i) {
       auto at_value = [&] { return axis.is_array() && i < axis.raw().size() ? axis.at(i) : axis; };
       Json model = s.model_doc, arch = s.arch_doc;
+      // A per-layer axis on an encoder the base model lacks is checked on a base with enough
+      // encoders (the sweep's encoders axis provides them; checked above).
+      const int layer_encoder = layer_rank_axis_encoder(a.name);
+      if (layer_encoder >= model.value("encoders", 0)) model["encoders"] = layer_encoder + 1;
       try {
         apply_axis(a.name, a.values[i], model, arch);
       } catch (const InputError& e) {

@@ -10,7 +10,9 @@
 
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
+#include "dse/resolve.h"
 #include "dse/run_state.h"
+#include "models/model_spec.h"
 #include "dse/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
 
@@ -367,6 +369,64 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   ASSERT_EQ(s.space.axes().size(), 2u);
   EXPECT_EQ(s.space.axes()[0].name, "encoders");  // canonical axis order
   EXPECT_EQ(s.space.axes()[1].values.size(), 3u);
+}
+
+TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
+  const std::string dir = tmp_dir("per_layer");
+  auto body = [&](const std::string& axes) {
+    return R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}";
+  };
+  auto pointer_of = [&](const std::string& axes) {
+    write_file_atomic(dir + "/s.json", body(axes));
+    try {
+      load_sweep_spec(dir + "/s.json");
+    } catch (const ConfigError& e) {
+      return e.pointer() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  // An encoder no point has, a layer set by two axes, an unknown layer.
+  EXPECT_EQ(pointer_of(R"({"encoders": [2, 4], "tt_rank.enc4.q": [4]})").rfind("/axes/tt_rank.enc4.q: ", 0), 0u);
+  EXPECT_NE(pointer_of(R"({"tt_rank.enc0.attention": [4], "tt_rank.enc0.k": [8]})").find("enc0.k is also set by"),
+            std::string::npos);
+  EXPECT_EQ(pointer_of(R"({"tt_rank.enc0.x": [4]})").rfind("/axes/tt_rank.enc0.x: ", 0), 0u);
+  EXPECT_EQ(pointer_of(R"({"tt_rank.enc0.q": [0]})").rfind("/axes/tt_rank.enc0.q/0: ", 0), 0u);
+
+  write_file_atomic(dir + "/s.json", body(R"({"encoders": [2, 4], "tt_rank.enc3.attention": [4, 8], "tt_rank.enc0.ffn_in": [20]})"));
+  const SweepSpec s = load_sweep_spec(dir + "/s.json");
+  ASSERT_EQ(s.space.axes().size(), 3u);
+  std::size_t enc3 = 0;
+  for (std::size_t a = 0; a < s.space.axes().size(); ++a) {
+    if (s.space.axes()[a].name == "tt_rank.enc3.attention") enc3 = a;
+  }
+  int built = 0;
+  for (PointId id = 0; id < s.space.grid_size(); ++id) {
+    if (s.space.value(id, 0)->get<int>() == 2) {
+      // The 2-encoder points have no encoder 3: not evaluated, with the reason.
+      try {
+        resolve_point(s, id);
+        ADD_FAILURE() << "point " << id << " resolved";
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("has 2 encoders, so no encoder 3"), std::string::npos) << e.what();
+      }
+      continue;
+    }
+    ++built;
+    const PointConfig p = resolve_point(s, id);
+    const int encoders = p.model.at("encoders").get<int>();
+    const ModelSpec m = parse_model_spec(p.model, "point");
+    ASSERT_EQ(m.encoders, encoders);
+    for (const auto& l : m.linears) {
+      if (l.encoder < 0) continue;
+      const std::int64_t want = l.name == "enc0.ffn_in" ? 20
+                                : l.encoder == 3 && l.kind == "attention"
+                                    ? s.space.value(id, enc3)->get<std::int64_t>()
+                                    : 12;
+      EXPECT_EQ(l.tt.ranks[1], want) << l.name << " of point " << id;
+    }
+  }
+  EXPECT_EQ(built, 2);
 }
 
 }  // namespace
