@@ -1,5 +1,7 @@
 #include "dse/run_state.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -97,8 +99,33 @@ RunState state_from_json(const Json& doc, const std::string& file) {
   s.sweep_file = root.at("sweep_file").as_string();
   s.sweep_doc = root.at("sweep").raw();
   s.shard = root.at("shard").as_string();
-  if (auto c = root.find("calibration")) s.calibration = c->raw();
-  if (auto i = root.find("inputs")) s.inputs = i->raw();
+  if (!s.shard.empty()) {
+    // "i/N" with 1 <= i <= N, as --shard writes it.
+    const auto slash = s.shard.find('/');
+    const auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 6 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const std::string i = slash == std::string::npos ? "" : s.shard.substr(0, slash);
+    const std::string n = slash == std::string::npos ? "" : s.shard.substr(slash + 1);
+    if (!digits(i) || !digits(n) || std::stoi(i) < 1 || std::stoi(i) > std::stoi(n)) {
+      root.at("shard").fail("\"\" (no shard) or \"i/N\" with 1 <= i <= N, as --shard writes it",
+                            "\"" + s.shard + "\"");
+    }
+  }
+  if (auto c = root.find("calibration")) {
+    if (!c->is_object() && !c->raw().is_null()) c->fail("the calibration object the run was started with, or null");
+    s.calibration = c->raw();
+  }
+  if (auto in = root.find("inputs")) {
+    if (!in->is_object()) in->fail("an object of input role -> {path, content_hash}");
+    for (auto it = in->raw().begin(); it != in->raw().end(); ++it) {
+      const JsonView entry = in->at(it.key());
+      entry.allow_keys({"path", "content_hash"});
+      entry.at("path").as_string();
+      entry.at("content_hash").as_string();
+    }
+    s.inputs = in->raw();
+  }
   if (legacy) {
     s.legacy_points = root.at("points").raw();
     root.at("points").as_array(0);

@@ -212,6 +212,31 @@ TEST(Explore, ResumeRefusesAChangedInputFile) {
   }
 }
 
+TEST(Explore, AnEditedStateJsonIsAConfigErrorAtItsPointer) {
+  Fixture f("state_types");
+  ASSERT_EQ(f.run("out").outcome, ExploreOutcome::kComplete);
+  const std::string path = f.dir + "/out/state.json";
+  const Json good = load_json_file(path);
+  auto pointer_of = [&](const std::string& ptr, const Json& value) {
+    Json doc = good;
+    doc[Json::json_pointer(ptr)] = value;
+    try {
+      state_from_json(doc, path);
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), path);
+      return e.pointer();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(pointer_of("/inputs", 7), "/inputs");
+  EXPECT_EQ(pointer_of("/inputs/model", "x"), "/inputs/model");
+  EXPECT_EQ(pointer_of("/inputs/model/content_hash", 1), "/inputs/model/content_hash");
+  EXPECT_EQ(pointer_of("/calibration", Json::array({1})), "/calibration");
+  EXPECT_EQ(pointer_of("/shard", "x"), "/shard");
+  EXPECT_EQ(pointer_of("/shard", "3/2"), "/shard");
+  EXPECT_EQ(pointer_of("/shard", "1/2"), "accepted");
+}
+
 TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   Fixture f("shards", R"({"strategy": "random", "count": 70, "seed": 5})");
   f.run("whole");
