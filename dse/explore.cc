@@ -145,12 +145,20 @@ void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int in
   Json doc;
   while (in.next(doc)) {
     const JsonView line(doc, in.where());
+    line.allow_keys({"id", "analytic", "systemc"});
     const auto id = static_cast<PointId>(line.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));
     if (id >= point_count) {
       throw ConfigError(in.where(), "/id",
                         "a point id in 0.." + std::to_string(point_count - 1) + " (the sweep's design space has " +
                             std::to_string(point_count) + " points)",
                         std::to_string(id));
+    }
+    // Every line is read as the merge will read it, before the merge writes anything.
+    if (const auto a = line.find("analytic")) (void)evaluation_from_json(*a);
+    if (const auto sc = line.find("systemc")) (void)evaluation_from_json(*sc);
+    if (!std::binary_search(slice.begin(), slice.end(), id)) {
+      line.at("id").fail("a point of shard " + s.shard + "'s slice (the points --shard " + s.shard + " plans)",
+                         std::to_string(id));
     }
     sorted = sorted && (!last || id > *last) && line.has("analytic");
     last = id;

@@ -37,6 +37,9 @@ Evaluation evaluation_from_json(const JsonView& v) {
   if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
   if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "unknown"});
   const JsonView m = v.at("metrics");
+  if (!m.is_object() || (e.error.empty() && m.raw().empty())) {
+    m.fail("an object of the evaluation's metrics (empty only with an \"error\")");
+  }
   for (int i = 0; i < kMetricCount; ++i) {
     const char* name = metric_info(static_cast<Metric>(i)).name;
     if (auto x = m.find(name)) {

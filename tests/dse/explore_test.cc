@@ -3,6 +3,7 @@
 #include "dse/explore.h"
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -283,7 +284,33 @@ TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
     EXPECT_EQ(e.pointer(), "/id");
     EXPECT_EQ(e.found(), std::to_string(f.sweep.space.size() + 7));
   }
-  EXPECT_FALSE(fs::exists(m.out_dir + "/results.csv"));
+  EXPECT_FALSE(fs::exists(m.out_dir));
+  // A bad value, an unknown key, empty metrics, a point of the other shard's slice: each a
+  // ConfigError at its line before anything of the merge is written.
+  auto refused_at = [&](const std::function<void(Json&)>& edit) {
+    std::vector<Json> copy = load_json_lines(path);
+    copy[2] = lines[2];
+    copy[2]["id"] = load_json_lines(path)[1]["id"].get<PointId>() + 1;
+    edit(copy[2]);
+    std::string t;
+    for (const Json& l : copy) t += l.dump() + "\n";
+    write_file_atomic(path, t);
+    fs::remove_all(m.out_dir);
+    try {
+      run_merge(*f.eval, dirs, m);
+    } catch (const ConfigError& e) {
+      EXPECT_FALSE(fs::exists(m.out_dir)) << e.what();
+      return std::string(e.file()) + " " + e.pointer();
+    }
+    return std::string("accepted");
+  };
+  write_file_atomic(path, text);
+  lines = load_json_lines(path);
+  EXPECT_EQ(refused_at([](Json& l) { l["analytic"]["metrics"]["dsp"] = "many"; }), path + ":3 /analytic/metrics/dsp");
+  EXPECT_EQ(refused_at([](Json& l) { l["extra"] = 1; }), path + ":3 /extra");
+  EXPECT_EQ(refused_at([](Json& l) { l["analytic"]["metrics"] = Json::object(); }), path + ":3 /analytic/metrics");
+  const PointId other = load_json_lines(dirs[0] + "/evaluations.jsonl")[0]["id"].get<PointId>();
+  EXPECT_EQ(refused_at([&](Json& l) { l["id"] = other; }), path + ":3 /id");
 }
 
 TEST(Explore, ResultsDoNotDependOnThreadCount) {
