@@ -356,6 +356,9 @@ Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward 
 class BoundPlan {
  public:
   BoundPlan(Builder& b, FlowPlan plan, std::string layer, int encoder)
+      : BoundPlan(b, std::make_shared<const FlowPlan>(std::move(plan)), std::move(layer), encoder) {}
+  /// A plan shared by the layers of one shape (TrainingGraph::linear_plan).
+  BoundPlan(Builder& b, std::shared_ptr<const FlowPlan> plan, std::string layer, int encoder)
       : b_(b), plan_(std::move(plan)), layer_(std::move(layer)), encoder_(encoder) {}
 
   void bind(const std::string& tensor, int buffer) { ids_[tensor] = buffer; }
@@ -366,20 +369,20 @@ class BoundPlan {
   int id(const std::string& tensor) {
     auto it = ids_.find(tensor);
     if (it != ids_.end()) return it->second;
-    const FlowTensor& t = plan_.tensor(tensor);
+    const FlowTensor& t = plan_->tensor(tensor);
     if (t.kind != TensorKind::kIntermediate) {
       throw std::logic_error(layer_ + ": unbound flow tensor " + tensor);
     }
     return ids_[tensor] = b_.buffer(layer_ + "." + tensor, layer_, t.shape, t.memory);
   }
-  const FlowPlan& plan() const { return plan_; }
+  const FlowPlan& plan() const { return *plan_; }
 
   /// Emits the steps of `stage` as tasks (every backward step, grad-input and
   /// grad-weights, in plan order when `stage` is kGradInput and `all_backward` is set: the
   /// order the HLS kernels run them in); `extra_reads` are added to every step (the token
   /// ids of a TTM lookup).
   void emit(FlowStage stage, const std::vector<int>& extra_reads = {}, bool all_backward = false) {
-    for (const auto& s : plan_.steps) {
+    for (const auto& s : plan_->steps) {
       const bool take = s.stage == stage || (all_backward && s.stage != FlowStage::kForward);
       if (!take) continue;
       std::vector<int> reads = extra_reads, writes;
@@ -395,7 +398,7 @@ class BoundPlan {
 
  private:
   Builder& b_;
-  FlowPlan plan_;
+  std::shared_ptr<const FlowPlan> plan_;
   std::string layer_;
   int encoder_;
   std::map<std::string, int> ids_;
@@ -437,6 +440,7 @@ class TrainingGraph {
   }
 
  private:
+  std::map<std::string, std::shared_ptr<const FlowPlan>> plans_;  // linear_plan
   struct Linear {
     const LinearLayerSpec* spec = nullptr;
     std::shared_ptr<BoundPlan> plan;
@@ -467,14 +471,30 @@ class TrainingGraph {
     return it == o_.flow_by_kind.end() ? Flow::kBTT : it->second;
   }
 
+  /// plan_linear(l, flow, tokens), built once per distinct (format, dimensions, TT shape,
+  /// flow, tokens) of the graph: the layers of one kind and rank share their plan.
+  std::shared_ptr<const FlowPlan> linear_plan(const LinearLayerSpec& l, Flow flow, I tokens) {
+    std::string key = std::to_string(static_cast<int>(l.format)) + ' ' + std::to_string(l.in_dim) + ' ' +
+                      std::to_string(l.out_dim) + ' ' + std::to_string(static_cast<int>(flow)) + ' ' +
+                      std::to_string(tokens);
+    for (const auto* v : {&l.tt.in_factors, &l.tt.out_factors, &l.tt.ranks}) {
+      key += '|';
+      for (auto x : *v) key += std::to_string(x) + ',';
+    }
+    auto it = plans_.find(key);
+    if (it == plans_.end()) {
+      it = plans_.emplace(key, std::make_shared<const FlowPlan>(plan_linear(l, flow, tokens))).first;
+    }
+    return it->second;
+  }
+
   /// Parameters of the layer, the forward steps and the bias add; output "<layer>.Y".
   Linear linear_forward(const LinearLayerSpec& l, int x, I tokens) {
     Linear out;
     out.spec = &l;
     out.x = x;
     out.tokens = tokens;
-    out.plan = std::make_shared<BoundPlan>(b_, plan_linear(l, flow_for(l), tokens), l.name,
-                                           l.encoder);
+    out.plan = std::make_shared<BoundPlan>(b_, linear_plan(l, flow_for(l), tokens), l.name, l.encoder);
     BoundPlan& p = *out.plan;
     if (l.format == WeightFormat::kTT) {
       for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
