@@ -11,7 +11,8 @@
 //    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
 //    depth equals Machine::param_words;
 //  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
-//    kernel specification and sim/arch_spec.h loop_dsp) equals the design's "dsp" metric;
+//    kernel specification and sim/arch_spec.h loop_dsp) equals the design's "dsp" metric,
+//    and the blocks of the parsed arrays its "bram36" and "uram288" metrics;
 //  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
 //  - the emitted schedule has no overlapping calls (see SequentialTop below), and the
 //    emitted kernel tree, run for the design's model in C simulation, calls the kernel
@@ -39,6 +40,7 @@
 #include "models/training_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
+#include "sim/memplan/block_arith.h"
 #include "sim/step_sim.h"
 #include "tests/hls/probed_step.h"
 
@@ -303,6 +305,16 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   }
   for (const auto& [array, a] : e.arrays) EXPECT_TRUE(arrays.count(array)) << "undescribed array " << array;
   EXPECT_EQ(e.maxi_depth, m.param_words);
+  // The blocks the emitted arrays take (their parsed storage, banks and bank depth, 32-bit
+  // words) are the BRAM36 / URAM288 figures the run reported for the design.
+  std::int64_t bram36 = 0, uram288 = 0;
+  for (const auto& [array, a] : e.arrays) {
+    const std::int64_t depth = std::max<std::int64_t>(1, a.rows);
+    if (a.storage == "uram") uram288 += a.banks * memplan::uram_blocks(depth, 32);
+    if (a.storage == "bram") bram36 += memplan::bram36_tiles(a.banks * memplan::bram18_blocks(depth, 32));
+  }
+  EXPECT_EQ(static_cast<double>(bram36), point.at("metrics").at("bram36").get<double>()) << "BRAM36 of the emitted arrays";
+  EXPECT_EQ(static_cast<double>(uram288), point.at("metrics").at("uram288").get<double>()) << "URAM288 of the emitted arrays";
 
   // Scripts: part, clock and the synthesized sources (which include top.cc and modules.cc).
   const std::string cfg = slurp(out / "hls/scripts/hls_config.cfg");
