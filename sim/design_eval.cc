@@ -1,7 +1,9 @@
 #include "sim/design_eval.h"
 
+#include <list>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "machine/hls_dims.h"
 #include "models/training_graph.h"
@@ -71,17 +73,31 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
                                                         const DeviceSpec& device,
                                                         const dataset::LengthHistogram* split, Fidelity fidelity) {
   if (fidelity == Fidelity::kAnalytic) return evaluate(model, arch, device, split, fidelity);
+  // The kSystemcCacheEntries most recently used evaluations (each holds a step's graph,
+  // machine and schedule), so a sweep evaluating every point with SystemC keeps its memory
+  // flat; callers holding an evaluation keep it alive past its eviction.
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const DesignEvaluation>> cache;
+  static std::list<std::pair<std::string, std::shared_ptr<const DesignEvaluation>>> recent;  // most recent first
+  static std::unordered_map<std::string, decltype(recent)::iterator> at;
   const std::string key = design_key(model, arch, device, split);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
+    auto it = at.find(key);
+    if (it != at.end()) {
+      recent.splice(recent.begin(), recent, it->second);
+      return it->second->second;
+    }
   }
   auto e = evaluate(model, arch, device, split, fidelity);
   std::lock_guard<std::mutex> lock(mutex);
-  return cache.emplace(key, std::move(e)).first->second;
+  if (auto it = at.find(key); it != at.end()) return it->second->second;  // another thread's, first in wins
+  recent.emplace_front(key, std::move(e));
+  at.emplace(key, recent.begin());
+  if (recent.size() > kSystemcCacheEntries) {
+    at.erase(recent.back().first);
+    recent.pop_back();
+  }
+  return recent.front().second;
 }
 
 }  // namespace ttsim

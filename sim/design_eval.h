@@ -52,9 +52,12 @@ std::string design_key(const ModelSpec& model, const ArchSpec& arch, const Devic
 /// analytic list scheduler (the explorer's first pass; sim/analytic.h).
 enum class Fidelity { kAnalytic, kSystemC };
 
+/// SystemC evaluations evaluate_design keeps (least recently used evicted first).
+constexpr std::size_t kSystemcCacheEntries = 64;
+
 /// Evaluates (model, arch, device) over `split` (null: no epoch) at `fidelity`. SystemC
-/// evaluations are cached by the canonical design (design_key; thread-safe, entries live
-/// for the process): a second call returns the first's. Analytic ones are computed afresh
+/// evaluations are cached by the canonical design (design_key; thread-safe, the
+/// kSystemcCacheEntries most recently used): a second call returns the first's. Analytic ones are computed afresh
 /// (they are cheap, and a sweep would otherwise keep every point's graph).
 /// Throws ConfigError from machine::check_buildable before any simulation (a design the
 /// emitted top cannot carry out is never simulated) and InputError for inputs the
