@@ -53,7 +53,7 @@ std::string design_key(const ModelSpec& model, const ArchSpec& arch, const Devic
 enum class Fidelity { kAnalytic, kSystemC };
 
 /// SystemC evaluations evaluate_design keeps (least recently used evicted first).
-constexpr std::size_t kSystemcCacheEntries = 64;
+constexpr std::size_t kSystemcCacheEntries = 16;
 
 /// Evaluates (model, arch, device) over `split` (null: no epoch) at `fidelity`. SystemC
 /// evaluations are cached by the canonical design (design_key; thread-safe, the
