@@ -1,9 +1,5 @@
 #include "dse/sim_evaluator.h"
 
-#include <functional>
-#include <mutex>
-#include <unordered_map>
-
 #include "dse/point_power.h"
 #include "machine/hls_dims.h"
 #include "machine/machine.h"
@@ -22,24 +18,6 @@
 
 namespace ttsim::dse {
 
-/// Parsed models by their JSON (immutable once inserted; a miss parses outside the lock,
-/// the first insert wins). Everything else a point needs is evaluate_design's.
-struct SimCache {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const ModelSpec>> models;
-
-  std::shared_ptr<const ModelSpec> model(const std::string& key, const std::function<ModelSpec()>& make) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto it = models.find(key);
-      if (it != models.end()) return it->second;
-    }
-    auto value = std::make_shared<const ModelSpec>(make());
-    std::lock_guard<std::mutex> lock(mutex);
-    return models.emplace(key, std::move(value)).first->second;
-  }
-};
-
 SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths_file,
                             const std::string& split) {
   SimContext c;
@@ -48,7 +26,6 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
     c.train = dataset::load_dataset_lengths(lengths_file).split(split);
     c.has_lengths = true;
   }
-  c.cache = std::make_shared<SimCache>();
   return c;
 }
 
@@ -71,13 +48,13 @@ namespace {
 struct Resolved {
   std::shared_ptr<const ModelSpec> model;
   ArchSpec arch;
-  std::string model_key;
 };
 
 Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   Resolved r;
-  r.model_key = p.model.dump();
-  r.model = ctx.cache->model(r.model_key, [&] { return parse_model_spec(p.model, p.model_file); });
+  // Parsed per point (microseconds; a sweep of per-layer ranks has as many models as points,
+  // so nothing is kept).
+  r.model = std::make_shared<const ModelSpec>(parse_model_spec(p.model, p.model_file));
   r.arch = parse_arch_spec(p.arch, p.arch_file);
   // A design the emitted top cannot carry out is never simulated (the point is reported
   // not evaluated, with the ConfigError naming the arch field).

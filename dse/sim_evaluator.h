@@ -29,8 +29,6 @@
 
 namespace ttsim::dse {
 
-struct SimCache;  // parsed models, keyed by content
-
 /// Inputs shared by both evaluators.
 struct SimContext {
   DeviceSpec device;
@@ -38,7 +36,6 @@ struct SimContext {
   /// `has_lengths` is false, epoch metrics are unavailable.
   dataset::LengthHistogram train;
   bool has_lengths = false;
-  std::shared_ptr<SimCache> cache;
   /// Calibration applied to every point (`explore --calibration`), or null. Each
   /// point's arch is checked against it (check_calibration_matches: part and clock)
   /// and gets `kernel_calibration` and the achievable clock when the calibration's reports
