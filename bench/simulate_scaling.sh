@@ -7,6 +7,7 @@
 # naming the resources, which this bench accepts. Run from the workspace root.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+[ -x /usr/bin/time ] || { echo "simulate_scaling.sh: needs GNU time (Debian package time: apt-get install time)" >&2; exit 1; }
 bazel build -c opt //cli:ttsim >/dev/null 2>&1
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)/cli/ttsim"
 tmp="$(mktemp -d)"
@@ -22,5 +23,5 @@ for n in "${counts[@]}"; do
     --arch configs/arch/u50_paper.json --device configs/devices/u50.json > "$tmp/out" 2> "$tmp/err" || rc=$?
   if [ "$rc" -ne 0 ] && ! grep -q "does not fit" "$tmp/err"; then cat "$tmp/err" >&2; exit 1; fi
   read -r wall user sys kb < <(tail -1 "$tmp/time")  # GNU time notes a non-zero exit on a line before
-  printf '%9s %9.2f %9.2f %10.1f\n' "$n" "$wall" "$(echo "$user + $sys" | bc -l)" "$(echo "$kb / 1024" | bc -l)"
+  awk -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v kb="$kb" 'BEGIN { printf "%9s %9.2f %9.2f %10.1f\n", n, w, u + s, kb / 1024 }'
 done
