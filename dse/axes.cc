@@ -130,22 +130,11 @@ void apply_axis(const std::string& name, const Json& value, Json& model, Json& a
   };
   const auto [encoder, layers] = layer_rank_axis(name);
   if (encoder >= 0) {
-    const int encoders = model.value("encoders", 0);
-    if (encoder >= encoders) {
-      throw InputError("axis \"" + name + "\": the point's model has " + std::to_string(encoders) +
-                       " encoders, so no encoder " + std::to_string(encoder));
-    }
+    // Written for every point; the model loader refuses the point (not evaluated, with its
+    // reason) when its model has no such encoder or the layer is not TT.
     for (const std::string& layer : layers) {
-      const std::string kind = kind_of_layer(layer);
       Json& o = model["overrides"][layer];
       if (o.is_null()) o = Json::object();
-      const std::string format = o.value("format", model.contains("layers") && model["layers"].contains(kind)
-                                                       ? model["layers"][kind].value("format", std::string())
-                                                       : std::string());
-      if (format != "tt") {
-        throw InputError("axis \"" + name + "\": layer " + layer + " is not in TT format (" +
-                         (format.empty() ? std::string("no format") : format) + "), so it has no TT rank");
-      }
       o.erase("ranks");
       o["rank"] = value;
     }

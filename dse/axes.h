@@ -40,8 +40,9 @@ int layer_rank_axis_encoder(const std::string& name);
 void validate_axis_value(const std::string& name, const JsonView& v);
 
 /// Sets axis `name` to `value` in the model or arch document.
-/// Throws InputError when the document lacks the member the axis edits, and for a per-layer
-/// rank axis whose encoder the point's model does not have or whose layer is not TT.
+/// Throws InputError when the document lacks the member the axis edits. A per-layer rank axis
+/// writes the layer's override whatever the point's model: the model loader refuses a point
+/// whose model has no such encoder (or whose layer is not TT) when it is evaluated.
 void apply_axis(const std::string& name, const Json& value, Json& model, Json& arch);
 
 /// The value axis `name` has in the (resolved) documents, e.g. the attention layers'

@@ -455,12 +455,14 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
   int built = 0;
   for (PointId id = 0; id < s.space.grid_size(); ++id) {
     if (s.space.value(id, 0)->get<int>() == 2) {
-      // The 2-encoder points have no encoder 3: not evaluated, with the reason.
+      // The 2-encoder points have no encoder 3: their model is refused when evaluated (the
+      // point is not evaluated, with this reason), naming the layer.
+      const PointConfig p = resolve_point(s, id);
       try {
-        resolve_point(s, id);
-        ADD_FAILURE() << "point " << id << " resolved";
-      } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("has 2 encoders, so no encoder 3"), std::string::npos) << e.what();
+        parse_model_spec(p.model, "point");
+        ADD_FAILURE() << "point " << id << "'s model accepted";
+      } catch (const ConfigError& e) {
+        EXPECT_EQ(e.pointer(), "/overrides/enc3.k") << e.what();
       }
       continue;
     }
