@@ -23,6 +23,20 @@ struct RankCell {
   double best_epoch_seconds = NAN;  // over the feasible designs
 };
 
+/// True when a per-layer override gives some layer a TT rank other than its kind's (the
+/// design has no single TT rank to plot against).
+bool has_layer_ranks(const Json& model) {
+  if (!model.contains("overrides") || !model.at("overrides").is_object()) return false;
+  for (const auto& [layer, o] : model.at("overrides").items()) {
+    if (!o.is_object()) continue;
+    const std::string part = layer.substr(layer.find('.') + 1);
+    const std::string kind = part == "ffn_in" || part == "ffn_out" ? part : "attention";
+    const Json kind_rank = model.value("layers", Json::object()).value(kind, Json::object()).value("rank", Json());
+    if (o.contains("ranks") || (o.contains("rank") && o.at("rank") != kind_rank)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluation& eval,
@@ -34,7 +48,7 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
     const PointConfig p = resolve_point(sweep, id);
     const Json rank = axis_current_value("tt_rank", p.model, p.arch);
     const Json enc = axis_current_value("encoders", p.model, p.arch);
-    if (!rank.is_number() || !enc.is_number()) return;
+    if (!rank.is_number() || !enc.is_number() || has_layer_ranks(p.model)) return;
     const auto& m = r.best().metrics;
     RankCell& c = cells[{enc.get<double>(), rank.get<double>()}];
     if (std::isnan(c.compression)) c.compression = m[Metric::kCompression];
