@@ -141,6 +141,7 @@ int run_memplan(const std::vector<std::string>& args) {
     }
     jm.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", machine::to_string(mem.storage)},
                   {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
+                  {"partition_type", machine::to_string(mem.partition_type)},
                   {"bram36", mem.bram36}, {"uram288", mem.uram288}, {"peak_live_words", mem.peak_live_words},
                   {"slots", slots}, {"buffers", bufs}});
   }

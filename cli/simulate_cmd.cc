@@ -129,6 +129,7 @@ int run_simulate(const std::vector<std::string>& args) {
   for (const auto& m : mach.memories) {
     jm.push_back({{"array", m.array}, {"holds", m.holds}, {"storage", machine::to_string(m.storage)},
                   {"words", m.words}, {"width_bits", m.width_bits}, {"partition", m.partition},
+                  {"partition_type", machine::to_string(m.partition_type)},
                   {"bram36", m.bram36}, {"uram288", m.uram288}, {"slots", m.buffers.size()},
                   {"graph_buffers", m.graph_buffers.size()}, {"peak_live_words", m.peak_live_words}});
   }

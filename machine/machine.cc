@@ -26,6 +26,14 @@ const char* to_string(Storage s) {
   return "?";
 }
 
+const char* to_string(Partition p) {
+  switch (p) {
+    case Partition::kNone: return "none";
+    case Partition::kCompleteDim2: return "complete dim 2";
+  }
+  return "?";
+}
+
 std::int64_t Machine::dsp() const {
   std::int64_t d = 0;
   for (const auto& k : instances) d += k.count * k.dsp;
@@ -368,6 +376,7 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     mem.words = words;
     mem.width_bits = 32;
     mem.partition = P;
+    mem.partition_type = Partition::kCompleteDim2;  // top.cc: every float arena, whatever P
     mem.storage = Storage::kBram;
     mem.buffers = std::move(buffers);
     mem.buffer_class = a == ttsim_hls::kParamArena  ? BufferClass::kParameter
@@ -384,6 +393,7 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     mem.holds = "TTM slice offsets and labels (int32)";
     mem.words = index_words;
     mem.partition = 1;
+    mem.partition_type = Partition::kNone;
     mem.buffers = {{"ttm.slices", 0, static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len},
                    {"labels", static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len, hd.dims.seq_len + 1}};
     fill_blocks(mem);

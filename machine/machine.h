@@ -62,6 +62,14 @@ enum class Storage { kBram, kUram, kLutram, kRegisters };
 /// "bram", "uram", "lutram", "registers" (the BIND_STORAGE impl tokens where they exist).
 const char* to_string(Storage s);
 
+/// ARRAY_PARTITION of a memory.
+enum class Partition {
+  kNone,          ///< one memory, no pragma
+  kCompleteDim2,  ///< <array>[rows][banks] with `type = complete dim = 2`: one memory per bank
+};
+/// "none", "complete dim 2" (the pragma's type and dimension).
+const char* to_string(Partition p);
+
 /// One buffer inside a memory.
 struct MemoryBuffer {
   std::string name;          ///< Layout slot, e.g. "enc0.q.cores", "enc0.P", "stat"
@@ -76,7 +84,8 @@ struct Memory {
   Storage storage = Storage::kBram;
   std::int64_t words = 0;      ///< depth of the array (words of width_bits)
   int width_bits = 32;
-  int partition = 1;           ///< banks: dim 2 of the top's array, completely partitioned (banked.h); 1 = none
+  Partition partition_type = Partition::kNone;  ///< the array's ARRAY_PARTITION
+  int partition = 1;           ///< factor: banks (dim 2 of the top's array, completely partitioned, banked.h); 1 = none
   std::int64_t bram36 = 0;     ///< BRAM36 tiles of all its banks
   std::int64_t uram288 = 0;    ///< URAM288 blocks of all its banks
   std::vector<MemoryBuffer> buffers;  ///< every Layout slot, fixed for the whole step
