@@ -643,6 +643,9 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
 
   DeviceSpec device;
   std::optional<JsonView> dev_cfg = configs.find("device");
+  if (dev_cfg && !dev_cfg->is_object() && !dev_cfg->raw().is_string()) {
+    dev_cfg->fail("the resolved device config (an object; an older chosen.json gives the device's name)");
+  }
   if (dev_cfg && dev_cfg->is_object()) {
     device = parse_device_spec(dev_cfg->raw(), chosen_file + " (/configs/device)");
     if (part && *part != device.part) {

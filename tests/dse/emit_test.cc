@@ -178,6 +178,9 @@ TEST(Emit, WrongTypesInChosenJsonAreConfigErrorsAtTheirPointer) {
   d = reference_design();
   d["configs"] = "x";
   EXPECT_EQ(error_pointer(d), "/configs");
+  d = reference_design();
+  d["configs"]["device"] = 7;  // neither the device config nor an older chosen.json's name
+  EXPECT_EQ(error_pointer(d), "/configs/device");
 }
 
 TEST(Emit, NamesWrittenIntoBuildFilesAreRestrictedToASafeCharacterSet) {
