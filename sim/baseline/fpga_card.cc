@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "sim/power/fpga_power.h"
 
 namespace ttsim {
 
@@ -46,6 +47,12 @@ FpgaCardSpec parse_fpga_card_spec(const Json& doc, const std::string& file) {
 FpgaCardSpec load_fpga_card_spec(const std::string& path) { return parse_fpga_card_spec(load_json_file(path), path); }
 
 void check_card_matches_device(const FpgaCardSpec& card, const DeviceSpec& device) {
+  if (!has_power_coefficients(device)) {
+    throw InputError(fmt::format("{}: /power: expected the device's power coefficients (static watts, watts per "
+                                 "MHz of DSP, BRAM, URAM, logic and clock), found none; the energy comparison "
+                                 "needs them",
+                                 device.source_file.empty() ? device.name : device.source_file));
+  }
   const std::pair<const char*, double> repeated[] = {
       {"device_static_watts", device.power.static_watts},
       {"dsp_watts_per_mhz", device.power.dsp_watts_per_mhz},

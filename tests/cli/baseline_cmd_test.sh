@@ -70,4 +70,19 @@ rc=$?
 [ "$rc" = 2 ] || { echo "FAIL: mismatching card file exited $rc"; cat "$TMP/card.txt"; exit 1; }
 grep -q "card.json: /constants/dsp_watts_per_mhz/value" "$TMP/card.txt" && grep -q "u50.json" "$TMP/card.txt" \
   || { echo "FAIL: error does not name both files"; cat "$TMP/card.txt"; exit 1; }
+
+# A device file without power coefficients: exit 2 naming the device file and /power.
+python3 - "$R/configs/devices/u50.json" "$TMP/nopower.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("power")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$R/cli/ttsim" baseline --model "$R/configs/models/atis_2enc.json" --arch "$R/configs/arch/u50_paper.json" \
+  --device "$TMP/nopower.json" --gpu "$R/configs/devices/rtx3090.json" \
+  --dataset-lengths "$R/configs/datasets/atis_lengths.json" >"$TMP/nopower.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] || { echo "FAIL: a device without power exited $rc"; cat "$TMP/nopower.txt"; exit 1; }
+grep -q "nopower.json: /power: expected the device's power coefficients" "$TMP/nopower.txt" \
+  || { echo "FAIL: error does not name the device file and /power"; cat "$TMP/nopower.txt"; exit 1; }
 echo PASS
