@@ -2,12 +2,14 @@
 // finish them (SystemC stage, Pareto front, choice, outputs) exactly as an unsharded run.
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "core/errors.h"
 #include "dse/emit.h"
 #include "dse/explore.h"
 #include "dse/run_setup.h"
@@ -37,6 +39,12 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   // The shards' calibration (explore --calibration) is applied again to the SystemC stage.
   const std::string calibration =
       first.calibration.is_null() ? std::string() : first.calibration.value("file", std::string());
+  if (!std::filesystem::exists(first.sweep_file)) {
+    throw InputError(fmt::format(
+        "{}/state.json: /sweep_file: expected the sweep file the shards ran, found \"{}\", which is not at {} "
+        "(a relative path is read from the working folder; run merge from the folder the shards ran in)",
+        shards.front(), first.sweep_file, std::filesystem::absolute(first.sweep_file).string()));
+  }
   auto setup = dse::make_run_setup(first.sweep_file, calibration);
   dse::ExploreOptions o;
   o.out_dir = out;
