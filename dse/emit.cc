@@ -700,7 +700,7 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
     }
   }
   if (fs::exists(out, ec)) {
-    if (!fs::is_directory(out, ec)) throw InputError(out_dir + ": --out exists and is not a folder");
+    if (!fs::is_directory(out, ec)) throw InputError(out_dir + ": expected a folder for the HLS build (new, empty or an earlier emit), found a file");
     const bool is_tree = (fs::exists(out / "configs") && !fs::exists(out / kEmitMarker)) || fs::equivalent(out, src, ec);
     const bool empty = fs::is_empty(out, ec);
     if (is_tree || (!empty && !fs::exists(out / kEmitMarker))) {
