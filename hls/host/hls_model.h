@@ -52,8 +52,9 @@ struct HlsPrediction {
 class HlsModel {
  public:
   /// Throws InputError when the spec is outside what the kernels implement: batch ≠ 1,
-  /// a dense token embedding or a TTM with fewer than 2 cores, TT heads, more than 12
-  /// encoders or 6 factors per side, d_model not divisible by heads, a layer without bias,
+  /// a dense token embedding or a TTM with fewer than 2 cores, TT heads, more than
+  /// ttsim_hls::kMaxEncoders (128 in the host tools) encoders or 6 factors per side,
+  /// d_model not divisible by heads, a layer without bias,
   /// or arenas larger than the host model holds (check_hls_host_capacity, host_capacity.h:
   /// at most 2^31 − 1 words per arena and 2^31 words in total), before allocating.
   explicit HlsModel(const ModelSpec& spec, const HlsModelOptions& options = {});
