@@ -43,6 +43,12 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
     fails.push_back(fmt::format("compression {:.3g}x < {:g}x", e.metrics[Metric::kCompression],
                                 *c.min_compression));
   }
+  if (c.max_compression && e.metrics.has(Metric::kCompression) &&
+      e.metrics[Metric::kCompression] > *c.max_compression) {
+    v.violation += e.metrics[Metric::kCompression] / *c.max_compression - 1;
+    fails.push_back(fmt::format("compression {:.3g}x > {:g}x", e.metrics[Metric::kCompression],
+                                *c.max_compression));
+  }
   if (check_accuracy && c.min_accuracy) {
     if (!e.metrics.has(Metric::kAccuracy)) {
       v.violation += 1;

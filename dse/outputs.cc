@@ -41,6 +41,7 @@ std::string constraints_text(const SweepEvaluation& eval) {
                        : std::string());
   if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
   if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
+  if (c.max_compression) s += fmt::format(", compression <= {:g}x", *c.max_compression);
   if (c.min_accuracy) s += fmt::format(", accuracy >= {:g}", *c.min_accuracy);
   return s;
 }

@@ -301,10 +301,14 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   }
 
   if (auto c = root.find("constraints")) {
-    c->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "min_accuracy"});
+    c->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "max_compression",
+                   "min_accuracy"});
     s.constraints.resource_headroom_pct = c->get_double("resource_headroom_pct", 0, 0, 99);
     if (auto v = c->find("max_epoch_seconds")) s.constraints.max_epoch_seconds = v->as_double(0, 1e12);
     if (auto v = c->find("min_compression")) s.constraints.min_compression = v->as_double(0, 1e12);
+    if (auto v = c->find("max_compression")) {
+      s.constraints.max_compression = v->as_double(s.constraints.min_compression.value_or(0), 1e12);
+    }
     if (auto v = c->find("min_accuracy")) s.constraints.min_accuracy = v->as_double(0, 1);
   }
 

@@ -13,7 +13,7 @@
 //   "axes": {"tt_rank": {"from": 4, "to": 32, "step": 4}, "flow": ["mm", "tt", "btt"], ...},
 //   "reference": [{"label": "u50_paper, 2 encoders", "values": {"encoders": 2}}],
 //   "constraints": {"resource_headroom_pct": 10, "max_epoch_seconds": 600,
-//                   "min_compression": 10, "min_accuracy": 0.9},
+//                   "min_compression": 10, "max_compression": 40, "min_accuracy": 0.9},
 //   "objectives": ["epoch_seconds", "onchip_bytes"],
 //   "search": {"strategy": "grid"} | {"strategy": "random", "count": 200, "seed": 1}
 //           | {"strategy": "nsga2", "population": 32, "generations": 20, "seed": 1},
@@ -49,6 +49,9 @@ struct ConstraintSpec {
   double resource_headroom_pct = 0;  ///< usable share of each device resource = 100 - this
   std::optional<double> max_epoch_seconds;
   std::optional<double> min_compression;
+  /// At most this compression (dense / stored parameters): a floor on the parameters kept,
+  /// the capacity budget of a per-layer rank search when accuracy per layer is not measured.
+  std::optional<double> max_compression;
   std::optional<double> min_accuracy;  ///< fraction in [0, 1]
 };
 
