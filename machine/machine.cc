@@ -96,7 +96,8 @@ void fill_blocks(Memory& m) {
   if (m.storage == Storage::kUram) {
     m.uram288 = m.partition * memplan::uram_blocks(depth, m.width_bits);
   } else if (m.storage == Storage::kBram) {
-    m.bram36 = memplan::bram36_tiles(m.partition * memplan::bram18_blocks(depth, m.width_bits));
+    // Every array of the top is bound ram_t2p (true dual port): no SDP-only aspect modes.
+    m.bram36 = memplan::bram36_tiles(m.partition * memplan::bram18_blocks(depth, m.width_bits, true));
   }
 }
 

@@ -116,7 +116,7 @@ constexpr int kOutPartition = 64;
 constexpr int kSaved0Words = 307200;
 constexpr int kSaved0Partition = 64;
 // saved1_mem (saved chain steps (odd), LN x^, 1/s): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
-//   160 BRAM36, 0 URAM288.
+//   192 BRAM36, 0 URAM288.
 constexpr int kSaved1Words = 155296;
 constexpr int kSaved1Partition = 64;
 // bwd_a_mem (act. gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
@@ -132,15 +132,15 @@ constexpr int kBwdBPartition = 64;
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
 // chain0_mem (backward chain temporaries (even)): bram, 72192 words of 32 bits in 64 bank(s) of 1128 words;
-//   96 BRAM36, 0 URAM288.
+//   128 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 72192;
 constexpr int kChain0Partition = 64;
 // chain1_mem (backward chain temporaries (odd)): bram, 71808 words of 32 bits in 64 bank(s) of 1122 words;
-//   96 BRAM36, 0 URAM288.
+//   128 BRAM36, 0 URAM288.
 constexpr int kChain1Words = 71808;
 constexpr int kChain1Partition = 64;
 // stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
-//   32 BRAM36, 0 URAM288.
+//   64 BRAM36, 0 URAM288.
 constexpr int kStatWords = 1152;
 constexpr int kStatPartition = 64;
 // index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;

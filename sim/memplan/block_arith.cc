@@ -62,13 +62,14 @@ const std::vector<BlockMode>& block_modes(Primitive p) {
   return uram;
 }
 
-BlockLayout best_layout(Primitive p, std::int64_t depth, std::int64_t width_bits) {
+BlockLayout best_layout(Primitive p, std::int64_t depth, std::int64_t width_bits, bool true_dual_port) {
   if (depth < 1 || width_bits < 1) {
     throw std::invalid_argument(
         fmt::format("best_layout: depth {} and width {} must be >= 1", depth, width_bits));
   }
   BlockLayout best;
   for (const BlockMode& m : block_modes(p)) {
+    if (true_dual_port && m.sdp_only) continue;
     BlockLayout l{m, (width_bits + m.width_bits - 1) / m.width_bits, (depth + m.depth - 1) / m.depth};
     // Modes are narrowest first, so `<=` prefers the wider mode on ties.
     if (best.columns == 0 || l.blocks() <= best.blocks()) best = l;
@@ -76,8 +77,8 @@ BlockLayout best_layout(Primitive p, std::int64_t depth, std::int64_t width_bits
   return best;
 }
 
-std::int64_t bram18_blocks(std::int64_t depth, std::int64_t width_bits) {
-  return best_layout(Primitive::kRamb18, depth, width_bits).blocks();
+std::int64_t bram18_blocks(std::int64_t depth, std::int64_t width_bits, bool true_dual_port) {
+  return best_layout(Primitive::kRamb18, depth, width_bits, true_dual_port).blocks();
 }
 
 std::int64_t uram_blocks(std::int64_t depth, std::int64_t width_bits) {

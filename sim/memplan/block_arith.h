@@ -70,10 +70,15 @@ struct BlockLayout {
 /// blocks (ties: the wider mode, i.e. fewer cascaded rows). depth, width_bits >= 1;
 /// throws std::invalid_argument otherwise. For BRAM use Primitive::kRamb18: this is the
 /// BRAM_18K count csynth reports.
-BlockLayout best_layout(Primitive p, std::int64_t depth, std::int64_t width_bits);
+/// With `true_dual_port` (a memory bound `ram_t2p`: two ports that each read or write)
+/// the simple-dual-port-only modes (RAMB36 72×512, RAMB18 36×512) are not used, so a
+/// 32-bit memory takes two 18-bit RAMB18 columns of 1K (UG573: in true dual port the
+/// widest mode is 36 bits on a RAMB36, 18 on a RAMB18).
+BlockLayout best_layout(Primitive p, std::int64_t depth, std::int64_t width_bits, bool true_dual_port = false);
 
-/// BRAM_18K blocks of one `depth` × `width_bits` memory (best_layout on RAMB18).
-std::int64_t bram18_blocks(std::int64_t depth, std::int64_t width_bits);
+/// BRAM_18K blocks of one `depth` × `width_bits` memory (best_layout on RAMB18; without
+/// the SDP-only mode for a true-dual-port memory).
+std::int64_t bram18_blocks(std::int64_t depth, std::int64_t width_bits, bool true_dual_port = false);
 /// URAM288 blocks of one `depth` × `width_bits` memory.
 std::int64_t uram_blocks(std::int64_t depth, std::int64_t width_bits);
 /// RAMB36 tiles needed to hold `bram18` RAMB18 halves: ceil(bram18 / 2).
