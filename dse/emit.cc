@@ -594,8 +594,10 @@ std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::
                    d.device.uram288);
   r += fmt::format(
       "## Build\n\n"
-      "- C simulation here, no Vitis: `make csim` (g++; the testbench trains a few steps and checks the "
-      "loss falls).\n"
+      "- C simulation here, no Vitis: `make csim` (g++): `csim_tb` trains a few steps and checks the loss "
+      "falls; `reference_tb` runs one step through the bank networks synthesis builds and checks its "
+      "losses and gradients against the Eigen reference (reference_step.bin). Vitis `csim_design` runs "
+      "`csim_tb` only.\n"
       "- Vitis HLS (classic): `vitis_hls -f hls/scripts/run_hls.tcl` (csim, csynth, cosim, export .xo); the "
       "project goes to `build/hls/{0}/{1}/`, the reports are copied to `reports/{0}/{1}/`.\n"
       "- Vitis unified: `v++ -c --mode hls --config hls/scripts/hls_config.cfg --work_dir build/hls/{0}/{1}`.\n"
