@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/model_spec.h"
+
 namespace ttsim::dse {
 
 std::optional<double> pooled_seed_std(const AccuracyTable& t) {
@@ -71,11 +73,7 @@ std::optional<AccuracyKey> accuracy_key_of(const Json& model, const Json& fixed,
     if (!o.is_object()) continue;
     for (const auto& [key, v] : o.items()) {
       if (key == "rank" && v == Json(*rank)) continue;
-      const std::string kind = layer.find("ffn_in") != std::string::npos    ? "ffn_in"
-                               : layer.find("ffn_out") != std::string::npos ? "ffn_out"
-                               : layer.rfind("enc", 0) == 0                  ? "attention"
-                                                                             : layer;
-      if (layers.value(kind, Json::object()).value(key, Json()) == v) continue;  // same as its kind
+      if (layers.value(linear_kind_of(layer), Json::object()).value(key, Json()) == v) continue;  // as its kind
       reason = fmt::format("layer {} has its own {} ({}), the TT layers do not share one rank and shape", layer, key,
                            v.dump());
       return std::nullopt;

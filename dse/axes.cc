@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "models/model_spec.h"
 
 namespace ttsim::dse {
 
@@ -52,12 +53,6 @@ std::pair<int, std::vector<std::string>> layer_rank_axis(const std::string& name
   }
   for (auto& l : layers) l = "enc" + std::to_string(encoder) + "." + l;
   return {encoder, layers};
-}
-
-/// Layer kind of an encoder layer name ("enc0.q" → "attention", "enc1.ffn_in" → "ffn_in").
-std::string kind_of_layer(const std::string& layer) {
-  const std::string l = layer.substr(layer.find('.') + 1);
-  return l == "ffn_in" || l == "ffn_out" ? l : "attention";
 }
 
 }  // namespace
@@ -173,7 +168,7 @@ Json axis_current_value(const std::string& name, const Json& model, const Json& 
   if (const auto layers = layer_rank_axis(name).second; !layers.empty()) {
     // The first layer's rank: its own override, else its kind's.
     const Json own = get(model, "/overrides/" + layers.front() + "/rank");
-    return own.is_null() ? get(model, "/layers/" + kind_of_layer(layers.front()) + "/rank") : own;
+    return own.is_null() ? get(model, "/layers/" + linear_kind_of(layers.front()) + "/rank") : own;
   }
   if (starts_with(name, "tt_rank.")) return get(model, "/layers/" + name.substr(8) + "/rank");
   if (name == "ttm_rank") return get(model, "/token_embedding/rank");

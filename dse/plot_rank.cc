@@ -11,6 +11,7 @@
 #include "dse/outputs.h"
 #include "dse/plots.h"
 #include "dse/resolve.h"
+#include "models/model_spec.h"
 
 namespace ttsim::dse {
 
@@ -29,9 +30,8 @@ bool has_layer_ranks(const Json& model) {
   if (!model.contains("overrides") || !model.at("overrides").is_object()) return false;
   for (const auto& [layer, o] : model.at("overrides").items()) {
     if (!o.is_object()) continue;
-    const std::string part = layer.substr(layer.find('.') + 1);
-    const std::string kind = part == "ffn_in" || part == "ffn_out" ? part : "attention";
-    const Json kind_rank = model.value("layers", Json::object()).value(kind, Json::object()).value("rank", Json());
+    const Json kind_rank =
+        model.value("layers", Json::object()).value(linear_kind_of(layer), Json::object()).value("rank", Json());
     if (o.contains("ranks") || (o.contains("rank") && o.at("rank") != kind_rank)) return true;
   }
   return false;

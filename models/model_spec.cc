@@ -334,9 +334,7 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
   std::vector<Slot> slots;
   for (int e = 0; e < m.encoders; ++e) {
     const std::string p = "enc" + std::to_string(e) + ".";
-    for (const char* n : {"q", "k", "v", "o"}) slots.push_back({p + n, "attention", e});
-    slots.push_back({p + "ffn_in", "ffn_in", e});
-    slots.push_back({p + "ffn_out", "ffn_out", e});
+    for (const char* n : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) slots.push_back({p + n, linear_kind_of(p + n), e});
   }
   slots.push_back({"intent_head", "intent_head", -1});
   slots.push_back({"slot_head", "slot_head", -1});
@@ -370,6 +368,12 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
     m.linears.push_back(resolve_linear(d, s.name, s.kind, s.encoder, kind->in_dim, kind->out_dim, at));
   }
   return m;
+}
+
+std::string linear_kind_of(const std::string& layer_name) {
+  if (layer_name.rfind("enc", 0) != 0 || layer_name.find('.') == std::string::npos) return layer_name;
+  const std::string part = layer_name.substr(layer_name.find('.') + 1);
+  return part == "ffn_in" || part == "ffn_out" ? part : "attention";
 }
 
 ModelSpec load_model_spec(const std::string& path) {

@@ -105,6 +105,11 @@ struct ModelSpec {
   Json to_json() const;
 };
 
+/// Layer kind of a linear layer name: "attention" for an encoder's q, k, v and o
+/// ("enc1.k"), "ffn_in" / "ffn_out" for "enc<E>.ffn_in" / "enc<E>.ffn_out"; any other name
+/// (the heads: "intent_head", "slot_head") is its own kind. The names are ModelSpec::linears'.
+std::string linear_kind_of(const std::string& layer_name);
+
 /// Loads and validates a model config. Throws InputError / ConfigError (file, JSON
 /// pointer, expected, found) on any problem: unknown keys, wrong types, factor
 /// products that differ from the dimension, ranks < 1, empty lists, out-of-range values.
