@@ -43,15 +43,8 @@ int run_emit_cmd(const std::vector<std::string>& args) {
   if (design.empty() || out.empty()) throw InputError("emit needs --design chosen.json and --out DIR (or --default-tree)");
   const dse::EmitReport r = dse::emit_design(load_json_file(design), design, out, hls_root);
   for (const auto& n : r.notes) std::cerr << "ttsim emit: note: " << n << "\n";
-  std::string link_cfg = "the link config";
-  for (const auto& f : r.files) {
-    const std::string dir = "hls/scripts/", tail = "_link.cfg";
-    if (f.rfind(dir, 0) == 0 && f.size() > tail.size() && f.compare(f.size() - tail.size(), tail.size(), tail) == 0) {
-      link_cfg = f.substr(dir.size());
-    }
-  }
   std::cout << "wrote " << out
-            << "/{hls/include/design_config.h, hls/scripts/{run_hls.tcl, hls_config.cfg, " << link_cfg << "}, Makefile, "
+            << "/{hls/include/design_config.h, hls/scripts/{run_hls.tcl, hls_config.cfg, " << r.link_cfg << "}, Makefile, "
                "README.md} and the hls/ kernel sources; `make -C "
             << out << " csim` runs the C simulation\n";
   return 0;

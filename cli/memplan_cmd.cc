@@ -167,12 +167,7 @@ int run_memplan(const std::vector<std::string>& args) {
   if (!json_out.empty()) write_file_atomic(json_out, j.dump(2) + "\n");
   // The arrays are printed (and written) either way; a build over the device is refused as
   // `simulate` and `emit` refuse it.
-  if (!over.empty()) {
-    std::string what;
-    for (const auto& o : over) what += (what.empty() ? "" : "; ") + o;
-    throw InputError(fmt::format("{} on {} does not fit {} ({}): {}", model.name, arch.name, device.name, device_path,
-                                 what));
-  }
+  require_fits(*ev, model, arch, device, device_path);
   return 0;
 }
 

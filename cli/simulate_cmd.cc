@@ -103,12 +103,7 @@ int run_simulate(const std::vector<std::string>& args) {
   // (ConfigError at its pointer); a design whose instances or memories exceed the device
   // exits 2 naming the resource.
   const auto eval = evaluate_design(model, arch, device, lengths ? &lengths->split(split) : nullptr);
-  if (!eval->over_device.empty()) {
-    std::string what;
-    for (const auto& o : eval->over_device) what += (what.empty() ? "" : "; ") + o;
-    throw InputError(fmt::format("{} on {} does not fit {} ({}): {}", model.name, arch.name, device.name,
-                                 device_path, what));
-  }
+  require_fits(*eval, model, arch, device, device_path);
   const machine::Machine& mach = eval->machine;
   const StepResult& r = eval->step;
   Json j = step_json(r, arch);

@@ -754,6 +754,7 @@ EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const
   write("hls/scripts/run_hls.tcl", scripts.run_hls_tcl);
   write("hls/scripts/hls_config.cfg", scripts.hls_config_cfg);
   write("hls/scripts/" + scripts.link_cfg_name, scripts.link_cfg);
+  report.link_cfg = scripts.link_cfg_name;
 
   std::string make =
       "# C simulation with g++ (no Vitis needed): make csim\n"

@@ -117,6 +117,7 @@ std::string find_hls_root(const std::string& given);
 struct EmitReport {
   std::vector<std::string> files;  ///< written, relative to the out folder
   std::vector<std::string> notes;  ///< e.g. the device fallback for an older chosen.json
+  std::string link_cfg;            ///< file name of the v++ link config written, e.g. "u50_link.cfg"
 };
 
 /// Writes the build folder `out_dir` for `chosen` (chosen.json's document, read from

@@ -1,5 +1,7 @@
 #include "sim/design_eval.h"
 
+#include "core/errors.h"
+
 #include <list>
 #include <map>
 #include <mutex>
@@ -98,6 +100,14 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
     recent.pop_back();
   }
   return recent.front().second;
+}
+
+void require_fits(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                  const std::string& device_file) {
+  if (e.over_device.empty()) return;
+  std::string what;
+  for (const auto& o : e.over_device) what += (what.empty() ? "" : "; ") + o;
+  throw InputError(model.name + " on " + arch.name + " does not fit " + device.name + " (" + device_file + "): " + what);
 }
 
 }  // namespace ttsim

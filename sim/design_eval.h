@@ -68,4 +68,10 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
                                                         const dataset::LengthHistogram* split,
                                                         Fidelity fidelity = Fidelity::kSystemC);
 
+/// Throws InputError "<model> on <arch> does not fit <device> (<device_file>): BRAM36 1857
+/// needed, 1344 available; ..." when `e` exceeds the device (DesignEvaluation::over_device),
+/// the refusal `simulate` and `memplan` exit 2 with.
+void require_fits(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                  const std::string& device_file);
+
 }  // namespace ttsim
