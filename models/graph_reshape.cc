@@ -1,0 +1,172 @@
+#include "models/graph_reshape.h"
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace ttsim {
+
+bool same_graph_structure(const ModelSpec& a, const ModelSpec& b) {
+  if (a.encoders != b.encoders || a.d_model != b.d_model || a.heads != b.heads || a.ffn_dim != b.ffn_dim ||
+      a.seq_len != b.seq_len || a.batch != b.batch || a.vocab != b.vocab || a.intents != b.intents ||
+      a.slot_tags != b.slot_tags) {
+    return false;
+  }
+  const EmbeddingSpec &ea = a.token_embedding, &eb = b.token_embedding;
+  if (ea.vocab != eb.vocab || ea.dim != eb.dim || ea.format != eb.format ||
+      ea.ttm.vocab_factors != eb.ttm.vocab_factors || ea.ttm.dim_factors != eb.ttm.dim_factors ||
+      ea.ttm.ranks.size() != eb.ttm.ranks.size()) {
+    return false;
+  }
+  if (a.linears.size() != b.linears.size()) return false;
+  for (std::size_t i = 0; i < a.linears.size(); ++i) {
+    const LinearLayerSpec &la = a.linears[i], &lb = b.linears[i];
+    if (la.name != lb.name || la.kind != lb.kind || la.encoder != lb.encoder || la.in_dim != lb.in_dim ||
+        la.out_dim != lb.out_dim || la.format != lb.format || la.bias != lb.bias ||
+        la.tt.in_factors != lb.tt.in_factors || la.tt.out_factors != lb.tt.out_factors ||
+        la.tt.ranks.size() != lb.tt.ranks.size()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+/// Same steps (names, roles, ops, stages, operands) and tensors (names, kinds, memories).
+bool same_plan_structure(const FlowPlan& a, const FlowPlan& b) {
+  if (a.steps.size() != b.steps.size() || a.tensors.size() != b.tensors.size()) return false;
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    const FlowStep &x = a.steps[i], &y = b.steps[i];
+    if (x.name != y.name || x.role != y.role || x.op != y.op || x.stage != y.stage || x.reads != y.reads ||
+        x.writes != y.writes) {
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+    const FlowTensor &x = a.tensors[i], &y = b.tensors[i];
+    if (x.name != y.name || x.kind != y.kind || x.memory != y.memory) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph) {
+  std::unordered_map<std::string, int> task_of, buffer_of;
+  for (const Task& t : graph.tasks) task_of.emplace(t.name, t.id);
+  for (const Buffer& b : graph.buffers) buffer_of.emplace(b.name, b.id);
+  auto find = [](const std::unordered_map<std::string, int>& m, const std::string& name) {
+    auto it = m.find(name);
+    return it == m.end() ? -1 : it->second;
+  };
+  auto need = [&](const std::unordered_map<std::string, int>& m, const std::string& name) {
+    const int id = find(m, name);
+    if (id < 0) throw std::logic_error("GraphReshaper: the graph has no " + name);
+    return id;
+  };
+  // Binds `plan` of `layer` (whose cores are "<layer>.core<k>") into the graph.
+  auto bind = [&](Site s, const std::string& layer) {
+    s.step_task.reserve(s.plan->steps.size());
+    for (const FlowStep& st : s.plan->steps) s.step_task.push_back(find(task_of, layer + "." + st.name));
+    for (const FlowTensor& t : s.plan->tensors) {
+      int buffer = -1, update = -1;
+      if (t.kind == TensorKind::kCore) {
+        const std::string core = layer + ".core" + t.name.substr(1);
+        buffer = need(buffer_of, core);
+        update = need(task_of, core + ".sgd");
+      } else if (t.kind == TensorKind::kCoreGrad) {
+        buffer = need(buffer_of, layer + ".core" + t.name.substr(2) + ".grad");
+      } else if (t.kind == TensorKind::kIntermediate) {
+        buffer = find(buffer_of, layer + "." + t.name);
+      }
+      s.tensor_buffer.push_back(buffer);
+      s.tensor_update.push_back(update);
+      int from = static_cast<int>(s.shape_from.size());
+      if (t.kind == TensorKind::kCoreGrad) {
+        const std::string core = "G" + t.name.substr(2);
+        for (std::size_t k = 0; k < s.plan->tensors.size(); ++k) {
+          if (s.plan->tensors[k].name == core) from = static_cast<int>(k);
+        }
+      }
+      s.shape_from.push_back(from);
+    }
+    sites_.push_back(std::move(s));
+  };
+  const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
+  const TtmShape& ttm = model.token_embedding.ttm;
+  if (model.token_embedding.format == WeightFormat::kTTM && ttm.cores() >= 2) {
+    Site s;
+    s.tokens = K;
+    s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K));
+    bind(std::move(s), "embedding");
+  }
+  for (std::size_t i = 0; i < model.linears.size(); ++i) {
+    const LinearLayerSpec& l = model.linears[i];
+    if (l.format != WeightFormat::kTT) continue;
+    Site s;
+    s.linear = static_cast<int>(i);
+    auto it = options.flow_by_kind.find(l.kind);
+    s.flow = it == options.flow_by_kind.end() ? Flow::kBTT : it->second;
+    // The rows of X the builder gave the layer: those of its output Y.
+    s.tokens = graph.buffers[need(buffer_of, l.name + ".Y")].shape.at(0);
+    s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens));
+    bind(std::move(s), l.name);
+  }
+}
+
+std::shared_ptr<const FlowPlan> GraphReshaper::plan_for(Site& s, const ModelSpec& model) const {
+  const std::vector<std::int64_t>& ranks =
+      s.linear < 0 ? model.token_embedding.ttm.ranks : model.linears[s.linear].tt.ranks;
+  auto it = s.by_ranks.find(ranks);
+  if (it == s.by_ranks.end()) {
+    auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens)
+                                                              : plan_linear(model.linears[s.linear], s.flow, s.tokens));
+    if (!same_plan_structure(*plan, *s.plan)) plan.reset();
+    it = s.by_ranks.emplace(ranks, std::move(plan)).first;
+  }
+  return it->second;
+}
+
+bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
+  std::vector<const FlowPlan*> plans;
+  plans.reserve(sites_.size());
+  for (Site& s : sites_) {
+    const auto p = plan_for(s, model);
+    if (!p) return false;
+    plans.push_back(p.get());
+  }
+  for (std::size_t i = 0; i < sites_.size(); ++i) {
+    const Site& s = sites_[i];
+    const FlowPlan& plan = *plans[i];
+    for (std::size_t j = 0; j < plan.steps.size(); ++j) {
+      if (s.step_task[j] < 0) continue;
+      // As Builder::task: the step's shape with the memories of the task's operands.
+      Task& t = graph.tasks[s.step_task[j]];
+      const std::uint64_t memories = t.shape.memories;
+      t.shape = plan.steps[j].shape;
+      t.shape.memories = memories;
+      if (t.op == TaskOp::kContraction) {
+        t.macs = t.shape.macs();
+      } else {
+        t.elements = t.shape.elements();
+      }
+    }
+    for (std::size_t j = 0; j < plan.tensors.size(); ++j) {
+      if (s.tensor_buffer[j] < 0) continue;
+      Buffer& b = graph.buffers[s.tensor_buffer[j]];
+      // A core gradient has its core's shape (Builder::parameter).
+      b.shape = plan.tensors[s.shape_from[j]].shape;
+      b.words = 1;
+      for (auto x : b.shape) b.words *= x;
+      if (s.tensor_update[j] >= 0) {  // the core's SGD update: 1 × words (Builder::finish)
+        Task& u = graph.tasks[s.tensor_update[j]];
+        u.shape.rows = 1;
+        u.shape.cols = b.words;
+        u.elements = u.shape.elements();
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace ttsim
