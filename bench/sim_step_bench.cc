@@ -64,7 +64,7 @@ BENCHMARK(BM_StepOnPlannedHardware)->Arg(6)->Unit(benchmark::kMillisecond);
 void BM_SystemCRun(benchmark::State& state) {
   const ModelSpec m = preset(static_cast<int>(state.range(0)));
   const StepResult r = simulate_step(m, paper(), u50(), 0);
-  const auto traffic = task_bank_traffic(r.graph, r.banks, r.footprint);
+  const auto traffic = task_bank_traffic(r.graph(), r.banks, r.footprint);
   std::uint64_t events = 0;
   for (auto _ : state) {
     EngineResult e = run_systemc(r.sched, r.banks, traffic, EngineOptions{});

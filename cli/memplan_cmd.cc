@@ -119,7 +119,7 @@ int run_memplan(const std::vector<std::string>& args) {
   // its arrays are reported here).
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);
   const machine::Machine& m = ev->machine;
-  const TaskGraph& graph = ev->step.graph;
+  const TaskGraph& graph = ev->step.graph();
   std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}\n", model.name,
                            model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name);
   std::cout << "on-chip arrays of the emitted top (banks: dim 2 of <array>[rows][banks], completely partitioned; "

@@ -164,7 +164,7 @@ int run_simulate(const std::vector<std::string>& args) {
   j["energy_joules_per_step"] = eval->step_joules ? Json(*eval->step_joules) : Json(nullptr);
   j["energy_joules_per_epoch"] = eval->epoch_joules ? Json(*eval->epoch_joules) : Json(nullptr);
 
-  const auto st = stage_cycles(r.graph, r.run.schedule);
+  const auto st = stage_cycles(r.graph(), r.run.schedule);
   const double mhz = arch.clock_mhz;
   auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
   j["calibration"] = calibration.empty() ? Json(nullptr) : Json(calibration);
@@ -178,7 +178,7 @@ int run_simulate(const std::vector<std::string>& args) {
   std::cout << fmt::format("  backward  {:>14}  {}\n", grouped(st.backward), ms(st.backward));
   std::cout << fmt::format("  update    {:>14}  {}\n", grouped(st.update), ms(st.update));
   std::cout << fmt::format("analytic (no port contention) {} cycles; {} tasks, {} events\n",
-                           grouped(r.analytic_cycles), r.graph.tasks.size(), r.run.schedule.events);
+                           grouped(r.analytic_cycles), r.graph().tasks.size(), r.run.schedule.events);
   if (epoch) {
     std::cout << fmt::format("epoch ({} split, {} samples, {} length): {} cycles = {:.3f} s\n", split,
                              grouped(epoch->samples), to_string(arch.sequence_length), grouped(epoch->cycles),
@@ -248,10 +248,10 @@ int run_simulate(const std::vector<std::string>& args) {
       std::int64_t trips = 0, cycles = 0;
     };
     KernelLatencyModel lat(arch, device);
-    lat.bind_instances(r.graph);  // the II each module instance is scheduled at
+    lat.bind_instances(r.graph());  // the II each module instance is scheduled at
     std::map<std::pair<int, std::string>, LoopRow> rows;
     std::map<std::pair<int, std::string>, int> order;
-    for (const Task& t : r.graph.tasks) {
+    for (const Task& t : r.graph().tasks) {
       for (const LoopLatency& l : lat.loops(t.unit, t.op, t.shape)) {
         int index = 0;
         const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);

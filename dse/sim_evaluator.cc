@@ -147,7 +147,7 @@ Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool deta
   const Resolved r = resolve(ctx, p);
   const auto ev = evaluate_design(*r.model, r.arch, ctx.device, ctx.has_lengths ? &ctx.train : nullptr, fidelity);
   const StepResult& s = ev->step;
-  step_metrics(s.graph, s.run.schedule, e);
+  step_metrics(s.graph(), s.run.schedule, e);
   machine_metrics(ev->machine, e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
@@ -161,7 +161,7 @@ Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool deta
   }
   set_power_metrics(ctx.device, ev->activity, ev->luts, e.metrics);
   if (detailed) {
-    e.breakdown = breakdown_json(s.graph, s.run.schedule);
+    e.breakdown = breakdown_json(s.graph(), s.run.schedule);
     e.resolved = configs_json(ctx, r);
   }
   return e;

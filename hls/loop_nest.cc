@@ -1,5 +1,6 @@
 #include "hls/loop_nest.h"
 
+#include <array>
 #include <stdexcept>
 
 namespace ttsim {
@@ -25,7 +26,14 @@ LoopSpec make_loop(const ttsim_spec::LoopSpec& l, int index, int lanes) {
 }  // namespace
 
 const ttsim_spec::KernelSpec& kernel_spec(TaskOp op) {
-  const int k = ttsim_spec::kernel_index(to_string(op));
+  // kernel_index by op, looked up once.
+  static const std::array<int, kTaskOpCount> index = [] {
+    std::array<int, kTaskOpCount> i{};
+    for (int o = 0; o < kTaskOpCount; ++o) i[o] = ttsim_spec::kernel_index(to_string(static_cast<TaskOp>(o)));
+    return i;
+  }();
+  const int o = static_cast<int>(op);
+  const int k = o >= 0 && o < kTaskOpCount ? index[o] : -1;
   if (k < 0) {
     throw std::invalid_argument(std::string("kernel_spec: no kernel of hls/include/kernel_spec.h runs TaskOp \"") +
                                 to_string(op) + "\"");

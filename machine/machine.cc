@@ -130,24 +130,36 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
   }
   const double bram_cap = std::max<std::int64_t>(1, device.bram36);
   const double uram_cap = std::max<std::int64_t>(1, device.uram288);
+  // Every mask in Gray-code order (one array changes storage per step, so the totals are
+  // updated, not summed again); among equal utilisation and blocks the lowest mask wins,
+  // as in ascending order.
   std::uint32_t best_mask = 0;
   double best_util = 0;
   std::int64_t best_blocks = -1;
-  for (std::uint32_t mask = 0; mask < (1u << deep.size()); ++mask) {
-    std::int64_t bram = base_bram, uram = 0;
-    for (std::size_t b = 0; b < deep.size(); ++b) {
-      if (mask & (1u << b)) {
+  std::int64_t bram = base_bram, uram = 0;
+  for (std::int64_t b : deep_bram) bram += b;
+  const std::uint32_t masks = 1u << deep.size();
+  for (std::uint32_t step = 0; step < masks; ++step) {
+    const std::uint32_t mask = step ^ (step >> 1);
+    if (step > 0) {
+      const std::uint32_t changed = mask ^ ((step - 1) ^ ((step - 1) >> 1));
+      std::size_t b = 0;
+      while (!(changed & (1u << b))) ++b;
+      if (mask & changed) {
+        bram -= deep_bram[b];
         uram += deep_uram[b];
       } else {
         bram += deep_bram[b];
+        uram -= deep_uram[b];
       }
     }
     const double util = std::max(bram / bram_cap, uram / uram_cap);
+    const std::int64_t blocks = bram + uram;
     if (best_blocks < 0 || util < best_util - 1e-12 ||
-        (std::abs(util - best_util) <= 1e-12 && bram + uram < best_blocks)) {
+        (std::abs(util - best_util) <= 1e-12 && (blocks < best_blocks || (blocks == best_blocks && mask < best_mask)))) {
       best_mask = mask;
       best_util = util;
-      best_blocks = bram + uram;
+      best_blocks = blocks;
     }
   }
   for (std::size_t b = 0; b < deep.size(); ++b) {
@@ -231,6 +243,8 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 
   // Schedule: program order, one task at a time.
   m.schedule.instance.assign(graph.tasks.size(), -1);
+  m.schedule.order.reserve(graph.tasks.size());
+  std::vector<std::vector<int>> loop_at(m.instances.size());  // by instance, kernel loop: its LoopTrips
   for (const Task& t : graph.tasks) {
     int idx = -1;
     for (std::size_t i = 0; i < m.instances.size(); ++i) {
@@ -248,15 +262,28 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     m.schedule.instance[t.id] = idx;
     KernelInstance& inst = m.instances[idx];
     ++inst.call_sites;
-    for (const LoopSpec& l : kernel_loops(t.op, t.shape, inst.lanes)) {
-      auto it = std::find_if(inst.loops.begin(), inst.loops.end(), [&](const LoopTrips& x) { return x.loop == l.name; });
-      if (it == inst.loops.end()) {
-        inst.loops.push_back({l.name, l.trip, l.trip});
+    // The trips of the loops kernel_loops(t.op, t.shape, inst.lanes) runs, without building
+    // their specifications; that function raises the error of a shape it refuses.
+    const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
+    std::vector<int>& at = loop_at[idx];
+    at.resize(ks.n_loops, -1);
+    const TaskShape& s = t.shape;
+    bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
+    bool any = false;
+    for (int i = 0; runs && i < ks.n_loops; ++i) {
+      const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
+      if (trip <= 0) continue;
+      any = true;
+      if (at[i] < 0) {
+        at[i] = static_cast<int>(inst.loops.size());
+        inst.loops.push_back({ks.loops[i].name, trip, trip});
       } else {
-        it->min = std::min(it->min, l.trip);
-        it->max = std::max(it->max, l.trip);
+        LoopTrips& l = inst.loops[at[i]];
+        l.min = std::min(l.min, trip);
+        l.max = std::max(l.max, trip);
       }
     }
+    if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
   }
   // Loops in specification order (the order of kernel_spec.h).
   for (KernelInstance& k : m.instances) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "machine/hls_dims.h"
+#include "models/graph_reshape.h"
 #include "models/training_graph.h"
 #include "sim/power/schedule_activity.h"
 #include "sim/power/step_power.h"
@@ -45,6 +46,40 @@ std::string design_key(const ModelSpec& model, const ArchSpec& arch, const Devic
 
 namespace {
 
+/// The padded step's graph of (model, arch): reshaped from the graph of an earlier model of
+/// the same structure and flows when this thread has one (models/graph_reshape.h: equal to
+/// the graph built for these ranks), else built. Each thread keeps the graphs of its
+/// kGraphTemplates most recent structures; a graph still held by an earlier evaluation is
+/// copied before it is reshaped, so no evaluation sees its graph change.
+std::shared_ptr<const TaskGraph> padded_graph(const ModelSpec& model, const ArchSpec& arch) {
+  constexpr std::size_t kGraphTemplates = 4;
+  struct Template {
+    ModelSpec model;
+    GraphOptions options;
+    std::shared_ptr<TaskGraph> graph;
+    std::unique_ptr<GraphReshaper> reshaper;
+  };
+  thread_local std::list<Template> templates;  // most recent first
+  const GraphOptions options = graph_options(arch, 0);
+  for (auto it = templates.begin(); it != templates.end(); ++it) {
+    if (it->options.flow_by_kind != options.flow_by_kind || !same_graph_structure(it->model, model)) continue;
+    templates.splice(templates.begin(), templates, it);
+    Template& t = templates.front();
+    if (t.graph.use_count() > 1) t.graph = std::make_shared<TaskGraph>(*t.graph);
+    if (!t.reshaper->reshape(model, *t.graph)) break;  // plans of another structure: build
+    return t.graph;
+  }
+  Template t;
+  t.model = model;
+  t.options = options;
+  t.graph = std::make_shared<TaskGraph>(build_training_graph(model, options));
+  t.reshaper = std::make_unique<GraphReshaper>(model, options, *t.graph);
+  std::shared_ptr<const TaskGraph> g = t.graph;
+  templates.push_front(std::move(t));
+  if (templates.size() > kGraphTemplates) templates.pop_back();
+  return g;
+}
+
 std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const ArchSpec& arch,
                                                  const DeviceSpec& device, const dataset::LengthHistogram* split,
                                                  Fidelity fidelity) {
@@ -55,7 +90,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   EngineOptions options;
   options.analytic = fidelity == Fidelity::kAnalytic;
   auto e = std::make_shared<DesignEvaluation>();
-  e->step = simulate_step(model, arch, device, 0, options);
+  e->step = simulate_step(model, arch, device, padded_graph(model, arch), options);
   e->machine = *e->step.machine;
   e->over_device = machine::over_device(e->machine, device);
   if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step, options);

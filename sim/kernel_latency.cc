@@ -58,12 +58,17 @@ int sites_mii(const LoopCost::Sites* sites, int n) {
 
 }  // namespace
 
-int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
-                        std::uint64_t memories) {
-  if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
-  // Accesses per iteration, per distinct array, then pooled by memory.
-  int pooled[ttsim_spec::kMemoryIds] = {};
-  int mii = 1;
+namespace {
+
+/// Accesses per iteration of one loop to each distinct array it touches, with the array's
+/// argument slot in the kernel (ttsim_spec::kernel_array_slot).
+struct ArrayAccesses {
+  int slot = 0;
+  int accesses = 0;
+};
+
+std::vector<ArrayAccesses> array_accesses(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k) {
+  std::vector<ArrayAccesses> out;
   for (int a = 0; a < l.n_access; ++a) {
     bool seen = false;
     for (int b = 0; b < a && !seen; ++b) seen = ttsim_spec::str_eq(l.access[b].array, l.access[a].array);
@@ -73,11 +78,56 @@ int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelS
       if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
       accesses += l.access[b].reads + l.access[b].writes;
     }
-    const int m = ttsim_spec::memory_of(memories, ttsim_spec::kernel_array_slot(k, l.access[a].array));
+    out.push_back({ttsim_spec::kernel_array_slot(k, l.access[a].array), accesses});
+  }
+  return out;
+}
+
+/// array_accesses of loop `l` of kernel `k`, computed once for the loops of
+/// ttsim_spec::kKernelSpecs (found by the kernel's task op and the loop's position in `k`);
+/// null for a loop outside `k`'s loops.
+const std::vector<ArrayAccesses>* spec_array_accesses(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k) {
+  static const std::vector<std::vector<std::vector<ArrayAccesses>>> table = [] {
+    std::vector<std::vector<std::vector<ArrayAccesses>>> t(ttsim_spec::kKernelSpecCount);
+    for (int i = 0; i < ttsim_spec::kKernelSpecCount; ++i) {
+      const ttsim_spec::KernelSpec& ks = ttsim_spec::kKernelSpecs[i];
+      for (int j = 0; j < ks.n_loops; ++j) t[i].push_back(array_accesses(ks.loops[j], ks));
+    }
+    return t;
+  }();
+  // kKernelSpecs is constexpr in a header: each translation unit has its own copy, so the
+  // kernel is found by name, not by address.
+  thread_local const ttsim_spec::KernelSpec* last = nullptr;
+  thread_local int last_index = -1;
+  if (&k != last) {
+    last_index = ttsim_spec::kernel_index(k.task_op);
+    last = &k;
+  }
+  const int ki = last_index;
+  if (ki >= 0) {
+    const std::ptrdiff_t li = &l - k.loops;
+    if (li >= 0 && li < k.n_loops) return &table[ki][li];
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
+                        std::uint64_t memories) {
+  if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
+  // Accesses per iteration, per distinct array, then pooled by memory.
+  int pooled[ttsim_spec::kMemoryIds] = {};
+  int mii = 1;
+  std::vector<ArrayAccesses> own;
+  const std::vector<ArrayAccesses>* accesses = spec_array_accesses(l, k);
+  if (!accesses) accesses = &(own = array_accesses(l, k));
+  for (const ArrayAccesses& a : *accesses) {
+    const int m = ttsim_spec::memory_of(memories, a.slot);
     if (m == ttsim_spec::kOwnMemory) {
-      mii = std::max(mii, static_cast<int>(ceil_div(accesses, ttsim_spec::kBankPorts)));
+      mii = std::max(mii, static_cast<int>(ceil_div(a.accesses, ttsim_spec::kBankPorts)));
     } else {
-      pooled[m] += accesses;
+      pooled[m] += a.accesses;
     }
   }
   for (int m = 1; m < ttsim_spec::kMemoryIds; ++m) mii = std::max(mii, static_cast<int>(ceil_div(pooled[m], ttsim_spec::kBankPorts)));

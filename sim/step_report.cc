@@ -53,7 +53,7 @@ std::vector<KernelBreakdown> kernel_breakdown(const StepResult& r, const ArchSpe
       out.push_back(b);
     }
   }
-  for (const Task& t : r.graph.tasks) {
+  for (const Task& t : r.graph().tasks) {
     const TaskTime& tt = r.run.schedule.tasks[t.id];
     KernelBreakdown& b = out[first[static_cast<int>(t.unit)] + tt.unit_index];
     ++b.tasks;
@@ -69,7 +69,7 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
   Json j;
   j["tokens"] = r.tokens;
   j["step_cycles"] = s.makespan;
-  const StageCycles st = stage_cycles(r.graph, s);
+  const StageCycles st = stage_cycles(r.graph(), s);
   j["stage_cycles"] = {{"forward", st.forward}, {"backward", st.backward}, {"update", st.update}};
   j["clock_mhz"] = arch.clock_mhz;
   j["step_seconds"] = s.makespan / (arch.clock_mhz * 1e6);
@@ -82,7 +82,7 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
                             {"total", r.occupancy.peak_total_bytes}};
   Json layers = Json::array();
   LayerBreakdown total{"total", 0, 0, 0, 0, s.makespan};
-  for (const auto& l : layer_breakdown(r.graph, s)) {
+  for (const auto& l : layer_breakdown(r.graph(), s)) {
     layers.push_back({{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs},
                       {"busy_cycles", l.busy_cycles}, {"start", l.start}, {"end", l.end}});
     total.tasks += l.tasks;
@@ -108,7 +108,7 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
   kernels.push_back({{"name", "total"}, {"unit", "all"}, {"tasks", tasks}, {"busy_cycles", busy},
                      {"utilization", mean}});
   j["kernels"] = kernels;
-  j["tasks"] = r.graph.tasks.size();
+  j["tasks"] = r.graph().tasks.size();
   j["events"] = s.events;
   return j;
 }

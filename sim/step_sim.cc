@@ -20,17 +20,18 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens) {
 
 namespace {
 
-// Graph, schedule graph and footprints of `tokens` tokens.
+// Graph (`graph`, or built when null), schedule graph and footprints of `tokens` tokens.
 StepResult prepare(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                   std::int64_t tokens) {
+                   std::int64_t tokens, std::shared_ptr<const TaskGraph> graph = nullptr) {
   StepResult r;
   r.tokens = tokens > 0 ? tokens : model.tokens();
-  r.graph = build_training_graph(model, graph_options(arch, tokens));
+  r.graph_ptr = graph ? std::move(graph)
+                      : std::make_shared<const TaskGraph>(build_training_graph(model, graph_options(arch, tokens)));
   KernelLatencyModel latency(arch, device);
-  latency.bind_instances(r.graph);  // one static schedule per module instance
-  r.sched = make_sched_graph(r.graph, arch, latency);
-  r.fused = fused_buffers(r.graph, arch.fusion);
-  r.footprint = buffer_footprints(r.graph, r.fused);
+  latency.bind_instances(r.graph());  // one static schedule per module instance
+  r.sched = make_sched_graph(r.graph(), arch, latency);
+  r.fused = fused_buffers(r.graph(), arch.fusion);
+  r.footprint = buffer_footprints(r.graph(), r.fused);
   return r;
 }
 
@@ -45,12 +46,12 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
     r.run.instances = r.sched.unit_count;
     r.analytic_cycles = r.run.schedule.makespan;
   } else {
-    const auto traffic = task_bank_traffic(r.graph, r.banks, r.footprint);
+    const auto traffic = task_bank_traffic(r.graph(), r.banks, r.footprint);
     r.run = run_systemc(r.sched, r.banks, traffic, options);
     r.analytic_cycles = options.unlimited_units ? critical_path_cycles(r.sched)
                                                 : list_schedule(r.sched).makespan;
   }
-  r.occupancy = compute_occupancy(r.graph, r.run.schedule, r.footprint);
+  r.occupancy = compute_occupancy(r.graph(), r.run.schedule, r.footprint);
 }
 
 }  // namespace
@@ -73,14 +74,14 @@ void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, cons
 /// the arch's unit counts (the what-if studies).
 StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const ArchSpec& built,
                            const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options,
-                           bool machine_units) {
-  StepResult r = prepare(model, arch, device, tokens);
+                           bool machine_units, std::shared_ptr<const TaskGraph> graph = nullptr) {
+  StepResult r = prepare(model, arch, device, tokens, std::move(graph));
   if (r.tokens == model.tokens()) {
-    r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph));
+    r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph()));
   } else {
     // Buffers keep their names and ids at every length: the padded step's placement holds.
     const TaskGraph padded = build_training_graph(model, graph_options(built, 0));
-    require_same_buffers(r.graph, padded, "simulate_step");
+    require_same_buffers(r.graph(), padded, "simulate_step");
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, padded));
   }
   r.banks = machine_bank_map(*r.machine);
@@ -103,6 +104,12 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
   return step_on_machine(model, arch, arch, device, tokens, options, true);
 }
 
+StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                         std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options) {
+  if (!padded_graph) throw std::invalid_argument("simulate_step: no graph");
+  return step_on_machine(model, arch, arch, device, 0, options, true, std::move(padded_graph));
+}
+
 StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                             std::int64_t tokens, EngineOptions options) {
   ArchSpec built = arch;
@@ -115,7 +122,7 @@ StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const 
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
                             const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
   StepResult r = prepare(model, arch, device, tokens);
-  require_same_buffers(r.graph, hardware.graph, "simulate_step_on");
+  require_same_buffers(r.graph(), hardware.graph(), "simulate_step_on");
   r.machine = hardware.machine;
   r.banks = hardware.banks;
   r.sched.unit_count = hardware.sched.unit_count;  // the same hardware dispatches to the same units

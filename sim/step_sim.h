@@ -24,7 +24,10 @@ namespace ttsim {
 /// Everything a simulated step produced.
 struct StepResult {
   std::int64_t tokens = 0;                ///< tokens processed (batch × sequence length)
-  TaskGraph graph;
+  /// The step's task graph, shared rather than copied: the analytic fast path
+  /// (sim/design_eval.h) re-derives one graph per model structure for every rank assignment.
+  std::shared_ptr<const TaskGraph> graph_ptr;
+  const TaskGraph& graph() const { return *graph_ptr; }
   SchedGraph sched;
   std::vector<bool> fused;                ///< by buffer id (arch.fusion)
   std::vector<std::int64_t> footprint;    ///< on-chip words by buffer id
@@ -49,6 +52,13 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens);
 /// out (machine::check_buildable) and InputError for inconsistent inputs.
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::int64_t tokens, EngineOptions options = {});
+
+/// simulate_step of the padded step (tokens 0) on `padded_graph`, which must equal
+/// build_training_graph(model, graph_options(arch, 0)) (as a graph reshaped for the model's
+/// ranks does, models/graph_reshape.h): the analytic fast path's entry, which saves the
+/// graph's construction. Throws as simulate_step, and std::invalid_argument for a null graph.
+StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                         std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options = {});
 
 /// A what-if step for the engine's own studies: `arch` may ask for what the emitted top
 /// does not build (several engines, the parallel policy and its refinements, fusion); the

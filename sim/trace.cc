@@ -23,7 +23,7 @@ std::string chrome_trace_json(const StepResult& r, const ArchSpec& arch) {
     if (kernels[i].index == 0) first_tid[static_cast<int>(kernels[i].kind)] = static_cast<int>(i);
     meta(1, static_cast<int>(i), "thread_name", kernels[i].name);
   }
-  for (const Task& t : r.graph.tasks) {
+  for (const Task& t : r.graph().tasks) {
     const TaskTime& tt = r.run.schedule.tasks[t.id];
     ev.push_back({{"ph", "X"},
                   {"pid", 1},
@@ -50,7 +50,7 @@ std::string chrome_trace_json(const StepResult& r, const ArchSpec& arch) {
     ev.push_back({{"ph", "X"},
                   {"pid", 2},
                   {"tid", s.bank},
-                  {"name", r.graph.tasks[s.task].name},
+                  {"name", r.graph().tasks[s.task].name},
                   {"ts", s.start * us_per_cycle},
                   {"dur", (s.end - s.start) * us_per_cycle},
                   {"args", {{"ports", s.ports}, {"task", s.task}}}});

@@ -97,7 +97,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_EQ(m.at("step_cycles").get<double>(), static_cast<double>(step.run.schedule.makespan));
   EXPECT_EQ(m.at("epoch_seconds").get<double>(), epoch.seconds);
   // Hardware figures are the emitted build's (machine/machine.h), as `simulate` prints them.
-  const machine::Machine mach = machine::describe(model, arch, device, step.graph);
+  const machine::Machine mach = machine::describe(model, arch, device, step.graph());
   EXPECT_EQ(m.at("onchip_bytes").get<double>(), static_cast<double>(mach.onchip_bytes()));
   EXPECT_EQ(m.at("bram36").get<double>(), static_cast<double>(mach.bram36()));
   EXPECT_EQ(m.at("uram288").get<double>(), static_cast<double>(mach.uram288()));

@@ -90,7 +90,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   }
   // Banks are the emitted build's: Σ over its arrays of the partition factor.
   const machine::Machine mach =
-      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph);
+      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
   double banks = 0;
   for (const auto& m : mach.memories) banks += m.partition;
   EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + kControlLutsPerUnitInstance * instances +

@@ -84,7 +84,7 @@ TEST_F(Behaviour, ParallelMergesShortenTheMergeChains) {
   auto merge_span = [&](const ArchSpec& a) {
     const StepResult r = simulate_what_if(m2, a, u50, 0, unlimited);
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> span;
-    for (const Task& t : r.graph.tasks) {
+    for (const Task& t : r.graph().tasks) {
       if (t.role != "btt.merge_left" && t.role != "btt.merge_right") continue;
       auto& s = span.try_emplace(t.layer, INT64_MAX, 0).first->second;
       s.first = std::min(s.first, r.run.schedule.tasks[t.id].start);

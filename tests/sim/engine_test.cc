@@ -181,7 +181,7 @@ TEST_F(EngineTest, RepeatedRunsInOneProcessAreIdentical) {
 TEST_F(EngineTest, RandomExtraLatenciesKeepEveryDependency) {
   const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
   const StepResult base = simulate_what_if(m, arch, u50, 0);
-  const auto traffic = task_bank_traffic(base.graph, base.banks, base.footprint);
+  const auto traffic = task_bank_traffic(base.graph(), base.banks, base.footprint);
   for (std::uint32_t seed = 1; seed <= 10; ++seed) {
     std::mt19937 rng(seed);
     EngineOptions o;
@@ -189,16 +189,16 @@ TEST_F(EngineTest, RandomExtraLatenciesKeepEveryDependency) {
     for (auto& e : o.extra_cycles) e = rng() % 5000;
     const EngineResult r = run_systemc(base.sched, base.banks, traffic, o);  // throws on deadlock
     const Schedule& s = r.schedule;
-    for (const Task& t : base.graph.tasks) {
+    for (const Task& t : base.graph().tasks) {
       EXPECT_GE(s.tasks[t.id].end - s.tasks[t.id].start, base.sched.tasks[t.id].cycles + o.extra_cycles[t.id]);
       for (int d : t.deps) {
         ASSERT_GE(s.tasks[t.id].start, s.tasks[d].end) << "seed " << seed << ": " << t.name << " after "
-                                                       << base.graph.tasks[d].name;
+                                                       << base.graph().tasks[d].name;
       }
     }
     // No unit instance runs two tasks at once.
-    for (const Task& a : base.graph.tasks) {
-      for (const Task& b : base.graph.tasks) {
+    for (const Task& a : base.graph().tasks) {
+      for (const Task& b : base.graph().tasks) {
         if (a.id >= b.id || a.unit != b.unit || s.tasks[a.id].unit_index != s.tasks[b.id].unit_index) continue;
         ASSERT_TRUE(s.tasks[a.id].end <= s.tasks[b.id].start || s.tasks[b.id].end <= s.tasks[a.id].start);
       }

@@ -33,8 +33,8 @@ TEST_F(Fixture, FiniteUnitsNoContentionEqualsListSchedule) {
   Schedule ls = list_schedule(r.sched);
   EXPECT_EQ(r.run.schedule.makespan, ls.makespan);
   for (std::size_t i = 0; i < ls.tasks.size(); ++i) {
-    ASSERT_EQ(r.run.schedule.tasks[i].start, ls.tasks[i].start) << r.graph.tasks[i].name;
-    ASSERT_EQ(r.run.schedule.tasks[i].unit_index, ls.tasks[i].unit_index) << r.graph.tasks[i].name;
+    ASSERT_EQ(r.run.schedule.tasks[i].start, ls.tasks[i].start) << r.graph().tasks[i].name;
+    ASSERT_EQ(r.run.schedule.tasks[i].unit_index, ls.tasks[i].unit_index) << r.graph().tasks[i].name;
   }
 }
 
@@ -46,7 +46,7 @@ TEST_F(Fixture, ContentionNeverBeatsAnalytic) {
   StepResult f = simulate_step(m2, paper, u50, 0);
   EXPECT_GE(f.run.schedule.makespan, list_schedule(f.sched).makespan);
   std::cout << "contended " << f.run.schedule.makespan << " analytic " << f.analytic_cycles
-            << " tasks " << f.graph.tasks.size() << " banks " << f.banks.banks.size() << "\n";
+            << " tasks " << f.graph().tasks.size() << " banks " << f.banks.banks.size() << "\n";
 }
 
 }  // namespace

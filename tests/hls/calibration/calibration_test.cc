@@ -498,10 +498,10 @@ TEST(CalibratedSimulator, TaskCyclesFollowTheCalibration) {
   apply_calibration(c, arch_cal, device_cal);
   const StepResult un = simulate_step(model, arch, device, 0);
   const StepResult ca = simulate_step(model, arch_cal, device_cal, 0);
-  ASSERT_EQ(un.graph.tasks.size(), ca.graph.tasks.size());
+  ASSERT_EQ(un.graph().tasks.size(), ca.graph().tasks.size());
   int calibrated = 0;
-  const auto instance_ii = expected_instance_ii(ca.graph, arch, device, c);
-  for (const Task& t : ca.graph.tasks) {
+  const auto instance_ii = expected_instance_ii(ca.graph(), arch, device, c);
+  for (const Task& t : ca.graph().tasks) {
     const std::int64_t got = ca.sched.tasks[static_cast<std::size_t>(t.id)].cycles;
     calibrated += c.kernels.count(t.op) ? 1 : 0;
     EXPECT_EQ(got, expected_cycles(t, arch, device, c, instance_ii)) << t.name;

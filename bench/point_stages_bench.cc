@@ -1,0 +1,97 @@
+// What one analytic design point costs, stage by stage (2 and 6 encoders, the u50_paper
+// arch): model parse, task graph, machine description, instance binding and schedule
+// graph, list schedule, bank map and activity, occupancy. The sum is what the explorer's
+// analytic evaluator spends per point beyond patching the point's JSON and writing it.
+// Run from the workspace (or via `bazel run`) so configs/ resolves.
+
+#include <benchmark/benchmark.h>
+
+#include "core/json_view.h"
+#include "machine/machine.h"
+#include "models/model_spec.h"
+#include "models/training_graph.h"
+#include "sim/analytic.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/kernel_latency.h"
+#include "sim/machine_banks.h"
+#include "sim/occupancy.h"
+#include "sim/power/step_power.h"
+#include "sim/sched_graph.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+namespace {
+
+const DeviceSpec& u50() {
+  static const DeviceSpec d = load_device_spec("configs/devices/u50.json");
+  return d;
+}
+const ArchSpec& paper() {
+  static const ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
+  return a;
+}
+std::string preset_file(std::int64_t encoders) { return "configs/models/atis_" + std::to_string(encoders) + "enc.json"; }
+
+void BM_ParseModel(benchmark::State& state) {
+  const Json doc = load_json_file(preset_file(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(parse_model_spec(doc, "model.json").linears.size());
+}
+BENCHMARK(BM_ParseModel)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_BuildGraph(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(build_training_graph(m, graph_options(paper(), 0)).tasks.size());
+}
+BENCHMARK(BM_BuildGraph)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_Describe(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  const TaskGraph g = build_training_graph(m, graph_options(paper(), 0));
+  for (auto _ : state) benchmark::DoNotOptimize(machine::describe(m, paper(), u50(), g).bram36());
+}
+BENCHMARK(BM_Describe)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_BindAndSchedGraph(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  const TaskGraph g = build_training_graph(m, graph_options(paper(), 0));
+  for (auto _ : state) {
+    KernelLatencyModel lat(paper(), u50());
+    lat.bind_instances(g);
+    benchmark::DoNotOptimize(make_sched_graph(g, paper(), lat).tasks.size());
+  }
+}
+BENCHMARK(BM_BindAndSchedGraph)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_ActivityAndOccupancy(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  EngineOptions o;
+  o.analytic = true;
+  const StepResult r = simulate_step(m, paper(), u50(), 0, o);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(machine_bank_map(*r.machine));
+    benchmark::DoNotOptimize(step_activity(r, paper(), u50()));
+    benchmark::DoNotOptimize(compute_occupancy(r.graph(), r.run.schedule, r.footprint));
+  }
+}
+BENCHMARK(BM_ActivityAndOccupancy)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_HlsDesign(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(machine::hls_design(m, paper(), "arch.json").layout.param_words);
+}
+BENCHMARK(BM_HlsDesign)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_AnalyticStep(benchmark::State& state) {
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  EngineOptions o;
+  o.analytic = true;
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_step(m, paper(), u50(), 0, o).run.schedule.makespan);
+}
+BENCHMARK(BM_AnalyticStep)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace ttsim
+
+// libsystemc.so defines main(), which would win over the one in libbenchmark_main.a.
+BENCHMARK_MAIN();
