@@ -97,12 +97,22 @@ Json values_json(const SweepSpec& sweep, const Row& r) {
 }
 
 // The clock (MHz) a point's resolved arch runs at, if it names one.
-std::optional<double> clock_of(const Json& point) {
-  const Json& configs = point.at("configs");
-  if (!configs.contains("arch")) return std::nullopt;
-  const Json& arch = configs.at("arch");
-  if (!arch.contains("clock_mhz") || !arch.at("clock_mhz").is_number()) return std::nullopt;
-  return arch.at("clock_mhz").get<double>();
+// The clock a point runs at: its arch document's clock_mhz, else the resolved arch's
+// (the default the loader fills in); nullopt when the arch does not load.
+std::optional<double> clock_of(const SweepEvaluation& eval, const ResultRow& r) {
+  const Json* arch = &r.point.arch;
+  Json resolved;
+  if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) {
+    try {
+      resolved = eval.evaluators().analytic->resolved_configs(r.point);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (!resolved.contains("arch")) return std::nullopt;
+    arch = &resolved.at("arch");
+    if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) return std::nullopt;
+  }
+  return arch->at("clock_mhz").get<double>();
 }
 
 // Every default the run priced with, per clock the points run at (the device's figures at
@@ -138,12 +148,12 @@ PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval
   for_each_row(eval, state, f, [&](const ResultRow& r) {
     const std::string line = csv_row(r);
     csv.write(line);
-    Json p = point_json(eval, r);
-    if (const auto mhz = clock_of(p)) pass.clocks.insert(*mhz);
+    Json p = point_json(eval, r, false);
+    if (const auto mhz = clock_of(eval, r)) pass.clocks.insert(*mhz);
     jsonl.write(p.dump() + "\n");
     if (r.on_front) {
       if (pareto) pareto->write(line);
-      pass.front.push_back(std::move(p));
+      pass.front.push_back(point_json(eval, r, true));
     }
   });
   csv.commit();
@@ -209,7 +219,7 @@ Json chosen_json(const SweepEvaluation& eval, const RunState& state, const Final
 
 }  // namespace
 
-Json point_json(const SweepEvaluation& eval, const ResultRow& r) {
+Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
   const auto& sweep = eval.sweep();
   Json p{{"id", r.id}, {"name", point_name(sweep, r.id)}, {"values", values_json(sweep, r)},
          {"fidelity", r.rec.best().fidelity}, {"feasible", r.verdict.feasible},
@@ -218,6 +228,7 @@ Json point_json(const SweepEvaluation& eval, const ResultRow& r) {
   if (!r.verdict.feasible) p["reason"] = r.verdict.reason;
   add_power_and_accuracy(r.rec.best(), p);
   if (r.rec.has_systemc) p["analytic_metrics"] = metrics_json(r.rec.analytic);
+  if (!configs) return p;
   try {
     p["configs"] = eval.evaluators().analytic->resolved_configs(r.point);
   } catch (const std::exception& e) {

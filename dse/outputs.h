@@ -7,8 +7,10 @@
 //                  reason when infeasible
 //   results.jsonl  one JSON object per line per evaluated point, ascending id (point_json):
 //                  the same data plus the power and accuracy keys of `ttsim simulate
-//                  --json`, the analytic metrics of a SystemC-evaluated point and the
-//                  resolved configs (model and arch with defaults)
+//                  --json` and the analytic metrics of a SystemC-evaluated point (the
+//                  resolved configs only on the front's points, in results.json: a point's
+//                  axis values and the sweep give the rest, and a million-point run would
+//                  otherwise write gigabytes)
 //   pareto.csv     the results.csv columns for the Pareto-front rows (not written, and
 //                  removed, when the run was interrupted: there is no finished front)
 //   results.json   the run's summary: provenance (sweep, files, device, fidelity,
@@ -47,9 +49,9 @@ std::string write_summary(const std::string& dir, const SweepEvaluation& eval, c
 /// The JSON object of one point in results.jsonl and results.json's front: id, name, axis
 /// values, fidelity, feasible, on_front, metrics (null = unavailable), reference label,
 /// reason when infeasible, power_watts, energy_joules_per_epoch, tt_rank, accuracy_source,
-/// analytic_metrics (when SystemC-evaluated) and the resolved configs ({"error"} when
-/// they do not load).
-Json point_json(const SweepEvaluation& eval, const ResultRow& row);
+/// analytic_metrics (when SystemC-evaluated) and, with `configs`, the resolved configs
+/// ({"error"} when they do not load).
+Json point_json(const SweepEvaluation& eval, const ResultRow& row, bool configs);
 
 /// The sweep's constraints in words: "resources within 95% of the device (BRAM36 1344,
 /// ...), compression >= 10x, accuracy >= 0.84".

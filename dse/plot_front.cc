@@ -9,6 +9,7 @@
 #include "dse/front_views.h"
 #include "dse/gnuplot.h"
 #include "dse/outputs.h"
+#include "dse/result_rows.h"
 #include "dse/plots.h"
 #include "dse/resolve.h"
 
@@ -212,6 +213,23 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
     const bool max_x = metric_info(v.x).maximize, max_y = metric_info(v.y).maximize;
     const auto on = pair_front(xs, max_x, ys, max_y);
     for (std::size_t i = 0; i < pts.size(); ++i) pts[i].pair_front = on[i];
+    // A large run plots its notable designs (on either front, references, the chosen one)
+    // and an evenly spaced sample of the others: at most kShownPointsMax markers.
+    const std::size_t feasible = pts.size();
+    auto notable = [](const ViewPoint& p) { return p.pair_front || p.front || p.reference || p.chosen; };
+    std::size_t others = 0, n_notable = 0;
+    for (const auto& p : pts) (notable(p) ? n_notable : others) += 1;
+    std::size_t others_shown = others;
+    if (feasible > kShownPointsMax) {
+      const std::size_t room = std::max<std::size_t>(1, kShownPointsMax > n_notable ? kShownPointsMax - n_notable : 1);
+      std::vector<ViewPoint> kept;
+      std::size_t k = 0;
+      for (const auto& p : pts) {
+        if (notable(p) || in_sample(k++, others, room)) kept.push_back(p);
+      }
+      pts = std::move(kept);
+      others_shown = pts.size() - n_notable;
+    }
     // The pair's non-dominated points first, by x; the line is drawn from its own file.
     std::stable_sort(pts.begin(), pts.end(), [](const ViewPoint& a, const ViewPoint& b) {
       if (a.pair_front != b.pair_front) return a.pair_front;
@@ -239,7 +257,7 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
     }
     const std::string title =
         n_obj == 2 ? fmt::format("Pareto front: {} vs {} ({})", ay.label, ax.label,
-                                 count_of(pts.size(), "feasible design"))
+                                 count_of(feasible, "feasible design"))
                    : fmt::format("Projection of the {}-objective front: {} vs {}", n_obj, ay.label,
                                  ax.label);
     std::string objectives, rings;
@@ -258,9 +276,13 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
                           the_designs(n_pair), ax.label, ay.label);
     const std::string caption = fmt::format(
         "{}. {}; blue: {} on the Pareto front of all {} objectives ({}); a blue point without a "
-        "black ring is beaten here by a design that is worse on another objective; grey: the other "
-        "feasible designs.{}",
-        count_of(pts.size(), "feasible design"), pair_text, the_designs(n_front), n_obj, objectives,
+        "black ring is beaten here by a design that is worse on another objective; grey: {}.{}",
+        count_of(feasible, "feasible design"), pair_text, the_designs(n_front), n_obj, objectives,
+        others_shown == others
+            ? std::string("the other feasible designs")
+            : fmt::format("an evenly spaced sample (by id) of {} of the {} other feasible designs, which "
+                          "results.csv lists all of",
+                          others_shown, others),
         rings.empty() ? "" : " Numbered rings: " + rings + ".");
     if (run_gnuplot(dir, name, view_script(name, title, ax, ay, pts, staircase), notes)) {
       plots.push_back({name + ".svg", {name + ".csv", name + "_line.csv"}, title, caption});

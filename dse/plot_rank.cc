@@ -43,6 +43,13 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
                                       const RunState& state, const FinalResult& f,
                                       std::vector<std::string>& notes) {
   const auto& sweep = eval.sweep();
+  for (const auto& a : sweep.space.axes()) {
+    if (a.name.rfind("tt_rank.", 0) == 0) {  // per-layer ranks: no one rank per design
+      notes.push_back("rank_compression.svg not drawn: the sweep sets TT ranks per layer (axis " + a.name +
+                      "), so its designs have no single TT rank");
+      return {};
+    }
+  }
   std::map<std::pair<double, double>, RankCell> cells;  // (encoders, rank)
   state.for_each([&](PointId id, const PointRecord& r) {  // one point in memory at a time
     const PointConfig p = resolve_point(sweep, id);

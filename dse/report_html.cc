@@ -233,14 +233,20 @@ void write_report_html(const std::string& dir, const SweepEvaluation& eval, cons
                   "header to sort.</p>\n<div class=\"scroll\">",
                   front.size(), html_escape(objectives_text(eval)), link(dir, "pareto.csv"));
   h += points_table_html("pareto", eval, front, f.chosen, false) + "</div></section>\n";
-  h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>The rows of {}, with the "
+  const bool sampled = f.evaluated > kShownPointsMax;
+  const std::string which =
+      sampled ? fmt::format("An evenly spaced sample (one row in {}, by id) of the rows of {}; that file has all {}",
+                            (f.evaluated + kShownPointsMax - 1) / kShownPointsMax, link(dir, "results.csv"), f.evaluated)
+              : fmt::format("The rows of {}", link(dir, "results.csv"));
+  h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>{}, with the "
                    "reason of every infeasible point.</p>\n<div class=\"controls\"><input type=\"search\" "
                    "data-filter=\"points\" placeholder=\"filter: whole words every shown row contains\"> "
                    "<label><input type=\"checkbox\" data-feasible-only=\"points\"> feasible only</label> "
                    "<span data-count=\"points\"></span></div>\n<div class=\"scroll\">",
-                   f.evaluated, link(dir, "results.csv"));
+                   f.evaluated, which);
   out.write(h + points_table_head_html("points", eval, true));
-  for_each_row(eval, state, f, [&](const ResultRow& r) { out.write(points_table_row_html(r, f.chosen, true)); });
+  for_each_row(eval, state, f, [&](const ResultRow& r) { out.write(points_table_row_html(r, f.chosen, true)); },
+               kShownPointsMax);
   h = points_table_tail_html() + "</div></section>\n";
 
   h += "<section id=\"notes\"><h2>Notes</h2>\n<ul>\n";

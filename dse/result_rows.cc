@@ -26,11 +26,18 @@ ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const F
   return r;
 }
 
+bool in_sample(std::size_t index, std::size_t count, std::size_t max) {
+  if (count <= max) return true;
+  const std::size_t stride = (count + max - 1) / max;
+  return index % stride == 0;
+}
+
 void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
-                  const std::function<void(const ResultRow&)>& fn) {
+                  const std::function<void(const ResultRow&)>& fn, std::size_t max_rows) {
+  std::size_t i = 0;
   for (const auto& [id, s] : state.points) {
     (void)s;
-    fn(result_row(eval, state, f, id));
+    if (in_sample(i++, state.points.size(), max_rows)) fn(result_row(eval, state, f, id));
   }
 }
 

@@ -30,10 +30,22 @@ struct ResultRow {
 ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& final,
                      PointId id);
 
-/// Calls `fn` with the row of every evaluated point in ascending id, one row in memory at
-/// a time.
+/// Points a run shows one by one in its plots and in report.html's table of every point
+/// (each marker or row costs about a kilobyte there): a larger run shows its Pareto front,
+/// references and chosen design and an evenly spaced sample of the other points, and says
+/// so; results.csv and results.jsonl always hold every point.
+constexpr std::size_t kShownPointsMax = 2000;
+
+/// Whether the `index`-th (0-based) of `count` points is in the evenly spaced sample of at
+/// most `max` (max >= 1): every point when count <= max, else every ceil(count / max)-th
+/// from the first.
+bool in_sample(std::size_t index, std::size_t count, std::size_t max);
+
+/// Calls `fn` with the row of every evaluated point in ascending id (of the evenly spaced
+/// sample of at most `max_rows` of them, in_sample), one row in memory at a time.
 void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& final,
-                  const std::function<void(const ResultRow&)>& fn);
+                  const std::function<void(const ResultRow&)>& fn,
+                  std::size_t max_rows = static_cast<std::size_t>(-1));
 
 /// The rows of the Pareto front's points, sorted by the first objective (best first),
 /// then id: the order summary.md and report.html list them in.
