@@ -222,6 +222,13 @@ void check_buildable(const ArchSpec& arch) {
 
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph) {
+  KernelLatencyModel lat(arch, device);
+  lat.bind_instances(graph);
+  return describe(model, arch, device, graph, lat);
+}
+
+Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                 const TaskGraph& graph, const KernelLatencyModel& lat) {
   check_buildable(arch);
   const std::string file = arch.source_file.empty() ? arch.name : arch.source_file;
   const HlsDesign hd = hls_design(model, arch, file);
@@ -299,8 +306,6 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
   }
   // The II of every loop: one static schedule per instance, at its worst call.
   {
-    KernelLatencyModel lat(arch, device);
-    lat.bind_instances(graph);
     for (KernelInstance& k : m.instances) {
       const std::vector<LoopLatency> classes = lat.loop_classes(k.unit, k.op);
       for (LoopTrips& t : k.loops) {

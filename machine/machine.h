@@ -31,6 +31,7 @@
 #include "models/task_graph.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
+#include "sim/kernel_latency.h"
 
 namespace ttsim::machine {
 
@@ -152,6 +153,11 @@ void check_buildable(const ArchSpec& arch);
 /// module.
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph);
+
+/// describe with `bound`, the KernelLatencyModel of (arch, device) already bound to
+/// `graph`'s instances (bind_instances), which the other overload builds and binds.
+Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                 const TaskGraph& graph, const KernelLatencyModel& bound);
 
 /// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.

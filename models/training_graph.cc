@@ -22,6 +22,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
@@ -137,20 +138,20 @@ class Builder {
   /// A new buffer; names are unique. `memory`: the ttsim_spec::MemoryId of the HLS top
   /// that holds it (Buffer::memory; 0 = none).
   int buffer(const std::string& name, const std::string& layer, std::vector<I> shape, int memory = 0) {
-    if (by_name_.count(name)) throw std::logic_error("duplicate buffer " + name);
+    const int id = static_cast<int>(g_.buffers.size());
+    if (!by_name_.emplace(name, id).second) throw std::logic_error("duplicate buffer " + name);
     Buffer b;
-    b.id = static_cast<int>(g_.buffers.size());
+    b.id = id;
     b.name = name;
     b.layer = layer;
     b.memory = memory;
     b.shape = std::move(shape);
     b.words = 1;
     for (auto s : b.shape) b.words *= s;
-    g_.buffers.push_back(b);
-    by_name_[name] = b.id;
+    g_.buffers.push_back(std::move(b));
     readers_.emplace_back();
     last_writer_.push_back(-1);
-    return b.id;
+    return id;
   }
 
   /// A parameter buffer and its gradient buffer "<name>.grad".
@@ -158,11 +159,15 @@ class Builder {
     const int p = buffer(name, layer, shape, ttsim_spec::kParamMem);
     const int gr = buffer(name + ".grad", layer, shape, ttsim_spec::kGradMem);
     params_.push_back(p);
+    grad_of_.resize(g_.buffers.size(), -1);
     grad_of_[p] = gr;
-    grads_.insert(gr);
     return p;
   }
-  int grad(int param) const { return grad_of_.at(param); }
+  int grad(int param) const {
+    const int g = param >= 0 && param < static_cast<int>(grad_of_.size()) ? grad_of_[param] : -1;
+    if (g < 0) throw std::logic_error("buffer " + std::to_string(param) + " is not a parameter");
+    return g;
+  }
 
   /// TaskShape::memories of a kernel other than the contraction: task_memories, with every
   /// argument that a read or written buffer binds (kernel_arguments) taken from where that
@@ -203,6 +208,13 @@ class Builder {
     return m;
   }
   int id(const std::string& name) const { return by_name_.at(name); }
+  void reserve(std::size_t tasks, std::size_t buffers) {
+    g_.tasks.reserve(tasks);
+    g_.buffers.reserve(buffers);
+    by_name_.reserve(buffers);
+    readers_.reserve(buffers);
+    last_writer_.reserve(buffers);
+  }
   const Buffer& buf(int id) const { return g_.buffers[id]; }
 
   /// Appends a task; its deps are every earlier task it conflicts with on a buffer.
@@ -235,16 +247,17 @@ class Builder {
     }
     dedupe(reads);
     dedupe(writes);
-    std::set<int> deps;
+    std::vector<int>& deps = t.deps;
     for (int r : reads) {
-      if (last_writer_[r] >= 0) deps.insert(last_writer_[r]);
+      if (last_writer_[r] >= 0) deps.push_back(last_writer_[r]);
     }
     for (int w : writes) {
-      if (last_writer_[w] >= 0) deps.insert(last_writer_[w]);
-      for (int rd : readers_[w]) deps.insert(rd);
+      if (last_writer_[w] >= 0) deps.push_back(last_writer_[w]);
+      deps.insert(deps.end(), readers_[w].begin(), readers_[w].end());
     }
-    deps.erase(t.id);
-    t.deps.assign(deps.begin(), deps.end());
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    deps.erase(std::remove(deps.begin(), deps.end(), t.id), deps.end());
     for (int r : reads) readers_[r].push_back(t.id);
     for (int w : writes) {
       last_writer_[w] = t.id;
@@ -261,14 +274,19 @@ class Builder {
   /// first/last use; returns the graph.
   TaskGraph finish() {
     std::vector<int> order = params_;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return layout_rank(g_.buffers[a]) < layout_rank(g_.buffers[b]); });
+    std::vector<int> rank(g_.buffers.size(), 0);
+    for (int p : params_) rank[p] = layout_rank(g_.buffers[p]);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] < rank[b]; });
     for (int p : order) {
       const Buffer& b = g_.buffers[p];
       task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
            rows_cols(1, b.words), {p, grad(p)}, {p});
     }
-    const std::set<int> params(params_.begin(), params_.end());
+    std::vector<char> is_param(g_.buffers.size(), 0), is_grad(g_.buffers.size(), 0);
+    for (int p : params_) {
+      is_param[p] = 1;
+      is_grad[grad_of_[p]] = 1;
+    }
     std::vector<bool> fwd_value(g_.buffers.size(), false), read_bwd(g_.buffers.size(), false),
         written(g_.buffers.size(), false);
     for (const auto& t : g_.tasks) {
@@ -283,9 +301,9 @@ class Builder {
       }
     }
     for (auto& b : g_.buffers) {
-      if (params.count(b.id)) {
+      if (is_param[b.id]) {
         b.cls = BufferClass::kParameter;
-      } else if (grads_.count(b.id)) {
+      } else if (is_grad[b.id]) {
         b.cls = BufferClass::kGradient;
       } else if ((fwd_value[b.id] || !written[b.id]) && read_bwd[b.id]) {
         // Forward values (and step inputs) that the backward pass reads.
@@ -341,12 +359,11 @@ class Builder {
   }
 
   TaskGraph g_;
-  std::map<std::string, int> by_name_;
+  std::unordered_map<std::string, int> by_name_;
   std::vector<std::vector<int>> readers_;
   std::vector<int> last_writer_;
   std::vector<int> params_;
-  std::map<int, int> grad_of_;
-  std::set<int> grads_;
+  std::vector<int> grad_of_;  // by buffer id: the gradient of a parameter, else -1
 };
 
 Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward : Stage::kBackward; }
@@ -415,6 +432,9 @@ class TrainingGraph {
   }
 
   TaskGraph build() {
+    // About 200 tasks and 250 buffers per encoder (atis presets); reserved so the vectors
+    // of tasks and buffers are not moved as they grow.
+    b_.reserve(128 + 224 * m_.encoders, 160 + 288 * m_.encoders);
     // The token ids become TTM slice offsets and the labels follow them in index_mem.
     ids_ = b_.buffer("input.token_ids", "input", {K_}, ttsim_spec::kIndexMem);
     intent_labels_ = b_.buffer("input.intent_labels", "input", {sequences_}, ttsim_spec::kIndexMem);

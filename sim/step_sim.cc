@@ -21,13 +21,13 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens) {
 namespace {
 
 // Graph (`graph`, or built when null), schedule graph and footprints of `tokens` tokens.
-StepResult prepare(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                   std::int64_t tokens, std::shared_ptr<const TaskGraph> graph = nullptr) {
+// `latency`: the latency model of (arch, device), bound here to the graph's instances.
+StepResult prepare(const ModelSpec& model, const ArchSpec& arch, KernelLatencyModel& latency, std::int64_t tokens,
+                   std::shared_ptr<const TaskGraph> graph = nullptr) {
   StepResult r;
   r.tokens = tokens > 0 ? tokens : model.tokens();
   r.graph_ptr = graph ? std::move(graph)
                       : std::make_shared<const TaskGraph>(build_training_graph(model, graph_options(arch, tokens)));
-  KernelLatencyModel latency(arch, device);
   latency.bind_instances(r.graph());  // one static schedule per module instance
   r.sched = make_sched_graph(r.graph(), arch, latency);
   r.fused = fused_buffers(r.graph(), arch.fusion);
@@ -75,8 +75,12 @@ void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, cons
 StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const ArchSpec& built,
                            const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options,
                            bool machine_units, std::shared_ptr<const TaskGraph> graph = nullptr) {
-  StepResult r = prepare(model, arch, device, tokens, std::move(graph));
-  if (r.tokens == model.tokens()) {
+  KernelLatencyModel latency(arch, device);
+  StepResult r = prepare(model, arch, latency, tokens, std::move(graph));
+  if (r.tokens == model.tokens() && &arch == &built) {
+    // The instances' IIs from the latency model the step was priced with.
+    r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph(), latency));
+  } else if (r.tokens == model.tokens()) {
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, r.graph()));
   } else {
     // Buffers keep their names and ids at every length: the padded step's placement holds.
@@ -121,7 +125,8 @@ StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const 
 
 StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
                             const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
-  StepResult r = prepare(model, arch, device, tokens);
+  KernelLatencyModel latency(arch, device);
+  StepResult r = prepare(model, arch, latency, tokens);
   require_same_buffers(r.graph(), hardware.graph(), "simulate_step_on");
   r.machine = hardware.machine;
   r.banks = hardware.banks;
