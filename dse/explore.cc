@@ -279,6 +279,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   } else {
     ids = planned_points(sweep, options.shard_index, options.shard_count);
     report.planned = ids.size();
+    state.points.reserve(std::max<std::size_t>(state.points.size(), ids.size()));  // no regrowth
   }
 
   BatchRunner runner(eval, state, control, report.planned);
@@ -373,6 +374,8 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
   }
   merged.start_log(options.out_dir);
+  // Every point of a grid at most (a merge holds one slice of it per shard): no regrowth.
+  merged.points.reserve(static_cast<std::size_t>(eval.sweep().space.size()));
   merge_shard_logs(eval, shard_dirs, merged);
   RunControl control = options.control;
   control.checkpoint_dir = options.out_dir;

@@ -9,10 +9,17 @@ namespace ttsim::dse {
 
 namespace {
 
+// The candidates of the front: the feasible points when there are any (under constrained
+// dominance a feasible point dominates every infeasible one, so the others cannot be on
+// it), else every point. Ascending id.
 std::vector<Candidate> candidates(const SweepEvaluation& eval, const RunState& state) {
+  std::size_t feasible = 0;
+  for (const auto& [id, s] : state.points) feasible += s.best.feasible;
   std::vector<Candidate> c;
-  c.reserve(state.points.size());
-  for (const auto& [id, s] : state.points) c.push_back(eval.candidate(id, s.best));
+  c.reserve(feasible > 0 ? feasible : state.points.size());
+  for (const auto& [id, s] : state.points) {
+    if (feasible == 0 || s.best.feasible) c.push_back(eval.candidate(id, s.best));
+  }
   return c;
 }
 

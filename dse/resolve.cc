@@ -48,8 +48,9 @@ std::string axis_token(const std::string& axis, const Json& v) {
 
 }  // namespace
 
-std::string point_name(const SweepSpec& sweep, PointId id) {
-  const PointConfig p = resolve_point(sweep, id);
+std::string point_name(const SweepSpec& sweep, PointId id) { return point_name(sweep, id, resolve_point(sweep, id)); }
+
+std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& p) {
   std::string name = sweep.model_doc.value("name", std::string("model"));
   const auto idx = sweep.space.decode(id);
   for (std::size_t i = 0; i < idx.size(); ++i) {

@@ -22,5 +22,7 @@ PointConfig resolve_point(const SweepSpec& sweep, PointId id);
 /// else adds "<N>enc". Characters other than letters, digits, '_', '.' and '-' become
 /// '_'. Throws as resolve_point.
 std::string point_name(const SweepSpec& sweep, PointId id);
+/// point_name of point `id` already resolved as `resolved` (resolve_point(sweep, id)).
+std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& resolved);
 
 }  // namespace ttsim::dse

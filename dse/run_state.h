@@ -14,12 +14,15 @@
 // read the evaluations back one point at a time. Results are a pure function of the set
 // of evaluations (ordered by point id), never of the order they were computed in.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/json_lines.h"
@@ -51,6 +54,58 @@ struct PointSummary {
   bool has_systemc() const { return systemc_at >= 0; }
 };
 
+/// The evaluated points of a run by id, ascending: one sorted vector of (id, summary)
+/// pairs, about 100 bytes a point with no tree node per point, so a million-point run keeps
+/// its summaries in about 100 MB. Points arrive in ascending id (a grid's batches, a
+/// merge, a compacted log), where adding one is appending; another id is inserted in place
+/// (linear in the points after it: the few thousand points of a search).
+class PointTable {
+ public:
+  using value_type = std::pair<PointId, PointSummary>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  /// The summary of `id`, added (default) when absent.
+  PointSummary& operator[](PointId id) {
+    if (rows_.empty() || rows_.back().first < id) return rows_.emplace_back(id, PointSummary{}).second;
+    auto it = lower(id);
+    if (it != rows_.end() && it->first == id) return it->second;
+    return rows_.emplace(it, id, PointSummary{})->second;
+  }
+  /// Throws std::out_of_range when `id` is absent.
+  const PointSummary& at(PointId id) const {
+    const auto it = find(id);
+    if (it == rows_.end()) throw std::out_of_range("point " + std::to_string(id) + " not evaluated");
+    return it->second;
+  }
+  PointSummary& at(PointId id) { return const_cast<PointSummary&>(static_cast<const PointTable&>(*this).at(id)); }
+  const_iterator find(PointId id) const {
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), id,
+                                     [](const value_type& r, PointId v) { return r.first < v; });
+    return it != rows_.end() && it->first == id ? it : rows_.end();
+  }
+  iterator find(PointId id) {
+    auto it = lower(id);
+    return it != rows_.end() && it->first == id ? it : rows_.end();
+  }
+  std::size_t count(PointId id) const { return find(id) != rows_.end() ? 1 : 0; }
+  std::size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+  void clear() { rows_.clear(); }
+  /// Room for `n` points without moving the others (a run reserves the points it plans).
+  void reserve(std::size_t n) { rows_.reserve(n); }
+  iterator begin() { return rows_.begin(); }
+  iterator end() { return rows_.end(); }
+  const_iterator begin() const { return rows_.begin(); }
+  const_iterator end() const { return rows_.end(); }
+
+ private:
+  iterator lower(PointId id) {
+    return std::lower_bound(rows_.begin(), rows_.end(), id, [](const value_type& r, PointId v) { return r.first < v; });
+  }
+  std::vector<value_type> rows_;
+};
+
 /// Everything evaluated so far in a run folder: the settings of state.json, a summary per
 /// point and the evaluation log behind them (see the file comment). Movable, not copyable;
 /// not thread-safe (the batch runner adds evaluations from one thread after each batch).
@@ -79,7 +134,7 @@ class RunState {
   /// merged run must find them unchanged. Null in states written before it was recorded.
   Json inputs;
   /// Every evaluated point, ascending id.
-  std::map<PointId, PointSummary> points;
+  PointTable points;
 
   /// Binds the state to an empty evaluation log in `dir` (replacing a log left by a run
   /// killed before it first saved state.json). Throws InputError when it cannot be written.

@@ -50,7 +50,10 @@ struct Resolved {
   ArchSpec arch;
 };
 
-Resolved resolve(const SimContext& ctx, const PointConfig& p) {
+/// The point's model and arch as the loaders and `ctx`'s calibration make them. With
+/// `check_kernel_tree`, also refuses (InputError) a model beyond the kernel tree's limits,
+/// which evaluate_design refuses itself before it builds anything.
+Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
   Resolved r;
   // Parsed per point (microseconds; a sweep of per-layer ranks has as many models as points,
   // so nothing is kept).
@@ -61,7 +64,7 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p) {
   machine::check_buildable(r.arch);
   // The kernel tree's limits (encoders, factors, arena sizes) before any graph is built:
   // a model far beyond them would otherwise take the memory of its whole task graph first.
-  machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
+  if (check_kernel_tree) machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
   if (ctx.calibration) {
     // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
     // apply the fit and run at the achievable clock when the reports missed timing.
@@ -144,7 +147,7 @@ Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool deta
                           const std::string& name) {
   Evaluation e;
   e.fidelity = name;
-  const Resolved r = resolve(ctx, p);
+  const Resolved r = resolve(ctx, p, false);  // evaluate_design checks the kernel tree's limits
   const auto ev = evaluate_design(*r.model, r.arch, ctx.device, ctx.has_lengths ? &ctx.train : nullptr, fidelity);
   const StepResult& s = ev->step;
   step_metrics(s.graph(), s.run.schedule, e);
