@@ -92,12 +92,28 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     }
     sites_.push_back(std::move(s));
   };
+  // Layer shapes (everything a plan depends on besides the ranks) and the plans of the
+  // graph's ranks, shared by the layers of one shape and rank vector.
+  std::map<std::vector<std::int64_t>, int> shapes;
+  auto shape_of = [&](std::vector<std::int64_t> key) {
+    return shapes.emplace(std::move(key), static_cast<int>(shapes.size())).first->second;
+  };
+  auto shared_plan = [&](Site& s, const std::vector<std::int64_t>& ranks, auto make) {
+    auto& p = plans_[{s.shape, ranks}];
+    if (!p) p = std::make_shared<const FlowPlan>(make());
+    s.plan = p;
+  };
   const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
   const TtmShape& ttm = model.token_embedding.ttm;
   if (model.token_embedding.format == WeightFormat::kTTM && ttm.cores() >= 2) {
     Site s;
     s.tokens = K;
-    s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K));
+    std::vector<std::int64_t> key{-1, K};
+    key.insert(key.end(), ttm.vocab_factors.begin(), ttm.vocab_factors.end());
+    key.push_back(-1);
+    key.insert(key.end(), ttm.dim_factors.begin(), ttm.dim_factors.end());
+    s.shape = shape_of(std::move(key));
+    shared_plan(s, ttm.ranks, [&] { return plan_ttm_lookup(ttm, K); });
     bind(std::move(s), "embedding");
   }
   for (std::size_t i = 0; i < model.linears.size(); ++i) {
@@ -109,31 +125,37 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     s.flow = it == options.flow_by_kind.end() ? Flow::kBTT : it->second;
     // The rows of X the builder gave the layer: those of its output Y.
     s.tokens = graph.buffers[need(buffer_of, l.name + ".Y")].shape.at(0);
-    s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens));
+    std::vector<std::int64_t> key{static_cast<std::int64_t>(s.flow), s.tokens, l.in_dim, l.out_dim, l.bias ? 1 : 0, -1};
+    key.insert(key.end(), l.tt.in_factors.begin(), l.tt.in_factors.end());
+    key.push_back(-1);
+    key.insert(key.end(), l.tt.out_factors.begin(), l.tt.out_factors.end());
+    s.shape = shape_of(std::move(key));
+    shared_plan(s, l.tt.ranks, [&] { return plan_linear(l, s.flow, s.tokens); });
     bind(std::move(s), l.name);
   }
 }
 
-std::shared_ptr<const FlowPlan> GraphReshaper::plan_for(Site& s, const ModelSpec& model) const {
+const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
   const std::vector<std::int64_t>& ranks =
       s.linear < 0 ? model.token_embedding.ttm.ranks : model.linears[s.linear].tt.ranks;
-  auto it = s.by_ranks.find(ranks);
-  if (it == s.by_ranks.end()) {
-    auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens)
-                                                              : plan_linear(model.linears[s.linear], s.flow, s.tokens));
-    if (!same_plan_structure(*plan, *s.plan)) plan.reset();
-    it = s.by_ranks.emplace(ranks, std::move(plan)).first;
+  // Looked up without copying the ranks; inserted (with the plan) the first time.
+  auto it = plans_.lower_bound({s.shape, {}});
+  for (; it != plans_.end() && it->first.first == s.shape; ++it) {
+    if (it->first.second == ranks) return it->second.get();
   }
-  return it->second;
+  auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens)
+                                                            : plan_linear(model.linears[s.linear], s.flow, s.tokens));
+  if (!same_plan_structure(*plan, *s.plan)) plan.reset();
+  return plans_.emplace(std::make_pair(s.shape, ranks), std::move(plan)).first->second.get();
 }
 
 bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
-  std::vector<const FlowPlan*> plans;
-  plans.reserve(sites_.size());
-  for (Site& s : sites_) {
-    const auto p = plan_for(s, model);
+  std::vector<const FlowPlan*>& plans = site_plans_;
+  plans.clear();
+  for (const Site& s : sites_) {
+    const FlowPlan* p = plan_for(s, model);
     if (!p) return false;
-    plans.push_back(p.get());
+    plans.push_back(p);
   }
   for (std::size_t i = 0; i < sites_.size(); ++i) {
     const Site& s = sites_[i];

@@ -57,7 +57,7 @@ std::shared_ptr<const TaskGraph> padded_graph(const ModelSpec& model, const Arch
     ModelSpec model;
     GraphOptions options;
     std::shared_ptr<TaskGraph> graph;
-    std::unique_ptr<GraphReshaper> reshaper;
+    std::unique_ptr<GraphReshaper> reshaper;  // null until the structure is seen again
   };
   thread_local std::list<Template> templates;  // most recent first
   const GraphOptions options = graph_options(arch, 0);
@@ -65,6 +65,9 @@ std::shared_ptr<const TaskGraph> padded_graph(const ModelSpec& model, const Arch
     if (it->options.flow_by_kind != options.flow_by_kind || !same_graph_structure(it->model, model)) continue;
     templates.splice(templates.begin(), templates, it);
     Template& t = templates.front();
+    // Made on the first reuse (t.graph is still the graph of t.model then): a lone
+    // evaluation (`simulate`) never pays for it.
+    if (!t.reshaper) t.reshaper = std::make_unique<GraphReshaper>(t.model, t.options, *t.graph);
     if (t.graph.use_count() > 1) t.graph = std::make_shared<TaskGraph>(*t.graph);
     if (!t.reshaper->reshape(model, *t.graph)) break;  // plans of another structure: build
     return t.graph;
@@ -73,7 +76,6 @@ std::shared_ptr<const TaskGraph> padded_graph(const ModelSpec& model, const Arch
   t.model = model;
   t.options = options;
   t.graph = std::make_shared<TaskGraph>(build_training_graph(model, options));
-  t.reshaper = std::make_unique<GraphReshaper>(model, options, *t.graph);
   std::shared_ptr<const TaskGraph> g = t.graph;
   templates.push_front(std::move(t));
   if (templates.size() > kGraphTemplates) templates.pop_back();
