@@ -61,16 +61,28 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
   struct Ev { std::int64_t time; std::int64_t delta; int cls; };
   std::vector<Ev> ev;
   ev.reserve(2 * nb);
+  // Parameters and gradients live for the whole step: one event per class and end (the
+  // sum of their bytes), the same samples as one per buffer.
+  std::int64_t whole[kBufferClasses] = {};
+  bool any_whole[kBufferClasses] = {};
   for (const Buffer& b : graph.buffers) {
     std::int64_t s = from[b.id], e = to[b.id];
-    if (b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient) {
-      s = 0;
-      e = schedule.makespan;
+    if (e < 0 || s == LLONG_MAX) {  // never touched
+      if (b.cls != BufferClass::kParameter && b.cls != BufferClass::kGradient) continue;
     }
-    if (e < 0 || s == LLONG_MAX) continue;  // never touched
     const std::int64_t bytes = 4 * footprint[b.id];
+    if (b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient) {
+      whole[static_cast<int>(b.cls)] += bytes;
+      any_whole[static_cast<int>(b.cls)] = true;
+      continue;
+    }
     ev.push_back({s, bytes, static_cast<int>(b.cls)});
     ev.push_back({e, -bytes, static_cast<int>(b.cls)});
+  }
+  for (int c = 0; c < kBufferClasses; ++c) {
+    if (!any_whole[c]) continue;
+    ev.push_back({0, whole[c], c});
+    ev.push_back({schedule.makespan, -whole[c], c});
   }
   std::sort(ev.begin(), ev.end(), [](const Ev& a, const Ev& b) {
     return a.time != b.time ? a.time < b.time : a.delta < b.delta;

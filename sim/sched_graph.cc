@@ -1,6 +1,7 @@
 #include "sim/sched_graph.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <map>
 #include <string>
 #include <tuple>
@@ -83,7 +84,23 @@ bool same_price(const Task& a, const Task& b) {
 /// sg.price_class / price_rep.
 void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
   using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::uint64_t>;
-  std::map<Key, int> cls;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
+      auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+      mix(static_cast<std::uint64_t>(std::get<0>(k)));
+      mix(static_cast<std::uint64_t>(std::get<1>(k)));
+      mix(static_cast<std::uint64_t>(std::get<2>(k)));
+      mix(static_cast<std::uint64_t>(std::get<3>(k)));
+      mix(static_cast<std::uint64_t>(std::get<4>(k)));
+      mix(static_cast<std::uint64_t>(std::get<5>(k)));
+      mix(static_cast<std::uint64_t>(std::get<6>(k)));
+      mix(std::get<7>(k));
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_map<Key, int, KeyHash> cls;
+  cls.reserve(graph.tasks.size());
   sg.price_class.assign(graph.tasks.size(), -1);
   sg.price_rep.clear();
   for (const Task& t : graph.tasks) {
