@@ -22,8 +22,10 @@ shard=()
 bins=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --shard) shard=(--shard "$2"); shift 2 ;;
-    --sweep) sweep="$2"; shift 2 ;;
+    --shard|--sweep)
+      [ $# -ge 2 ] || { echo "million_points.sh: $1 needs a value" >&2; exit 2; }
+      if [ "$1" = --shard ]; then shard=(--shard "$2"); else sweep="$2"; fi
+      shift 2 ;;
     -*) echo "million_points.sh: unknown option $1" >&2; exit 2 ;;
     *) bins+=("$1"); shift ;;
   esac
