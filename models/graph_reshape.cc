@@ -92,16 +92,26 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     }
     sites_.push_back(std::move(s));
   };
-  // Layer shapes (everything a plan depends on besides the ranks) and the plans of the
-  // graph's ranks, shared by the layers of one shape and rank vector.
-  std::map<std::vector<std::int64_t>, int> shapes;
-  auto shape_of = [&](std::vector<std::int64_t> key) {
-    return shapes.emplace(std::move(key), static_cast<int>(shapes.size())).first->second;
-  };
-  auto shared_plan = [&](Site& s, const std::vector<std::int64_t>& ranks, auto make) {
+  // Plan classes: the sites of one layer shape (everything a plan depends on besides the
+  // ranks) whose plans in this graph have the same steps and tensors. Plans for a rank
+  // vector are shared within a class (a site of another structure, e.g. one whose template
+  // ranks made a plan of other steps, is a class of its own).
+  std::map<std::vector<std::int64_t>, std::vector<std::pair<std::shared_ptr<const FlowPlan>, int>>> classes;
+  int next_class = 0;
+  auto classify = [&](Site& s, std::vector<std::int64_t> shape_key, const std::vector<std::int64_t>& ranks) {
+    auto& of_shape = classes[std::move(shape_key)];
+    for (const auto& [rep, id] : of_shape) {
+      if (same_plan_structure(*rep, *s.plan)) {
+        s.shape = id;
+        break;
+      }
+    }
+    if (s.shape < 0) {
+      s.shape = next_class++;
+      of_shape.emplace_back(s.plan, s.shape);
+    }
     auto& p = plans_[{s.shape, ranks}];
-    if (!p) p = std::make_shared<const FlowPlan>(make());
-    s.plan = p;
+    if (!p) p = s.plan;
   };
   const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
   const TtmShape& ttm = model.token_embedding.ttm;
@@ -112,8 +122,8 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     key.insert(key.end(), ttm.vocab_factors.begin(), ttm.vocab_factors.end());
     key.push_back(-1);
     key.insert(key.end(), ttm.dim_factors.begin(), ttm.dim_factors.end());
-    s.shape = shape_of(std::move(key));
-    shared_plan(s, ttm.ranks, [&] { return plan_ttm_lookup(ttm, K); });
+    s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K));
+    classify(s, std::move(key), ttm.ranks);
     bind(std::move(s), "embedding");
   }
   for (std::size_t i = 0; i < model.linears.size(); ++i) {
@@ -129,8 +139,8 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     key.insert(key.end(), l.tt.in_factors.begin(), l.tt.in_factors.end());
     key.push_back(-1);
     key.insert(key.end(), l.tt.out_factors.begin(), l.tt.out_factors.end());
-    s.shape = shape_of(std::move(key));
-    shared_plan(s, l.tt.ranks, [&] { return plan_linear(l, s.flow, s.tokens); });
+    s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens));
+    classify(s, std::move(key), l.tt.ranks);
     bind(std::move(s), l.name);
   }
 }

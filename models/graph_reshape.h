@@ -62,15 +62,16 @@ class GraphReshaper {
     /// By plan tensor: the tensor whose shape its buffer takes (a core gradient's core).
     std::vector<int> shape_from;
     std::shared_ptr<const FlowPlan> plan;  ///< the plan the graph was built from
-    /// The sites of one layer shape (format, dimensions, factors, flow, tokens) share an
-    /// index, and with it their plans per rank vector.
-    int shape = 0;
+    /// Plan class: the sites of one layer shape (format, dimensions, factors, flow, tokens)
+    /// whose plans have the same steps and tensors share it, and with it their plans per
+    /// rank vector.
+    int shape = -1;
   };
   const FlowPlan* plan_for(const Site& s, const ModelSpec& model);
 
   std::vector<Site> sites_;
-  /// By (site shape, rank vector): the plan, shared by every layer of that shape and ranks;
-  /// null when its steps or tensors differ from the graph's.
+  /// By (plan class, rank vector): the plan, shared by the layers of that class and ranks;
+  /// null when its steps or tensors differ from the class's.
   std::map<std::pair<int, std::vector<std::int64_t>>, std::shared_ptr<const FlowPlan>> plans_;
   std::vector<const FlowPlan*> site_plans_;  // reshape's plans by site (kept: no allocation per call)
 };
