@@ -343,14 +343,15 @@ class Builder {
   }
 
  private:
+  /// Drops repeated ids, keeping the first of each in order (in place).
   static void dedupe(std::vector<int>& v) {
-    std::vector<int> out;
-    for (int x : v) {
-      bool seen = false;
-      for (int y : out) seen = seen || y == x;
-      if (!seen) out.push_back(x);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept), v[i]) == v.begin() + static_cast<std::ptrdiff_t>(kept)) {
+        v[kept++] = v[i];
+      }
     }
-    v = std::move(out);
+    v.resize(kept);
   }
   void touch(int b, int task) {
     auto& buf = g_.buffers[b];
