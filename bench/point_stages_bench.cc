@@ -6,6 +6,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/presets.h"
+
 #include "core/json_view.h"
 #include "machine/machine.h"
 #include "models/model_spec.h"
@@ -23,15 +25,9 @@
 namespace ttsim {
 namespace {
 
-const DeviceSpec& u50() {
-  static const DeviceSpec d = load_device_spec("configs/devices/u50.json");
-  return d;
-}
-const ArchSpec& paper() {
-  static const ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
-  return a;
-}
-std::string preset_file(std::int64_t encoders) { return "configs/models/atis_" + std::to_string(encoders) + "enc.json"; }
+using bench::paper;
+using bench::preset_file;
+using bench::u50;
 
 void BM_ParseModel(benchmark::State& state) {
   const Json doc = load_json_file(preset_file(state.range(0)));

@@ -4,6 +4,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/presets.h"
+
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
 #include "sim/analytic.h"
@@ -18,17 +20,9 @@
 namespace ttsim {
 namespace {
 
-const DeviceSpec& u50() {
-  static const DeviceSpec d = load_device_spec("configs/devices/u50.json");
-  return d;
-}
-const ArchSpec& paper() {
-  static const ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
-  return a;
-}
-ModelSpec preset(int encoders) {
-  return load_model_spec("configs/models/atis_" + std::to_string(encoders) + "enc.json");
-}
+using bench::paper;
+using bench::preset;
+using bench::u50;
 
 // Whole step: task graph, latencies, machine description, SystemC run, occupancy.
 void BM_Step(benchmark::State& state) {

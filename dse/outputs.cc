@@ -96,8 +96,7 @@ Json values_json(const SweepSpec& sweep, const Row& r) {
   return v;
 }
 
-// The clock (MHz) a point's resolved arch runs at, if it names one.
-// The clock a point runs at: its arch document's clock_mhz, else the resolved arch's
+// The clock (MHz) a point runs at: its arch document's clock_mhz, else the resolved arch's
 // (the default the loader fills in); nullopt when the arch does not load.
 std::optional<double> clock_of(const SweepEvaluation& eval, const ResultRow& r) {
   const Json* arch = &r.point.arch;

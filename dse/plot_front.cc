@@ -221,7 +221,7 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
     for (const auto& p : pts) (notable(p) ? n_notable : others) += 1;
     std::size_t others_shown = others;
     if (feasible > kShownPointsMax) {
-      const std::size_t room = std::max<std::size_t>(1, kShownPointsMax > n_notable ? kShownPointsMax - n_notable : 1);
+      const std::size_t room = kShownPointsMax > n_notable ? kShownPointsMax - n_notable : 1;
       std::vector<ViewPoint> kept;
       std::size_t k = 0;
       for (const auto& p : pts) {

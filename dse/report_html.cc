@@ -236,7 +236,7 @@ void write_report_html(const std::string& dir, const SweepEvaluation& eval, cons
   const bool sampled = f.evaluated > kShownPointsMax;
   const std::string which =
       sampled ? fmt::format("An evenly spaced sample (one row in {}, by id) of the rows of {}; that file has all {}",
-                            (f.evaluated + kShownPointsMax - 1) / kShownPointsMax, link(dir, "results.csv"), f.evaluated)
+                            sample_stride(f.evaluated, kShownPointsMax), link(dir, "results.csv"), f.evaluated)
               : fmt::format("The rows of {}", link(dir, "results.csv"));
   h += fmt::format("<section id=\"all\"><h2>All evaluated points ({})</h2>\n<p>{}, with the "
                    "reason of every infeasible point.</p>\n<div class=\"controls\"><input type=\"search\" "

@@ -26,11 +26,9 @@ ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const F
   return r;
 }
 
-bool in_sample(std::size_t index, std::size_t count, std::size_t max) {
-  if (count <= max) return true;
-  const std::size_t stride = (count + max - 1) / max;
-  return index % stride == 0;
-}
+std::size_t sample_stride(std::size_t count, std::size_t max) { return count <= max ? 1 : (count + max - 1) / max; }
+
+bool in_sample(std::size_t index, std::size_t count, std::size_t max) { return index % sample_stride(count, max) == 0; }
 
 void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
                   const std::function<void(const ResultRow&)>& fn, std::size_t max_rows) {

@@ -36,9 +36,12 @@ ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const F
 /// so; results.csv and results.jsonl always hold every point.
 constexpr std::size_t kShownPointsMax = 2000;
 
+/// Stride of the evenly spaced sample of at most `max` (>= 1) of `count` points: 1 when
+/// count <= max, else ceil(count / max).
+std::size_t sample_stride(std::size_t count, std::size_t max);
+
 /// Whether the `index`-th (0-based) of `count` points is in the evenly spaced sample of at
-/// most `max` (max >= 1): every point when count <= max, else every ceil(count / max)-th
-/// from the first.
+/// most `max` (max >= 1): every sample_stride(count, max)-th from the first.
 bool in_sample(std::size_t index, std::size_t count, std::size_t max);
 
 /// Calls `fn` with the row of every evaluated point in ascending id (of the evenly spaced
