@@ -345,13 +345,11 @@ class Builder {
  private:
   /// Drops repeated ids, keeping the first of each in order (in place).
   static void dedupe(std::vector<int>& v) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(kept), v[i]) == v.begin() + static_cast<std::ptrdiff_t>(kept)) {
-        v[kept++] = v[i];
-      }
+    auto kept = v.begin();  // v[0, kept) holds the ids seen so far
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (std::find(v.begin(), kept, *it) == kept) *kept++ = *it;
     }
-    v.resize(kept);
+    v.erase(kept, v.end());
   }
   void touch(int b, int task) {
     auto& buf = g_.buffers[b];

@@ -66,12 +66,11 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
   std::int64_t whole[kBufferClasses] = {};
   bool any_whole[kBufferClasses] = {};
   for (const Buffer& b : graph.buffers) {
-    std::int64_t s = from[b.id], e = to[b.id];
-    if (e < 0 || s == LLONG_MAX) {  // never touched
-      if (b.cls != BufferClass::kParameter && b.cls != BufferClass::kGradient) continue;
-    }
+    const std::int64_t s = from[b.id], e = to[b.id];
+    const bool whole_step = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient;
+    if (!whole_step && (e < 0 || s == LLONG_MAX)) continue;  // never touched
     const std::int64_t bytes = 4 * footprint[b.id];
-    if (b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient) {
+    if (whole_step) {
       whole[static_cast<int>(b.cls)] += bytes;
       any_whole[static_cast<int>(b.cls)] = true;
       continue;
