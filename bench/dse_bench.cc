@@ -2,6 +2,9 @@
 //   BM_AnalyticSweepPass: one full pass over the sweep's grid with the analytic evaluator
 //     (evaluate_design at analytic fidelity: graph, machine description, list schedule,
 //     epoch, power per point); items = points.
+//   BM_PerLayerRankPoints: the per-point evaluation (resolve, analytic evaluation, verdict)
+//     of 4,096 consecutive points of configs/sweeps/atis_u50_million.json (per-layer TT
+//     ranks), without the evaluation log; items = points.
 //   BM_SystemcSixEncoderPoint: SystemC evaluation (step + epoch) of the sweep's
 //     6-encoder points, each once; items = points.  Target >= 50 points/s/core.
 // Single-threaded (one core): evaluations are called directly, not through oneTBB.
@@ -35,6 +38,21 @@ void BM_AnalyticSweepPass(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(points));
 }
 BENCHMARK(BM_AnalyticSweepPass)->Unit(benchmark::kMillisecond);
+
+void BM_PerLayerRankPoints(benchmark::State& state) {
+  auto setup = make_run_setup("configs/sweeps/atis_u50_million.json");
+  const PointId first = static_cast<PointId>(state.range(0));
+  std::size_t points = 0;
+  for (auto _ : state) {
+    for (PointId id = first; id < first + 4096; ++id) {
+      Evaluation e = setup->eval->evaluate(id, false, false);
+      benchmark::DoNotOptimize(setup->eval->figures(e));
+    }
+    points += 4096;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+}
+BENCHMARK(BM_PerLayerRankPoints)->Arg(0)->Arg(600000)->Unit(benchmark::kMillisecond);
 
 void BM_SystemcSixEncoderPoint(benchmark::State& state) {
   auto setup = make_run_setup(kSweep);

@@ -118,7 +118,7 @@ int run_memplan(const std::vector<std::string>& args) {
   // The machine of the design, as `simulate` and `emit` describe it (analytic fidelity: only
   // its arrays are reported here).
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);
-  const machine::Machine& m = ev->machine;
+  const machine::Machine& m = ev->machine();
   const TaskGraph& graph = ev->step.graph();
   std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}\n", model.name,
                            model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name);

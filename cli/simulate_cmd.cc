@@ -104,7 +104,7 @@ int run_simulate(const std::vector<std::string>& args) {
   // exits 2 naming the resource.
   const auto eval = evaluate_design(model, arch, device, lengths ? &lengths->split(split) : nullptr);
   require_fits(*eval, model, arch, device, device_path);
-  const machine::Machine& mach = eval->machine;
+  const machine::Machine& mach = eval->machine();
   const StepResult& r = eval->step;
   Json j = step_json(r, arch);
   const std::int64_t dsp = mach.dsp();

@@ -151,7 +151,7 @@ Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool deta
   const auto ev = evaluate_design(*r.model, r.arch, ctx.device, ctx.has_lengths ? &ctx.train : nullptr, fidelity);
   const StepResult& s = ev->step;
   step_metrics(s.graph(), s.run.schedule, e);
-  machine_metrics(ev->machine, e);
+  machine_metrics(ev->machine(), e);
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   if (ev->epoch) {

@@ -90,11 +90,16 @@ std::int64_t module_dsp(TaskOp op, int variant, int lanes, const DeviceSpec& dev
   return d;
 }
 
+/// URAM288 blocks of `m`'s banks were it bound to URAM.
+std::int64_t uram288_of(const Memory& m) {
+  return m.partition * memplan::uram_blocks(std::max<std::int64_t>(1, m.bank_words()), m.width_bits);
+}
+
 void fill_blocks(Memory& m) {
   const std::int64_t depth = std::max<std::int64_t>(1, m.bank_words());
   m.bram36 = m.uram288 = 0;
   if (m.storage == Storage::kUram) {
-    m.uram288 = m.partition * memplan::uram_blocks(depth, m.width_bits);
+    m.uram288 = uram288_of(m);
   } else if (m.storage == Storage::kBram) {
     // Every array of the top is bound ram_t2p (true dual port): no SDP-only aspect modes.
     m.bram36 = memplan::bram36_tiles(m.partition * memplan::bram18_blocks(depth, m.width_bits, true));
@@ -108,22 +113,20 @@ void fill_blocks(Memory& m) {
 /// to fewer blocks in all. When none fits, the same rule picks the least overflowing and
 /// over_device names the resource.
 void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
-  std::vector<std::size_t> deep;
+  thread_local std::vector<std::size_t> deep;
   std::int64_t base_bram = 0;
   // Blocks of each deep array in BRAM and in URAM, computed once; the masks only add them.
-  std::vector<std::int64_t> deep_bram, deep_uram;
+  thread_local std::vector<std::int64_t> deep_bram, deep_uram;
+  deep.clear();
+  deep_bram.clear();
+  deep_uram.clear();
   for (std::size_t i = 0; i < mems.size(); ++i) {
     mems[i].storage = Storage::kBram;
     fill_blocks(mems[i]);
     if (mems[i].bank_words() >= 2048) {
       deep.push_back(i);
       deep_bram.push_back(mems[i].bram36);
-      Memory u = mems[i];
-      u.buffers.clear();
-      u.graph_buffers.clear();
-      u.storage = Storage::kUram;
-      fill_blocks(u);
-      deep_uram.push_back(u.uram288);
+      deep_uram.push_back(uram288_of(mems[i]));
     } else {
       base_bram += mems[i].bram36;
     }
@@ -168,19 +171,6 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
       fill_blocks(mems[deep[b]]);
     }
   }
-}
-
-/// Buffers of an arena from (name, offset) pairs allocated in order; each extends to the
-/// next offset (or the arena's end). Zero-word slots are dropped.
-std::vector<MemoryBuffer> buffers_of(std::vector<std::pair<std::string, std::int64_t>> slots,
-                                     std::int64_t end) {
-  std::stable_sort(slots.begin(), slots.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  std::vector<MemoryBuffer> out;
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    const std::int64_t next = i + 1 < slots.size() ? slots[i + 1].second : end;
-    if (next > slots[i].second) out.push_back({slots[i].first, slots[i].second, next - slots[i].second});
-  }
-  return out;
 }
 
 const char* const kLinearNames[ttsim_hls::kLinearsPerEncoder] = {"q", "k", "v", "o", "ffn_in", "ffn_out"};
@@ -230,31 +220,45 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph, const KernelLatencyModel& lat) {
   check_buildable(arch);
-  const std::string file = arch.source_file.empty() ? arch.name : arch.source_file;
-  const HlsDesign hd = hls_design(model, arch, file);
-  const ttsim_hls::Layout& L = hd.layout;
+  const HlsDesign hd = hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
   Machine m;
+  describe_into(m, arch, device, graph, lat, hd);
+  return m;
+}
 
+namespace {
+
+/// The kernel instances and the static schedule of `graph` (see describe_into).
+void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                        const KernelLatencyModel& lat) {
   // Kernel instances: one per module of hls/kernels/modules.h.
-  for (const TtsimModuleName& mod : kTtsimModules) {
-    KernelInstance k;
-    k.module = mod.module;
-    k.op = op_named(mod.task_op);
+  constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
+  m.instances.resize(kModules);
+  for (std::size_t i = 0; i < kModules; ++i) {
+    KernelInstance& k = m.instances[i];
+    k.module = kTtsimModules[i].module;
+    k.op = op_named(kTtsimModules[i].task_op);
     k.unit = unit_of(k.op);
     k.variant = module_variant(k.module);
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
     k.dsp = module_dsp(k.op, k.variant, k.lanes, device);
-    m.instances.push_back(k);
+    k.call_sites = 0;
   }
 
-  // Schedule: program order, one task at a time.
+  // Schedule: program order, one task at a time. Per instance and kernel loop (spec
+  // order), the fewest and most iterations of a call that runs it (0 / -1: none does).
+  constexpr int kLoops = std::extent<decltype(ttsim_spec::KernelSpec::loops)>::value;
+  thread_local std::vector<std::int64_t> trip_min, trip_max;
+  trip_min.assign(kModules * kLoops, 0);
+  trip_max.assign(kModules * kLoops, -1);
   m.schedule.instance.assign(graph.tasks.size(), -1);
+  m.schedule.order.clear();
   m.schedule.order.reserve(graph.tasks.size());
-  std::vector<std::vector<int>> loop_at(m.instances.size());  // by instance, kernel loop: its LoopTrips
+  m.schedule.overlap_groups.clear();
   for (const Task& t : graph.tasks) {
     int idx = -1;
-    for (std::size_t i = 0; i < m.instances.size(); ++i) {
+    for (std::size_t i = 0; i < kModules; ++i) {
       const KernelInstance& k = m.instances[i];
       if (k.op == t.op && (k.variant < 0 || k.variant == t.shape.variant)) {
         idx = static_cast<int>(i);
@@ -272,8 +276,6 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
     // The trips of the loops kernel_loops(t.op, t.shape, inst.lanes) runs, without building
     // their specifications; that function raises the error of a shape it refuses.
     const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
-    std::vector<int>& at = loop_at[idx];
-    at.resize(ks.n_loops, -1);
     const TaskShape& s = t.shape;
     bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
     bool any = false;
@@ -281,108 +283,172 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
       const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
       if (trip <= 0) continue;
       any = true;
-      if (at[i] < 0) {
-        at[i] = static_cast<int>(inst.loops.size());
-        inst.loops.push_back({ks.loops[i].name, trip, trip});
+      std::int64_t& lo = trip_min[idx * kLoops + i];
+      std::int64_t& hi = trip_max[idx * kLoops + i];
+      if (hi < 0) {
+        lo = hi = trip;
       } else {
-        LoopTrips& l = inst.loops[at[i]];
-        l.min = std::min(l.min, trip);
-        l.max = std::max(l.max, trip);
+        lo = std::min(lo, trip);
+        hi = std::max(hi, trip);
       }
     }
     if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
   }
-  // Loops in specification order (the order of kernel_spec.h).
-  for (KernelInstance& k : m.instances) {
-    const ttsim_spec::KernelSpec& ks = kernel_spec(k.op);
-    auto rank = [&](const std::string& name) {
-      for (int i = 0; i < ks.n_loops; ++i) {
-        if (name == ks.loops[i].name) return i;
-      }
-      return ks.n_loops;
-    };
-    std::stable_sort(k.loops.begin(), k.loops.end(),
-                     [&](const LoopTrips& a, const LoopTrips& b) { return rank(a.loop) < rank(b.loop); });
-  }
-  // The II of every loop: one static schedule per instance, at its worst call.
-  {
-    for (KernelInstance& k : m.instances) {
-      const std::vector<LoopLatency> classes = lat.loop_classes(k.unit, k.op);
-      for (LoopTrips& t : k.loops) {
-        for (const LoopLatency& c : classes) {
-          if (c.name == t.loop) t.ii = c.ii;
-        }
-      }
+  // Every loop an instance runs, in specification order (kernel_spec.h; loop names are
+  // unique within a kernel), at its II: one static schedule per instance, at its worst call.
+  for (std::size_t k = 0; k < kModules; ++k) {
+    KernelInstance& inst = m.instances[k];
+    const ttsim_spec::KernelSpec& ks = kernel_spec(inst.op);
+    std::size_t n = 0;
+    for (int i = 0; i < ks.n_loops; ++i) {
+      if (trip_max[k * kLoops + i] < 0) continue;
+      if (n == inst.loops.size()) inst.loops.emplace_back();
+      LoopTrips& l = inst.loops[n++];
+      l.loop = ks.loops[i].name;
+      l.min = trip_min[k * kLoops + i];
+      l.max = trip_max[k * kLoops + i];
+      l.ii = lat.class_ii(inst.unit, inst.op, i);
     }
+    inst.loops.resize(n);
   }
+}
 
-  // Memories: the top's static arenas (hls/kernels/top.cc, model_step.h ArenaId),
-  // partitioned by the largest lane count (design_config.h kArenaBanks).
+/// The slots of the arenas, (arena, name, word offset) in the order the layout lists them.
+/// Their names depend on the encoder count only: built once per count, so filling the
+/// slots of another model of the same structure builds no string.
+class ArenaSlots {
+ public:
+  struct Slot {
+    int arena = 0;
+    int name = 0;  ///< index into name()
+    std::int64_t offset = 0;
+  };
+
+  /// The slots of `hd`'s layout (storage reused).
+  void fill(const HlsDesign& hd);
+  const std::vector<Slot>& slots() const { return slots_; }
+  const std::string& name(int i) const { return (*names_)[static_cast<std::size_t>(i)]; }
+
+ private:
+  void put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset);
+  std::vector<Slot> slots_;
+  std::map<int, std::vector<std::string>> names_by_encoders_;
+  std::vector<std::string>* names_ = nullptr;
+  bool naming_ = false;
+};
+
+void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset) {
+  const int i = static_cast<int>(slots_.size());
+  if (naming_) {
+    names_->push_back((encoder >= 0 ? "enc" + std::to_string(encoder) + "." : std::string()) + stem + suffix);
+  }
+  slots_.push_back({a, i, offset});
+}
+
+void ArenaSlots::fill(const HlsDesign& hd) {
+  const ttsim_hls::Layout& L = hd.layout;
+  auto [it, inserted] = names_by_encoders_.try_emplace(hd.dims.encoders);
+  names_ = &it->second;
+  naming_ = inserted;
+  slots_.clear();
+  using namespace ttsim_hls;
+  put(kParamArena, -1, "embedding.cores", "", L.emb_cores);
+  put(kParamArena, -1, "embedding.position", "", L.pos);
+  put(kParamArena, -1, "embedding.ln.gain", "", L.lne_g);
+  put(kParamArena, -1, "embedding.ln.bias", "", L.lne_b);
+  for (int e = 0; e < hd.dims.encoders; ++e) {
+    const EncoderSlots& es = L.enc[e];
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      put(kParamArena, e, kLinearNames[i], ".cores", es.lin[i].w);
+      put(kParamArena, e, kLinearNames[i], ".bias", es.lin[i].b);
+      put(kSaved0Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[0]);
+      put(kSaved1Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[1]);
+      put(kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
+    }
+    put(kParamArena, e, "ln1.gain", "", es.ln1_g);
+    put(kParamArena, e, "ln1.bias", "", es.ln1_b);
+    put(kParamArena, e, "ln2.gain", "", es.ln2_g);
+    put(kParamArena, e, "ln2.bias", "", es.ln2_b);
+    put(kSaved0Arena, e, "attn.P", "", es.P);
+    put(kActArena, e, "attn.ctx", "", es.ctx);
+    put(kActArena, e, "a1", "", es.a1);
+    put(kActArena, e, "h1", "", es.h1);
+    put(kSaved1Arena, e, "ln1.xhat", "", es.xhat1);
+    put(kSaved1Arena, e, "ln1.rstd", "", es.rstd1);
+    put(kActArena, e, "gelu", "", es.g);
+    put(kActArena, e, "a2", "", es.a2);
+    put(kActArena, e, "h2", "", es.h2);
+    put(kSaved1Arena, e, "ln2.xhat", "", es.xhat2);
+    put(kSaved1Arena, e, "ln2.rstd", "", es.rstd2);
+  }
+  put(kParamArena, -1, "intent_head.weight", "", L.wi);
+  put(kParamArena, -1, "intent_head.bias", "", L.bi);
+  put(kParamArena, -1, "slot_head.weight", "", L.ws);
+  put(kParamArena, -1, "slot_head.bias", "", L.bs);
+  put(kSaved0Arena, -1, "embedding.saved", "", L.emb_saved[0]);
+  put(kSaved1Arena, -1, "embedding.saved", "", L.emb_saved[1]);
+  put(kOutArena, -1, "embedding.E", "", L.E);
+  put(kActArena, -1, "embedding.x0", "", L.x0);
+  put(kActArena, -1, "embedding.h0", "", L.h0);
+  put(kSaved1Arena, -1, "embedding.ln.xhat", "", L.xhat0);
+  put(kSaved1Arena, -1, "embedding.ln.rstd", "", L.rstd0);
+  put(kOutArena, -1, "intent_head.logits", "", L.logit_i);
+  put(kOutArena, -1, "slot_head.logits", "", L.logit_s);
+  put(kBwdAArena, -1, "dA", "", L.dA);
+  put(kBwdAArena, -1, "dP", "", L.dP);
+  put(kBwdBArena, -1, "dB", "", L.dB);
+  put(kBwdBArena, -1, "dctx", "", L.dctx);
+  put(kBwdBArena, -1, "dq", "", L.dq);
+  put(kBwdBArena, -1, "dk", "", L.dk);
+  put(kBwdBArena, -1, "dlogits.intent", "", L.dlogit_i);
+  put(kBwdBArena, -1, "dlogits.slot", "", L.dlogit_s);
+  put(kBwdCArena, -1, "dv", "", L.dv);
+  put(kBwdCArena, -1, "dF", "", L.dF);
+  put(kStatArena, -1, "stat", "", L.stat);
+  put(kChain0Arena, -1, "linear.scratch", "", L.lin_scratch[0]);
+  put(kChain1Arena, -1, "linear.scratch", "", L.lin_scratch[1]);
+  put(kChain0Arena, -1, "ttm.scratch", "", L.ttm_scratch[0]);
+  put(kChain1Arena, -1, "ttm.scratch", "", L.ttm_scratch[1]);
+}
+
+/// The buffers of arena `arena` among `slots` into `out` (storage reused): the slots in
+/// ascending offset (the layout's order among equal offsets), each extending to the next
+/// offset or `end`; zero-word slots are dropped. `suffix` is appended to every name.
+void arena_buffers(const ArenaSlots& slots, int arena, std::int64_t end, const char* suffix,
+                   std::vector<MemoryBuffer>& out) {
+  thread_local std::vector<const ArenaSlots::Slot*> in;
+  in.clear();
+  for (const ArenaSlots::Slot& s : slots.slots()) {
+    if (s.arena == arena) in.push_back(&s);
+  }
+  std::stable_sort(in.begin(), in.end(), [](const ArenaSlots::Slot* a, const ArenaSlots::Slot* b) {
+    return a->offset < b->offset;
+  });
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::int64_t next = i + 1 < in.size() ? in[i + 1]->offset : end;
+    if (next <= in[i]->offset) continue;
+    if (n == out.size()) out.emplace_back();
+    MemoryBuffer& b = out[n++];
+    b.name = slots.name(in[i]->name);
+    b.name += suffix;
+    b.offset = in[i]->offset;
+    b.words = next - in[i]->offset;
+  }
+  out.resize(n);
+}
+
+/// The arrays of the top (see describe_into) and every buffer of `graph` in its array.
+void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph, const HlsDesign& hd) {
+  const ttsim_hls::Layout& L = hd.layout;
+  // The top's static arenas (hls/kernels/top.cc, model_step.h ArenaId), partitioned by the
+  // largest lane count (design_config.h kArenaBanks).
   int P = 1;
   for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
   m.partition = P;
   m.param_words = L.param_words;
-  using ttsim_hls::ArenaId;
-  std::vector<std::pair<std::string, std::int64_t>> slots[ttsim_hls::kFloatArenas];
-  auto put = [&](ArenaId a, std::string name, std::int64_t off) { slots[a].push_back({std::move(name), off}); };
-  put(ttsim_hls::kParamArena, "embedding.cores", L.emb_cores);
-  put(ttsim_hls::kParamArena, "embedding.position", L.pos);
-  put(ttsim_hls::kParamArena, "embedding.ln.gain", L.lne_g);
-  put(ttsim_hls::kParamArena, "embedding.ln.bias", L.lne_b);
-  for (int e = 0; e < hd.dims.encoders; ++e) {
-    const ttsim_hls::EncoderSlots& es = L.enc[e];
-    const std::string p = "enc" + std::to_string(e) + ".";
-    for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
-      put(ttsim_hls::kParamArena, p + kLinearNames[i] + ".cores", es.lin[i].w);
-      put(ttsim_hls::kParamArena, p + kLinearNames[i] + ".bias", es.lin[i].b);
-      put(ttsim_hls::kSaved0Arena, p + kLinearNames[i] + ".saved", es.lin[i].saved[0]);
-      put(ttsim_hls::kSaved1Arena, p + kLinearNames[i] + ".saved", es.lin[i].saved[1]);
-      put(ttsim_hls::kOutArena, p + kLinearNames[i] + ".y", es.lin[i].y);
-    }
-    put(ttsim_hls::kParamArena, p + "ln1.gain", es.ln1_g);
-    put(ttsim_hls::kParamArena, p + "ln1.bias", es.ln1_b);
-    put(ttsim_hls::kParamArena, p + "ln2.gain", es.ln2_g);
-    put(ttsim_hls::kParamArena, p + "ln2.bias", es.ln2_b);
-    put(ttsim_hls::kSaved0Arena, p + "attn.P", es.P);
-    put(ttsim_hls::kActArena, p + "attn.ctx", es.ctx);
-    put(ttsim_hls::kActArena, p + "a1", es.a1);
-    put(ttsim_hls::kActArena, p + "h1", es.h1);
-    put(ttsim_hls::kSaved1Arena, p + "ln1.xhat", es.xhat1);
-    put(ttsim_hls::kSaved1Arena, p + "ln1.rstd", es.rstd1);
-    put(ttsim_hls::kActArena, p + "gelu", es.g);
-    put(ttsim_hls::kActArena, p + "a2", es.a2);
-    put(ttsim_hls::kActArena, p + "h2", es.h2);
-    put(ttsim_hls::kSaved1Arena, p + "ln2.xhat", es.xhat2);
-    put(ttsim_hls::kSaved1Arena, p + "ln2.rstd", es.rstd2);
-  }
-  put(ttsim_hls::kParamArena, "intent_head.weight", L.wi);
-  put(ttsim_hls::kParamArena, "intent_head.bias", L.bi);
-  put(ttsim_hls::kParamArena, "slot_head.weight", L.ws);
-  put(ttsim_hls::kParamArena, "slot_head.bias", L.bs);
-  put(ttsim_hls::kSaved0Arena, "embedding.saved", L.emb_saved[0]);
-  put(ttsim_hls::kSaved1Arena, "embedding.saved", L.emb_saved[1]);
-  put(ttsim_hls::kOutArena, "embedding.E", L.E);
-  put(ttsim_hls::kActArena, "embedding.x0", L.x0);
-  put(ttsim_hls::kActArena, "embedding.h0", L.h0);
-  put(ttsim_hls::kSaved1Arena, "embedding.ln.xhat", L.xhat0);
-  put(ttsim_hls::kSaved1Arena, "embedding.ln.rstd", L.rstd0);
-  put(ttsim_hls::kOutArena, "intent_head.logits", L.logit_i);
-  put(ttsim_hls::kOutArena, "slot_head.logits", L.logit_s);
-  put(ttsim_hls::kBwdAArena, "dA", L.dA);
-  put(ttsim_hls::kBwdAArena, "dP", L.dP);
-  put(ttsim_hls::kBwdBArena, "dB", L.dB);
-  put(ttsim_hls::kBwdBArena, "dctx", L.dctx);
-  put(ttsim_hls::kBwdBArena, "dq", L.dq);
-  put(ttsim_hls::kBwdBArena, "dk", L.dk);
-  put(ttsim_hls::kBwdBArena, "dlogits.intent", L.dlogit_i);
-  put(ttsim_hls::kBwdBArena, "dlogits.slot", L.dlogit_s);
-  put(ttsim_hls::kBwdCArena, "dv", L.dv);
-  put(ttsim_hls::kBwdCArena, "dF", L.dF);
-  put(ttsim_hls::kStatArena, "stat", L.stat);
-  put(ttsim_hls::kChain0Arena, "linear.scratch", L.lin_scratch[0]);
-  put(ttsim_hls::kChain1Arena, "linear.scratch", L.lin_scratch[1]);
-  put(ttsim_hls::kChain0Arena, "ttm.scratch", L.ttm_scratch[0]);
-  put(ttsim_hls::kChain1Arena, "ttm.scratch", L.ttm_scratch[1]);
+  thread_local ArenaSlots slots;
+  slots.fill(hd);
   static const char* const kHolds[ttsim_hls::kFloatArenas] = {
       "parameters",
       "gradients",
@@ -396,45 +462,54 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
       "backward chain temporaries (even)",
       "backward chain temporaries (odd)",
       "row statistics"};
+  m.memories.resize(ttsim_hls::kFloatArenas + 1);
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
-    const std::int64_t words = std::max(1, L.words[a]);
-    std::vector<MemoryBuffer> buffers = buffers_of(slots[a], L.words[a]);
+    Memory& mem = m.memories[a];
     if (a == ttsim_hls::kGradArena) {
-      buffers = buffers_of(slots[ttsim_hls::kParamArena], L.param_words);
-      for (auto& b : buffers) b.name += ".grad";
+      arena_buffers(slots, ttsim_hls::kParamArena, L.param_words, ".grad", mem.buffers);
+    } else {
+      arena_buffers(slots, a, L.words[a], "", mem.buffers);
     }
-    Memory mem;
-    mem.array = std::string(ttsim_hls::kArenaStems[a]) + "_mem";
+    mem.array = ttsim_hls::kArenaStems[a];
+    mem.array += "_mem";
     mem.holds = kHolds[a];
-    mem.words = words;
+    mem.words = std::max(1, L.words[a]);
     mem.width_bits = 32;
     mem.partition = P;
     mem.partition_type = Partition::kCompleteDim2;  // top.cc: every float arena, whatever P
     mem.storage = Storage::kBram;
-    mem.buffers = std::move(buffers);
     mem.buffer_class = a == ttsim_hls::kParamArena  ? BufferClass::kParameter
                        : a == ttsim_hls::kGradArena ? BufferClass::kGradient
                        : a <= ttsim_hls::kSaved1Arena ? BufferClass::kActivation
                                                       : BufferClass::kTemporary;
-    fill_blocks(mem);
-    m.memories.push_back(std::move(mem));
   }
   {
-    const std::int64_t index_words = static_cast<std::int64_t>(hd.dims.seq_len) * (hd.dims.emb.d + 1) + 1;
-    Memory mem;
+    const std::int64_t slices = static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len;
+    Memory& mem = m.memories[ttsim_hls::kFloatArenas];
     mem.array = "index_mem";
     mem.holds = "TTM slice offsets and labels (int32)";
-    mem.words = index_words;
+    mem.words = static_cast<std::int64_t>(hd.dims.seq_len) * (hd.dims.emb.d + 1) + 1;
+    mem.width_bits = 32;
     mem.partition = 1;
     mem.partition_type = Partition::kNone;
-    mem.buffers = {{"ttm.slices", 0, static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len},
-                   {"labels", static_cast<std::int64_t>(hd.dims.emb.d) * hd.dims.seq_len, hd.dims.seq_len + 1}};
-    fill_blocks(mem);
-    m.memories.push_back(std::move(mem));
+    mem.storage = Storage::kBram;
+    mem.buffer_class.reset();
+    mem.buffers.resize(2);
+    mem.buffers[0].name = "ttm.slices";
+    mem.buffers[0].offset = 0;
+    mem.buffers[0].words = slices;
+    mem.buffers[1].name = "labels";
+    mem.buffers[1].offset = slices;
+    mem.buffers[1].words = hd.dims.seq_len + 1;
   }
+  for (Memory& mem : m.memories) fill_blocks(mem);
   // Every buffer of the step in the array the arena plan places it in (Buffer::memory, the
   // task graph's binding of each kernel argument, checked against the C simulation).
   m.memory_of_buffer.assign(graph.buffers.size(), -1);
+  for (Memory& mem : m.memories) {
+    mem.graph_buffers.clear();
+    mem.peak_live_words = 0;
+  }
   for (const Buffer& b : graph.buffers) {
     const int i = memory_index(b.memory);
     if (i < 0) {
@@ -445,8 +520,9 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
   }
   // Live words per array over the program order: +words at a buffer's first task, −words
   // after its last.
+  thread_local std::vector<std::int64_t> delta;
   for (Memory& mem : m.memories) {
-    std::vector<std::int64_t> delta(graph.tasks.size() + 1, 0);
+    delta.assign(graph.tasks.size() + 1, 0);
     for (int id : mem.graph_buffers) {
       const Buffer& b = graph.buffers[id];
       const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
@@ -469,8 +545,16 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
       mem.peak_live_words = std::max(mem.peak_live_words, live);
     }
   }
+}
+
+}  // namespace
+
+void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                   const KernelLatencyModel& bound, const HlsDesign& hd) {
+  check_buildable(arch);
+  describe_instances(m, arch, device, graph, bound);
+  describe_memories(m, arch, graph, hd);
   choose_storage(m.memories, device);
-  return m;
 }
 
 int memory_index(int id) {

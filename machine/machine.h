@@ -161,6 +161,14 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 
 /// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
+/// describe(model, arch, device, graph, bound) into `m` for the model whose kernel-tree
+/// view is `hd` (hls_design of that model and arch), reusing `m`'s storage: describing into
+/// the machine of another model of the same structure (same encoders, layers and flows,
+/// other TT ranks) allocates nothing, so a sweep of ranks re-describes one machine. Every
+/// field of `m` is overwritten: the result equals a fresh describe. Throws as describe.
+void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                   const KernelLatencyModel& bound, const HlsDesign& hd);
+
 int memory_index(int id);
 
 /// Resources of `m` beyond the device: one line per resource ("DSP 6,182 needed, 5,952

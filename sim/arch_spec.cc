@@ -85,6 +85,18 @@ std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
   return total;
 }
 
+bool operator==(const ArchSpec& a, const ArchSpec& b) {
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const UnitSpec &x = a.units[k], &y = b.units[k];
+    if (x.count != y.count || x.lanes != y.lanes || x.overhead != y.overhead) return false;
+  }
+  return a.name == b.name && a.source_file == b.source_file && a.clock_mhz == b.clock_mhz &&
+         a.policy == b.policy && a.parallel_merges == b.parallel_merges && a.qkv_reschedule == b.qkv_reschedule &&
+         a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
+         a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
+         a.calibration == b.calibration;
+}
+
 Json ArchSpec::to_json() const {
   Json j;
   j["name"] = name;

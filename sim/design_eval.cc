@@ -46,64 +46,101 @@ std::string design_key(const ModelSpec& model, const ArchSpec& arch, const Devic
 
 namespace {
 
-/// The padded step's graph of (model, arch): reshaped from the graph of an earlier model of
-/// the same structure and flows when this thread has one (models/graph_reshape.h: equal to
-/// the graph built for these ranks), else built. Each thread keeps the graphs of its
-/// kGraphTemplates most recent structures; a graph still held by an earlier evaluation is
-/// copied before it is reshaped, so no evaluation sees its graph change.
-std::shared_ptr<const TaskGraph> padded_graph(const ModelSpec& model, const ArchSpec& arch) {
-  constexpr std::size_t kGraphTemplates = 4;
-  struct Template {
-    ModelSpec model;
-    GraphOptions options;
-    std::shared_ptr<TaskGraph> graph;
-    std::unique_ptr<GraphReshaper> reshaper;  // null until the structure is seen again
-  };
-  thread_local std::list<Template> templates;  // most recent first
-  const GraphOptions options = graph_options(arch, 0);
-  for (auto it = templates.begin(); it != templates.end(); ++it) {
-    if (it->options.flow_by_kind != options.flow_by_kind || !same_graph_structure(it->model, model)) continue;
-    templates.splice(templates.begin(), templates, it);
-    Template& t = templates.front();
-    // Made on the first reuse (t.graph is still the graph of t.model then): a lone
-    // evaluation (`simulate`) never pays for it.
-    if (!t.reshaper) t.reshaper = std::make_unique<GraphReshaper>(t.model, t.options, *t.graph);
-    if (t.graph.use_count() > 1) t.graph = std::make_shared<TaskGraph>(*t.graph);
-    if (!t.reshaper->reshape(model, *t.graph)) break;  // plans of another structure: build
-    return t.graph;
+/// What `step` leaves to price: fit on the device, the epoch over `split`, activity,
+/// LUTs, power and energy (every field but `step` is overwritten).
+void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
+                       const dataset::LengthHistogram* split, const EngineOptions& options) {
+  e.over_device = machine::over_device(e.machine(), device);
+  e.epoch.reset();
+  if (split) e.epoch = simulate_epoch(model, arch, device, *split, e.step, options);
+  e.activity = step_activity(e.step, arch, device);
+  e.luts = e.activity.kilo_lut.units * 1000;
+  e.power.reset();
+  e.step_joules.reset();
+  e.epoch_joules.reset();
+  if (has_power_coefficients(device)) {
+    e.power = fpga_power(device, e.activity);
+    e.step_joules = e.power->total_watts() * e.step.run.schedule.makespan / (arch.clock_mhz * 1e6);
+    if (e.epoch) e.epoch_joules = e.power->total_watts() * e.epoch->seconds;
   }
-  Template t;
-  t.model = model;
-  t.options = options;
-  t.graph = std::make_shared<TaskGraph>(build_training_graph(model, options));
-  std::shared_ptr<const TaskGraph> g = t.graph;
-  templates.push_front(std::move(t));
-  if (templates.size() > kGraphTemplates) templates.pop_back();
-  return g;
 }
 
+/// The last evaluation of one design structure (model structure and flows, arch, device)
+/// on this thread, kept to evaluate the next model of that structure in place.
+struct StepTemplate {
+  ModelSpec model;  ///< the model the template was built for (its reshaper's origin)
+  ArchSpec arch;
+  DeviceSpec device;
+  std::shared_ptr<TaskGraph> graph;           ///< also evaluation->step.graph_ptr
+  std::shared_ptr<machine::Machine> machine;  ///< also evaluation->step.machine
+  std::shared_ptr<DesignEvaluation> evaluation;
+  std::unique_ptr<GraphReshaper> reshaper;    ///< null until the structure is seen again
+  std::unique_ptr<KernelLatencyModel> latency;
+
+  /// Gives the template its own copies of what an earlier caller still holds (the
+  /// evaluation, or its graph or machine), so re-evaluating never changes a result
+  /// handed out.
+  void detach() {
+    if (evaluation.use_count() == 1 && graph.use_count() == 2 && machine.use_count() == 2) return;
+    graph = std::make_shared<TaskGraph>(*graph);
+    machine = std::make_shared<machine::Machine>(*machine);
+    evaluation = std::make_shared<DesignEvaluation>(*evaluation);
+    evaluation->step.graph_ptr = graph;
+    evaluation->step.machine = machine;
+  }
+};
+
+/// Evaluates (model, arch, device): on this thread's template of the same structure when
+/// there is one (the graph reshaped to the model's ranks, then resimulate_step: the same
+/// figures as a fresh evaluation, sim/step_sim.h), else from scratch, keeping the result
+/// as the template of its structure. Each thread keeps its kStepTemplates most recent
+/// templates.
 std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const ArchSpec& arch,
                                                  const DeviceSpec& device, const dataset::LengthHistogram* split,
                                                  Fidelity fidelity) {
+  constexpr std::size_t kStepTemplates = 8;
+  thread_local std::list<StepTemplate> templates;  // most recent first
   machine::check_buildable(arch);
   // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
   // built: a model far beyond them would otherwise take that graph's memory first.
-  machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
+  const machine::HlsDesign hd =
+      machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
   EngineOptions options;
   options.analytic = fidelity == Fidelity::kAnalytic;
-  auto e = std::make_shared<DesignEvaluation>();
-  e->step = simulate_step(model, arch, device, padded_graph(model, arch), options);
-  e->machine = *e->step.machine;
-  e->over_device = machine::over_device(e->machine, device);
-  if (split) e->epoch = simulate_epoch(model, arch, device, *split, e->step, options);
-  e->activity = step_activity(e->step, arch, device);
-  e->luts = e->activity.kilo_lut.units * 1000;
-  if (has_power_coefficients(device)) {
-    e->power = fpga_power(device, e->activity);
-    e->step_joules = e->power->total_watts() * e->step.run.schedule.makespan / (arch.clock_mhz * 1e6);
-    if (e->epoch) e->epoch_joules = e->power->total_watts() * e->epoch->seconds;
+  const GraphOptions graph_opts = graph_options(arch, 0);
+  for (auto it = templates.begin(); it != templates.end(); ++it) {
+    if (it->arch != arch || it->device != device || !same_graph_structure(it->model, model)) continue;
+    templates.splice(templates.begin(), templates, it);
+    StepTemplate& t = templates.front();
+    // Made on the first reuse (t.graph is still the graph of t.model then): a lone
+    // evaluation (`simulate`) never pays for it.
+    if (!t.reshaper) t.reshaper = std::make_unique<GraphReshaper>(t.model, graph_opts, *t.graph);
+    t.detach();
+    if (!t.reshaper->reshape(model, *t.graph)) {  // plans of another structure: build
+      templates.pop_front();
+      break;
+    }
+    DesignEvaluation& e = *t.evaluation;
+    resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
+    finish_evaluation(e, model, arch, device, split, options);
+    return t.evaluation;
   }
-  return e;
+  StepTemplate t;
+  t.model = model;
+  t.arch = arch;
+  t.device = device;
+  t.graph = std::make_shared<TaskGraph>(build_training_graph(model, graph_opts));
+  t.latency = std::make_unique<KernelLatencyModel>(arch, device);
+  t.evaluation = std::make_shared<DesignEvaluation>();
+  DesignEvaluation& e = *t.evaluation;
+  e.step = simulate_step(model, arch, device, t.graph, options);
+  t.machine = std::make_shared<machine::Machine>(*e.step.machine);
+  e.step.machine = t.machine;
+  finish_evaluation(e, model, arch, device, split, options);
+  std::shared_ptr<const DesignEvaluation> result = t.evaluation;
+  templates.push_front(std::move(t));
+  if (templates.size() > kStepTemplates) templates.pop_back();
+  return result;
 }
 
 }  // namespace

@@ -25,7 +25,6 @@ namespace ttsim {
 
 /// Everything one design evaluates to.
 struct DesignEvaluation {
-  machine::Machine machine;          ///< what the emitted build is: instances, memories, schedule
   StepResult step;                   ///< the padded step, SystemC (graph, schedule, occupancy)
   std::optional<EpochResult> epoch;  ///< over the split, when one was given
   /// Activity of the padded step on the machine (sim/power step_activity: its units, the
@@ -41,6 +40,8 @@ struct DesignEvaluation {
   /// LUT estimate of the design (design_luts: operator cores, bank networks, assumed
   /// control), LUTs; an estimate, not csynth, so it warns rather than decides fits.
   double luts = 0;
+  /// What the emitted build is: instances, memories, schedule (the step's machine).
+  const machine::Machine& machine() const { return *step.machine; }
 };
 
 /// The canonical key of a design: the resolved JSON of model, arch (with the name of its

@@ -135,6 +135,26 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   return d;
 }
 
+bool operator==(const DeviceSpec& a, const DeviceSpec& b) {
+  const PowerCoefficients &p = a.power, &q = b.power;
+  const bool same_power = p.static_watts == q.static_watts && p.dsp_watts_per_mhz == q.dsp_watts_per_mhz &&
+                          p.bram36_watts_per_mhz == q.bram36_watts_per_mhz &&
+                          p.uram_watts_per_mhz == q.uram_watts_per_mhz &&
+                          p.logic_watts_per_kilolut_mhz == q.logic_watts_per_kilolut_mhz &&
+                          p.clock_watts_per_kilolut_mhz == q.clock_watts_per_kilolut_mhz && p.source == q.source;
+  bool same_ops = a.float_ops.size() == b.float_ops.size();
+  for (auto i = a.float_ops.begin(), j = b.float_ops.begin(); same_ops && i != a.float_ops.end(); ++i, ++j) {
+    same_ops = i->first == j->first && i->second.dsp == j->second.dsp &&
+               i->second.latency_by_clock == j->second.latency_by_clock;
+  }
+  return same_power && same_ops && a.name == b.name && a.source_file == b.source_file && a.part == b.part &&
+         a.platform == b.platform && a.bram36 == b.bram36 && a.uram288 == b.uram288 && a.dsp == b.dsp &&
+         a.lut == b.lut && a.ff == b.ff && a.slrs == b.slrs && a.default_clock_mhz == b.default_clock_mhz &&
+         a.max_clock_mhz == b.max_clock_mhz && a.bram_read_latency == b.bram_read_latency &&
+         a.uram_read_latency == b.uram_read_latency && a.write_latency == b.write_latency &&
+         a.uram_cascade_height == b.uram_cascade_height;
+}
+
 DeviceSpec load_device_spec(const std::string& path) {
   return parse_device_spec(load_json_file(path), path);
 }

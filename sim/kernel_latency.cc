@@ -396,6 +396,17 @@ std::vector<LoopLatency> KernelLatencyModel::loop_classes(UnitKind unit, TaskOp 
   return out;
 }
 
+int KernelLatencyModel::class_ii(UnitKind unit, TaskOp op, int loop) const {
+  const PricedKernel& pk = priced(unit, op);
+  const int lanes = units_[static_cast<int>(unit)].lanes;
+  if (lanes < 1) throw std::invalid_argument("class_ii: lanes must be >= 1");
+  if (loop < 0 || loop >= pk.loop_count) {
+    throw std::invalid_argument("class_ii: loop " + std::to_string(loop) + " of a kernel of " +
+                                std::to_string(pk.loop_count) + " loops");
+  }
+  return loop_ii(pk.loops[loop], loop, op, lanes, 0).first;
+}
+
 std::vector<int> KernelLatencyModel::base_depths(UnitKind unit, TaskOp op) const {
   const PricedKernel& pk = priced(unit, op);
   if (units_[static_cast<int>(unit)].lanes < 1) throw std::invalid_argument("base_depths: lanes must be >= 1");

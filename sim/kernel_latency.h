@@ -155,6 +155,9 @@ class KernelLatencyModel {
   /// kind `unit`: name, ii, rec_mii, res_mii and depth (calibrated when the kernel is),
   /// trip and cycles 0.
   std::vector<LoopLatency> loop_classes(UnitKind unit, TaskOp op) const;
+  /// loop_classes(unit, op)[loop].ii without building the list (cycles). Throws
+  /// std::invalid_argument for a unit with lanes < 1 or a loop outside the kernel's.
+  int class_ii(UnitKind unit, TaskOp op, int loop) const;
   /// Model depth (cycles) of each loop of `op`'s kernel on `unit`, all variants in
   /// specification order, before any calibrated depth adjustment: max(1, Σ latency(chain)).
   std::vector<int> base_depths(UnitKind unit, TaskOp op) const;

@@ -58,6 +58,23 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
 
 namespace {
 
+/// Runs `r` on its machine: its arrays (bank map) and, with `machine_units`, its instances
+/// — per unit class, the most instances of one of its modules (the top calls one module at
+/// a time, so the modules of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run
+/// together) — instead of the arch's unit counts (the what-if studies).
+void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units) {
+  r.banks = machine_bank_map(*r.machine);
+  if (machine_units) {
+    std::array<int, kUnitKinds> units{};
+    for (const machine::KernelInstance& k : r.machine->instances) {
+      int& u = units[static_cast<int>(k.unit)];
+      u = std::max(u, k.count);
+    }
+    for (int k = 0; k < kUnitKinds; ++k) r.sched.unit_count[k] = std::max(1, units[k]);
+  }
+  execute(r, arch, options);
+}
+
 /// Throws std::invalid_argument (naming `who`) unless `step` has the buffers of `hardware`,
 /// by id and name: the machine described for one carries the other's placement.
 void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, const char* who) {
@@ -67,11 +84,8 @@ void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, cons
 }
 
 /// The step of `tokens` tokens on the machine of (model, `built`): described from the
-/// padded step's graph (the hardware is sized for the longest sample).
-/// `machine_units`: the schedulers dispatch to the machine's instances — per unit class, the
-/// most instances of one of its modules (the top calls one module at a time, so the modules
-/// of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run together) — instead of
-/// the arch's unit counts (the what-if studies).
+/// padded step's graph (the hardware is sized for the longest sample). `machine_units`:
+/// as run_on_machine.
 StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const ArchSpec& built,
                            const DeviceSpec& device, std::int64_t tokens, const EngineOptions& options,
                            bool machine_units, std::shared_ptr<const TaskGraph> graph = nullptr) {
@@ -88,16 +102,7 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
     require_same_buffers(r.graph(), padded, "simulate_step");
     r.machine = std::make_shared<const machine::Machine>(machine::describe(model, built, device, padded));
   }
-  r.banks = machine_bank_map(*r.machine);
-  if (machine_units) {
-    std::array<int, kUnitKinds> units{};
-    for (const machine::KernelInstance& k : r.machine->instances) {
-      int& u = units[static_cast<int>(k.unit)];
-      u = std::max(u, k.count);
-    }
-    for (int k = 0; k < kUnitKinds; ++k) r.sched.unit_count[k] = std::max(1, units[k]);
-  }
-  execute(r, arch, options);
+  run_on_machine(r, arch, options, machine_units);
   return r;
 }
 
@@ -112,6 +117,21 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
                          std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options) {
   if (!padded_graph) throw std::invalid_argument("simulate_step: no graph");
   return step_on_machine(model, arch, arch, device, 0, options, true, std::move(padded_graph));
+}
+
+void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
+                     const DeviceSpec& device, KernelLatencyModel& latency, const machine::HlsDesign& hd,
+                     EngineOptions options) {
+  if (step.machine.get() != &machine || !step.graph_ptr) {
+    throw std::invalid_argument("resimulate_step: the step does not run on the machine given");
+  }
+  if (step.tokens != model.tokens()) throw std::invalid_argument("resimulate_step: not a padded step of the model");
+  const TaskGraph& g = step.graph();
+  latency.bind_instances(g);
+  update_latencies(step.sched, g, latency);
+  step.footprint = buffer_footprints(g, step.fused);
+  machine::describe_into(machine, arch, device, g, latency, hd);
+  run_on_machine(step, arch, options, true);
 }
 
 StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,

@@ -60,6 +60,21 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options = {});
 
+/// The analytic fast path's re-simulation: `step` is a padded step of this (arch, device)
+/// from simulate_step, or from an earlier call, for a model of the same structure as
+/// `model` (models/graph_reshape.h) whose graph has since been reshaped in place to
+/// `model`'s ranks; it runs on `machine` (step.machine points to it). Both are simulated
+/// again for `model`, their storage reused: the instances' IIs (latency, a
+/// KernelLatencyModel of (arch, device), rebound to the graph), the task latencies on the
+/// schedule graph the step keeps (its dependencies do not change with ranks), footprints,
+/// the machine (machine::describe_into with `hd` = hls_design(model, arch)), bank map,
+/// schedule and occupancy. The result equals simulate_step(model, arch, device, graph,
+/// options). Throws as simulate_step, and std::invalid_argument when `step` does not run
+/// on `machine` or is not a padded step of `model`.
+void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
+                     const DeviceSpec& device, KernelLatencyModel& latency, const machine::HlsDesign& hd,
+                     EngineOptions options = {});
+
 /// A what-if step for the engine's own studies: `arch` may ask for what the emitted top
 /// does not build (several engines, the parallel policy and its refinements, fusion); the
 /// units and dispatch are the arch's, the arrays those of the machine of the same model and

@@ -136,8 +136,8 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   // on-chip arrays are its memory; its power is the clocked (default) scenario.
   const auto ev = evaluate_design(model, arch, device, &split);
   if (!ev->power) fpga_power(device, ev->activity);  // throws the InputError naming the device file's /power
-  r.fpga_memory_bytes = ev->machine.onchip_bytes();
-  r.fpga_allocated_bytes = (ev->machine.bram36() * 36864 + ev->machine.uram288() * 294912) / 8;
+  r.fpga_memory_bytes = ev->machine().onchip_bytes();
+  r.fpga_allocated_bytes = (ev->machine().bram36() * 36864 + ev->machine().uram288() * 294912) / 8;
   r.fpga_epoch_cycles = ev->epoch->cycles;
   r.fpga_epoch_seconds = ev->epoch->seconds;
   const FpgaActivity& activity = ev->activity;

@@ -59,9 +59,9 @@ TEST(DesignEval, ReshapedGraphsPriceAsBuiltOnesAndHeldEvaluationsKeepTheirs) {
     const auto e = evaluate_design(*m, arch, device, nullptr, Fidelity::kAnalytic);
     const StepResult fresh = simulate_step(*m, arch, device, 0, analytic);
     EXPECT_EQ(e->step.run.schedule.makespan, fresh.run.schedule.makespan);
-    EXPECT_EQ(e->machine.bram36(), fresh.machine->bram36());
-    EXPECT_EQ(e->machine.uram288(), fresh.machine->uram288());
-    EXPECT_EQ(e->machine.onchip_bytes(), fresh.machine->onchip_bytes());
+    EXPECT_EQ(e->machine().bram36(), fresh.machine->bram36());
+    EXPECT_EQ(e->machine().uram288(), fresh.machine->uram288());
+    EXPECT_EQ(e->machine().onchip_bytes(), fresh.machine->onchip_bytes());
     ASSERT_EQ(e->step.graph().buffers.size(), fresh.graph().buffers.size());
     for (std::size_t i = 0; i < fresh.graph().buffers.size(); ++i) {
       EXPECT_EQ(e->step.graph().buffers[i].words, fresh.graph().buffers[i].words) << fresh.graph().buffers[i].name;
