@@ -86,11 +86,32 @@ std::string describe_json(const Json& v) {
   }
 }
 
-JsonView::JsonView(const Json& node, std::string file, std::string pointer)
-    : node_(&node), file_(std::move(file)), pointer_(std::move(pointer)) {}
+JsonView::JsonView(const Json& node, std::string file, std::string pointer) : node_(&node) {
+  auto root = std::make_shared<Path>();
+  root->token = std::move(pointer);
+  root->file_name = std::move(file);
+  root->file = &root->file_name;
+  path_ = std::move(root);
+}
+
+JsonView JsonView::child(const Json& child, std::string token) const {
+  auto p = std::make_shared<Path>();
+  p->parent = path_;
+  p->token = std::move(token);
+  p->file = path_->file;
+  return JsonView(child, std::move(p));
+}
+
+std::string JsonView::pointer() const {
+  std::vector<const Path*> steps;
+  for (const Path* p = path_.get(); p; p = p->parent.get()) steps.push_back(p);
+  std::string out = steps.back()->token;  // the root's prefix, as given
+  for (std::size_t i = steps.size() - 1; i-- > 0;) out += "/" + escape_pointer_token(steps[i]->token);
+  return out;
+}
 
 void JsonView::fail(const std::string& expected, const std::string& found) const {
-  throw ConfigError(file_, pointer_, expected, found);
+  throw ConfigError(file(), pointer(), expected, found);
 }
 
 void JsonView::fail(const std::string& expected) const { fail(expected, describe_json(*node_)); }
@@ -103,14 +124,14 @@ JsonView JsonView::at(const std::string& key) const {
   if (!node_->is_object()) fail("an object");
   auto it = node_->find(key);
   if (it == node_->end()) fail("required key \"" + key + "\"", "no such key");
-  return JsonView(*it, file_, pointer_ + "/" + escape_pointer_token(key));
+  return child(*it, key);
 }
 
 std::optional<JsonView> JsonView::find(const std::string& key) const {
   if (!node_->is_object()) fail("an object");
   auto it = node_->find(key);
   if (it == node_->end()) return std::nullopt;
-  return JsonView(*it, file_, pointer_ + "/" + escape_pointer_token(key));
+  return child(*it, key);
 }
 
 JsonView JsonView::at(std::size_t index) const {
@@ -119,13 +140,16 @@ JsonView JsonView::at(std::size_t index) const {
     fail("an element at index " + std::to_string(index),
          "array of " + std::to_string(node_->size()));
   }
-  return JsonView((*node_)[index], file_, pointer_ + "/" + std::to_string(index));
+  return child((*node_)[index], std::to_string(index));
 }
 
 void JsonView::allow_keys(std::initializer_list<const char*> allowed) const {
-  std::vector<std::string> keys;
-  for (const char* k : allowed) keys.emplace_back(k);
-  allow_keys(keys);
+  if (!node_->is_object()) fail("an object");
+  for (auto it = node_->begin(); it != node_->end(); ++it) {
+    bool ok = false;
+    for (const char* k : allowed) ok = ok || it.key() == k;
+    if (!ok) allow_keys(std::vector<std::string>(allowed.begin(), allowed.end()));  // throws naming the key
+  }
 }
 
 void JsonView::allow_keys(const std::vector<std::string>& allowed) const {
@@ -134,7 +158,7 @@ void JsonView::allow_keys(const std::vector<std::string>& allowed) const {
     bool ok = false;
     for (const auto& k : allowed) ok = ok || (k == it.key());
     if (!ok) {
-      throw ConfigError(file_, pointer_ + "/" + escape_pointer_token(it.key()),
+      throw ConfigError(file(), pointer() + "/" + escape_pointer_token(it.key()),
                         "one of the known keys {" + join(allowed) + "}",
                         "unknown key \"" + it.key() + "\"");
     }
@@ -142,34 +166,39 @@ void JsonView::allow_keys(const std::vector<std::string>& allowed) const {
 }
 
 std::int64_t JsonView::as_int(std::int64_t min, std::int64_t max) const {
-  const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  if (!node_->is_number()) fail("an integer in " + range);
+  const auto out_of_range = [&] {
+    fail("an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  };
+  if (!node_->is_number()) out_of_range();
   if (node_->is_number_float()) {
     double d = node_->get<double>();
-    if (std::floor(d) != d || std::fabs(d) > 9.0e15) fail("an integer in " + range);
+    if (std::floor(d) != d || std::fabs(d) > 9.0e15) out_of_range();
     auto v = static_cast<std::int64_t>(d);
-    if (v < min || v > max) fail("an integer in " + range);
+    if (v < min || v > max) out_of_range();
     return v;
   }
   if (node_->is_number_unsigned()) {
     auto u = node_->get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
         static_cast<std::int64_t>(u) > max || static_cast<std::int64_t>(u) < min) {
-      fail("an integer in " + range);
+      out_of_range();
     }
     return static_cast<std::int64_t>(u);
   }
   auto v = node_->get<std::int64_t>();
-  if (v < min || v > max) fail("an integer in " + range);
+  if (v < min || v > max) out_of_range();
   return v;
 }
 
 double JsonView::as_double(double min, double max) const {
-  std::ostringstream range;
-  range << "a number in [" << min << ", " << max << "]";
-  if (!node_->is_number()) fail(range.str());
+  const auto out_of_range = [&] {
+    std::ostringstream range;
+    range << "a number in [" << min << ", " << max << "]";
+    fail(range.str());
+  };
+  if (!node_->is_number()) out_of_range();
   double v = node_->get<double>();
-  if (!(v >= min && v <= max)) fail(range.str());
+  if (!(v >= min && v <= max)) out_of_range();
   return v;
 }
 
@@ -184,32 +213,57 @@ std::string JsonView::as_string() const {
 }
 
 std::string JsonView::as_enum(const std::vector<std::string>& allowed) const {
+  if (node_->is_string()) {
+    const std::string& s = node_->get_ref<const std::string&>();
+    for (const auto& a : allowed) {
+      if (a == s) return s;
+    }
+  }
   std::vector<std::string> quoted;
   for (const auto& a : allowed) quoted.push_back("\"" + a + "\"");
-  const std::string expected = "one of " + join(quoted);
-  if (!node_->is_string()) fail(expected);
-  auto s = node_->get<std::string>();
-  for (const auto& a : allowed) {
-    if (a == s) return s;
-  }
-  fail(expected);
+  fail("one of " + join(quoted));
 }
 
 std::vector<JsonView> JsonView::as_array(std::size_t min_size) const {
-  const std::string expected =
-      min_size == 0 ? "an array" : "an array of at least " + std::to_string(min_size);
-  if (!node_->is_array()) fail(expected);
-  if (node_->size() < min_size) fail(expected, node_->empty() ? "an empty array" : describe_json(*node_));
+  check_array(min_size);
   std::vector<JsonView> out;
   out.reserve(node_->size());
   for (std::size_t i = 0; i < node_->size(); ++i) out.push_back(at(i));
   return out;
 }
 
+void JsonView::check_array(std::size_t min_size) const {
+  if (node_->is_array() && node_->size() >= min_size) return;
+  const std::string expected =
+      min_size == 0 ? "an array" : "an array of at least " + std::to_string(min_size);
+  if (!node_->is_array()) fail(expected);
+  fail(expected, node_->empty() ? "an empty array" : describe_json(*node_));
+}
+
 std::vector<std::int64_t> JsonView::as_int_list(std::int64_t min, std::int64_t max,
                                                 std::size_t min_size) const {
+  check_array(min_size);
   std::vector<std::int64_t> out;
-  for (const auto& e : as_array(min_size)) out.push_back(e.as_int(min, max));
+  out.reserve(node_->size());
+  for (std::size_t i = 0; i < node_->size(); ++i) {
+    const Json& e = (*node_)[i];
+    // The element's own view (its pointer) only when it is refused.
+    if (e.is_number_unsigned()) {
+      const auto u = e.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) &&
+          static_cast<std::int64_t>(u) >= min && static_cast<std::int64_t>(u) <= max) {
+        out.push_back(static_cast<std::int64_t>(u));
+        continue;
+      }
+    } else if (e.is_number_integer()) {
+      const auto v = e.get<std::int64_t>();
+      if (v >= min && v <= max) {
+        out.push_back(v);
+        continue;
+      }
+    }
+    out.push_back(at(i).as_int(min, max));
+  }
   return out;
 }
 

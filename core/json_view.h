@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,9 +35,10 @@ class JsonView {
   JsonView(const Json& node, std::string file, std::string pointer = "");
 
   const Json& raw() const { return *node_; }
-  const std::string& file() const { return file_; }
-  /// RFC 6901 pointer of this node ("" is the root).
-  const std::string& pointer() const { return pointer_; }
+  const std::string& file() const { return *path_->file; }
+  /// RFC 6901 pointer of this node ("" is the root); built when asked for (a view keeps its
+  /// parent's path and its own key), so reading a document builds no pointer strings.
+  std::string pointer() const;
 
   bool is_object() const { return node_->is_object(); }
   bool is_array() const { return node_->is_array(); }
@@ -87,8 +89,20 @@ class JsonView {
 
  private:
   const Json* node_;
-  std::string file_;
-  std::string pointer_;
+  /// One step of a view's JSON pointer: the key or index below its parent's node. The
+  /// root holds the file name and the pointer prefix the view was made with.
+  struct Path {
+    std::shared_ptr<const Path> parent;  ///< null at the root
+    std::string token;                   ///< unescaped key or decimal index; root: the prefix as given
+    std::string file_name;               ///< root only
+    const std::string* file = nullptr;   ///< the root's file_name (kept alive by the chain)
+  };
+  /// Throws ConfigError unless this node is an array of at least `min_size` elements.
+  void check_array(std::size_t min_size) const;
+  JsonView(const Json& node, std::shared_ptr<const Path> path) : node_(&node), path_(std::move(path)) {}
+  /// The view of `child`, a member or element of this node reached by `token`.
+  JsonView child(const Json& child, std::string token) const;
+  std::shared_ptr<const Path> path_;
 };
 
 }  // namespace ttsim

@@ -1,5 +1,6 @@
 #include "dse/sim_evaluator.h"
 
+#include "core/doc_memo.h"
 #include "dse/point_power.h"
 #include "machine/hls_dims.h"
 #include "machine/machine.h"
@@ -55,10 +56,12 @@ struct Resolved {
 /// which evaluate_design refuses itself before it builds anything.
 Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
   Resolved r;
-  // Parsed per point (microseconds; a sweep of per-layer ranks has as many models as points,
-  // so nothing is kept).
-  r.model = std::make_shared<const ModelSpec>(parse_model_spec(p.model, p.model_file));
-  r.arch = parse_arch_spec(p.arch, p.arch_file);
+  // Neighbouring points share documents (a sweep's last axes vary fastest): each distinct
+  // document is parsed once while it is among this thread's recent ones.
+  thread_local DocMemo<ModelSpec, 8> models;
+  thread_local DocMemo<ArchSpec, 16> archs;
+  r.model = models.get(p.model, p.model_file, parse_model_spec);
+  r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
   // A design the emitted top cannot carry out is never simulated (the point is reported
   // not evaluated, with the ConfigError naming the arch field).
   machine::check_buildable(r.arch);
