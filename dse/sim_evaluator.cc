@@ -58,8 +58,8 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_
   Resolved r;
   // Neighbouring points share documents (a sweep's last axes vary fastest): each distinct
   // document is parsed once while it is among this thread's recent ones.
-  thread_local DocMemo<ModelSpec, 8> models;
-  thread_local DocMemo<ArchSpec, 16> archs;
+  thread_local DocMemo<ModelSpec, 2> models;
+  thread_local DocMemo<ArchSpec, 4> archs;
   r.model = models.get(p.model, p.model_file, parse_model_spec);
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
   // A design the emitted top cannot carry out is never simulated (the point is reported

@@ -519,10 +519,10 @@ void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph,
     m.memories[i].graph_buffers.push_back(b.id);
   }
   // Live words per array over the program order: +words at a buffer's first task, −words
-  // after its last.
-  thread_local std::vector<std::int64_t> delta;
+  // after its last; the peak is taken once every change at a task is applied.
+  thread_local std::vector<std::pair<int, std::int64_t>> delta;  // (task, words)
   for (Memory& mem : m.memories) {
-    delta.assign(graph.tasks.size() + 1, 0);
+    delta.clear();
     for (int id : mem.graph_buffers) {
       const Buffer& b = graph.buffers[id];
       const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
@@ -536,12 +536,15 @@ void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph,
         if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
       }
       if (first > last) continue;
-      delta[first] += b.words;
-      delta[last + 1] -= b.words;
+      delta.emplace_back(first, b.words);
+      delta.emplace_back(last + 1, -b.words);
     }
+    std::sort(delta.begin(), delta.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     std::int64_t live = 0;
-    for (std::int64_t d : delta) {
-      live += d;
+    for (std::size_t i = 0; i < delta.size();) {
+      const int task = delta[i].first;
+      for (; i < delta.size() && delta[i].first == task; ++i) live += delta[i].second;
       mem.peak_live_words = std::max(mem.peak_live_words, live);
     }
   }

@@ -1,5 +1,7 @@
 #include "models/task_graph.h"
 
+#include <cstring>
+
 #include <string>
 
 namespace ttsim {
@@ -55,7 +57,7 @@ const char* to_string(TaskOp op) {
 bool task_op_named(const char* name, TaskOp* op) {
   for (int k = 0; k < kTaskOpCount; ++k) {
     const TaskOp o = static_cast<TaskOp>(k);
-    if (std::string(to_string(o)) == name) {
+    if (std::strcmp(to_string(o), name) == 0) {
       *op = o;
       return true;
     }

@@ -307,10 +307,17 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
 }
 
 void KernelLatencyModel::bind_instances(const TaskGraph& graph) {
+  std::vector<int> all(graph.tasks.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  bind_instances(graph, all);
+}
+
+void KernelLatencyModel::bind_instances(const TaskGraph& graph, const std::vector<int>& tasks) {
   bound_ = false;
   for (auto& a : instance_ii_) a.fill(0);
   for (auto& a : instance_res_mii_) a.fill(0);
-  for (const Task& t : graph.tasks) {
+  for (int id : tasks) {
+    const Task& t = graph.tasks.at(static_cast<std::size_t>(id));
     const PricedKernel& pk = priced(t.unit, t.op);
     const int lanes = units_[static_cast<int>(t.unit)].lanes;
     const TaskShape& s = t.shape;

@@ -181,6 +181,10 @@ class KernelLatencyModel {
   /// the graph runs. Calling it again rebinds to the new graph. Throws like task_cycles()
   /// for a task the model cannot price.
   void bind_instances(const TaskGraph& graph);
+  /// bind_instances over the tasks `tasks` of `graph` only (ids): the same binding when
+  /// every task of the graph has the unit, op and shape of one of them (as the
+  /// representatives of the schedule graph's latency classes, SchedGraph::price_rep).
+  void bind_instances(const TaskGraph& graph, const std::vector<int>& tasks);
   /// True after bind_instances().
   bool bound() const { return bound_; }
 

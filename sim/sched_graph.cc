@@ -133,9 +133,14 @@ bool price_classes_match(const SchedGraph& sg, const TaskGraph& graph) {
 
 }  // namespace
 
-void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+void match_price_classes(SchedGraph& sg, const TaskGraph& graph) {
   if (!price_classes_match(sg, graph)) build_price_classes(sg, graph);
-  std::vector<std::int64_t> cycles(sg.price_rep.size());
+}
+
+void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+  match_price_classes(sg, graph);
+  thread_local std::vector<std::int64_t> cycles;
+  cycles.resize(sg.price_rep.size());
   for (std::size_t c = 0; c < cycles.size(); ++c) {
     cycles[c] = latency.task_cycles(graph.tasks[sg.price_rep[c]]);
   }

@@ -64,4 +64,9 @@ SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
 /// match `graph`.
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
 
+/// Makes sg.price_class / price_rep group `graph`'s tasks by equal (unit, op, shape with
+/// its variant and memories), rebuilding them when they do not (update_latencies does the
+/// same first).
+void match_price_classes(SchedGraph& sg, const TaskGraph& graph);
+
 }  // namespace ttsim

@@ -127,7 +127,9 @@ void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpe
   }
   if (step.tokens != model.tokens()) throw std::invalid_argument("resimulate_step: not a padded step of the model");
   const TaskGraph& g = step.graph();
-  latency.bind_instances(g);
+  // One static schedule per module instance, bound over one task per latency class.
+  match_price_classes(step.sched, g);
+  latency.bind_instances(g, step.sched.price_rep);
   update_latencies(step.sched, g, latency);
   step.footprint = buffer_footprints(g, step.fused);
   machine::describe_into(machine, arch, device, g, latency, hd);

@@ -1,6 +1,7 @@
 #include "sim/power/schedule_activity.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,7 +62,7 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
       for (int a = 0; a < loop.n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = loop.access[a];
-        if (std::string(acc.array) == "index") continue;  // int tables, not banked
+        if (std::strcmp(acc.array, "index") == 0) continue;  // int tables, not banked
         if (acc.kind == ttsim_spec::kLaneAccess) {
           luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
                           acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
