@@ -105,77 +105,108 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
   }
 }
 
-void apply_axis(const std::string& name, const Json& value, Json& model, Json& arch) {
-  auto set = [&](Json& doc, const std::string& which, const std::string& ptr) {
-    const Json::json_pointer p(ptr);
+AxisEditor::AxisEditor(const std::string& name) : name_(name) {
+  auto [encoder, layers] = layer_rank_axis(name);
+  if (encoder >= 0) {
+    kind_ = Kind::kLayerRank;
+    layers_ = std::move(layers);
+    // The first layer's rank: its own override, else its kind's.
+    read_ = {Json::json_pointer("/overrides/" + layers_.front() + "/rank"),
+             Json::json_pointer("/layers/" + linear_kind_of(layers_.front()) + "/rank")};
+  } else if (name == "encoders") {
+    kind_ = Kind::kModelMember;
+    write_ = read_ = {Json::json_pointer("/encoders")};
+  } else if (name == "tt_rank") {
+    kind_ = Kind::kKindRank;
+    layers_.assign(std::begin(kTtKinds), std::end(kTtKinds));
+    read_ = {Json::json_pointer("/layers/attention/rank")};
+  } else if (starts_with(name, "tt_rank.")) {
+    kind_ = Kind::kKindRank;
+    layers_ = {name.substr(8)};
+    read_ = {Json::json_pointer("/layers/" + name.substr(8) + "/rank")};
+  } else if (name == "ttm_rank") {
+    kind_ = Kind::kTtmRank;
+    read_ = {Json::json_pointer("/token_embedding/rank")};
+  } else if (starts_with(name, "model:")) {
+    kind_ = Kind::kModelMember;
+    write_ = read_ = {Json::json_pointer(name.substr(6))};
+  } else if (starts_with(name, "arch:")) {
+    kind_ = Kind::kArchMember;
+    write_ = read_ = {Json::json_pointer(name.substr(5))};
+  } else {
+    kind_ = Kind::kArchMember;
+    for (const auto& p : arch_pointers(name)) write_.emplace_back(p);
+    if (!write_.empty()) read_ = {write_.front()};
+  }
+}
+
+void AxisEditor::apply(const Json& value, Json& model, Json& arch) const {
+  auto set = [&](Json& doc, const char* which, const Json::json_pointer& p) {
     if (!doc.contains(p.parent_pointer())) {
-      throw InputError("axis \"" + name + "\": the base " + which + " document has no member " +
+      throw InputError("axis \"" + name_ + "\": the base " + which + " document has no member " +
                        p.parent_pointer().to_string());
     }
     doc[p] = value;
   };
-  auto set_layer_rank = [&](const std::string& kind) {
-    if (!model.contains("layers") || !model["layers"].contains(kind)) {
-      throw InputError("axis \"" + name + "\": the base model has no /layers/" + kind);
+  switch (kind_) {
+    case Kind::kLayerRank:
+      // Written for every point; the model loader refuses the point (not evaluated, with its
+      // reason) when its model has no such encoder or the layer is not TT.
+      for (const std::string& layer : layers_) {
+        Json& o = model["overrides"][layer];
+        if (o.is_null()) o = Json::object();
+        o.erase("ranks");
+        o["rank"] = value;
+      }
+      return;
+    case Kind::kKindRank:
+      for (const std::string& kind : layers_) {
+        if (!model.contains("layers") || !model["layers"].contains(kind)) {
+          throw InputError("axis \"" + name_ + "\": the base model has no /layers/" + kind);
+        }
+        Json& layer = model["layers"][kind];
+        if (layer.value("format", std::string()) != "tt") continue;  // dense layers have no rank
+        layer.erase("ranks");
+        layer["rank"] = value;
+      }
+      return;
+    case Kind::kTtmRank: {
+      if (!model.contains("token_embedding")) {
+        throw InputError("axis \"ttm_rank\": the base model has no /token_embedding");
+      }
+      Json& e = model["token_embedding"];
+      if (e.value("format", std::string()) != "ttm") return;
+      e.erase("ranks");
+      e["rank"] = value;
+      return;
     }
-    Json& layer = model["layers"][kind];
-    if (layer.value("format", std::string()) != "tt") return;  // dense layers have no rank
-    layer.erase("ranks");
-    layer["rank"] = value;
-  };
-  const auto [encoder, layers] = layer_rank_axis(name);
-  if (encoder >= 0) {
-    // Written for every point; the model loader refuses the point (not evaluated, with its
-    // reason) when its model has no such encoder or the layer is not TT.
-    for (const std::string& layer : layers) {
-      Json& o = model["overrides"][layer];
-      if (o.is_null()) o = Json::object();
-      o.erase("ranks");
-      o["rank"] = value;
-    }
-  } else if (name == "encoders") {
-    set(model, "model", "/encoders");
-  } else if (name == "tt_rank") {
-    for (const char* k : kTtKinds) set_layer_rank(k);
-  } else if (starts_with(name, "tt_rank.")) {
-    set_layer_rank(name.substr(8));
-  } else if (name == "ttm_rank") {
-    if (!model.contains("token_embedding")) {
-      throw InputError("axis \"ttm_rank\": the base model has no /token_embedding");
-    }
-    Json& e = model["token_embedding"];
-    if (e.value("format", std::string()) != "ttm") return;
-    e.erase("ranks");
-    e["rank"] = value;
-  } else if (starts_with(name, "model:")) {
-    set(model, "model", name.substr(6));
-  } else if (starts_with(name, "arch:")) {
-    set(arch, "arch", name.substr(5));
-  } else {
-    const auto ptrs = arch_pointers(name);
-    if (ptrs.empty()) throw InputError("unknown axis \"" + name + "\"");
-    for (const auto& p : ptrs) set(arch, "arch", p);
+    case Kind::kModelMember:
+      for (const auto& p : write_) set(model, "model", p);
+      return;
+    case Kind::kArchMember:
+      if (write_.empty()) throw InputError("unknown axis \"" + name_ + "\"");
+      for (const auto& p : write_) set(arch, "arch", p);
+      return;
   }
 }
 
-Json axis_current_value(const std::string& name, const Json& model, const Json& arch) {
-  auto get = [](const Json& doc, const std::string& ptr) {
-    const Json::json_pointer p(ptr);
-    return doc.contains(p) ? doc.at(p) : Json(nullptr);
-  };
-  if (name == "encoders") return get(model, "/encoders");
-  if (name == "tt_rank") return get(model, "/layers/attention/rank");
-  if (const auto layers = layer_rank_axis(name).second; !layers.empty()) {
-    // The first layer's rank: its own override, else its kind's.
-    const Json own = get(model, "/overrides/" + layers.front() + "/rank");
-    return own.is_null() ? get(model, "/layers/" + linear_kind_of(layers.front()) + "/rank") : own;
+Json AxisEditor::current(const Json& model, const Json& arch) const {
+  const Json& doc = kind_ == Kind::kArchMember ? arch : model;
+  for (const auto& p : read_) {
+    if (doc.contains(p)) {
+      const Json& v = doc.at(p);
+      if (!v.is_null() || kind_ != Kind::kLayerRank) return v;
+    }
   }
-  if (starts_with(name, "tt_rank.")) return get(model, "/layers/" + name.substr(8) + "/rank");
-  if (name == "ttm_rank") return get(model, "/token_embedding/rank");
-  if (starts_with(name, "model:")) return get(model, name.substr(6));
-  if (starts_with(name, "arch:")) return get(arch, name.substr(5));
-  const auto ptrs = arch_pointers(name);
-  return ptrs.empty() ? Json(nullptr) : get(arch, ptrs.front());
+  return Json(nullptr);
+}
+
+void apply_axis(const std::string& name, const Json& value, Json& model, Json& arch) {
+  AxisEditor(name).apply(value, model, arch);
+}
+
+Json axis_current_value(const std::string& name, const Json& model, const Json& arch) {
+  return AxisEditor(name).current(model, arch);
 }
 
 }  // namespace ttsim::dse

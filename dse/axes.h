@@ -39,6 +39,28 @@ int layer_rank_axis_encoder(const std::string& name);
 /// Checks one value of axis `name` (type and range); throws ConfigError at `v`.
 void validate_axis_value(const std::string& name, const JsonView& v);
 
+/// One axis with its name read once: the members it edits and reads, as JSON pointers and
+/// layer names. apply_axis and axis_current_value are this class's functions for a name
+/// read on each call; a sweep keeps one per axis (SweepSpec::editors) for its millions of
+/// points.
+class AxisEditor {
+ public:
+  explicit AxisEditor(const std::string& name);
+  const std::string& name() const { return name_; }
+  /// apply_axis(name(), value, model, arch).
+  void apply(const Json& value, Json& model, Json& arch) const;
+  /// axis_current_value(name(), model, arch).
+  Json current(const Json& model, const Json& arch) const;
+
+ private:
+  enum class Kind { kLayerRank, kKindRank, kTtmRank, kModelMember, kArchMember };
+  std::string name_;
+  Kind kind_ = Kind::kArchMember;
+  std::vector<std::string> layers_;           ///< per-layer: layer names; per-kind: kinds
+  std::vector<Json::json_pointer> write_;     ///< members set (model or arch member axes)
+  std::vector<Json::json_pointer> read_;      ///< members read, first present (non-null) wins
+};
+
 /// Sets axis `name` to `value` in the model or arch document.
 /// Throws InputError when the document lacks the member the axis edits. A per-layer rank axis
 /// writes the layer's override whatever the point's model: the model loader refuses a point

@@ -220,7 +220,7 @@ Json chosen_json(const SweepEvaluation& eval, const RunState& state, const Final
 
 Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
   const auto& sweep = eval.sweep();
-  Json p{{"id", r.id}, {"name", point_name(sweep, r.id, r.point)}, {"values", values_json(sweep, r)},
+  Json p{{"id", r.id}, {"name", point_name(sweep, r.id, r.values)}, {"values", values_json(sweep, r)},
          {"fidelity", r.rec.best().fidelity}, {"feasible", r.verdict.feasible},
          {"on_front", r.on_front}, {"metrics", metrics_json(r.rec.best())}};
   if (!r.ref_label.empty()) p["reference"] = r.ref_label;

@@ -17,8 +17,7 @@ PointConfig resolve_point(const SweepSpec& sweep, PointId id) {
   const auto idx = sweep.space.decode(id);
   for (std::size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] == kBaseValue) continue;
-    const Axis& a = sweep.space.axes()[i];
-    apply_axis(a.name, a.values[idx[i]], p.model, p.arch);
+    sweep.editors.at(i).apply(sweep.space.axes()[i].values[idx[i]], p.model, p.arch);
   }
   return p;
 }
@@ -51,11 +50,17 @@ std::string axis_token(const std::string& axis, const Json& v) {
 std::string point_name(const SweepSpec& sweep, PointId id) { return point_name(sweep, id, resolve_point(sweep, id)); }
 
 std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& p) {
+  std::vector<Json> values;
+  for (const AxisEditor& a : sweep.editors) values.push_back(a.current(p.model, p.arch));
+  return point_name(sweep, id, values);
+}
+
+std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Json>& values) {
   std::string name = sweep.model_doc.value("name", std::string("model"));
   const auto idx = sweep.space.decode(id);
   for (std::size_t i = 0; i < idx.size(); ++i) {
     const Axis& a = sweep.space.axes()[i];
-    const Json v = axis_current_value(a.name, p.model, p.arch);
+    const Json& v = values.at(i);
     if (idx[i] == kBaseValue || v.is_null()) continue;
     if (a.name == "encoders") {
       if (v == sweep.model_doc.value("encoders", Json(nullptr))) continue;
@@ -68,7 +73,7 @@ std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& p)
       name += "-" + value_text(v) + "enc";
       continue;
     }
-    if (a.values.size() > 1 || v != axis_current_value(a.name, sweep.model_doc, sweep.arch_doc)) {
+    if (a.values.size() > 1 || v != sweep.editors.at(i).current(sweep.model_doc, sweep.arch_doc)) {
       name += "-" + axis_token(a.name, v);
     }
   }

@@ -1,6 +1,8 @@
 #pragma once
 // Turns a point id of a sweep into concrete configuration documents.
 
+#include <vector>
+
 #include "dse/evaluator.h"
 #include "dse/sweep_spec.h"
 
@@ -24,5 +26,9 @@ PointConfig resolve_point(const SweepSpec& sweep, PointId id);
 std::string point_name(const SweepSpec& sweep, PointId id);
 /// point_name of point `id` already resolved as `resolved` (resolve_point(sweep, id)).
 std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& resolved);
+/// point_name of point `id` from its axis values in the resolved documents, one per axis
+/// in axis order (axis_current_value of each, as ResultRow::values holds them). Throws
+/// std::out_of_range when `values` has fewer entries than the sweep has axes.
+std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Json>& values);
 
 }  // namespace ttsim::dse

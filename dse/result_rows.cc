@@ -17,9 +17,7 @@ ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const F
   r.id = id;
   sweep.space.is_reference(id, &r.ref_label);
   r.point = resolve_point(sweep, id);
-  for (const auto& a : sweep.space.axes()) {
-    r.values.push_back(axis_current_value(a.name, r.point.model, r.point.arch));
-  }
+  for (const AxisEditor& a : sweep.editors) r.values.push_back(a.current(r.point.model, r.point.arch));
   r.rec = state.record(id);
   r.verdict = eval.judge(r.rec.best());
   r.on_front = f.on_front(id);

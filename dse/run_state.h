@@ -176,6 +176,10 @@ class RunState {
   std::string log_;
   std::string unflushed_;  // lines added since the last flush
   std::int64_t size_ = 0;  // bytes of the log file
+  // Since start_log, every line was an analytic line of a new point in ascending id (as a
+  // grid run writes them): the log is already what compact() would write.
+  bool in_order_ = false;
+  std::size_t lines_ = 0;  // lines add() wrote since start_log
   mutable std::unique_ptr<JsonLinesReader> reader_;
 };
 

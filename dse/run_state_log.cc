@@ -50,10 +50,13 @@ void RunState::start_log(const std::string& dir) {
   unflushed_.clear();
   size_ = 0;
   reader_.reset();
+  in_order_ = true;
+  lines_ = 0;
 }
 
 void RunState::load_log(const std::string& dir, const SweepEvaluation& eval, bool repair) {
   log_ = dir + "/" + kEvaluationLog;
+  in_order_ = false;
   points.clear();
   unflushed_.clear();
   reader_.reset();
@@ -114,6 +117,8 @@ void RunState::load_log(const std::string& dir, const SweepEvaluation& eval, boo
 
 void RunState::add(PointId id, bool systemc, const Evaluation& e, const PointFigures& figures) {
   const std::int64_t at = size_ + static_cast<std::int64_t>(unflushed_.size());
+  if (systemc || (!points.empty() && (points.end() - 1)->first >= id)) in_order_ = false;
+  ++lines_;
   unflushed_ += log_line(id, systemc ? "systemc" : "analytic", evaluation_to_json(e));
   PointSummary& s = points[id];
   if (systemc) {
@@ -160,6 +165,11 @@ void RunState::for_each(const std::function<void(PointId, const PointRecord&)>& 
 }
 
 void RunState::compact() {
+  flush();
+  // Lines written by log_line in ascending id, one per point: compacting would rewrite
+  // them byte for byte (each is the dump of {"analytic", "id"}, which parses and dumps
+  // back to the same text).
+  if (in_order_ && lines_ == points.size()) return;
   AtomicFileWriter out(log_);
   std::vector<std::int64_t> moved;  // each point's offset in the new file
   moved.reserve(points.size());

@@ -195,6 +195,7 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   std::vector<Axis> list;
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
+  for (const Axis& a : s.space.axes()) s.editors.emplace_back(a.name);
 
   // A generic pointer axis must name a field of the base document: one the file sets or
   // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input

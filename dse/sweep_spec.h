@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/json_view.h"
+#include "dse/axes.h"
 #include "dse/design_space.h"
 #include "dse/metrics.h"
 
@@ -79,6 +80,7 @@ struct SweepSpec {
   std::string lengths_file;    ///< token-length histogram file, "" when not given
   std::string lengths_split = "train";
   DesignSpace space;
+  std::vector<AxisEditor> editors;  ///< one per axis of `space`, in axis order
   ConstraintSpec constraints;
   std::vector<Metric> objectives;  ///< at least one
   SearchSpec search;

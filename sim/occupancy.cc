@@ -47,7 +47,9 @@ std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::v
 Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
                             const std::vector<std::int64_t>& footprint) {
   const std::size_t nb = graph.buffers.size();
-  std::vector<std::int64_t> from(nb, LLONG_MAX), to(nb, -1);
+  thread_local std::vector<std::int64_t> from, to;
+  from.assign(nb, LLONG_MAX);
+  to.assign(nb, -1);
   for (const Task& t : graph.tasks) {
     const TaskTime& tt = schedule.tasks[t.id];
     for (const auto* list : {&t.reads, &t.writes}) {
@@ -59,8 +61,9 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
   }
   // (time, +/- bytes, class); releases sort before acquisitions at the same time.
   struct Ev { std::int64_t time; std::int64_t delta; int cls; };
-  std::vector<Ev> ev;
-  ev.reserve(2 * nb);
+  thread_local std::vector<Ev> ev;
+  ev.clear();
+  ev.reserve(2 * nb + 2 * kBufferClasses);
   // Parameters and gradients live for the whole step: one event per class and end (the
   // sum of their bytes), the same samples as one per buffer.
   std::int64_t whole[kBufferClasses] = {};
@@ -87,6 +90,7 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
     return a.time != b.time ? a.time < b.time : a.delta < b.delta;
   });
   Occupancy occ;
+  occ.series.reserve(ev.size());
   OccupancySample cur;
   for (std::size_t i = 0; i < ev.size();) {
     const std::int64_t t = ev[i].time;

@@ -1,6 +1,7 @@
 #include "sim/power/lut_estimate.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include "hls/include/kernel_spec.h"
 
@@ -23,12 +24,20 @@ constexpr OperatorLuts kOperatorLuts[ttsim_spec::kOprCount] = {
     {"fcmp", 46, "fcmp core (2 stages): 46 LUT (xcu280 PageRank report), hls-reports.md section 2.6"},
 };
 
-bool runs_on(const char* task_op, UnitKind unit) {
-  TaskOp op;
-  return task_op_named(task_op, &op) && unit_of(op) == unit;
-}
-
 }  // namespace
+
+bool kernel_runs_on(int kernel, UnitKind unit) {
+  // The unit of every kernel of the table, looked up once (-1: no task op of that name).
+  static const std::vector<int> units = [] {
+    std::vector<int> u;
+    for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+      TaskOp op;
+      u.push_back(task_op_named(k.task_op, &op) ? static_cast<int>(unit_of(op)) : -1);
+    }
+    return u;
+  }();
+  return kernel >= 0 && kernel < static_cast<int>(units.size()) && units[kernel] == static_cast<int>(unit);
+}
 
 double operator_core_luts(int op) {
   if (op < 0 || op >= ttsim_spec::kOprCount) throw std::invalid_argument("operator_core_luts: unknown operator");
@@ -46,8 +55,9 @@ Json operator_luts_json() {
 double unit_operator_luts(UnitKind unit, int lanes) {
   if (lanes < 1) throw std::invalid_argument("unit_operator_luts: lanes must be >= 1");
   double luts = 0;
-  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
-    if (!runs_on(k.task_op, unit)) continue;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
     for (int l = 0; l < k.n_loops; ++l) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
       bool lane_loop = false;

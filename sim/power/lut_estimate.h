@@ -32,4 +32,8 @@ Json operator_luts_json();
 /// `unit` with `lanes` lanes (rule above). Throws std::invalid_argument for lanes < 1.
 double unit_operator_luts(UnitKind unit, int lanes);
 
+/// True when the kernel of ttsim_spec::kKernelSpecs[kernel] (its task_op, a
+/// to_string(TaskOp)) runs on a unit of kind `unit`; false for an index outside the table.
+bool kernel_runs_on(int kernel, UnitKind unit);
+
 }  // namespace ttsim

@@ -45,19 +45,12 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   return s;
 }
 
-namespace {
-/// True when kernel module `task_op` (kernel_spec.h, a to_string(TaskOp)) runs on `unit`.
-bool runs_on(const char* task_op, UnitKind unit) {
-  TaskOp op;
-  return task_op_named(task_op, &op) && unit_of(op) == unit;
-}
-}  // namespace
-
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
   if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
   double luts = 0;
-  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
-    if (!runs_on(k.task_op, unit)) continue;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
     for (int l = 0; l < k.n_loops; ++l) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
       for (int a = 0; a < loop.n_access; ++a) {
