@@ -34,8 +34,8 @@ struct FormatDraft {
   bool bias = true;
 };
 
-/// Reads the keys of a linear-layer format object on top of `base`.
-FormatDraft read_linear_format(const JsonView& v, FormatDraft base) {
+/// Reads the keys of a linear-layer format object on top of `base` (in place).
+void read_linear_format(const JsonView& v, FormatDraft& base) {
   v.allow_keys({"format", "in_factors", "out_factors", "rank", "ranks", "bias"});
   if (auto f = v.find("format")) {
     base.format = f->as_enum({"dense", "tt"}) == "tt" ? WeightFormat::kTT : WeightFormat::kDense;
@@ -63,7 +63,6 @@ FormatDraft read_linear_format(const JsonView& v, FormatDraft base) {
     base.rank_at = f;
   }
   if (auto f = v.find("bias")) base.bias = f->as_bool();
-  return base;
 }
 
 /// Checks a rank list r_0..r_n: size n+1 and r_0 = r_n = 1.
@@ -312,60 +311,66 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
                         {"slot_head", m.d_model, m.slot_tags}};
   JsonView layers = root.at("layers");
   layers.allow_keys({"attention", "ffn_in", "ffn_out", "intent_head", "slot_head"});
-  std::map<std::string, FormatDraft> drafts;
-  for (const auto& k : kinds) {
-    FormatDraft d;
-    if (auto v = layers.find(k.name)) {
-      d = read_linear_format(*v, d);
-    } else if (std::string(k.name) != "intent_head" && std::string(k.name) != "slot_head" &&
+  constexpr std::size_t kKinds = sizeof(kinds) / sizeof(kinds[0]);
+  FormatDraft drafts[kKinds];
+  std::optional<JsonView> kind_at[kKinds];
+  for (std::size_t k = 0; k < kKinds; ++k) {
+    kind_at[k] = layers.find(kinds[k].name);
+    if (kind_at[k]) {
+      read_linear_format(*kind_at[k], drafts[k]);
+    } else if (std::string(kinds[k].name) != "intent_head" && std::string(kinds[k].name) != "slot_head" &&
                m.encoders > 0) {
       // Encoder layer kinds are required only when there are encoder layers (to_json()
       // of a model without encoders writes none).
-      layers.fail("a format for layer kind \"" + std::string(k.name) + "\"", "no such key");
+      layers.fail("a format for layer kind \"" + std::string(kinds[k].name) + "\"", "no such key");
     }
-    drafts[k.name] = d;
   }
 
-  // Layer names in execution order.
+  // Layer names in execution order, with their kind (index into kinds).
   struct Slot {
-    std::string name, kind;
+    std::string name;
+    std::size_t kind;
     int encoder;
   };
   std::vector<Slot> slots;
+  slots.reserve(static_cast<std::size_t>(m.encoders) * 6 + 2);
   for (int e = 0; e < m.encoders; ++e) {
     const std::string p = "enc" + std::to_string(e) + ".";
-    for (const char* n : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) slots.push_back({p + n, linear_kind_of(p + n), e});
+    for (const char* n : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) {
+      const std::string kind = linear_kind_of(p + n);
+      std::size_t k = 0;
+      while (kinds[k].name != kind) ++k;
+      slots.push_back({p + n, k, e});
+    }
   }
-  slots.push_back({"intent_head", "intent_head", -1});
-  slots.push_back({"slot_head", "slot_head", -1});
+  slots.push_back({"intent_head", 3, -1});
+  slots.push_back({"slot_head", 4, -1});
 
-  std::map<std::string, JsonView> override_at;
+  std::vector<std::optional<JsonView>> override_at(slots.size());
   if (auto ov = root.find("overrides")) {
     if (!ov->is_object()) ov->fail("an object keyed by layer name");
     for (auto it = ov->raw().begin(); it != ov->raw().end(); ++it) {
-      bool known = false;
-      for (const auto& s : slots) known = known || s.name == it.key();
-      if (!known) {
+      std::size_t i = 0;
+      while (i < slots.size() && slots[i].name != it.key()) ++i;
+      if (i == slots.size()) {
         ov->at(it.key()).fail("a layer name such as \"enc0.q\", \"enc0.ffn_in\" or \"slot_head\"",
                               "unknown layer \"" + it.key() + "\"");
       }
-      override_at.emplace(it.key(), ov->at(it.key()));
+      override_at[i] = ov->at(it.key());
     }
   }
 
-  for (const auto& s : slots) {
-    const Kind* kind = nullptr;
-    for (const auto& k : kinds) {
-      if (s.kind == k.name) kind = &k;
-    }
+  m.linears.reserve(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const Slot& s = slots[i];
+    const Kind& kind = kinds[s.kind];
     FormatDraft d = drafts[s.kind];
-    JsonView at = layers.has(s.kind) ? layers.at(s.kind) : layers;
-    auto ov = override_at.find(s.name);
-    if (ov != override_at.end()) {
-      d = read_linear_format(ov->second, d);
-      at = ov->second;
+    JsonView at = kind_at[s.kind] ? *kind_at[s.kind] : layers;
+    if (override_at[i]) {
+      read_linear_format(*override_at[i], d);
+      at = *override_at[i];
     }
-    m.linears.push_back(resolve_linear(d, s.name, s.kind, s.encoder, kind->in_dim, kind->out_dim, at));
+    m.linears.push_back(resolve_linear(d, s.name, kinds[s.kind].name, s.encoder, kind.in_dim, kind.out_dim, at));
   }
   return m;
 }
