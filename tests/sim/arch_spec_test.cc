@@ -120,5 +120,33 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   EXPECT_THROW(parse_arch_spec(j, "a.json"), ConfigError);
 }
 
+TEST(ArchSpec, EqualityComparesEveryField) {
+  const ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
+  EXPECT_TRUE(a == load_arch_spec("configs/arch/u50_paper.json"));
+  std::vector<void (*)(ArchSpec&)> edits = {
+      [](ArchSpec& x) { x.name += "x"; },
+      [](ArchSpec& x) { x.source_file += "x"; },
+      [](ArchSpec& x) { x.clock_mhz += 1; },
+      [](ArchSpec& x) { x.unit(UnitKind::kGelu).lanes += 1; },
+      [](ArchSpec& x) { x.unit(UnitKind::kUpdate).count += 1; },
+      [](ArchSpec& x) { x.unit(UnitKind::kSoftmax).overhead += 1; },
+      [](ArchSpec& x) { x.policy = x.policy == SchedulePolicy::kParallel ? SchedulePolicy::kSequential : SchedulePolicy::kParallel; },
+      [](ArchSpec& x) { x.parallel_merges = !x.parallel_merges; },
+      [](ArchSpec& x) { x.qkv_reschedule = !x.qkv_reschedule; },
+      [](ArchSpec& x) { x.fusion = !x.fusion; },
+      [](ArchSpec& x) { x.flow_by_kind["ffn_in"] = Flow::kMM; },
+      [](ArchSpec& x) { x.memory = x.memory == MemoryStrategy::kNaive ? MemoryStrategy::kGrouped : MemoryStrategy::kNaive; },
+      [](ArchSpec& x) { x.sequence_length = x.sequence_length == SequenceLength::kPadded ? SequenceLength::kEffective : SequenceLength::kPadded; },
+      [](ArchSpec& x) { x.port_contention = !x.port_contention; },
+      [](ArchSpec& x) { x.calibration = std::make_shared<KernelCalibration>(); },
+  };
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    ArchSpec b = a;
+    edits[i](b);
+    EXPECT_FALSE(a == b) << "edit " << i;
+    EXPECT_TRUE(a != b) << "edit " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ttsim

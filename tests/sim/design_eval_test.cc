@@ -1,18 +1,25 @@
 // evaluate_design: one SystemC evaluation per canonical design while it is among the
 // kSystemcCacheEntries most recently used, re-evaluated (same figures) once evicted; the
-// analytic fidelity is computed afresh every call, on a graph reshaped from the thread's
-// last graph of the same structure: the same figures as a graph built afresh, and an
-// evaluation still held keeps its own graph.
+// analytic fidelity is computed afresh every call, on the thread's last evaluation of the
+// same structure re-simulated in place (graph reshaped, machine re-described): every
+// field equal to an evaluation on a fresh thread, and an evaluation still held keeps its
+// own graph and figures.
 
 #include "sim/design_eval.h"
 
 #include <gtest/gtest.h>
+
+#include <iomanip>
+#include <random>
+#include <sstream>
+#include <thread>
 
 #include "models/model_spec.h"
 #include "models/training_graph.h"
 #include "sim/step_sim.h"
 #include "sim/arch_spec.h"
 #include "sim/device_spec.h"
+#include "tests/machine/machine_text.h"
 
 namespace ttsim {
 namespace {
@@ -80,6 +87,101 @@ TEST(DesignEval, ReshapedGraphsPriceAsBuiltOnesAndHeldEvaluationsKeepTheirs) {
   for (std::size_t i = 0; i < built_a.tasks.size(); ++i) {
     EXPECT_EQ(held->step.graph().tasks[i].macs, built_a.tasks[i].macs);
   }
+}
+
+/// Every figure of `e` as text (machine, graph sizes, latencies, schedule, occupancy, bank
+/// map, epoch, activity, power): two evaluations are the same when their texts are.
+std::string fingerprint(const DesignEvaluation& e) {
+  std::ostringstream o;
+  o << std::setprecision(17);
+  o << testing::machine_text(e.machine());
+  o << "over:";
+  for (const auto& s : e.over_device) o << " " << s;
+  const StepResult& r = e.step;
+  o << "\ntokens " << r.tokens << " analytic " << r.analytic_cycles << " makespan " << r.run.schedule.makespan << "\n";
+  for (const auto& b : r.graph().buffers) o << b.words << ",";
+  for (const auto& t : r.sched.tasks) o << t.unit << "/" << t.cycles << "/" << t.deps.size() << ",";
+  for (int c : r.sched.unit_count) o << c << ",";
+  for (const auto& t : r.run.schedule.tasks) o << t.start << "-" << t.end << "@" << t.unit_index << ",";
+  for (int c : r.run.instances) o << c << ",";
+  for (auto f : r.footprint) o << f << ",";
+  for (bool f : r.fused) o << f;
+  o << "\nbanks " << r.banks.bram36_blocks << " " << r.banks.uram_blocks << " " << r.banks.origin << "\n";
+  for (const auto& b : r.banks.banks) {
+    o << b.name << " " << static_cast<int>(b.kind) << " " << b.blocks << " " << b.ports << " "
+      << b.words_per_port_cycle << " " << b.partitions << " " << b.buffers.size() << "\n";
+  }
+  for (int b : r.banks.bank_of_buffer) o << b << ",";
+  o << "\noccupancy " << r.occupancy.peak_total_bytes;
+  for (auto b : r.occupancy.peak_bytes) o << " " << b;
+  for (const auto& smp : r.occupancy.series) {
+    o << " " << smp.time;
+    for (auto b : smp.bytes) o << "/" << b;
+  }
+  if (e.epoch) {
+    o << "\nepoch " << e.epoch->samples << " " << e.epoch->cycles << " " << e.epoch->seconds;
+    for (const auto& l : e.epoch->by_length) o << " " << l.length << "/" << l.samples << "/" << l.step_cycles;
+  }
+  const FpgaActivity& a = e.activity;
+  o << "\nactivity " << a.clock_mhz;
+  for (const ResourceActivity* x : {&a.dsp, &a.bram36, &a.uram288, &a.kilo_lut}) o << " " << x->units << "/" << x->busy_fraction;
+  o << " luts " << e.luts;
+  if (e.power) o << " power " << e.power->static_watts << " " << e.power->dynamic_watts();
+  if (e.step_joules) o << " step_j " << *e.step_joules;
+  if (e.epoch_joules) o << " epoch_j " << *e.epoch_joules;
+  return o.str();
+}
+
+/// evaluate_design on a new thread: no template of this structure, built from scratch.
+std::string fresh_fingerprint(const ModelSpec& m, const ArchSpec& arch, const DeviceSpec& device,
+                              const dataset::LengthHistogram* split, Fidelity fidelity) {
+  std::string out;
+  std::thread t([&] { out = fingerprint(*evaluate_design(m, arch, device, split, fidelity)); });
+  t.join();
+  return out;
+}
+
+TEST(DesignEval, ResimulatedEvaluationsEqualFreshOnesFieldByField) {
+  const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec paper = load_arch_spec("configs/arch/u50_paper.json");
+  ArchSpec tt = paper;
+  for (auto& [kind, flow] : tt.flow_by_kind) flow = Flow::kTT;
+  tt.unit(UnitKind::kContraction).lanes = 16;
+  dataset::LengthHistogram split;
+  split.samples = {{7, 3}, {12, 5}, {base.seq_len, 2}};
+  split.count = 10;
+  std::mt19937 rng(17);
+  const std::int64_t ranks[] = {1, 2, 4, 8, 12, 16, 24, 32};
+  int compared = 0;
+  for (int point = 0; point < 12; ++point) {
+    // Per-layer ranks, each bond drawn on its own: the structure is kept, the plans may not be.
+    ModelSpec m = base;
+    for (auto& l : m.linears) {
+      if (l.format != WeightFormat::kTT) continue;
+      for (std::size_t k = 1; k + 1 < l.tt.ranks.size(); ++k) l.tt.ranks[k] = ranks[rng() % 8];
+    }
+    const ArchSpec& arch = point % 3 == 2 ? tt : paper;
+    const Fidelity fidelity = point % 4 == 3 ? Fidelity::kSystemC : Fidelity::kAnalytic;
+    const dataset::LengthHistogram* sp = point % 2 ? &split : nullptr;
+    const auto e = evaluate_design(m, arch, device, sp, fidelity);
+    EXPECT_EQ(fingerprint(*e), fresh_fingerprint(m, arch, device, sp, fidelity)) << "point " << point;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 12);
+}
+
+TEST(DesignEval, AHeldEvaluationKeepsItsFiguresWhenItsStructureIsEvaluatedAgain) {
+  const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const ModelSpec a = with_rank(base, 0, "attention", 4), b = with_rank(base, 1, "ffn_in", 24);
+  const auto held = evaluate_design(a, arch, device, nullptr, Fidelity::kAnalytic);
+  const std::string before = fingerprint(*held);
+  const auto other = evaluate_design(b, arch, device, nullptr, Fidelity::kAnalytic);
+  EXPECT_NE(fingerprint(*other), before);
+  EXPECT_EQ(fingerprint(*held), before);
+  EXPECT_NE(held.get(), other.get());
 }
 
 }  // namespace

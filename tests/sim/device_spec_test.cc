@@ -208,5 +208,44 @@ TEST(DeviceSpecRoundTrip, EveryShippedFpgaConfigRoundTripsThroughToJson) {
   EXPECT_GE(fpga, 2);  // u50 and another board
 }
 
+TEST(DeviceSpec, EqualityComparesEveryField) {
+  const DeviceSpec a = load_device_spec("configs/devices/u50.json");
+  EXPECT_TRUE(a == load_device_spec("configs/devices/u50.json"));
+  std::vector<void (*)(DeviceSpec&)> edits = {
+      [](DeviceSpec& x) { x.name += "x"; },
+      [](DeviceSpec& x) { x.source_file += "x"; },
+      [](DeviceSpec& x) { x.part += "x"; },
+      [](DeviceSpec& x) { x.platform += "x"; },
+      [](DeviceSpec& x) { x.bram36 += 1; },
+      [](DeviceSpec& x) { x.uram288 += 1; },
+      [](DeviceSpec& x) { x.dsp += 1; },
+      [](DeviceSpec& x) { x.lut += 1; },
+      [](DeviceSpec& x) { x.ff += 1; },
+      [](DeviceSpec& x) { x.slrs += 1; },
+      [](DeviceSpec& x) { x.default_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.max_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.bram_read_latency += 1; },
+      [](DeviceSpec& x) { x.uram_read_latency += 1; },
+      [](DeviceSpec& x) { x.write_latency += 1; },
+      [](DeviceSpec& x) { x.uram_cascade_height += 1; },
+      [](DeviceSpec& x) { x.float_ops.begin()->second.dsp += 1; },
+      [](DeviceSpec& x) { x.float_ops.begin()->second.latency_by_clock.front().second += 1; },
+      [](DeviceSpec& x) { x.float_ops.erase(x.float_ops.begin()); },
+      [](DeviceSpec& x) { x.power.static_watts += 1; },
+      [](DeviceSpec& x) { x.power.dsp_watts_per_mhz += 1; },
+      [](DeviceSpec& x) { x.power.bram36_watts_per_mhz += 1; },
+      [](DeviceSpec& x) { x.power.uram_watts_per_mhz += 1; },
+      [](DeviceSpec& x) { x.power.logic_watts_per_kilolut_mhz += 1; },
+      [](DeviceSpec& x) { x.power.clock_watts_per_kilolut_mhz += 1; },
+      [](DeviceSpec& x) { x.power.source += "x"; },
+  };
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    DeviceSpec b = a;
+    edits[i](b);
+    EXPECT_FALSE(a == b) << "edit " << i;
+    EXPECT_TRUE(a != b) << "edit " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ttsim

@@ -1,0 +1,57 @@
+// machine::describe_into reuses a machine's storage: describing one Machine in turn for
+// models of other structures (encoders, flows, lanes) and ranks gives, every time, the
+// machine describe builds afresh.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "machine/hls_dims.h"
+#include "machine/machine.h"
+#include "models/training_graph.h"
+#include "sim/arch_spec.h"
+#include "sim/device_spec.h"
+#include "sim/kernel_latency.h"
+#include "tests/machine/machine_text.h"
+
+namespace ttsim {
+namespace {
+
+TEST(DescribeInto, AReusedMachineEqualsAFreshDescription) {
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec paper = load_arch_spec("configs/arch/u50_paper.json");
+  ArchSpec tt16 = paper;
+  for (auto& [kind, flow] : tt16.flow_by_kind) flow = Flow::kTT;
+  tt16.unit(UnitKind::kContraction).lanes = 16;
+  const ModelSpec two = load_model_spec("configs/models/atis_2enc.json");
+  const ModelSpec six = load_model_spec("configs/models/atis_6enc.json");
+  ModelSpec two_ranked = two;
+  for (auto& l : two_ranked.linears) {
+    if (l.format == WeightFormat::kTT && l.encoder == 1) {
+      for (std::size_t k = 1; k + 1 < l.tt.ranks.size(); ++k) l.tt.ranks[k] = 4 + 4 * static_cast<int>(k);
+    }
+  }
+  struct Case {
+    const ModelSpec* model;
+    const ArchSpec* arch;
+  };
+  const std::vector<Case> cases = {{&six, &paper}, {&two, &paper}, {&two_ranked, &tt16},
+                                   {&six, &tt16},  {&two_ranked, &paper}, {&two, &paper}};
+  machine::Machine reused;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const ModelSpec& m = *cases[i].model;
+    const ArchSpec& a = *cases[i].arch;
+    GraphOptions o;
+    o.flow_by_kind = a.flow_by_kind;
+    const TaskGraph g = build_training_graph(m, o);
+    KernelLatencyModel lat(a, device);
+    lat.bind_instances(g);
+    const machine::Machine fresh = machine::describe(m, a, device, g, lat);
+    machine::describe_into(reused, a, device, g, lat, machine::hls_design(m, a, a.name));
+    EXPECT_EQ(testing::machine_text(reused), testing::machine_text(fresh)) << "case " << i;
+  }
+}
+
+}  // namespace
+}  // namespace ttsim
