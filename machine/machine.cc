@@ -131,13 +131,15 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
       base_bram += mems[i].bram36;
     }
   }
-  const double bram_cap = std::max<std::int64_t>(1, device.bram36);
-  const double uram_cap = std::max<std::int64_t>(1, device.uram288);
+  const std::int64_t bram_cap = std::max<std::int64_t>(1, device.bram36);
+  const std::int64_t uram_cap = std::max<std::int64_t>(1, device.uram288);
   // Every mask in Gray-code order (one array changes storage per step, so the totals are
   // updated, not summed again); among equal utilisation and blocks the lowest mask wins,
-  // as in ascending order.
+  // as in ascending order. The larger utilisation max(bram / bram_cap, uram / uram_cap)
+  // is compared exactly, as max(bram · uram_cap, uram · bram_cap) over their common
+  // denominator: no division per mask.
   std::uint32_t best_mask = 0;
-  double best_util = 0;
+  std::int64_t best_util = -1;
   std::int64_t best_blocks = -1;
   std::int64_t bram = base_bram, uram = 0;
   for (std::int64_t b : deep_bram) bram += b;
@@ -146,8 +148,7 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
     const std::uint32_t mask = step ^ (step >> 1);
     if (step > 0) {
       const std::uint32_t changed = mask ^ ((step - 1) ^ ((step - 1) >> 1));
-      std::size_t b = 0;
-      while (!(changed & (1u << b))) ++b;
+      const int b = __builtin_ctz(changed);
       if (mask & changed) {
         bram -= deep_bram[b];
         uram += deep_uram[b];
@@ -156,10 +157,10 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
         uram -= deep_uram[b];
       }
     }
-    const double util = std::max(bram / bram_cap, uram / uram_cap);
+    const std::int64_t util = std::max(bram * uram_cap, uram * bram_cap);
     const std::int64_t blocks = bram + uram;
-    if (best_blocks < 0 || util < best_util - 1e-12 ||
-        (std::abs(util - best_util) <= 1e-12 && (blocks < best_blocks || (blocks == best_blocks && mask < best_mask)))) {
+    if (best_blocks < 0 || util < best_util ||
+        (util == best_util && (blocks < best_blocks || (blocks == best_blocks && mask < best_mask)))) {
       best_mask = mask;
       best_util = util;
       best_blocks = blocks;
