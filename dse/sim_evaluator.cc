@@ -57,8 +57,10 @@ struct Resolved {
 Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
   Resolved r;
   // Neighbouring points share documents (a sweep's last axes vary fastest): each distinct
-  // document is parsed once while it is among this thread's recent ones.
-  thread_local DocMemo<ModelSpec, 2> models;
+  // document is parsed once while it is among this thread's recent ones. One model: when
+  // model axes vary fastest (per-layer ranks) every point has its own, and each entry costs
+  // a comparison of whole documents.
+  thread_local DocMemo<ModelSpec, 1> models;
   thread_local DocMemo<ArchSpec, 4> archs;
   r.model = models.get(p.model, p.model_file, parse_model_spec);
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);

@@ -1,6 +1,7 @@
 #include "machine/machine.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -327,23 +328,25 @@ class ArenaSlots {
 
   /// The slots of `hd`'s layout (storage reused).
   void fill(const HlsDesign& hd);
-  const std::vector<Slot>& slots() const { return slots_; }
+  /// The slots of arena `a`, in the layout's order.
+  const std::vector<Slot>& of_arena(int a) const { return by_arena_[static_cast<std::size_t>(a)]; }
   const std::string& name(int i) const { return (*names_)[static_cast<std::size_t>(i)]; }
 
  private:
   void put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset);
-  std::vector<Slot> slots_;
+  int count_ = 0;
+  std::array<std::vector<Slot>, ttsim_hls::kFloatArenas> by_arena_;
   std::map<int, std::vector<std::string>> names_by_encoders_;
   std::vector<std::string>* names_ = nullptr;
   bool naming_ = false;
 };
 
 void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset) {
-  const int i = static_cast<int>(slots_.size());
+  const int i = count_++;
   if (naming_) {
     names_->push_back((encoder >= 0 ? "enc" + std::to_string(encoder) + "." : std::string()) + stem + suffix);
   }
-  slots_.push_back({a, i, offset});
+  by_arena_[a].push_back({a, i, offset});
 }
 
 void ArenaSlots::fill(const HlsDesign& hd) {
@@ -351,7 +354,8 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   auto [it, inserted] = names_by_encoders_.try_emplace(hd.dims.encoders);
   names_ = &it->second;
   naming_ = inserted;
-  slots_.clear();
+  count_ = 0;
+  for (auto& v : by_arena_) v.clear();
   using namespace ttsim_hls;
   put(kParamArena, -1, "embedding.cores", "", L.emb_cores);
   put(kParamArena, -1, "embedding.position", "", L.pos);
@@ -419,9 +423,7 @@ void arena_buffers(const ArenaSlots& slots, int arena, std::int64_t end, const c
                    std::vector<MemoryBuffer>& out) {
   thread_local std::vector<const ArenaSlots::Slot*> in;
   in.clear();
-  for (const ArenaSlots::Slot& s : slots.slots()) {
-    if (s.arena == arena) in.push_back(&s);
-  }
+  for (const ArenaSlots::Slot& s : slots.of_arena(arena)) in.push_back(&s);
   std::stable_sort(in.begin(), in.end(), [](const ArenaSlots::Slot* a, const ArenaSlots::Slot* b) {
     return a->offset < b->offset;
   });

@@ -59,7 +59,7 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
       }
     }
   }
-  // (time, +/- bytes, class); releases sort before acquisitions at the same time.
+  // (time, +/- bytes, class).
   struct Ev { std::int64_t time; std::int64_t delta; int cls; };
   thread_local std::vector<Ev> ev;
   ev.clear();
@@ -86,16 +86,14 @@ Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
     ev.push_back({0, whole[c], c});
     ev.push_back({schedule.makespan, -whole[c], c});
   }
-  std::sort(ev.begin(), ev.end(), [](const Ev& a, const Ev& b) {
-    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
-  });
+  // Every change at one time is applied before that time's sample, so only the times
+  // need ordering.
+  std::sort(ev.begin(), ev.end(), [](const Ev& a, const Ev& b) { return a.time < b.time; });
   Occupancy occ;
   occ.series.reserve(ev.size());
   OccupancySample cur;
   for (std::size_t i = 0; i < ev.size();) {
     const std::int64_t t = ev[i].time;
-    // Releases at t, then the peak check, then acquisitions at t.
-    for (; i < ev.size() && ev[i].time == t && ev[i].delta <= 0; ++i) cur.bytes[ev[i].cls] += ev[i].delta;
     for (; i < ev.size() && ev[i].time == t; ++i) cur.bytes[ev[i].cls] += ev[i].delta;
     cur.time = t;
     std::int64_t total = 0;
