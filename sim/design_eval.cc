@@ -65,11 +65,23 @@ void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSp
   }
 }
 
-/// The last evaluation of one design structure (model structure and flows, arch, device)
-/// on this thread, kept to evaluate the next model of that structure in place.
+/// True when a step of `arch` has the task graph, schedule-graph dependencies and fused
+/// buffers of a step of `other` for the same model: the same flows (the graph), scheduling
+/// policy and refinements (the policy's edges) and fusion. Lanes, clock, unit overheads,
+/// calibration and the memory and sequence-length settings may differ: they change
+/// latencies, the machine and the figures, which re-simulation recomputes.
+bool same_step_structure(const ArchSpec& arch, const ArchSpec& other) {
+  return arch.flow_by_kind == other.flow_by_kind && arch.policy == other.policy &&
+         arch.parallel_merges == other.parallel_merges && arch.qkv_reschedule == other.qkv_reschedule &&
+         arch.fusion == other.fusion;
+}
+
+/// The last evaluation of one design structure (model structure, the arch's step structure
+/// (same_step_structure), device) on this thread, kept to evaluate the next design of that
+/// structure in place.
 struct StepTemplate {
   ModelSpec model;  ///< the model the template was built for (its reshaper's origin)
-  ArchSpec arch;
+  ArchSpec arch;    ///< the arch of `latency`
   DeviceSpec device;
   std::shared_ptr<TaskGraph> graph;           ///< also evaluation->step.graph_ptr
   std::shared_ptr<machine::Machine> machine;  ///< also evaluation->step.machine
@@ -109,7 +121,9 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   options.analytic = fidelity == Fidelity::kAnalytic;
   const GraphOptions graph_opts = graph_options(arch, 0);
   for (auto it = templates.begin(); it != templates.end(); ++it) {
-    if (it->arch != arch || it->device != device || !same_graph_structure(it->model, model)) continue;
+    if (!same_step_structure(it->arch, arch) || it->device != device || !same_graph_structure(it->model, model)) {
+      continue;
+    }
     templates.splice(templates.begin(), templates, it);
     StepTemplate& t = templates.front();
     // Made on the first reuse (t.graph is still the graph of t.model then): a lone
@@ -119,6 +133,10 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
     if (!t.reshaper->reshape(model, *t.graph)) {  // plans of another structure: build
       templates.pop_front();
       break;
+    }
+    if (t.arch != arch) {
+      t.latency = std::make_unique<KernelLatencyModel>(arch, device);
+      t.arch = arch;
     }
     DesignEvaluation& e = *t.evaluation;
     resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);

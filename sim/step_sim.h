@@ -60,10 +60,12 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options = {});
 
-/// The analytic fast path's re-simulation: `step` is a padded step of this (arch, device)
-/// from simulate_step, or from an earlier call, for a model of the same structure as
-/// `model` (models/graph_reshape.h) whose graph has since been reshaped in place to
-/// `model`'s ranks; it runs on `machine` (step.machine points to it). Both are simulated
+/// The analytic fast path's re-simulation: `step` is a padded step on `device` from
+/// simulate_step, or from an earlier call, for a model of the same structure as `model`
+/// (models/graph_reshape.h) whose graph has since been reshaped in place to `model`'s ranks,
+/// and an arch with `arch`'s flows, scheduling policy and refinements and fusion (the
+/// graph, the policy's dependency edges and the fused buffers; lanes, clock, overheads,
+/// calibration may differ); it runs on `machine` (step.machine points to it). Both are simulated
 /// again for `model`, their storage reused: the instances' IIs (latency, a
 /// KernelLatencyModel of (arch, device), rebound to the graph), the task latencies on the
 /// schedule graph the step keeps (its dependencies do not change with ranks), footprints,

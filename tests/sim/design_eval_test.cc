@@ -161,7 +161,15 @@ TEST(DesignEval, ResimulatedEvaluationsEqualFreshOnesFieldByField) {
       if (l.format != WeightFormat::kTT) continue;
       for (std::size_t k = 1; k + 1 < l.tt.ranks.size(); ++k) l.tt.ranks[k] = ranks[rng() % 8];
     }
-    const ArchSpec& arch = point % 3 == 2 ? tt : paper;
+    // The TT arch now and then; otherwise the paper arch at other lanes, clocks and overheads
+    // (the same step structure: re-simulated on the last one's template).
+    ArchSpec arch = point % 3 == 2 ? tt : paper;
+    if (point % 3 == 1) {
+      const int lanes[] = {1, 4, 16, 64};
+      arch.unit(UnitKind::kContraction).lanes = lanes[rng() % 4];
+      arch.clock_mhz = 100 + 50 * static_cast<double>(rng() % 4);
+      arch.unit(UnitKind::kSoftmax).overhead += static_cast<int>(rng() % 7);
+    }
     const Fidelity fidelity = point % 4 == 3 ? Fidelity::kSystemC : Fidelity::kAnalytic;
     const dataset::LengthHistogram* sp = point % 2 ? &split : nullptr;
     const auto e = evaluate_design(m, arch, device, sp, fidelity);
