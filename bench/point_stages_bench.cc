@@ -1,7 +1,10 @@
 // What one analytic design point costs, stage by stage (2 and 6 encoders, the u50_paper
 // arch): model parse, task graph, machine description, instance binding and schedule
-// graph, list schedule, bank map and activity, occupancy. The sum is what the explorer's
-// analytic evaluator spends per point beyond patching the point's JSON and writing it.
+// graph, list schedule, bank map and activity, occupancy — each from scratch, as for the
+// first point of a structure — and BM_ResimulatedPoint: evaluate_design of a point whose
+// structure the thread has evaluated before (other TT ranks per layer: the graph reshaped
+// and the step re-simulated in place, sim/design_eval.h), as for every later point of a
+// sweep.
 // Run from the workspace (or via `bazel run`) so configs/ resolves.
 
 #include <benchmark/benchmark.h>
@@ -14,6 +17,7 @@
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "sim/arch_spec.h"
+#include "sim/design_eval.h"
 #include "sim/device_spec.h"
 #include "sim/kernel_latency.h"
 #include "sim/machine_banks.h"
@@ -77,6 +81,28 @@ void BM_HlsDesign(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(machine::hls_design(m, paper(), "arch.json").layout.param_words);
 }
 BENCHMARK(BM_HlsDesign)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_ResimulatedPoint(benchmark::State& state) {
+  const ModelSpec base = load_model_spec(preset_file(state.range(0)));
+  // Eight rank assignments of the same structure, each layer's bonds at its own rank.
+  std::vector<ModelSpec> models;
+  for (int v = 0; v < 8; ++v) {
+    ModelSpec m = base;
+    int i = 0;
+    for (auto& l : m.linears) {
+      if (l.format != WeightFormat::kTT) continue;
+      for (std::size_t k = 1; k + 1 < l.tt.ranks.size(); ++k) l.tt.ranks[k] = 4 + 4 * ((v + i) % 8);
+      ++i;
+    }
+    models.push_back(m);
+  }
+  std::size_t n = 0;
+  for (auto _ : state) {
+    const auto e = evaluate_design(models[n++ % models.size()], paper(), u50(), nullptr, Fidelity::kAnalytic);
+    benchmark::DoNotOptimize(e->step.run.schedule.makespan);
+  }
+}
+BENCHMARK(BM_ResimulatedPoint)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
 
 void BM_AnalyticStep(benchmark::State& state) {
   const ModelSpec m = load_model_spec(preset_file(state.range(0)));
