@@ -49,6 +49,7 @@ class JsonLinesReader {
   std::int64_t offset_ = 0, end_ = 0;
   bool cut_ = false;
   bool moved_ = false;  // at() moved the read position since next()
+  std::int64_t at_next_ = -1;  // offset just past the line at() read last (-1: none)
 };
 
 /// Every line of the JSON Lines file `path`, parsed (for small files and tests).

@@ -69,7 +69,8 @@ std::optional<AccuracyKey> accuracy_key_of(const Json& model, const Json& fixed,
   }
   // Per-layer overrides (e.g. a rank per encoder layer): the table measures models whose TT
   // layers share one rank and shape, so any override that changes a layer is unmeasured.
-  for (const auto& [layer, o] : model.value("overrides", Json::object()).items()) {
+  const Json overrides = model.value("overrides", Json::object());  // iterated below: must outlive the loop
+  for (const auto& [layer, o] : overrides.items()) {
     if (!o.is_object()) continue;
     for (const auto& [key, v] : o.items()) {
       if (key == "rank" && v == Json(*rank)) continue;

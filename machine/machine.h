@@ -159,8 +159,6 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph, const KernelLatencyModel& bound);
 
-/// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
-/// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
 /// describe(model, arch, device, graph, bound) into `m` for the model whose kernel-tree
 /// view is `hd` (hls_design of that model and arch), reusing `m`'s storage: describing into
 /// the machine of another model of the same structure (same encoders, layers and flows,
@@ -169,6 +167,8 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd);
 
+/// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
+/// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
 int memory_index(int id);
 
 /// Resources of `m` beyond the device: one line per resource ("DSP 6,182 needed, 5,952

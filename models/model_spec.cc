@@ -10,10 +10,20 @@ namespace {
 constexpr std::int64_t kMaxDim = 1 << 20;
 constexpr std::int64_t kMaxRank = 4096;
 
+/// Product of the factors, or -1 when it exceeds 2^63 - 1 (factors are validated >= 1, so
+/// a product that overflowed can never equal a dimension).
 std::int64_t product(const std::vector<std::int64_t>& v) {
   std::int64_t p = 1;
-  for (auto x : v) p *= x;
+  for (auto x : v) {
+    if (__builtin_mul_overflow(p, x, &p)) return -1;
+  }
   return p;
+}
+
+/// product(v) as text for an error message.
+std::string product_text(const std::vector<std::int64_t>& v) {
+  const std::int64_t p = product(v);
+  return p < 0 ? "beyond 2^63" : std::to_string(p);
 }
 
 std::string list_to_string(const std::vector<std::int64_t>& v) {
@@ -109,13 +119,13 @@ LinearLayerSpec resolve_linear(const FormatDraft& d, const std::string& name,
       d.in_at->fail("factors whose product is " + std::to_string(in_dim) + " (input dim of " +
                         name + ")",
                     list_to_string(d.in_factors) + " with product " +
-                        std::to_string(product(d.in_factors)));
+                        product_text(d.in_factors));
     }
     if (product(d.out_factors) != out_dim) {
       d.out_at->fail("factors whose product is " + std::to_string(out_dim) +
                          " (output dim of " + name + ")",
                      list_to_string(d.out_factors) + " with product " +
-                         std::to_string(product(d.out_factors)));
+                         product_text(d.out_factors));
     }
     s.tt.in_factors = d.in_factors;
     s.tt.out_factors = d.out_factors;
@@ -271,13 +281,13 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
         e.at("vocab_factors")
             .fail("factors whose product is the vocabulary " + std::to_string(m.vocab),
                   list_to_string(t.vocab_factors) + " with product " +
-                      std::to_string(product(t.vocab_factors)));
+                      product_text(t.vocab_factors));
       }
       if (product(t.dim_factors) != m.d_model) {
         e.at("dim_factors")
             .fail("factors whose product is d_model " + std::to_string(m.d_model),
                   list_to_string(t.dim_factors) + " with product " +
-                      std::to_string(product(t.dim_factors)));
+                      product_text(t.dim_factors));
       }
       FormatDraft d;
       if (e.has("rank") && e.has("ranks")) {

@@ -79,6 +79,11 @@ struct ArchSpec {
   Json to_json() const;
 };
 
+/// True when every field of `a` and `b` is equal (names and source files included); the
+/// calibrations compare by identity (the same loaded calibration, or none in both).
+bool operator==(const ArchSpec& a, const ArchSpec& b);
+inline bool operator!=(const ArchSpec& a, const ArchSpec& b) { return !(a == b); }
+
 /// Loads and validates an arch config. Throws InputError when unreadable and
 /// ConfigError (file, JSON pointer, expected, found) for unknown keys, wrong types,
 /// out-of-range values (clock 1..2000 MHz, counts 1..4096, lanes 1..4096, overhead
@@ -86,11 +91,6 @@ struct ArchSpec {
 /// key (arch files before the kernel specification) is a ConfigError at that key
 /// (e.g. /contraction/ii) saying the II is derived from hls/include/kernel_spec.h and
 /// the device's operator latencies.
-/// True when every field of `a` and `b` is equal (names and source files included); the
-/// calibrations compare by identity (the same loaded calibration, or none in both).
-bool operator==(const ArchSpec& a, const ArchSpec& b);
-inline bool operator!=(const ArchSpec& a, const ArchSpec& b) { return !(a == b); }
-
 ArchSpec load_arch_spec(const std::string& path);
 ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 
 namespace ttsim {
 
@@ -93,7 +94,12 @@ struct StepTemplate {
   /// evaluation, or its graph or machine), so re-evaluating never changes a result
   /// handed out.
   void detach() {
-    if (evaluation.use_count() == 1 && graph.use_count() == 2 && machine.use_count() == 2) return;
+    if (evaluation.use_count() == 1 && graph.use_count() == 2 && machine.use_count() == 2) {
+      // Another thread may just have dropped its reference (an evaluation of the SystemC
+      // cache): its reads happen before the writes that follow.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return;
+    }
     graph = std::make_shared<TaskGraph>(*graph);
     machine = std::make_shared<machine::Machine>(*machine);
     evaluation = std::make_shared<DesignEvaluation>(*evaluation);

@@ -65,13 +65,13 @@ struct DeviceSpec {
   Json to_json() const;
 };
 
-/// Loads and validates a device config (ConfigError with file and JSON pointer on error;
-/// memory latencies bram_read_latency, uram_read_latency, write_latency in [1, 8] cycles).
 /// True when every field of `a` and `b` is equal (names, source files, operator tables and
 /// power coefficients included).
 bool operator==(const DeviceSpec& a, const DeviceSpec& b);
 inline bool operator!=(const DeviceSpec& a, const DeviceSpec& b) { return !(a == b); }
 
+/// Loads and validates a device config (ConfigError with file and JSON pointer on error;
+/// memory latencies bram_read_latency, uram_read_latency, write_latency in [1, 8] cycles).
 DeviceSpec load_device_spec(const std::string& path);
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file);
 

@@ -113,6 +113,10 @@ TEST(ModelSpecLoader, FactorProductDiffersFromDimension) {
                "/token_embedding/vocab_factors", "vocabulary 100", "[10,11] with product 110");
   expect_error("product_dim.json", op("replace", "/token_embedding/dim_factors", {8, 4}),
                "/token_embedding/dim_factors", "d_model 64", "[8,4] with product 32");
+  // A product beyond 64 bits is never taken for a dimension (a wrapped product could equal one).
+  expect_error("product_overflow.json",
+               op("replace", "/layers/attention/in_factors", {1048576, 1048576, 1048576, 1048576}),
+               "/layers/attention/in_factors", "product is 64", "with product beyond 2^63");
   // An override changing the factors of one layer is checked against that layer.
   expect_error("product_override.json", op("add", "/overrides/enc1.ffn_out", {{"out_factors", {8, 4}}}),
                "/overrides/enc1.ffn_out/out_factors", "product is 64", "with product 32");
