@@ -42,6 +42,14 @@ std::string find_config_path(const std::string& path, const std::string& relativ
 
 namespace {
 
+/// The base model's encoder count when it holds an integer one, else 0 (the model loader
+/// reports a malformed document when a point is evaluated).
+int base_encoders(const Json& model) {
+  if (!model.is_object()) return 0;
+  const auto it = model.find("encoders");
+  return it != model.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
 std::string require_file(const JsonView& v, const std::string& sweep_file) {
   const std::string given = v.as_string();
   const std::string found = find_config_path(given, sweep_file);
@@ -164,7 +172,12 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   // of the sweep has (a point with fewer encoders is infeasible, saying so).
   {
     std::map<std::string, std::string> owner;  // layer -> axis
-    int most_encoders = s.model_doc.value("encoders", 0);
+    // The base model's encoder count read as its loader does (ConfigError at the model file's
+    // /encoders when it is not an integer in range).
+    if (s.model_doc.is_object() && s.model_doc.contains("encoders")) {
+      (void)JsonView(s.model_doc, s.model_file).at("encoders").as_int(0, 1024);
+    }
+    int most_encoders = base_encoders(s.model_doc);
     if (axes.has("encoders")) {
       for (const Json& v : axis_values("encoders", axes.at("encoders"))) {
         if (v.is_number_integer()) most_encoders = std::max(most_encoders, v.get<int>());
@@ -252,11 +265,14 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       // A per-layer axis on an encoder the base model lacks is checked on a base with enough
       // encoders (the sweep's encoders axis provides them; checked above).
       const int layer_encoder = layer_rank_axis_encoder(a.name);
-      if (layer_encoder >= model.value("encoders", 0)) model["encoders"] = layer_encoder + 1;
+      if (model.is_object() && layer_encoder >= base_encoders(model)) model["encoders"] = layer_encoder + 1;
       try {
         apply_axis(a.name, a.values[i], model, arch);
       } catch (const InputError& e) {
         axis.fail("an axis the base files support", e.what());
+      } catch (const Json::exception& e) {  // a base member of another type than the axis edits
+        axis.fail("an axis the base files support",
+                  "base documents whose members it edits have another type (" + std::string(e.what()) + ")");
       }
       try {
         if (model_loads && model != s.model_doc) (void)parse_model_spec(model, s.model_file);

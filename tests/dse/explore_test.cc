@@ -431,6 +431,39 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   EXPECT_EQ(s.space.axes()[1].values.size(), 3u);
 }
 
+TEST(SweepSpec, ABaseModelOfTheWrongShapeIsAConfigErrorNotACrash) {
+  const std::string dir = tmp_dir("bad_base");
+  Json model = load_json_file("configs/models/atis_2enc.json");
+  auto load_with = [&](const Json& m, const std::string& axes) {
+    write_file_atomic(dir + "/m.json", m.dump());
+    write_file_atomic(dir + "/s.json", R"({"name": "t", "base": {"model": ")" + dir + R"(/m.json",
+        "arch": "configs/arch/u50_paper.json", "device": "configs/devices/u50.json"},
+        "objectives": ["epoch_seconds"], "axes": )" + axes + "}");
+    return load_sweep_spec(dir + "/s.json");
+  };
+  // An encoder count of another type: the model file's /encoders.
+  Json m = model;
+  m["encoders"] = "2";
+  try {
+    load_with(m, R"({"tt_rank.enc0.q": [4, 8]})");
+    ADD_FAILURE() << "a string encoder count accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), dir + "/m.json");
+    EXPECT_EQ(e.pointer(), "/encoders");
+  }
+  // Overrides that are not an object: the axis that cannot write them.
+  m = model;
+  m["overrides"] = Json::array();
+  try {
+    load_with(m, R"({"tt_rank.enc0.q": [4, 8]})");
+    ADD_FAILURE() << "an array of overrides accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), dir + "/s.json");
+    EXPECT_EQ(e.pointer(), "/axes/tt_rank.enc0.q");
+    EXPECT_NE(std::string(e.what()).find("another type"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
   const std::string dir = tmp_dir("per_layer");
   auto body = [&](const std::string& axes) {
