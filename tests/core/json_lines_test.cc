@@ -1,5 +1,6 @@
 // JSON Lines reading (sequential, random access, a last line cut short) and the streamed
 // atomic writer.
+#include "tests/testing/slurp.h"
 #include "core/json_lines.h"
 
 #include <unistd.h>
@@ -22,12 +23,7 @@ std::string tmp(const std::string& name) {
   return (fs::path(t ? t : "/tmp") / name).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 TEST(JsonLines, ReadsLinesInOrderAndAtTheirOffsets) {
   const std::string path = tmp("lines.jsonl");

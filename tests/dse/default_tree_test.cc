@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/slurp.h"
 #include "core/json_view.h"
 #include "dse/emit.h"
 
@@ -21,12 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 const char* const kRegenerate = "; regenerate with `bazel run //cli:ttsim -- emit --default-tree`";
 

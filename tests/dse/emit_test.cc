@@ -2,6 +2,7 @@
 // cannot express, check_buildable, beyond the device) are input errors, the device comes
 // from /configs/device (or the U50 fallback for an older chosen.json), and the emitted
 // folder builds on its own with g++ and its C simulation passes.
+#include "tests/testing/slurp.h"
 #include "dse/emit.h"
 
 #include <algorithm>
@@ -22,12 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 Json reference_design() {
   const Json device = load_json_file("configs/devices/u50.json");

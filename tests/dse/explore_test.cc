@@ -1,5 +1,6 @@
 // End-to-end runs of the explorer on a toy evaluator: known front, SystemC refinement of
 // the candidates, resume after interruption, shards + merge, thread-count independence.
+#include "tests/testing/slurp.h"
 #include "dse/explore.h"
 
 #include <filesystem>
@@ -30,12 +31,7 @@ std::string tmp_dir(const std::string& name) {
   return p.string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 const char* const kFiles[] = {"results.csv", "results.jsonl",  "results.json",     "pareto.csv",
                               "chosen.json", "summary.md",     "state.json",       "evaluations.jsonl"};

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/slurp.h"
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
 #include "dse/explore.h"
@@ -21,12 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;

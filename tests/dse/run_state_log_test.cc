@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/slurp.h"
 #include "dse/run_state.h"
 
 namespace ttsim::dse {
@@ -15,12 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ttsim::testing::slurp;
 
 Evaluation evaluation_of(PointId id) {
   Evaluation e;
