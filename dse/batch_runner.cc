@@ -1,5 +1,6 @@
 #include "dse/batch_runner.h"
 
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "core/errors.h"
 #include "core/fault_point.h"
+#include "dse/result_stream.h"
 
 namespace ttsim::dse {
 
@@ -22,8 +24,8 @@ int checked_threads(long long threads, const std::string& flag) {
 }
 
 BatchRunner::BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
-                         std::uint64_t planned)
-    : eval_(eval), state_(state), control_(control), planned_(planned) {
+                         std::uint64_t planned, ResultStream* rows)
+    : eval_(eval), state_(state), rows_(rows), control_(control), planned_(planned) {
   start_ = last_report_ = std::chrono::steady_clock::now();
   for (const auto& [id, s] : state_.points) {
     (void)id;
@@ -90,6 +92,9 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
   for (std::size_t begin = 0; begin < todo.size() && !should_stop(); begin += chunk) {
     const std::size_t end = std::min(todo.size(), begin + chunk);
     std::vector<std::optional<std::pair<Evaluation, PointFigures>>> out(end - begin);
+    // The points' result rows, rendered by the workers (null: not renderable).
+    const bool render = rows_ && rows_->accepting() && !systemc;
+    std::vector<std::unique_ptr<RowText>> text(render ? end - begin : 0);
     std::atomic<bool> stop_flag{false};
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, 1),
@@ -103,7 +108,17 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
               return;
             }
           }
-          Evaluation e = eval_.evaluate(todo[i], systemc, false);
+          std::optional<PointConfig> resolved;
+          Evaluation e = eval_.evaluate(todo[i], systemc, false, render ? &resolved : nullptr);
+          if (resolved) {
+            try {
+              PointRecord rec;
+              rec.analytic = e;
+              text[i - begin] = std::make_unique<RowText>(
+                  render_row(eval_, make_row(eval_, todo[i], std::move(*resolved), std::move(rec))));
+            } catch (const std::exception&) {  // the log's pass at the end meets it again
+            }
+          }
           PointFigures f = eval_.figures(e);
           const Candidate c = eval_.candidate(todo[i], f);
           out[i - begin].emplace(std::move(e), std::move(f));
@@ -123,7 +138,9 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
       });
     });
     for (std::size_t i = begin; i < end; ++i) {
-      if (out[i - begin]) state_.add(todo[i], systemc, out[i - begin]->first, out[i - begin]->second);
+      if (!out[i - begin]) continue;
+      state_.add(todo[i], systemc, out[i - begin]->first, out[i - begin]->second);
+      if (render) rows_->append(todo[i], text[i - begin].get());
     }
     state_.flush();
     checkpoint();

@@ -18,6 +18,8 @@
 
 namespace ttsim::dse {
 
+class ResultStream;
+
 /// Why a run stopped early, if it did.
 enum class StopReason { kNone, kInterrupted, kTimeBudget };
 
@@ -50,9 +52,11 @@ struct RunControl {
 class BatchRunner {
  public:
   /// `state` receives every evaluation; `planned` is the expected number of points for
-  /// the ETA.
+  /// the ETA. With `rows`, each analytic evaluation's result rows are rendered on the
+  /// worker that evaluated the point and appended to `rows` with the batch (while it
+  /// accepts rows: dse/result_stream.h).
   BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
-              std::uint64_t planned);
+              std::uint64_t planned, ResultStream* rows = nullptr);
 
   /// Evaluates the points of `ids` that have no evaluation of this fidelity yet (all
   /// in parallel, in chunks of 1024), stores them in the state and returns the candidates
@@ -81,6 +85,7 @@ class BatchRunner {
 
   const SweepEvaluation& eval_;
   RunState& state_;
+  ResultStream* rows_;
   RunControl control_;
   std::uint64_t planned_;
   StopReason stop_ = StopReason::kNone;

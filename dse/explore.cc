@@ -10,6 +10,7 @@
 
 #include "core/dir_lock.h"
 #include "dse/outputs.h"
+#include "dse/result_stream.h"
 
 namespace ttsim::dse {
 
@@ -110,8 +111,11 @@ std::string shard_text(const ExploreOptions& o) {
                             : std::to_string(o.shard_index + 1) + "/" + std::to_string(o.shard_count);
 }
 
+// Finishes the run (dse/finish.h) and writes its outputs, results.csv and results.jsonl
+// from `streamed` when it holds them (dse/result_stream.h).
 ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
-                        const ExploreOptions& options, bool partial, ExploreReport report) {
+                        const ExploreOptions& options, bool partial, ExploreReport report,
+                        ResultStream* streamed = nullptr) {
   report.final = finish_run(eval, state, runner, partial);
   if (report.final.partial) report.outcome = ExploreOutcome::kInterrupted;
   if (report.time_budget_hit) {
@@ -120,7 +124,7 @@ ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunne
   runner.end_progress();
   if (!report.final.partial) state.compact();
   save_state(options.out_dir, state);
-  report.files = write_outputs(options.out_dir, eval, state, report.final);
+  report.files = write_outputs(options.out_dir, eval, state, report.final, streamed);
   if (options.extra_outputs) {
     report.files = options.extra_outputs(options.out_dir, state, report.final, report.files);
   }
@@ -278,11 +282,21 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     report.planned = sweep.budget.points ? std::min(planned, sweep.budget.points) : planned;
   } else {
     ids = planned_points(sweep, options.shard_index, options.shard_count);
+    // Evaluated in ascending id, so the log needs no compaction and the rows are written
+    // as the batches finish (dse/result_stream.h); the results do not depend on the order.
+    // Under a time budget the references go first, so a run cut short has them.
+    if (sweep.budget.seconds <= 0) std::sort(ids.begin(), ids.end());
     report.planned = ids.size();
     state.points.reserve(std::max<std::size_t>(state.points.size(), ids.size()));  // no regrowth
   }
 
-  BatchRunner runner(eval, state, control, report.planned);
+  // A fresh grid or random run's rows are written as its batches finish (a shard writes
+  // none; a search or a resumed run writes them from the log at its end).
+  std::unique_ptr<ResultStream> rows;
+  if (state.points.empty() && options.shard_count == 1 && sweep.search.strategy != "nsga2") {
+    rows = std::make_unique<ResultStream>(options.out_dir, eval);
+  }
+  BatchRunner runner(eval, state, control, report.planned, rows.get());
   if (sweep.search.strategy == "nsga2") {
     Nsga2Options o;
     o.population = sweep.search.population;
@@ -308,7 +322,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
 
   if (runner.stopped() == StopReason::kInterrupted) {
-    return close_run(eval, state, runner, options, true, std::move(report));
+    return close_run(eval, state, runner, options, true, std::move(report), rows.get());
   }
   if (options.shard_count > 1) {
     runner.end_progress();
@@ -318,7 +332,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     report.evaluated = state.points.size();
     return report;
   }
-  return close_run(eval, state, runner, options, false, std::move(report));
+  return close_run(eval, state, runner, options, false, std::move(report), rows.get());
 }
 
 ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,

@@ -12,6 +12,7 @@
 #include "dse/axes.h"
 #include "dse/resolve.h"
 #include "dse/result_rows.h"
+#include "dse/result_stream.h"
 #include "sim/run_defaults.h"
 
 namespace ttsim::dse {
@@ -50,23 +51,6 @@ namespace {
 
 using Row = ResultRow;
 
-std::string csv_header(const SweepSpec& sweep) {
-  std::string h = "id,reference";
-  for (const auto& a : sweep.space.axes()) h += "," + csv_cell(a.name);
-  h += ",fidelity,feasible,on_front";
-  for (int m = 0; m < kMetricCount; ++m) h += std::string(",") + metric_info(static_cast<Metric>(m)).name;
-  return h + ",accuracy_source,reason\n";
-}
-
-std::string csv_row(const Row& r) {
-  std::string line = std::to_string(r.id) + "," + csv_cell(r.ref_label);
-  for (const auto& v : r.values) line += "," + csv_cell(v.is_null() ? "" : value_text(v));
-  const Evaluation& e = r.rec.best();
-  line += "," + e.fidelity + "," + (r.verdict.feasible ? "1" : "0") + "," + (r.on_front ? "1" : "0");
-  for (int m = 0; m < kMetricCount; ++m) line += "," + number_text(e.metrics.v[m]);
-  return line + "," + e.accuracy_source + "," + csv_cell(r.verdict.reason) + "\n";
-}
-
 Json metrics_json(const Evaluation& e) {
   Json m = Json::object();
   for (int i = 0; i < kMetricCount; ++i) {
@@ -96,24 +80,6 @@ Json values_json(const SweepSpec& sweep, const Row& r) {
   return v;
 }
 
-// The clock (MHz) a point runs at: its arch document's clock_mhz, else the resolved arch's
-// (the default the loader fills in); nullopt when the arch does not load.
-std::optional<double> clock_of(const SweepEvaluation& eval, const ResultRow& r) {
-  const Json* arch = &r.point.arch;
-  Json resolved;
-  if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) {
-    try {
-      resolved = eval.evaluators().analytic->resolved_configs(r.point);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-    if (!resolved.contains("arch")) return std::nullopt;
-    arch = &resolved.at("arch");
-    if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) return std::nullopt;
-  }
-  return arch->at("clock_mhz").get<double>();
-}
-
 // Every default the run priced with, per clock the points run at (the device's figures at
 // that clock, the memory model, the LUT and storage constants).
 Json defaults_used(const SweepEvaluation& eval, const std::set<double>& clocks) {
@@ -134,35 +100,38 @@ struct PointsPass {
   std::set<double> clocks;
 };
 
-// Streams results.csv, results.jsonl and (unless partial) pareto.csv, one point at a time.
+// results.csv and results.jsonl: `streamed` when it holds every row (committed), else
+// written from the log, one point at a time; then pareto.csv (unless partial) and the
+// front's objects for results.json.
 PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
-                             const FinalResult& f) {
-  const std::string header = csv_header(eval.sweep());
-  AtomicFileWriter csv(dir + "/results.csv"), jsonl(dir + "/results.jsonl");
-  std::unique_ptr<AtomicFileWriter> pareto;
-  if (!f.partial) pareto = std::make_unique<AtomicFileWriter>(dir + "/pareto.csv");
-  csv.write(header);
-  if (pareto) pareto->write(header);
+                             const FinalResult& f, ResultStream* streamed) {
   PointsPass pass;
-  for_each_row(eval, state, f, [&](const ResultRow& r) {
-    const std::string line = csv_row(r);
-    csv.write(line);
-    Json p = point_json(eval, r, false);
-    if (const auto mhz = clock_of(eval, r)) pass.clocks.insert(*mhz);
-    jsonl.write(p.dump() + "\n");
-    if (r.on_front) {
-      if (pareto) pareto->write(line);
-      pass.front.push_back(point_json(eval, r, true));
-    }
-  });
-  csv.commit();
-  jsonl.commit();
-  // An interrupted run has no front: no pareto.csv (nor one left from before).
-  if (pareto) {
-    pareto->commit();
+  if (streamed && streamed->covers(state)) {
+    streamed->commit();
+    pass.clocks = streamed->clocks();
   } else {
-    std::filesystem::remove(dir + "/pareto.csv");
+    if (streamed) streamed->discard();
+    ResultStream rows(dir, eval);
+    for_each_row(eval, state, f, [&](const ResultRow& r) {
+      const RowText text = render_row(eval, r);
+      rows.append(r.id, &text);
+    });
+    rows.commit();
+    pass.clocks = rows.clocks();
   }
+  // An interrupted run has no front: no pareto.csv (nor one left from before).
+  if (f.partial) {
+    std::filesystem::remove(dir + "/pareto.csv");
+    return pass;
+  }
+  AtomicFileWriter pareto(dir + "/pareto.csv");
+  pareto.write(csv_header(eval.sweep()));
+  for (PointId id : f.front) {
+    const ResultRow r = result_row(eval, state, f, id);
+    pareto.write(render_row(eval, r).csv);
+    pass.front.push_back(point_json(eval, r, true));
+  }
+  pareto.commit();
   return pass;
 }
 
@@ -219,14 +188,7 @@ Json chosen_json(const SweepEvaluation& eval, const RunState& state, const Final
 }  // namespace
 
 Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
-  const auto& sweep = eval.sweep();
-  Json p{{"id", r.id}, {"name", point_name(sweep, r.id, r.values)}, {"values", values_json(sweep, r)},
-         {"fidelity", r.rec.best().fidelity}, {"feasible", r.verdict.feasible},
-         {"on_front", r.on_front}, {"metrics", metrics_json(r.rec.best())}};
-  if (!r.ref_label.empty()) p["reference"] = r.ref_label;
-  if (!r.verdict.feasible) p["reason"] = r.verdict.reason;
-  add_power_and_accuracy(r.rec.best(), p);
-  if (r.rec.has_systemc) p["analytic_metrics"] = metrics_json(r.rec.analytic);
+  Json p = Json::parse(jsonl_row(eval, r));
   if (!configs) return p;
   try {
     p["configs"] = eval.evaluators().analytic->resolved_configs(r.point);
@@ -237,9 +199,9 @@ Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
 }
 
 std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
-                                       const RunState& state, const FinalResult& f) {
+                                       const RunState& state, const FinalResult& f, ResultStream* streamed) {
   const auto& sweep = eval.sweep();
-  PointsPass pass = write_point_files(dir, eval, state, f);
+  PointsPass pass = write_point_files(dir, eval, state, f, streamed);
 
   Json objectives = Json::array();
   for (Metric m : eval.objectives()) objectives.push_back(metric_info(m).name);

@@ -1,10 +1,11 @@
 #pragma once
 // The result files of a run in its --out folder, each written atomically (the per-point
-// files streamed to a temporary file point by point, then renamed):
+// files streamed to a temporary file row by row, then renamed: dse/result_stream.h):
 //   results.csv    one row per evaluated point, ascending id: id, reference label, every
 //                  axis value (the effective value, base values resolved), fidelity,
-//                  feasible, on_front, every metric (empty = unavailable), accuracy source,
-//                  reason when infeasible
+//                  feasible, every metric (empty = unavailable), accuracy source, reason
+//                  when infeasible (whether a point is on the front: pareto.csv,
+//                  results.json)
 //   results.jsonl  one JSON object per line per evaluated point, ascending id (point_json):
 //                  the same data plus the power and accuracy keys of `ttsim simulate
 //                  --json` and the analytic metrics of a SystemC-evaluated point (the
@@ -24,7 +25,8 @@
 //                  reference comparison; an interrupted run's opens with the banner
 //                  "INTERRUPTED — not a finished front" and gives no front or choice
 // Byte-for-byte reproducible: no timestamps, thread counts or shard information. Memory
-// stays flat in the number of points: rows are read from the run's log one at a time.
+// stays flat in the number of points: rows are written as the points are evaluated, or
+// read from the run's log one at a time.
 
 #include <string>
 #include <vector>
@@ -36,10 +38,14 @@
 
 namespace ttsim::dse {
 
+class ResultStream;
+
 /// Writes every file above into `dir` (which must exist); summary.md's "Files:" line
-/// lists them. Returns their names.
+/// lists them. results.csv and results.jsonl are `streamed`'s when it covers `state`
+/// (ResultStream::covers), else written from the log. Returns the files' names.
 std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
-                                       const RunState& state, const FinalResult& final);
+                                       const RunState& state, const FinalResult& final,
+                                       ResultStream* streamed = nullptr);
 
 /// Rewrites <dir>/summary.md with `files` (names in `dir`, every one written) on its
 /// "Files:" line, for a caller that wrote more files than write_outputs; returns its text.
@@ -47,7 +53,7 @@ std::string write_summary(const std::string& dir, const SweepEvaluation& eval, c
                           const FinalResult& final, const std::vector<std::string>& files);
 
 /// The JSON object of one point in results.jsonl and results.json's front: id, name, axis
-/// values, fidelity, feasible, on_front, metrics (null = unavailable), reference label,
+/// values, fidelity, feasible, metrics (null = unavailable), reference label,
 /// reason when infeasible, power_watts, energy_joules_per_epoch, tt_rank, accuracy_source,
 /// analytic_metrics (when SystemC-evaluated) and, with `configs`, the resolved configs
 /// ({"error"} when they do not load).

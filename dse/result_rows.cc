@@ -10,16 +10,22 @@
 
 namespace ttsim::dse {
 
-ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
-                     PointId id) {
+ResultRow make_row(const SweepEvaluation& eval, PointId id, PointConfig point, PointRecord rec) {
   const auto& sweep = eval.sweep();
   ResultRow r;
   r.id = id;
   sweep.space.is_reference(id, &r.ref_label);
-  r.point = resolve_point(sweep, id);
+  r.point = std::move(point);
+  r.values.reserve(sweep.editors.size());
   for (const AxisEditor& a : sweep.editors) r.values.push_back(a.current(r.point.model, r.point.arch));
-  r.rec = state.record(id);
+  r.rec = std::move(rec);
   r.verdict = eval.judge(r.rec.best());
+  return r;
+}
+
+ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+                     PointId id) {
+  ResultRow r = make_row(eval, id, resolve_point(eval.sweep(), id), state.record(id));
   r.on_front = f.on_front(id);
   return r;
 }

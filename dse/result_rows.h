@@ -25,6 +25,10 @@ struct ResultRow {
   bool on_front = false;
 };
 
+/// The row of point `id` resolved as `point` (resolve_point) with evaluations `rec`, not on
+/// the front. Throws as AxisEditor::current.
+ResultRow make_row(const SweepEvaluation& eval, PointId id, PointConfig point, PointRecord rec);
+
 /// The row of evaluated point `id` of `state`. Throws as resolve_point and
 /// RunState::record.
 ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& final,

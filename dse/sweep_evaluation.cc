@@ -75,7 +75,8 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }
 
-Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) const {
+Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed,
+                                     std::optional<PointConfig>* resolved) const {
   const Evaluator* ev = systemc ? evaluators_.systemc : evaluators_.analytic;
   Evaluation e;
   PointConfig p;
@@ -87,12 +88,14 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed) co
     e.error = ex.what();
   }
   if (e.fidelity.empty()) e.fidelity = ev->fidelity();
+  if (resolved && p.space) *resolved = std::move(p);  // p.space is set once it resolved
+  const PointConfig& pc = resolved && *resolved ? **resolved : p;
   if (accuracy_ && e.error.empty()) {
     // Exact (encoders, TTM rank) match, TT rank measured or between measured ranks
     // (dse/accuracy_lookup.h); otherwise "unknown".
     std::string why;
-    if (const auto key = accuracy_key_of(p.model, Json(), why)) e.tt_rank = key->tt_rank;
-    const AccuracyEstimate a = lookup_accuracy(*accuracy_, p.model);
+    if (const auto key = accuracy_key_of(pc.model, Json(), why)) e.tt_rank = key->tt_rank;
+    const AccuracyEstimate a = lookup_accuracy(*accuracy_, pc.model);
     e.accuracy_source = a.source;
     if (a.known()) {
       e.metrics[Metric::kAccuracy] = a.lower_bound;

@@ -73,8 +73,10 @@ class SweepEvaluation {
   /// layer kind), accuracy_source ("table", "interpolated" or "unknown") and, when known
   /// (dse/accuracy_lookup.h), kAccuracy (the 95 % lower confidence bound of the test
   /// intent accuracy) and kSlotF1 (mean test slot F1); unknown ones stay unavailable.
-  /// Never throws for a bad point: the error lands in Evaluation::error.
-  Evaluation evaluate(PointId id, bool systemc, bool detailed) const;
+  /// Never throws for a bad point: the error lands in Evaluation::error. With `resolved`,
+  /// sets it to the point's configs (resolve_point) when they resolve, else leaves it empty.
+  Evaluation evaluate(PointId id, bool systemc, bool detailed,
+                      std::optional<PointConfig>* resolved = nullptr) const;
   Verdict judge(const Evaluation& e) const;
   /// The metrics a run keeps in memory for every point: objectives() in order, then the
   /// sweep's design-choice metric when it is not one of them.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -12,7 +13,10 @@
 
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
+#include "dse/batch_runner.h"
+#include "dse/outputs.h"
 #include "dse/resolve.h"
+#include "dse/result_stream.h"
 #include "dse/run_state.h"
 #include "models/model_spec.h"
 #include "dse/sweep_spec.h"
@@ -122,6 +126,103 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   expect_same_files(f.dir + "/whole", f.dir + "/parts");
 }
 
+TEST(Explore, RowsWrittenAsAGridRunsAreWhatTheLogPassWrites) {
+  // An analytic grid run has no SystemC stage: its rows are written as its batches finish
+  // (dse/result_stream.h); an interrupted and resumed one writes them from its log at the end.
+  Fixture f("stream", R"({"strategy": "grid"})", "analytic");
+  f.run("whole");
+  ExploreOptions o;
+  o.control.interrupt_after = 40;
+  o.control.threads = 2;
+  ASSERT_EQ(f.run("parts", o).outcome, ExploreOutcome::kInterrupted);
+  ExploreOptions resume;
+  resume.resume = true;
+  ASSERT_EQ(f.run("parts", resume).outcome, ExploreOutcome::kComplete);
+  expect_same_files(f.dir + "/whole", f.dir + "/parts");
+  const std::string csv = slurp(f.dir + "/whole/results.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 129);
+}
+
+TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
+  Fixture f("stream_unit", R"({"strategy": "grid"})", "analytic");
+  const std::string dir = f.dir + "/out";
+  fs::create_directories(dir);
+  RunState state;
+  state.start_log(dir);
+  ResultStream rows(dir, *f.eval);
+  BatchRunner runner(*f.eval, state, RunControl{}, 128, &rows);
+  std::vector<PointId> ids = grid_points(f.sweep.space);  // the reference first
+  std::sort(ids.begin(), ids.end());
+  runner.run(ids, false);
+  ASSERT_EQ(state.points.size(), 128u);
+  EXPECT_TRUE(rows.covers(state));
+  EXPECT_EQ(rows.clocks().size(), 0u);  // the toy arch has no clock and the toy evaluator no configs
+  // Once a point carries a SystemC evaluation its row (the analytic one) is stale.
+  Evaluation sc = state.record(5).analytic;
+  sc.fidelity = "toy-systemc";
+  state.add(5, true, sc, f.eval->figures(sc));
+  EXPECT_FALSE(rows.covers(state));
+  rows.commit();
+  const std::string csv = slurp(dir + "/results.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 129);
+  EXPECT_EQ(csv.find(",on_front,"), std::string::npos);
+
+  // A point id at or below the last one voids the stream and removes its temporaries.
+  ResultStream later(dir, *f.eval);
+  const RowText text{"x\n", "{}\n", std::nullopt};
+  later.append(7, &text);
+  later.append(7, &text);
+  EXPECT_FALSE(later.accepting());
+  EXPECT_THROW(later.commit(), std::logic_error);
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(slurp(dir + "/results.csv"), csv);  // the committed files stay
+  ResultStream unrendered(dir, *f.eval);
+  unrendered.append(1, nullptr);  // a point whose row could not be rendered
+  EXPECT_FALSE(unrendered.accepting());
+}
+
+TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {
+  Fixture f("jsonl_row", R"({"strategy": "grid"})", "analytic");
+  PointRecord rec;
+  rec.analytic.fidelity = "toy-analytic";
+  rec.analytic.metrics[Metric::kEpochSeconds] = 1.0 / 3.0;
+  rec.analytic.metrics[Metric::kOnchipBytes] = 5.0;
+  rec.analytic.metrics[Metric::kDsp] = std::numeric_limits<double>::infinity();
+  rec.analytic.metrics[Metric::kCompression] = 1e-300;
+  rec.analytic.accuracy_source = "table \"v2\"";
+  rec.has_systemc = true;
+  rec.systemc = rec.analytic;
+  rec.systemc.fidelity = "toy-systemc";
+  rec.systemc.metrics[Metric::kEpochSeconds] = 123456789.125;
+  ResultRow r = make_row(*f.eval, 6, resolve_point(f.sweep, 6), rec);
+  r.verdict.feasible = false;
+  r.verdict.reason = "epoch \"15\" s > 14 s\nand \\ \x01 é";
+  const std::string line = jsonl_row(*f.eval, r);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1);
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(line);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end())) << line;
+  EXPECT_EQ(j["reason"].get<std::string>(), r.verdict.reason);
+  EXPECT_EQ(j["reference"].get<std::string>(), "toy reference");
+  EXPECT_EQ(j["accuracy_source"].get<std::string>(), "table \"v2\"");
+  EXPECT_EQ(j["fidelity"].get<std::string>(), "toy-systemc");
+  EXPECT_EQ(j["metrics"]["epoch_seconds"].get<double>(), 123456789.125);
+  EXPECT_EQ(j["analytic_metrics"]["epoch_seconds"].get<double>(), 1.0 / 3.0);
+  EXPECT_EQ(j["metrics"]["onchip_bytes"].get<double>(), 5.0);
+  EXPECT_EQ(j["metrics"]["compression"].get<double>(), 1e-300);
+  EXPECT_TRUE(j["metrics"]["dsp"].is_null());  // not finite
+  EXPECT_TRUE(j["metrics"]["lut"].is_null());  // unavailable
+  EXPECT_EQ(j["metrics"].size(), static_cast<std::size_t>(kMetricCount));
+  EXPECT_EQ(j["values"].dump(), R"({"arch:/x":0,"arch:/y":3,"arch:/z":0})");
+  EXPECT_EQ(j["id"].get<PointId>(), 6u);
+  // point_json is the same object.
+  EXPECT_EQ(Json::parse(line), point_json(*f.eval, r, false));
+}
+
 TEST(Explore, PointFilesHoldEveryPointAndResultsJsonTheFront) {
   Fixture f("files");
   const auto r = f.run("out");
@@ -132,10 +233,12 @@ TEST(Explore, PointFilesHoldEveryPointAndResultsJsonTheFront) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (i > 0) EXPECT_LT(points[i - 1]["id"].get<PointId>(), points[i]["id"].get<PointId>());
     EXPECT_FALSE(points[i].contains("configs")) << points[i].dump();  // the front's, in results.json
+    EXPECT_FALSE(points[i].contains("on_front")) << points[i].dump();  // written before the front is known
     EXPECT_TRUE(points[i].contains("metrics")) << points[i].dump();
-    if (points[i]["on_front"].get<bool>()) on_front.push_back(points[i]);
+    if (r.final.on_front(points[i]["id"].get<PointId>())) on_front.push_back(points[i]);
     if (!points[i]["feasible"].get<bool>()) EXPECT_TRUE(points[i].contains("reason"));
   }
+  ASSERT_FALSE(on_front.empty());
   const Json results = load_json_file(f.dir + "/out/results.json");
   EXPECT_FALSE(results.contains("points"));
   EXPECT_EQ(results["points_file"], "results.jsonl");
