@@ -5,12 +5,18 @@
 //   BM_PerLayerRankPoints: the per-point evaluation (resolve, analytic evaluation, verdict)
 //     of 4,096 consecutive points of configs/sweeps/atis_u50_million.json (per-layer TT
 //     ranks), without the evaluation log; items = points.
+//   BM_ResolvePoint: the configs of those points (resolve_point: base documents with the
+//     axis values written); items = points.
+//   BM_RowText: a point's results.csv and results.jsonl lines (dse/result_stream.h) from its
+//     resolved configs and evaluation; items = points.
 //   BM_SystemcSixEncoderPoint: SystemC evaluation (step + epoch) of the sweep's
 //     6-encoder points, each once; items = points.  Target >= 50 points/s/core.
 // Single-threaded (one core): evaluations are called directly, not through oneTBB.
 
 #include <benchmark/benchmark.h>
 
+#include "dse/resolve.h"
+#include "dse/result_stream.h"
 #include "dse/run_setup.h"
 #include "dse/search.h"
 
@@ -53,6 +59,45 @@ void BM_PerLayerRankPoints(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(points));
 }
 BENCHMARK(BM_PerLayerRankPoints)->Arg(0)->Arg(600000)->Unit(benchmark::kMillisecond);
+
+void BM_ResolvePoint(benchmark::State& state) {
+  auto setup = make_run_setup("configs/sweeps/atis_u50_million.json");
+  std::size_t points = 0;
+  for (auto _ : state) {
+    for (PointId id = 0; id < 4096; ++id) benchmark::DoNotOptimize(resolve_point(setup->sweep, id));
+    points += 4096;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(points));
+}
+BENCHMARK(BM_ResolvePoint)->Unit(benchmark::kMillisecond);
+
+void BM_RowText(benchmark::State& state) {
+  auto setup = make_run_setup("configs/sweeps/atis_u50_million.json");
+  std::vector<std::pair<PointConfig, Evaluation>> points;
+  for (PointId id = 0; id < 256; ++id) {
+    std::optional<PointConfig> p;
+    Evaluation e = setup->eval->evaluate(id, false, false, &p);
+    points.emplace_back(std::move(*p), std::move(e));
+  }
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto copies = points;  // the runner moves each point's configs into its row
+    state.ResumeTiming();
+    for (auto& [p, e] : copies) {
+      PointRecord rec;
+      rec.analytic = std::move(e);
+      const PointId id = p.id;
+      benchmark::DoNotOptimize(render_row(*setup->eval, make_row(*setup->eval, id, std::move(p), std::move(rec))));
+    }
+    rows += copies.size();
+    state.PauseTiming();
+    copies.clear();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(rows));
+}
+BENCHMARK(BM_RowText)->Unit(benchmark::kMillisecond);
 
 void BM_SystemcSixEncoderPoint(benchmark::State& state) {
   auto setup = make_run_setup(kSweep);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "dse/outputs.h"
@@ -24,10 +25,22 @@ void put(Buffer& b, std::string_view text) { b.append(text.data(), text.data() +
 // null when unavailable (NaN) or not finite.
 void put_json_number(Buffer& b, double x) {
   if (!std::isfinite(x)) return put(b, "null");
-  fmt::format_to(std::back_inserter(b), "{}", x);
+  fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), x);
 }
 
-void put_json_string(Buffer& b, const std::string& s) { put(b, Json(s).dump()); }
+void put_int(Buffer& b, std::uint64_t v) { put(b, fmt::format_int(v).c_str()); }
+
+// A JSON string: as is between quotes when no character needs escaping (printable ASCII
+// but '"' and '\\'), else as nlohmann's dump escapes it (and refuses invalid UTF-8).
+void put_json_string(Buffer& b, const std::string& s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) return put(b, Json(s).dump());
+  put(b, "\"");
+  put(b, s);
+  put(b, "\"");
+}
 
 // {"<metric>": value|null, ...} for every metric, keys in ascending order (as a JSON
 // object dumps them).
@@ -44,7 +57,9 @@ void put_metrics(Buffer& b, const Evaluation& e) {
   put(b, "{");
   for (int k = 0; k < kMetricCount; ++k) {
     if (k) put(b, ",");
-    fmt::format_to(std::back_inserter(b), "\"{}\":", metric_info(static_cast<Metric>(order[k])).name);
+    put(b, "\"");
+    put(b, metric_info(static_cast<Metric>(order[k])).name);
+    put(b, "\":");
     put_json_number(b, e.metrics.v[order[k]]);
   }
   put(b, "}");
@@ -67,7 +82,9 @@ std::string jsonl_row(const SweepEvaluation& eval, const ResultRow& r) {
   put_json_number(b, metric(Metric::kEpochEnergyJoules));
   put(b, r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":" : ",\"feasible\":false,\"fidelity\":");
   put_json_string(b, e.fidelity);
-  fmt::format_to(std::back_inserter(b), ",\"id\":{},\"metrics\":", r.id);
+  put(b, ",\"id\":");
+  put_int(b, r.id);
+  put(b, ",\"metrics\":");
   put_metrics(b, e);
   put(b, ",\"name\":");
   put_json_string(b, point_name(eval.sweep(), r.id, r.values));
@@ -87,7 +104,11 @@ std::string jsonl_row(const SweepEvaluation& eval, const ResultRow& r) {
     put_json_string(b, r.ref_label);
   }
   put(b, ",\"tt_rank\":");
-  if (e.tt_rank) fmt::format_to(std::back_inserter(b), "{}", e.tt_rank); else put(b, "null");
+  if (e.tt_rank) {
+    put(b, fmt::format_int(e.tt_rank).c_str());
+  } else {
+    put(b, "null");
+  }
   put(b, ",\"values\":{");
   std::vector<std::size_t> order(axes.size());
   for (std::size_t a = 0; a < order.size(); ++a) order[a] = a;
@@ -106,7 +127,8 @@ namespace {
 
 std::string csv_row(const ResultRow& r) {
   Buffer b;
-  fmt::format_to(std::back_inserter(b), "{},", r.id);
+  put_int(b, r.id);
+  put(b, ",");
   put(b, csv_cell(r.ref_label));
   for (const auto& v : r.values) {
     put(b, ",");
@@ -118,7 +140,7 @@ std::string csv_row(const ResultRow& r) {
   put(b, r.verdict.feasible ? ",1" : ",0");
   for (int m = 0; m < kMetricCount; ++m) {
     put(b, ",");
-    if (!std::isnan(e.metrics.v[m])) fmt::format_to(std::back_inserter(b), "{}", e.metrics.v[m]);
+    if (!std::isnan(e.metrics.v[m])) fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), e.metrics.v[m]);
   }
   put(b, ",");
   put(b, e.accuracy_source);

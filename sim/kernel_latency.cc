@@ -1,5 +1,8 @@
 #include "sim/kernel_latency.h"
 
+#include <array>
+#include <cstdint>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -295,7 +298,21 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
                                                 std::uint64_t memories) const {
   int res = l.timing.res_mii, ii = l.timing.ii;
   if (memories != 0) {
-    res = shared_resource_mii(*l.spec, kernel_spec(op), lanes, memories);
+    // shared_resource_mii is a function of the loop, its kernel and the memory sharing
+    // alone; a graph has few distinct (loop, sharing) pairs, so each thread keeps the last
+    // result per slot of a small direct-mapped table.
+    struct Entry {
+      const ttsim_spec::LoopSpec* loop = nullptr;
+      int op = -1;
+      std::uint64_t memories = 0;
+      int mii = 0;
+    };
+    thread_local std::array<Entry, 256> recent;
+    Entry& e = recent[(reinterpret_cast<std::uintptr_t>(l.spec) / sizeof(void*) + memories * 0x9E3779B97F4A7C15ULL) % recent.size()];
+    if (lanes < 1 || e.loop != l.spec || e.op != static_cast<int>(op) || e.memories != memories) {
+      e = Entry{l.spec, static_cast<int>(op), memories, shared_resource_mii(*l.spec, kernel_spec(op), lanes, memories)};
+    }
+    res = e.mii;
     ii = std::max(l.timing.rec_mii, res);
   }
   if (bound_) {
