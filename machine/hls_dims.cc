@@ -1,7 +1,6 @@
 #include "machine/hls_dims.h"
 
 #include <algorithm>
-#include <set>
 
 #include "core/errors.h"
 #include "hls/host/host_capacity.h"
@@ -10,8 +9,7 @@ namespace ttsim::machine {
 
 namespace {
 
-const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind,
-                                     const std::string& file) {
+const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind, const std::string& file) {
   const LinearLayerSpec* first = nullptr;
   for (const auto& l : m.linears) {
     if (l.kind != kind) continue;
@@ -30,16 +28,20 @@ const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind
   return *first;
 }
 
+// Every field of `*l` (entries past the factors and ranks zero, as value-initialised; set
+// one by one: assigning a value-initialised LinearDims compiles to a stack temporary and
+// a copy that stalls on store forwarding).
 void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
+  constexpr int kF = ttsim_hls::kMaxTtFactors;
   l->tt = true;
   l->btt = btt;
-  l->t.d = static_cast<int>(t.in_factors.size());
-  l->t.e = static_cast<int>(t.out_factors.size());
-  for (int i = 0; i < l->t.d && i < ttsim_hls::kMaxTtFactors; ++i) l->t.m[i] = static_cast<int>(t.in_factors[i]);
-  for (int i = 0; i < l->t.e && i < ttsim_hls::kMaxTtFactors; ++i) l->t.n[i] = static_cast<int>(t.out_factors[i]);
-  for (int i = 0; i <= l->t.d + l->t.e && i <= 2 * ttsim_hls::kMaxTtFactors; ++i) {
-    l->t.r[i] = static_cast<int>(t.ranks[i]);
-  }
+  const int d = static_cast<int>(t.in_factors.size());
+  const int e = static_cast<int>(t.out_factors.size());
+  l->t.d = d;
+  l->t.e = e;
+  for (int i = 0; i < kF; ++i) l->t.m[i] = i < d ? static_cast<int>(t.in_factors[i]) : 0;
+  for (int i = 0; i < kF; ++i) l->t.n[i] = i < e ? static_cast<int>(t.out_factors[i]) : 0;
+  for (int i = 0; i <= 2 * kF; ++i) l->t.r[i] = i <= d + e ? static_cast<int>(t.ranks[i]) : 0;
   l->in_dim = l->t.M();
   l->out_dim = l->t.N();
 }
@@ -48,22 +50,29 @@ void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
 
 HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
                      const std::string& model_file) {
-  const std::string file = !model_file.empty()           ? model_file
-                           : !model.source_file.empty() ? model.source_file
-                                                        : model.name;
   HlsDesign d;
-  std::set<Flow> flows;
-  for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
+  const std::string& file = !model_file.empty()           ? model_file
+                            : !model.source_file.empty() ? model.source_file
+                                                         : model.name;
+  // The distinct flows of the three layer kinds (a flag per Flow, in enum order).
+  static const std::string kKinds[] = {"attention", "ffn_in", "ffn_out"};  // no string built per call
+  constexpr int kFlows = 3;  // Flow::kMM, kTT, kBTT
+  static_assert(static_cast<int>(Flow::kMM) == 0 && static_cast<int>(Flow::kBTT) == kFlows - 1);
+  bool uses[kFlows] = {};
+  for (const std::string& k : kKinds) {
     auto it = arch.flow_by_kind.find(k);
-    flows.insert(it == arch.flow_by_kind.end() ? Flow::kBTT : it->second);
+    uses[static_cast<int>(it == arch.flow_by_kind.end() ? Flow::kBTT : it->second)] = true;
   }
-  if (flows.size() != 1 || *flows.begin() == Flow::kMM) {
+  const int distinct = uses[0] + uses[1] + uses[2];
+  if (distinct != 1 || uses[static_cast<int>(Flow::kMM)]) {
     std::string s;
-    for (Flow f : flows) s += std::string(s.empty() ? "" : ", ") + to_string(f);
+    for (int f = 0; f < kFlows; ++f) {
+      if (uses[f]) s += std::string(s.empty() ? "" : ", ") + to_string(static_cast<Flow>(f));
+    }
     throw InputError(arch_file + ": /flows: the HLS kernel tree runs every TT layer with one flow, btt or tt; "
                      "this design uses " + s);
   }
-  d.btt = *flows.begin() == Flow::kBTT;
+  d.btt = uses[static_cast<int>(Flow::kBTT)];
   if (model.batch != 1) {
     throw InputError(file + ": /batch: expected 1: the HLS top trains on one sample per step (ttsim_train_step "
                      "takes one token sequence), found " + std::to_string(model.batch));
@@ -71,11 +80,9 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
   if (model.token_embedding.format != WeightFormat::kTTM) {
     throw InputError(file + ": /token_embedding/format: the HLS kernel tree needs a TTM token embedding");
   }
-  for (const auto& t : {model.token_embedding.ttm}) {
-    if (t.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
-      throw InputError(file + ": the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxTtmFactors) +
-                       " TTM cores, found " + std::to_string(t.cores()));
-    }
+  if (model.token_embedding.ttm.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
+    throw InputError(file + ": the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxTtmFactors) +
+                     " TTM cores, found " + std::to_string(model.token_embedding.ttm.cores()));
   }
   ttsim_hls::ModelDims& m = d.dims;
   m.encoders = model.encoders;
@@ -87,14 +94,16 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
   m.slot_tags = static_cast<int>(model.slot_tags);
   const auto& ttm = model.token_embedding.ttm;
   m.emb.d = static_cast<int>(ttm.cores());
-  for (int k = 0; k < m.emb.d; ++k) {
-    m.emb.v[k] = static_cast<int>(ttm.vocab_factors[k]);
-    m.emb.e[k] = static_cast<int>(ttm.dim_factors[k]);
+  for (int k = 0; k < ttsim_hls::kMaxTtmFactors; ++k) {
+    m.emb.v[k] = k < m.emb.d ? static_cast<int>(ttm.vocab_factors[k]) : 0;
+    m.emb.e[k] = k < m.emb.d ? static_cast<int>(ttm.dim_factors[k]) : 0;
   }
-  for (int k = 0; k <= m.emb.d; ++k) m.emb.r[k] = static_cast<int>(ttm.ranks[k]);
-  const auto& attn = first_of_kind(model, "attention", file);
-  const auto& fin = first_of_kind(model, "ffn_in", file);
-  const auto& fout = first_of_kind(model, "ffn_out", file);
+  for (int k = 0; k <= ttsim_hls::kMaxTtmFactors; ++k) {
+    m.emb.r[k] = k <= m.emb.d ? static_cast<int>(ttm.ranks[k]) : 0;
+  }
+  const auto& attn = first_of_kind(model, kKinds[0], file);
+  const auto& fin = first_of_kind(model, kKinds[1], file);
+  const auto& fout = first_of_kind(model, kKinds[2], file);
   for (const LinearLayerSpec* l : {&attn, &fin, &fout}) {
     if (l->tt.in_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors) ||
         l->tt.out_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors)) {

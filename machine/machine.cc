@@ -81,12 +81,12 @@ int module_variant(const std::string& module) {
 }
 
 /// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs.
-std::int64_t module_dsp(TaskOp op, int variant, int lanes, const DeviceSpec& device) {
+std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t d = 0;
   for (int i = 0; i < ks.n_loops; ++i) {
     if (variant >= 0 && ks.loops[i].variant != variant) continue;
-    d += loop_dsp(ks.loops[i], lanes, device);
+    d += loop_dsp(ks.loops[i], lanes, dsp);
   }
   return d;
 }
@@ -236,6 +236,7 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
   // Kernel instances: one per module of hls/kernels/modules.h.
   constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
   m.instances.resize(kModules);
+  const OperatorDsp dsp(device);
   for (std::size_t i = 0; i < kModules; ++i) {
     KernelInstance& k = m.instances[i];
     k.module = kTtsimModules[i].module;
@@ -244,7 +245,7 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     k.variant = module_variant(k.module);
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
-    k.dsp = module_dsp(k.op, k.variant, k.lanes, device);
+    k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp);
     k.call_sites = 0;
   }
 
@@ -258,14 +259,20 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
   m.schedule.order.clear();
   m.schedule.order.reserve(graph.tasks.size());
   m.schedule.overlap_groups.clear();
+  // The modules of each task op, in table order (a task runs on the first that takes its
+  // variant).
+  std::array<std::array<int, kModules>, kTaskOpCount> modules_of;
+  std::array<int, kTaskOpCount> module_count{};
+  for (std::size_t i = 0; i < kModules; ++i) {
+    const int o = static_cast<int>(m.instances[i].op);
+    modules_of[o][module_count[o]++] = static_cast<int>(i);
+  }
   for (const Task& t : graph.tasks) {
     int idx = -1;
-    for (std::size_t i = 0; i < kModules; ++i) {
-      const KernelInstance& k = m.instances[i];
-      if (k.op == t.op && (k.variant < 0 || k.variant == t.shape.variant)) {
-        idx = static_cast<int>(i);
-        break;
-      }
+    const int o = static_cast<int>(t.op);
+    for (int j = 0; j < module_count[o] && idx < 0; ++j) {
+      const KernelInstance& k = m.instances[modules_of[o][j]];
+      if (k.variant < 0 || k.variant == t.shape.variant) idx = modules_of[o][j];
     }
     if (idx < 0) {
       throw InputError("task " + t.name + " (" + ttsim::to_string(t.op) + ", variant " +

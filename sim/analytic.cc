@@ -140,10 +140,36 @@ class RunningHeap {
 
 }  // namespace
 
+namespace {
+
+/// The schedule of `sg` when it is a chain in id order (every task after the first depends
+/// on the one before it, as the sequential policy makes it) and no latency is negative:
+/// each task starts when the one before it ends, on instance 0 of its class (every instance
+/// is free then), with a dispatch and a completion event each — what the list schedule
+/// below gives such a graph, without its heap. False when `sg` is not such a chain.
+bool chain_schedule(const SchedGraph& sg, Schedule& s) {
+  const std::size_t n = sg.tasks.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (sg.tasks[i].cycles < 0) return false;
+    if (i > 0 && (sg.tasks[i].deps.empty() || sg.tasks[i].deps.back() != static_cast<int>(i) - 1)) return false;
+  }
+  std::int64_t now = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    s.tasks[i] = {now, now + sg.tasks[i].cycles, 0};
+    now += sg.tasks[i].cycles;
+  }
+  s.makespan = now;
+  s.events = 2 * static_cast<std::uint64_t>(n);
+  return true;
+}
+
+}  // namespace
+
 Schedule list_schedule(const SchedGraph& sg, const std::array<int, kUnitKinds>& units) {
   const int n = static_cast<int>(sg.tasks.size());
   Schedule s;
   s.tasks.resize(n);
+  if (chain_schedule(sg, s)) return s;
   std::vector<int> pending(n);
   // Ready tasks per unit class, smallest id first (classes never compete for units, so
   // only classes that gained a ready task or a free instance need a dispatch pass).

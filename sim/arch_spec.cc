@@ -47,14 +47,27 @@ Json unit_json(const UnitSpec& u, const char* count_key) {
 
 }  // namespace
 
-std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
+OperatorDsp::OperatorDsp(const DeviceSpec& device) : device_(&device) {
+  for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
+    if (op == ttsim_spec::kRead || op == ttsim_spec::kWrite) continue;  // memory ports, no DSP
+    const auto it = device.float_ops.find(ttsim_spec::kOprNames[op]);
+    dsp_[op] = it == device.float_ops.end() ? -1 : it->second.dsp;
+  }
+}
+
+std::int64_t OperatorDsp::operator[](ttsim_spec::Opr op) const {
+  if (dsp_[op] < 0) return device_->op(ttsim_spec::kOprNames[op]).dsp;  // throws: not in the file
+  return dsp_[op];
+}
+
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& table) {
   bool lane_loop = false;
   for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;
   std::int64_t dsp = 0;
   for (int c = 0; c < l.n_chain; ++c) {
     const ttsim_spec::Opr op = l.chain[c].op;
     if (op == ttsim_spec::kRead || op == ttsim_spec::kWrite) continue;  // memory ports, no DSP
-    const std::int64_t per = device.op(ttsim_spec::kOprNames[op]).dsp;
+    const std::int64_t per = table[op];
     std::int64_t instances = 1;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
@@ -63,18 +76,32 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec
   return dsp;
 }
 
-std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device) {
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
+  return loop_dsp(l, lanes, OperatorDsp(device));
+}
+
+namespace {
+
+std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t dsp = 0;
-  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, device);
+  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, table);
   return dsp;
 }
 
-std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device) {
+}  // namespace
+
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device) {
+  return kernel_dsp(op, lanes, OperatorDsp(device));
+}
+
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& table) {
   std::int64_t dsp = 0;
-  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, device);
+  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, table);
   return dsp;
 }
+
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device) { return unit_dsp(k, lanes, OperatorDsp(device)); }
 
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
   std::int64_t total = 0;

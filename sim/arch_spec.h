@@ -94,10 +94,27 @@ inline bool operator!=(const ArchSpec& a, const ArchSpec& b) { return !(a == b);
 ArchSpec load_arch_spec(const std::string& path);
 ArchSpec parse_arch_spec(const Json& doc, const std::string& file);
 
+/// DSP48E2 slices of one instance of each floating-point operator (ttsim_spec::Opr) of a
+/// device, looked up by name once ("read" and "write" use none), for pricing many loops.
+class OperatorDsp {
+ public:
+  /// The table of `device` (which must outlive it).
+  explicit OperatorDsp(const DeviceSpec& device);
+  /// Slices per instance of `op`. Throws InputError (DeviceSpec::op) for an operator the
+  /// device file lacks.
+  std::int64_t operator[](ttsim_spec::Opr op) const;
+
+ private:
+  const DeviceSpec* device_;
+  std::array<std::int64_t, ttsim_spec::kOprCount> dsp_{};  ///< -1: not in the device file
+};
+
 /// DSP48E2 slices of one pipelined loop's operators with `lanes` lanes (see kernel_dsp):
 /// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
 /// operator, one of a kScalar operator or of any operator of a loop without lane accesses.
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device);
+/// loop_dsp with the device's operator table.
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& dsp);
 
 /// DSP48E2 slices of one instance of `op`'s kernel module with `lanes` lanes, from the
 /// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:
@@ -112,6 +129,8 @@ std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device);
 /// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (models/task_graph.h) (every op is
 /// its own module, e.g. ttsim_layernorm and ttsim_layernorm_grad).
 std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device);
+/// unit_dsp with the device's operator table.
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& dsp);
 
 /// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);

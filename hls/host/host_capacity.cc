@@ -26,21 +26,32 @@ I64 add(I64 a, I64 b) {
 
 std::string words(I64 w) { return w == kSat ? "more than 2^63" : std::to_string(w); }
 
+// A layer's name for messages, spelt out only when one is thrown: `name`, or
+// "enc<encoder>.<name>" for an encoder's layer.
+struct Layer {
+  const char* name;
+  int encoder = -1;
+  std::string str() const { return (encoder >= 0 ? "enc" + std::to_string(encoder) + "." : std::string()) + name; }
+};
+
 // Accumulates arena words, checking every array and every running total against the
 // int range of the kernels' offsets.
 class Counter {
  public:
-  explicit Counter(std::string source) : source_(std::move(source)) {}
+  explicit Counter(const std::string& source) : source_(source) {}
 
   // Adds one array of `n` words to `arena` on behalf of `layer`.
-  void array(I64* arena, const char* arena_name, const std::string& layer, I64 n) {
-    if (n > kHlsMaxArenaWords) {
-      fail(layer + " needs an array of " + words(n) + " words in the " + arena_name + " arena");
-    }
+  void array(I64* arena, const char* arena_name, const Layer& layer, I64 n) {
+    if (n > kHlsMaxArenaWords) fail_array(arena_name, layer, n);
     *arena = add(*arena, n);
-    if (*arena > kHlsMaxArenaWords) {
-      fail(layer + " brings the " + arena_name + " arena to " + words(*arena) + " words");
-    }
+    if (*arena > kHlsMaxArenaWords) fail_arena(arena_name, layer, *arena);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_array(const char* arena_name, const Layer& layer, I64 n) const {
+    fail(layer.str() + " needs an array of " + words(n) + " words in the " + arena_name + " arena");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_arena(const char* arena_name, const Layer& layer,
+                                                         I64 total) const {
+    fail(layer.str() + " brings the " + arena_name + " arena to " + words(total) + " words");
   }
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(source_ + ": the HLS host model cannot hold this model: " + what +
@@ -50,7 +61,7 @@ class Counter {
   const std::string& source() const { return source_; }
 
  private:
-  std::string source_;
+  const std::string& source_;  // outlives the Counter (check_hls_host_capacity's argument)
 };
 
 I64 mpre(const ttsim_hls::TtDims& t, int k) {
@@ -92,12 +103,12 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // Token embedding (ttm_embedding.cc): cores r_{k-1}·v_k·e_k·r_k; saved E_k = K·(e_1···e_k)·r_k
   // for k = 2..d-1; scratch 2·max E_k.
   const ttsim_hls::TtmDims& emb = m.emb;
-  const std::string emb_name = "embedding.token";
+  const Layer emb_name{"embedding.token"};
   for (int k = 1; k <= emb.d; ++k) {
     c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
   }
-  c.array(P, "parameter", "embedding.position", mul(K, D));
-  c.array(P, "parameter", "embedding.ln", mul(2, D));
+  c.array(P, "parameter", {"embedding.position"}, mul(K, D));
+  c.array(P, "parameter", {"embedding.ln"}, mul(2, D));
   I64 emb_saved = 0, emb_scratch = 0, epre = emb.e[0];
   for (int k = 2; k < emb.d; ++k) {
     epre = mul(epre, emb.e[k - 1]);
@@ -112,10 +123,9 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // sized by the largest layer's part. TT: saved Σ_{s<d+e} T_s, scratch max T_s per chain.
   I64 lin_scratch[2] = {0, 0};
   for (int e = 0; e < m.encoders; ++e) {
-    const std::string p = "enc" + std::to_string(e) + ".";
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
       const ttsim_hls::LinearDims& l = m.lin[e][i];
-      const std::string name = p + kLinearNames[i];
+      const Layer name{kLinearNames[i], e};
       if (!l.tt) {
         c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
       } else {
@@ -153,25 +163,25 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
       c.array(P, "parameter", name, l.out_dim);
       c.array(A, "activation", name, mul(K, l.out_dim));
     }
-    c.array(P, "parameter", p + "ln", mul(4, D));
-    c.array(A, "activation", p + "attention", mul(H, K, K));
-    c.array(A, "activation", p + "residual", add(mul(7, mul(K, D)), mul(2, K)));
-    c.array(A, "activation", p + "ffn", mul(K, F));
+    c.array(P, "parameter", {"ln", e}, mul(4, D));
+    c.array(A, "activation", {"attention", e}, mul(H, K, K));
+    c.array(A, "activation", {"residual", e}, add(mul(7, mul(K, D)), mul(2, K)));
+    c.array(A, "activation", {"ffn", e}, mul(K, F));
   }
-  c.array(P, "parameter", "intent_head", mul(add(D, 1), m.intents));
-  c.array(P, "parameter", "slot_head", mul(add(D, 1), m.slot_tags));
+  c.array(P, "parameter", {"intent_head"}, mul(add(D, 1), m.intents));
+  c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
   c.array(A, "activation", emb_name, emb_saved);
-  c.array(A, "activation", "embedding", add(mul(4, mul(K, D)), K));
-  c.array(A, "activation", "heads", add(m.intents, mul(K, m.slot_tags)));
+  c.array(A, "activation", {"embedding"}, add(mul(4, mul(K, D)), K));
+  c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
   // Scratch arena (make_layout): 6 K×D gradients, dP, dF, head gradients, statistics,
   // the largest linear layer's scratch and the embedding's.
-  c.array(S, "scratch", "encoder gradients",
+  c.array(S, "scratch", {"encoder gradients"},
           add(add(mul(6, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
-  c.array(S, "scratch", "heads", add(m.intents, mul(K, m.slot_tags)));
-  c.array(S, "scratch", "statistics", mul(3, std::max(mul(H, K), K)));
-  c.array(S, "scratch", "linear layers", add(lin_scratch[0], lin_scratch[1]));
+  c.array(S, "scratch", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
+  c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
+  c.array(S, "scratch", {"linear layers"}, add(lin_scratch[0], lin_scratch[1]));
   c.array(S, "scratch", emb_name, mul(2, emb_scratch));
-  c.array(&w.index, "index", "labels", add(mul(emb.d, K), add(K, 1)));
+  c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   if (w.host_total() > kHlsMaxHostWords) {
     throw InputError(source + ": the HLS host model cannot hold this model: it needs " +
                      words(w.host_total()) + " words (2·" + std::to_string(w.param) +

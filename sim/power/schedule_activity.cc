@@ -28,15 +28,15 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   for (const BankInstance& b : banks.banks) s.banks += b.partitions;
   s.task_bram36_blocks.assign(graph.tasks.size(), 0);
   s.task_uram288_blocks.assign(graph.tasks.size(), 0);
-  std::vector<int> seen;  // distinct banks of one task
+  // The last task that counted each bank: a task counts each of its banks once.
+  thread_local std::vector<int> counted_by;
+  counted_by.assign(banks.banks.size(), -1);
   for (const Task& t : graph.tasks) {
-    seen.clear();
     for (const auto* list : {&t.reads, &t.writes}) {
       for (int b : *list) {
         const int bank = banks.bank_of_buffer[b];
-        if (bank < 0 || footprint[b] <= 0) continue;
-        if (std::find(seen.begin(), seen.end(), bank) != seen.end()) continue;
-        seen.push_back(bank);
+        if (bank < 0 || footprint[b] <= 0 || counted_by[bank] == t.id) continue;
+        counted_by[bank] = t.id;
         const BankInstance& inst = banks.banks[bank];
         (inst.kind == BlockKind::kBram36 ? s.task_bram36_blocks : s.task_uram288_blocks)[t.id] += inst.blocks;
       }
@@ -105,9 +105,10 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
     uram_busy += d * shape.task_uram288_blocks[t.id];
   }
   double dsp_units = 0, dsp_busy = 0;
+  const OperatorDsp operator_dsp(device);
   for (int k = 0; k < kUnitKinds; ++k) {
     const double per_instance =
-        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, device));
+        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp));
     dsp_units += instances[k] * per_instance;
     dsp_busy += static_cast<double>(busy[k]) * per_instance;
   }

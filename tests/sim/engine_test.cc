@@ -135,6 +135,29 @@ TEST_F(EngineTest, SystemCEqualsAnalyticOnRandomGraphs) {
   }
 }
 
+TEST_F(EngineTest, ASequentialStepSchedulesAsSystemCRunsIt) {
+  // The sequential policy chains the tasks in id order: list_schedule's chain path (no
+  // heap) must give the schedule the SystemC engine runs, task by task.
+  arch.policy = SchedulePolicy::kSequential;
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    const Prepared p = prepare(random_graph(seed, 150, 40));
+    EngineOptions finite;
+    finite.port_contention = false;
+    const Schedule sc = run_systemc(p.sg, p.banks, p.traffic, finite).schedule;
+    const Schedule ls = list_schedule(p.sg);
+    EXPECT_EQ(sc.makespan, ls.makespan) << "seed " << seed;
+    std::int64_t end = 0;
+    for (std::size_t i = 0; i < ls.tasks.size(); ++i) {
+      ASSERT_EQ(sc.tasks[i].start, ls.tasks[i].start) << "seed " << seed << " task " << i;
+      ASSERT_EQ(sc.tasks[i].end, ls.tasks[i].end) << "seed " << seed << " task " << i;
+      ASSERT_EQ(ls.tasks[i].start, end) << "seed " << seed << " task " << i;
+      ASSERT_EQ(ls.tasks[i].unit_index, 0);
+      end = ls.tasks[i].end;
+    }
+    EXPECT_EQ(ls.events, 2 * ls.tasks.size());
+  }
+}
+
 TEST_F(EngineTest, TwoTasksOnOneBankSerialize) {
   // Two independent contractions hammering the same buffer: with contention the
   // second waits for the first's ports. One lane, so that a task is short (II 1) next to
