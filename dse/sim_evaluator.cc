@@ -4,6 +4,7 @@
 #include "dse/point_power.h"
 #include "machine/hls_dims.h"
 #include "machine/machine.h"
+#include "models/model_reparse.h"
 #include "sim/design_eval.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
@@ -57,12 +58,12 @@ struct Resolved {
 Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
   Resolved r;
   // Neighbouring points share documents (a sweep's last axes vary fastest): each distinct
-  // document is parsed once while it is among this thread's recent ones. One model: when
-  // model axes vary fastest (per-layer ranks) every point has its own, and each entry costs
-  // a comparison of whole documents.
-  thread_local DocMemo<ModelSpec, 1> models;
+  // arch document is parsed once while it is among this thread's recent ones; a model
+  // document that differs from the previous one only in per-layer override ranks (per-layer
+  // rank axes vary fastest) takes the previous parse with those ranks changed.
+  thread_local ModelReparser models;
   thread_local DocMemo<ArchSpec, 4> archs;
-  r.model = models.get(p.model, p.model_file, parse_model_spec);
+  r.model = models.parse(p.model, p.model_file);
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
   // A design the emitted top cannot carry out is never simulated (the point is reported
   // not evaluated, with the ConfigError naming the arch field).

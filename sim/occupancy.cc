@@ -29,9 +29,10 @@ std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion) {
   return fused;
 }
 
-std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::vector<bool>& fused) {
-  std::vector<std::int64_t> fp(graph.buffers.size());
-  std::vector<int> writer(graph.buffers.size(), -1);
+void buffer_footprints_into(const TaskGraph& graph, const std::vector<bool>& fused, std::vector<std::int64_t>& fp) {
+  fp.resize(graph.buffers.size());
+  thread_local std::vector<int> writer;
+  writer.assign(graph.buffers.size(), -1);
   for (const Task& t : graph.tasks) {
     for (int b : t.writes) writer[b] = t.id;
   }
@@ -41,6 +42,11 @@ std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::v
       fp[b.id] = std::min(b.words, 2 * graph.tasks[writer[b.id]].shape.cols);
     }
   }
+}
+
+std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::vector<bool>& fused) {
+  std::vector<std::int64_t> fp;
+  buffer_footprints_into(graph, fused, fp);
   return fp;
 }
 

@@ -24,6 +24,8 @@ std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion);
 /// producer double-buffered, min(words, 2 · producer.shape.cols) (the O(r)-sized
 /// sub-tensor of the reference design's fine-grained fusion).
 std::vector<std::int64_t> buffer_footprints(const TaskGraph& graph, const std::vector<bool>& fused);
+/// buffer_footprints into `out` (its storage reused: a design re-simulated in place).
+void buffer_footprints_into(const TaskGraph& graph, const std::vector<bool>& fused, std::vector<std::int64_t>& out);
 
 /// Live bytes per class at one instant.
 struct OccupancySample {

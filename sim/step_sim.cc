@@ -131,7 +131,7 @@ void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpe
   match_price_classes(step.sched, g);
   latency.bind_instances(g, step.sched.price_rep);
   update_latencies(step.sched, g, latency);
-  step.footprint = buffer_footprints(g, step.fused);
+  buffer_footprints_into(g, step.fused, step.footprint);
   machine::describe_into(machine, arch, device, g, latency, hd);
   run_on_machine(step, arch, options, true);
 }
