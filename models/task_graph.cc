@@ -1,5 +1,6 @@
 #include "models/task_graph.h"
 
+#include <array>
 #include <cstring>
 
 #include <string>
@@ -81,12 +82,14 @@ UnitKind unit_of(TaskOp op) {
   return UnitKind::kElementwise;
 }
 
-std::vector<TaskOp> ops_of_unit(UnitKind k) {
-  std::vector<TaskOp> ops;
-  for (int i = 0; i < kTaskOpCount; ++i) {
-    if (unit_of(static_cast<TaskOp>(i)) == k) ops.push_back(static_cast<TaskOp>(i));
-  }
-  return ops;
+const std::vector<TaskOp>& ops_of_unit(UnitKind k) {
+  constexpr int kUnits = static_cast<int>(UnitKind::kUpdate) + 1;
+  static const std::array<std::vector<TaskOp>, kUnits> ops = [] {
+    std::array<std::vector<TaskOp>, kUnits> by_unit;
+    for (int i = 0; i < kTaskOpCount; ++i) by_unit[static_cast<int>(unit_of(static_cast<TaskOp>(i)))].push_back(static_cast<TaskOp>(i));
+    return by_unit;
+  }();
+  return ops.at(static_cast<std::size_t>(k));
 }
 
 }  // namespace ttsim

@@ -74,7 +74,7 @@ inline constexpr int kTaskOpCount = static_cast<int>(TaskOp::kSgdUpdate) + 1;
 /// The unit class that executes `op` (the one table of which unit runs which op).
 UnitKind unit_of(TaskOp op);
 /// Every op the unit class `k` executes (the inverse of unit_of), in TaskOp order.
-std::vector<TaskOp> ops_of_unit(UnitKind k);
+const std::vector<TaskOp>& ops_of_unit(UnitKind k);
 
 /// Shape of the work of a task.
 /// Contraction: `batch` independent products of (rows × inner) · (inner × cols),

@@ -14,5 +14,7 @@ namespace ttsim {
 /// cycle; its blocks are its BRAM36 or URAM288 count (an array in neither — LUTRAM,
 /// registers — has 0 blocks). bank_of_buffer is Machine::memory_of_buffer.
 BankMap machine_bank_map(const machine::Machine& m);
+/// machine_bank_map into `map` (its storage reused: a design re-simulated in place).
+void machine_bank_map_into(const machine::Machine& m, BankMap& map);
 
 }  // namespace ttsim

@@ -63,7 +63,7 @@ namespace {
 /// a time, so the modules of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run
 /// together) — instead of the arch's unit counts (the what-if studies).
 void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units) {
-  r.banks = machine_bank_map(*r.machine);
+  machine_bank_map_into(*r.machine, r.banks);
   if (machine_units) {
     std::array<int, kUnitKinds> units{};
     for (const machine::KernelInstance& k : r.machine->instances) {
