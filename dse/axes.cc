@@ -190,6 +190,28 @@ void AxisEditor::apply(const Json& value, Json& model, Json& arch) const {
   }
 }
 
+std::vector<std::string> AxisEditor::members_set() const {
+  std::vector<std::string> out;
+  switch (kind_) {
+    case Kind::kLayerRank:
+      for (const std::string& l : layers_) out.push_back("model:/overrides/" + l + "/rank");
+      break;
+    case Kind::kKindRank:
+      for (const std::string& k : layers_) out.push_back("model:/layers/" + k + "/rank");
+      break;
+    case Kind::kTtmRank:
+      out.push_back("model:/token_embedding/rank");
+      break;
+    case Kind::kModelMember:
+      for (const auto& p : write_) out.push_back("model:" + p.to_string());
+      break;
+    case Kind::kArchMember:
+      for (const auto& p : write_) out.push_back("arch:" + p.to_string());
+      break;
+  }
+  return out;
+}
+
 Json AxisEditor::current(const Json& model, const Json& arch) const {
   const Json& doc = kind_ == Kind::kArchMember ? arch : model;
   for (const auto& p : read_) {

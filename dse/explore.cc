@@ -42,14 +42,25 @@ void note_stale_lock(const std::string& dir, const DirLock& lock) {
             << " (no process holds it any more)\n";
 }
 
-// What a run killed while writing leaves in its folder: temporaries of atomic writes
-// ("<file>.tmp.<pid>", core/atomic_file.h) and of the HLS build ("hls_build.emit-<pid>").
+// What a run killed while writing leaves in its folder: temporaries of atomic writes of the
+// files it writes ("<file>.tmp.<pid>", core/atomic_file.h, <file> with one of the run's
+// extensions) and of the HLS build ("hls_build.emit-<pid>"). Anything else is the user's.
 bool is_leftover(const std::string& name) {
-  for (const std::string mark : {".tmp.", ".emit-"}) {
-    const auto at = name.rfind(mark);
-    if (at == std::string::npos || at == 0 || at + mark.size() == name.size()) continue;
-    const std::string tail = name.substr(at + mark.size());
-    if (tail.find_first_not_of("0123456789") == std::string::npos) return true;
+  auto pid_tail = [&](std::size_t from) {
+    return from < name.size() && name.find_first_not_of("0123456789", from) == std::string::npos;
+  };
+  const auto emit = name.rfind(".emit-");
+  if (emit != std::string::npos && name.compare(0, emit, "hls_build") == 0 && emit == 9) {
+    return pid_tail(emit + 6);
+  }
+  const auto tmp = name.rfind(".tmp.");
+  if (tmp == std::string::npos || !pid_tail(tmp + 5)) return false;
+  const std::string file = name.substr(0, tmp);
+  const auto dot = file.rfind('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  const std::string ext = file.substr(dot + 1);
+  for (const char* e : {"csv", "jsonl", "json", "md", "svg", "gp", "html"}) {
+    if (ext == e) return true;
   }
   return false;
 }

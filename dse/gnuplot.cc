@@ -30,7 +30,7 @@ int run_in(const std::string& dir, const std::vector<std::string>& argv, const s
     setpgid(0, 0);
     signal(SIGINT, SIG_IGN);
     if (chdir(dir.c_str()) != 0) _exit(126);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     if (fd >= 0) {
       dup2(fd, STDERR_FILENO);
       close(fd);
@@ -55,9 +55,14 @@ int run_in(const std::string& dir, const std::vector<std::string>& argv, const s
 bool run_gnuplot(const std::string& dir, const std::string& name, const std::string& script,
                  std::vector<std::string>& notes) {
   write_file_atomic(dir + "/" + name + ".gp", script);
-  const std::string tmp = dir + "/" + name + ".svg.tmp";
-  const std::vector<std::string> argv = {"gnuplot", "-e", "outfile=" + gnuplot_quote(name + ".svg.tmp"),
-                                         name + ".gp"};
+  // The SVG goes to a temporary named as core/atomic_file.h names them (a run killed while
+  // plotting leaves a leftover the next run of the folder removes), then replaces the plot
+  // unless that is not a regular file.
+  require_replaceable_output(dir + "/" + name + ".svg");
+  const std::string tmp_name = name + ".svg.tmp." + std::to_string(getpid());
+  const std::string tmp = dir + "/" + tmp_name;
+  std::filesystem::remove(tmp);
+  const std::vector<std::string> argv = {"gnuplot", "-e", "outfile=" + gnuplot_quote(tmp_name), name + ".gp"};
   const int status = run_in(dir, argv, name + ".gnuplot.log");
   if (status != -1 && WIFSIGNALED(status)) {
     notes.push_back(fmt::format("{}.svg not drawn: gnuplot was interrupted (killed by signal {})", name,

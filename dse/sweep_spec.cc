@@ -209,6 +209,22 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
   for (const Axis& a : s.space.axes()) s.editors.emplace_back(a.name);
+  // Two axes setting one member (or one a member inside the other's) would make points
+  // that differ in their ids but not in their design, the later axis winning.
+  std::map<std::string, std::string> setter;  // member -> axis
+  auto within = [](const std::string& a, const std::string& b) {  // a is b or inside it
+    return a.size() >= b.size() && a.compare(0, b.size(), b) == 0 && (a.size() == b.size() || a[b.size()] == '/');
+  };
+  for (const AxisEditor& e : s.editors) {
+    for (const std::string& m : e.members_set()) {
+      for (const auto& [other, axis] : setter) {
+        if (axis != e.name() && (within(m, other) || within(other, m))) {
+          axes.at(e.name()).fail("one axis per member (" + m + " is also set by axis \"" + axis + "\")", "two");
+        }
+      }
+      setter.emplace(m, e.name());
+    }
+  }
 
   // A generic pointer axis must name a field of the base document: one the file sets or
   // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input

@@ -221,6 +221,12 @@ TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {
   EXPECT_EQ(j["id"].get<PointId>(), 6u);
   // point_json is the same object.
   EXPECT_EQ(Json::parse(line), point_json(*f.eval, r, false));
+  // A CSV cell with a comma, quote, line feed or carriage return is quoted (quotes doubled).
+  EXPECT_EQ(csv_cell("plain"), "plain");
+  EXPECT_EQ(csv_cell("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_cell("say \"x\""), "\"say \"\"x\"\"\"");
+  EXPECT_EQ(csv_cell("cr\rret"), "\"cr\rret\"");
+  EXPECT_EQ(csv_cell("lf\nret"), "\"lf\nret\"");
 }
 
 TEST(Explore, PointFilesHoldEveryPointAndResultsJsonTheFront) {
@@ -466,6 +472,21 @@ TEST(Explore, OutMustBeNewEmptyOrARunFolder) {
   ExploreOptions root;
   root.out_dir = "/";
   EXPECT_THROW(run_explore(*f.eval, "toy_sweep.json", root), InputError);
+  // Files named like temporaries but not of a file a run writes are the user's: refused, kept.
+  for (const char* name : {"notes.tmp.2024", "photos.emit-1"}) {
+    const std::string dir = f.dir + "/like_" + std::string(name);
+    fs::create_directories(dir);
+    write_file_atomic(dir + "/" + name, "mine");
+    EXPECT_THROW(f.run("like_" + std::string(name)), InputError) << name;
+    EXPECT_EQ(slurp(dir + "/" + name), "mine") << name;
+  }
+  // A killed run's temporaries are not: removed when the folder is next used.
+  fs::create_directories(f.dir + "/leftovers");
+  write_file_atomic(f.dir + "/leftovers/results.csv.tmp.12345", "half");
+  fs::create_directories(f.dir + "/leftovers/hls_build.emit-12345");
+  EXPECT_EQ(f.run("leftovers").outcome, ExploreOutcome::kComplete);
+  EXPECT_FALSE(fs::exists(f.dir + "/leftovers/results.csv.tmp.12345"));
+  EXPECT_FALSE(fs::exists(f.dir + "/leftovers/hls_build.emit-12345"));
   fs::create_directories(f.dir + "/empty");
   EXPECT_EQ(f.run("empty").outcome, ExploreOutcome::kComplete);  // an empty folder is fine
   ExploreOptions again;
@@ -515,6 +536,12 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   EXPECT_EQ(pointer_of(R"("axes": {"arch:/contraction/lanes": [64, -4, 0]}, "objectives": ["dsp"])"),
             "/axes/arch:~1contraction~1lanes/1");
   EXPECT_EQ(pointer_of(R"("axes": {"lanes": [32, 64, 0]}, "objectives": ["dsp"])"), "/axes/lanes/2");
+  // Two axes setting one member (or one inside the other's) are refused at the later one.
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [16, 32], "arch:/contraction/lanes": [32, 64]}, "objectives": ["dsp"])"),
+            "/axes/arch:~1contraction~1lanes");
+  EXPECT_EQ(pointer_of(R"("axes": {"policy": ["sequential"], "arch:/scheduling/policy": ["sequential"]}, "objectives": ["dsp"])"),
+            "/axes/arch:~1scheduling~1policy");
+  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [8], "tt_rank.ffn_in": [4]}, "objectives": ["dsp"])"), "/axes/tt_rank.ffn_in");
   try {
     load(R"("axes": {"arch:/contraction/lanes": [-4, 0]}, "objectives": ["dsp"])");
     ADD_FAILURE() << "lanes -4 accepted";
