@@ -100,6 +100,17 @@ void remove_leftovers(const std::string& dir) {
   for (const auto& p : old) fs::remove_all(p, ec);
 }
 
+// How many points strategy grid or random plans for `sweep` (budget applied) at most,
+// without listing them: the space's size, or the random search's count plus its references.
+std::uint64_t planned_count(const SweepSpec& sweep) {
+  std::uint64_t n = sweep.space.size();
+  if (sweep.search.strategy == "random") {
+    n = std::min<std::uint64_t>(n, sweep.search.count + sweep.space.references().size());
+  }
+  if (sweep.budget.points) n = std::min<std::uint64_t>(n, sweep.budget.points);
+  return n;
+}
+
 // The points strategy grid or random plans for `sweep` (budget applied), restricted to
 // shard `index` of `count`.
 std::vector<PointId> planned_points(const SweepSpec& sweep, int index, int count) {
@@ -399,8 +410,9 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
   }
   merged.start_log(options.out_dir);
-  // Every point of a grid at most (a merge holds one slice of it per shard): no regrowth.
-  merged.points.reserve(static_cast<std::size_t>(eval.sweep().space.size()));
+  // The points the unsharded run plans at most (a merge holds one slice of them per shard):
+  // no regrowth, and no reservation of a space too large to enumerate.
+  merged.points.reserve(static_cast<std::size_t>(planned_count(eval.sweep())));
   merge_shard_logs(eval, shard_dirs, merged);
   RunControl control = options.control;
   control.checkpoint_dir = options.out_dir;

@@ -21,8 +21,9 @@ using Buffer = fmt::memory_buffer;
 
 void put(Buffer& b, std::string_view text) { b.append(text.data(), text.data() + text.size()); }
 
-// A metric value as nlohmann's dump would give it in JSON terms: shortest round-trip text,
-// null when unavailable (NaN) or not finite.
+// A metric value in JSON: its shortest round-trip text (fmt: an integral value without a
+// fraction, "721" where the evaluation log's nlohmann dump writes "721.0"; both read back as
+// the same double), null when unavailable (NaN) or not finite.
 void put_json_number(Buffer& b, double x) {
   if (!std::isfinite(x)) return put(b, "null");
   fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), x);

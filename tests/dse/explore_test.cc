@@ -52,15 +52,17 @@ struct Fixture {
   testing::ToyEvaluator systemc{15, "toy-systemc"};
   std::unique_ptr<SweepEvaluation> eval;
 
+  /// `extra_axes`: more axes (JSON members, e.g. "\"arch:/w\": [0, 1]"; the toy arch has a "v" and a "w").
   explicit Fixture(const std::string& name, const std::string& search = R"({"strategy": "grid"})",
-                   const std::string& fidelity = "systemc_pareto") {
+                   const std::string& fidelity = "systemc_pareto", const std::string& extra_axes = "") {
     dir = tmp_dir(name);
-    write_file_atomic(dir + "/toy_arch.json", R"({"x": 0, "y": 0, "z": 0})");
+    write_file_atomic(dir + "/toy_arch.json", R"({"x": 0, "y": 0, "z": 0, "v": 0, "w": 0})");
     const std::string doc = R"({
       "name": "toy",
       "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir + R"(/toy_arch.json",
                "device": "configs/devices/u50.json"},
-      "axes": {"arch:/x": {"from": 0, "to": 15}, "arch:/y": [0, 1, 2, 3], "arch:/z": [0, 1]},
+      "axes": {"arch:/x": {"from": 0, "to": 15}, "arch:/y": [0, 1, 2, 3], "arch:/z": [0, 1])" +
+                            (extra_axes.empty() ? "" : ", " + extra_axes) + R"(},
       "reference": [{"label": "toy reference", "values": {"arch:/y": 3}}],
       "constraints": {"resource_headroom_pct": 10, "max_epoch_seconds": 14},
       "objectives": ["epoch_seconds", "onchip_bytes"],
@@ -368,6 +370,26 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
   const auto r = run_merge(*f.eval, dirs, m);
   EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
+  expect_same_files(f.dir + "/whole", f.dir + "/merged");
+}
+
+TEST(Explore, ShardsOfARandomSearchOverAHugeSpaceMerge) {
+  // 1.28e12 designs: the merge sizes its table by the points the search plans, not the space.
+  Fixture f("huge_shards", R"({"strategy": "random", "count": 30, "seed": 3})", "analytic",
+            R"("arch:/v": {"from": 0, "to": 99999}, "arch:/w": {"from": 0, "to": 99999})");
+  ASSERT_GT(f.sweep.space.size(), 1000000000000u);
+  f.run("whole");
+  std::vector<std::string> dirs;
+  for (int i = 0; i < 2; ++i) {
+    ExploreOptions o;
+    o.shard_index = i;
+    o.shard_count = 2;
+    ASSERT_EQ(f.run("shard" + std::to_string(i), o).outcome, ExploreOutcome::kShardWritten);
+    dirs.push_back(f.dir + "/shard" + std::to_string(i));
+  }
+  ExploreOptions m;
+  m.out_dir = f.dir + "/merged";
+  EXPECT_EQ(run_merge(*f.eval, dirs, m).outcome, ExploreOutcome::kComplete);
   expect_same_files(f.dir + "/whole", f.dir + "/merged");
 }
 
