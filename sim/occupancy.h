@@ -44,5 +44,8 @@ struct Occupancy {
 /// Computes occupancy from FP32 footprints (4 bytes per word) and task times.
 Occupancy compute_occupancy(const TaskGraph& graph, const Schedule& schedule,
                             const std::vector<std::int64_t>& footprint);
+/// compute_occupancy into `occ` (its storage reused: a design re-simulated in place).
+void compute_occupancy_into(const TaskGraph& graph, const Schedule& schedule,
+                            const std::vector<std::int64_t>& footprint, Occupancy& occ);
 
 }  // namespace ttsim

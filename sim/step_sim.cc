@@ -51,7 +51,7 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
     r.analytic_cycles = options.unlimited_units ? critical_path_cycles(r.sched)
                                                 : list_schedule(r.sched).makespan;
   }
-  r.occupancy = compute_occupancy(r.graph(), r.run.schedule, r.footprint);
+  compute_occupancy_into(r.graph(), r.run.schedule, r.footprint, r.occupancy);
 }
 
 }  // namespace
