@@ -81,6 +81,19 @@ void BatchRunner::end_progress() {
 }
 
 std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool systemc) {
+  evaluate(ids, systemc);
+  std::vector<Candidate> result;
+  for (PointId id : ids) {
+    auto it = state_.points.find(id);
+    if (it == state_.points.end()) continue;
+    if (systemc && !it->second.has_systemc()) continue;
+    // The search strategies see the analytic figures (what they ranked the space by).
+    result.push_back(systemc ? eval_.candidate(id, it->second.best) : analytic_candidate(id, it->second));
+  }
+  return result;
+}
+
+void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
   std::vector<PointId> todo;
   for (PointId id : ids) {
     auto it = state_.points.find(id);
@@ -145,15 +158,6 @@ std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool sy
     state_.flush();
     checkpoint();
   }
-  std::vector<Candidate> result;
-  for (PointId id : ids) {
-    auto it = state_.points.find(id);
-    if (it == state_.points.end()) continue;
-    if (systemc && !it->second.has_systemc()) continue;
-    // The search strategies see the analytic figures (what they ranked the space by).
-    result.push_back(systemc ? eval_.candidate(id, it->second.best) : analytic_candidate(id, it->second));
-  }
-  return result;
 }
 
 Candidate BatchRunner::analytic_candidate(PointId id, const PointSummary& s) const {

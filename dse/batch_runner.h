@@ -64,6 +64,9 @@ class BatchRunner {
   /// analytic run (what the search strategies rank), on the best for a SystemC one. A
   /// stop leaves the missing ids out.
   std::vector<Candidate> run(const std::vector<PointId>& ids, bool systemc);
+  /// run() without building the candidates (a grid pass over millions of points keeps
+  /// nothing per point beyond the state's summaries).
+  void evaluate(const std::vector<PointId>& ids, bool systemc);
   /// A BatchEvaluate for the search strategies (analytic fidelity).
   BatchEvaluate as_batch_evaluate();
 

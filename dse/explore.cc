@@ -329,7 +329,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     const auto r = run_nsga2(sweep.space, o, sweep.space.references(), runner.as_batch_evaluate());
     ids = r.evaluated;
   } else {
-    runner.run(ids, false);
+    runner.evaluate(ids, false);
   }
   if (sweep.fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc &&
       runner.stopped() == StopReason::kNone) {
@@ -338,7 +338,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
       (void)r;
       all.push_back(id);
     }
-    runner.run(all, true);
+    runner.evaluate(all, true);
   }
   report.new_evaluations = runner.evaluated();
   report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
