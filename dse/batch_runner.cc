@@ -133,16 +133,18 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
             }
           }
           PointFigures f = eval_.figures(e);
-          const Candidate c = eval_.candidate(todo[i], f);
+          // The progress line's figures: feasibility and the first objective as its candidate has it.
+          const bool feasible = f.feasible;
+          const double first = objective_value(eval_.objectives().front(), f.kept.front());
           out[i - begin].emplace(std::move(e), std::move(f));
           ++new_evaluations_;
           fault_point();
           std::lock_guard<std::mutex> lock(mutex_);
           if (!systemc) {
             ++done_;
-            if (c.feasible()) {
+            if (feasible) {
               ++feasible_;
-              if (!have_best_ || c.objectives[0] < best_) best_ = c.objectives[0];
+              if (!have_best_ || first < best_) best_ = first;
               have_best_ = true;
             }
           }

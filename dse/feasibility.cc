@@ -76,16 +76,13 @@ Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
   Candidate c;
   c.id = id;
   c.violation = v.feasible ? 0 : std::max(v.violation, 1e-12);
-  for (Metric m : objectives) {
-    double x = e.metrics[m];
-    if (std::isnan(x)) {
-      x = std::numeric_limits<double>::infinity();
-    } else if (metric_info(m).maximize) {
-      x = -x;
-    }
-    c.objectives.push_back(x);
-  }
+  for (Metric m : objectives) c.objectives.push_back(objective_value(m, e.metrics[m]));
   return c;
+}
+
+double objective_value(Metric m, double x) {
+  if (std::isnan(x)) return std::numeric_limits<double>::infinity();
+  return metric_info(m).maximize ? -x : x;
 }
 
 }  // namespace ttsim::dse

@@ -32,6 +32,10 @@ struct Verdict {
 Verdict judge(const Evaluation& e, const ConstraintSpec& constraints, const DeviceSpec& device,
               const std::vector<Metric>& objectives, bool check_accuracy);
 
+/// Value `x` of metric `m` as a Candidate objective (to minimise): +infinity for NaN
+/// (unavailable), negated for a maximised metric.
+double objective_value(Metric m, double x);
+
 /// The search view of a point: objectives to minimise (maximised metrics negated),
 /// NaN objectives replaced by +infinity, and the verdict's violation.
 Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
