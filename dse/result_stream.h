@@ -1,7 +1,7 @@
 #pragma once
 // results.csv and results.jsonl of a run (columns and keys: dse/outputs.h), written row by
 // row as the rows come. A run that evaluates its points in ascending id with one fidelity
-// (a fresh grid run) hands each point's row to its stream in the batch that evaluated it,
+// (a fresh grid or random run without a time budget) hands each point's row to its stream in the batch that evaluated it,
 // so the files need no pass over the log at the end; any other run (a search, a resumed run,
 // a merge, a SystemC stage that re-evaluated points) writes them at its end from its log,
 // through the same class. Both files go to temporaries renamed over the destinations by
@@ -64,7 +64,7 @@ class ResultStream {
   /// Clocks (MHz) of the rows appended.
   const std::set<double>& clocks() const { return clocks_; }
   /// Renames both files over results.csv and results.jsonl. Throws InputError when a write
-  /// failed.
+  /// failed, std::logic_error when the stream was voided.
   void commit();
 
  private:
