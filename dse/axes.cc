@@ -193,14 +193,21 @@ void AxisEditor::apply(const Json& value, Json& model, Json& arch) const {
 std::vector<std::string> AxisEditor::members_set() const {
   std::vector<std::string> out;
   switch (kind_) {
-    case Kind::kLayerRank:
-      for (const std::string& l : layers_) out.push_back("model:/overrides/" + l + "/rank");
+    case Kind::kLayerRank:  // sets "rank", removes "ranks"
+      for (const std::string& l : layers_) {
+        out.push_back("model:/overrides/" + l + "/rank");
+        out.push_back("model:/overrides/" + l + "/ranks");
+      }
       break;
     case Kind::kKindRank:
-      for (const std::string& k : layers_) out.push_back("model:/layers/" + k + "/rank");
+      for (const std::string& k : layers_) {
+        out.push_back("model:/layers/" + k + "/rank");
+        out.push_back("model:/layers/" + k + "/ranks");
+      }
       break;
     case Kind::kTtmRank:
       out.push_back("model:/token_embedding/rank");
+      out.push_back("model:/token_embedding/ranks");
       break;
     case Kind::kModelMember:
       for (const auto& p : write_) out.push_back("model:" + p.to_string());

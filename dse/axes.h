@@ -51,9 +51,10 @@ class AxisEditor {
   void apply(const Json& value, Json& model, Json& arch) const;
   /// axis_current_value(name(), model, arch).
   Json current(const Json& model, const Json& arch) const;
-  /// The members apply() sets, as "model:<JSON pointer>" or "arch:<JSON pointer>" (a
-  /// per-layer rank axis: model:/overrides/<layer>/rank of each of its layers; a per-kind
-  /// one: model:/layers/<kind>/rank); empty for an unknown axis.
+  /// The members apply() sets or removes, as "model:<JSON pointer>" or "arch:<JSON pointer>"
+  /// (a per-layer rank axis: model:/overrides/<layer>/rank and .../ranks of each of its
+  /// layers; a per-kind one: model:/layers/<kind>/rank and .../ranks); empty for an unknown
+  /// axis.
   std::vector<std::string> members_set() const;
 
  private:

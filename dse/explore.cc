@@ -43,24 +43,27 @@ void note_stale_lock(const std::string& dir, const DirLock& lock) {
 }
 
 // What a run killed while writing leaves in its folder: temporaries of atomic writes of the
-// files it writes ("<file>.tmp.<pid>", core/atomic_file.h, <file> with one of the run's
-// extensions) and of the HLS build ("hls_build.emit-<pid>"). Anything else is the user's.
+// files it writes ("<file>.tmp.<pid>", core/atomic_file.h: its result files, state and log,
+// and its plots "front_*", "breakdown*", "rank_*" with their data and scripts) and of the HLS
+// build ("hls_build.emit-<pid>"). Anything else is the user's.
 bool is_leftover(const std::string& name) {
   auto pid_tail = [&](std::size_t from) {
     return from < name.size() && name.find_first_not_of("0123456789", from) == std::string::npos;
   };
   const auto emit = name.rfind(".emit-");
-  if (emit != std::string::npos && name.compare(0, emit, "hls_build") == 0 && emit == 9) {
-    return pid_tail(emit + 6);
-  }
+  if (emit == 9 && name.compare(0, emit, "hls_build") == 0) return pid_tail(emit + 6);
   const auto tmp = name.rfind(".tmp.");
   if (tmp == std::string::npos || !pid_tail(tmp + 5)) return false;
   const std::string file = name.substr(0, tmp);
+  for (const char* f : {"results.csv", "results.jsonl", "results.json", "pareto.csv", "chosen.json", "summary.md",
+                        "state.json", "evaluations.jsonl", "report.html"}) {
+    if (file == f) return true;
+  }
   const auto dot = file.rfind('.');
-  if (dot == std::string::npos || dot == 0) return false;
-  const std::string ext = file.substr(dot + 1);
-  for (const char* e : {"csv", "jsonl", "json", "md", "svg", "gp", "html"}) {
-    if (ext == e) return true;
+  const std::string ext = dot == std::string::npos ? std::string() : file.substr(dot + 1);
+  const bool plot_file = ext == "svg" || ext == "csv" || ext == "gp";
+  for (const char* stem : {"front_", "breakdown", "rank_"}) {
+    if (plot_file && file.rfind(stem, 0) == 0) return true;
   }
   return false;
 }

@@ -77,7 +77,9 @@ bool run_gnuplot(const std::string& dir, const std::string& name, const std::str
     return false;
   }
   std::filesystem::rename(tmp, dir + "/" + name + ".svg");
-  std::filesystem::remove(dir + "/" + name + ".gnuplot.log");
+  const std::string log = dir + "/" + name + ".gnuplot.log";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(std::filesystem::symlink_status(log, ec))) std::filesystem::remove(log, ec);
   return true;
 }
 

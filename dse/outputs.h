@@ -63,7 +63,8 @@ Json point_json(const SweepEvaluation& eval, const ResultRow& row, bool configs)
 /// ...), compression >= 10x, accuracy >= 0.84".
 std::string constraints_text(const SweepEvaluation& eval);
 
-/// A CSV cell: quoted (with doubled quotes) when it holds a comma, quote or newline.
+/// A CSV cell: quoted (with doubled quotes) when it holds a comma, quote, line feed or
+/// carriage return.
 std::string csv_cell(const std::string& s);
 
 /// Shortest round-trip text of a metric value; "" for NaN.

@@ -209,8 +209,8 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
   for (const Axis& a : s.space.axes()) s.editors.emplace_back(a.name);
-  // Two axes setting one member (or one a member inside the other's) would make points
-  // that differ in their ids but not in their design, the later axis winning.
+  // Two axes setting one member (or one a member inside the other's): the later axis would
+  // overwrite the earlier one's value, so points would not have the values their ids name.
   std::map<std::string, std::string> setter;  // member -> axis
   auto within = [](const std::string& a, const std::string& b) {  // a is b or inside it
     return a.size() >= b.size() && a.compare(0, b.size(), b) == 0 && (a.size() == b.size() || a[b.size()] == '/');

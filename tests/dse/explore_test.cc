@@ -495,7 +495,7 @@ TEST(Explore, OutMustBeNewEmptyOrARunFolder) {
   root.out_dir = "/";
   EXPECT_THROW(run_explore(*f.eval, "toy_sweep.json", root), InputError);
   // Files named like temporaries but not of a file a run writes are the user's: refused, kept.
-  for (const char* name : {"notes.tmp.2024", "photos.emit-1"}) {
+  for (const char* name : {"notes.tmp.2024", "photos.emit-1", "mynotes.json.tmp.2024"}) {
     const std::string dir = f.dir + "/like_" + std::string(name);
     fs::create_directories(dir);
     write_file_atomic(dir + "/" + name, "mine");
@@ -563,7 +563,6 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
             "/axes/arch:~1contraction~1lanes");
   EXPECT_EQ(pointer_of(R"("axes": {"policy": ["sequential"], "arch:/scheduling/policy": ["sequential"]}, "objectives": ["dsp"])"),
             "/axes/arch:~1scheduling~1policy");
-  EXPECT_EQ(pointer_of(R"("axes": {"tt_rank": [8], "tt_rank.ffn_in": [4]}, "objectives": ["dsp"])"), "/axes/tt_rank.ffn_in");
   try {
     load(R"("axes": {"arch:/contraction/lanes": [-4, 0]}, "objectives": ["dsp"])");
     ADD_FAILURE() << "lanes -4 accepted";
@@ -577,6 +576,23 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   ASSERT_EQ(s.space.axes().size(), 2u);
   EXPECT_EQ(s.space.axes()[0].name, "encoders");  // canonical axis order
   EXPECT_EQ(s.space.axes()[1].values.size(), 3u);
+}
+
+TEST(SweepSpec, ARankAxisAndAPointerIntoTheRankListItRemovesAreRefused) {
+  // tt_rank.enc0.q sets /overrides/enc0.q/rank and removes its "ranks": a pointer axis into
+  // that list is a member inside another axis's.
+  const std::string dir = tmp_dir("spec_ranks");
+  write_file_atomic(dir + "/s.json", R"({"name": "t", "base": {"model": "configs/models/bert_like_ffn3072.json",
+      "arch": "configs/arch/u50_paper.json", "device": "configs/devices/u50.json"},
+      "axes": {"tt_rank.enc0.q": [4, 8], "model:/overrides/enc0.q/ranks/2": [12, 20]}, "objectives": ["dsp"]})");
+  try {
+    load_sweep_spec(dir + "/s.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/axes/tt_rank.enc0.q") << e.what();  // the later axis in canonical order
+    EXPECT_NE(std::string(e.what()).find("also set by axis \"model:/overrides/enc0.q/ranks/2\""), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SweepSpec, ABaseModelOfTheWrongShapeIsAConfigErrorNotACrash) {
