@@ -8,8 +8,6 @@ namespace ttsim {
 
 namespace {
 
-constexpr std::int64_t kMaxRank = 4096;  // parse_model_spec's bound on a rank
-
 struct RankChange {
   const std::string* layer;  ///< key in the new document's /overrides
   std::int64_t rank;

@@ -8,7 +8,6 @@ namespace ttsim {
 namespace {
 
 constexpr std::int64_t kMaxDim = 1 << 20;
-constexpr std::int64_t kMaxRank = 4096;
 
 /// Product of the factors, or -1 when it exceeds 2^63 - 1 (factors are validated >= 1, so
 /// a product that overflowed can never equal a dimension).

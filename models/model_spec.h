@@ -110,6 +110,10 @@ struct ModelSpec {
 /// (the heads: "intent_head", "slot_head") is its own kind. The names are ModelSpec::linears'.
 std::string linear_kind_of(const std::string& layer_name);
 
+/// Largest TT / TTM rank a model config may give ("rank" or an entry of "ranks");
+/// parse_model_spec refuses larger ones.
+inline constexpr std::int64_t kMaxRank = 4096;
+
 /// Loads and validates a model config. Throws InputError / ConfigError (file, JSON
 /// pointer, expected, found) on any problem: unknown keys, wrong types, factor
 /// products that differ from the dimension, ranks < 1, empty lists, out-of-range values.

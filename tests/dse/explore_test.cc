@@ -77,6 +77,18 @@ struct Fixture {
     o.out_dir = dir + "/" + out;
     return run_explore(*eval, "toy_sweep.json", o);
   }
+  /// Runs shards 1/n..n/n into <dir>/shard0.. (each must write its evaluations); their folders.
+  std::vector<std::string> run_shards(int n) {
+    std::vector<std::string> dirs;
+    for (int i = 0; i < n; ++i) {
+      ExploreOptions o;
+      o.shard_index = i;
+      o.shard_count = n;
+      EXPECT_EQ(run("shard" + std::to_string(i), o).outcome, ExploreOutcome::kShardWritten) << i;
+      dirs.push_back(dir + "/shard" + std::to_string(i));
+    }
+    return dirs;
+  }
 };
 
 TEST(Explore, GridFindsTheKnownFrontAndRefinesItWithSystemC) {
@@ -356,15 +368,7 @@ TEST(Explore, AnEditedStateJsonIsAConfigErrorAtItsPointer) {
 TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   Fixture f("shards", R"({"strategy": "random", "count": 70, "seed": 5})");
   f.run("whole");
-  std::vector<std::string> dirs;
-  for (int i = 0; i < 3; ++i) {
-    ExploreOptions o;
-    o.shard_index = i;
-    o.shard_count = 3;
-    const auto r = f.run("shard" + std::to_string(i), o);
-    EXPECT_EQ(r.outcome, ExploreOutcome::kShardWritten);
-    dirs.push_back(f.dir + "/shard" + std::to_string(i));
-  }
+  const std::vector<std::string> dirs = f.run_shards(3);
   ExploreOptions m;
   m.out_dir = f.dir + "/merged";
   EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
@@ -379,14 +383,7 @@ TEST(Explore, ShardsOfARandomSearchOverAHugeSpaceMerge) {
             R"("arch:/v": {"from": 0, "to": 99999}, "arch:/w": {"from": 0, "to": 99999})");
   ASSERT_GT(f.sweep.space.size(), 1000000000000u);
   f.run("whole");
-  std::vector<std::string> dirs;
-  for (int i = 0; i < 2; ++i) {
-    ExploreOptions o;
-    o.shard_index = i;
-    o.shard_count = 2;
-    ASSERT_EQ(f.run("shard" + std::to_string(i), o).outcome, ExploreOutcome::kShardWritten);
-    dirs.push_back(f.dir + "/shard" + std::to_string(i));
-  }
+  const std::vector<std::string> dirs = f.run_shards(2);
   ExploreOptions m;
   m.out_dir = f.dir + "/merged";
   EXPECT_EQ(run_merge(*f.eval, dirs, m).outcome, ExploreOutcome::kComplete);
@@ -395,14 +392,7 @@ TEST(Explore, ShardsOfARandomSearchOverAHugeSpaceMerge) {
 
 TEST(Explore, MergeRejectsAPointIdOutsideTheSpaceNamingFileAndPointer) {
   Fixture f("merge_bad_id", R"({"strategy": "grid"})", "analytic");
-  std::vector<std::string> dirs;
-  for (int i = 0; i < 2; ++i) {
-    ExploreOptions o;
-    o.shard_index = i;
-    o.shard_count = 2;
-    f.run("shard" + std::to_string(i), o);
-    dirs.push_back(f.dir + "/shard" + std::to_string(i));
-  }
+  const std::vector<std::string> dirs = f.run_shards(2);
   const std::string path = dirs[1] + "/evaluations.jsonl";
   std::vector<Json> lines = load_json_lines(path);
   lines[2]["id"] = f.sweep.space.size() + 7;
