@@ -232,7 +232,7 @@ namespace {
 
 /// The kernel instances and the static schedule of `graph` (see describe_into).
 void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
-                        const KernelLatencyModel& lat) {
+                        const KernelLatencyModel& lat, const TaskClasses& classes) {
   // Kernel instances: one per module of hls/kernels/modules.h.
   constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
   m.instances.resize(kModules);
@@ -267,7 +267,17 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     const int o = static_cast<int>(m.instances[i].op);
     modules_of[o][module_count[o]++] = static_cast<int>(i);
   }
-  for (const Task& t : graph.tasks) {
+  // Module and loop trips once per class of tasks of one op and shape (each task its own
+  // class without `classes`): its representative's.
+  const bool by_class = classes.of_task && classes.rep;
+  if (by_class && classes.of_task->size() != graph.tasks.size()) {
+    throw std::invalid_argument("describe_into: the task classes do not cover the graph's tasks");
+  }
+  const std::size_t n_classes = by_class ? classes.rep->size() : graph.tasks.size();
+  thread_local std::vector<int> module_of_class;
+  module_of_class.resize(n_classes);
+  for (std::size_t c = 0; c < n_classes; ++c) {
+    const Task& t = graph.tasks.at(by_class ? static_cast<std::size_t>((*classes.rep)[c]) : c);
     int idx = -1;
     const int o = static_cast<int>(t.op);
     for (int j = 0; j < module_count[o] && idx < 0; ++j) {
@@ -278,10 +288,8 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
       throw InputError("task " + t.name + " (" + ttsim::to_string(t.op) + ", variant " +
                        std::to_string(t.shape.variant) + ") has no kernel module in hls/kernels/modules.h");
     }
-    m.schedule.order.push_back(t.id);
-    m.schedule.instance[t.id] = idx;
-    KernelInstance& inst = m.instances[idx];
-    ++inst.call_sites;
+    module_of_class[c] = idx;
+    const KernelInstance& inst = m.instances[idx];
     // The trips of the loops kernel_loops(t.op, t.shape, inst.lanes) runs, without building
     // their specifications; that function raises the error of a shape it refuses.
     const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
@@ -302,6 +310,12 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
       }
     }
     if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
+  }
+  for (const Task& t : graph.tasks) {
+    const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
+    m.schedule.order.push_back(t.id);
+    m.schedule.instance[t.id] = idx;
+    ++m.instances[idx].call_sites;
   }
   // Every loop an instance runs, in specification order (kernel_spec.h; loop names are
   // unique within a kernel), at its II: one static schedule per instance, at its worst call.
@@ -448,14 +462,73 @@ void arena_buffers(const ArenaSlots& slots, int arena, std::int64_t end, const c
   out.resize(n);
 }
 
-/// The arrays of the top (see describe_into) and every buffer of `graph` in its array.
-void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph, const HlsDesign& hd) {
+/// Memory::peak_live_words of every array of `m` (Machine::memory_of_buffer filled): live
+/// words over the program order, +words at a buffer's first task, -words after its last,
+/// the peak taken once every change at a task is applied. The changes are bucketed by task
+/// (a counting sort), so the pass is linear in tasks + buffers.
+void peak_live_words(Machine& m, const TaskGraph& graph) {
+  struct Change {
+    int memory;
+    std::int64_t words;
+  };
+  const int nt = static_cast<int>(graph.tasks.size());
+  const std::size_t nb = graph.buffers.size();
+  // Each buffer's live span [from, to] in tasks (from > to: never live).
+  thread_local std::vector<int> span_from, span_to;
+  // Counting sort: the changes at task t are sorted[at[t] .. at[t + 1]).
+  thread_local std::vector<int> at;
+  thread_local std::vector<Change> sorted;
+  span_from.resize(nb);
+  span_to.resize(nb);
+  at.assign(nt + 3, 0);
+  int* from = span_from.data();
+  int* to = span_to.data();
+  int* count = at.data();
+  for (std::size_t id = 0; id < nb; ++id) {
+    const Buffer& b = graph.buffers[id];
+    const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
+    int first = whole ? 0 : b.first_task;
+    const int last = whole ? nt - 1 : b.last_task;
+    // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
+    // gradient over dF: model_step.cc, attention.cc) write their output over their input:
+    // the output takes its own words only after that task.
+    if (!whole) {
+      const TaskOp op = graph.tasks[first].op;
+      if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
+    }
+    from[id] = first;
+    to[id] = last;
+    if (first > last) continue;
+    ++count[first + 2];
+    ++count[last + 3];
+  }
+  for (int t = 2; t < nt + 3; ++t) count[t] += count[t - 1];
+  sorted.resize(at[nt + 2]);
+  Change* out = sorted.data();
+  for (std::size_t id = 0; id < nb; ++id) {
+    if (from[id] > to[id]) continue;
+    const int memory = m.memory_of_buffer[id];
+    const std::int64_t words = graph.buffers[id].words;
+    out[count[from[id] + 1]++] = {memory, words};
+    out[count[to[id] + 2]++] = {memory, -words};
+  }
+  // at[t] now starts task t's changes and at[t + 1] ends them.
+  std::array<std::int64_t, ttsim_hls::kFloatArenas + 1> live{}, peak{};
+  if (m.memories.size() != live.size()) throw std::logic_error("peak_live_words: not the top's arrays");
+  for (int t = 0; t <= nt; ++t) {
+    const int end = count[t + 1];
+    if (count[t] == end) continue;
+    for (int k = count[t]; k < end; ++k) live[out[k].memory] += out[k].words;
+    for (int k = count[t]; k < end; ++k) peak[out[k].memory] = std::max(peak[out[k].memory], live[out[k].memory]);
+  }
+  for (std::size_t i = 0; i < live.size(); ++i) m.memories[i].peak_live_words = peak[i];
+}
+
+/// The arrays of the top (see describe_into) and every buffer of `graph` in its array;
+/// their partition and storage are left to partition_arenas and choose_storage.
+void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
-  // The top's static arenas (hls/kernels/top.cc, model_step.h ArenaId), partitioned by the
-  // largest lane count (design_config.h kArenaBanks).
-  int P = 1;
-  for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
-  m.partition = P;
+  // The top's static arenas (hls/kernels/top.cc, model_step.h ArenaId).
   m.param_words = L.param_words;
   thread_local ArenaSlots slots;
   slots.fill(hd);
@@ -485,8 +558,7 @@ void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph,
     mem.holds = kHolds[a];
     mem.words = std::max(1, L.words[a]);
     mem.width_bits = 32;
-    mem.partition = P;
-    mem.partition_type = Partition::kCompleteDim2;  // top.cc: every float arena, whatever P
+    mem.partition_type = Partition::kCompleteDim2;  // top.cc: every float arena, whatever the lanes
     mem.storage = Storage::kBram;
     mem.buffer_class = a == ttsim_hls::kParamArena  ? BufferClass::kParameter
                        : a == ttsim_hls::kGradArena ? BufferClass::kGradient
@@ -512,14 +584,10 @@ void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph,
     mem.buffers[1].offset = slices;
     mem.buffers[1].words = hd.dims.seq_len + 1;
   }
-  for (Memory& mem : m.memories) fill_blocks(mem);
   // Every buffer of the step in the array the arena plan places it in (Buffer::memory, the
   // task graph's binding of each kernel argument, checked against the C simulation).
   m.memory_of_buffer.assign(graph.buffers.size(), -1);
-  for (Memory& mem : m.memories) {
-    mem.graph_buffers.clear();
-    mem.peak_live_words = 0;
-  }
+  for (Memory& mem : m.memories) mem.graph_buffers.clear();
   for (const Buffer& b : graph.buffers) {
     const int i = memory_index(b.memory);
     if (i < 0) {
@@ -528,45 +596,37 @@ void describe_memories(Machine& m, const ArchSpec& arch, const TaskGraph& graph,
     m.memory_of_buffer[b.id] = i;
     m.memories[i].graph_buffers.push_back(b.id);
   }
-  // Live words per array over the program order: +words at a buffer's first task, −words
-  // after its last; the peak is taken once every change at a task is applied.
-  thread_local std::vector<std::pair<int, std::int64_t>> delta;  // (task, words)
-  for (Memory& mem : m.memories) {
-    delta.clear();
-    for (int id : mem.graph_buffers) {
-      const Buffer& b = graph.buffers[id];
-      const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
-      int first = whole ? 0 : b.first_task;
-      const int last = whole ? static_cast<int>(graph.tasks.size()) - 1 : b.last_task;
-      // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
-      // gradient over dF: model_step.cc, attention.cc) write their output over their input:
-      // the output takes its own words only after that task.
-      if (!whole) {
-        const TaskOp op = graph.tasks[first].op;
-        if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
-      }
-      if (first > last) continue;
-      delta.emplace_back(first, b.words);
-      delta.emplace_back(last + 1, -b.words);
-    }
-    std::sort(delta.begin(), delta.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::int64_t live = 0;
-    for (std::size_t i = 0; i < delta.size();) {
-      const int task = delta[i].first;
-      for (; i < delta.size() && delta[i].first == task; ++i) live += delta[i].second;
-      mem.peak_live_words = std::max(mem.peak_live_words, live);
-    }
-  }
+  peak_live_words(m, graph);
+}
+
+/// The partition of the float arenas (every one completely partitioned in dim 2 by the
+/// largest lane count of the arch, design_config.h kArenaBanks).
+void partition_arenas(Machine& m, const ArchSpec& arch) {
+  int P = 1;
+  for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
+  m.partition = P;
+  for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) m.memories[a].partition = P;
 }
 
 }  // namespace
 
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
-                   const KernelLatencyModel& bound, const HlsDesign& hd) {
+                   const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes) {
   check_buildable(arch);
-  describe_instances(m, arch, device, graph, bound);
-  describe_memories(m, arch, graph, hd);
+  describe_instances(m, arch, device, graph, bound, classes);
+  describe_memories(m, graph, hd);
+  partition_arenas(m, arch);
+  choose_storage(m.memories, device);
+}
+
+void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                     const KernelLatencyModel& bound, const TaskClasses& classes) {
+  if (m.memories.size() != ttsim_hls::kFloatArenas + 1 || m.memory_of_buffer.size() != graph.buffers.size()) {
+    throw std::invalid_argument("redescribe_into: the machine was not described for this graph");
+  }
+  check_buildable(arch);
+  describe_instances(m, arch, device, graph, bound, classes);
+  partition_arenas(m, arch);
   choose_storage(m.memories, device);
 }
 

@@ -159,13 +159,35 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph, const KernelLatencyModel& bound);
 
+/// Classes of a graph's tasks of equal op and shape (unit, op, batch, rows, inner, cols,
+/// variant, memories: SchedGraph::price_class / price_rep, sim/sched_graph.h), whose tasks
+/// run the same kernel module with the same loop trips: describing prices one task per
+/// class. Both null: every task its own class.
+struct TaskClasses {
+  const std::vector<int>* of_task = nullptr;  ///< class of each task, by task id
+  const std::vector<int>* rep = nullptr;      ///< one task id per class
+};
+
 /// describe(model, arch, device, graph, bound) into `m` for the model whose kernel-tree
 /// view is `hd` (hls_design of that model and arch), reusing `m`'s storage: describing into
 /// the machine of another model of the same structure (same encoders, layers and flows,
 /// other TT ranks) allocates nothing, so a sweep of ranks re-describes one machine. Every
 /// field of `m` is overwritten: the result equals a fresh describe. Throws as describe.
+/// `classes`, when given, must group `graph`'s tasks as TaskClasses says (std::invalid_argument
+/// when they do not cover its tasks).
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
-                   const KernelLatencyModel& bound, const HlsDesign& hd);
+                   const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes = {});
+
+/// describe_into again for another arch on the same graph and model: `m` was described
+/// (describe_into) for `graph` and the HlsDesign of its model under an arch with the same
+/// flows; `arch` may differ in what prices change — lanes, clock, overheads, calibration.
+/// Redoes what depends on them (the instances: lanes, DSP, trips, IIs from `bound`, the
+/// KernelLatencyModel of (arch, device) bound to `graph`; the arenas' partition; their
+/// storage and blocks) and keeps the arrays' words, buffers and placement. The result
+/// equals describe_into(m, arch, device, graph, bound, hd). Throws as describe_into, and
+/// std::invalid_argument when `m` holds no description of `graph`'s buffers.
+void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                     const KernelLatencyModel& bound, const TaskClasses& classes = {});
 
 /// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.

@@ -89,6 +89,9 @@ struct StepTemplate {
   std::shared_ptr<DesignEvaluation> evaluation;
   std::unique_ptr<GraphReshaper> reshaper;    ///< null until the structure is seen again
   std::unique_ptr<KernelLatencyModel> latency;
+  /// The TT and TTM ranks of the model last evaluated on the template (rank_signature):
+  /// the graph, footprints and arrays are that model's.
+  std::vector<std::int64_t> ranks;
 
   /// Gives the template its own copies of what an earlier caller still holds (the
   /// evaluation, or its graph or machine), so re-evaluating never changes a result
@@ -108,9 +111,20 @@ struct StepTemplate {
   }
 };
 
+/// Every TT rank of `model`'s linear layers, then its TTM embedding's, into `out`: with
+/// same_graph_structure, equal signatures mean equal training graphs.
+void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
+  out.clear();
+  for (const LinearLayerSpec& l : model.linears) out.insert(out.end(), l.tt.ranks.begin(), l.tt.ranks.end());
+  out.push_back(-1);  // separator: the embedding's ranks follow
+  const std::vector<std::int64_t>& e = model.token_embedding.ttm.ranks;
+  out.insert(out.end(), e.begin(), e.end());
+}
+
 /// Evaluates (model, arch, device): on this thread's template of the same structure when
-/// there is one (the graph reshaped to the model's ranks, then resimulate_step: the same
-/// figures as a fresh evaluation, sim/step_sim.h), else from scratch, keeping the result
+/// there is one — reprice_step when the template's last model had the same ranks (only
+/// prices change), else the graph reshaped to the model's ranks and resimulate_step; the
+/// same figures as a fresh evaluation either way (sim/step_sim.h) —, else from scratch, keeping the result
 /// as the template of its structure. Each thread keeps its kStepTemplates most recent
 /// templates.
 std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const ArchSpec& arch,
@@ -118,36 +132,57 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
                                                  Fidelity fidelity) {
   constexpr std::size_t kStepTemplates = 8;
   thread_local std::list<StepTemplate> templates;  // most recent first
+  thread_local std::vector<std::int64_t> ranks;
   machine::check_buildable(arch);
+  EngineOptions options;
+  options.analytic = fidelity == Fidelity::kAnalytic;
+  options.occupancy = !options.analytic;  // no analytic figure reads it
+  rank_signature(model, ranks);
+  auto it = templates.begin();
+  while (it != templates.end() &&
+         (!same_step_structure(it->arch, arch) || it->device != device || !same_graph_structure(it->model, model))) {
+    ++it;
+  }
+  if (it != templates.end() && it->ranks == ranks) {
+    // The template's last model again (its ranks; the kernel tree's view passed then):
+    // only prices change.
+    templates.splice(templates.begin(), templates, it);
+    StepTemplate& t = templates.front();
+    t.detach();
+    if (t.arch != arch) {
+      t.latency = std::make_unique<KernelLatencyModel>(arch, device);
+      t.arch = arch;
+    }
+    DesignEvaluation& e = *t.evaluation;
+    reprice_step(e.step, *t.machine, arch, device, *t.latency, options);
+    finish_evaluation(e, model, arch, device, split, options);
+    return t.evaluation;
+  }
   // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
   // built: a model far beyond them would otherwise take that graph's memory first.
   const machine::HlsDesign hd =
       machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
-  EngineOptions options;
-  options.analytic = fidelity == Fidelity::kAnalytic;
   const GraphOptions graph_opts = graph_options(arch, 0);
-  for (auto it = templates.begin(); it != templates.end(); ++it) {
-    if (!same_step_structure(it->arch, arch) || it->device != device || !same_graph_structure(it->model, model)) {
-      continue;
-    }
+  if (it != templates.end()) {
     templates.splice(templates.begin(), templates, it);
     StepTemplate& t = templates.front();
     // Made on the first reuse (t.graph is still the graph of t.model then): a lone
     // evaluation (`simulate`) never pays for it.
     if (!t.reshaper) t.reshaper = std::make_unique<GraphReshaper>(t.model, graph_opts, *t.graph);
     t.detach();
-    if (!t.reshaper->reshape(model, *t.graph)) {  // plans of another structure: build
-      templates.pop_front();
-      break;
+    if (t.reshaper->reshape(model, *t.graph)) {
+      if (t.arch != arch) {
+        t.latency = std::make_unique<KernelLatencyModel>(arch, device);
+        t.arch = arch;
+      }
+      DesignEvaluation& e = *t.evaluation;
+      t.ranks.clear();  // until the step is the new model's
+      resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
+      t.ranks = ranks;
+      finish_evaluation(e, model, arch, device, split, options);
+      return t.evaluation;
     }
-    if (t.arch != arch) {
-      t.latency = std::make_unique<KernelLatencyModel>(arch, device);
-      t.arch = arch;
-    }
-    DesignEvaluation& e = *t.evaluation;
-    resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
-    finish_evaluation(e, model, arch, device, split, options);
-    return t.evaluation;
+    templates.pop_front();  // plans of another structure: build
   }
   StepTemplate t;
   t.model = model;
@@ -160,6 +195,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   e.step = simulate_step(model, arch, device, t.graph, options);
   t.machine = std::make_shared<machine::Machine>(*e.step.machine);
   e.step.machine = t.machine;
+  t.ranks = ranks;
   finish_evaluation(e, model, arch, device, split, options);
   std::shared_ptr<const DesignEvaluation> result = t.evaluation;
   templates.push_front(std::move(t));

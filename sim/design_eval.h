@@ -25,7 +25,9 @@ namespace ttsim {
 
 /// Everything one design evaluates to.
 struct DesignEvaluation {
-  StepResult step;                   ///< the padded step, SystemC (graph, schedule, occupancy)
+  /// The padded step (graph, schedule; occupancy at Fidelity::kSystemC only: an analytic
+  /// evaluation leaves StepResult::occupancy empty, as no figure of it reads it).
+  StepResult step;
   std::optional<EpochResult> epoch;  ///< over the split, when one was given
   /// Activity of the padded step on the machine (sim/power step_activity: its units, the
   /// blocks of the arrays each task touches, the LUT estimate of its banks).

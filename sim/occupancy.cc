@@ -31,6 +31,10 @@ std::vector<bool> fused_buffers(const TaskGraph& graph, bool fusion) {
 
 void buffer_footprints_into(const TaskGraph& graph, const std::vector<bool>& fused, std::vector<std::int64_t>& fp) {
   fp.resize(graph.buffers.size());
+  if (std::find(fused.begin(), fused.end(), true) == fused.end()) {  // every buffer whole
+    for (const Buffer& b : graph.buffers) fp[b.id] = b.words;
+    return;
+  }
   thread_local std::vector<int> writer;
   writer.assign(graph.buffers.size(), -1);
   for (const Task& t : graph.tasks) {

@@ -46,6 +46,9 @@ struct EngineOptions {
   /// true: the analytic list schedule of the same units (sim/analytic.h list_schedule,
   /// no port model) instead of a SystemC run; the explorer's fast fidelity.
   bool analytic = false;
+  /// false: StepResult::occupancy is left empty (the explorer's analytic pass, whose
+  /// figures never read it); true: the step's live bytes per buffer class over time.
+  bool occupancy = true;
   /// Extra cycles added to each task's duration (by id); empty = none. Used by the
   /// randomized stress tests.
   std::vector<std::int64_t> extra_cycles;

@@ -1,10 +1,10 @@
 #include "sim/sched_graph.h"
 
+#include <stdexcept>
+
 #include <algorithm>
-#include <unordered_map>
 #include <map>
 #include <string>
-#include <tuple>
 
 #include "core/errors.h"
 
@@ -80,38 +80,42 @@ bool same_price(const Task& a, const Task& b) {
          a.shape.memories == b.shape.memories;
 }
 
-/// Groups the tasks of `graph` by (unit, op, shape including the variant) into
-/// sg.price_class / price_rep.
+/// Hash of the fields same_price compares (FNV-1a).
+std::uint64_t price_hash(const Task& t) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(static_cast<std::uint64_t>(t.unit));
+  mix(static_cast<std::uint64_t>(t.op));
+  mix(static_cast<std::uint64_t>(t.shape.batch));
+  mix(static_cast<std::uint64_t>(t.shape.rows));
+  mix(static_cast<std::uint64_t>(t.shape.inner));
+  mix(static_cast<std::uint64_t>(t.shape.cols));
+  mix(static_cast<std::uint64_t>(t.shape.variant));
+  mix(t.shape.memories);
+  return h ^ (h >> 29);
+}
+
+/// Groups the tasks of `graph` by (unit, op, shape including the variant and memories)
+/// into sg.price_class / price_rep, classes numbered in order of their first task. The
+/// classes are looked up in an open-addressed table of class numbers (linear probing, at
+/// most half full) kept per thread: no allocation once it has grown.
 void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
-  using Key = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int, std::uint64_t>;
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the fields
-      auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-      mix(static_cast<std::uint64_t>(std::get<0>(k)));
-      mix(static_cast<std::uint64_t>(std::get<1>(k)));
-      mix(static_cast<std::uint64_t>(std::get<2>(k)));
-      mix(static_cast<std::uint64_t>(std::get<3>(k)));
-      mix(static_cast<std::uint64_t>(std::get<4>(k)));
-      mix(static_cast<std::uint64_t>(std::get<5>(k)));
-      mix(static_cast<std::uint64_t>(std::get<6>(k)));
-      mix(std::get<7>(k));
-      return static_cast<std::size_t>(h);
-    }
-  };
-  std::unordered_map<Key, int, KeyHash> cls;
-  cls.reserve(graph.tasks.size());
-  sg.price_class.assign(graph.tasks.size(), -1);
+  const std::size_t n = graph.tasks.size();
+  std::size_t size = 16;
+  while (size < 2 * n) size *= 2;
+  thread_local std::vector<int> table;
+  table.assign(size, -1);
+  const std::size_t mask = size - 1;
+  sg.price_class.assign(n, -1);
   sg.price_rep.clear();
   for (const Task& t : graph.tasks) {
-    Key k{static_cast<int>(t.unit), static_cast<int>(t.op), t.shape.batch, t.shape.rows,
-          t.shape.inner, t.shape.cols, t.shape.variant, t.shape.memories};
-    auto it = cls.find(k);
-    if (it == cls.end()) {
-      it = cls.emplace(k, static_cast<int>(sg.price_rep.size())).first;
+    std::size_t i = price_hash(t) & mask;
+    while (table[i] >= 0 && !same_price(t, graph.tasks[sg.price_rep[table[i]]])) i = (i + 1) & mask;
+    if (table[i] < 0) {
+      table[i] = static_cast<int>(sg.price_rep.size());
       sg.price_rep.push_back(t.id);
     }
-    sg.price_class[t.id] = it->second;
+    sg.price_class[t.id] = table[i];
   }
 }
 
@@ -139,6 +143,13 @@ void match_price_classes(SchedGraph& sg, const TaskGraph& graph) {
 
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
   match_price_classes(sg, graph);
+  price_classes(sg, graph, latency);
+}
+
+void price_classes(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {
+  if (sg.price_class.size() != graph.tasks.size() || sg.tasks.size() != graph.tasks.size()) {
+    throw std::invalid_argument("price_classes: the latency classes do not cover the graph's tasks");
+  }
   thread_local std::vector<std::int64_t> cycles;
   cycles.resize(sg.price_rep.size());
   for (std::size_t c = 0; c < cycles.size(); ++c) {

@@ -64,6 +64,12 @@ SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,
 /// match `graph`.
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
 
+/// update_latencies without matching the classes: sg.price_class / price_rep must already
+/// group `graph`'s tasks (match_price_classes since the graph last changed) — a step
+/// re-priced for another arch on the same graph. Throws std::invalid_argument when the
+/// classes do not cover the graph's tasks (size mismatch).
+void price_classes(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
+
 /// Makes sg.price_class / price_rep group `graph`'s tasks by equal (unit, op, shape with
 /// its variant and memories), rebuilding them when they do not (update_latencies does the
 /// same first).

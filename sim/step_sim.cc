@@ -51,7 +51,11 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
     r.analytic_cycles = options.unlimited_units ? critical_path_cycles(r.sched)
                                                 : list_schedule(r.sched).makespan;
   }
-  compute_occupancy_into(r.graph(), r.run.schedule, r.footprint, r.occupancy);
+  if (options.occupancy) {
+    compute_occupancy_into(r.graph(), r.run.schedule, r.footprint, r.occupancy);
+  } else {
+    r.occupancy = Occupancy{};
+  }
 }
 
 }  // namespace
@@ -130,9 +134,21 @@ void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpe
   // One static schedule per module instance, bound over one task per latency class.
   match_price_classes(step.sched, g);
   latency.bind_instances(g, step.sched.price_rep);
-  update_latencies(step.sched, g, latency);
+  price_classes(step.sched, g, latency);
   buffer_footprints_into(g, step.fused, step.footprint);
-  machine::describe_into(machine, arch, device, g, latency, hd);
+  machine::describe_into(machine, arch, device, g, latency, hd, {&step.sched.price_class, &step.sched.price_rep});
+  run_on_machine(step, arch, options, true);
+}
+
+void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& arch, const DeviceSpec& device,
+                  KernelLatencyModel& latency, EngineOptions options) {
+  if (step.machine.get() != &machine || !step.graph_ptr) {
+    throw std::invalid_argument("reprice_step: the step does not run on the machine given");
+  }
+  const TaskGraph& g = step.graph();
+  latency.bind_instances(g, step.sched.price_rep);
+  price_classes(step.sched, g, latency);
+  machine::redescribe_into(machine, arch, device, g, latency, {&step.sched.price_class, &step.sched.price_rep});
   run_on_machine(step, arch, options, true);
 }
 

@@ -36,7 +36,7 @@ struct StepResult {
   std::shared_ptr<const machine::Machine> machine;
   BankMap banks;                          ///< the machine's arrays (machine_bank_map)
   EngineResult run;                       ///< SystemC schedule and bank slices (EngineOptions::analytic: the list schedule)
-  Occupancy occupancy;
+  Occupancy occupancy;                    ///< empty when EngineOptions::occupancy is false
   /// Cycles of the same step from the analytic list scheduler (no port contention,
   /// same unit counts): a lower bound of run.schedule.makespan.
   std::int64_t analytic_cycles = 0;
@@ -76,6 +76,18 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
 void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
                      const DeviceSpec& device, KernelLatencyModel& latency, const machine::HlsDesign& hd,
                      EngineOptions options = {});
+
+/// resimulate_step when only prices change: `step` was simulated (simulate_step,
+/// resimulate_step or reprice_step) for the model it is re-simulated for — its graph, latency
+/// classes, footprints and the machine's arrays and buffer placement hold — and `arch`
+/// differs from that simulation's at most in lanes, clock, unit overheads, calibration and
+/// the other settings same_step_structure (sim/design_eval.cc) lets differ. Redoes the
+/// instances' IIs (`latency`, a KernelLatencyModel of (arch, device)), task latencies, the
+/// machine's instances, partition and storage (machine::redescribe_into), bank map, schedule
+/// and occupancy. The result equals simulate_step(model, arch, device, graph, options).
+/// Throws as resimulate_step.
+void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& arch, const DeviceSpec& device,
+                  KernelLatencyModel& latency, EngineOptions options = {});
 
 /// A what-if step for the engine's own studies: `arch` may ask for what the emitted top
 /// does not build (several engines, the parallel policy and its refinements, fusion); the

@@ -5,6 +5,7 @@
 // computed independently from the model's dimensions), parameters and gradients fill their
 // arrays exactly, and the bank map the simulator runs on is these arrays.
 
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,28 @@ TEST_P(BufferPlacement, EveryArrayHoldsItsBuffersAtEveryPointOfTheStep) {
     }
   }
   EXPECT_EQ(placed, graph.buffers.size());
+
+  // The peak of each array, task by task: the words of its buffers live at that task (a
+  // parameter or gradient always; another buffer from its first task to its last, from the
+  // task after its first when that one writes it over its input in place).
+  for (const machine::Memory& mem : m.memories) {
+    std::int64_t peak = 0;
+    for (int t = 0; t < static_cast<int>(graph.tasks.size()); ++t) {
+      std::int64_t live = 0;
+      for (int id : mem.graph_buffers) {
+        const Buffer& b = graph.buffers[id];
+        if (b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0) {
+          live += b.words;
+          continue;
+        }
+        const TaskOp op = graph.tasks[b.first_task].op;
+        const bool in_place = op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad;
+        if (t >= b.first_task + (in_place ? 1 : 0) && t <= b.last_task) live += b.words;
+      }
+      peak = std::max(peak, live);
+    }
+    EXPECT_EQ(mem.peak_live_words, peak) << mem.array;
+  }
 
   const BankMap banks = machine_bank_map(m);
   ASSERT_EQ(banks.banks.size(), m.memories.size());

@@ -188,6 +188,46 @@ TEST(DesignEval, ResimulatedEvaluationsEqualFreshOnesFieldByField) {
   EXPECT_EQ(compared, 16);
 }
 
+TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
+  // One rank assignment under one arch after another that differ only in prices (lanes,
+  // clock, overheads, sequence length, fidelity): each after the first is re-priced on its
+  // template's graph (reprice_step). The TT flow's template runs in between, and halfway
+  // the ranks change (the graph is reshaped, then re-priced again).
+  const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec paper = load_arch_spec("configs/arch/u50_paper.json");
+  ArchSpec tt = paper;
+  for (auto& [kind, flow] : tt.flow_by_kind) flow = Flow::kTT;
+  dataset::LengthHistogram split;
+  split.samples = {{7, 3}, {12, 5}, {base.seq_len, 2}};
+  split.count = 10;
+  std::mt19937 rng(23);
+  const std::int64_t ranks[] = {2, 4, 8, 12, 16, 24, 32};
+  ModelSpec m = base;
+  auto draw = [&] {
+    for (auto& l : m.linears) {
+      if (l.format != WeightFormat::kTT) continue;
+      for (std::size_t k = 1; k + 1 < l.tt.ranks.size(); ++k) l.tt.ranks[k] = ranks[rng() % 7];
+    }
+  };
+  draw();
+  const int lanes[] = {1, 4, 16, 64};
+  for (int point = 0; point < 12; ++point) {
+    if (point == 6) draw();
+    ArchSpec arch = point % 4 == 3 ? tt : paper;
+    arch.unit(UnitKind::kContraction).lanes = lanes[point % 4];
+    arch.clock_mhz = 100 + 50 * static_cast<double>(rng() % 4);
+    arch.unit(UnitKind::kLayerNorm).overhead += static_cast<int>(rng() % 5);
+    if (point % 3 == 2) arch.sequence_length = SequenceLength::kEffective;
+    const Fidelity fidelity = point % 5 == 4 ? Fidelity::kSystemC : Fidelity::kAnalytic;
+    const dataset::LengthHistogram* sp = point % 2 ? &split : nullptr;
+    const auto e = evaluate_design(m, arch, device, sp, fidelity);
+    const auto fresh = fresh_evaluation(m, arch, device, sp, fidelity);
+    ASSERT_NE(fresh.get(), e.get());
+    EXPECT_EQ(fingerprint(*e), fingerprint(*fresh)) << "point " << point;
+  }
+}
+
 TEST(DesignEval, AHeldEvaluationKeepsItsFiguresWhenItsStructureIsEvaluatedAgain) {
   const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
