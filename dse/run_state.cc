@@ -1,6 +1,8 @@
 #include "dse/run_state.h"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 #include <cmath>
 #include <filesystem>
@@ -27,6 +29,77 @@ Json evaluation_to_json(const Evaluation& e) {
   if (e.tt_rank) j["tt_rank"] = e.tt_rank;
   if (!e.accuracy_source.empty()) j["accuracy_source"] = e.accuracy_source;
   return j;
+}
+
+namespace {
+
+// A JSON string as nlohmann's dump writes it: as is between quotes when no character needs
+// escaping (printable ASCII but '"' and '\\'), else through the dump itself.
+void append_json_string(std::string& out, const std::string& s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += Json(s).dump();
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+// A double as nlohmann's dump writes it (the serializer's own shortest round-trip
+// conversion: "721.0", "1e-05"), null when not finite.
+void append_json_double(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  std::array<char, 64> buf;
+  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
+  out.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+}
+
+}  // namespace
+
+void append_evaluation_json(std::string& out, const Evaluation& e) {
+  // Metric names in ascending byte order, the order of a JSON object's keys.
+  static const std::array<int, kMetricCount> order = [] {
+    std::array<int, kMetricCount> o{};
+    for (int i = 0; i < kMetricCount; ++i) o[i] = i;
+    std::sort(o.begin(), o.end(), [](int x, int y) {
+      return std::string_view(metric_info(static_cast<Metric>(x)).name) <
+             std::string_view(metric_info(static_cast<Metric>(y)).name);
+    });
+    return o;
+  }();
+  out += '{';
+  if (!e.accuracy_source.empty()) {
+    out += "\"accuracy_source\":";
+    append_json_string(out, e.accuracy_source);
+    out += ',';
+  }
+  if (!e.error.empty()) {
+    out += "\"error\":";
+    append_json_string(out, e.error);
+    out += ',';
+  }
+  out += "\"fidelity\":";
+  append_json_string(out, e.fidelity);
+  out += ",\"metrics\":{";
+  for (int k = 0; k < kMetricCount; ++k) {
+    if (k) out += ',';
+    out += '"';
+    out += metric_info(static_cast<Metric>(order[k])).name;
+    out += "\":";
+    append_json_double(out, e.metrics.v[order[k]]);
+  }
+  out += '}';
+  if (e.tt_rank) {
+    out += ",\"tt_rank\":";
+    out += fmt::format_int(e.tt_rank).c_str();
+  }
+  out += '}';
 }
 
 Evaluation evaluation_from_json(const JsonView& v) {

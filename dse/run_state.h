@@ -195,6 +195,9 @@ void check_inputs_unchanged(const Json& recorded, const Json& now, const std::st
 /// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
 /// exactly (shortest round-trip representation); tt_rank and accuracy_source only when set.
 Json evaluation_to_json(const Evaluation& e);
+/// Appends evaluation_to_json(e).dump() to `out`, written directly (no JSON document): the
+/// evaluation log's writer (tests/dse check the two texts are equal).
+void append_evaluation_json(std::string& out, const Evaluation& e);
 Evaluation evaluation_from_json(const JsonView& v);
 /// state.json's document: the settings and SystemC progress of `s` (no points).
 Json state_to_json(const RunState& s);

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/fault_point.h"
@@ -20,9 +22,22 @@ RunState& RunState::operator=(RunState&&) noexcept = default;
 
 namespace {
 
-// The canonical text of one log line.
-std::string log_line(PointId id, const char* fidelity, const Json& evaluation) {
-  return Json{{"id", id}, {fidelity, evaluation}}.dump() + "\n";
+// Appends the canonical text of one log line, Json{{"id", id}, {"analytic" or "systemc",
+// evaluation_to_json(e)}}.dump() and a newline, written directly (keys in the dump's order).
+void append_log_line(std::string& out, PointId id, bool systemc, const Evaluation& e) {
+  if (systemc) {
+    out += "{\"id\":";
+    out += fmt::format_int(id).c_str();
+    out += ",\"systemc\":";
+    append_evaluation_json(out, e);
+    out += "}\n";
+  } else {
+    out += "{\"analytic\":";
+    append_evaluation_json(out, e);
+    out += ",\"id\":";
+    out += fmt::format_int(id).c_str();
+    out += "}\n";
+  }
 }
 
 // Writes a format-1 state's inline points to `path` as a compacted log.
@@ -119,7 +134,7 @@ void RunState::add(PointId id, bool systemc, const Evaluation& e, const PointFig
   const std::int64_t at = size_ + static_cast<std::int64_t>(unflushed_.size());
   if (systemc || (!points.empty() && (points.end() - 1)->first >= id)) in_order_ = false;
   ++lines_;
-  unflushed_ += log_line(id, systemc ? "systemc" : "analytic", evaluation_to_json(e));
+  append_log_line(unflushed_, id, systemc, e);
   PointSummary& s = points[id];
   if (systemc) {
     s.systemc_at = at;
@@ -166,7 +181,7 @@ void RunState::for_each(const std::function<void(PointId, const PointRecord&)>& 
 
 void RunState::compact() {
   flush();
-  // Lines written by log_line in ascending id, one per point: compacting would rewrite
+  // Lines written by append_log_line in ascending id, one per point: compacting would rewrite
   // them byte for byte (each is the dump of {"analytic", "id"}, which parses and dumps
   // back to the same text).
   if (in_order_ && lines_ == points.size()) return;

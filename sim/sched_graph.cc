@@ -95,11 +95,11 @@ std::uint64_t price_hash(const Task& t) {
   return h ^ (h >> 29);
 }
 
-/// Groups the tasks of `graph` by (unit, op, shape including the variant and memories)
-/// into sg.price_class / price_rep, classes numbered in order of their first task. The
-/// classes are looked up in an open-addressed table of class numbers (linear probing, at
-/// most half full) kept per thread: no allocation once it has grown.
-void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
+}  // namespace
+
+// The classes are looked up in an open-addressed table of class numbers (linear probing,
+// at most half full) kept per thread: no allocation once it has grown.
+void group_price_classes(SchedGraph& sg, const TaskGraph& graph) {
   const std::size_t n = graph.tasks.size();
   std::size_t size = 16;
   while (size < 2 * n) size *= 2;
@@ -118,6 +118,8 @@ void build_price_classes(SchedGraph& sg, const TaskGraph& graph) {
     sg.price_class[t.id] = table[i];
   }
 }
+
+namespace {
 
 /// True when sg's latency classes group `graph`'s tasks by equal (unit, op, shape, variant).
 bool price_classes_match(const SchedGraph& sg, const TaskGraph& graph) {
@@ -138,7 +140,7 @@ bool price_classes_match(const SchedGraph& sg, const TaskGraph& graph) {
 }  // namespace
 
 void match_price_classes(SchedGraph& sg, const TaskGraph& graph) {
-  if (!price_classes_match(sg, graph)) build_price_classes(sg, graph);
+  if (!price_classes_match(sg, graph)) group_price_classes(sg, graph);
 }
 
 void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency) {

@@ -75,4 +75,9 @@ void price_classes(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyMo
 /// same first).
 void match_price_classes(SchedGraph& sg, const TaskGraph& graph);
 
+/// Groups `graph`'s tasks by equal (unit, op, shape with its variant and memories) into
+/// sg.price_class / price_rep, classes numbered in order of their first task, without
+/// first checking the classes sg has (a graph just reshaped for other ranks).
+void group_price_classes(SchedGraph& sg, const TaskGraph& graph);
+
 }  // namespace ttsim

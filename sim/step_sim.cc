@@ -131,8 +131,9 @@ void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpe
   }
   if (step.tokens != model.tokens()) throw std::invalid_argument("resimulate_step: not a padded step of the model");
   const TaskGraph& g = step.graph();
-  // One static schedule per module instance, bound over one task per latency class.
-  match_price_classes(step.sched, g);
+  // One static schedule per module instance, bound over one task per latency class (the
+  // classes regrouped: new ranks change the shapes of some tasks).
+  group_price_classes(step.sched, g);
   latency.bind_instances(g, step.sched.price_rep);
   price_classes(step.sched, g, latency);
   buffer_footprints_into(g, step.fused, step.footprint);

@@ -16,32 +16,44 @@ namespace {
 double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
 }  // namespace
 
-BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
-                                      const std::vector<std::int64_t>& footprint) {
+void bank_activity_shape_into(const TaskGraph& graph, const BankMap& banks, const std::vector<std::int64_t>& footprint,
+                              BankActivityShape& s) {
   if (banks.bank_of_buffer.size() < graph.buffers.size() || footprint.size() < graph.buffers.size()) {
     throw std::invalid_argument("bank_activity_shape: bank map or footprint does not cover the graph's buffers");
   }
-  BankActivityShape s;
   s.bram36_blocks = banks.bram36_blocks;
   s.uram288_blocks = banks.uram_blocks;
   s.banks = 0;
   for (const BankInstance& b : banks.banks) s.banks += b.partitions;
-  s.task_bram36_blocks.assign(graph.tasks.size(), 0);
-  s.task_uram288_blocks.assign(graph.tasks.size(), 0);
+  s.task_bram36_blocks.resize(graph.tasks.size());
+  s.task_uram288_blocks.resize(graph.tasks.size());
   // The last task that counted each bank: a task counts each of its banks once.
   thread_local std::vector<int> counted_by;
   counted_by.assign(banks.banks.size(), -1);
+  const int* bank_of = banks.bank_of_buffer.data();
+  const std::int64_t* words = footprint.data();
   for (const Task& t : graph.tasks) {
-    for (const auto* list : {&t.reads, &t.writes}) {
-      for (int b : *list) {
-        const int bank = banks.bank_of_buffer[b];
-        if (bank < 0 || footprint[b] <= 0 || counted_by[bank] == t.id) continue;
+    std::int64_t bram = 0, uram = 0;
+    auto count = [&](const std::vector<int>& list) {
+      for (int b : list) {
+        const int bank = bank_of[b];
+        if (bank < 0 || words[b] <= 0 || counted_by[bank] == t.id) continue;
         counted_by[bank] = t.id;
         const BankInstance& inst = banks.banks[bank];
-        (inst.kind == BlockKind::kBram36 ? s.task_bram36_blocks : s.task_uram288_blocks)[t.id] += inst.blocks;
+        (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
       }
-    }
+    };
+    count(t.reads);
+    count(t.writes);
+    s.task_bram36_blocks[t.id] = bram;
+    s.task_uram288_blocks[t.id] = uram;
   }
+}
+
+BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
+                                      const std::vector<std::int64_t>& footprint) {
+  BankActivityShape s;
+  bank_activity_shape_into(graph, banks, footprint, s);
   return s;
 }
 

@@ -5,8 +5,9 @@
 namespace ttsim {
 
 FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device) {
-  return schedule_activity(step.graph(), step.run.schedule, step.run.instances,
-                           bank_activity_shape(step.graph(), step.banks, step.footprint), arch, device);
+  thread_local BankActivityShape shape;  // storage kept from the thread's last step
+  bank_activity_shape_into(step.graph(), step.banks, step.footprint, shape);
+  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, arch, device);
 }
 
 }  // namespace ttsim

@@ -1,8 +1,12 @@
 // The evaluation log's compaction (RunState::compact): a log written in ascending id, one
 // analytic line per point (a grid run), is left as it is, and it is byte for byte what
-// compacting the same evaluations added in another order writes.
+// compacting the same evaluations added in another order writes. The log's direct writer
+// (append_evaluation_json) writes what a JSON dump of the evaluation does.
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <random>
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +66,35 @@ TEST(RunStateLog, AnInOrderLogIsWhatCompactionWrites) {
   const std::string with_systemc = compacted((root / "c").string(), {1, 2, 5, 9, 40}, {5});
   EXPECT_EQ(std::count(with_systemc.begin(), with_systemc.end(), '\n'), 5);
   EXPECT_NE(with_systemc.find("\"systemc\""), std::string::npos);
+}
+
+TEST(RunStateLog, TheDirectWriterWritesWhatTheJsonDumpDoes) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double specials[] = {0.0, -0.0, 1.0, 721.0, 1e15, 1e16, 1e17, 1e-5, 1e-4, 123456789012345678.0,
+                             5e-324, 1.7976931348623157e308, std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(), -2.5, 0.1};
+  const char* texts[] = {"", "analytic", "systemc", "cannot build: \"x\" \\ y", "tab\there", "caf\xc3\xa9 \xe2\x86\x92",
+                         "ctl \x01\x1f end"};
+  int compared = 0;
+  for (int n = 0; n < 2000; ++n) {
+    Evaluation e;
+    e.fidelity = n % 3 ? "analytic" : "systemc";
+    for (int i = 0; i < kMetricCount; ++i) {
+      const int pick = static_cast<int>(rng() % 4);
+      if (pick == 0) continue;  // NaN: unavailable
+      e.metrics.v[i] = pick == 1 ? specials[rng() % std::size(specials)]
+                                 : std::ldexp(unit(rng) - 0.5, static_cast<int>(rng() % 200) - 100);
+    }
+    if (n % 5 == 1) e.error = texts[rng() % std::size(texts)];
+    if (n % 7 == 2) e.accuracy_source = n % 2 ? "table" : "interpolated";
+    if (n % 4 == 3) e.tt_rank = 1 + static_cast<int>(rng() % 64);
+    std::string direct;
+    append_evaluation_json(direct, e);
+    EXPECT_EQ(direct, evaluation_to_json(e).dump()) << "evaluation " << n;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 2000);
 }
 
 }  // namespace
