@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The analytic stage at scale: `ttsim explore configs/sweeps/atis_u50_million.json` (the
-# shipped ATIS/U50 sweep extended with per-layer TT ranks to 1,048,576 designs, analytic
-# fidelity) with each binary given, and per binary the points evaluated, wall seconds, CPU
-# seconds (user + system), points per CPU-second and peak resident memory (GNU time) of the
-# whole command: evaluation, the evaluation log, results.csv / results.jsonl, the front,
-# plots and report.html.
+# shipped ATIS/U50 sweep's space — 2/4/6 encoders, TT and BTT, five lane counts — extended
+# with per-layer TT ranks to 1,399,680 designs, analytic fidelity) with each binary given,
+# and per binary the points evaluated, wall seconds, CPU seconds (user + system), points per
+# CPU-second and peak resident memory (GNU time) of the whole command: evaluation, the
+# evaluation log, results.csv / results.jsonl, the front, plots and report.html.
 #
 #   bench/million_points.sh [--shard I/N] [--sweep FILE] [BINARY ...]
 #

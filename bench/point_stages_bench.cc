@@ -4,7 +4,8 @@
 // first point of a structure — and BM_ResimulatedPoint: evaluate_design of a point whose
 // structure the thread has evaluated before (other TT ranks per layer: the graph reshaped
 // and the step re-simulated in place, sim/design_eval.h), as for every later point of a
-// sweep.
+// sweep, and BM_RepricedPoint: one whose ranks are the thread's last (other lanes: only
+// prices change, reprice_step).
 // Run from the workspace (or via `bazel run`) so configs/ resolves.
 
 #include <benchmark/benchmark.h>
@@ -103,6 +104,25 @@ void BM_ResimulatedPoint(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ResimulatedPoint)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
+
+void BM_RepricedPoint(benchmark::State& state) {
+  // One model under the five contraction lane counts of the shipped sweep in turn: after the
+  // first, only prices change (reprice_step: latencies, the machine's instances, partition and
+  // storage, bank map, schedule, activity; the graph and arrays kept).
+  const ModelSpec m = load_model_spec(preset_file(state.range(0)));
+  std::vector<ArchSpec> archs;
+  for (int lanes : {1, 4, 16, 32, 64}) {
+    ArchSpec a = paper();
+    a.unit(UnitKind::kContraction).lanes = lanes;
+    archs.push_back(a);
+  }
+  std::size_t n = 0;
+  for (auto _ : state) {
+    const auto e = evaluate_design(m, archs[n++ % archs.size()], u50(), nullptr, Fidelity::kAnalytic);
+    benchmark::DoNotOptimize(e->step.run.schedule.makespan);
+  }
+}
+BENCHMARK(BM_RepricedPoint)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
 
 void BM_AnalyticStep(benchmark::State& state) {
   const ModelSpec m = load_model_spec(preset_file(state.range(0)));
