@@ -9,18 +9,15 @@ namespace ttsim::dse {
 
 namespace {
 
-// The candidates of the front: the feasible points when there are any (under constrained
-// dominance a feasible point dominates every infeasible one, so the others cannot be on
-// it), else every point. Ascending id.
-std::vector<Candidate> candidates(const SweepEvaluation& eval, const RunState& state) {
-  std::size_t feasible = 0;
-  for (const auto& [id, s] : state.points) feasible += s.best.feasible;
-  std::vector<Candidate> c;
-  c.reserve(feasible > 0 ? feasible : state.points.size());
+// The Pareto front of the run's points (pareto_front of their candidates), ascending id:
+// each point's candidate is made and offered in turn, so memory follows the front, not the
+// run (dse/pareto.h ParetoArchive). Only feasible points can be on it.
+std::vector<Candidate> front_of(const SweepEvaluation& eval, const RunState& state) {
+  ParetoArchive archive;
   for (const auto& [id, s] : state.points) {
-    if (feasible == 0 || s.best.feasible) c.push_back(eval.candidate(id, s.best));
+    if (s.best.feasible) archive.offer(eval.candidate(id, s.best));
   }
-  return c;
+  return archive.sorted();
 }
 
 std::string fmt_metric(Metric m, double v) {
@@ -72,10 +69,9 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       }
     }
     for (int round = 0; round < 1000 && !f.partial; ++round) {
-      const auto c = candidates(eval, state);
       std::vector<PointId> missing;
-      for (std::size_t i : pareto_front(c)) {
-        if (!state.points.at(c[i].id).has_systemc()) missing.push_back(c[i].id);
+      for (const Candidate& x : front_of(eval, state)) {
+        if (!state.points.at(x.id).has_systemc()) missing.push_back(x.id);
       }
       if (missing.empty()) break;
       ++f.systemc_rounds;
@@ -99,9 +95,8 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
   }
   if (partial) f.notes.push_back("interrupted: results cover the points evaluated so far");
 
-  const auto c = candidates(eval, state);
-  const auto front_idx = pareto_front(c);
-  for (std::size_t i : front_idx) f.front.push_back(c[i].id);  // ascending, as c
+  const std::vector<Candidate> front = front_of(eval, state);
+  for (const Candidate& x : front) f.front.push_back(x.id);  // ascending
   f.evaluated = state.points.size();
   for (const auto& [id, s] : state.points) {
     (void)id;
@@ -116,9 +111,9 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
     const double v = eval.figure(state.points.at(id).best, cm);
     return std::isnan(v) ? INFINITY : (maximize ? -v : v);
   };
-  std::size_t ci = 0;  // index in c of the chosen design
-  for (std::size_t i : front_idx) {
-    const PointId id = c[i].id;
+  std::size_t ci = 0;  // index in `front` of the chosen design
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    const PointId id = front[i].id;
     if (!f.chosen) {
       f.chosen = id;
       ci = i;
@@ -127,8 +122,8 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
     const PointId cur = *f.chosen;
     if (key(id) < key(cur) ||
         (key(id) == key(cur) &&
-         (c[i].objectives < c[ci].objectives ||
-          (c[i].objectives == c[ci].objectives && id < cur)))) {
+         (front[i].objectives < front[ci].objectives ||
+          (front[i].objectives == front[ci].objectives && id < cur)))) {
       f.chosen = id;
       ci = i;
     }
@@ -166,17 +161,17 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       const auto& objs = eval.objectives();
       s.best_gain.assign(objs.size(), 0.0);
       s.best_gain_point.assign(objs.size(), 0);
-      for (std::size_t i : front_idx) {
-        if (c[i].id == ref) continue;
-        if (!(s.feasible ? dominates(c[i].objectives, rc.objectives) : true)) continue;
-        s.dominated_by.push_back(c[i].id);
+      for (const Candidate& x : front) {
+        if (x.id == ref) continue;
+        if (!(s.feasible ? dominates(x.objectives, rc.objectives) : true)) continue;
+        s.dominated_by.push_back(x.id);
         for (std::size_t o = 0; o < objs.size(); ++o) {
           const double rv = r.best().metrics[objs[o]];
-          const double fv = eval.figure(state.points.at(c[i].id).best, objs[o]);
+          const double fv = eval.figure(state.points.at(x.id).best, objs[o]);
           const double gain = metric_info(objs[o]).maximize ? fv / rv : rv / fv;
           if (gain > s.best_gain[o]) {
             s.best_gain[o] = gain;
-            s.best_gain_point[o] = c[i].id;
+            s.best_gain_point[o] = x.id;
           }
         }
       }

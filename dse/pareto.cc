@@ -110,4 +110,21 @@ std::vector<std::size_t> pareto_front(const std::vector<Candidate>& c) {
   return front;
 }
 
+void ParetoArchive::offer(Candidate c) {
+  if (!c.feasible()) return;
+  for (const Candidate& m : members_) {
+    if (dominates(m.objectives, c.objectives)) return;
+  }
+  members_.erase(std::remove_if(members_.begin(), members_.end(),
+                                [&](const Candidate& m) { return dominates(c.objectives, m.objectives); }),
+                 members_.end());
+  members_.push_back(std::move(c));
+}
+
+std::vector<Candidate> ParetoArchive::sorted() const {
+  std::vector<Candidate> out = members_;
+  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+  return out;
+}
+
 }  // namespace ttsim::dse

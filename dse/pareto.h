@@ -35,7 +35,24 @@ std::vector<double> crowding_distance(const std::vector<Candidate>& c,
                                       const std::vector<std::size_t>& front);
 
 /// Indices of the feasible points that no feasible point dominates, sorted by id.
-/// O(n log n + n·f) for front size f; used on whole sweeps.
+/// O(n log n + n·f) for front size f.
 std::vector<std::size_t> pareto_front(const std::vector<Candidate>& c);
+
+/// pareto_front of candidates offered one at a time, keeping only the front found so far:
+/// memory in the front's size, not the number of points (a sweep of millions of designs).
+/// O(f·m) per offer for front size f and m objectives. The result is pareto_front's (every
+/// feasible point no feasible point dominates, ties kept) in any order of offers.
+class ParetoArchive {
+ public:
+  /// Considers `c`: ignored when infeasible or dominated by a member; otherwise added, and
+  /// the members it dominates dropped.
+  void offer(Candidate c);
+  /// The members sorted by id.
+  std::vector<Candidate> sorted() const;
+  std::size_t size() const { return members_.size(); }
+
+ private:
+  std::vector<Candidate> members_;
+};
 
 }  // namespace ttsim::dse

@@ -1,6 +1,8 @@
 #include "dse/pareto.h"
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,36 @@ TEST(Pareto, FrontIgnoresInputOrderAndKeepsTies) {
   };
   EXPECT_EQ(ids(a, pareto_front(a)), (std::vector<PointId>{2, 4, 7}));
   EXPECT_EQ(ids(b, pareto_front(b)), (std::vector<PointId>{2, 4, 7}));
+}
+
+TEST(Pareto, AnArchiveOfferedPointsOneByOneKeepsTheFront) {
+  // Random candidates on a coarse grid (many ties and dominance chains), some infeasible,
+  // offered in two orders: the archive's members are pareto_front's.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Candidate> c;
+    const int n = 1 + static_cast<int>(rng() % 60);
+    const int m = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> o(m);
+      for (double& x : o) x = static_cast<double>(rng() % 6);
+      c.push_back(C(static_cast<PointId>(i * 7 % 61), o, rng() % 5 == 0 ? 1.0 : 0.0));
+    }
+    std::vector<PointId> want;
+    for (std::size_t i : pareto_front(c)) want.push_back(c[i].id);
+    std::sort(want.begin(), want.end());
+    for (int order = 0; order < 2; ++order) {
+      ParetoArchive a;
+      if (order == 0) {
+        for (const Candidate& x : c) a.offer(x);
+      } else {
+        for (auto it = c.rbegin(); it != c.rend(); ++it) a.offer(*it);
+      }
+      std::vector<PointId> got;
+      for (const Candidate& x : a.sorted()) got.push_back(x.id);
+      EXPECT_EQ(got, want) << "trial " << trial << " order " << order;
+    }
+  }
 }
 
 }  // namespace
