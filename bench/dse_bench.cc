@@ -4,7 +4,8 @@
 //     epoch, power per point); items = points.
 //   BM_PerLayerRankPoints: the per-point evaluation (resolve, analytic evaluation, verdict)
 //     of 4,096 consecutive points of configs/sweeps/atis_u50_million.json (per-layer TT
-//     ranks), without the evaluation log; items = points.
+//     ranks) from id 0 (2 encoders) and from id 600,000 (4 encoders), without the
+//     evaluation log; items = points.
 //   BM_ResolvePoint: the configs of those points (resolve_point: base documents with the
 //     axis values written); items = points.
 //   BM_RowText: a point's results.csv and results.jsonl lines (dse/result_stream.h) from its
