@@ -1,6 +1,7 @@
 #include "dse/run_setup.h"
 
 #include "machine/machine.h"
+#include "models/model_spec.h"
 #include "sim/kernel_latency.h"
 
 #include <filesystem>
@@ -62,9 +63,12 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   auto s = std::make_unique<RunSetup>();
   s->sweep = load_sweep_spec(sweep_file);
   const DeviceSpec device = parse_device_spec(s->sweep.device_doc, s->sweep.device_file);
-  // The base arch is what the reference points run and what every axis edits: it must be a
-  // machine the emitted top can build (ConfigError at its pointer, exit 2, before any work),
-  // and the device must price every kernel operator at its clock.
+  // The base model and arch are what the reference points run and what every axis edits:
+  // the model must load (InputError naming its file and member, exit 2, before any work,
+  // rather than every point "not evaluated"), the arch must be a machine the emitted top
+  // can build (ConfigError at its pointer), and the device must price every kernel
+  // operator at its clock.
+  (void)parse_model_spec(s->sweep.model_doc, s->sweep.model_file);
   {
     const ArchSpec base = parse_arch_spec(s->sweep.arch_doc, s->sweep.arch_file);
     machine::check_buildable(base);

@@ -150,6 +150,30 @@ TEST(ExploreReference, AnUnbuildableBaseArchIsRefusedBeforeAnyWork) {
   }
 }
 
+TEST(ExploreReference, ABaseModelItsLoaderRefusesIsRefusedBeforeAnyWork) {
+  // A base model with a member the model loader does not know: refused at the model file's
+  // pointer before any point is evaluated (not every point "not evaluated").
+  const std::string dir = tmp_dir("ref_bad_model");
+  Json model = load_json_file("configs/models/atis_2enc.json");
+  model["bogus_key"] = 3;
+  write_file_atomic(dir + "/model.json", model.dump(2));
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "bad_model",
+    "base": {"model": ")" + dir + R"(/model.json", "arch": "configs/arch/u50_paper.json",
+             "device": "configs/devices/u50.json"},
+    "axes": {"lanes": [16, 32]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"}
+  })");
+  try {
+    make_run_setup(dir + "/sweep.json");
+    FAIL() << "a base model its loader refuses was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), dir + "/model.json") << e.what();
+    EXPECT_EQ(e.pointer(), "/bogus_key") << e.what();
+  }
+}
+
 TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
   const SweepSpec sweep = load_sweep_spec("configs/sweeps/atis_u50.json");
   auto id_of = [&](const Json& values) {
