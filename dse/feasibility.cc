@@ -18,7 +18,7 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   std::vector<std::string> fails;
   const double usable = (100.0 - c.resource_headroom_pct) / 100.0;
   auto resource = [&](Metric m, std::int64_t total, const char* what) {
-    if (!e.metrics.has(m) || total <= 0) return;
+    if (!e.metrics.has(m)) return;  // a device without the resource (0) fits only designs using none
     const double limit = std::floor(static_cast<double>(total) * usable);
     const double used = e.metrics[m];
     if (used > limit) {

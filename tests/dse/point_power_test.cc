@@ -111,6 +111,13 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   DeviceSpec large = s.device;
   large.lut = static_cast<std::int64_t>(a.metrics[Metric::kLut] * 1.2);  // 90 % of it is above the estimate
   EXPECT_TRUE(judge(a, c, large, {Metric::kEpochSeconds}, false).feasible);
+  // A device without DSPs (resources "dsp": 0) fits no design that uses one.
+  ASSERT_GT(a.metrics[Metric::kDsp], 0);
+  DeviceSpec no_dsp = large;
+  no_dsp.dsp = 0;
+  const Verdict none = judge(a, c, no_dsp, {Metric::kEpochSeconds}, false);
+  EXPECT_FALSE(none.feasible);
+  EXPECT_NE(none.reason.find("DSP"), std::string::npos) << none.reason;
 }
 
 TEST(PointPower, WithoutPowerCoefficientsEnergyIsUnavailableNotZero) {
