@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/command.h"
 #include "core/errors.h"
+#include "core/json_view.h"
 
 namespace ttsim::cli {
 
@@ -42,6 +45,27 @@ void print_usage(std::ostream& out) {
          "            130 interrupted (explore keeps what is done; --resume continues)\n";
 }
 
+/// Throws InputError naming the argument unless every argument is valid UTF-8: paths and
+/// values given on the command line are recorded in the JSON files the commands write
+/// (state.json, results.json, reports), which hold UTF-8 text only. Valid means the JSON
+/// library can write it.
+void require_utf8_arguments(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    try {
+      (void)ttsim::Json(args[i]).dump();
+    } catch (const ttsim::Json::exception&) {
+      std::string shown;
+      for (unsigned char c : args[i]) {
+        shown += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+      }
+      throw ttsim::InputError(fmt::format(
+          "argument {} (\"{}\"): expected UTF-8 text (paths and values are recorded in the JSON "
+          "outputs), found bytes that are not UTF-8",
+          i + 1, shown));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ttsim::cli
 
@@ -59,7 +83,9 @@ int main(int argc, char** argv) {
   for (const auto& c : registry()) {
     if (c.name != args[0]) continue;
     try {
-      return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      const std::vector<std::string> rest(args.begin() + 1, args.end());
+      require_utf8_arguments(rest);
+      return c.run(rest);
     } catch (const ttsim::InputError& e) {
       std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
       return 2;

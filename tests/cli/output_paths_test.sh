@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `ttsim simulate` and `ttsim model` refuse outputs that clash with each other or with an
-# input, and unwritable output folders, with exit 2 before any work and without touching
-# existing files.
+# input, and unwritable output folders, and every command refuses arguments that are not
+# UTF-8, with exit 2 before any work and without touching existing files.
 set -uo pipefail
 
 TTSIM="${TEST_SRCDIR}/ttsim/cli/ttsim"
@@ -43,6 +43,13 @@ expect_exit2 "simulate --json a symbolic link" "found a symbolic link" "${SIM[@]
 mkdir -p "$TMP/reports"
 expect_exit2 "calibrate --out inside --reports" "outside the --reports folder" calibrate --reports "$TMP/reports" \
   --arch "$TMP/arch.json" --device "$TMP/device.json" --model "$TMP/model.json" --out "$TMP/reports/c.json"
+# A path that is not UTF-8 cannot be recorded in the JSON outputs: refused before any work.
+bad="$TMP/$(printf 'sw_\xff')"
+cp "$CONFIGS/sweeps/smoke.json" "$bad.json"
+expect_exit2 "explore a non-UTF-8 sweep path" "expected UTF-8 text" explore "$bad.json" --out "$TMP/run"
+[ -e "$TMP/run" ] && fail "explore of a non-UTF-8 sweep path created its --out folder"
+expect_exit2 "simulate --json a non-UTF-8 path" "expected UTF-8 text" "${SIM[@]}" --json "$bad.out.json"
+rm -f "$bad.json"
 for f in model arch device; do
   cmp -s "$TMP/$f.json" "$TMP/$f.orig" || fail "input $f.json was modified"
 done
