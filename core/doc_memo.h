@@ -5,6 +5,7 @@
 // parsed once while it stays among the recent ones.
 
 #include <cstddef>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -27,19 +28,23 @@ class DocMemo {
   /// result stays valid while the caller holds it, whatever is evicted later.
   template <typename Parse>
   std::shared_ptr<const T> get(const Json& doc, const std::string& file, Parse&& parse) {
+    // The document's hash (nlohmann's, over every member and value) first: one walk of it,
+    // and a full comparison only with an entry of the same hash.
+    const std::size_t hash = std::hash<Json>{}(doc);
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->file != file || it->doc != doc) continue;
+      if (it->hash != hash || it->file != file || it->doc != doc) continue;
       entries_.splice(entries_.begin(), entries_, it);
       return entries_.front().value;
     }
     auto value = std::make_shared<const T>(parse(doc, file));
-    entries_.push_front({doc, file, value});
+    entries_.push_front({hash, doc, file, value});
     if (entries_.size() > Capacity) entries_.pop_back();
     return value;
   }
 
  private:
   struct Entry {
+    std::size_t hash;
     Json doc;
     std::string file;
     std::shared_ptr<const T> value;

@@ -73,6 +73,42 @@ const std::vector<std::string>& named_axes() {
   return names;
 }
 
+std::vector<std::string> canonical_axis_order(const std::vector<std::string>& names) {
+  auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  std::vector<std::string> layer, pointer;
+  for (const std::string& n : names) {
+    if (layer_rank_axis(n).first >= 0) {
+      layer.push_back(n);
+    } else if (std::find(named_axes().begin(), named_axes().end(), n) == named_axes().end()) {
+      pointer.push_back(n);
+    }
+  }
+  std::sort(layer.begin(), layer.end());
+  std::sort(pointer.begin(), pointer.end());
+  std::vector<std::string> order;
+  for (const std::string& n : named_axes()) {
+    if (has(n)) order.push_back(n);
+    if (n == "ttm_rank") order.insert(order.end(), layer.begin(), layer.end());
+  }
+  order.insert(order.end(), pointer.begin(), pointer.end());
+  return order;
+}
+
+std::vector<std::string> legacy_axis_order(const std::vector<std::string>& names) {
+  auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  std::vector<std::string> rest;
+  for (const std::string& n : names) {
+    if (std::find(named_axes().begin(), named_axes().end(), n) == named_axes().end()) rest.push_back(n);
+  }
+  std::sort(rest.begin(), rest.end());
+  std::vector<std::string> order;
+  for (const std::string& n : named_axes()) {
+    if (has(n)) order.push_back(n);
+  }
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
+}
+
 bool is_known_axis(const std::string& name) {
   const auto& n = named_axes();
   if (std::find(n.begin(), n.end(), name) != n.end()) return true;

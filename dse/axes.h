@@ -26,6 +26,20 @@ namespace ttsim::dse {
 /// Canonical order of the named axes (the order of the point's mixed-radix digits).
 const std::vector<std::string>& named_axes();
 
+/// `names` (known axes, each once) in the order of a point id's mixed-radix digits, the
+/// first slowest, the last fastest: the named axes in named_axes() order — the model's
+/// structure and ranks first, with the per-layer rank axes (tt_rank.enc<E>.<x>, by name)
+/// after ttm_rank, then the flows, then what only prices a design (engines, lanes, policy,
+/// memory, clock, sequence length) — and the "model:/" / "arch:/" pointer axes last, by
+/// name. Consecutive ids then mostly differ in prices, which an evaluator re-prices without
+/// re-simulating (sim/design_eval.h).
+std::vector<std::string> canonical_axis_order(const std::vector<std::string>& names);
+
+/// The order of ttsim-explore-state-2 and older: the named axes in named_axes() order, then
+/// every other axis (per-layer and pointer axes) by name. A run folder written with it is
+/// numbered this way (dse/explore.h checks before resuming or merging one).
+std::vector<std::string> legacy_axis_order(const std::vector<std::string>& names);
+
 /// True for a named axis or a well-formed "model:/..." / "arch:/..." axis.
 bool is_known_axis(const std::string& name);
 

@@ -1,5 +1,7 @@
 #include "dse/explore.h"
 
+#include "dse/axes.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -157,6 +159,31 @@ ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunne
   return report;
 }
 
+// The sweep's axes in its point ids' order.
+std::vector<std::string> axis_names(const SweepSpec& sweep) {
+  std::vector<std::string> names;
+  for (const auto& a : sweep.space.axes()) names.push_back(a.name);
+  return names;
+}
+
+// Refuses (InputError) a run folder whose state `s` numbers the sweep's points with another
+// axis order than this binary (a format-2 state of a sweep with per-layer or pointer axes
+// after a named axis, written before the canonical order changed): its ids would name
+// other designs here.
+void check_numbering(const RunState& s, const SweepSpec& sweep, const std::string& state_file) {
+  const std::vector<std::string> now = axis_names(sweep);
+  const std::vector<std::string> then = s.axes.empty() ? legacy_axis_order(now) : s.axes;
+  if (then == now) return;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (const auto& n : v) t += (t.empty() ? "" : ", ") + n;
+    return t;
+  };
+  throw InputError(state_file + ": its point ids number the axes in the order " + list(then) +
+                   " (an older ttsim); this one numbers them " + list(now) +
+                   ", so its ids name other designs: run the sweep again into a new --out");
+}
+
 // Refuses (InputError) shard `index` of `count` in `dir` (settings `s`) unless its
 // evaluation log is that of a finished shard: compacted (ascending ids, one line per
 // point) and holding an evaluation of every point of its slice. Reads the log one line at
@@ -271,6 +298,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     if (existing->sweep_doc != sweep.doc) {
       throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
     }
+    check_numbering(*existing, sweep, options.out_dir + "/state.json");
     if (existing->calibration != eval.calibration()) {
       throw InputError(options.out_dir + "/state.json: was run with calibration " +
                        calibration_text(existing->calibration) + ", not " +
@@ -289,6 +317,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   state.inputs = input_fingerprint(sweep);
   state.sweep_file = sweep_file;
   state.sweep_doc = sweep.doc;
+  state.axes = axis_names(sweep);
   state.shard = shard_text(options);
   state.calibration = eval.calibration();
 
@@ -374,6 +403,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     if (s.sweep_doc != eval.sweep().doc) {
       throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
     }
+    check_numbering(s, eval.sweep(), dir + "/state.json");
     check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
     if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
     if (s.calibration != eval.calibration()) {
@@ -403,6 +433,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     throw InputError("merge: missing shard(s) " + missing);
   }
   merged.sweep_doc = eval.sweep().doc;
+  merged.axes = axis_names(eval.sweep());
   merged.inputs = input_fingerprint(eval.sweep());
   merged.calibration = eval.calibration();
   prepare_dir(options.out_dir);

@@ -124,8 +124,8 @@ Evaluation evaluation_from_json(const JsonView& v) {
 }
 
 Json state_to_json(const RunState& s) {
-  Json j{{"format", "ttsim-explore-state-2"}, {"sweep_file", s.sweep_file},
-         {"sweep", s.sweep_doc}, {"shard", s.shard}, {"evaluations", kEvaluationLog}};
+  Json j{{"format", "ttsim-explore-state-3"}, {"sweep_file", s.sweep_file},
+         {"sweep", s.sweep_doc}, {"axes", s.axes}, {"shard", s.shard}, {"evaluations", kEvaluationLog}};
   if (!s.calibration.is_null()) j["calibration"] = s.calibration;
   if (s.systemc_rounds > 0) j["systemc_rounds"] = s.systemc_rounds;
   if (!s.systemc_pending.empty()) j["systemc_pending"] = s.systemc_pending;
@@ -166,14 +166,21 @@ void check_inputs_unchanged(const Json& recorded, const Json& now, const std::st
 
 RunState state_from_json(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
-  root.allow_keys({"format", "sweep_file", "sweep", "shard", "evaluations", "points", "calibration",
+  root.allow_keys({"format", "sweep_file", "sweep", "axes", "shard", "evaluations", "points", "calibration",
                    "systemc_rounds", "systemc_pending", "inputs"});
-  // Format 1 (before the evaluation log) lists the points inline.
-  const std::string format = root.at("format").as_enum({"ttsim-explore-state-1", "ttsim-explore-state-2"});
+  // Format 1 (before the evaluation log) lists the points inline; formats 1 and 2 record no
+  // axis order (theirs is legacy_axis_order, dse/axes.h).
+  const std::string format =
+      root.at("format").as_enum({"ttsim-explore-state-1", "ttsim-explore-state-2", "ttsim-explore-state-3"});
   const bool legacy = format == "ttsim-explore-state-1";
   RunState s;
   s.sweep_file = root.at("sweep_file").as_string();
   s.sweep_doc = root.at("sweep").raw();
+  if (format == "ttsim-explore-state-3") {
+    for (const auto& a : root.at("axes").as_array(0)) s.axes.push_back(a.as_string());
+  } else if (auto a = root.find("axes")) {
+    a->fail("no axes in " + format + " (its points are numbered in the order of that format)");
+  }
   s.shard = root.at("shard").as_string();
   if (!s.shard.empty()) {
     // "i/N" with 1 <= i <= N, as --shard writes it.
@@ -207,7 +214,7 @@ RunState state_from_json(const Json& doc, const std::string& file) {
     root.at("points").as_array(0);
   } else {
     if (root.at("evaluations").as_string() != kEvaluationLog) root.at("evaluations").fail(std::string("\"") + kEvaluationLog + "\"");
-    if (auto p = root.find("points")) p->fail("no inline points in format ttsim-explore-state-2 (they are in " + std::string(kEvaluationLog) + ")");
+    if (auto p = root.find("points")) p->fail("no inline points in format " + format + " (they are in " + std::string(kEvaluationLog) + ")");
   }
   if (auto r = root.find("systemc_rounds")) s.systemc_rounds = static_cast<int>(r->as_int(0, 1000));
   if (auto pending = root.find("systemc_pending")) {

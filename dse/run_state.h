@@ -118,6 +118,9 @@ class RunState {
 
   std::string sweep_file;  ///< the sweep path as given on the command line
   Json sweep_doc;          ///< the sweep document (a resumed or merged run must match it)
+  /// The sweep's axes in the order its point ids number them (SweepSpec's, canonical);
+  /// empty for a state of format 1 or 2, numbered in legacy_axis_order (dse/axes.h).
+  std::vector<std::string> axes;
   std::string shard;       ///< "" for a whole run, "i/N" for a shard
   /// The calibration record of `explore --calibration` (dse/run_setup.h), null when
   /// uncalibrated; a resumed or merged run must use the same.

@@ -62,7 +62,7 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_
   // document that differs from the previous one only in per-layer override ranks (per-layer
   // rank axes vary fastest) takes the previous parse with those ranks changed.
   thread_local ModelReparser models;
-  thread_local DocMemo<ArchSpec, 4> archs;
+  thread_local DocMemo<ArchSpec, 16> archs;  // e.g. five lane counts × two flows, cycling
   r.model = models.parse(p.model, p.model_file);
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
   // A design the emitted top cannot carry out is never simulated (the point is reported

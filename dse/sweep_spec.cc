@@ -135,13 +135,10 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
     s.lengths_split = d->at("split").as_string();
   }
 
-  // Axes in canonical order: named axes first, then generic pointer axes by name.
+  // Axes in canonical order (dse/axes.h canonical_axis_order): the point ids number the
+  // grid with the last axis varying fastest.
   JsonView axes = root.at("axes");
   if (!axes.is_object()) axes.fail("an object of axis name -> values");
-  std::vector<std::string> order;
-  for (const auto& n : named_axes()) {
-    if (axes.has(n)) order.push_back(n);
-  }
   for (auto it = doc.at("axes").begin(); it != doc.at("axes").end(); ++it) {
     if (!is_known_axis(it.key())) {
       axes.at(it.key()).fail("a known axis (" + [] {
@@ -161,8 +158,10 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
                           "\"" + key + "\"");
       }
     }
-    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
   }
+  std::vector<std::string> order;
+  for (auto it = doc.at("axes").begin(); it != doc.at("axes").end(); ++it) order.push_back(it.key());
+  order = canonical_axis_order(order);
   if (axes.has("tt_rank")) {
     for (const char* k : {"tt_rank.attention", "tt_rank.ffn_in", "tt_rank.ffn_out"}) {
       if (axes.has(k)) axes.at(k).fail("either tt_rank or per-kind tt_rank.<kind>, not both", "both");

@@ -17,6 +17,7 @@
 #include "sim/design_eval.h"
 
 #include "core/atomic_file.h"
+#include "dse/axes.h"
 #include "dse/explore.h"
 #include "dse/resolve.h"
 #include "dse/sweep_spec.h"
@@ -171,6 +172,49 @@ TEST(ExploreReference, ABaseModelItsLoaderRefusesIsRefusedBeforeAnyWork) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), dir + "/model.json") << e.what();
     EXPECT_EQ(e.pointer(), "/bogus_key") << e.what();
+  }
+}
+
+TEST(ExploreReference, PerLayerRankAxesComeBeforeTheArchAxesAndOlderRunsNumberedOtherwiseAreRefused) {
+  // The point ids vary the lanes fastest, the per-layer ranks before them (consecutive points
+  // differ in prices only); a run folder of the older numbering (ranks fastest: a format-2
+  // state, which records no axis order) is refused on resume rather than read with ids that
+  // name other designs.
+  const std::string dir = tmp_dir("numbering");
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "numbering",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+             "device": "configs/devices/u50.json"},
+    "axes": {"lanes": [16, 32], "tt_rank.enc0.ffn_in": [4, 8]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"},
+    "fidelity": "analytic"
+  })");
+  auto setup = make_run_setup(dir + "/sweep.json");
+  const auto& axes = setup->sweep.space.axes();
+  ASSERT_EQ(axes.size(), 2u);
+  EXPECT_EQ(axes[0].name, "tt_rank.enc0.ffn_in");
+  EXPECT_EQ(axes[1].name, "lanes");
+  EXPECT_EQ(legacy_axis_order({"tt_rank.enc0.ffn_in", "lanes"}),
+            (std::vector<std::string>{"lanes", "tt_rank.enc0.ffn_in"}));
+  ExploreOptions o;
+  o.out_dir = dir + "/run";
+  ASSERT_EQ(run_explore(*setup->eval, dir + "/sweep.json", o).outcome, ExploreOutcome::kComplete);
+  Json state = load_json_file(o.out_dir + "/state.json");
+  EXPECT_EQ(state.at("format"), "ttsim-explore-state-3");
+  EXPECT_EQ(state.at("axes"), Json::array({"tt_rank.enc0.ffn_in", "lanes"}));
+  // As an older ttsim wrote it.
+  state["format"] = "ttsim-explore-state-2";
+  state.erase("axes");
+  write_file_atomic(o.out_dir + "/state.json", state.dump(1));
+  o.resume = true;
+  try {
+    run_explore(*setup->eval, dir + "/sweep.json", o);
+    FAIL() << "a run numbered in the older axis order was resumed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("number the axes in the order lanes, tt_rank.enc0.ffn_in"),
+              std::string::npos)
+        << e.what();
   }
 }
 
