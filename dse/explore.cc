@@ -47,13 +47,17 @@ void note_stale_lock(const std::string& dir, const DirLock& lock) {
 // What a run killed while writing leaves in its folder: temporaries of atomic writes of the
 // files it writes ("<file>.tmp.<pid>", core/atomic_file.h: its result files, state and log,
 // and its plots "front_*", "breakdown*", "rank_*" with their data and scripts) and of the HLS
-// build ("hls_build.emit-<pid>"). Anything else is the user's.
+// build ("hls_build.emit-<pid>", the build being written, and "hls_build.old-<pid>", the
+// earlier build moved aside while the new one takes its place: dse/emit.cc; the run's next
+// emit writes the build again from chosen.json). Anything else is the user's.
 bool is_leftover(const std::string& name) {
   auto pid_tail = [&](std::size_t from) {
     return from < name.size() && name.find_first_not_of("0123456789", from) == std::string::npos;
   };
-  const auto emit = name.rfind(".emit-");
-  if (emit == 9 && name.compare(0, emit, "hls_build") == 0) return pid_tail(emit + 6);
+  for (const char* mark : {".emit-", ".old-"}) {
+    const auto at = name.rfind(mark);
+    if (at == 9 && name.compare(0, at, "hls_build") == 0) return pid_tail(at + std::string(mark).size());
+  }
   const auto tmp = name.rfind(".tmp.");
   if (tmp == std::string::npos || !pid_tail(tmp + 5)) return false;
   const std::string file = name.substr(0, tmp);

@@ -486,7 +486,7 @@ TEST(Explore, OutMustBeNewEmptyOrARunFolder) {
   root.out_dir = "/";
   EXPECT_THROW(run_explore(*f.eval, "toy_sweep.json", root), InputError);
   // Files named like temporaries but not of a file a run writes are the user's: refused, kept.
-  for (const char* name : {"notes.tmp.2024", "photos.emit-1", "mynotes.json.tmp.2024"}) {
+  for (const char* name : {"notes.tmp.2024", "photos.emit-1", "mynotes.json.tmp.2024", "photos.old-7"}) {
     const std::string dir = f.dir + "/like_" + std::string(name);
     fs::create_directories(dir);
     write_file_atomic(dir + "/" + name, "mine");
@@ -497,9 +497,11 @@ TEST(Explore, OutMustBeNewEmptyOrARunFolder) {
   fs::create_directories(f.dir + "/leftovers");
   write_file_atomic(f.dir + "/leftovers/results.csv.tmp.12345", "half");
   fs::create_directories(f.dir + "/leftovers/hls_build.emit-12345");
+  fs::create_directories(f.dir + "/leftovers/hls_build.old-12345");
   EXPECT_EQ(f.run("leftovers").outcome, ExploreOutcome::kComplete);
   EXPECT_FALSE(fs::exists(f.dir + "/leftovers/results.csv.tmp.12345"));
   EXPECT_FALSE(fs::exists(f.dir + "/leftovers/hls_build.emit-12345"));
+  EXPECT_FALSE(fs::exists(f.dir + "/leftovers/hls_build.old-12345"));
   fs::create_directories(f.dir + "/empty");
   EXPECT_EQ(f.run("empty").outcome, ExploreOutcome::kComplete);  // an empty folder is fine
   ExploreOptions again;
