@@ -1,7 +1,9 @@
 // `ttsim merge --out DIR SHARD_DIR...`: join the state of `explore --shard i/N` runs and
 // finish them (SystemC stage, Pareto front, choice, outputs) exactly as an unsharded run.
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -16,6 +18,9 @@
 
 namespace ttsim::cli {
 namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_merge_sigint(int) { g_interrupted = true; }
 
 int run_merge_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
@@ -50,7 +55,22 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   o.out_dir = out;
   o.control.threads = n_threads;
   o.extra_outputs = dse::standard_extra_outputs(*setup, hls_root);
+  o.control.cancel = &g_interrupted;
+  std::signal(SIGINT, on_merge_sigint);
   const auto r = dse::run_merge(*setup->eval, shards, o);
+  std::signal(SIGINT, SIG_DFL);
+  if (r.outcome == dse::ExploreOutcome::kInterrupted && r.evaluated == 0 && !std::filesystem::exists(out + "/state.json")) {
+    std::cerr << fmt::format("interrupted while merging the shards' logs: nothing kept in {}; run the same "
+                             "merge again\n",
+                             out);
+    return 130;
+  }
+  if (g_interrupted) {
+    std::cerr << fmt::format("interrupted: the merged run in {} is not finished; finish it with `ttsim explore "
+                             "{} --out {} --resume`\n",
+                             out, first.sweep_file, out);
+    return 130;
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format("merged {} shards: {} points, Pareto front {}, {:.1f} s; results in {}\n",
                            shards.size(), r.evaluated, r.final.front.size(), secs, out);

@@ -246,13 +246,16 @@ struct ShardCursor {
 
 // Appends every point of the shards' logs to `merged`'s log in ascending id, one point
 // in memory at a time (the logs were checked by check_shard_finished).
-void merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
-                      RunState& merged) {
+// Returns false, with the log partly merged, when `cancel` is set (checked before the
+// first point and every 1,024); true when every point is merged.
+bool merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                      RunState& merged, const std::atomic<bool>* cancel) {
   std::vector<ShardCursor> cursors(shard_dirs.size());
   for (std::size_t k = 0; k < shard_dirs.size(); ++k) {
     cursors[k].in = std::make_unique<JsonLinesReader>(shard_dirs[k] + "/" + kEvaluationLog);
     cursors[k].advance();
   }
+  if (cancel && cancel->load()) return false;
   for (std::size_t n = 1;; ++n) {
     ShardCursor* next = nullptr;
     for (auto& c : cursors) {
@@ -268,10 +271,14 @@ void merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string
       const Evaluation e = evaluation_from_json(*sc);
       merged.add(id, true, e, eval.figures(e));
     }
-    if (n % 1024 == 0) merged.flush();
+    if (n % 1024 == 0) {
+      merged.flush();
+      if (cancel && cancel->load()) return false;
+    }
     next->advance();
   }
   merged.flush();
+  return true;
 }
 
 }  // namespace
@@ -451,7 +458,15 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   // The points the unsharded run plans at most (a merge holds one slice of them per shard):
   // no regrowth, and no reservation of a space too large to enumerate.
   merged.points.reserve(static_cast<std::size_t>(planned_count(eval.sweep())));
-  merge_shard_logs(eval, shard_dirs, merged);
+  if (!merge_shard_logs(eval, shard_dirs, merged, options.control.cancel)) {
+    // Interrupted before the merged run had a state: its partial log is removed, and the
+    // same merge starts again from the shards (they are unchanged).
+    std::error_code ec;
+    fs::remove(fs::path(options.out_dir) / kEvaluationLog, ec);
+    ExploreReport report;
+    report.outcome = ExploreOutcome::kInterrupted;
+    return report;
+  }
   RunControl control = options.control;
   control.checkpoint_dir = options.out_dir;
   BatchRunner runner(eval, merged, control, merged.points.size());

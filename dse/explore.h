@@ -75,7 +75,11 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
 /// a shard whose run is still going (its folder is locked) or did not finish (a point of
 /// its slice lacks an evaluation: interrupted, killed or stopped by its time budget),
 /// naming the folder and the command that finishes it; ConfigError at "<log>:<line>" for
-/// a malformed line of a shard's log or a point id outside the design space.
+/// a malformed line of a shard's log or a point id outside the design space. Ctrl-C
+/// (options.control.cancel) while the logs are merged ends it as kInterrupted with no
+/// state and the partial log removed (run the merge again); during the SystemC stage or
+/// the outputs, as run_explore (the merged folder is then continued with `explore
+/// --resume`).
 ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
                         const ExploreOptions& options);
 

@@ -3,6 +3,7 @@
 #include "tests/testing/slurp.h"
 #include "dse/explore.h"
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -373,6 +374,13 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   ExploreOptions m;
   m.out_dir = f.dir + "/merged";
   EXPECT_THROW(run_merge(*f.eval, {dirs[0], dirs[1]}, m), InputError);  // shard 3/3 missing
+  // Ctrl-C while the logs are merged: nothing is kept, and the same merge runs again.
+  std::atomic<bool> cancel{true};
+  m.control.cancel = &cancel;
+  EXPECT_EQ(run_merge(*f.eval, dirs, m).outcome, ExploreOutcome::kInterrupted);
+  EXPECT_FALSE(fs::exists(m.out_dir + "/state.json"));
+  EXPECT_FALSE(fs::exists(m.out_dir + "/evaluations.jsonl"));
+  cancel = false;
   const auto r = run_merge(*f.eval, dirs, m);
   EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
   expect_same_files(f.dir + "/whole", f.dir + "/merged");
