@@ -231,8 +231,11 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 namespace {
 
 /// The kernel instances and the static schedule of `graph` (see describe_into).
+/// With `place_tasks` false, m's schedule (each task's instance, the program order) and
+/// the instances' call sites are kept: they depend on the tasks' ops and variants only, which
+/// redescribe_into's graph shares with the one `m` was described for.
 void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
-                        const KernelLatencyModel& lat, const TaskClasses& classes) {
+                        const KernelLatencyModel& lat, const TaskClasses& classes, bool place_tasks) {
   // Kernel instances: one per module of hls/kernels/modules.h.
   constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
   m.instances.resize(kModules);
@@ -246,7 +249,7 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
     k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp);
-    k.call_sites = 0;
+    if (place_tasks) k.call_sites = 0;
   }
 
   // Schedule: program order, one task at a time. Per instance and kernel loop (spec
@@ -255,10 +258,12 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
   thread_local std::vector<std::int64_t> trip_min, trip_max;
   trip_min.assign(kModules * kLoops, 0);
   trip_max.assign(kModules * kLoops, -1);
-  m.schedule.instance.assign(graph.tasks.size(), -1);
-  m.schedule.order.clear();
-  m.schedule.order.reserve(graph.tasks.size());
-  m.schedule.overlap_groups.clear();
+  if (place_tasks) {
+    m.schedule.instance.assign(graph.tasks.size(), -1);
+    m.schedule.order.clear();
+    m.schedule.order.reserve(graph.tasks.size());
+    m.schedule.overlap_groups.clear();
+  }
   // The modules of each task op, in table order (a task runs on the first that takes its
   // variant).
   std::array<std::array<int, kModules>, kTaskOpCount> modules_of;
@@ -312,6 +317,7 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
   }
   for (const Task& t : graph.tasks) {
+    if (!place_tasks) break;
     const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
     m.schedule.order.push_back(t.id);
     m.schedule.instance[t.id] = idx;
@@ -613,7 +619,7 @@ void partition_arenas(Machine& m, const ArchSpec& arch) {
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes) {
   check_buildable(arch);
-  describe_instances(m, arch, device, graph, bound, classes);
+  describe_instances(m, arch, device, graph, bound, classes, true);
   describe_memories(m, graph, hd);
   partition_arenas(m, arch);
   choose_storage(m.memories, device);
@@ -621,11 +627,12 @@ void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, c
 
 void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                      const KernelLatencyModel& bound, const TaskClasses& classes) {
-  if (m.memories.size() != ttsim_hls::kFloatArenas + 1 || m.memory_of_buffer.size() != graph.buffers.size()) {
+  if (m.memories.size() != ttsim_hls::kFloatArenas + 1 || m.memory_of_buffer.size() != graph.buffers.size() ||
+      m.schedule.instance.size() != graph.tasks.size()) {
     throw std::invalid_argument("redescribe_into: the machine was not described for this graph");
   }
   check_buildable(arch);
-  describe_instances(m, arch, device, graph, bound, classes);
+  describe_instances(m, arch, device, graph, bound, classes, false);
   partition_arenas(m, arch);
   choose_storage(m.memories, device);
 }

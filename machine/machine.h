@@ -183,7 +183,8 @@ void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, c
 /// flows; `arch` may differ in what prices change — lanes, clock, overheads, calibration.
 /// Redoes what depends on them (the instances: lanes, DSP, trips, IIs from `bound`, the
 /// KernelLatencyModel of (arch, device) bound to `graph`; the arenas' partition; their
-/// storage and blocks) and keeps the arrays' words, buffers and placement. The result
+/// storage and blocks) and keeps the arrays' words, buffers and placement and the schedule
+/// (each task's instance, the instances' call sites). The result
 /// equals describe_into(m, arch, device, graph, bound, hd). Throws as describe_into, and
 /// std::invalid_argument when `m` holds no description of `graph`'s buffers.
 void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,

@@ -1,5 +1,7 @@
 #include "sim/bank_map.h"
 
+#include <stdexcept>
+
 #include <map>
 
 #include "hls/loop_nest.h"
@@ -63,6 +65,34 @@ BankMap fallback_bank_map(const TaskGraph& graph, MemoryStrategy strategy,
     (b.kind == BlockKind::kBram36 ? m.bram36_blocks : m.uram_blocks) += b.blocks;
   }
   return m;
+}
+
+void task_banks_into(const TaskGraph& graph, const BankMap& banks, const std::vector<std::int64_t>& footprint,
+                     TaskBanks& out) {
+  if (banks.bank_of_buffer.size() < graph.buffers.size() || footprint.size() < graph.buffers.size()) {
+    throw std::invalid_argument("task_banks: bank map or footprint does not cover the graph's buffers");
+  }
+  out.begin.resize(graph.tasks.size() + 1);
+  out.bank.clear();
+  // The last task that listed each bank: a task lists each of its banks once.
+  thread_local std::vector<int> listed_by;
+  listed_by.assign(banks.banks.size(), -1);
+  const int* bank_of = banks.bank_of_buffer.data();
+  const std::int64_t* words = footprint.data();
+  for (const Task& t : graph.tasks) {
+    out.begin[t.id] = static_cast<int>(out.bank.size());
+    auto list = [&](const std::vector<int>& buffers) {
+      for (int b : buffers) {
+        const int bank = bank_of[b];
+        if (bank < 0 || words[b] <= 0 || listed_by[bank] == t.id) continue;
+        listed_by[bank] = t.id;
+        out.bank.push_back(bank);
+      }
+    };
+    list(t.reads);
+    list(t.writes);
+  }
+  out.begin[graph.tasks.size()] = static_cast<int>(out.bank.size());
 }
 
 }  // namespace ttsim

@@ -42,6 +42,21 @@ struct BankMap {
   std::string origin;  ///< who produced the plan, e.g. "sim fallback (naive)"
 };
 
+/// The distinct banks each task moves words through (a buffer it reads or writes with a
+/// footprint > 0 words, in a bank), by task id in compressed rows: task t's banks are
+/// bank[begin[t] .. begin[t + 1]) in the order the task first touches them. A property of
+/// the graph, the footprints and which bank holds each buffer, not of the banks' sizes.
+struct TaskBanks {
+  std::vector<int> begin;  ///< size tasks + 1
+  std::vector<int> bank;
+};
+
+/// TaskBanks of `graph` on `banks` into `out` (storage reused). Throws
+/// std::invalid_argument when `banks` or `footprint` (words by buffer id) do not cover the
+/// graph's buffers.
+void task_banks_into(const TaskGraph& graph, const BankMap& banks, const std::vector<std::int64_t>& footprint,
+                     TaskBanks& out);
+
 /// Fallback plan. Every buffer with footprint 0 or `fused[b]` gets no bank. Otherwise:
 ///  - a buffer of >= 8,192 words goes to URAM288 (4K × 72 bits = 8,192 FP32 words per
 ///    block, 2 words per port per block per cycle), blocks = ceil(words / 8,192);

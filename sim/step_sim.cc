@@ -65,9 +65,13 @@ namespace {
 /// Runs `r` on its machine: its arrays (bank map) and, with `machine_units`, its instances
 /// — per unit class, the most instances of one of its modules (the top calls one module at
 /// a time, so the modules of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run
-/// together) — instead of the arch's unit counts (the what-if studies).
-void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units) {
+/// together) — instead of the arch's unit counts (the what-if studies). `same_placement`:
+/// the graph, footprints and buffer placement are those of r's last run, whose task banks
+/// are kept.
+void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units,
+                    bool same_placement = false) {
   machine_bank_map_into(*r.machine, r.banks);
+  if (!same_placement) task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
   if (machine_units) {
     std::array<int, kUnitKinds> units{};
     for (const machine::KernelInstance& k : r.machine->instances) {
@@ -150,7 +154,7 @@ void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& a
   latency.bind_instances(g, step.sched.price_rep);
   price_classes(step.sched, g, latency);
   machine::redescribe_into(machine, arch, device, g, latency, {&step.sched.price_class, &step.sched.price_rep});
-  run_on_machine(step, arch, options, true);
+  run_on_machine(step, arch, options, true, true);
 }
 
 StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
@@ -169,6 +173,7 @@ StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, 
   require_same_buffers(r.graph(), hardware.graph(), "simulate_step_on");
   r.machine = hardware.machine;
   r.banks = hardware.banks;
+  task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
   r.sched.unit_count = hardware.sched.unit_count;  // the same hardware dispatches to the same units
   execute(r, arch, options);
   return r;

@@ -35,6 +35,9 @@ struct StepResult {
   /// of every length run on the same hardware.
   std::shared_ptr<const machine::Machine> machine;
   BankMap banks;                          ///< the machine's arrays (machine_bank_map)
+  /// The banks of `banks` each task moves words through (task_banks_into; kept by
+  /// reprice_step, whose graph, footprints and placement do not change).
+  TaskBanks task_banks;
   EngineResult run;                       ///< SystemC schedule and bank slices (EngineOptions::analytic: the list schedule)
   Occupancy occupancy;                    ///< empty when EngineOptions::occupancy is false
   /// Cycles of the same step from the analytic list scheduler (no port contention,

@@ -16,44 +16,34 @@ namespace {
 double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
 }  // namespace
 
-void bank_activity_shape_into(const TaskGraph& graph, const BankMap& banks, const std::vector<std::int64_t>& footprint,
-                              BankActivityShape& s) {
-  if (banks.bank_of_buffer.size() < graph.buffers.size() || footprint.size() < graph.buffers.size()) {
-    throw std::invalid_argument("bank_activity_shape: bank map or footprint does not cover the graph's buffers");
-  }
+void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankActivityShape& s) {
+  if (used.begin.empty()) throw std::invalid_argument("bank_activity_shape: no task banks");
+  const std::size_t tasks = used.begin.size() - 1;
   s.bram36_blocks = banks.bram36_blocks;
   s.uram288_blocks = banks.uram_blocks;
   s.banks = 0;
   for (const BankInstance& b : banks.banks) s.banks += b.partitions;
-  s.task_bram36_blocks.resize(graph.tasks.size());
-  s.task_uram288_blocks.resize(graph.tasks.size());
-  // The last task that counted each bank: a task counts each of its banks once.
-  thread_local std::vector<int> counted_by;
-  counted_by.assign(banks.banks.size(), -1);
-  const int* bank_of = banks.bank_of_buffer.data();
-  const std::int64_t* words = footprint.data();
-  for (const Task& t : graph.tasks) {
+  s.task_bram36_blocks.resize(tasks);
+  s.task_uram288_blocks.resize(tasks);
+  for (std::size_t t = 0; t < tasks; ++t) {
     std::int64_t bram = 0, uram = 0;
-    auto count = [&](const std::vector<int>& list) {
-      for (int b : list) {
-        const int bank = bank_of[b];
-        if (bank < 0 || words[b] <= 0 || counted_by[bank] == t.id) continue;
-        counted_by[bank] = t.id;
-        const BankInstance& inst = banks.banks[bank];
-        (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
-      }
-    };
-    count(t.reads);
-    count(t.writes);
-    s.task_bram36_blocks[t.id] = bram;
-    s.task_uram288_blocks[t.id] = uram;
+    for (int k = used.begin[t]; k < used.begin[t + 1]; ++k) {
+      const std::size_t bank = static_cast<std::size_t>(used.bank[k]);
+      if (bank >= banks.banks.size()) throw std::invalid_argument("bank_activity_shape: a task bank outside the bank map");
+      const BankInstance& inst = banks.banks[bank];
+      (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
+    }
+    s.task_bram36_blocks[t] = bram;
+    s.task_uram288_blocks[t] = uram;
   }
 }
 
 BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
                                       const std::vector<std::int64_t>& footprint) {
+  TaskBanks used;
+  task_banks_into(graph, banks, footprint, used);
   BankActivityShape s;
-  bank_activity_shape_into(graph, banks, footprint, s);
+  bank_activity_shape_into(used, banks, s);
   return s;
 }
 

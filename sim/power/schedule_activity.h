@@ -42,9 +42,11 @@ struct BankActivityShape {
 /// Throws std::invalid_argument when `banks` or `footprint` do not cover the graph's buffers.
 BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
                                       const std::vector<std::int64_t>& footprint);
-/// bank_activity_shape into `s`, its storage reused (every field overwritten).
-void bank_activity_shape_into(const TaskGraph& graph, const BankMap& banks, const std::vector<std::int64_t>& footprint,
-                              BankActivityShape& s);
+/// The shape from the banks each task touches (`used`, task_banks_into of the graph on
+/// `banks`) into `s`, its storage reused (every field overwritten): only the banks' blocks
+/// are read from `banks`, so one TaskBanks serves every size of the same placement.
+/// Throws std::invalid_argument when `used` is empty or names a bank `banks` lacks.
+void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankActivityShape& s);
 
 /// LUTs of the bank networks of one instance of each kernel module that runs on `unit`
 /// with `lanes` lanes on arenas of `banks` banks (hls/include/banked.h), from the kernel
