@@ -89,7 +89,7 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   const std::uint64_t feasible = r.final.feasible;
   std::cout << fmt::format(
       "{} points ({} new), {} feasible, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n",
-      r.evaluated, r.new_evaluations, feasible, r.final.front.size(), r.final.systemc_points, secs);
+      r.evaluated, r.new_points, feasible, r.final.front.size(), r.final.systemc_points, secs);
   if (r.final.chosen) {
     std::cout << fmt::format("chosen: id {} {} ({})\n  {}\n", *r.final.chosen,
                              dse::point_name(setup->sweep, *r.final.chosen),

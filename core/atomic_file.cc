@@ -54,6 +54,17 @@ AtomicFileWriter::~AtomicFileWriter() {
 
 void AtomicFileWriter::write(std::string_view text) { out_.write(text.data(), static_cast<std::streamsize>(text.size())); }
 
+std::ifstream AtomicFileWriter::take_back() {
+  out_.flush();
+  const bool ok = static_cast<bool>(out_);
+  out_.close();
+  std::ifstream in(tmp_, std::ios::binary);
+  std::remove(tmp_.c_str());
+  committed_ = true;  // nothing left to remove
+  if (!ok || !in) throw InputError(path_ + ": write failed (" + std::strerror(errno) + ")");
+  return in;
+}
+
 void AtomicFileWriter::commit() {
   out_.flush();
   const bool ok = static_cast<bool>(out_);

@@ -37,6 +37,11 @@ class AtomicFileWriter {
   /// Flushes and renames the temporary file over `path` (a fault point before and after
   /// the rename, core/fault_point.h). Throws InputError when a write failed.
   void commit();
+  /// Ends the writer without replacing `path`: returns what was written, open for reading
+  /// from its start, and removes the temporary file's name (the content lives while the
+  /// stream is open; a run killed then leaves nothing). A later writer of the same `path`
+  /// may then start. Throws InputError when a write failed.
+  std::ifstream take_back();
   const std::string& path() const { return path_; }
 
  private:

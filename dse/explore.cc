@@ -325,6 +325,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
   } else {
     state.start_log(options.out_dir);
   }
+  const std::size_t points_before = state.points.size();
   state.inputs = input_fingerprint(sweep);
   state.sweep_file = sweep_file;
   state.sweep_doc = sweep.doc;
@@ -384,6 +385,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
     runner.evaluate(all, true);
   }
   report.new_evaluations = runner.evaluated();
+  report.new_points = state.points.size() - points_before;
   report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
 
   if (runner.stopped() == StopReason::kInterrupted) {

@@ -48,7 +48,10 @@ struct ExploreReport {
   ExploreOutcome outcome = ExploreOutcome::kComplete;
   std::uint64_t planned = 0;    ///< points the strategy asked for (grid/random after budget)
   std::uint64_t evaluated = 0;  ///< points in the state
+  /// Evaluations this run made before the SystemC stage of systemc_pareto (a point evaluated
+  /// by both fidelities under systemc_all counts twice).
   std::uint64_t new_evaluations = 0;
+  std::uint64_t new_points = 0;  ///< points the run evaluated that the state did not hold
   bool time_budget_hit = false;
   FinalResult final;            ///< empty for a shard
   /// Result files written into the out folder (names; state.json aside), empty for a shard.

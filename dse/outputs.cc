@@ -100,14 +100,15 @@ struct PointsPass {
   std::set<double> clocks;
 };
 
-// results.csv and results.jsonl: `streamed` when it holds every row (committed), else
+// results.csv and results.jsonl: `streamed` when it holds every row (committed, the rows of
+// points evaluated again by SystemC replaced), else
 // written from the log, one point at a time; then pareto.csv (unless partial) and the
 // front's objects for results.json.
 PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
                              const FinalResult& f, ResultStream* streamed) {
   PointsPass pass;
   if (streamed && streamed->covers(state)) {
-    streamed->commit();
+    streamed->commit(state, [&](PointId id) { return render_row(eval, result_row(eval, state, f, id)); });
     pass.clocks = streamed->clocks();
   } else {
     if (streamed) streamed->discard();

@@ -1,6 +1,7 @@
 #include "dse/result_stream.h"
 
 #include <algorithm>
+#include <fstream>
 #include <array>
 #include <cmath>
 #include <iterator>
@@ -10,6 +11,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "core/errors.h"
 #include "dse/outputs.h"
 #include "dse/resolve.h"
 
@@ -204,19 +206,64 @@ void ResultStream::discard() {
   jsonl_.reset();
 }
 
-bool ResultStream::covers(const RunState& state) const {
-  if (!accepting() || rows_ != state.points.size()) return false;
-  for (const auto& [id, s] : state.points) {
-    (void)id;
-    if (s.has_systemc()) return false;
-  }
-  return true;
-}
+bool ResultStream::covers(const RunState& state) const { return accepting() && rows_ == state.points.size(); }
 
 void ResultStream::commit() {
   if (!accepting()) throw std::logic_error("ResultStream::commit: the stream was voided");
   csv_->commit();
   jsonl_->commit();
+}
+
+namespace {
+
+// The next CSV record of `in` with its newline into `out` (a newline inside a quoted cell
+// belongs to the record); false at the end.
+bool next_csv_record(std::istream& in, std::string& out) {
+  out.clear();
+  bool quoted = false;
+  for (int c; (c = in.get()) != EOF;) {
+    out += static_cast<char>(c);
+    if (c == '"') quoted = !quoted;  // an escaped quote ("") toggles twice
+    if (c == '\n' && !quoted) return true;
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+void ResultStream::commit(const RunState& state, const std::function<RowText(PointId)>& render_again) {
+  if (!covers(state)) throw std::logic_error("ResultStream::commit: the stream does not cover the run's points");
+  bool any = false;
+  for (const auto& [id, s] : state.points) {
+    (void)id;
+    any = any || s.has_systemc();
+  }
+  if (!any) return commit();
+  // The rows appended, in ascending id as the state's points: read back, each kept or
+  // replaced, into new temporaries of the same files.
+  std::ifstream csv_in = csv_->take_back(), jsonl_in = jsonl_->take_back();
+  const std::string csv_path = csv_->path(), jsonl_path = jsonl_->path();
+  csv_ = std::make_unique<AtomicFileWriter>(csv_path);
+  jsonl_ = std::make_unique<AtomicFileWriter>(jsonl_path);
+  std::string csv_line, jsonl_line;
+  if (!next_csv_record(csv_in, csv_line)) throw InputError(csv_path + ": the streamed rows cannot be read back");
+  csv_->write(csv_line);  // the header
+  for (const auto& [id, s] : state.points) {
+    if (!next_csv_record(csv_in, csv_line) || !std::getline(jsonl_in, jsonl_line)) {
+      throw InputError(csv_path + ": the streamed rows cannot be read back");
+    }
+    if (!s.has_systemc()) {
+      csv_->write(csv_line);
+      jsonl_->write(jsonl_line);
+      jsonl_->write("\n");
+      continue;
+    }
+    const RowText row = render_again(id);
+    csv_->write(row.csv);
+    jsonl_->write(row.jsonl);
+    if (row.clock_mhz) clocks_.insert(*row.clock_mhz);
+  }
+  commit();
 }
 
 }  // namespace ttsim::dse

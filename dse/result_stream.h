@@ -2,13 +2,14 @@
 // results.csv and results.jsonl of a run (columns and keys: dse/outputs.h), written row by
 // row as the rows come. A run that evaluates its points in ascending id with one fidelity
 // (a fresh grid or random run without a time budget) hands each point's row to its stream in the batch that evaluated it,
-// so the files need no pass over the log at the end; any other run (a search, a resumed run,
-// a merge, a SystemC stage that re-evaluated points) writes them at its end from its log,
-// through the same class. Both files go to temporaries renamed over the destinations by
+// so the files need no pass over the log at the end (the rows of the points a SystemC stage
+// evaluated again are replaced when the files are committed); any other run (a search, a
+// resumed run, a merge) writes them at its end from its log, through the same class. Both files go to temporaries renamed over the destinations by
 // commit() (core/atomic_file.h): until then a folder keeps the files of its last finished
 // run, and a killed run leaves temporaries its next run removes.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -57,15 +58,20 @@ class ResultStream {
   /// Voids the stream: removes its temporaries (which another stream of the same folder
   /// would share: their names hold the process id).
   void discard();
-  /// True when the stream holds exactly the rows write_outputs would write for `state`:
-  /// not voided, one row per point of `state`, and no point with a SystemC evaluation
-  /// (the rows show each point's analytic one).
+  /// True when the stream holds a row for every point of `state` (not voided, one row per
+  /// point): commit(state, …) then writes the files.
   bool covers(const RunState& state) const;
-  /// Clocks (MHz) of the rows appended.
+  /// Clocks (MHz) of the rows appended (and of those commit renders again).
   const std::set<double>& clocks() const { return clocks_; }
   /// Renames both files over results.csv and results.jsonl. Throws InputError when a write
   /// failed, std::logic_error when the stream was voided.
   void commit();
+  /// commit() for `state` (which the stream covers), whose points with a SystemC evaluation
+  /// (re-evaluated after their analytic rows were appended: the SystemC stage of a few
+  /// front designs among millions) get their rows from `render_again` instead: the files
+  /// are copied record by record into new temporaries, the other rows as they were, then
+  /// renamed. Throws as commit(), std::logic_error when the stream does not cover `state`.
+  void commit(const RunState& state, const std::function<RowText(PointId)>& render_again);
 
  private:
   std::unique_ptr<AtomicFileWriter> csv_, jsonl_;  // null once voided

@@ -111,6 +111,8 @@ struct StepTemplate {
   }
 };
 
+thread_local EvaluationPaths paths;  // this thread's, evaluation_paths()
+
 /// Every TT rank of `model`'s linear layers, then its TTM embedding's, into `out`: with
 /// same_graph_structure, equal signatures mean equal training graphs.
 void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
@@ -156,6 +158,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
     DesignEvaluation& e = *t.evaluation;
     reprice_step(e.step, *t.machine, arch, device, *t.latency, options);
     finish_evaluation(e, model, arch, device, split, options);
+    ++paths.repriced;
     return t.evaluation;
   }
   // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
@@ -180,6 +183,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
       resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
       t.ranks = ranks;
       finish_evaluation(e, model, arch, device, split, options);
+      ++paths.resimulated;
       return t.evaluation;
     }
     templates.pop_front();  // plans of another structure: build
@@ -197,6 +201,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   e.step.machine = t.machine;
   t.ranks = ranks;
   finish_evaluation(e, model, arch, device, split, options);
+  ++paths.built;
   std::shared_ptr<const DesignEvaluation> result = t.evaluation;
   templates.push_front(std::move(t));
   if (templates.size() > kStepTemplates) templates.pop_back();
@@ -204,6 +209,8 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
 }
 
 }  // namespace
+
+EvaluationPaths evaluation_paths() { return paths; }
 
 std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, const ArchSpec& arch,
                                                         const DeviceSpec& device,

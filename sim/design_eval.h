@@ -71,6 +71,18 @@ std::shared_ptr<const DesignEvaluation> evaluate_design(const ModelSpec& model, 
                                                         const dataset::LengthHistogram* split,
                                                         Fidelity fidelity = Fidelity::kSystemC);
 
+/// How this thread's evaluations by evaluate_design were made since the thread started (a
+/// SystemC evaluation answered from the cache is none of them): from scratch, on a template
+/// of the same structure with the graph reshaped and the step re-simulated
+/// (resimulate_step), or re-priced on a template whose last model had the same ranks
+/// (reprice_step). For tests and benchmarks that must know which path ran.
+struct EvaluationPaths {
+  std::uint64_t built = 0;
+  std::uint64_t resimulated = 0;
+  std::uint64_t repriced = 0;
+};
+EvaluationPaths evaluation_paths();
+
 /// Throws InputError "<model> on <arch> does not fit <device> (<device_file>): BRAM36 1857
 /// needed, 1344 available; ..." when `e` exceeds the device (DesignEvaluation::over_device),
 /// the refusal `simulate` and `memplan` exit 2 with.

@@ -172,15 +172,37 @@ TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
   ASSERT_EQ(state.points.size(), 128u);
   EXPECT_TRUE(rows.covers(state));
   EXPECT_EQ(rows.clocks().size(), 0u);  // the toy arch has no clock and the toy evaluator no configs
-  // Once a point carries a SystemC evaluation its row (the analytic one) is stale.
+  // Once a point carries a SystemC evaluation its row (the analytic one) is stale: commit
+  // replaces it with the row rendered again, the others copied as they were.
   Evaluation sc = state.record(5).analytic;
   sc.fidelity = "toy-systemc";
   state.add(5, true, sc, f.eval->figures(sc));
-  EXPECT_FALSE(rows.covers(state));
-  rows.commit();
+  state.flush();
+  EXPECT_TRUE(rows.covers(state));
+  std::vector<PointId> rendered;
+  FinalResult none;
+  rows.commit(state, [&](PointId id) {
+    rendered.push_back(id);
+    return render_row(*f.eval, result_row(*f.eval, state, none, id));
+  });
+  EXPECT_EQ(rendered, std::vector<PointId>{5});
   const std::string csv = slurp(dir + "/results.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 129);
   EXPECT_EQ(csv.find(",on_front,"), std::string::npos);
+  // The same files as written from the log, every row rendered.
+  const std::string from_log = f.dir + "/out_log";
+  fs::create_directories(from_log);
+  {
+    ResultStream all(from_log, *f.eval);
+    for_each_row(*f.eval, state, none, [&](const ResultRow& r) {
+      const RowText t = render_row(*f.eval, r);
+      all.append(r.id, &t);
+    });
+    all.commit();
+  }
+  EXPECT_EQ(csv, slurp(from_log + "/results.csv"));
+  EXPECT_EQ(slurp(dir + "/results.jsonl"), slurp(from_log + "/results.jsonl"));
+  EXPECT_NE(csv.find("toy-systemc"), std::string::npos);
 
   // A point id at or below the last one voids the stream and removes its temporaries.
   ResultStream later(dir, *f.eval);
@@ -383,6 +405,19 @@ TEST(Explore, ShardsMergeByteForByteToTheUnshardedRun) {
   cancel = false;
   const auto r = run_merge(*f.eval, dirs, m);
   EXPECT_EQ(r.outcome, ExploreOutcome::kComplete);
+  expect_same_files(f.dir + "/whole", f.dir + "/merged");
+}
+
+TEST(Explore, ShardsOfAPerLayerRankSweepMergeByteForByteToTheUnshardedRun) {
+  // A per-layer rank axis is numbered before the pointer axes (canonical_axis_order), the
+  // order the shards and the merge share with one run.
+  Fixture f("layer_shards", R"({"strategy": "grid"})", "systemc_pareto", R"("tt_rank.enc0.ffn_in": [4, 8, 12])");
+  ASSERT_EQ(f.sweep.space.axes().front().name, "tt_rank.enc0.ffn_in");
+  f.run("whole");
+  const std::vector<std::string> dirs = f.run_shards(3);
+  ExploreOptions m;
+  m.out_dir = f.dir + "/merged";
+  EXPECT_EQ(run_merge(*f.eval, dirs, m).outcome, ExploreOutcome::kComplete);
   expect_same_files(f.dir + "/whole", f.dir + "/merged");
 }
 

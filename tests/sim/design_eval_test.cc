@@ -212,6 +212,7 @@ TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
   };
   draw();
   const int lanes[] = {1, 4, 16, 64};
+  const EvaluationPaths before = evaluation_paths();
   for (int point = 0; point < 12; ++point) {
     if (point == 6) draw();
     ArchSpec arch = point % 4 == 3 ? tt : paper;
@@ -226,6 +227,12 @@ TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
     ASSERT_NE(fresh.get(), e.get());
     EXPECT_EQ(fingerprint(*e), fingerprint(*fresh)) << "point " << point;
   }
+  // Which path each took (the fresh ones ran on other threads): points 0 and 3 (the first
+  // of each flow's template at these ranks) and 6 and 7 (the same after the ranks changed)
+  // were not re-priced; the other eight were.
+  const EvaluationPaths after = evaluation_paths();
+  EXPECT_EQ(after.repriced - before.repriced, 8u);
+  EXPECT_EQ((after.built - before.built) + (after.resimulated - before.resimulated), 4u);
 }
 
 TEST(DesignEval, AHeldEvaluationKeepsItsFiguresWhenItsStructureIsEvaluatedAgain) {
