@@ -184,8 +184,8 @@ void check_numbering(const RunState& s, const SweepSpec& sweep, const std::strin
     return t;
   };
   throw InputError(state_file + ": its point ids number the axes in the order " + list(then) +
-                   " (an older ttsim); this one numbers them " + list(now) +
-                   ", so its ids name other designs: run the sweep again into a new --out");
+                   (s.axes.empty() ? " (written by an older ttsim)" : " (its /axes)") + "; this one numbers them " +
+                   list(now) + ", so its ids name other designs: run the sweep again into a new --out");
 }
 
 // Refuses (InputError) shard `index` of `count` in `dir` (settings `s`) unless its
