@@ -46,8 +46,8 @@ std::string int_list(const T* v, int n) {
   return s;
 }
 
-/// Names pasted into the emitted files (Tcl, cfg, Markdown, C++ comments) must not be
-/// able to break out of their line or quoting: [A-Za-z0-9_.+-] only, not empty.
+}  // namespace
+
 void check_emit_name(const std::string& name, const std::string& file, const std::string& pointer) {
   const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
@@ -59,6 +59,8 @@ void check_emit_name(const std::string& name, const std::string& file, const std
                       Json(name).dump());
   }
 }
+
+namespace {
 
 std::string emit_name(const JsonView& v) {
   const std::string name = v.as_string();

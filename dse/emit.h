@@ -135,4 +135,9 @@ struct EmitReport {
 EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                        const std::string& hls_root = "");
 
+/// Throws ConfigError at (file, pointer) unless `name` may be pasted into the emitted files
+/// (Tcl, cfg, Markdown, C++ comments) without breaking out of its line or quoting: not
+/// empty, of the characters [A-Za-z0-9_.+-] only.
+void check_emit_name(const std::string& name, const std::string& file, const std::string& pointer);
+
 }  // namespace ttsim::dse

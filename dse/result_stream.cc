@@ -249,8 +249,11 @@ void ResultStream::commit(const RunState& state, const std::function<RowText(Poi
   if (!next_csv_record(csv_in, csv_line)) throw InputError(csv_path + ": the streamed rows cannot be read back");
   csv_->write(csv_line);  // the header
   for (const auto& [id, s] : state.points) {
-    if (!next_csv_record(csv_in, csv_line) || !std::getline(jsonl_in, jsonl_line)) {
-      throw InputError(csv_path + ": the streamed rows cannot be read back");
+    // Each record read back must be the point's (its id first in the CSV row).
+    const std::string id_cell = std::to_string(id) + ",";
+    if (!next_csv_record(csv_in, csv_line) || !std::getline(jsonl_in, jsonl_line) ||
+        csv_line.compare(0, id_cell.size(), id_cell) != 0) {
+      throw InputError(csv_path + ": the streamed rows cannot be read back (point " + std::to_string(id) + ")");
     }
     if (!s.has_systemc()) {
       csv_->write(csv_line);

@@ -68,9 +68,15 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   // rather than every point "not evaluated"), the arch must be a machine the emitted top
   // can build (ConfigError at its pointer), and the device must price every kernel
   // operator at its clock.
-  (void)parse_model_spec(s->sweep.model_doc, s->sweep.model_file);
+  // Their names are written into the emitted build at the end: checked now, not after the
+  // whole sweep.
+  check_emit_name(parse_model_spec(s->sweep.model_doc, s->sweep.model_file).name, s->sweep.model_file, "/name");
+  check_emit_name(device.name, s->sweep.device_file, "/name");
+  check_emit_name(device.part, s->sweep.device_file, "/part");
+  check_emit_name(device.platform, s->sweep.device_file, "/platform");
   {
     const ArchSpec base = parse_arch_spec(s->sweep.arch_doc, s->sweep.arch_file);
+    check_emit_name(base.name, s->sweep.arch_file, "/name");
     machine::check_buildable(base);
     const KernelLatencyModel priced(base, device);
     (void)priced;

@@ -177,7 +177,7 @@ RunState state_from_json(const Json& doc, const std::string& file) {
   s.sweep_file = root.at("sweep_file").as_string();
   s.sweep_doc = root.at("sweep").raw();
   if (format == "ttsim-explore-state-3") {
-    for (const auto& a : root.at("axes").as_array(0)) s.axes.push_back(a.as_string());
+    for (const auto& a : root.at("axes").as_array(1)) s.axes.push_back(a.as_string());
   } else if (auto a = root.find("axes")) {
     a->fail("no axes in " + format + " (its points are numbered in the order of that format)");
   }

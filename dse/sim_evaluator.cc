@@ -57,10 +57,10 @@ struct Resolved {
 /// which evaluate_design refuses itself before it builds anything.
 Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
   Resolved r;
-  // Neighbouring points share documents (a sweep's last axes vary fastest): each distinct
-  // arch document is parsed once while it is among this thread's recent ones; a model
-  // document that differs from the previous one only in per-layer override ranks (per-layer
-  // rank axes vary fastest) takes the previous parse with those ranks changed.
+  // Neighbouring points share documents (a sweep's last axes vary fastest: lanes, flow,
+  // clock, then per-layer ranks): each distinct arch document is parsed once while it is
+  // among this thread's recent ones; a model document that differs from the previous one
+  // only in per-layer override ranks takes the previous parse with those ranks changed.
   thread_local ModelReparser models;
   thread_local DocMemo<ArchSpec, 16> archs;  // e.g. five lane counts × two flows, cycling
   r.model = models.parse(p.model, p.model_file);

@@ -173,13 +173,15 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
     // evaluation (`simulate`) never pays for it.
     if (!t.reshaper) t.reshaper = std::make_unique<GraphReshaper>(t.model, graph_opts, *t.graph);
     t.detach();
+    // Until the step is the new model's: a throw from here on (the reshape, the arch's
+    // latency model, the re-simulation) leaves a template no later point re-prices on.
+    t.ranks.clear();
     if (t.reshaper->reshape(model, *t.graph)) {
       if (t.arch != arch) {
         t.latency = std::make_unique<KernelLatencyModel>(arch, device);
         t.arch = arch;
       }
       DesignEvaluation& e = *t.evaluation;
-      t.ranks.clear();  // until the step is the new model's
       resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
       t.ranks = ranks;
       finish_evaluation(e, model, arch, device, split, options);

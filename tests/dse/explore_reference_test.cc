@@ -218,6 +218,30 @@ TEST(ExploreReference, PerLayerRankAxesComeBeforeTheArchAxesAndOlderRunsNumbered
   }
 }
 
+TEST(ExploreReference, ABaseNameTheEmittedBuildCannotCarryIsRefusedBeforeAnyWork) {
+  // The device's name is written into the emitted build at the end of the run: a name with
+  // a space is refused at the device file's /name before any point is evaluated.
+  const std::string dir = tmp_dir("ref_bad_name");
+  Json device = load_json_file("configs/devices/u50.json");
+  device["name"] = "a b";
+  write_file_atomic(dir + "/device.json", device.dump(2));
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "bad_name",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+             "device": ")" + dir + R"(/device.json"},
+    "axes": {"lanes": [16, 32]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"}
+  })");
+  try {
+    make_run_setup(dir + "/sweep.json");
+    FAIL() << "a device name the emitted build cannot carry was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), dir + "/device.json") << e.what();
+    EXPECT_EQ(e.pointer(), "/name") << e.what();
+  }
+}
+
 TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
   const SweepSpec sweep = load_sweep_spec("configs/sweeps/atis_u50.json");
   auto id_of = [&](const Json& values) {

@@ -235,6 +235,22 @@ TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
   EXPECT_EQ((after.built - before.built) + (after.resimulated - before.resimulated), 4u);
 }
 
+TEST(DesignEval, AnEvaluationThatThrowsMidwayLeavesNoTemplateToRepriceOn) {
+  // Other ranks on a clock the device cannot price: the graph is reshaped, then the latency
+  // model throws. The first ranks again must not be re-priced on the reshaped graph.
+  const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec paper = load_arch_spec("configs/arch/u50_paper.json");
+  ArchSpec fast = paper;
+  fast.clock_mhz = 600;  // beyond the device's operator tables
+  const ModelSpec other = with_rank(base, 0, "attention", 4);
+  (void)evaluate_design(base, paper, device, nullptr, Fidelity::kAnalytic);
+  EXPECT_ANY_THROW(evaluate_design(other, fast, device, nullptr, Fidelity::kAnalytic));
+  const auto again = evaluate_design(base, paper, device, nullptr, Fidelity::kAnalytic);
+  const auto fresh = fresh_evaluation(base, paper, device, nullptr, Fidelity::kAnalytic);
+  EXPECT_EQ(fingerprint(*again), fingerprint(*fresh));
+}
+
 TEST(DesignEval, AHeldEvaluationKeepsItsFiguresWhenItsStructureIsEvaluatedAgain) {
   const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
