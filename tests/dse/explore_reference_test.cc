@@ -127,23 +127,32 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_EQ(chosen.at("name"), "atis_2enc-32lanes");
 }
 
+/// Writes `doc` as the base `role` file ("model", "arch" or "device") into `dir`, and a
+/// two-point sweep over it with the shipped files for the other roles; returns the sweep's path.
+std::string sweep_with_base(const std::string& dir, const std::string& role, const Json& doc) {
+  write_file_atomic(dir + "/" + role + ".json", doc.dump(2));
+  auto path = [&](const std::string& r, const char* shipped) { return r == role ? dir + "/" + r + ".json" : std::string(shipped); };
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "edited_base",
+    "base": {"model": ")" + path("model", "configs/models/atis_2enc.json") + R"(", "arch": ")" +
+                                 path("arch", "configs/arch/u50_paper.json") + R"(",
+             "device": ")" + path("device", "configs/devices/u50.json") + R"("},
+    "axes": {"lanes": [16, 32]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"}
+  })");
+  return dir + "/sweep.json";
+}
+
 TEST(ExploreReference, AnUnbuildableBaseArchIsRefusedBeforeAnyWork) {
   // A base arch asking for two contraction engines: the emitted top builds one instance per
   // module, so the run is refused at the arch file's pointer before any point is evaluated.
   const std::string dir = tmp_dir("ref_unbuildable");
   Json arch = load_json_file("configs/arch/u50_paper.json");
   arch["contraction"]["engines"] = 2;
-  write_file_atomic(dir + "/arch.json", arch.dump(2));
-  write_file_atomic(dir + "/sweep.json", R"({
-    "name": "unbuildable",
-    "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir + R"(/arch.json",
-             "device": "configs/devices/u50.json"},
-    "axes": {"lanes": [16, 32]},
-    "objectives": ["dsp"],
-    "search": {"strategy": "grid"}
-  })");
+  const std::string sweep = sweep_with_base(dir, "arch", arch);
   try {
-    make_run_setup(dir + "/sweep.json");
+    make_run_setup(sweep);
     FAIL() << "an unbuildable base arch was accepted";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("/contraction/engines"), std::string::npos) << e.what();
@@ -157,17 +166,9 @@ TEST(ExploreReference, ABaseModelItsLoaderRefusesIsRefusedBeforeAnyWork) {
   const std::string dir = tmp_dir("ref_bad_model");
   Json model = load_json_file("configs/models/atis_2enc.json");
   model["bogus_key"] = 3;
-  write_file_atomic(dir + "/model.json", model.dump(2));
-  write_file_atomic(dir + "/sweep.json", R"({
-    "name": "bad_model",
-    "base": {"model": ")" + dir + R"(/model.json", "arch": "configs/arch/u50_paper.json",
-             "device": "configs/devices/u50.json"},
-    "axes": {"lanes": [16, 32]},
-    "objectives": ["dsp"],
-    "search": {"strategy": "grid"}
-  })");
+  const std::string sweep = sweep_with_base(dir, "model", model);
   try {
-    make_run_setup(dir + "/sweep.json");
+    make_run_setup(sweep);
     FAIL() << "a base model its loader refuses was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), dir + "/model.json") << e.what();
@@ -224,17 +225,9 @@ TEST(ExploreReference, ABaseNameTheEmittedBuildCannotCarryIsRefusedBeforeAnyWork
   const std::string dir = tmp_dir("ref_bad_name");
   Json device = load_json_file("configs/devices/u50.json");
   device["name"] = "a b";
-  write_file_atomic(dir + "/device.json", device.dump(2));
-  write_file_atomic(dir + "/sweep.json", R"({
-    "name": "bad_name",
-    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
-             "device": ")" + dir + R"(/device.json"},
-    "axes": {"lanes": [16, 32]},
-    "objectives": ["dsp"],
-    "search": {"strategy": "grid"}
-  })");
+  const std::string sweep = sweep_with_base(dir, "device", device);
   try {
-    make_run_setup(dir + "/sweep.json");
+    make_run_setup(sweep);
     FAIL() << "a device name the emitted build cannot carry was accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), dir + "/device.json") << e.what();
