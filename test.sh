@@ -14,7 +14,8 @@ if [ -d "$ROOT/../shared" ]; then
   env_args+=("--test_env=TTSIM_SHARED=$TTSIM_SHARED")
 fi
 
-bazel test //... --keep_going "${env_args[@]}" "$@"
+# Progress, failing tests' logs and the count below; no compiler warnings, no per-target PASSED lines.
+bazel test //... --keep_going --output_filter='^$' --test_summary=terse "${env_args[@]}" "$@"
 rc=$?
 
 passed=0; failed=0; skipped=0

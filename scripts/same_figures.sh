@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compares every figure two ttsim binaries print, for a refactoring that must not change any:
+#   scripts/same_figures.sh BEFORE_BINARY AFTER_BINARY [WORK_DIR]
+# Runs, with each binary, from the repository root:
+#   - simulate (stdout, stderr, exit code, --json, --trace, --loops) of the three presets
+#     (atis_2enc / atis_4enc / atis_6enc on u50_paper, U50, ATIS lengths);
+#   - memplan and model of the 2-encoder preset;
+#   - explore of the shipped sweep (configs/sweeps/atis_u50.json): every file of the out folder
+#     (the emitted HLS build included), and the command's stdout.
+# and diffs the two trees byte for byte. Only what is not a figure of the design is masked:
+# wall-clock times, the out folder's own path, the binary's commit and build time.
+# Exit 0 when identical, 1 with the diff otherwise. Build the before binary from a commit with
+#   git worktree add /tmp/before <commit> && (cd /tmp/before && bazel build //cli:ttsim)
+set -uo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 BEFORE_BINARY AFTER_BINARY [WORK_DIR]" >&2; exit 2; }
+before="$(realpath "$1")"; after="$(realpath "$2")"
+work="${3:-$(mktemp -d)}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+run_all() {  # binary outdir
+  local bin="$1" out="$2"
+  rm -rf "$out"; mkdir -p "$out"
+  for enc in 2 4 6; do
+    local o="$out/simulate_${enc}enc"
+    "$bin" simulate --model "configs/models/atis_${enc}enc.json" --arch configs/arch/u50_paper.json \
+      --device configs/devices/u50.json --dataset-lengths configs/datasets/atis_lengths.json \
+      --loops --json "$o.json" --trace "$o.trace.json" >"$o.stdout" 2>"$o.stderr"
+    echo "exit $?" >>"$o.stdout"
+  done
+  "$bin" memplan --model configs/models/atis_2enc.json --arch configs/arch/u50_paper.json \
+    --device configs/devices/u50.json --buffers --planner >"$out/memplan.stdout" 2>&1; echo "exit $?" >>"$out/memplan.stdout"
+  "$bin" model configs/models/atis_2enc.json >"$out/model.stdout" 2>&1; echo "exit $?" >>"$out/model.stdout"
+  "$bin" explore configs/sweeps/atis_u50.json --out "$out/explore" >"$out/explore.stdout" 2>"$out/explore.stderr"
+  echo "exit $?" >>"$out/explore.stdout"
+  rm -f "$out/explore.stderr"  # progress line only
+  # Mask what is not a figure of the design.
+  find "$out" -type f -print0 |
+    xargs -0 sed -i -E \
+      -e "s#$out#OUT#g" \
+      -e 's/[0-9]+(\.[0-9]+)? s( wall|,|$)/T s\2/g' \
+      -e 's/"(wall_seconds|seconds|started|finished|elapsed_seconds|created|timestamp|date|ttsim_commit|commit|build_time)": *[^,}]*/"\1": MASKED/g' \
+      -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+Z?/DATE/g'
+}
+
+run_all "$before" "$work/before"
+run_all "$after" "$work/after"
+if diff -r "$work/before" "$work/after" >"$work/diff.txt"; then
+  echo "identical: $(find "$work/before" -type f | wc -l) files ($work)"
+  exit 0
+fi
+echo "DIFFERENT ($work/diff.txt):"
+head -80 "$work/diff.txt"
+exit 1
