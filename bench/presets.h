@@ -7,8 +7,8 @@
 #include <string>
 
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::bench {
 

@@ -17,10 +17,10 @@
 #include "models/gpu/gpu_spec.h"
 #include "models/gpu/torch_layers.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/baseline/baseline.h"
 #include "sim/baseline/fpga_card.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 #include "sim/power/lut_estimate.h"
 
 namespace ttsim::cli {

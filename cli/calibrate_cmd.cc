@@ -4,7 +4,7 @@
 // loop stays the one derived from hls/include/kernel_spec.h) from the csynth reports of
 // the ttsim_<op> kernel modules under DIR, reads operator latencies from their BindNodes, fits the
 // power coefficients from report_power / report_utilization pairs when present, and
-// writes a calibration file (sim/calibration.h) with its provenance.
+// writes a calibration file (hw/calibration.h) with its provenance.
 
 #include <iostream>
 #include <map>
@@ -20,13 +20,13 @@
 #include "hls/calibration/power_fit.h"
 #include "hls/calibration/report_inventory.h"
 #include "hls/reports/report_checks.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/calibration.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/calibration.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::cli {
 namespace {

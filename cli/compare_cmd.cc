@@ -30,10 +30,10 @@
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/calibration.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/arch_spec.h"
+#include "hw/calibration.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
 #include "sim/step_sim.h"
 
 namespace ttsim::cli {

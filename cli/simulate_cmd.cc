@@ -5,7 +5,7 @@
 // the epoch latency over a dataset length histogram. With
 // --loops, a table of every kernel loop the step runs (hls/include/kernel_spec.h loop
 // classes): tasks, total trips, the derived II with its RecMII / ResMII bounds, depth and
-// cycles (sim/kernel_latency.h).
+// cycles (hw/kernel_latency.h).
 
 #include <algorithm>
 #include <iostream>
@@ -24,12 +24,12 @@
 #include "sim/design_eval.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
-#include "sim/calibration.h"
+#include "hw/arch_spec.h"
+#include "hw/calibration.h"
 #include "sim/run_defaults.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 #include "sim/epoch.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 #include "sim/power/fpga_power.h"
 #include "sim/power/step_power.h"
 #include "sim/step_report.h"

@@ -25,8 +25,8 @@
 #include "machine/hls_dims.h"
 #include "machine/machine.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::dse {
 

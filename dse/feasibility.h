@@ -8,7 +8,7 @@
 #include "dse/evaluator.h"
 #include "dse/pareto.h"
 #include "dse/sweep_spec.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::dse {
 

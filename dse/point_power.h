@@ -5,7 +5,7 @@
 // SystemC schedule for SystemC points; the LUTs from design_luts (an estimate, not csynth).
 
 #include "dse/metrics.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 #include "sim/power/fpga_power.h"
 
 namespace ttsim::dse {

@@ -2,7 +2,7 @@
 
 #include "machine/machine.h"
 #include "models/model_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 
 #include <filesystem>
 #include <fstream>

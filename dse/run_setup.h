@@ -9,7 +9,7 @@
 #include "dse/explore.h"
 #include "dse/sim_evaluator.h"
 #include "dse/sweep_spec.h"
-#include "sim/calibration.h"
+#include "hw/calibration.h"
 
 namespace ttsim::dse {
 

@@ -24,8 +24,8 @@
 
 #include "dse/evaluator.h"
 #include "models/dataset/dataset_lengths.h"
-#include "sim/calibration.h"
-#include "sim/device_spec.h"
+#include "hw/calibration.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::dse {
 

@@ -14,8 +14,8 @@
 #include "dse/evaluator.h"
 #include "dse/feasibility.h"
 #include "dse/sweep_spec.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_params.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_params.h"
 
 namespace ttsim::dse {
 

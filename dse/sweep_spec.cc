@@ -9,7 +9,7 @@
 
 #include "dse/axes.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 namespace ttsim::dse {
 

@@ -6,7 +6,7 @@
 
 #include "hls/kernels/model_step.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 namespace ttsim::machine {
 

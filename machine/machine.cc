@@ -11,9 +11,9 @@
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/kernels/modules.h"
-#include "hls/loop_nest.h"
-#include "sim/kernel_latency.h"
-#include "sim/memplan/block_arith.h"
+#include "hw/loop_nest.h"
+#include "hw/kernel_latency.h"
+#include "hw/block_arith.h"
 
 namespace ttsim::machine {
 

@@ -29,9 +29,9 @@
 #include "machine/hls_dims.h"
 #include "models/model_spec.h"
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim::machine {
 

@@ -52,7 +52,7 @@ enum class UnitKind {
 };
 const char* to_string(UnitKind u);
 
-/// The operation of a task; determines its loop nest (hls/loop_nest.h).
+/// The operation of a task; determines its loop nest (hw/loop_nest.h).
 enum class TaskOp {
   kContraction,    ///< batch × (rows × inner) · (inner × cols) multiply-accumulate
   kSoftmax,        ///< row softmax over `cols`

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares every figure two ttsim binaries print, for a refactoring that must not change any:
-#   scripts/same_figures.sh BEFORE_BINARY AFTER_BINARY [WORK_DIR]
+#   scripts/same_figures.sh [--renames FILE] BEFORE_BINARY AFTER_BINARY [WORK_DIR]
 # Runs, with each binary, from the repository root:
 #   - simulate (stdout, stderr, exit code, --json, --trace, --loops) of the three presets
 #     (atis_2enc / atis_4enc / atis_6enc on u50_paper, U50, ATIS lengths);
@@ -8,10 +8,14 @@
 #   - explore of the shipped sweep (configs/sweeps/atis_u50.json): every file of the out folder
 #     (the emitted HLS build included), and the command's stdout.
 # and diffs the two trees byte for byte. Only what is not a figure of the design is masked:
-# wall-clock times, the out folder's own path, the binary's commit and build time.
+# wall-clock times, the out folder's own path, the binary's commit and build time. With
+# --renames, FILE lists moved source files ("old/path.h new/path.h" per line): the before
+# outputs' mentions of the old paths (notes that name a source file) are read as the new ones.
 # Exit 0 when identical, 1 with the diff otherwise. Build the before binary from a commit with
 #   git worktree add /tmp/before <commit> && (cd /tmp/before && bazel build //cli:ttsim)
 set -uo pipefail
+renames=""
+if [ "${1:-}" = "--renames" ]; then renames="$(realpath "$2")"; shift 2; fi
 [ $# -ge 2 ] || { echo "usage: $0 BEFORE_BINARY AFTER_BINARY [WORK_DIR]" >&2; exit 2; }
 before="$(realpath "$1")"; after="$(realpath "$2")"
 work="${3:-$(mktemp -d)}"
@@ -44,6 +48,10 @@ run_all() {  # binary outdir
 }
 
 run_all "$before" "$work/before"
+if [ -n "$renames" ]; then
+  script="$(awk 'NF == 2 { gsub(/[.]/, "\\.", $1); printf "s#%s#%s#g;", $1, $2 }' "$renames")"
+  find "$work/before" -type f -print0 | xargs -0 sed -i -E "$script"
+fi
 run_all "$after" "$work/after"
 if diff -r "$work/before" "$work/after" >"$work/diff.txt"; then
   echo "identical: $(find "$work/before" -type f | wc -l) files ($work)"

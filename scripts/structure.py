@@ -9,10 +9,10 @@
       Lists the functions longer than N lines (default 80) outside tests, longest first, and
       fails when there are more than M of them (default: no limit).
 
-A folder is a product folder (core, hw, models, machine, sim, hls, dse, cli, bench) and, inside
-one, its first-level sub-folder (dse/search, hls/kernels, ...): a sub-folder may import its
-parent folder's files and the other way round only if no loop results. Includes are the quoted
-ones ("folder/file.h"), resolved from the repository root.
+A folder is a directory of the product (core, hw, models, models/training, machine, sim,
+sim/power, hls/kernels, dse/search, ...): each one is a floor or a room of its own, so a
+sub-folder and its parent must not import each other either. Includes are the quoted ones
+("folder/file.h"), resolved from the repository root.
 """
 import argparse
 import os
@@ -39,8 +39,8 @@ def source_files(root, folders):
 
 
 def folder_of(path):
-    """Top-level product folder of a repository-relative path."""
-    return path.split("/")[0]
+    """Folder (directory) of a repository-relative path."""
+    return os.path.dirname(path)
 
 
 def unit_of(path):
@@ -94,7 +94,7 @@ def check_includes(root):
             text = f.read()
         for inc in INCLUDE.findall(text):
             top = folder_of(inc)
-            if top not in PRODUCT_FOLDERS or not os.path.exists(os.path.join(root, inc)):
+            if inc.split("/")[0] not in PRODUCT_FOLDERS or not os.path.exists(os.path.join(root, inc)):
                 continue
             src = folder_of(path)
             if top != src:
@@ -103,13 +103,14 @@ def check_includes(root):
             elif unit_of(inc) != unit_of(path):
                 unit_edges.setdefault(unit_of(path), set()).add(unit_of(inc))
     print("folder graph (folder -> imported folder: #include lines):")
-    for src in PRODUCT_FOLDERS:
+    folders = sorted(set(folder_edges) | {d for e in folder_edges.values() for d in e})
+    for src in folders:
         if src in folder_edges:
             deps = ", ".join(f"{d} {n}" for d, n in sorted(folder_edges[src].items()))
             print(f"  {src} -> {deps}")
     bad = 0
-    for a in PRODUCT_FOLDERS:
-        for b in PRODUCT_FOLDERS:
+    for a in folders:
+        for b in folders:
             if a < b and b in folder_edges.get(a, {}) and a in folder_edges.get(b, {}):
                 print(f"two-way: {a} <-> {b} ({folder_edges[a][b]} / {folder_edges[b][a]} includes)")
                 bad += 1

@@ -12,7 +12,7 @@
 #include <array>
 #include <cstdint>
 
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/sched_graph.h"
 #include "sim/schedule.h"
 

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 namespace ttsim {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 namespace ttsim {
 

@@ -10,8 +10,8 @@
 
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

@@ -1,7 +1,7 @@
 #include "sim/run_defaults.h"
 
 #include "sim/bank_map.h"
-#include "sim/memplan/block_arith.h"
+#include "hw/block_arith.h"
 #include "sim/power/fpga_power.h"
 #include "sim/power/lut_estimate.h"
 

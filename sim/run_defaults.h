@@ -6,8 +6,8 @@
 // thresholds of the memory planner.
 
 #include "core/json_view.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_params.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_params.h"
 
 namespace ttsim {
 

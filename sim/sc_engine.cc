@@ -11,7 +11,7 @@
 
 #include <systemc>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 namespace ttsim {
 

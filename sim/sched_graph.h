@@ -1,6 +1,6 @@
 #pragma once
 // The training-step task graph as the schedulers (analytic and SystemC) see it: each
-// task's unit class and latency in cycles (sim/kernel_latency.h), and its
+// task's unit class and latency in cycles (hw/kernel_latency.h), and its
 // dependencies — the graph's own plus the edges the arch's scheduling policy adds:
 //   sequential policy      : task i-1 → task i for every i (one task at a time);
 //   parallel_merges = false: within each (layer, stage), the BTT merge tasks (left and
@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/arch_spec.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/json_view.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

@@ -6,7 +6,7 @@
 
 #include "models/training_graph.h"
 #include "sim/analytic.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 #include "sim/machine_banks.h"
 
 namespace ttsim {

@@ -1,10 +1,10 @@
 #pragma once
-// Fitting the simulator's kernel latency parameters (sim/kernel_params.h) from csynth
+// Fitting the simulator's kernel latency parameters (hw/kernel_params.h) from csynth
 // report samples, and the leave-one-out check of that fit.
 //
 // The II is not fitted: every loop's II is the model's, derived from the kernel
 // specification (hls/include/kernel_spec.h) and the operator latencies,
-// II = max(RecMII, ResMII) (Rau, MICRO 1994; sim/kernel_latency.h). Fitted, per kernel
+// II = max(RecMII, ResMII) (Rau, MICRO 1994; hw/kernel_latency.h). Fitted, per kernel
 // (TaskOp), cycles:
 //   per loop class l (kernel_spec.h loop name), over every sample holding the loop:
 //     observed depth_l = pipeline_depth_term(PipelineDepth, kHlsStates) = max(depth − 1, 1)
@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "hls/calibration/kernel_samples.h"
-#include "sim/arch_spec.h"
-#include "sim/calibration.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/arch_spec.h"
+#include "hw/calibration.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim::hls {
 

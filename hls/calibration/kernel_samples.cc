@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <set>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "hls/reports/report_checks.h"
 
 namespace ttsim::hls {

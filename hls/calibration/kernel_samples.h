@@ -14,7 +14,7 @@
 // tree and from those callees, found through RTLDesignHierarchy (or, without it, by
 // name in ModuleInformation); before 2021.1 from the report's top-level loop summary
 // when M is the report's top. Each loop is matched by label to the kernel's loops in
-// the kernel specification hls/include/kernel_spec.h (hls/loop_nest.h all_kernel_loops;
+// the kernel specification hls/include/kernel_spec.h (hw/loop_nest.h all_kernel_loops;
 // the HLS sources use those names as loop labels): every pipelined loop found must be one
 // of them, the loops that run for every variant must all be present, and a
 // variant-specific loop may be absent (a module of one variant).

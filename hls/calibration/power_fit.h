@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "hls/reports/report_set.h"
-#include "sim/calibration.h"
+#include "hw/calibration.h"
 
 namespace ttsim::hls {
 

@@ -4,7 +4,7 @@
 // cycle and iteration distance) and its accesses per iteration to each array. Plain
 // constexpr data and functions (C++14, no library), included by the kernels in
 // hls/kernels (which take their loop bounds and accumulator interleave from it) and read
-// by the simulator (hls/loop_nest.h, sim/kernel_latency.h), which derives from it
+// by the simulator (hw/loop_nest.h, hw/kernel_latency.h), which derives from it
 //   II    = max(RecMII, ResMII)                       (Rau, MICRO 1994; see
 //   RecMII = max over recurrences ceil(Σ latency(op on the cycle) / distance)
 //   ResMII = max over arrays ceil(accesses per iteration to one bank / kBankPorts)

@@ -3,7 +3,7 @@
 //
 // TTSIM_LOOP_COUNT("name") placed as the first statement of a pipelined loop body
 // counts one iteration of the loop labelled `name` (the label the simulator's
-// kernel model uses, hls/loop_nest.h). Counting is off until enabled with a
+// kernel model uses, hw/loop_nest.h). Counting is off until enabled with a
 // LoopCountScope; an iteration then costs one relaxed load and one increment.
 // Under __SYNTHESIS__ (Vitis HLS) or with TTSIM_NO_LOOP_COUNT defined the macro
 // expands to nothing, so the synthesized RTL is unaffected.

@@ -6,9 +6,9 @@
 // Module name convention (used by calibration to map csynth modules to the
 // simulator's kernels): `ttsim_<op>`, where <op> is to_string(TaskOp) of
 // models/task_graph.h. A module whose name extends that with `_<suffix>` is a variant
-// of the same TaskOp (same loop nest in hls/loop_nest.h):
+// of the same TaskOp (same loop nest in hw/loop_nest.h):
 //
-//   module                 TaskOp          loops (hls/loop_nest.h)
+//   module                 TaskOp          loops (hw/loop_nest.h)
 //   ttsim_contraction      contraction     contract_column, contract_dot, contract_scalar
 //                                          (one runs per call: the operand strides' form)
 //   ttsim_softmax          softmax         softmax_max, softmax_exp_sum, softmax_normalize

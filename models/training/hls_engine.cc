@@ -9,7 +9,7 @@
 #include "core/errors.h"
 #include "hls/host/hls_model.h"
 #include "models/training/training_engine.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 namespace ttsim::training {
 namespace {

@@ -18,9 +18,9 @@
 #include "models/gpu/gpu_baseline.h"
 #include "models/gpu/gpu_spec.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/baseline/fpga_card.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 #include "sim/power/fpga_power.h"
 
 namespace ttsim {

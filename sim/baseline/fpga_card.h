@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/gpu/gpu_spec.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim {
 

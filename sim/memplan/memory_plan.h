@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/device_spec.h"
-#include "sim/memplan/block_arith.h"
+#include "hw/device_spec.h"
+#include "hw/block_arith.h"
 #include "sim/memplan/occupancy.h"
 
 namespace ttsim::memplan {

@@ -14,7 +14,7 @@
 // enables of idle resources would draw; it is not what the emitted build does.
 //   P = P_static + P_dyn,   E = P · t
 
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim {
 

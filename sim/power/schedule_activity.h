@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/bank_map.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 #include "sim/power/fpga_power.h"
 #include "sim/schedule.h"
 

@@ -1,8 +1,8 @@
 #pragma once
 // Activity of a simulated training step, for the power model (sim/power/fpga_power.h).
 
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/power/fpga_power.h"
 #include "sim/step_sim.h"
 

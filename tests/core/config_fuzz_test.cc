@@ -19,7 +19,7 @@
 #include "dse/sweep_spec.h"
 #include "hls/reports/xml_util.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "tests/core/hang_guard.h"
 
 namespace ttsim {

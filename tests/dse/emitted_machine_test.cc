@@ -11,7 +11,7 @@
 //    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
 //    depth equals Machine::param_words;
 //  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
-//    kernel specification and sim/arch_spec.h loop_dsp) equals the design's "dsp" metric,
+//    kernel specification and hw/arch_spec.h loop_dsp) equals the design's "dsp" metric,
 //    and the blocks of the parsed arrays its "bram36" and "uram288" metrics;
 //  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
 //  - the emitted schedule has no overlapping calls (see SequentialTop below), and the
@@ -34,12 +34,12 @@
 #include "dse/explore.h"
 #include "dse/run_setup.h"
 #include "hls/kernels/modules.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "machine/machine.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/step_sim.h"
 #include "tests/hls/probed_step.h"
 

@@ -11,7 +11,7 @@
 #include "dse/explore.h"
 #include "dse/resolve.h"
 #include "dse/run_setup.h"
-#include "sim/calibration.h"
+#include "hw/calibration.h"
 #include "sim/design_eval.h"
 
 namespace ttsim::dse {

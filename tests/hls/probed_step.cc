@@ -4,7 +4,7 @@
 
 #include "hls/host/hls_model.h"
 #include "hls/include/design_config.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 namespace ttsim::testing {
 

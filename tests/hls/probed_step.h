@@ -33,7 +33,7 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
 /// (hls/kernels/modules.cc).
 int compiled_lanes(TaskOp op);
 
-/// "<loop> x<trip> (<task>)" for every loop (hls/loop_nest.h kernel_loops at compiled_lanes)
+/// "<loop> x<trip> (<task>)" for every loop (hw/loop_nest.h kernel_loops at compiled_lanes)
 /// of every task of `g`, tasks in `order` (task ids).
 std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vector<int>& order);
 

@@ -12,8 +12,8 @@
 
 #include "machine/machine.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/machine_banks.h"
 
 namespace ttsim {

@@ -10,9 +10,9 @@
 #include "machine/hls_dims.h"
 #include "machine/machine.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
 #include "tests/machine/machine_text.h"
 
 namespace ttsim {

@@ -10,7 +10,7 @@
 #include "core/json_view.h"
 #include "machine/hls_dims.h"
 #include "models/model_spec.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 namespace ttsim {
 namespace {

@@ -4,7 +4,7 @@
 // and the lane counts of hls/include/design_config.h, one forward_backward + sgd_update of
 // the HLS model runs in C simulation under the access probe; for every kernel loop label,
 // the number of graph tasks that run the loop must equal the probe's invocations, and the
-// sum over those tasks of the specification's trip count (hls/loop_nest.h kernel_loops)
+// sum over those tasks of the specification's trip count (hw/loop_nest.h kernel_loops)
 // must equal the probe's iterations.
 
 #include <gtest/gtest.h>
@@ -25,10 +25,10 @@
 #include "hls/include/spec_check.h"
 #include "hls/kernels/contract.h"
 #include "hls/kernels/model_step.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim {
 namespace {

@@ -12,10 +12,10 @@
 #include "models/model_spec.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 #include "sim/sched_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

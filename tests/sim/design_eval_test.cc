@@ -17,8 +17,8 @@
 #include "models/model_spec.h"
 #include "models/training_graph.h"
 #include "sim/step_sim.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "tests/machine/machine_text.h"
 
 namespace ttsim {

@@ -1,4 +1,4 @@
-// Validation of device configs (sim/device_spec.h): one test per kind of error, each
+// Validation of device configs (hw/device_spec.h): one test per kind of error, each
 // asserting the file, the JSON pointer, what was expected and what was found; and a
 // round trip of every shipped FPGA device config through to_json() and the parser.
 
@@ -11,7 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim {
 namespace {

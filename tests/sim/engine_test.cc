@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <random>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "models/model_spec.h"
 #include "sim/analytic.h"
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/bank_map.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
 #include "sim/occupancy.h"
 #include "sim/sc_engine.h"
 #include "sim/sched_graph.h"

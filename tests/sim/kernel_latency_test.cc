@@ -1,5 +1,5 @@
-// The kernel latency model (sim/kernel_latency.h) on the kernel specification
-// (hls/include/kernel_spec.h through hls/loop_nest.h):
+// The kernel latency model (hw/kernel_latency.h) on the kernel specification
+// (hls/include/kernel_spec.h through hw/loop_nest.h):
 //  - II derived from recurrences (RecMII) and from array accesses (ResMII) by the same
 //    function the model prices with (loop_timing), on synthetic loops;
 //  - variants selecting the loops of a kernel;
@@ -23,12 +23,12 @@
 
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_latency.h"
-#include "sim/kernel_params.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_latency.h"
+#include "hw/kernel_params.h"
 
 namespace ttsim {
 namespace {
@@ -278,7 +278,7 @@ TaskShape random_shape(TaskOp op) {
   return s;
 }
 
-/// The header's formula (sim/kernel_latency.h, sim/kernel_params.h) evaluated on
+/// The header's formula (hw/kernel_latency.h, hw/kernel_params.h) evaluated on
 /// kernel_loops() directly, by operator name.
 std::int64_t formula_cycles(const ArchSpec& a, const DeviceSpec& d, UnitKind unit, TaskOp op, const TaskShape& s) {
   const UnitSpec& u = a.unit(unit);

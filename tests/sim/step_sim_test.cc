@@ -4,8 +4,8 @@
 
 #include "models/model_spec.h"
 #include "sim/analytic.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "hls/reports/latency_rules.h"
 
 namespace ttsim::testing {

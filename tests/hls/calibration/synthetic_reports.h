@@ -3,7 +3,7 @@
 // (ModuleInformation, RTLDesignHierarchy, each pipelined loop outlined into a
 // <module>_Pipeline_<loop> module, operator BindNodes) for a ttsim kernel module, from
 // the kernel specification (hls/include/kernel_spec.h: loop names, trip formulas, the II
-// derived by sim/kernel_latency.h loop_timing and the chain depth) and known deviations,
+// derived by hw/kernel_latency.h loop_timing and the chain depth) and known deviations,
 // following the HLS conventions seen in real reports (hls/reports/latency_rules.h): a
 // pipelined loop reports (trip − 1)·II + max(depth − 1, 1), each _Pipeline_ module adds 2
 // FSM states around its loop, and the kernel module adds one state per call plus one.
@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim::testing {
 
 /// One kernel report to write. Per-loop vectors have one entry per loop of the kernel's
-/// specification (hls/loop_nest.h all_kernel_loops order, every variant).
+/// specification (hw/loop_nest.h all_kernel_loops order, every variant).
 struct SyntheticKernel {
   std::string module;                  ///< e.g. "ttsim_softmax"
   TaskOp op = TaskOp::kContraction;

@@ -1,7 +1,7 @@
 // Block arithmetic of RAMB36 / RAMB18 / URAM288 and the Vitis HLS storage rules,
 // pinned against csynth rows quoted in shared/reference/hls-reports.md §2.4.
 
-#include "sim/memplan/block_arith.h"
+#include "hw/block_arith.h"
 
 #include <stdexcept>
 

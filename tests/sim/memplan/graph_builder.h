@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/task_graph.h"
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim::memplan::testing {
 

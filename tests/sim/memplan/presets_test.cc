@@ -9,8 +9,8 @@
 
 #include "models/model_spec.h"
 #include "models/training_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 #include "sim/memplan/memory_plan.h"
 
 namespace ttsim::memplan {

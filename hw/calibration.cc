@@ -1,4 +1,4 @@
-#include "sim/calibration.h"
+#include "hw/calibration.h"
 
 #include <cmath>
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 namespace ttsim {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Kernel latency model: cycles a task holds its unit, derived from the kernel
-// specification hls/include/kernel_spec.h (through hls/loop_nest.h) and the device's
+// specification hls/include/kernel_spec.h (through hw/loop_nest.h) and the device's
 // operator latencies at the arch clock. No initiation interval is a free parameter.
 //
 // Per pipelined loop l of the task's kernel that runs for its variant (trip_l > 0):
@@ -25,7 +25,7 @@
 // device's memory write_latency, every other operator the device file's float_ops entry
 // at the arch clock (a calibration's op_latency replaces them where it has one).
 //
-// With a calibration (ArchSpec::calibration, sim/kernel_params.h) covering a kernel,
+// With a calibration (ArchSpec::calibration, hw/kernel_params.h) covering a kernel,
 // each of its loop classes gets the fitted depth adjustment (depth_l =
 // max(1, round(Σ latency + depth_adjust[l]))) and the task the fitted overhead; the II
 // stays the derived one. Synthesis reports show a pipelined loop as (trip − 1)·II +
@@ -45,10 +45,10 @@
 #include <vector>
 
 #include "hls/include/kernel_spec.h"
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
 
 namespace ttsim {
 

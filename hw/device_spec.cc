@@ -1,4 +1,4 @@
-#include "sim/device_spec.h"
+#include "hw/device_spec.h"
 
 #include <algorithm>
 

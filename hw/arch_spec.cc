@@ -1,9 +1,9 @@
-#include "sim/arch_spec.h"
+#include "hw/arch_spec.h"
 
 #include <algorithm>
 #include <map>
 
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 namespace ttsim {
 

@@ -4,7 +4,7 @@
 // kernels in hls/kernels, which take their loop bounds from it) evaluated for one task
 // shape, variant and lane count. For each pipelined loop: its trip count, its operator
 // chain (critical path of one iteration), its loop-carried recurrences and its array
-// accesses per iteration. The latency model (sim/kernel_latency.h) derives each loop's
+// accesses per iteration. The latency model (hw/kernel_latency.h) derives each loop's
 // II and depth from these and the device's operator latencies:
 //   II = max(RecMII, ResMII)  (B. R. Rau, "Iterative modulo scheduling", MICRO 1994)
 //   depth = Σ latency(op in chain)

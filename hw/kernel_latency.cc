@@ -1,4 +1,4 @@
-#include "sim/kernel_latency.h"
+#include "hw/kernel_latency.h"
 
 #include <array>
 #include <cstdint>

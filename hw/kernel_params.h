@@ -1,7 +1,7 @@
 #pragma once
 // Calibrated kernel latency parameters, as the simulator's kernel latency model
-// (sim/kernel_latency.h) applies them. They come from a calibration file
-// (sim/calibration.h, configs/calibration/*.json) fitted by `ttsim calibrate` from
+// (hw/kernel_latency.h) applies them. They come from a calibration file
+// (hw/calibration.h, configs/calibration/*.json) fitted by `ttsim calibrate` from
 // csynth reports; this header holds only the values, so the arch can carry them.
 //
 // Nothing here sets an initiation interval: every loop's II is derived from the kernel

@@ -2,7 +2,7 @@
 // Calibration files (configs/calibration/*.json): kernel latency parameters and power
 // coefficients fitted by `ttsim calibrate` from synthesis reports, with their
 // provenance. `ttsim simulate --calibration` loads one and applies it to the arch (kernel
-// parameters, sim/kernel_params.h) and the device (power coefficients), refusing a
+// parameters, hw/kernel_params.h) and the device (power coefficients), refusing a
 // calibration made for another part or clock.
 //
 // Format (version 2; every key below is required unless marked optional):
@@ -54,9 +54,9 @@
 
 #include "core/json_view.h"
 #include "models/task_graph.h"
-#include "sim/arch_spec.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_params.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_params.h"
 
 namespace ttsim {
 

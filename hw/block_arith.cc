@@ -1,4 +1,4 @@
-#include "sim/memplan/block_arith.h"
+#include "hw/block_arith.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "hls/loop_nest.h"
+#include "hw/loop_nest.h"
 
 #include <array>
 #include <stdexcept>

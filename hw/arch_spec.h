@@ -14,8 +14,8 @@
 #include "hls/include/kernel_spec.h"
 #include "models/flows.h"
 #include "models/task_graph.h"
-#include "sim/device_spec.h"
-#include "sim/kernel_params.h"
+#include "hw/device_spec.h"
+#include "hw/kernel_params.h"
 
 namespace ttsim {
 
@@ -23,11 +23,11 @@ namespace ttsim {
 inline constexpr int kUnitKinds = 7;
 
 /// One class of hardware units: `count` identical instances, each a pipelined kernel
-/// with `lanes` parallel lanes (the UNROLL factor of its loop bodies, hls/loop_nest.h)
+/// with `lanes` parallel lanes (the UNROLL factor of its loop bodies, hw/loop_nest.h)
 /// and `overhead` cycles per task (kernel start, address setup and pipeline control
 /// around the loops). There is no initiation-interval parameter: every loop's II is
 /// derived from the kernel specification (hls/include/kernel_spec.h) and the device's
-/// operator latencies (sim/kernel_latency.h).
+/// operator latencies (hw/kernel_latency.h).
 struct UnitSpec {
   int count = 1;
   int lanes = 1;
@@ -68,7 +68,7 @@ struct ArchSpec {
   MemoryStrategy memory = MemoryStrategy::kGrouped;
   SequenceLength sequence_length = SequenceLength::kPadded;
   bool port_contention = true;  ///< tasks reserve bank ports for the words they move
-  /// Calibrated kernel parameters (sim/kernel_params.h: per-loop depth adjustments and
+  /// Calibrated kernel parameters (hw/kernel_params.h: per-loop depth adjustments and
   /// the overhead replacing the unit's) for the kernels they cover; null = uncalibrated defaults. Set from a
   /// calibration file (`--calibration`), not from the arch file, so not in to_json().
   std::shared_ptr<const KernelCalibration> calibration;
