@@ -8,7 +8,7 @@
 //     evaluation log; items = points.
 //   BM_ResolvePoint: the configs of those points (resolve_point: base documents with the
 //     axis values written); items = points.
-//   BM_RowText: a point's results.csv and results.jsonl lines (dse/result_stream.h) from its
+//   BM_RowText: a point's results.csv and results.jsonl lines (dse/run/result_stream.h) from its
 //     resolved configs and evaluation; items = points.
 //   BM_SystemcSixEncoderPoint: SystemC evaluation (step + epoch) of the sweep's
 //     6-encoder points, each once; items = points.  Target >= 50 points/s/core.
@@ -16,10 +16,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "dse/resolve.h"
-#include "dse/result_stream.h"
+#include "dse/evaluate/resolve.h"
+#include "dse/run/result_stream.h"
 #include "dse/run_setup.h"
-#include "dse/search.h"
+#include "dse/search/search.h"
 
 namespace ttsim::dse {
 namespace {

@@ -23,7 +23,7 @@
 #include "hw/kernel_latency.h"
 #include "sim/machine_banks.h"
 #include "sim/occupancy.h"
-#include "sim/power/step_power.h"
+#include "sim/step_power.h"
 #include "sim/sched_graph.h"
 #include "sim/step_sim.h"
 

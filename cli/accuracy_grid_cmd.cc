@@ -1,6 +1,6 @@
 // `ttsim accuracy-grid`: trains a grid of (encoders, TT rank, seed) runs on ATIS with the
 // compressed Eigen reference engine and writes the explorer's accuracy table
-// (dse/accuracy_grid.h). Ctrl-C stops after keeping every finished run and each running
+// (dse/accuracy/accuracy_grid.h). Ctrl-C stops after keeping every finished run and each running
 // run's last whole epoch (exit 130); the same command resumes.
 
 #include <csignal>
@@ -13,8 +13,8 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "core/errors.h"
-#include "dse/accuracy_grid.h"
-#include "dse/accuracy_grid_spec.h"
+#include "dse/accuracy/accuracy_grid.h"
+#include "dse/accuracy/accuracy_grid_spec.h"
 
 namespace ttsim::cli {
 namespace {

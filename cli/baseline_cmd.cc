@@ -21,7 +21,7 @@
 #include "sim/baseline/baseline.h"
 #include "sim/baseline/fpga_card.h"
 #include "hw/device_spec.h"
-#include "sim/power/lut_estimate.h"
+#include "hw/lut_estimate.h"
 
 namespace ttsim::cli {
 namespace {

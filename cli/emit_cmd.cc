@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "core/errors.h"
-#include "dse/emit.h"
+#include "dse/emit/emit.h"
 
 namespace ttsim::cli {
 namespace {

@@ -12,9 +12,9 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
-#include "dse/emit.h"
-#include "dse/explore.h"
-#include "dse/resolve.h"
+#include "dse/emit/emit.h"
+#include "dse/run/explore.h"
+#include "dse/evaluate/resolve.h"
 #include "dse/run_setup.h"
 
 namespace ttsim::cli {

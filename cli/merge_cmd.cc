@@ -12,8 +12,8 @@
 #include "cli/command.h"
 #include "cli/options.h"
 #include "core/errors.h"
-#include "dse/emit.h"
-#include "dse/explore.h"
+#include "dse/emit/emit.h"
+#include "dse/run/explore.h"
 #include "dse/run_setup.h"
 
 namespace ttsim::cli {

@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "dse/accuracy_table.h"
-#include "dse/emit.h"
-#include "dse/outputs.h"
-#include "dse/plots.h"
-#include "dse/report_html.h"
+#include "dse/accuracy/accuracy_table.h"
+#include "dse/emit/emit.h"
+#include "dse/run/outputs.h"
+#include "dse/report/plots.h"
+#include "dse/report/report_html.h"
 
 namespace ttsim::dse {
 

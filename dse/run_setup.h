@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "dse/explore.h"
-#include "dse/sim_evaluator.h"
-#include "dse/sweep_spec.h"
+#include "dse/run/explore.h"
+#include "dse/evaluate/sim_evaluator.h"
+#include "dse/space/sweep_spec.h"
 #include "hw/calibration.h"
 
 namespace ttsim::dse {
@@ -39,7 +39,7 @@ Json calibration_record(const Calibration& c);
 
 /// The extra-outputs hook: SVG plots, (for complete runs with a chosen design) the
 /// emitted HLS build in <dir>/hls_build from the kernel tree under `hls_root` (see
-/// find_hls_root in dse/emit.h; resolve it before the run so a missing tree fails
+/// find_hls_root in dse/emit/emit.h; resolve it before the run so a missing tree fails
 /// early), then summary.md again listing exactly the files written, and report.html.
 std::function<std::vector<std::string>(const std::string&, const RunState&, const FinalResult&,
                                        const std::vector<std::string>&)>

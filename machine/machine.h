@@ -2,7 +2,7 @@
 // The machine description: one typed value, computed once per design from (ModelSpec,
 // ArchSpec, DeviceSpec) and the step's task graph, that says what the emitted HLS build
 // is — its kernel instances, its on-chip memories and its static schedule. The simulator
-// (sim/) prices this machine and `ttsim emit` renders it (dse/emit.h); a design the
+// (sim/) prices this machine and `ttsim emit` renders it (dse/emit/emit.h); a design the
 // emitted code cannot carry out is refused here (check_buildable) and never simulated.
 //
 // What the emitted top (hls/kernels/top.cc, model_step.cc) builds:

@@ -10,8 +10,8 @@
 #include "machine/hls_dims.h"
 #include "models/graph_reshape.h"
 #include "models/training_graph.h"
-#include "sim/power/schedule_activity.h"
-#include "sim/power/step_power.h"
+#include "sim/schedule_activity.h"
+#include "sim/step_power.h"
 
 #include <algorithm>
 #include <array>

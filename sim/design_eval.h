@@ -1,6 +1,6 @@
 #pragma once
 // One evaluation of one design, the same for every command: `simulate`, the explorer's
-// SystemC fidelity (dse/sim_evaluator.h) and `baseline` call evaluate_design and nothing
+// SystemC fidelity (dse/evaluate/sim_evaluator.h) and `baseline` call evaluate_design and nothing
 // else to price a design. It computes, once per canonical design (model, arch, device,
 // calibration and epoch split, each in its resolved JSON form), the machine description
 // the emitted build is (machine/machine.h), the SystemC-simulated padded step on its
@@ -18,7 +18,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "sim/epoch.h"
-#include "sim/power/fpga_power.h"
+#include "hw/fpga_power.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

@@ -2,8 +2,8 @@
 
 #include "sim/bank_map.h"
 #include "hw/block_arith.h"
-#include "sim/power/fpga_power.h"
-#include "sim/power/lut_estimate.h"
+#include "hw/fpga_power.h"
+#include "hw/lut_estimate.h"
 
 namespace ttsim {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Fitting the power model's coefficients (sim/power/fpga_power.h, DeviceSpec::power)
+// Fitting the power model's coefficients (hw/fpga_power.h, DeviceSpec::power)
 // from Vivado report_power / report_utilization pairs of routed designs.
 //
 // Each pair (same folder) gives, at the design's clock f (MHz, from report_power

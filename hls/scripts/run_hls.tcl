@@ -1,5 +1,5 @@
 # run_hls.tcl — Vitis HLS (classic Tcl flow) build of the ttsim training kernels, design
-# "atis_2enc" (model atis_2enc, arch u50_paper) on u50. Rendered by `ttsim emit` (dse/emit.h)
+# "atis_2enc" (model atis_2enc, arch u50_paper) on u50. Rendered by `ttsim emit` (dse/emit/emit.h)
 # with design_config.h; do not edit by hand.
 #
 #   cd <root> && vitis_hls -f hls/scripts/run_hls.tcl [-tclargs <board> <design> <steps>]

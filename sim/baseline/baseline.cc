@@ -8,7 +8,7 @@
 #include "models/gpu/torch_layers.h"
 #include "sim/design_eval.h"
 #include "sim/epoch.h"
-#include "sim/power/step_power.h"
+#include "sim/step_power.h"
 
 namespace ttsim {
 

@@ -21,7 +21,7 @@
 #include "hw/arch_spec.h"
 #include "sim/baseline/fpga_card.h"
 #include "hw/device_spec.h"
-#include "sim/power/fpga_power.h"
+#include "hw/fpga_power.h"
 
 namespace ttsim {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "sim/power/fpga_power.h"
+#include "hw/fpga_power.h"
 
 namespace ttsim {
 

@@ -16,7 +16,7 @@
 #include <rapidcheck.h>
 
 #include "core/errors.h"
-#include "dse/sweep_spec.h"
+#include "dse/space/sweep_spec.h"
 #include "hls/reports/xml_util.h"
 #include "models/model_spec.h"
 #include "hw/arch_spec.h"

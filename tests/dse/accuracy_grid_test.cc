@@ -1,8 +1,8 @@
-// The accuracy grid (dse/accuracy_grid.h): grid file validation, the stopping rule, and
+// The accuracy grid (dse/accuracy/accuracy_grid.h): grid file validation, the stopping rule, and
 // a run on a tiny synthetic dataset that is interrupted after its first finished run
 // and resumed: the finished run is not retrained and the table equals an uninterrupted
 // run's (wall times aside). With TTSIM_SHARED, a smoke run on 20 real ATIS utterances.
-#include "dse/accuracy_grid.h"
+#include "dse/accuracy/accuracy_grid.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
-#include "dse/accuracy_grid_spec.h"
+#include "dse/accuracy/accuracy_grid_spec.h"
 #include "tests/models/dataset/synthetic_atis.h"
 
 namespace ttsim::dse {

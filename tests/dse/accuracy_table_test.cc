@@ -1,8 +1,8 @@
-// The accuracy table (dse/accuracy_table.h, dse/accuracy_lookup.h): validation naming the
+// The accuracy table (dse/accuracy/accuracy_table.h, dse/accuracy/accuracy_lookup.h): validation naming the
 // file and JSON pointer, exact / interpolated lookups that never cross encoder counts or
 // TTM ranks, the unknown case, the noise rule (95 % lower confidence bound), and what the
 // explorer does with them (metrics, accuracy_source, the min_accuracy reason).
-#include "dse/accuracy_table.h"
+#include "dse/accuracy/accuracy_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +13,9 @@
 
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
-#include "dse/accuracy_lookup.h"
-#include "dse/explore.h"
-#include "dse/sweep_spec.h"
+#include "dse/accuracy/accuracy_lookup.h"
+#include "dse/run/explore.h"
+#include "dse/space/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
 
 namespace ttsim::dse {

@@ -15,7 +15,7 @@
 
 #include "tests/testing/slurp.h"
 #include "core/json_view.h"
-#include "dse/emit.h"
+#include "dse/emit/emit.h"
 
 namespace ttsim::dse {
 namespace {

@@ -3,7 +3,7 @@
 // from /configs/device (or the U50 fallback for an older chosen.json), and the emitted
 // folder builds on its own with g++ and its C simulation passes.
 #include "tests/testing/slurp.h"
-#include "dse/emit.h"
+#include "dse/emit/emit.h"
 
 #include <algorithm>
 #include <cmath>

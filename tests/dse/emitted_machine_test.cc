@@ -30,8 +30,8 @@
 #include <gtest/gtest.h>
 
 #include "core/atomic_file.h"
-#include "dse/emit.h"
-#include "dse/explore.h"
+#include "dse/emit/emit.h"
+#include "dse/run/explore.h"
 #include "dse/run_setup.h"
 #include "hls/kernels/modules.h"
 #include "hw/loop_nest.h"

@@ -8,8 +8,8 @@
 
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
-#include "dse/explore.h"
-#include "dse/resolve.h"
+#include "dse/run/explore.h"
+#include "dse/evaluate/resolve.h"
 #include "dse/run_setup.h"
 #include "hw/calibration.h"
 #include "sim/design_eval.h"

@@ -17,16 +17,16 @@
 #include "sim/design_eval.h"
 
 #include "core/atomic_file.h"
-#include "dse/axes.h"
-#include "dse/explore.h"
-#include "dse/resolve.h"
-#include "dse/sweep_spec.h"
+#include "dse/space/axes.h"
+#include "dse/run/explore.h"
+#include "dse/evaluate/resolve.h"
+#include "dse/space/sweep_spec.h"
 #include "dse/run_setup.h"
 #include "models/dataset/dataset_lengths.h"
 #include "models/model_spec.h"
 #include "sim/epoch.h"
-#include "sim/power/fpga_power.h"
-#include "sim/power/step_power.h"
+#include "hw/fpga_power.h"
+#include "sim/step_power.h"
 #include "sim/step_sim.h"
 
 namespace ttsim::dse {

@@ -1,7 +1,7 @@
 // End-to-end runs of the explorer on a toy evaluator: known front, SystemC refinement of
 // the candidates, resume after interruption, shards + merge, thread-count independence.
 #include "tests/testing/slurp.h"
-#include "dse/explore.h"
+#include "dse/run/explore.h"
 
 #include <atomic>
 #include <filesystem>
@@ -14,13 +14,13 @@
 
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
-#include "dse/batch_runner.h"
-#include "dse/outputs.h"
-#include "dse/resolve.h"
-#include "dse/result_stream.h"
-#include "dse/run_state.h"
+#include "dse/run/batch_runner.h"
+#include "dse/run/outputs.h"
+#include "dse/evaluate/resolve.h"
+#include "dse/run/result_stream.h"
+#include "dse/run/run_state.h"
 #include "models/model_spec.h"
-#include "dse/sweep_spec.h"
+#include "dse/space/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
 
 namespace ttsim::dse {
@@ -143,7 +143,7 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
 
 TEST(Explore, RowsWrittenAsAGridRunsAreWhatTheLogPassWrites) {
   // An analytic grid run has no SystemC stage: its rows are written as its batches finish
-  // (dse/result_stream.h); an interrupted and resumed one writes them from its log at the end.
+  // (dse/run/result_stream.h); an interrupted and resumed one writes them from its log at the end.
   Fixture f("stream", R"({"strategy": "grid"})", "analytic");
   f.run("whole");
   ExploreOptions o;

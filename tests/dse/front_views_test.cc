@@ -1,4 +1,4 @@
-#include "dse/front_views.h"
+#include "dse/report/front_views.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "dse/gnuplot.h"
-#include "dse/html_text.h"
-#include "dse/report_tables.h"
+#include "dse/report/gnuplot.h"
+#include "dse/report/html_text.h"
+#include "dse/report/report_tables.h"
 
 namespace ttsim::dse {
 

@@ -10,11 +10,11 @@
 #include "tests/testing/slurp.h"
 #include "core/atomic_file.h"
 #include "core/json_lines.h"
-#include "dse/explore.h"
-#include "dse/plots.h"
-#include "dse/report_html.h"
-#include "dse/result_rows.h"
-#include "dse/run_state.h"
+#include "dse/run/explore.h"
+#include "dse/report/plots.h"
+#include "dse/report/report_html.h"
+#include "dse/run/result_rows.h"
+#include "dse/run/run_state.h"
 #include "tests/dse/toy_evaluator.h"
 
 namespace ttsim::dse {

@@ -1,4 +1,4 @@
-#include "dse/pareto.h"
+#include "dse/search/pareto.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Power, epoch energy and LUT metrics of explored points: the analytic and SystemC
-// evaluators derive the activity the same way (sim/power/schedule_activity.h), agree
+// evaluators derive the activity the same way (sim/schedule_activity.h), agree
 // exactly when the step has no port contention, match `ttsim simulate`'s power, and
 // the LUT estimate is the sim/power rule and is checked by the headroom constraint.
 #include <gtest/gtest.h>
@@ -7,11 +7,11 @@
 #include "machine/machine.h"
 #include "sim/design_eval.h"
 
-#include "dse/feasibility.h"
-#include "dse/sim_evaluator.h"
-#include "sim/power/lut_estimate.h"
-#include "sim/power/schedule_activity.h"
-#include "sim/power/step_power.h"
+#include "dse/evaluate/feasibility.h"
+#include "dse/evaluate/sim_evaluator.h"
+#include "hw/lut_estimate.h"
+#include "sim/schedule_activity.h"
+#include "sim/step_power.h"
 #include "sim/step_sim.h"
 
 namespace ttsim::dse {

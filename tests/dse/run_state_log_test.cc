@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/testing/slurp.h"
-#include "dse/run_state.h"
+#include "dse/run/run_state.h"
 
 namespace ttsim::dse {
 namespace {

@@ -1,5 +1,5 @@
 // Grid, random and NSGA-II on toy spaces whose Pareto front is known in closed form.
-#include "dse/search.h"
+#include "dse/search/search.h"
 
 #include <set>
 

@@ -8,7 +8,7 @@
 
 #include <atomic>
 
-#include "dse/evaluator.h"
+#include "dse/evaluate/evaluator.h"
 
 namespace ttsim::dse::testing {
 

@@ -1,4 +1,4 @@
-#include "sim/power/fpga_power.h"
+#include "hw/fpga_power.h"
 
 #include <gtest/gtest.h>
 

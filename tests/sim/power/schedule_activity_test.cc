@@ -1,14 +1,14 @@
 // The schedule-based memory activity equals the SystemC bank occupations when port
 // contention is modelled (so moving step_activity onto it changed no SystemC figure),
 // and still counts the memories' traffic when contention is off.
-#include "sim/power/schedule_activity.h"
-#include "sim/power/lut_estimate.h"
+#include "sim/schedule_activity.h"
+#include "hw/lut_estimate.h"
 
 #include <gtest/gtest.h>
 #include <string>
 
 #include "hls/include/kernel_spec.h"
-#include "sim/power/step_power.h"
+#include "sim/step_power.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {

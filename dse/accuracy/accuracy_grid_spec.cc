@@ -1,0 +1,109 @@
+#include "dse/accuracy/accuracy_grid_spec.h"
+
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "dse/space/axes.h"
+#include "dse/space/sweep_spec.h"
+
+namespace ttsim::dse {
+
+namespace {
+
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
+
+std::vector<std::int64_t> distinct_ints(const JsonView& v, std::int64_t min, std::int64_t max) {
+  const auto list = v.as_int_list(min, max, 1);
+  std::set<std::int64_t> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!seen.insert(list[i]).second) v.at(i).fail("each value once", fmt::format("{} again", list[i]));
+  }
+  return list;
+}
+
+}  // namespace
+
+GridSpec parse_grid_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"description", "models", "tt_ranks", "seeds", "engine", "lr", "max_epochs",
+                   "patience"});
+  GridSpec g;
+  g.file = file;
+  if (auto d = root.find("description")) g.description = d->as_string();
+  g.tt_ranks = distinct_ints(root.at("tt_ranks"), 1, 4096);
+  g.seeds = distinct_ints(root.at("seeds"), 0, std::numeric_limits<std::int64_t>::max());
+  g.engine = root.at("engine").as_enum({"reference", "hls", "dense"});
+  g.lr = root.at("lr").as_double(1e-12, 1e6);
+  g.max_epochs = root.at("max_epochs").as_int(1, kMaxInt);
+  g.patience = root.at("patience").as_int(0, kMaxInt);
+
+  std::set<std::int64_t> encoders_seen;
+  std::vector<GridRun> by_model;  // models × ranks, seed not yet set
+  for (const auto& mv : root.at("models").as_array(1)) {
+    const std::string given = mv.as_string();
+    const std::string path = find_config_path(given, file);
+    if (path.empty()) mv.fail("a path to an existing model file", "\"" + given + "\" (no such file)");
+    const Json base = load_json_file(path);
+    JsonView bv(base, path);
+    const std::int64_t enc = bv.at("encoders").as_int(1, 1024);
+    if (!encoders_seen.insert(enc).second) {
+      mv.fail("one model per encoder count", fmt::format("a second model with {} encoders", enc));
+    }
+    Json fixed = Json::object();
+    for (const char* k : {"d_model", "heads", "ffn_dim", "seq_len"}) {
+      fixed[k] = bv.at(k).as_int(1, std::numeric_limits<std::int64_t>::max());
+    }
+    if (g.fixed.is_null()) {
+      g.fixed = fixed;
+    } else if (fixed != g.fixed) {
+      mv.fail("a model with the first model's d_model, heads, ffn_dim and seq_len " + g.fixed.dump(),
+              fixed.dump() + " in " + path);
+    }
+    const std::int64_t ttm = bv.at("token_embedding").at("rank").as_int(1, 4096);
+    const std::string name = bv.at("name").as_string();
+    g.model_files.push_back(path);
+    for (std::int64_t rank : g.tt_ranks) {
+      Json model = base;
+      Json arch = Json::object();
+      apply_axis("tt_rank", Json(rank), model, arch);
+      model["name"] = fmt::format("{}_r{}", name, rank);
+      GridRun r;
+      r.key = AccuracyKey{enc, rank, ttm};
+      r.base_file = path;
+      r.model = model;
+      r.model_name = model["name"].get<std::string>();
+      by_model.push_back(std::move(r));
+    }
+  }
+  // Seed-major: every key gets its first seed before any key gets its second, so a grid
+  // stopped halfway still covers every (encoders, rank).
+  for (std::int64_t seed : g.seeds) {
+    for (GridRun r : by_model) {
+      r.seed = seed;
+      r.id = fmt::format("e{}_tt{}_ttm{}_s{}", r.key.encoders, r.key.tt_rank, r.key.ttm_rank, seed);
+      g.runs.push_back(std::move(r));
+    }
+  }
+  return g;
+}
+
+GridSpec load_grid_spec(const std::string& path) { return parse_grid_spec(load_json_file(path), path); }
+
+std::size_t best_epoch_index(const std::vector<double>& dev_intent) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < dev_intent.size(); ++i) {
+    if (dev_intent[i] > dev_intent[best]) best = i;
+  }
+  return best;
+}
+
+bool should_stop(const std::vector<double>& dev_intent, std::int64_t patience) {
+  if (patience <= 0 || dev_intent.empty()) return false;
+  const std::size_t since_best = dev_intent.size() - 1 - best_epoch_index(dev_intent);
+  return static_cast<std::int64_t>(since_best) >= patience;
+}
+
+}  // namespace ttsim::dse

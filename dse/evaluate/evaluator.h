@@ -1,0 +1,70 @@
+#pragma once
+// The interface between the explorer and whatever computes a design point's metrics:
+// the analytic evaluator and the SystemC engine of //sim in production, a toy function
+// in tests (so the search strategies can be checked on spaces with a known front).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/json_view.h"
+#include "dse/space/design_space.h"
+#include "dse/space/metrics.h"
+
+namespace ttsim::dse {
+
+/// A design point resolved into concrete configuration documents: the base model and
+/// arch files with the point's axis values applied (see dse/space/axes.h).
+struct PointConfig {
+  PointId id = 0;
+  const DesignSpace* space = nullptr;
+  Json model;               ///< model config document (configs/models schema)
+  Json arch;                ///< arch config document (configs/arch schema)
+  std::string model_file;   ///< file the base model came from (for error messages)
+  std::string arch_file;
+
+  /// Value of the axis named `name` at this point, or nullptr when the space has no
+  /// such axis or the point keeps the base value.
+  const Json* axis_value(const std::string& name) const;
+};
+
+/// Result of evaluating one point.
+struct Evaluation {
+  MetricValues metrics;   ///< NaN where unavailable
+  std::string error;      ///< non-empty when the point could not be built or simulated
+  std::string fidelity;   ///< "analytic", "systemc", or the evaluator's own name
+  /// Set by the sweep from its rank-accuracy table (dse/accuracy/accuracy_table.h): the uniform
+  /// TT rank of the point (0 when its TT layers differ in rank or it has none) and how
+  /// kAccuracy / kSlotF1 were obtained: "table", "interpolated", or "" (unavailable).
+  std::int64_t tt_rank = 0;
+  std::string accuracy_source;
+  /// With `detailed`: {"stages": {name: cycles}, "layers": [{"name", "cycles"}...]}
+  /// for the latency-breakdown plot; null otherwise.
+  Json breakdown;
+  /// With `detailed`: the resolved configs {"model", "arch", "device"} as the
+  /// evaluator's loaders understood them, defaults included; null otherwise.
+  Json resolved;
+};
+
+/// Computes metrics of design points. Implementations must be thread-safe (evaluate is
+/// called concurrently from oneTBB workers) and deterministic (same point, same result).
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  /// Fidelity label written to results ("analytic", "systemc", ...).
+  virtual std::string fidelity() const = 0;
+  /// True when evaluate() fills metric `m` (a metric no point can have, such as energy
+  /// without a power model, is reported as unavailable and dropped from objectives).
+  virtual bool provides(Metric m) const = 0;
+  /// The resolved configs of `point` as the evaluator's loaders understand them,
+  /// defaults included: {"model": ..., "arch": ...}. Default: the documents as patched.
+  /// Throws InputError when the documents do not load.
+  virtual Json resolved_configs(const PointConfig& point) const {
+    return Json{{"model", point.model}, {"arch", point.arch}};
+  }
+  /// Evaluates `point`. Errors of the point itself (a rank the model loader rejects, a
+  /// design the simulator cannot schedule) go into Evaluation::error, not exceptions.
+  virtual Evaluation evaluate(const PointConfig& point, bool detailed) const = 0;
+};
+
+}  // namespace ttsim::dse

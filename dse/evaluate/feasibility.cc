@@ -1,0 +1,88 @@
+#include "dse/evaluate/feasibility.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace ttsim::dse {
+
+Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& device,
+              const std::vector<Metric>& objectives, bool check_accuracy) {
+  Verdict v;
+  if (!e.error.empty()) {
+    v.violation = 1e9;
+    v.reason = "not evaluated: " + e.error;
+    return v;
+  }
+  std::vector<std::string> fails;
+  const double usable = (100.0 - c.resource_headroom_pct) / 100.0;
+  auto resource = [&](Metric m, std::int64_t total, const char* what) {
+    if (!e.metrics.has(m)) return;  // a device without the resource (0) fits only designs using none
+    const double limit = std::floor(static_cast<double>(total) * usable);
+    const double used = e.metrics[m];
+    if (used > limit) {
+      v.violation += limit > 0 ? used / limit - 1 : 1;
+      fails.push_back(fmt::format("{} {:.0f} > {:.0f} ({} on the device, {:g}% headroom)", what,
+                                  used, limit, total, c.resource_headroom_pct));
+    }
+  };
+  resource(Metric::kBram36, device.bram36, "BRAM36");
+  resource(Metric::kUram288, device.uram288, "URAM288");
+  resource(Metric::kDsp, device.dsp, "DSP");
+  resource(Metric::kLut, device.lut, "LUT");
+  if (c.max_epoch_seconds && e.metrics.has(Metric::kEpochSeconds) &&
+      e.metrics[Metric::kEpochSeconds] > *c.max_epoch_seconds) {
+    v.violation += e.metrics[Metric::kEpochSeconds] / *c.max_epoch_seconds - 1;
+    fails.push_back(fmt::format("epoch {:.4g} s > {:g} s", e.metrics[Metric::kEpochSeconds],
+                                *c.max_epoch_seconds));
+  }
+  if (c.min_compression && e.metrics.has(Metric::kCompression) &&
+      e.metrics[Metric::kCompression] < *c.min_compression) {
+    v.violation += 1 - e.metrics[Metric::kCompression] / *c.min_compression;
+    fails.push_back(fmt::format("compression {:.3g}x < {:g}x", e.metrics[Metric::kCompression],
+                                *c.min_compression));
+  }
+  if (c.max_compression && e.metrics.has(Metric::kCompression) &&
+      e.metrics[Metric::kCompression] > *c.max_compression) {
+    v.violation += e.metrics[Metric::kCompression] / *c.max_compression - 1;
+    fails.push_back(fmt::format("compression {:.3g}x > {:g}x", e.metrics[Metric::kCompression],
+                                *c.max_compression));
+  }
+  if (check_accuracy && c.min_accuracy) {
+    if (!e.metrics.has(Metric::kAccuracy)) {
+      v.violation += 1;
+      fails.push_back(e.tt_rank ? fmt::format("accuracy unknown (not measured) at TT rank {}", e.tt_rank)
+                                : std::string("accuracy unknown: the TT layers do not share one rank"));
+    } else if (e.metrics[Metric::kAccuracy] < *c.min_accuracy) {
+      v.violation += 1 - e.metrics[Metric::kAccuracy] / *c.min_accuracy;
+      fails.push_back(fmt::format("accuracy bound {:.4g} < {:g}", e.metrics[Metric::kAccuracy],
+                                  *c.min_accuracy));
+    }
+  }
+  for (Metric m : objectives) {
+    if (!e.metrics.has(m)) {
+      v.violation += 1e9;
+      fails.push_back(std::string("objective ") + metric_info(m).name + " unavailable");
+    }
+  }
+  for (std::size_t i = 0; i < fails.size(); ++i) v.reason += (i ? "; " : "") + fails[i];
+  v.feasible = fails.empty();
+  return v;
+}
+
+Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
+                         const std::vector<Metric>& objectives) {
+  Candidate c;
+  c.id = id;
+  c.violation = v.feasible ? 0 : std::max(v.violation, 1e-12);
+  for (Metric m : objectives) c.objectives.push_back(objective_value(m, e.metrics[m]));
+  return c;
+}
+
+double objective_value(Metric m, double x) {
+  if (std::isnan(x)) return std::numeric_limits<double>::infinity();
+  return metric_info(m).maximize ? -x : x;
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,44 @@
+#pragma once
+// Constraint checking of one evaluated point: device resources with headroom, epoch
+// latency, compression and accuracy; and the conversion to a search Candidate.
+
+#include <string>
+#include <vector>
+
+#include "dse/evaluate/evaluator.h"
+#include "dse/search/pareto.h"
+#include "dse/space/sweep_spec.h"
+#include "hw/device_spec.h"
+
+namespace ttsim::dse {
+
+/// Outcome of the constraint check.
+struct Verdict {
+  bool feasible = false;
+  /// 0 when feasible; otherwise Σ over failed constraints of value/limit - 1 (or the
+  /// relative shortfall for minimums), and 1e9 for a point that could not be evaluated
+  /// or lacks an objective's value.
+  double violation = 0;
+  std::string reason;  ///< "" when feasible; "; "-joined failed checks otherwise
+};
+
+/// Checks `e` against `constraints` on `device`. Resource limits are
+/// floor(total · (100 - headroom) / 100) for BRAM36, URAM288, DSP and (when the
+/// evaluator estimates it) LUT. A constraint whose metric the evaluator cannot provide
+/// for any point is skipped by the caller (listed as unavailable in the summary);
+/// `check_accuracy` = false skips min_accuracy; with it, a point without an accuracy is
+/// infeasible with the reason "accuracy unknown at rank R" (R = Evaluation::tt_rank).
+/// Every objective metric must be present.
+Verdict judge(const Evaluation& e, const ConstraintSpec& constraints, const DeviceSpec& device,
+              const std::vector<Metric>& objectives, bool check_accuracy);
+
+/// Value `x` of metric `m` as a Candidate objective (to minimise): +infinity for NaN
+/// (unavailable), negated for a maximised metric.
+double objective_value(Metric m, double x);
+
+/// The search view of a point: objectives to minimise (maximised metrics negated),
+/// NaN objectives replaced by +infinity, and the verdict's violation.
+Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
+                         const std::vector<Metric>& objectives);
+
+}  // namespace ttsim::dse

@@ -1,0 +1,86 @@
+#include "dse/evaluate/resolve.h"
+
+#include <cctype>
+
+#include "dse/space/axes.h"
+
+namespace ttsim::dse {
+
+PointConfig resolve_point(const SweepSpec& sweep, PointId id) {
+  PointConfig p;
+  p.id = id;
+  p.space = &sweep.space;
+  p.model = sweep.model_doc;
+  p.arch = sweep.arch_doc;
+  p.model_file = sweep.model_file;
+  p.arch_file = sweep.arch_file;
+  const auto idx = sweep.space.decode(id);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] == kBaseValue) continue;
+    sweep.editors.at(i).apply(sweep.space.axes()[i].values[idx[i]], p.model, p.arch);
+  }
+  return p;
+}
+
+namespace {
+
+std::string axis_token(const std::string& axis, const Json& v) {
+  const std::string t = value_text(v);
+  auto starts = [&](const char* p) { return axis.rfind(p, 0) == 0; };
+  if (axis == "tt_rank") return "r" + t;
+  if (starts("tt_rank.")) return axis.substr(8) + "_r" + t;
+  if (axis == "ttm_rank") return "ttm_r" + t;
+  if (starts("flow.")) return axis.substr(5) + "_" + t;
+  if (axis == "engines" || axis == "lanes") return t + axis;
+  if (starts("engines.")) return t + axis.substr(8) + "_engines";
+  if (axis == "clock_mhz") return t + "mhz";
+  if (axis == "sequence_length") return t + "_length";
+  if (axis == "parallel_merges" || axis == "qkv_reschedule" || axis == "fusion") {
+    return v.is_boolean() && v.get<bool>() ? axis : "no_" + axis;
+  }
+  if (starts("model:") || starts("arch:")) {
+    const std::string ptr = axis.substr(axis.find(':') + 1);
+    return ptr.substr(ptr.rfind('/') + 1) + "_" + t;
+  }
+  return t;  // flow, policy, memory_strategy
+}
+
+}  // namespace
+
+std::string point_name(const SweepSpec& sweep, PointId id) { return point_name(sweep, id, resolve_point(sweep, id)); }
+
+std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& p) {
+  std::vector<Json> values;
+  for (const AxisEditor& a : sweep.editors) values.push_back(a.current(p.model, p.arch));
+  return point_name(sweep, id, values);
+}
+
+std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Json>& values) {
+  std::string name = sweep.model_doc.value("name", std::string("model"));
+  const auto idx = sweep.space.decode(id);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    const Axis& a = sweep.space.axes()[i];
+    const Json& v = values.at(i);
+    if (idx[i] == kBaseValue || v.is_null()) continue;
+    if (a.name == "encoders") {
+      if (v == sweep.model_doc.value("encoders", Json(nullptr))) continue;
+      const std::string base = value_text(sweep.model_doc.value("encoders", Json(nullptr))) + "enc";
+      const auto at = name.find(base);
+      if (at != std::string::npos) {
+        name.replace(at, base.size(), value_text(v) + "enc");
+        continue;
+      }
+      name += "-" + value_text(v) + "enc";
+      continue;
+    }
+    if (a.values.size() > 1 || v != sweep.editors.at(i).current(sweep.model_doc, sweep.arch_doc)) {
+      name += "-" + axis_token(a.name, v);
+    }
+  }
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.' && ch != '-') ch = '_';
+  }
+  return name;
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,480 @@
+#include "dse/run/explore.h"
+
+#include "dse/space/axes.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "core/dir_lock.h"
+#include "dse/run/outputs.h"
+#include "dse/run/result_stream.h"
+
+namespace ttsim::dse {
+
+namespace fs = std::filesystem;
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t a = 0, b = 0;
+      const int i = std::stoi(text.substr(0, slash), &a);
+      const int n = std::stoi(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 1 && i <= n) {
+        return {i - 1, n};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError("--shard: expected i/N with 1 <= i <= N, found \"" + text + "\"");
+}
+
+namespace {
+
+/// Tells the user (stderr) when `lock` took over a lock file left by a run that ended
+/// without releasing it.
+void note_stale_lock(const std::string& dir, const DirLock& lock) {
+  if (lock.taken_over_from().empty()) return;
+  std::cerr << "note: " << dir << ": took over a stale lock left by " << lock.taken_over_from()
+            << " (no process holds it any more)\n";
+}
+
+// What a run killed while writing leaves in its folder: temporaries of atomic writes of the
+// files it writes ("<file>.tmp.<pid>", core/atomic_file.h: its result files, state and log,
+// and its plots "front_*", "breakdown*", "rank_*" with their data and scripts) and of the HLS
+// build ("hls_build.emit-<pid>", the build being written, and "hls_build.old-<pid>", the
+// earlier build moved aside while the new one takes its place: dse/emit/emit.cc; the run's next
+// emit writes the build again from chosen.json). Anything else is the user's.
+bool is_leftover(const std::string& name) {
+  auto pid_tail = [&](std::size_t from) {
+    return from < name.size() && name.find_first_not_of("0123456789", from) == std::string::npos;
+  };
+  for (const char* mark : {".emit-", ".old-"}) {
+    const auto at = name.rfind(mark);
+    if (at == 9 && name.compare(0, at, "hls_build") == 0) return pid_tail(at + std::string(mark).size());
+  }
+  const auto tmp = name.rfind(".tmp.");
+  if (tmp == std::string::npos || !pid_tail(tmp + 5)) return false;
+  const std::string file = name.substr(0, tmp);
+  for (const char* f : {"results.csv", "results.jsonl", "results.json", "pareto.csv", "chosen.json", "summary.md",
+                        "state.json", "evaluations.jsonl", "report.html"}) {
+    if (file == f) return true;
+  }
+  const auto dot = file.rfind('.');
+  const std::string ext = dot == std::string::npos ? std::string() : file.substr(dot + 1);
+  const bool plot_file = ext == "svg" || ext == "csv" || ext == "gp";
+  for (const char* stem : {"front_", "breakdown", "rank_"}) {
+    if (plot_file && file.rfind(stem, 0) == 0) return true;
+  }
+  return false;
+}
+
+// Creates the output folder `dir`. An existing folder must be empty or hold a run
+// (state.json): the run writes many files into it and must not overwrite the user's.
+// The lock file, temporaries of a killed run and the evaluation log of a run killed
+// before it first saved state.json do not count.
+void prepare_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw InputError(dir + ": --out exists and is not a folder");
+    if (!fs::exists(fs::path(dir) / "state.json")) {
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name == kDirLockFile || name == kEvaluationLog || is_leftover(name)) continue;
+        throw InputError(dir + ": exists and is not an explore run folder (no state.json, not "
+                         "empty); choose an empty or new folder");
+      }
+    }
+    if (ec) throw InputError(dir + ": cannot read the output folder (" + ec.message() + ")");
+  }
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw InputError(dir + ": cannot create the output folder (" + ec.message() + ")");
+  }
+}
+
+// Removes the temporaries a killed run left in `dir` (call with the folder's lock held:
+// no live writer owns them then).
+void remove_leftovers(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> old;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (is_leftover(e.path().filename().string())) old.push_back(e.path());
+  }
+  for (const auto& p : old) fs::remove_all(p, ec);
+}
+
+// How many points strategy grid or random plans for `sweep` (budget applied) at most,
+// without listing them: the space's size, or the random search's count plus its references.
+std::uint64_t planned_count(const SweepSpec& sweep) {
+  std::uint64_t n = sweep.space.size();
+  if (sweep.search.strategy == "random") {
+    n = std::min<std::uint64_t>(n, sweep.search.count + sweep.space.references().size());
+  }
+  if (sweep.budget.points) n = std::min<std::uint64_t>(n, sweep.budget.points);
+  return n;
+}
+
+// The points strategy grid or random plans for `sweep` (budget applied), restricted to
+// shard `index` of `count`.
+std::vector<PointId> planned_points(const SweepSpec& sweep, int index, int count) {
+  std::vector<PointId> ids = sweep.search.strategy == "grid"
+                                 ? grid_points(sweep.space)
+                                 : random_points(sweep.space, sweep.search.count, sweep.search.seed);
+  if (sweep.budget.points && ids.size() > sweep.budget.points) ids.resize(sweep.budget.points);
+  if (count <= 1) return ids;
+  std::vector<PointId> slice;
+  for (std::size_t p = index; p < ids.size(); p += count) slice.push_back(ids[p]);
+  return slice;
+}
+
+std::string calibration_text(const Json& c) {
+  return c.is_null() ? std::string("none") : c.value("file", std::string("?"));
+}
+
+std::string shard_text(const ExploreOptions& o) {
+  return o.shard_count == 1 ? std::string()
+                            : std::to_string(o.shard_index + 1) + "/" + std::to_string(o.shard_count);
+}
+
+// Finishes the run (dse/run/finish.h) and writes its outputs, results.csv and results.jsonl
+// from `streamed` when it holds them (dse/run/result_stream.h).
+ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+                        const ExploreOptions& options, bool partial, ExploreReport report,
+                        ResultStream* streamed = nullptr) {
+  report.final = finish_run(eval, state, runner, partial);
+  if (report.final.partial) report.outcome = ExploreOutcome::kInterrupted;
+  if (report.time_budget_hit) {
+    report.final.notes.push_back("time budget reached: the search stopped early");
+  }
+  runner.end_progress();
+  if (!report.final.partial) state.compact();
+  save_state(options.out_dir, state);
+  report.files = write_outputs(options.out_dir, eval, state, report.final, streamed);
+  if (options.extra_outputs) {
+    report.files = options.extra_outputs(options.out_dir, state, report.final, report.files);
+  }
+  report.evaluated = state.points.size();
+  return report;
+}
+
+// The sweep's axes in its point ids' order.
+std::vector<std::string> axis_names(const SweepSpec& sweep) {
+  std::vector<std::string> names;
+  for (const auto& a : sweep.space.axes()) names.push_back(a.name);
+  return names;
+}
+
+// Refuses (InputError) a run folder whose state `s` numbers the sweep's points with another
+// axis order than this binary (a format-2 state of a sweep with per-layer or pointer axes
+// after a named axis, written before the canonical order changed): its ids would name
+// other designs here.
+void check_numbering(const RunState& s, const SweepSpec& sweep, const std::string& state_file) {
+  const std::vector<std::string> now = axis_names(sweep);
+  const std::vector<std::string> then = s.axes.empty() ? legacy_axis_order(now) : s.axes;
+  if (then == now) return;
+  auto list = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (const auto& n : v) t += (t.empty() ? "" : ", ") + n;
+    return t;
+  };
+  throw InputError(state_file + ": its point ids number the axes in the order " + list(then) +
+                   (s.axes.empty() ? " (written by an older ttsim)" : " (its /axes)") + "; this one numbers them " +
+                   list(now) + ", so its ids name other designs: run the sweep again into a new --out");
+}
+
+// Refuses (InputError) shard `index` of `count` in `dir` (settings `s`) unless its
+// evaluation log is that of a finished shard: compacted (ascending ids, one line per
+// point) and holding an evaluation of every point of its slice. Reads the log one line at
+// a time. ConfigError for a malformed line or an id outside the design space.
+void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int index, int count,
+                          const std::string& dir) {
+  const bool systemc_all = eval.sweep().fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc;
+  std::vector<PointId> slice = planned_points(eval.sweep(), index, count);
+  std::sort(slice.begin(), slice.end());
+  const std::uint64_t point_count = eval.sweep().space.size();
+  JsonLinesReader in(dir + "/" + kEvaluationLog);
+  std::size_t done = 0, k = 0;
+  bool sorted = true;
+  std::optional<PointId> last;
+  Json doc;
+  while (in.next(doc)) {
+    const JsonView line(doc, in.where());
+    line.allow_keys({"id", "analytic", "systemc"});
+    const auto id = static_cast<PointId>(line.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()));
+    if (id >= point_count) {
+      throw ConfigError(in.where(), "/id",
+                        "a point id in 0.." + std::to_string(point_count - 1) + " (the sweep's design space has " +
+                            std::to_string(point_count) + " points)",
+                        std::to_string(id));
+    }
+    // Every line is read as the merge will read it, before the merge writes anything.
+    if (const auto a = line.find("analytic")) (void)evaluation_from_json(*a);
+    if (const auto sc = line.find("systemc")) (void)evaluation_from_json(*sc);
+    if (!std::binary_search(slice.begin(), slice.end(), id)) {
+      line.at("id").fail("a point of shard " + s.shard + "'s slice (the points --shard " + s.shard + " plans)",
+                         std::to_string(id));
+    }
+    sorted = sorted && (!last || id > *last) && line.has("analytic");
+    last = id;
+    while (k < slice.size() && slice[k] < id) ++k;
+    if (k < slice.size() && slice[k] == id && (!systemc_all || line.has("systemc"))) ++done;
+  }
+  if (sorted && !in.cut_short() && done == slice.size()) return;
+  const std::string why = done < slice.size()
+                              ? std::to_string(done) + " of " + std::to_string(slice.size()) +
+                                    " points evaluated: interrupted, killed or stopped by the time budget"
+                              : "all " + std::to_string(done) + " points evaluated, but killed before its " +
+                                    kEvaluationLog + " was put in id order";
+  throw InputError(dir + "/state.json: shard " + s.shard + " did not finish (" + why + "); finish it with `ttsim explore " +
+                   s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then merge again");
+}
+
+// The next line of each shard's (compacted, ascending) log, for the merge in id order.
+struct ShardCursor {
+  std::unique_ptr<JsonLinesReader> in;
+  Json line;
+  bool more = false;
+  PointId id() const { return line.at("id").get<PointId>(); }
+  void advance() { more = in->next(line); }
+};
+
+// Appends every point of the shards' logs to `merged`'s log in ascending id, one point
+// in memory at a time (the logs were checked by check_shard_finished).
+// Returns false, with the log partly merged, when `cancel` is set (checked before the
+// first point and every 1,024); true when every point is merged.
+bool merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                      RunState& merged, const std::atomic<bool>* cancel) {
+  std::vector<ShardCursor> cursors(shard_dirs.size());
+  for (std::size_t k = 0; k < shard_dirs.size(); ++k) {
+    cursors[k].in = std::make_unique<JsonLinesReader>(shard_dirs[k] + "/" + kEvaluationLog);
+    cursors[k].advance();
+  }
+  if (cancel && cancel->load()) return false;
+  for (std::size_t n = 1;; ++n) {
+    ShardCursor* next = nullptr;
+    for (auto& c : cursors) {
+      if (c.more && (!next || c.id() < next->id())) next = &c;
+    }
+    if (!next) break;
+    const PointId id = next->id();
+    const JsonView line(next->line, next->in->where());
+    if (merged.points.count(id)) line.at("id").fail("a point no other shard evaluated", std::to_string(id));
+    const Evaluation a = evaluation_from_json(line.at("analytic"));
+    merged.add(id, false, a, eval.figures(a));
+    if (const auto sc = line.find("systemc")) {
+      const Evaluation e = evaluation_from_json(*sc);
+      merged.add(id, true, e, eval.figures(e));
+    }
+    if (n % 1024 == 0) {
+      merged.flush();
+      if (cancel && cancel->load()) return false;
+    }
+    next->advance();
+  }
+  merged.flush();
+  return true;
+}
+
+}  // namespace
+
+RunState load_run_settings(const std::string& dir) {
+  auto s = load_state(dir);
+  if (!s) throw InputError(dir + ": no state.json (not an explore output folder)");
+  return std::move(*s);
+}
+
+ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
+                          const ExploreOptions& options) {
+  const SweepSpec& sweep = eval.sweep();
+  if (options.shard_count > 1 && sweep.search.strategy == "nsga2") {
+    throw InputError("--shard: the nsga2 strategy cannot be sharded (each generation needs the "
+                     "previous one); use grid or random");
+  }
+  prepare_dir(options.out_dir);
+  const DirLock lock(options.out_dir, options.resume ? "explore --resume" : "explore");
+  note_stale_lock(options.out_dir, lock);
+  remove_leftovers(options.out_dir);
+  RunState state;
+  if (auto existing = load_state(options.out_dir)) {
+    if (!options.resume) {
+      throw InputError(options.out_dir + ": already holds a run (state.json); pass --resume to "
+                       "continue it or choose another --out");
+    }
+    if (existing->sweep_doc != sweep.doc) {
+      throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
+    }
+    check_numbering(*existing, sweep, options.out_dir + "/state.json");
+    if (existing->calibration != eval.calibration()) {
+      throw InputError(options.out_dir + "/state.json: was run with calibration " +
+                       calibration_text(existing->calibration) + ", not " +
+                       calibration_text(eval.calibration()));
+    }
+    if (existing->shard != shard_text(options)) {
+      throw InputError(options.out_dir + "/state.json: was shard \"" + existing->shard +
+                       "\", not \"" + shard_text(options) + "\"");
+    }
+    check_inputs_unchanged(existing->inputs, input_fingerprint(sweep), options.out_dir + "/state.json");
+    state = std::move(*existing);
+    state.load_log(options.out_dir, eval, true);  // drops a line a killed run cut short
+  } else {
+    state.start_log(options.out_dir);
+  }
+  const std::size_t points_before = state.points.size();
+  state.inputs = input_fingerprint(sweep);
+  state.sweep_file = sweep_file;
+  state.sweep_doc = sweep.doc;
+  state.axes = axis_names(sweep);
+  state.shard = shard_text(options);
+  state.calibration = eval.calibration();
+
+  RunControl control = options.control;
+  control.checkpoint_dir = options.out_dir;
+  if (sweep.budget.seconds > 0) {
+    control.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::microseconds(static_cast<std::int64_t>(sweep.budget.seconds * 1e6));
+  }
+
+  ExploreReport report;
+  std::vector<PointId> ids;
+  if (sweep.search.strategy == "nsga2") {
+    const std::uint64_t planned =
+        static_cast<std::uint64_t>(sweep.search.population) * (sweep.search.generations + 1);
+    report.planned = sweep.budget.points ? std::min(planned, sweep.budget.points) : planned;
+  } else {
+    ids = planned_points(sweep, options.shard_index, options.shard_count);
+    // Evaluated in ascending id, so the log needs no compaction and the rows are written
+    // as the batches finish (dse/run/result_stream.h); the results do not depend on the order.
+    // Under a time budget the references go first, so a run cut short has them.
+    if (sweep.budget.seconds <= 0) std::sort(ids.begin(), ids.end());
+    report.planned = ids.size();
+    state.points.reserve(std::max<std::size_t>(state.points.size(), ids.size()));  // no regrowth
+  }
+
+  // A fresh grid or random run's rows are written as its batches finish (a shard writes
+  // none; a search or a resumed run writes them from the log at its end).
+  std::unique_ptr<ResultStream> rows;
+  if (state.points.empty() && options.shard_count == 1 && sweep.search.strategy != "nsga2") {
+    rows = std::make_unique<ResultStream>(options.out_dir, eval);
+  }
+  BatchRunner runner(eval, state, control, report.planned, rows.get());
+  if (sweep.search.strategy == "nsga2") {
+    Nsga2Options o;
+    o.population = sweep.search.population;
+    o.generations = sweep.search.generations;
+    o.seed = sweep.search.seed;
+    o.max_points = sweep.budget.points;
+    o.should_stop = [&runner] { return runner.stop_requested(); };
+    const auto r = run_nsga2(sweep.space, o, sweep.space.references(), runner.as_batch_evaluate());
+    ids = r.evaluated;
+  } else {
+    runner.evaluate(ids, false);
+  }
+  if (sweep.fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc &&
+      runner.stopped() == StopReason::kNone) {
+    std::vector<PointId> all;
+    for (const auto& [id, r] : state.points) {
+      (void)r;
+      all.push_back(id);
+    }
+    runner.evaluate(all, true);
+  }
+  report.new_evaluations = runner.evaluated();
+  report.new_points = state.points.size() - points_before;
+  report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
+
+  if (runner.stopped() == StopReason::kInterrupted) {
+    return close_run(eval, state, runner, options, true, std::move(report), rows.get());
+  }
+  if (options.shard_count > 1) {
+    runner.end_progress();
+    state.compact();  // ascending ids: what merge reads
+    save_state(options.out_dir, state);
+    report.outcome = ExploreOutcome::kShardWritten;
+    report.evaluated = state.points.size();
+    return report;
+  }
+  return close_run(eval, state, runner, options, false, std::move(report), rows.get());
+}
+
+ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+                        const ExploreOptions& options) {
+  if (shard_dirs.empty()) throw InputError("merge: no shard folders given");
+  RunState merged;
+  std::set<int> seen;
+  int count = 0;
+  for (const auto& dir : shard_dirs) {
+    if (auto holder = dir_lock_holder(dir)) {
+      throw InputError(dir + ": shard still running (" + *holder + "); merge it once it has finished");
+    }
+    const RunState s = load_run_settings(dir);
+    if (s.sweep_doc != eval.sweep().doc) {
+      throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
+    }
+    check_numbering(s, eval.sweep(), dir + "/state.json");
+    check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
+    if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
+    if (s.calibration != eval.calibration()) {
+      throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
+                       ", not " + calibration_text(eval.calibration()));
+    }
+    if (!s.legacy_points.is_null()) {
+      throw InputError(dir + "/state.json: written by an older ttsim (its points inline); convert it with `ttsim "
+                       "explore " + s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then "
+                       "merge again");
+    }
+    const auto [i, n] = parse_shard(s.shard);
+    if (count && n != count) {
+      throw InputError(dir + "/state.json: shard " + s.shard + " of a different split than " +
+                       std::to_string(count));
+    }
+    count = n;
+    if (!seen.insert(i).second) throw InputError(dir + ": shard " + s.shard + " given twice");
+    check_shard_finished(eval, s, i, n, dir);
+    merged.sweep_file = s.sweep_file;
+  }
+  if (static_cast<int>(seen.size()) != count) {
+    std::string missing;
+    for (int i = 0; i < count; ++i) {
+      if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i + 1) + "/" + std::to_string(count);
+    }
+    throw InputError("merge: missing shard(s) " + missing);
+  }
+  merged.sweep_doc = eval.sweep().doc;
+  merged.axes = axis_names(eval.sweep());
+  merged.inputs = input_fingerprint(eval.sweep());
+  merged.calibration = eval.calibration();
+  prepare_dir(options.out_dir);
+  const DirLock lock(options.out_dir, "merge");
+  note_stale_lock(options.out_dir, lock);
+  remove_leftovers(options.out_dir);
+  if (load_state(options.out_dir) && !options.resume) {
+    throw InputError(options.out_dir + ": already holds a run (state.json); choose another --out");
+  }
+  merged.start_log(options.out_dir);
+  // The points the unsharded run plans at most (a merge holds one slice of them per shard):
+  // no regrowth, and no reservation of a space too large to enumerate.
+  merged.points.reserve(static_cast<std::size_t>(planned_count(eval.sweep())));
+  if (!merge_shard_logs(eval, shard_dirs, merged, options.control.cancel)) {
+    // Interrupted before the merged run had a state: its partial log is removed, and the
+    // same merge starts again from the shards (they are unchanged).
+    std::error_code ec;
+    fs::remove(fs::path(options.out_dir) / kEvaluationLog, ec);
+    ExploreReport report;
+    report.outcome = ExploreOutcome::kInterrupted;
+    return report;
+  }
+  RunControl control = options.control;
+  control.checkpoint_dir = options.out_dir;
+  BatchRunner runner(eval, merged, control, merged.points.size());
+  ExploreReport report;
+  report.planned = merged.points.size();
+  return close_run(eval, merged, runner, options, false, std::move(report));
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,271 @@
+#include "dse/run/result_stream.h"
+
+#include <algorithm>
+#include <fstream>
+#include <array>
+#include <cmath>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "dse/evaluate/resolve.h"
+
+namespace ttsim::dse {
+
+namespace {
+
+using Buffer = fmt::memory_buffer;
+
+void put(Buffer& b, std::string_view text) { b.append(text.data(), text.data() + text.size()); }
+
+// A metric value in JSON: its shortest round-trip text (fmt: an integral value without a
+// fraction, "721" where the evaluation log's nlohmann dump writes "721.0"; both read back as
+// the same double), null when unavailable (NaN) or not finite.
+void put_json_number(Buffer& b, double x) {
+  if (!std::isfinite(x)) return put(b, "null");
+  fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), x);
+}
+
+void put_int(Buffer& b, std::uint64_t v) { put(b, fmt::format_int(v).c_str()); }
+
+// A JSON string: as is between quotes when no character needs escaping (printable ASCII
+// but '"' and '\\'), else as nlohmann's dump escapes it (and refuses invalid UTF-8).
+void put_json_string(Buffer& b, const std::string& s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) return put(b, Json(s).dump());
+  put(b, "\"");
+  put(b, s);
+  put(b, "\"");
+}
+
+// {"<metric>": value|null, ...} for every metric, keys in ascending order (as a JSON
+// object dumps them).
+void put_metrics(Buffer& b, const Evaluation& e) {
+  static const std::array<int, kMetricCount> order = [] {
+    std::array<int, kMetricCount> o{};
+    for (int i = 0; i < kMetricCount; ++i) o[i] = i;
+    std::sort(o.begin(), o.end(), [](int x, int y) {
+      return std::string_view(metric_info(static_cast<Metric>(x)).name) <
+             std::string_view(metric_info(static_cast<Metric>(y)).name);
+    });
+    return o;
+  }();
+  put(b, "{");
+  for (int k = 0; k < kMetricCount; ++k) {
+    if (k) put(b, ",");
+    put(b, "\"");
+    put(b, metric_info(static_cast<Metric>(order[k])).name);
+    put(b, "\":");
+    put_json_number(b, e.metrics.v[order[k]]);
+  }
+  put(b, "}");
+}
+
+}  // namespace
+
+std::string jsonl_row(const SweepEvaluation& eval, const ResultRow& r) {
+  const auto& axes = eval.sweep().space.axes();
+  const Evaluation& e = r.rec.best();
+  const auto metric = [&](Metric m) { return e.metrics.v[static_cast<int>(m)]; };
+  Buffer b;
+  put(b, "{\"accuracy_source\":");
+  if (e.accuracy_source.empty()) put(b, "null"); else put_json_string(b, e.accuracy_source);
+  if (r.rec.has_systemc) {
+    put(b, ",\"analytic_metrics\":");
+    put_metrics(b, r.rec.analytic);
+  }
+  put(b, ",\"energy_joules_per_epoch\":");
+  put_json_number(b, metric(Metric::kEpochEnergyJoules));
+  put(b, r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":" : ",\"feasible\":false,\"fidelity\":");
+  put_json_string(b, e.fidelity);
+  put(b, ",\"id\":");
+  put_int(b, r.id);
+  put(b, ",\"metrics\":");
+  put_metrics(b, e);
+  put(b, ",\"name\":");
+  put_json_string(b, point_name(eval.sweep(), r.id, r.values));
+  put(b, ",\"power_watts\":{\"dynamic\":");
+  put_json_number(b, metric(Metric::kPowerDynamicWatts));
+  put(b, ",\"static\":");
+  put_json_number(b, metric(Metric::kPowerStaticWatts));
+  put(b, ",\"total\":");
+  put_json_number(b, metric(Metric::kPowerTotalWatts));
+  put(b, "}");
+  if (!r.verdict.feasible) {
+    put(b, ",\"reason\":");
+    put_json_string(b, r.verdict.reason);
+  }
+  if (!r.ref_label.empty()) {
+    put(b, ",\"reference\":");
+    put_json_string(b, r.ref_label);
+  }
+  put(b, ",\"tt_rank\":");
+  if (e.tt_rank) {
+    put(b, fmt::format_int(e.tt_rank).c_str());
+  } else {
+    put(b, "null");
+  }
+  put(b, ",\"values\":{");
+  std::vector<std::size_t> order(axes.size());
+  for (std::size_t a = 0; a < order.size(); ++a) order[a] = a;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return axes[x].name < axes[y].name; });
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (k) put(b, ",");
+    put_json_string(b, axes[order[k]].name);
+    put(b, ":");
+    put(b, r.values.at(order[k]).dump());
+  }
+  put(b, "}}\n");
+  return fmt::to_string(b);
+}
+
+namespace {
+
+std::string csv_row(const ResultRow& r) {
+  Buffer b;
+  put_int(b, r.id);
+  put(b, ",");
+  put(b, csv_cell(r.ref_label));
+  for (const auto& v : r.values) {
+    put(b, ",");
+    if (!v.is_null()) put(b, csv_cell(value_text(v)));
+  }
+  const Evaluation& e = r.rec.best();
+  put(b, ",");
+  put(b, e.fidelity);
+  put(b, r.verdict.feasible ? ",1" : ",0");
+  for (int m = 0; m < kMetricCount; ++m) {
+    put(b, ",");
+    if (!std::isnan(e.metrics.v[m])) fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), e.metrics.v[m]);
+  }
+  put(b, ",");
+  put(b, e.accuracy_source);
+  put(b, ",");
+  put(b, csv_cell(r.verdict.reason));
+  put(b, "\n");
+  return fmt::to_string(b);
+}
+
+// The clock (MHz) a point runs at: its arch document's clock_mhz, else the resolved arch's
+// (the default the loader fills in); nullopt when the arch does not load.
+std::optional<double> clock_of(const SweepEvaluation& eval, const ResultRow& r) {
+  const Json* arch = &r.point.arch;
+  Json resolved;
+  if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) {
+    try {
+      resolved = eval.evaluators().analytic->resolved_configs(r.point);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (!resolved.contains("arch")) return std::nullopt;
+    arch = &resolved.at("arch");
+    if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) return std::nullopt;
+  }
+  return arch->at("clock_mhz").get<double>();
+}
+
+}  // namespace
+
+std::string csv_header(const SweepSpec& sweep) {
+  std::string h = "id,reference";
+  for (const auto& a : sweep.space.axes()) h += "," + csv_cell(a.name);
+  h += ",fidelity,feasible";
+  for (int m = 0; m < kMetricCount; ++m) h += std::string(",") + metric_info(static_cast<Metric>(m)).name;
+  return h + ",accuracy_source,reason\n";
+}
+
+RowText render_row(const SweepEvaluation& eval, const ResultRow& row) {
+  return RowText{csv_row(row), jsonl_row(eval, row), clock_of(eval, row)};
+}
+
+ResultStream::ResultStream(const std::string& dir, const SweepEvaluation& eval)
+    : csv_(std::make_unique<AtomicFileWriter>(dir + "/results.csv")),
+      jsonl_(std::make_unique<AtomicFileWriter>(dir + "/results.jsonl")) {
+  csv_->write(csv_header(eval.sweep()));
+}
+
+void ResultStream::append(PointId id, const RowText* row) {
+  if (!accepting()) return;
+  if (!row || (last_ && id <= *last_)) return discard();
+  last_ = id;
+  csv_->write(row->csv);
+  jsonl_->write(row->jsonl);
+  if (row->clock_mhz) clocks_.insert(*row->clock_mhz);
+  ++rows_;
+}
+
+void ResultStream::discard() {
+  csv_.reset();  // removes the temporaries
+  jsonl_.reset();
+}
+
+bool ResultStream::covers(const RunState& state) const { return accepting() && rows_ == state.points.size(); }
+
+void ResultStream::commit() {
+  if (!accepting()) throw std::logic_error("ResultStream::commit: the stream was voided");
+  csv_->commit();
+  jsonl_->commit();
+}
+
+namespace {
+
+// The next CSV record of `in` with its newline into `out` (a newline inside a quoted cell
+// belongs to the record); false at the end.
+bool next_csv_record(std::istream& in, std::string& out) {
+  out.clear();
+  bool quoted = false;
+  for (int c; (c = in.get()) != EOF;) {
+    out += static_cast<char>(c);
+    if (c == '"') quoted = !quoted;  // an escaped quote ("") toggles twice
+    if (c == '\n' && !quoted) return true;
+  }
+  return !out.empty();
+}
+
+}  // namespace
+
+void ResultStream::commit(const RunState& state, const std::function<RowText(PointId)>& render_again) {
+  if (!covers(state)) throw std::logic_error("ResultStream::commit: the stream does not cover the run's points");
+  bool any = false;
+  for (const auto& [id, s] : state.points) {
+    (void)id;
+    any = any || s.has_systemc();
+  }
+  if (!any) return commit();
+  // The rows appended, in ascending id as the state's points: read back, each kept or
+  // replaced, into new temporaries of the same files.
+  std::ifstream csv_in = csv_->take_back(), jsonl_in = jsonl_->take_back();
+  const std::string csv_path = csv_->path(), jsonl_path = jsonl_->path();
+  csv_ = std::make_unique<AtomicFileWriter>(csv_path);
+  jsonl_ = std::make_unique<AtomicFileWriter>(jsonl_path);
+  std::string csv_line, jsonl_line;
+  if (!next_csv_record(csv_in, csv_line)) throw InputError(csv_path + ": the streamed rows cannot be read back");
+  csv_->write(csv_line);  // the header
+  for (const auto& [id, s] : state.points) {
+    // Each record read back must be the point's (its id first in the CSV row).
+    const std::string id_cell = std::to_string(id) + ",";
+    if (!next_csv_record(csv_in, csv_line) || !std::getline(jsonl_in, jsonl_line) ||
+        csv_line.compare(0, id_cell.size(), id_cell) != 0) {
+      throw InputError(csv_path + ": the streamed rows cannot be read back (point " + std::to_string(id) + ")");
+    }
+    if (!s.has_systemc()) {
+      csv_->write(csv_line);
+      jsonl_->write(jsonl_line);
+      jsonl_->write("\n");
+      continue;
+    }
+    const RowText row = render_again(id);
+    csv_->write(row.csv);
+    jsonl_->write(row.jsonl);
+    if (row.clock_mhz) clocks_.insert(*row.clock_mhz);
+  }
+  commit();
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,37 @@
+#include "dse/space/metrics.h"
+
+namespace ttsim::dse {
+
+namespace {
+const MetricInfo kInfo[kMetricCount] = {
+    {"epoch_seconds", "s", false},      {"step_cycles", "cycles", false},
+    {"forward_cycles", "cycles", false}, {"backward_cycles", "cycles", false},
+    {"update_cycles", "cycles", false}, {"epoch_energy_joules", "J", false},
+    {"power_static_watts", "W", false}, {"power_dynamic_watts", "W", false},
+    {"power_total_watts", "W", false},
+    {"onchip_bytes", "bytes", false},   {"bram36", "blocks", false},
+    {"uram288", "blocks", false},       {"dsp", "slices", false},
+    {"lut", "LUTs", false},             {"compression", "x", true},
+    {"accuracy", "fraction", true},     {"slot_f1", "fraction", true},
+};
+}  // namespace
+
+const MetricInfo& metric_info(Metric m) { return kInfo[static_cast<int>(m)]; }
+
+std::optional<Metric> parse_metric(const std::string& name) {
+  for (int i = 0; i < kMetricCount; ++i) {
+    if (name == kInfo[i].name) return static_cast<Metric>(i);
+  }
+  return std::nullopt;
+}
+
+std::string metric_names() {
+  std::string out;
+  for (int i = 0; i < kMetricCount; ++i) {
+    if (i) out += ", ";
+    out += kInfo[i].name;
+  }
+  return out;
+}
+
+}  // namespace ttsim::dse

@@ -1,0 +1,76 @@
+#include "hw/lut_estimate.h"
+
+#include <stdexcept>
+#include <vector>
+
+#include "hls/include/kernel_spec.h"
+
+namespace ttsim {
+
+namespace {
+
+// Indexed by ttsim_spec::Opr.
+constexpr OperatorLuts kOperatorLuts[ttsim_spec::kOprCount] = {
+    {"read", 0, "memory port, no operator core"},
+    {"write", 0, "memory port, no operator core"},
+    {"fadd", 220,
+     "fadd full_dsp core (5 stages): 220 LUT (Vivado HLS 2019.2, xcu280, 4.00 ns, AutoBridge PageRank csynth.rpt; "
+     "198 LUT at 3.33 ns on xcu250, autobridge_stencil_compute), hls-reports.md section 2.6"},
+    {"fmul", 78, "fmul max_dsp core (4 stages): 78 LUT (xcu280 and xcu250 reports), hls-reports.md section 2.6"},
+    {"fdiv", 770, "fdiv core (10 stages): 770 LUT (xcu280 PageRank report), hls-reports.md section 2.6"},
+    {"fexp", 800, "assumption: no report here shows an fexp core (7 DSP in configs/devices/u50.json); 800 LUT assumed"},
+    {"flog", 1500, "assumption: no report here shows an flog core (0 DSP in configs/devices/u50.json); 1,500 LUT assumed"},
+    {"fsqrt", 500, "assumption: no report here shows an fsqrt core (0 DSP); 500 LUT assumed"},
+    {"fcmp", 46, "fcmp core (2 stages): 46 LUT (xcu280 PageRank report), hls-reports.md section 2.6"},
+};
+
+}  // namespace
+
+bool kernel_runs_on(int kernel, UnitKind unit) {
+  // The unit of every kernel of the table, looked up once (-1: no task op of that name).
+  static const std::vector<int> units = [] {
+    std::vector<int> u;
+    for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+      TaskOp op;
+      u.push_back(task_op_named(k.task_op, &op) ? static_cast<int>(unit_of(op)) : -1);
+    }
+    return u;
+  }();
+  return kernel >= 0 && kernel < static_cast<int>(units.size()) && units[kernel] == static_cast<int>(unit);
+}
+
+double operator_core_luts(int op) {
+  if (op < 0 || op >= ttsim_spec::kOprCount) throw std::invalid_argument("operator_core_luts: unknown operator");
+  return kOperatorLuts[op].luts;
+}
+
+Json operator_luts_json() {
+  Json j = Json::object();
+  for (const OperatorLuts& o : kOperatorLuts) {
+    if (o.luts > 0) j[o.op] = {{"value", o.luts}, {"unit", "LUT per core"}, {"source", o.source}};
+  }
+  return j;
+}
+
+double unit_operator_luts(UnitKind unit, int lanes) {
+  if (lanes < 1) throw std::invalid_argument("unit_operator_luts: lanes must be >= 1");
+  double luts = 0;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
+    for (int l = 0; l < k.n_loops; ++l) {
+      const ttsim_spec::LoopSpec& loop = k.loops[l];
+      bool lane_loop = false;
+      for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
+      for (int c = 0; c < loop.n_chain; ++c) {
+        double instances = 1;
+        if (lane_loop && loop.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
+        if (lane_loop && loop.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
+        luts += instances * operator_core_luts(loop.chain[c].op);
+      }
+    }
+  }
+  return luts;
+}
+
+}  // namespace ttsim

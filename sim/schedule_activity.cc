@@ -1,0 +1,134 @@
+#include "sim/schedule_activity.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "hls/include/banked.h"
+#include "hls/include/kernel_spec.h"
+#include "hw/lut_estimate.h"
+
+namespace ttsim {
+
+namespace {
+double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
+}  // namespace
+
+void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankActivityShape& s) {
+  if (used.begin.empty()) throw std::invalid_argument("bank_activity_shape: no task banks");
+  const std::size_t tasks = used.begin.size() - 1;
+  s.bram36_blocks = banks.bram36_blocks;
+  s.uram288_blocks = banks.uram_blocks;
+  s.banks = 0;
+  for (const BankInstance& b : banks.banks) s.banks += b.partitions;
+  s.task_bram36_blocks.resize(tasks);
+  s.task_uram288_blocks.resize(tasks);
+  for (std::size_t t = 0; t < tasks; ++t) {
+    std::int64_t bram = 0, uram = 0;
+    for (int k = used.begin[t]; k < used.begin[t + 1]; ++k) {
+      const std::size_t bank = static_cast<std::size_t>(used.bank[k]);
+      if (bank >= banks.banks.size()) throw std::invalid_argument("bank_activity_shape: a task bank outside the bank map");
+      const BankInstance& inst = banks.banks[bank];
+      (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
+    }
+    s.task_bram36_blocks[t] = bram;
+    s.task_uram288_blocks[t] = uram;
+  }
+}
+
+BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
+                                      const std::vector<std::int64_t>& footprint) {
+  TaskBanks used;
+  task_banks_into(graph, banks, footprint, used);
+  BankActivityShape s;
+  bank_activity_shape_into(used, banks, s);
+  return s;
+}
+
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
+  if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
+  double luts = 0;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
+    for (int l = 0; l < k.n_loops; ++l) {
+      const ttsim_spec::LoopSpec& loop = k.loops[l];
+      for (int a = 0; a < loop.n_access; ++a) {
+        const ttsim_spec::ArrayAccess& acc = loop.access[a];
+        if (std::strcmp(acc.array, "index") == 0) continue;  // int tables, not banked
+        if (acc.kind == ttsim_spec::kLaneAccess) {
+          luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
+                          acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
+        } else {
+          luts += 32.0 * acc.reads * ttsim_hls::scalar_read_network_luts(banks);
+        }
+      }
+    }
+  }
+  return luts;
+}
+
+double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                   std::int64_t banks) {
+  double operators = 0, units = 0, network = 0;
+  int arena_banks = 1;
+  for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
+  for (int k = 0; k < kUnitKinds; ++k) {
+    operators += static_cast<double>(instances[k]) * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
+    units += instances[k];
+    network += static_cast<double>(instances[k]) *
+               unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
+  }
+  return operators + control_luts(units, static_cast<double>(banks)) + network;
+}
+
+FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
+                               const std::array<int, kUnitKinds>& instances,
+                               const BankActivityShape& shape, const ArchSpec& arch,
+                               const DeviceSpec& device) {
+  if (schedule.tasks.size() < graph.tasks.size() || shape.task_bram36_blocks.size() < graph.tasks.size() ||
+      shape.task_uram288_blocks.size() < graph.tasks.size()) {
+    throw std::invalid_argument("schedule_activity: schedule or bank shape does not cover the graph's tasks");
+  }
+  FpgaActivity a;
+  a.clock_mhz = arch.clock_mhz;
+  const double cycles = static_cast<double>(schedule.makespan);
+
+  // Busy cycles per unit kind and block-cycles per memory kind, summed exactly.
+  std::array<std::int64_t, kUnitKinds> busy{};
+  std::int64_t bram_busy = 0, uram_busy = 0;
+  for (const Task& t : graph.tasks) {
+    const TaskTime& tt = schedule.tasks[t.id];
+    const std::int64_t d = tt.end - tt.start;
+    busy[static_cast<int>(t.unit)] += d;
+    bram_busy += d * shape.task_bram36_blocks[t.id];
+    uram_busy += d * shape.task_uram288_blocks[t.id];
+  }
+  double dsp_units = 0, dsp_busy = 0;
+  const OperatorDsp operator_dsp(device);
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const double per_instance =
+        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp));
+    dsp_units += instances[k] * per_instance;
+    dsp_busy += static_cast<double>(busy[k]) * per_instance;
+  }
+  a.dsp.units = dsp_units;
+  a.dsp.busy_fraction = (dsp_units > 0 && cycles > 0) ? clamp01(dsp_busy / (dsp_units * cycles)) : 0;
+
+  a.bram36.units = static_cast<double>(shape.bram36_blocks);
+  a.uram288.units = static_cast<double>(shape.uram288_blocks);
+  a.bram36.busy_fraction = (a.bram36.units > 0 && cycles > 0)
+                               ? clamp01(static_cast<double>(bram_busy) / (a.bram36.units * cycles))
+                               : 0;
+  a.uram288.busy_fraction = (a.uram288.units > 0 && cycles > 0)
+                                ? clamp01(static_cast<double>(uram_busy) / (a.uram288.units * cycles))
+                                : 0;
+
+  a.kilo_lut.units = design_luts(instances, arch, shape.banks) / 1000.0;
+  a.kilo_lut.busy_fraction = a.dsp.busy_fraction;
+  return a;
+}
+
+}  // namespace ttsim

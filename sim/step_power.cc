@@ -1,0 +1,18 @@
+#include "sim/step_power.h"
+
+#include <stdexcept>
+
+#include "sim/schedule_activity.h"
+
+namespace ttsim {
+
+FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device) {
+  thread_local BankActivityShape shape;  // storage kept from the thread's last step
+  if (step.task_banks.begin.size() != step.graph().tasks.size() + 1) {
+    throw std::invalid_argument("step_activity: the step's task banks do not cover its tasks");
+  }
+  bank_activity_shape_into(step.task_banks, step.banks, shape);
+  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, arch, device);
+}
+
+}  // namespace ttsim
