@@ -1,7 +1,12 @@
 #include "hls/kernels/modules.h"
 
 #include "hls/include/design_config.h"
-#include "hls/kernels/rowwise.h"
+#include "hls/kernels/add.h"
+#include "hls/kernels/gelu.h"
+#include "hls/kernels/layernorm.h"
+#include "hls/kernels/loss.h"
+#include "hls/kernels/sgd.h"
+#include "hls/kernels/softmax.h"
 
 using namespace ttsim_hls;
 using ttsim_cfg::kArenaBanks;

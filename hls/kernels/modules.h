@@ -32,7 +32,8 @@
 // runtime word offset; the int argument `index` is the top's int array (TTM slice
 // offsets, labels) with word offsets into it. Shapes are runtime extents bounded by the
 // design_config.h capacities. The glue calls them through the inline wrappers at the end (views). Semantics of each:
-// the matching *_kernel template in contract.h / rowwise.h.
+// the matching *_kernel template in contract.h, softmax.h, layernorm.h, gelu.h, add.h, loss.h
+// or sgd.h (their shared loop counters: row_reduce.h).
 
 #include "hls/include/banked.h"
 #include "hls/include/design_config.h"

@@ -1,6 +1,5 @@
 // The DEPENDENCE pragmas the priced RecMII relies on are in the kernel sources: read as text
-// (hls/kernels/contract.h and rowwise.h), each pipelined loop of the kernel specification
-// must carry
+// (every header of hls/kernels), each pipelined loop of the kernel specification must carry
 //  - for every recurrence through a kernel array (e.g. the contraction's C), a DEPENDENCE
 //    pragma on that array (`<array>_mem`, the function argument) with its declared
 //    distance (TTSIM_ACC_SLOTS = kAccSlots): without it Vitis assumes distance 1 and the
@@ -9,11 +8,14 @@
 //    distance TTSIM_ACC_SLOTS;
 //  - for every array the loop both reads and writes without a declared recurrence (each
 //    element touched in one iteration only, or disjoint halves), `inter false` on it.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -29,10 +31,20 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+/// The kernel headers (hls/kernels/*.h), in name order.
+std::vector<std::string> kernel_headers() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator("hls/kernels")) {
+    if (e.path().extension() == ".h") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// Loop label → the pragma lines between the label and the loop body's first statement.
 std::map<std::string, std::string> loop_pragmas() {
   std::map<std::string, std::string> out;
-  for (const char* f : {"hls/kernels/contract.h", "hls/kernels/rowwise.h"}) {
+  for (const std::string& f : kernel_headers()) {
     const std::string text = slurp(f);
     const std::regex label(R"((\w+):\s*\n\s*for\s*\([^\n]*\n((?:\s*(?:#pragma[^\n]*|//[^\n]*)\n)*))");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), label); it != std::sregex_iterator(); ++it) {

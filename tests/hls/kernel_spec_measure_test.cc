@@ -28,7 +28,12 @@
 #include "hls/include/kernel_spec.h"
 #include "hls/include/spec_check.h"
 #include "hls/kernels/contract.h"
-#include "hls/kernels/rowwise.h"
+#include "hls/kernels/add.h"
+#include "hls/kernels/gelu.h"
+#include "hls/kernels/layernorm.h"
+#include "hls/kernels/loss.h"
+#include "hls/kernels/sgd.h"
+#include "hls/kernels/softmax.h"
 
 namespace {
 

@@ -16,7 +16,12 @@
 #include "hls/include/loop_counter.h"
 #include "hls/kernels/contract.h"
 #include "hls/include/banked.h"
-#include "hls/kernels/rowwise.h"
+#include "hls/kernels/add.h"
+#include "hls/kernels/gelu.h"
+#include "hls/kernels/layernorm.h"
+#include "hls/kernels/loss.h"
+#include "hls/kernels/sgd.h"
+#include "hls/kernels/softmax.h"
 #include "models/task_graph.h"
 
 namespace {

@@ -85,7 +85,7 @@ void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
       const std::string impl = op == "fadd" ? "fulldsp" : op == "fmul" ? "maxdsp" : "fabric";
       binds += fmt::format("<BindNode BINDTYPE=\"op\" BRAM=\"0\" BUNDLEDNAME=\"\" DISPNAME=\"bind_op {0}\" DSP=\"{1}\" "
                            "ID=\"\" IMPL=\"{2}\" LATENCY=\"{3}\" LOOP=\"{4}\" OPTYPE=\"{0}\" PRAGMA=\"\" "
-                           "RTLNAME=\"{0}_32ns_32ns_32_{5}_{2}_1_U{6}\" SOURCE=\"hls/kernels/rowwise.h:1\" "
+                           "RTLNAME=\"{0}_32ns_32ns_32_{5}_{2}_1_U{6}\" SOURCE=\"hls/kernels/row_reduce.h:1\" "
                            "STORAGESUBTYPE=\"\" URAM=\"0\" VARIABLE=\"{0}{6}\"/>",
                            op, op == "fadd" ? 2 : op == "fmul" ? 3 : 0, impl, it->second, loop, it->second + 1, n++);
     }

@@ -1,0 +1,129 @@
+#pragma once
+// The add kernels (TaskOp add): residual/bias add, in-place accumulate, and the
+// bias gradient as column sums. Loops, trip counts and accesses: hls/include/kernel_spec.h
+// ("ttsim_add": add, add_accumulate, column_sum); loop structure and arguments:
+// row_reduce.h. The II of each loop is its TTSIM_II_<LOOP> of design_config.h.
+
+#include "hls/kernels/row_reduce.h"
+
+namespace ttsim_hls {
+
+/// out[r·o_rs + j] = a[r·a_rs + j] + b[r·b_rs + j] for R rows of cols (a row stride of
+/// 0 broadcasts one row, e.g. a bias). Loop add (II: TTSIM_II_ADD).
+template <int LANES, int B>
+void add_kernel(const float a_mem[][B], int a_off, const float b_mem[][B], int b_off, float out_mem[][B], int out_off,
+                int R, int cols, int a_rs, int b_rs, int o_rs) {
+  const Banked<const float, B> a(a_mem, a_off);
+  const Banked<const float, B> b(b_mem, b_off);
+  const Banked<float, B> out(out_mem, out_off);
+  Elementwise<LANES, TTSIM_II_ADD> c(R, cols);
+  const long total = c.total();
+  TTSIM_LOOP_BEGIN("add");
+add:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_ADD
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_MIN max = TTSIM_TRIPS_ADD_MAX
+    TTSIM_LOOP_ITER("add");
+    float av[LANES], bv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+    lane_read<LANES>("a", a, c.row() * a_rs + c.first(), c.lanes(), av);
+    lane_read<LANES>("b", b, c.row() * b_rs + c.first(), c.lanes(), bv);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      ov[l] = c.valid(l) ? av[l] + bv[l] : 0.0f;
+    }
+    lane_write<LANES>("out", out, c.row() * o_rs + c.first(), c.lanes(), ov);
+    c.next();
+  }
+}
+
+/// acc[r·acc_rs + j] += x[r·x_rs + j] for R rows of cols; every acc element distinct
+/// (acc_rs >= cols; column sums are column_sum_kernel). Loop add_accumulate
+/// (II: TTSIM_II_ADD_ACCUMULATE).
+template <int LANES, int B>
+void add_accumulate_kernel(const float x_mem[][B], int x_off, float acc_mem[][B], int acc_off, int R, int cols,
+                           int x_rs, int acc_rs) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> acc(acc_mem, acc_off);
+  Elementwise<LANES, TTSIM_II_ADD_ACCUMULATE> c(R, cols);
+  const long total = c.total();
+  TTSIM_LOOP_BEGIN("add_accumulate");
+add_accumulate:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_ADD_ACCUMULATE
+// every acc element is read and written in one iteration (acc_rs >= cols: distinct elements).
+#pragma HLS DEPENDENCE variable = acc_mem type = inter false
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
+    TTSIM_LOOP_ITER("add_accumulate");
+    const int k = c.row() * acc_rs + c.first();
+    float av[LANES], xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = xv complete
+    lane_read<LANES>("acc", acc, k, c.lanes(), av);
+    lane_read<LANES>("x", x, c.row() * x_rs + c.first(), c.lanes(), xv);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      av[l] = c.valid(l) ? av[l] + xv[l] : 0.0f;
+    }
+    lane_write<LANES>("acc", acc, k, c.lanes(), av);
+    c.next();
+  }
+}
+
+/// sum[j] += Σ_r x[r·x_rs + j] for R rows of cols (the bias gradient as column sums of
+/// dY). Loop column_sum (II: TTSIM_II_COLUMN_SUM).
+template <int LANES, int B>
+void column_sum_kernel(const float x_mem[][B], int x_off, float sum_mem[][B], int sum_off, int R, int cols, int x_rs) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> sum(sum_mem, sum_off);
+  float acc[kAccSlots][LANES];
+#pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
+  ColumnReduce<LANES, TTSIM_II_COLUMN_SUM> c(R, cols);
+  const long total = c.total();
+  TTSIM_LOOP_BEGIN("column_sum");
+column_sum:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_COLUMN_SUM
+// sum[j] is read and written once per call, in the iteration of the last row.
+#pragma HLS DEPENDENCE variable = sum_mem type = inter false
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_COLUMN_SUM_MIN max = TTSIM_TRIPS_COLUMN_SUM_MAX
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+    TTSIM_LOOP_ITER("column_sum");
+    if (c.active()) {
+      float xv[LANES], sv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = sv complete
+      lane_read<LANES>("x", x, c.row() * x_rs + c.first(), c.lanes(), xv);
+      for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+        sv[l] = c.valid(l) ? c.add("acc", acc, l, xv[l]) : 0.0f;
+      }
+      // The column sums are added to sum at the last row (valid lanes only).
+      if (c.last_row()) c.flush("sum", sum, sv);
+    }
+    c.next();
+  }
+}
+
+/// add_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols, int a_rs,
+                int b_rs, int o_rs) {
+  add_kernel<LANES, B>(a.rows, a.off, b.rows, b.off, out.rows, out.off, R, cols, a_rs, b_rs, o_rs);
+}
+
+/// add_accumulate_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void add_accumulate_kernel(Banked<const float, B> x, Banked<float, B> acc, int R, int cols, int x_rs, int acc_rs) {
+  add_accumulate_kernel<LANES, B>(x.rows, x.off, acc.rows, acc.off, R, cols, x_rs, acc_rs);
+}
+
+/// column_sum_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, int cols, int x_rs) {
+  column_sum_kernel<LANES, B>(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
+}
+
+}  // namespace ttsim_hls

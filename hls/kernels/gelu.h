@@ -1,0 +1,102 @@
+#pragma once
+// GELU (tanh form), the feed-forward activation, and its gradient: element-wise over rows.
+// Loops, trip counts and accesses: hls/include/kernel_spec.h ("ttsim_gelu",
+// "ttsim_gelu_grad"); loop structure and arguments: row_reduce.h. The II of each loop is
+// its TTSIM_II_<LOOP> of design_config.h.
+
+#include <cmath>
+
+#include "hls/kernels/row_reduce.h"
+
+namespace ttsim_hls {
+
+/// GELU (tanh form): gelu(x) = x · σ(2u), u = √(2/π)·(x + 0.044715·x³); 2√(2/π):
+constexpr float kGeluK = 1.5957691216057308f;
+constexpr float kGeluC = 0.044715f;
+
+/// GELU, tanh form, y = x · σ(kGeluK·x·(1 + kGeluC·x²)) over R rows of cols. Loop gelu
+/// (II: TTSIM_II_GELU).
+template <int LANES, int B>
+void gelu_kernel(const float x_mem[][B], int x_off, float y_mem[][B], int y_off, int R, int cols) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> y(y_mem, y_off);
+  Elementwise<LANES, TTSIM_II_GELU> c(R, cols);
+  const long total = c.total();
+  TTSIM_LOOP_BEGIN("gelu");
+gelu:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_GELU
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_MIN max = TTSIM_TRIPS_GELU_MAX
+    TTSIM_LOOP_ITER("gelu");
+    float xv[LANES], yv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = yv complete
+    lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      float o = 0.0f;
+      if (c.valid(l)) {
+        const float v = xv[l];
+        const float w = kGeluK * v * (1.0f + kGeluC * v * v);
+        o = v / (1.0f + std::exp(-w));
+      }
+      yv[l] = o;
+    }
+    lane_write<LANES>("y", y, c.base(), c.lanes(), yv);
+    c.next();
+  }
+}
+
+/// GELU gradient: dx = dy · (s + x·s·(1 − s)·kGeluK·(1 + 3·kGeluC·x²)), s = σ(w) as in
+/// gelu_kernel; x is the saved pre-activation. dx may alias dy. Loop gelu_grad
+/// (II: TTSIM_II_GELU_GRAD).
+template <int LANES, int B>
+void gelu_grad_kernel(const float x_mem[][B], int x_off, const float dy_mem[][B], int dy_off, float dx_mem[][B],
+                      int dx_off, int R, int cols) {
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<const float, B> dy(dy_mem, dy_off);
+  const Banked<float, B> dx(dx_mem, dx_off);
+  Elementwise<LANES, TTSIM_II_GELU_GRAD> c(R, cols);
+  const long total = c.total();
+  TTSIM_LOOP_BEGIN("gelu_grad");
+gelu_grad:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_GELU_GRAD
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
+    TTSIM_LOOP_ITER("gelu_grad");
+    float xv[LANES], dyv[LANES], ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+#pragma HLS ARRAY_PARTITION variable = dyv complete
+#pragma HLS ARRAY_PARTITION variable = ov complete
+    lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
+    lane_read<LANES>("dy", dy, c.base(), c.lanes(), dyv);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      float o = 0.0f;
+      if (c.valid(l)) {
+        const float v = xv[l];
+        const float w = kGeluK * v * (1.0f + kGeluC * v * v);
+        const float s = 1.0f / (1.0f + std::exp(-w));
+        const float dw = kGeluK * (1.0f + 3.0f * kGeluC * v * v);
+        o = dyv[l] * (s + v * s * (1.0f - s) * dw);
+      }
+      ov[l] = o;
+    }
+    lane_write<LANES>("dx", dx, c.base(), c.lanes(), ov);
+    c.next();
+  }
+}
+
+/// gelu_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) {
+  gelu_kernel<LANES, B>(x.rows, x.off, y.rows, y.off, R, cols);
+}
+
+/// gelu_grad_kernel on Banked views (host code and tests).
+template <int LANES, int B>
+void gelu_grad_kernel(Banked<const float, B> x, Banked<const float, B> dy, Banked<float, B> dx, int R, int cols) {
+  gelu_grad_kernel<LANES, B>(x.rows, x.off, dy.rows, dy.off, dx.rows, dx.off, R, cols);
+}
+
+}  // namespace ttsim_hls

@@ -1,0 +1,266 @@
+#pragma once
+// row_reduce.h — what the row-wise and element-wise training kernels share: the loop
+// counters and trip counts of their three loop shapes and the steps of a row or column
+// reduction, used inside each kernel's loops. The kernels, one family per header:
+//   softmax.h    softmax (forward, gradient)
+//   layernorm.h  LayerNorm (forward, gradient)
+//   gelu.h       GELU (forward, gradient)
+//   add.h        residual/bias add, in-place accumulate, bias-gradient column sums
+//   loss.h       softmax cross-entropy loss with its gradient
+//   sgd.h        the SGD update
+//
+// Loop structure and trip counts: hls/include/kernel_spec.h (one pipelined loop per pass,
+// LANES adjacent columns per iteration, UNROLL). Element-wise passes run (row, column
+// tile): Elementwise. Row reductions (max, sums) interleave kAccSlots rows: the loop runs
+// (row block, column tile, row in block), each row's accumulator (a register slot) is
+// updated every kAccSlots iterations and the LANES values of one iteration are reduced by
+// an adder (or max) tree first; the row statistic is written to `stat` at the row's last
+// tile: RowReduce. Column sums (γ/β and bias gradients) interleave kAccSlots column tiles
+// the same way: (tile block, row, tile in block): ColumnReduce. No floating-point value is
+// carried from one iteration to the next, so every loop reaches II = 1 at the clocks the
+// device files list (RecMII = ceil(fadd latency / kAccSlots) = 1); rows or tiles beyond
+// the last block are idle slots, counted in the trip.
+//
+// Each loop is written out in its kernel's header: its label, its PIPELINE,
+// LOOP_TRIPCOUNT and DEPENDENCE pragmas (II = TTSIM_II_<LOOP>, trips TTSIM_TRIPS_<LOOP>_*
+// of design_config.h) and its probes (TTSIM_LOOP_BEGIN / TTSIM_LOOP_ITER, access_probe.h):
+// the specification, the csynth reports and the tests find a loop by its label. A kernel
+// with several loops runs one inlined function per loop (`<label>_loop`, namespace
+// detail), so the loops stay in the kernel's module. The cursors here (RowReduce,
+// ColumnReduce, Elementwise) are the loop's counter; their II template argument is the
+// loop's TTSIM_II_<LOOP> (the same macro as its PIPELINE pragma): one accumulator slot of a
+// reduction is updated every kAccSlots·II cycles.
+//
+// Arguments: every float argument is an on-chip array of B banks, `T x_mem[][B]`, and a
+// word offset x_off (hls/include/banked.h); the body sees it as the Banked view x. The
+// DEPENDENCE pragmas name the arrays (x_mem): they are function arguments, so the pragma
+// applies to the memory every access of the loop goes to. The labels of loss_kernel are
+// words of the int array `index` from labels_off. Each kernel also has an overload on
+// Banked views (host code and tests) that forwards to it. The LANES
+// consecutive words of a tile are moved by one lane_read / lane_write per array per
+// iteration (the `n` valid lanes of the tile; each bank addressed with its index known at
+// synthesis, one port per access) into / from a register array the unrolled lane loop
+// computes on; per-row values (statistics, rstd) are single words, bank_read /
+// bank_write. Each such call is one access site of kernel_spec.h. Requires LANES <= B.
+//
+// Arithmetic: sums are taken per tile by a balanced tree, then over tiles in order, so
+// rounding depends on LANES (maxima do not).
+
+#include "hls/include/access_probe.h"
+#include "hls/include/banked.h"
+#include "hls/include/design_config.h"
+#include "hls/include/kernel_spec.h"
+#include "hls/kernels/contract.h"
+
+// Loop labels name the loops in HLS reports; g++ sees them as unused.
+#if defined(__GNUC__) && !defined(__SYNTHESIS__)
+#pragma GCC diagnostic ignored "-Wunused-label"
+#endif
+
+namespace ttsim_hls {
+
+namespace detail {
+
+/// (block, tile, slot) counter of a row-slot loop: row = block·kAccSlots + slot.
+struct RowSlots {
+  int tiles, block = 0, t = 0, s = 0;
+  explicit RowSlots(int tiles_) : tiles(tiles_) {}
+  int row() const { return block * kAccSlots + s; }
+  void next() {
+    if (++s < kAccSlots) return;
+    s = 0;
+    if (++t < tiles) return;
+    t = 0;
+    ++block;
+  }
+};
+
+/// (block, row, slot) counter of a column-slot loop: tile = block·kAccSlots + slot.
+struct ColumnSlots {
+  int rows, block = 0, r = 0, s = 0;
+  explicit ColumnSlots(int rows_) : rows(rows_) {}
+  int tile() const { return block * kAccSlots + s; }
+  void next() {
+    if (++s < kAccSlots) return;
+    s = 0;
+    if (++r < rows) return;
+    r = 0;
+    ++block;
+  }
+};
+
+/// (row, tile) counter of an element-wise loop.
+struct RowTiles {
+  int tiles, r = 0, t = 0;
+  explicit RowTiles(int tiles_) : tiles(tiles_) {}
+  void next() {
+    if (++t < tiles) return;
+    t = 0;
+    ++r;
+  }
+};
+
+/// Trip count of a loop of kind k over R rows of cols (kernel_spec.h loop_trip, batch 1).
+inline long trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
+  return ttsim_spec::loop_trip(k, -1, 0, 1, R, 1, cols, lanes);
+}
+
+}  // namespace detail
+
+/// Cursor of a row reduction over R rows of `cols` (row-major, word r·cols + j):
+/// iterations (row block, column tile, row in block), kTripRowSlots. II: the loop's
+/// PIPELINE II (TTSIM_II_<LOOP>). In the body: act when active() (a row, not an idle
+/// slot), fold the tile's LANES values into the row's slot with sum() or max(), write the
+/// row statistic at last_tile(), then next().
+template <int LANES, int II>
+class RowReduce {
+ public:
+  static_assert(II >= 1, "PIPELINE II is at least 1");
+  /// The loop's PIPELINE II; an accumulator slot is updated every kAccSlots·II cycles.
+  static constexpr int kII = II;
+
+  RowReduce(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES) {}
+  /// Iterations of the loop: ceil(R / kAccSlots)·kAccSlots·ceil(cols / LANES).
+  long total() const { return detail::trip(ttsim_spec::kTripRowSlots, R_, cols_, LANES); }
+  /// Row of this iteration (>= R: an idle slot).
+  int row() const { return c_.row(); }
+  bool active() const { return c_.row() < R_; }
+  /// First column of this iteration's tile.
+  int first() const { return c_.t * LANES; }
+  /// Word of (row, first()).
+  int base() const { return row() * cols_ + first(); }
+  /// Lanes of the tile below column `valid` (default: every column).
+  int lanes(int valid) const { return tile_lanes<LANES>(first(), valid); }
+  int lanes() const { return lanes(cols_); }
+  bool last_tile() const { return c_.t == c_.tiles - 1; }
+
+  /// v[l] = word base() + l of x for the columns below `valid` (read: lanes(valid)), `fill`
+  /// for the others.
+  template <typename T, int B>
+  void read_masked(const char* name, const Banked<T, B>& x, int valid, float fill, float (&v)[LANES]) const {
+#pragma HLS INLINE
+    float xv[LANES];
+#pragma HLS ARRAY_PARTITION variable = xv complete
+    lane_read<LANES>(name, x, base(), lanes(valid), xv);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      const int j = first() + l;
+      v[l] = j < valid ? xv[l] : fill;
+    }
+  }
+  /// Adds the adder-tree sum of v to the row's slot of `acc` (restarted at the row's
+  /// first tile); returns the row's running sum.
+  float sum(const char* var, float (&acc)[kAccSlots], const float (&v)[LANES]) const {
+#pragma HLS INLINE
+    const float part = LaneTree<LANES>::sum(v);
+    const float s = c_.t == 0 ? part : acc_read(var, acc, c_.s) + part;
+    acc_write(var, acc, c_.s) = s;
+    return s;
+  }
+  /// Folds the tree maximum of v into the row's slot of `acc` (restarted at the row's
+  /// first tile); returns the row's running maximum.
+  float max(const char* var, float (&acc)[kAccSlots], const float (&v)[LANES]) const {
+#pragma HLS INLINE
+    const float m = LaneTree<LANES>::max(v);
+    float run = m;
+    if (c_.t > 0) {
+      const float prev = acc_read(var, acc, c_.s);
+      run = m > prev ? m : prev;
+    }
+    acc_write(var, acc, c_.s) = run;
+    return run;
+  }
+  /// The row's slot of acc (a per-row register value other than a sum or maximum).
+  int slot() const { return c_.s; }
+  void next() { c_.next(); }
+
+ private:
+  int R_, cols_;
+  detail::RowSlots c_;
+};
+
+/// Cursor of a column-sum loop over R rows of `cols` (row r of x at word r·x_rs):
+/// iterations (tile block, row, tile in block), kTripColumnSlots. II: the loop's PIPELINE
+/// II (TTSIM_II_<LOOP>). In the body: act when active() (a tile, not an idle slot), add
+/// each valid lane into the tile's slot with add(), and add the column sums to their
+/// destination at last_row().
+template <int LANES, int II>
+class ColumnReduce {
+ public:
+  static_assert(II >= 1, "PIPELINE II is at least 1");
+  /// The loop's PIPELINE II; an accumulator slot is updated every kAccSlots·II cycles.
+  static constexpr int kII = II;
+
+  ColumnReduce(int R, int cols) : R_(R), cols_(cols), tiles_((cols + LANES - 1) / LANES), c_(R) {}
+  /// Iterations of the loop: ceil(ceil(cols / LANES) / kAccSlots)·kAccSlots·R.
+  long total() const { return detail::trip(ttsim_spec::kTripColumnSlots, R_, cols_, LANES); }
+  /// Column tile of this iteration (>= tiles: an idle slot).
+  int tile() const { return c_.tile(); }
+  bool active() const { return c_.tile() < tiles_; }
+  int row() const { return c_.r; }
+  /// First column of this iteration's tile.
+  int first() const { return c_.tile() * LANES; }
+  /// Lanes of the tile (columns below cols).
+  int lanes() const { return tile_lanes<LANES>(first(), cols_); }
+  /// Whether lane l is a column (< cols).
+  bool valid(int l) const { return first() + l < cols_; }
+  bool last_row() const { return c_.r == R_ - 1; }
+
+  /// Adds x to lane l of the tile's slot of `acc` (restarted at row 0); returns the
+  /// column's running sum. Call for valid lanes only.
+  float add(const char* var, float (&acc)[kAccSlots][LANES], int l, float x) const {
+#pragma HLS INLINE
+    const float s = (c_.r == 0 ? 0.0f : acc_read(var, acc, c_.s)[l]) + x;
+    acc_write(var, acc, c_.s)[l] = s;
+    return s;
+  }
+  /// Adds the column sums sv (lanes() valid) to the words first()… of `sum`: one
+  /// lane_read and one lane_write of it.
+  template <int B>
+  void flush(const char* name, const Banked<float, B>& sum, const float (&sv)[LANES]) const {
+#pragma HLS INLINE
+    float ov[LANES];
+#pragma HLS ARRAY_PARTITION variable = ov complete
+    lane_read<LANES>(name, sum, first(), lanes(), ov);
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      ov[l] = ov[l] + sv[l];
+    }
+    lane_write<LANES>(name, sum, first(), lanes(), ov);
+  }
+  void next() { c_.next(); }
+
+ private:
+  int R_, cols_, tiles_;
+  detail::ColumnSlots c_;
+};
+
+/// Cursor of an element-wise loop over R rows of `cols`: iterations (row, column tile),
+/// kTripElementwise. II: the loop's PIPELINE II (TTSIM_II_<LOOP>).
+template <int LANES, int II>
+class Elementwise {
+ public:
+  static_assert(II >= 1, "PIPELINE II is at least 1");
+  /// The loop's PIPELINE II.
+  static constexpr int kII = II;
+
+  Elementwise(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES) {}
+  /// Iterations of the loop: R·ceil(cols / LANES).
+  long total() const { return detail::trip(ttsim_spec::kTripElementwise, R_, cols_, LANES); }
+  int row() const { return c_.r; }
+  /// First column of this iteration's tile.
+  int first() const { return c_.t * LANES; }
+  /// Word of (row, first()) in a row-major R × cols array.
+  int base() const { return row() * cols_ + first(); }
+  /// Lanes of the tile (columns below cols).
+  int lanes() const { return tile_lanes<LANES>(first(), cols_); }
+  /// Whether lane l is a column (< cols).
+  bool valid(int l) const { return first() + l < cols_; }
+  void next() { c_.next(); }
+
+ private:
+  int R_, cols_;
+  detail::RowTiles c_;
+};
+
+}  // namespace ttsim_hls
