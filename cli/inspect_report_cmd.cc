@@ -76,34 +76,8 @@ void print_csynth(const CsynthReport& r, bool modules) {
   }
 }
 
-int run_inspect_report(const std::vector<std::string>& args) {
-  po::options_description options("options");
-  std::string path, out;
-  options.add_options()
-      ("path", po::value<std::string>(&path)->required(),
-       "a report file (*csynth.xml, export_impl.xml, *_cosim.rpt, *utilization*.rpt, "
-       "*power*.rpt) or a folder searched recursively for them")
-      ("json", po::value<std::string>(&out),
-       "also write everything read as JSON to this file (atomically); per csynth report: top, "
-       "part, tool_version, target_clock_ns, estimated_clock_ns, latency_best, latency_worst, "
-       "interval_min, interval_max (null when unknown), resources, loops (tree), modules")
-      ("modules", po::bool_switch(), "list every ModuleInformation module with its loops");
-  po::positional_options_description pos;
-  pos.add("path", 1);
-  po::variables_map vm;
-  if (!parse_options("inspect-report", "PATH [--json OUT] [--modules]", options, pos, args, vm)) {
-    return 0;
-  }
-  const ReportSet s = read_reports(path);
-  for (const auto& r : s.csynth) {
-    print_csynth(r, vm["modules"].as<bool>());
-    if (!r.latency_worst.known()) {
-      if (auto c = cosim_latency_for(r, s.cosim)) {
-        std::cout << fmt::format("  latency from co-simulation (ground truth; csynth undef): {} cycles ({})\n",
-                                 c->latency.str(), c->source);
-      }
-    }
-  }
+/// The Vivado implementation, co-simulation, utilization and power reports of `s`.
+void print_impl_reports(const ReportSet& s) {
   for (const auto& e : s.export_impl) {
     std::cout << fmt::format("export_impl  {}\n  Vivado {}  clock target {}  achieved {}  timing met {}\n"
                              "  post-route BRAM_18K {}  DSP {}  FF {}  LUT {}  URAM {}  CLB {}\n",
@@ -134,6 +108,37 @@ int run_inspect_report(const std::vector<std::string>& args) {
                              p.source, p.device, p.total_on_chip_w, p.dynamic_w, p.device_static_w,
                              p.hbm_w ? fmt::format("  HBM {:.3f} W", *p.hbm_w) : "", p.confidence_level);
   }
+}
+
+int run_inspect_report(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  std::string path, out;
+  options.add_options()
+      ("path", po::value<std::string>(&path)->required(),
+       "a report file (*csynth.xml, export_impl.xml, *_cosim.rpt, *utilization*.rpt, "
+       "*power*.rpt) or a folder searched recursively for them")
+      ("json", po::value<std::string>(&out),
+       "also write everything read as JSON to this file (atomically); per csynth report: top, "
+       "part, tool_version, target_clock_ns, estimated_clock_ns, latency_best, latency_worst, "
+       "interval_min, interval_max (null when unknown), resources, loops (tree), modules")
+      ("modules", po::bool_switch(), "list every ModuleInformation module with its loops");
+  po::positional_options_description pos;
+  pos.add("path", 1);
+  po::variables_map vm;
+  if (!parse_options("inspect-report", "PATH [--json OUT] [--modules]", options, pos, args, vm)) {
+    return 0;
+  }
+  const ReportSet s = read_reports(path);
+  for (const auto& r : s.csynth) {
+    print_csynth(r, vm["modules"].as<bool>());
+    if (!r.latency_worst.known()) {
+      if (auto c = cosim_latency_for(r, s.cosim)) {
+        std::cout << fmt::format("  latency from co-simulation (ground truth; csynth undef): {} cycles ({})\n",
+                                 c->latency.str(), c->source);
+      }
+    }
+  }
+  print_impl_reports(s);
   if (!s.not_read.empty()) {
     std::cout << fmt::format("not read ({} files of no known report kind)\n", s.not_read.size());
   }

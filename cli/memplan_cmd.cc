@@ -25,6 +25,7 @@
 #include "sim/memplan/memory_plan.h"
 #include "sim/memplan/plan_report.h"
 #include "sim/occupancy.h"
+#include "machine/machine_report.h"
 
 namespace ttsim::cli {
 namespace {
@@ -56,118 +57,93 @@ Json planner_analysis(TaskGraph graph, const ArchSpec& arch, const DeviceSpec& d
   const MemoryPlan plan = memplan::plan_memory(graph, device, mo);
   std::cout << "\nmemory planner analysis (not emitted: the build declares the arrays above)\n"
             << memplan::format_plan_summary(plan);
-  std::cout << "\nstrategy   BRAM36  URAM288  efficiency  fits  shortfall\n";
+  std::vector<MemoryPlan> plans;
   Json compare = Json::array();
   for (Strategy st : {Strategy::kNaive, Strategy::kGrouped, Strategy::kIdeal}) {
     MemoryOptions o = mo;
     o.strategy = st;
-    const MemoryPlan p = st == mo.strategy ? plan : memplan::plan_memory(graph, device, o);
-    std::cout << fmt::format("{:<9} {:>7} {:>8} {:>10.1f}%  {:<4}  {}\n", to_string(st), p.bram36_blocks,
-                             p.uram_blocks, 100.0 * p.efficiency, p.fit.fits ? "yes" : "NO",
-                             p.fit.fits ? std::string("-")
-                                        : fmt::format("{} BRAM36 + {} URAM288 = {:.2f} MiB",
-                                                      p.fit.bram36_short, p.fit.uram_short,
-                                                      p.fit.bytes_short / 1048576.0));
-    compare.push_back(memplan::plan_summary_json(p));
+    plans.push_back(st == mo.strategy ? plan : memplan::plan_memory(graph, device, o));
+    compare.push_back(memplan::plan_summary_json(plans.back()));
   }
+  std::cout << "\n" << memplan::format_strategy_table(plans);
   Json j = memplan::plan_detail_json(plan, graph);
   j["emitted"] = false;
   j["compare"] = compare;
   return j;
 }
 
-int run_memplan(const std::vector<std::string>& args) {
-  po::options_description options("options");
+/// The options of `memplan`.
+struct MemplanOptions {
   std::string model_path, device_path, arch_path, strategy_text, json_out;
   std::int64_t uram_min_depth = 2048;
+  bool buffers = false, planner = false;
+};
+
+/// Parses `args` into `o` and checks them; false when --help was given (usage printed).
+/// Throws InputError for a bad or missing option.
+bool parse_memplan_options(const std::vector<std::string>& args, MemplanOptions& o) {
+  po::options_description options("options");
   options.add_options()
-      ("model", po::value<std::string>(&model_path)->required(), "model config (configs/models/*.json)")
-      ("arch", po::value<std::string>(&arch_path)->required(),
+      ("model", po::value<std::string>(&o.model_path)->required(), "model config (configs/models/*.json)")
+      ("arch", po::value<std::string>(&o.arch_path)->required(),
        "architecture config (configs/arch/*.json): lanes per unit and flows of the build")
-      ("device", po::value<std::string>(&device_path)->required(), "device config (configs/devices/*.json)")
-      ("buffers", po::bool_switch(), "list every buffer of the step under its array: words and the tasks it lives over")
-      ("planner", po::value<std::string>(&strategy_text)->implicit_value(""),
+      ("device", po::value<std::string>(&o.device_path)->required(), "device config (configs/devices/*.json)")
+      ("buffers", po::bool_switch(&o.buffers), "list every buffer of the step under its array: words and the tasks it lives over")
+      ("planner", po::value<std::string>(&o.strategy_text)->implicit_value(""),
        "also print the memory planner's analysis (naive | grouped | ideal; default: the arch's "
        "memory strategy): what a top with one array per planned memory would need")
-      ("uram-min-depth", po::value<std::int64_t>(&uram_min_depth)->default_value(2048),
+      ("uram-min-depth", po::value<std::int64_t>(&o.uram_min_depth)->default_value(2048),
        "planner analysis: addresses from which a memory goes to URAM288 rather than BRAM")
-      ("json", po::value<std::string>(&json_out),
+      ("json", po::value<std::string>(&o.json_out),
        "write the arrays (and the planner analysis) as JSON here (atomically)");
   po::variables_map vm;
   if (!parse_options("memplan", "--model M --arch A --device D [--buffers] [--planner [S]] [--json OUT]", options,
                      {}, args, vm)) {
-    return 0;
+    return false;
   }
-  if (uram_min_depth < 1) {
-    throw InputError(fmt::format("--uram-min-depth: expected an integer >= 1, found {}", uram_min_depth));
+  o.planner = vm.count("planner") > 0;
+  if (o.uram_min_depth < 1) {
+    throw InputError(fmt::format("--uram-min-depth: expected an integer >= 1, found {}", o.uram_min_depth));
   }
-  // Options and the output checked before anything is printed.
-  if (vm.count("planner") && !strategy_text.empty()) {
+  if (o.planner && !o.strategy_text.empty()) {
     try {
-      memplan::parse_strategy(strategy_text);
+      memplan::parse_strategy(o.strategy_text);
     } catch (const InputError&) {
       throw InputError(fmt::format("--planner: expected one of naive, grouped, ideal (or no value: the arch's "
-                                   "memory_strategy), found \"{}\"", strategy_text));
+                                   "memory_strategy), found \"{}\"", o.strategy_text));
     }
   }
-  refuse_clashing_paths({{"--json", json_out}}, {{"--model", model_path}, {"--arch", arch_path}, {"--device", device_path}});
-  check_output_writable({"--json", json_out});
-  const ModelSpec model = load_model_spec(model_path);
-  const ArchSpec arch = load_arch_spec(arch_path);
-  const DeviceSpec device = load_device_spec(device_path);
+  return true;
+}
+
+int run_memplan(const std::vector<std::string>& args) {
+  MemplanOptions o;
+  if (!parse_memplan_options(args, o)) return 0;
+  // Options and the output checked before anything is printed.
+  refuse_clashing_paths({{"--json", o.json_out}},
+                        {{"--model", o.model_path}, {"--arch", o.arch_path}, {"--device", o.device_path}});
+  check_output_writable({"--json", o.json_out});
+  const ModelSpec model = load_model_spec(o.model_path);
+  const ArchSpec arch = load_arch_spec(o.arch_path);
+  const DeviceSpec device = load_device_spec(o.device_path);
   // The machine of the design, as `simulate` and `emit` describe it (analytic fidelity: only
   // its arrays are reported here).
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);
   const machine::Machine& m = ev->machine();
   const TaskGraph& graph = ev->step.graph();
   std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}\n", model.name,
-                           model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name);
-  std::cout << "on-chip arrays of the emitted top (banks: dim 2 of <array>[rows][banks], completely partitioned; "
-               "peak live: the most words of the step's buffers in the array at once)\n";
-  std::cout << "array         storage       words      banks  BRAM36  URAM288  buffers   peak live  use\n";
-  Json jm = Json::array();
-  for (const machine::Memory& mem : m.memories) {
-    std::cout << fmt::format("{:<13} {:<8} {:>11} {:>10} {:>7} {:>8} {:>8} {:>11} {:>4.0f}%\n", mem.array,
-                             machine::to_string(mem.storage), grouped(mem.words),
-                             mem.partition > 1 ? fmt::format("{} banks", mem.partition) : std::string("1 (none)"),
-                             grouped(mem.bram36), grouped(mem.uram288), mem.graph_buffers.size(),
-                             grouped(mem.peak_live_words), 100.0 * mem.peak_live_words / std::max<std::int64_t>(1, mem.words));
-    Json slots = Json::array(), bufs = Json::array();
-    for (const auto& sl : mem.buffers) slots.push_back({{"slot", sl.name}, {"offset", sl.offset}, {"words", sl.words}});
-    for (int id : mem.graph_buffers) {
-      const Buffer& b = graph.buffers[id];
-      bufs.push_back({{"name", b.name}, {"class", to_string(b.cls)}, {"words", b.words},
-                      {"first_task", b.first_task}, {"last_task", b.last_task}});
-    }
-    jm.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", machine::to_string(mem.storage)},
-                  {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
-                  {"partition_type", machine::to_string(mem.partition_type)},
-                  {"bram36", mem.bram36}, {"uram288", mem.uram288}, {"peak_live_words", mem.peak_live_words},
-                  {"slots", slots}, {"buffers", bufs}});
-  }
-  if (vm["buffers"].as<bool>()) {
-    for (const machine::Memory& mem : m.memories) {
-      std::cout << "\n" << mem.array << " (" << mem.holds << ")\n";
-      for (int id : mem.graph_buffers) {
-        const Buffer& b = graph.buffers[id];
-        std::cout << fmt::format("  {:<36} {:<10} {:>10} words  tasks {}..{}\n", b.name, to_string(b.cls),
-                                 grouped(b.words), b.first_task, b.last_task);
-      }
-    }
-  }
-  const auto over = ev->over_device;
-  std::cout << fmt::format("total: BRAM36 {} of {}, URAM288 {} of {}, on-chip arrays {:.3f} MiB; fits: {}\n",
-                           grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
-                           m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO");
-  for (const auto& o : over) std::cout << "  over the device: " << o << "\n";
-  Json j{{"model", model.name}, {"arch", arch.name}, {"device", device.name}, {"memories", jm},
-         {"bram36", m.bram36()}, {"uram288", m.uram288()}, {"onchip_bytes", m.onchip_bytes()},
-         {"fits", over.empty()}, {"over_device", over}};
-  if (vm.count("planner")) j["planner"] = planner_analysis(graph, arch, device, strategy_text, uram_min_depth);
-  if (!json_out.empty()) write_file_atomic(json_out, j.dump(2) + "\n");
+                           model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name)
+            << machine::arrays_table(m) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
+            << machine::fit_summary(m, device, ev->over_device);
+  Json j = machine::arrays_json(m, graph, ev->over_device);
+  j["model"] = model.name;
+  j["arch"] = arch.name;
+  j["device"] = device.name;
+  if (o.planner) j["planner"] = planner_analysis(graph, arch, device, o.strategy_text, o.uram_min_depth);
+  if (!o.json_out.empty()) write_file_atomic(o.json_out, j.dump(2) + "\n");
   // The arrays are printed (and written) either way; a build over the device is refused as
   // `simulate` and `emit` refuse it.
-  require_fits(*ev, model, arch, device, device_path);
+  require_fits(*ev, model, arch, device, o.device_path);
   return 0;
 }
 

@@ -24,13 +24,4 @@ bool parse_options(const std::string& command, const std::string& usage_line,
   return true;
 }
 
-std::string grouped(std::int64_t v) {
-  std::string s = std::to_string(v < 0 ? -v : v), out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
-    out += s[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
-
 }  // namespace ttsim::cli

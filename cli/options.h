@@ -7,6 +7,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "core/number_text.h"
+
 namespace ttsim::cli {
 
 namespace po = boost::program_options;
@@ -20,7 +22,7 @@ bool parse_options(const std::string& command, const std::string& usage_line,
                    const po::positional_options_description& positional,
                    const std::vector<std::string>& args, po::variables_map& vm);
 
-/// `v` with thousands separators: 2162297 → "2,162,297".
-std::string grouped(std::int64_t v);
+/// `v` with thousands separators: 2162297 → "2,162,297" (core/number_text.h).
+using ttsim::grouped;
 
 }  // namespace ttsim::cli

@@ -64,6 +64,30 @@ std::vector<KernelBreakdown> kernel_breakdown(const StepResult& r, const ArchSpe
   return out;
 }
 
+LayerBreakdown layer_total(const std::vector<LayerBreakdown>& layers, std::int64_t step_cycles) {
+  LayerBreakdown total{"total", 0, 0, 0, 0, step_cycles};
+  for (const auto& l : layers) {
+    total.tasks += l.tasks;
+    total.macs += l.macs;
+    total.busy_cycles += l.busy_cycles;
+  }
+  return total;
+}
+
+KernelBreakdown kernel_total(const std::vector<KernelBreakdown>& kernels, std::int64_t step_cycles) {
+  KernelBreakdown total;
+  total.name = "total";
+  for (const auto& k : kernels) {
+    total.busy_cycles += k.busy_cycles;
+    total.tasks += k.tasks;
+  }
+  total.utilization =
+      kernels.empty() ? 0.0
+                      : static_cast<double>(total.busy_cycles) /
+                            (static_cast<double>(std::max<std::int64_t>(1, step_cycles)) * kernels.size());
+  return total;
+}
+
 Json step_json(const StepResult& r, const ArchSpec& arch) {
   const Schedule& s = r.run.schedule;
   Json j;
@@ -81,32 +105,25 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
                             {"temporaries", pk[static_cast<int>(BufferClass::kTemporary)]},
                             {"total", r.occupancy.peak_total_bytes}};
   Json layers = Json::array();
-  LayerBreakdown total{"total", 0, 0, 0, 0, s.makespan};
-  for (const auto& l : layer_breakdown(r.graph(), s)) {
+  const auto lb = layer_breakdown(r.graph(), s);
+  for (const auto& l : lb) {
     layers.push_back({{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs},
                       {"busy_cycles", l.busy_cycles}, {"start", l.start}, {"end", l.end}});
-    total.tasks += l.tasks;
-    total.macs += l.macs;
-    total.busy_cycles += l.busy_cycles;
   }
-  layers.push_back({{"layer", "total"}, {"tasks", total.tasks}, {"macs", total.macs},
-                    {"busy_cycles", total.busy_cycles}, {"start", 0}, {"end", s.makespan}});
+  const LayerBreakdown lt = layer_total(lb, s.makespan);
+  layers.push_back({{"layer", lt.layer}, {"tasks", lt.tasks}, {"macs", lt.macs},
+                    {"busy_cycles", lt.busy_cycles}, {"start", lt.start}, {"end", lt.end}});
   j["layers"] = layers;
   Json kernels = Json::array();
-  std::int64_t busy = 0;
-  int tasks = 0;
   const auto kb = kernel_breakdown(r, arch);
   for (const auto& k : kb) {
     kernels.push_back({{"name", k.name}, {"unit", to_string(k.kind)}, {"lanes", k.lanes},
                        {"tasks", k.tasks}, {"busy_cycles", k.busy_cycles},
                        {"utilization", k.utilization}});
-    busy += k.busy_cycles;
-    tasks += k.tasks;
   }
-  const double mean = kb.empty() ? 0.0 : static_cast<double>(busy) /
-                                             (static_cast<double>(std::max<std::int64_t>(1, s.makespan)) * kb.size());
-  kernels.push_back({{"name", "total"}, {"unit", "all"}, {"tasks", tasks}, {"busy_cycles", busy},
-                     {"utilization", mean}});
+  const KernelBreakdown kt = kernel_total(kb, s.makespan);
+  kernels.push_back({{"name", kt.name}, {"unit", "all"}, {"tasks", kt.tasks}, {"busy_cycles", kt.busy_cycles},
+                     {"utilization", kt.utilization}});
   j["kernels"] = kernels;
   j["tasks"] = r.graph().tasks.size();
   j["events"] = s.events;

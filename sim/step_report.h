@@ -30,6 +30,9 @@ struct LayerBreakdown {
 };
 /// Layers in order of first appearance in the task graph.
 std::vector<LayerBreakdown> layer_breakdown(const TaskGraph& graph, const Schedule& schedule);
+/// The "total" row of `layers` over a step of `step_cycles`: tasks, MACs and busy cycles
+/// summed; start 0, end `step_cycles`.
+LayerBreakdown layer_total(const std::vector<LayerBreakdown>& layers, std::int64_t step_cycles);
 
 /// One unit instance.
 struct KernelBreakdown {
@@ -43,6 +46,10 @@ struct KernelBreakdown {
 };
 /// Every elaborated instance (idle ones included), by kind then index.
 std::vector<KernelBreakdown> kernel_breakdown(const StepResult& r, const ArchSpec& arch);
+/// The "total" row of `kernels` over a step of `step_cycles`: name "total", tasks and
+/// busy cycles summed, utilization the mean over the instances (0 for none); kind,
+/// index and lanes are not meaningful.
+KernelBreakdown kernel_total(const std::vector<KernelBreakdown>& kernels, std::int64_t step_cycles);
 
 /// The step's JSON: step_cycles, stage_cycles, clock_mhz, step_seconds,
 /// analytic_cycles, onchip_peak_bytes {params, grads, activations, temporaries, total},

@@ -18,6 +18,7 @@
 #include "hls/include/kernel_spec.h"
 #include "models/training_graph.h"
 #include "sim/step_sim.h"
+#include "machine/machine_report.h"
 
 namespace ttsim::dse {
 
@@ -575,25 +576,12 @@ std::string render_readme(const BuildDesign& d, const HlsScripts& s, const std::
   if (!why.empty()) r += "Why this design: " + why + "\n\n";
   r += "## Kernel instances\n\n"
        "One RTL instance per module (`#pragma HLS ALLOCATION` in `hls/kernels/top.cc`, limits in\n"
-       "`design_config.h`), shared by every call site; the top runs one call at a time.\n\n"
-       "| module | instances | lanes | DSP per instance | DSP | call sites |\n|---|---:|---:|---:|---:|---:|\n";
-  for (const auto& k : mc.instances) {
-    r += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes, k.dsp, k.count * k.dsp,
-                     k.call_sites);
-  }
-  r += fmt::format("| total | | | | {} of {} | {} tasks |\n\n", mc.dsp(), d.device.dsp, mc.schedule.order.size());
+       "`design_config.h`), shared by every call site; the top runs one call at a time.\n\n";
+  r += machine::instances_markdown(mc, d.device);
   r += "## Memories\n\n"
        "Static arrays of the top (`BIND_STORAGE`, `ARRAY_PARTITION` complete on dim 2); every buffer at a fixed\n"
-       "offset for the whole step.\n\n"
-       "| array | holds | storage | words | width | partition | words per bank | BRAM36 | URAM288 |\n"
-       "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& m : mc.memories) {
-    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", m.array, m.holds,
-                     machine::to_string(m.storage), m.words, m.width_bits, m.partition, m.bank_words(), m.bram36,
-                     m.uram288);
-  }
-  r += fmt::format("| total | | | | | | | {} of {} | {} of {} |\n\n", mc.bram36(), d.device.bram36, mc.uram288(),
-                   d.device.uram288);
+       "offset for the whole step.\n\n";
+  r += machine::memories_markdown(mc, d.device);
   r += fmt::format(
       "## Build\n\n"
       "- C simulation here, no Vitis: `make csim` (g++): `csim_tb` trains a few steps and checks the loss "

@@ -55,4 +55,23 @@ std::optional<CosimLatency> cosim_latency_for(const CsynthReport& r, const std::
   return std::nullopt;
 }
 
+std::string timing_warnings(const std::vector<CsynthReport>& csynth) {
+  std::string s;
+  for (const auto& r : csynth) {
+    if (auto v = timing_violation(r)) s += "warning: " + v->message() + "\n";
+  }
+  return s;
+}
+
+Json timing_violations_json(const std::vector<CsynthReport>& csynth) {
+  Json timing = Json::array();
+  for (const auto& r : csynth) {
+    if (auto v = timing_violation(r)) {
+      timing.push_back({{"report", r.source}, {"module", v->module}, {"target_clock_ns", v->target_ns},
+                        {"estimated_clock_ns", v->estimated_ns}});
+    }
+  }
+  return timing;
+}
+
 }  // namespace ttsim::hls

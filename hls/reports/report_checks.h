@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/json_view.h"
 #include "hls/reports/csynth.h"
 #include "hls/reports/impl_reports.h"
 
@@ -31,6 +32,14 @@ std::optional<TimingViolation> timing_violation(const CsynthReport& r);
 /// The violation of module `name` of `r` (ModuleInformation figures, else the top's),
 /// or std::nullopt.
 std::optional<TimingViolation> module_timing_violation(const CsynthReport& r, const std::string& name);
+
+/// One "warning: <TimingViolation::message()>" line per report of `csynth` whose top
+/// misses timing (timing_violation), in report order; "" when none does. What `compare`,
+/// `calibrate` and `compare-rules` print before their tables.
+std::string timing_warnings(const std::vector<CsynthReport>& csynth);
+
+/// The same violations as JSON: [{report, module, target_clock_ns, estimated_clock_ns}].
+Json timing_violations_json(const std::vector<CsynthReport>& csynth);
 
 /// Latency measured by C/RTL co-simulation for a report's top module.
 struct CosimLatency {

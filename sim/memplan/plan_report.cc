@@ -127,4 +127,16 @@ std::string format_plan_summary(const MemoryPlan& plan) {
   return s;
 }
 
+std::string format_strategy_table(const std::vector<MemoryPlan>& plans) {
+  std::string s = "strategy   BRAM36  URAM288  efficiency  fits  shortfall\n";
+  for (const MemoryPlan& p : plans) {
+    s += fmt::format("{:<9} {:>7} {:>8} {:>10.1f}%  {:<4}  {}\n", to_string(p.strategy), p.bram36_blocks,
+                     p.uram_blocks, 100.0 * p.efficiency, p.fit.fits ? "yes" : "NO",
+                     p.fit.fits ? std::string("-")
+                                : fmt::format("{} BRAM36 + {} URAM288 = {:.2f} MiB", p.fit.bram36_short,
+                                              p.fit.uram_short, p.fit.bytes_short / 1048576.0));
+  }
+  return s;
+}
+
 }  // namespace ttsim::memplan

@@ -3,6 +3,7 @@
 // `ttsim simulate` (its JSON "memory_plan" object).
 
 #include <string>
+#include <vector>
 
 #include "core/json_view.h"
 #include "models/task_graph.h"
@@ -28,5 +29,10 @@ Json plan_detail_json(const MemoryPlan& plan, const TaskGraph& graph);
 /// Human-readable summary: totals line, efficiency, fit explanation, then the per-class
 /// table (buffers, words, MB, peak live MB, BRAM36, URAM288).
 std::string format_plan_summary(const MemoryPlan& plan);
+
+/// Plans of one graph under several strategies side by side: header "strategy BRAM36
+/// URAM288 efficiency fits shortfall" and one line per plan (efficiency in %, shortfall
+/// "-" for a plan that fits, else the missing BRAM36 and URAM288 blocks and MiB).
+std::string format_strategy_table(const std::vector<MemoryPlan>& plans);
 
 }  // namespace ttsim::memplan

@@ -1,0 +1,150 @@
+#include "machine/machine_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/number_text.h"
+
+namespace ttsim::machine {
+namespace {
+
+// "<n> banks", or "1 (none)" for an array that is not partitioned.
+std::string banks_text(const Memory& m) {
+  return m.partition > 1 ? fmt::format("{} banks", m.partition) : std::string("1 (none)");
+}
+
+}  // namespace
+
+std::string instances_table(const Machine& m) {
+  std::string s =
+      "kernel instances (one per module, shared by its call sites; calls run one at a time)\n"
+      "module                  count  lanes   DSP/inst  call sites\n";
+  for (const KernelInstance& k : m.instances) {
+    if (k.call_sites == 0) continue;
+    s += fmt::format("{:<22} {:>6} {:>6} {:>10} {:>11}\n", k.module, k.count, k.lanes, grouped(k.dsp), k.call_sites);
+  }
+  return s;
+}
+
+std::string memories_table(const Machine& m) {
+  std::string s =
+      "on-chip memories (top.cc arrays, the banks the simulator's ports model; banks: dim 2 of "
+      "<array>[rows][banks], completely partitioned, 2 ports each; peak live: the most words of the step's "
+      "buffers in it at once)\n"
+      "array         holds                                  storage       words      banks  BRAM36  URAM288  "
+      "buffers  peak live\n";
+  for (const Memory& mem : m.memories) {
+    s += fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8} {:>8} {:>10}\n", mem.array, mem.holds,
+                     to_string(mem.storage), grouped(mem.words), banks_text(mem), grouped(mem.bram36),
+                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(mem.peak_live_words));
+  }
+  return s;
+}
+
+std::string arrays_table(const Machine& m) {
+  std::string s =
+      "on-chip arrays of the emitted top (banks: dim 2 of <array>[rows][banks], completely partitioned; "
+      "peak live: the most words of the step's buffers in the array at once)\n"
+      "array         storage       words      banks  BRAM36  URAM288  buffers   peak live  use\n";
+  for (const Memory& mem : m.memories) {
+    s += fmt::format("{:<13} {:<8} {:>11} {:>10} {:>7} {:>8} {:>8} {:>11} {:>4.0f}%\n", mem.array,
+                     to_string(mem.storage), grouped(mem.words), banks_text(mem), grouped(mem.bram36),
+                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(mem.peak_live_words),
+                     100.0 * mem.peak_live_words / std::max<std::int64_t>(1, mem.words));
+  }
+  return s;
+}
+
+std::string buffers_listing(const Machine& m, const TaskGraph& graph) {
+  std::string s;
+  for (const Memory& mem : m.memories) {
+    s += "\n" + mem.array + " (" + mem.holds + ")\n";
+    for (int id : mem.graph_buffers) {
+      const Buffer& b = graph.buffers[id];
+      s += fmt::format("  {:<36} {:<10} {:>10} words  tasks {}..{}\n", b.name, to_string(b.cls), grouped(b.words),
+                       b.first_task, b.last_task);
+    }
+  }
+  return s;
+}
+
+std::string built_line(const Machine& m, const DeviceSpec& device) {
+  const std::int64_t dsp = m.dsp();
+  return fmt::format("built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); on-chip arrays {}; fits: yes\n",
+                     grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
+                     grouped(dsp), grouped(device.dsp), 100.0 * dsp / device.dsp, mib(m.onchip_bytes()));
+}
+
+std::string fit_summary(const Machine& m, const DeviceSpec& device, const std::vector<std::string>& over) {
+  std::string s = fmt::format("total: BRAM36 {} of {}, URAM288 {} of {}, on-chip arrays {:.3f} MiB; fits: {}\n",
+                              grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()),
+                              grouped(device.uram288), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO");
+  for (const auto& o : over) s += "  over the device: " + o + "\n";
+  return s;
+}
+
+Json machine_json(const Machine& m) {
+  Json instances = Json::array(), memories = Json::array();
+  for (const KernelInstance& k : m.instances) {
+    instances.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
+                         {"dsp_per_instance", k.dsp}, {"call_sites", k.call_sites}});
+  }
+  for (const Memory& mem : m.memories) {
+    memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
+                        {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
+                        {"partition_type", to_string(mem.partition_type)}, {"bram36", mem.bram36},
+                        {"uram288", mem.uram288}, {"slots", mem.buffers.size()},
+                        {"graph_buffers", mem.graph_buffers.size()}, {"peak_live_words", mem.peak_live_words}});
+  }
+  return {{"instances", instances},
+          {"memories", memories},
+          {"schedule", {{"tasks", m.schedule.order.size()}, {"overlap_groups", Json::array()}}},
+          {"onchip_bytes", m.onchip_bytes()}};
+}
+
+Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std::string>& over) {
+  Json memories = Json::array();
+  for (const Memory& mem : m.memories) {
+    Json slots = Json::array(), bufs = Json::array();
+    for (const auto& sl : mem.buffers) slots.push_back({{"slot", sl.name}, {"offset", sl.offset}, {"words", sl.words}});
+    for (int id : mem.graph_buffers) {
+      const Buffer& b = graph.buffers[id];
+      bufs.push_back({{"name", b.name}, {"class", to_string(b.cls)}, {"words", b.words},
+                      {"first_task", b.first_task}, {"last_task", b.last_task}});
+    }
+    memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
+                        {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
+                        {"partition_type", to_string(mem.partition_type)}, {"bram36", mem.bram36},
+                        {"uram288", mem.uram288}, {"peak_live_words", mem.peak_live_words}, {"slots", slots},
+                        {"buffers", bufs}});
+  }
+  return {{"memories", memories}, {"bram36", m.bram36()},      {"uram288", m.uram288()},
+          {"onchip_bytes", m.onchip_bytes()}, {"fits", over.empty()}, {"over_device", over}};
+}
+
+std::string instances_markdown(const Machine& m, const DeviceSpec& device) {
+  std::string r = "| module | instances | lanes | DSP per instance | DSP | call sites |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const KernelInstance& k : m.instances) {
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes, k.dsp, k.count * k.dsp,
+                     k.call_sites);
+  }
+  r += fmt::format("| total | | | | {} of {} | {} tasks |\n\n", m.dsp(), device.dsp, m.schedule.order.size());
+  return r;
+}
+
+std::string memories_markdown(const Machine& m, const DeviceSpec& device) {
+  std::string r =
+      "| array | holds | storage | words | width | partition | words per bank | BRAM36 | URAM288 |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const Memory& mem : m.memories) {
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", mem.array, mem.holds,
+                     to_string(mem.storage), mem.words, mem.width_bits, mem.partition, mem.bank_words(), mem.bram36,
+                     mem.uram288);
+  }
+  r += fmt::format("| total | | | | | | | {} of {} | {} of {} |\n\n", m.bram36(), device.bram36, m.uram288(),
+                   device.uram288);
+  return r;
+}
+
+}  // namespace ttsim::machine

@@ -1,0 +1,73 @@
+#pragma once
+// The machine description (machine/machine.h) as people and programs read it: the text
+// tables `ttsim simulate` and `ttsim memplan` print (kernel instances, on-chip arrays,
+// the buffers each array holds, the fit on the device), their JSON, and the Markdown
+// tables of the emitted build's README.md. Every function only formats: nothing here
+// computes a figure the Machine does not hold, and none throws (beyond std::bad_alloc).
+// Counts are printed with thousands separators (core/number_text.h); words are array
+// words of the array's width, blocks are BRAM36 tiles and URAM288 blocks.
+
+#include <string>
+#include <vector>
+
+#include "core/json_view.h"
+#include "machine/machine.h"
+#include "models/task_graph.h"
+#include "hw/device_spec.h"
+
+namespace ttsim::machine {
+
+/// `simulate`'s table of kernel instances: a title line, a header and one row per module
+/// that has call sites (module, count, lanes, DSP per instance, call sites). Each line
+/// ends with "\n".
+std::string instances_table(const Machine& m);
+
+/// `simulate`'s table of on-chip memories: a title line (what banks and peak live mean),
+/// a header and one row per array (array, holds, storage, words, banks, BRAM36, URAM288,
+/// graph buffers held, peak live words).
+std::string memories_table(const Machine& m);
+
+/// `memplan`'s table of on-chip arrays: a title line, a header and one row per array
+/// (array, storage, words, banks, BRAM36, URAM288, graph buffers held, peak live words,
+/// use = peak live / words in %).
+std::string arrays_table(const Machine& m);
+
+/// `memplan --buffers`: per array, a blank line, "<array> (<holds>)" and one line per
+/// task-graph buffer it holds (name, class, words, first..last task). `graph` is the step
+/// the machine was described for (Memory::graph_buffers index its buffers).
+std::string buffers_listing(const Machine& m, const TaskGraph& graph);
+
+/// `simulate`'s one-line build summary of a design that fits: BRAM36, URAM288 and DSP
+/// used / available on `device` (DSP also in %), the bytes of the on-chip arrays in MiB,
+/// "fits: yes".
+std::string built_line(const Machine& m, const DeviceSpec& device);
+
+/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., on-chip arrays .. MiB;
+/// fits: yes|NO" and one "  over the device: <resource>" line per entry of `over`
+/// (machine::over_device of `m` on `device`; empty: it fits).
+std::string fit_summary(const Machine& m, const DeviceSpec& device, const std::vector<std::string>& over);
+
+/// The "machine" object of `simulate --json`: instances [{module, op, count, lanes,
+/// dsp_per_instance, call_sites}], memories [{array, holds, storage, words, width_bits,
+/// partition, partition_type, bram36, uram288, slots (count), graph_buffers (count),
+/// peak_live_words}], schedule {tasks, overlap_groups: []}, onchip_bytes.
+Json machine_json(const Machine& m);
+
+/// `memplan --json`'s description of the arrays: memories [{array, holds, storage, words,
+/// width_bits, partition, partition_type, bram36, uram288, peak_live_words, slots
+/// [{slot, offset, words}], buffers [{name, class, words, first_task, last_task}]}],
+/// bram36, uram288, onchip_bytes, fits (`over` empty), over_device (`over`). `graph` and
+/// `over` as for buffers_listing and fit_summary.
+Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std::string>& over);
+
+/// README.md's "Kernel instances" table (Markdown): one row per module (module,
+/// instances, lanes, DSP per instance, DSP, call sites) and a total row (DSP of `device`,
+/// tasks of the schedule); ends with a blank line.
+std::string instances_markdown(const Machine& m, const DeviceSpec& device);
+
+/// README.md's "Memories" table (Markdown): one row per array (array, holds, storage,
+/// words, width, partition, words per bank, BRAM36, URAM288) and a total row (blocks of
+/// `device`); ends with a blank line.
+std::string memories_markdown(const Machine& m, const DeviceSpec& device);
+
+}  // namespace ttsim::machine
