@@ -68,7 +68,7 @@ void BM_ActivityAndOccupancy(benchmark::State& state) {
   const ModelSpec m = load_model_spec(preset_file(state.range(0)));
   EngineOptions o;
   o.analytic = true;
-  const StepResult r = simulate_step(m, paper(), u50(), 0, o);
+  const StepResult r = simulate_step(m, paper(), u50(), StepOptions::with_engine(o));
   for (auto _ : state) {
     benchmark::DoNotOptimize(machine_bank_map(*r.machine));
     benchmark::DoNotOptimize(step_activity(r, paper(), u50()));
@@ -128,7 +128,7 @@ void BM_AnalyticStep(benchmark::State& state) {
   const ModelSpec m = load_model_spec(preset_file(state.range(0)));
   EngineOptions o;
   o.analytic = true;
-  for (auto _ : state) benchmark::DoNotOptimize(simulate_step(m, paper(), u50(), 0, o).run.schedule.makespan);
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_step(m, paper(), u50(), StepOptions::with_engine(o)).run.schedule.makespan);
 }
 BENCHMARK(BM_AnalyticStep)->Arg(2)->Arg(6)->Unit(benchmark::kMicrosecond);
 

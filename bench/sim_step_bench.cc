@@ -29,7 +29,7 @@ void BM_Step(benchmark::State& state) {
   const ModelSpec m = preset(static_cast<int>(state.range(0)));
   std::uint64_t events = 0;
   for (auto _ : state) {
-    StepResult r = simulate_step(m, paper(), u50(), 0);
+    StepResult r = simulate_step(m, paper(), u50());
     events += r.run.schedule.events;
     benchmark::DoNotOptimize(r.run.schedule.makespan);
   }
@@ -43,10 +43,10 @@ BENCHMARK(BM_Step)->Arg(2)->Arg(6)->Unit(benchmark::kMillisecond);
 // point costs.
 void BM_StepOnPlannedHardware(benchmark::State& state) {
   const ModelSpec m = preset(static_cast<int>(state.range(0)));
-  const StepResult hw = simulate_step(m, paper(), u50(), 0);
+  const StepResult hw = simulate_step(m, paper(), u50());
   std::uint64_t events = 0;
   for (auto _ : state) {
-    StepResult r = simulate_step_on(hw, m, paper(), u50(), 0);
+    StepResult r = simulate_step(m, paper(), u50(), StepOptions::on_hardware(hw, 0));
     events += r.run.schedule.events;
     benchmark::DoNotOptimize(r.run.schedule.makespan);
   }
@@ -57,7 +57,7 @@ BENCHMARK(BM_StepOnPlannedHardware)->Arg(6)->Unit(benchmark::kMillisecond);
 // SystemC run alone on a prepared graph (elaboration of a fresh context included).
 void BM_SystemCRun(benchmark::State& state) {
   const ModelSpec m = preset(static_cast<int>(state.range(0)));
-  const StepResult r = simulate_step(m, paper(), u50(), 0);
+  const StepResult r = simulate_step(m, paper(), u50());
   const auto traffic = task_bank_traffic(r.graph(), r.banks, r.footprint);
   std::uint64_t events = 0;
   for (auto _ : state) {
@@ -78,7 +78,7 @@ void BM_EpochEffective(benchmark::State& state) {
   const auto lengths = dataset::load_dataset_lengths("configs/datasets/atis_lengths.json");
   const auto& train = lengths.split("train");
   for (auto _ : state) {
-    const StepResult padded = simulate_step(m, a, u50(), 0);
+    const StepResult padded = simulate_step(m, a, u50());
     EpochResult e = simulate_epoch(m, a, u50(), train, padded);
     benchmark::DoNotOptimize(e.cycles);
   }

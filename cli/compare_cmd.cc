@@ -163,7 +163,7 @@ Json compare_design(const ReportSet& reports, const CompareOptions& o, const Cal
     std::cout << "\ndesign: no ttsim_train_step report under " << o.dir << "; design resources not compared\n";
     return nullptr;
   }
-  const StepResult step = simulate_step(load_model_spec(o.model_path), c.arch, c.device, 0);
+  const StepResult step = simulate_step(load_model_spec(o.model_path), c.arch, c.device);
   const std::int64_t bram18 = 2 * step.banks.bram36_blocks, uram = step.banks.uram_blocks,
                      dsp = arch_dsp(arch, device);
   std::cout << fmt::format("\ndesign ttsim_train_step ({}): latency report {} .. {}, simulated step {} cycles; "

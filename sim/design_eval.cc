@@ -12,6 +12,7 @@
 #include "models/training_graph.h"
 #include "sim/schedule_activity.h"
 #include "sim/step_power.h"
+#include "sim/step_reuse.h"
 
 #include <algorithm>
 #include <array>
@@ -198,7 +199,9 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   t.latency = std::make_unique<KernelLatencyModel>(arch, device);
   t.evaluation = std::make_shared<DesignEvaluation>();
   DesignEvaluation& e = *t.evaluation;
-  e.step = simulate_step(model, arch, device, t.graph, options);
+  StepOptions step_options = StepOptions::with_engine(options);
+  step_options.padded_graph = t.graph;
+  e.step = simulate_step(model, arch, device, step_options);
   t.machine = std::make_shared<machine::Machine>(*e.step.machine);
   e.step.machine = t.machine;
   t.ranks = ranks;

@@ -15,7 +15,7 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
       if (samples == 0) continue;
       const std::int64_t cycles =
           len == model.seq_len ? padded_step_cycles
-                               : simulate_step_on(padded, model, arch, device, len * model.batch, options).run.schedule.makespan;
+                               : simulate_step(model, arch, device, StepOptions::on_hardware(padded, len * model.batch, options)).run.schedule.makespan;
       e.by_length.push_back({len, samples, cycles});
     }
   }
@@ -34,7 +34,7 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
     e.seconds = e.cycles / (arch.clock_mhz * 1e6);
     return e;
   }
-  return simulate_epoch(model, arch, device, split, simulate_step(model, arch, device, 0));
+  return simulate_epoch(model, arch, device, split, simulate_step(model, arch, device));
 }
 
 }  // namespace ttsim

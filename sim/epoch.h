@@ -33,7 +33,7 @@ struct EpochResult {
 
 /// Epoch over `split`. `padded` is the simulated step of the padded length (the
 /// hardware: its machine serves every length); effective-length designs simulate
-/// the other lengths on it with simulate_step_on and `options` (the fidelity of `padded`).
+/// the other lengths on it with simulate_step (StepOptions::on_hardware) and `options` (the fidelity of `padded`).
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                            const dataset::LengthHistogram& split, const StepResult& padded,
                            const EngineOptions& options = {});

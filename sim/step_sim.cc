@@ -1,4 +1,5 @@
 #include "sim/step_sim.h"
+#include "sim/step_reuse.h"
 
 #include <algorithm>
 #include <array>
@@ -114,17 +115,62 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
   return r;
 }
 
+/// The step of `tokens` tokens on `hardware`'s machine, bank map and unit counts.
+StepResult step_on_hardware(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
+                            const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
+  KernelLatencyModel latency(arch, device);
+  StepResult r = prepare(model, arch, latency, tokens);
+  require_same_buffers(r.graph(), hardware.graph(), "simulate_step");
+  r.machine = hardware.machine;
+  r.banks = hardware.banks;
+  task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
+  r.sched.unit_count = hardware.sched.unit_count;  // the same hardware dispatches to the same units
+  execute(r, arch, options);
+  return r;
+}
+
 }  // namespace
 
-StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                         std::int64_t tokens, EngineOptions options) {
-  return step_on_machine(model, arch, arch, device, tokens, options, true);
+StepOptions StepOptions::with_engine(EngineOptions engine) {
+  StepOptions o;
+  o.engine = engine;
+  return o;
+}
+
+StepOptions StepOptions::on_hardware(const StepResult& hardware, std::int64_t tokens, EngineOptions engine) {
+  StepOptions o;
+  o.hardware = &hardware;
+  o.tokens = tokens;
+  o.engine = engine;
+  return o;
+}
+
+StepOptions StepOptions::what_if_study(EngineOptions engine) {
+  StepOptions o;
+  o.what_if = true;
+  o.engine = engine;
+  return o;
 }
 
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                         std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options) {
-  if (!padded_graph) throw std::invalid_argument("simulate_step: no graph");
-  return step_on_machine(model, arch, arch, device, 0, options, true, std::move(padded_graph));
+                         const StepOptions& options) {
+  if (options.padded_graph && options.tokens != 0) {
+    throw std::invalid_argument("simulate_step: a padded graph is the padded step's (tokens 0)");
+  }
+  if (options.hardware) {
+    if (options.padded_graph || options.what_if) {
+      throw std::invalid_argument("simulate_step: a step on another step's hardware takes no graph and no what-if");
+    }
+    return step_on_hardware(*options.hardware, model, arch, device, options.tokens, options.engine);
+  }
+  if (options.what_if) {
+    ArchSpec built = arch;
+    for (UnitSpec& u : built.units) u.count = 1;
+    built.policy = SchedulePolicy::kSequential;
+    built.fusion = false;
+    return step_on_machine(model, arch, built, device, options.tokens, options.engine, false, options.padded_graph);
+  }
+  return step_on_machine(model, arch, arch, device, options.tokens, options.engine, true, options.padded_graph);
 }
 
 void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
@@ -155,28 +201,6 @@ void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& a
   price_classes(step.sched, g, latency);
   machine::redescribe_into(machine, arch, device, g, latency, {&step.sched.price_class, &step.sched.price_rep});
   run_on_machine(step, arch, options, true, true);
-}
-
-StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                            std::int64_t tokens, EngineOptions options) {
-  ArchSpec built = arch;
-  for (UnitSpec& u : built.units) u.count = 1;
-  built.policy = SchedulePolicy::kSequential;
-  built.fusion = false;
-  return step_on_machine(model, arch, built, device, tokens, options, false);
-}
-
-StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
-                            const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
-  KernelLatencyModel latency(arch, device);
-  StepResult r = prepare(model, arch, latency, tokens);
-  require_same_buffers(r.graph(), hardware.graph(), "simulate_step_on");
-  r.machine = hardware.machine;
-  r.banks = hardware.banks;
-  task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
-  r.sched.unit_count = hardware.sched.unit_count;  // the same hardware dispatches to the same units
-  execute(r, arch, options);
-  return r;
 }
 
 }  // namespace ttsim

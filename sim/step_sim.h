@@ -49,62 +49,46 @@ struct StepResult {
 /// (0 = the model's padded batch × seq_len).
 GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens);
 
-/// Simulates one step with `tokens` tokens (0 = padded) on the machine of (model, arch,
-/// device) (machine::describe of the padded step). `options.port_contention` is and-ed with
-/// the arch's port_contention. Throws ConfigError for an arch the emitted top cannot carry
-/// out (machine::check_buildable) and InputError for inconsistent inputs.
+/// How simulate_step builds and runs one step. The default is the padded step on the
+/// machine of (model, arch, device), the one the emitted build is.
+struct StepOptions {
+  /// Tokens of the step (batch × sequence length); 0 = the model's padded batch × seq_len.
+  /// A shorter step runs on the hardware described from the padded step (the arrays are
+  /// sized for the longest sample).
+  std::int64_t tokens = 0;
+  /// The padded step's graph when the caller already has it: must equal
+  /// build_training_graph(model, graph_options(arch, 0)) (as a graph reshaped for the
+  /// model's ranks does, models/graph_reshape.h); saves its construction. Tokens 0 only.
+  std::shared_ptr<const TaskGraph> padded_graph;
+  /// Run on this step's hardware (machine, bank map and unit counts) — a step of the same
+  /// model and arch, normally the padded one — instead of describing the machine again:
+  /// what an epoch does for every sample length. Its graph must have the same buffers.
+  const StepResult* hardware = nullptr;
+  /// A what-if study for the engine's own tests: `arch` may ask for what the emitted top
+  /// does not build (several engines, the parallel policy and its refinements, fusion); the
+  /// units and dispatch are the arch's, the arrays those of the machine of the same model
+  /// and lanes built one call at a time. Not a design `emit` can build: no command prices one.
+  bool what_if = false;
+  /// Engine settings; `engine.port_contention` is and-ed with the arch's port_contention.
+  EngineOptions engine;
+
+  /// The padded step with `engine` settings.
+  static StepOptions with_engine(EngineOptions engine);
+  /// A step of `tokens` tokens on `hardware`'s machine (see `hardware`).
+  static StepOptions on_hardware(const StepResult& hardware, std::int64_t tokens, EngineOptions engine = {});
+  /// A what-if study of the padded step (see `what_if`).
+  static StepOptions what_if_study(EngineOptions engine = {});
+};
+
+/// Simulates one training step of (model, arch, device) as `options` say: builds the task
+/// graph, describes the machine (machine::describe of the padded step), prices every task at
+/// its instance's II and runs the engine (SystemC, or the analytic list schedule with
+/// `engine.analytic`). The one entry point of a fresh step; the analytic fast path
+/// re-simulates its templates in place (sim/step_reuse.h). Throws ConfigError for an arch
+/// the emitted top cannot carry out (machine::check_buildable; not for what_if),
+/// InputError for inconsistent inputs, std::invalid_argument for a padded_graph with tokens,
+/// a padded_graph or what_if with hardware, or a step whose buffers differ from its hardware's.
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                         std::int64_t tokens, EngineOptions options = {});
-
-/// simulate_step of the padded step (tokens 0) on `padded_graph`, which must equal
-/// build_training_graph(model, graph_options(arch, 0)) (as a graph reshaped for the model's
-/// ranks does, models/graph_reshape.h): the analytic fast path's entry, which saves the
-/// graph's construction. Throws as simulate_step, and std::invalid_argument for a null graph.
-StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                         std::shared_ptr<const TaskGraph> padded_graph, EngineOptions options = {});
-
-/// The analytic fast path's re-simulation: `step` is a padded step on `device` from
-/// simulate_step, or from an earlier call, for a model of the same structure as `model`
-/// (models/graph_reshape.h) whose graph has since been reshaped in place to `model`'s ranks,
-/// and an arch with `arch`'s flows, scheduling policy and refinements and fusion (the
-/// graph, the policy's dependency edges and the fused buffers; lanes, clock, overheads,
-/// calibration may differ); it runs on `machine` (step.machine points to it). Both are simulated
-/// again for `model`, their storage reused: the instances' IIs (latency, a
-/// KernelLatencyModel of (arch, device), rebound to the graph), the task latencies on the
-/// schedule graph the step keeps (its dependencies do not change with ranks), footprints,
-/// the machine (machine::describe_into with `hd` = hls_design(model, arch)), bank map,
-/// schedule and occupancy. The result equals simulate_step(model, arch, device, graph,
-/// options). Throws as simulate_step, and std::invalid_argument when `step` does not run
-/// on `machine` or is not a padded step of `model`.
-void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
-                     const DeviceSpec& device, KernelLatencyModel& latency, const machine::HlsDesign& hd,
-                     EngineOptions options = {});
-
-/// resimulate_step when only prices change: `step` was simulated (simulate_step,
-/// resimulate_step or reprice_step) for the model it is re-simulated for — its graph, latency
-/// classes, footprints and the machine's arrays and buffer placement hold — and `arch`
-/// differs from that simulation's at most in lanes, clock, unit overheads, calibration and
-/// the other settings same_step_structure (sim/design_eval.cc) lets differ. Redoes the
-/// instances' IIs (`latency`, a KernelLatencyModel of (arch, device)), task latencies, the
-/// machine's instances, partition and storage (machine::redescribe_into), bank map, schedule
-/// and occupancy. The result equals simulate_step(model, arch, device, graph, options).
-/// Throws as resimulate_step.
-void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& arch, const DeviceSpec& device,
-                  KernelLatencyModel& latency, EngineOptions options = {});
-
-/// A what-if step for the engine's own studies: `arch` may ask for what the emitted top
-/// does not build (several engines, the parallel policy and its refinements, fusion); the
-/// units and dispatch are the arch's, the arrays those of the machine of the same model and
-/// lanes built one call at a time. Not a design `emit` can build: no command prices one.
-StepResult simulate_what_if(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
-                            std::int64_t tokens, EngineOptions options = {});
-
-/// Simulates a step of `tokens` tokens on the hardware of `hardware` (a step of the same
-/// model and arch, normally the padded one): the arrays are sized for the largest length
-/// and shorter samples reuse them, so the machine and bank map are reused; the
-/// graph, latencies, traffic and occupancy are those of `tokens`. Throws
-/// std::invalid_argument when the two graphs do not have the same buffers.
-StepResult simulate_step_on(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
-                            const DeviceSpec& device, std::int64_t tokens, EngineOptions options = {});
+                         const StepOptions& options = {});
 
 }  // namespace ttsim

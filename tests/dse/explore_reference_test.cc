@@ -81,7 +81,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
   const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
-  const StepResult step = simulate_step(model, arch, device, 0);
+  const StepResult step = simulate_step(model, arch, device);
   const EpochResult epoch = simulate_epoch(
       model, arch, device,
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train"), step);

@@ -62,7 +62,7 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
   // The SystemC point's power is what `ttsim simulate` prints for the same design.
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const ModelSpec model = parse_model_spec(s.point.model, s.point.model_file);
-  const StepResult step = simulate_step(model, arch, s.device, 0);
+  const StepResult step = simulate_step(model, arch, s.device);
   // Memory units are the emitted build's blocks: the step runs on the machine's arrays.
   const PowerBreakdown p = fpga_power(s.device, step_activity(step, arch, s.device));
   EXPECT_DOUBLE_EQ(c.metrics[Metric::kPowerTotalWatts], p.total_watts());
@@ -79,7 +79,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const SimContext ctx = s.context();
   const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
-  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, 0);
+  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
   double operators = 0, instances = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);

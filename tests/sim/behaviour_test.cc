@@ -27,7 +27,7 @@ struct Behaviour : ::testing::Test {
   // engines, parallel merges, Q/K/V rescheduling, fusion): the engine models them; the
   // emitted top does not build them (machine::check_buildable refuses this arch), so the
   // product never prices it — these tests pin the engine's behaviour for the day it does,
-  // with simulate_what_if (the arrays of the buildable machine of the same lanes).
+  // with a what-if step (StepOptions::what_if_study: the arrays of the buildable machine of the same lanes).
   ArchSpec paper = [] {
     ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
     a.unit(UnitKind::kContraction).count = 6;
@@ -38,7 +38,7 @@ struct Behaviour : ::testing::Test {
   ModelSpec m2 = load_model_spec("configs/models/atis_2enc.json");
 
   std::int64_t cycles(const ModelSpec& m, const ArchSpec& a) {
-    return simulate_what_if(m, a, u50, 0).run.schedule.makespan;
+    return simulate_step(m, a, u50, StepOptions::what_if_study()).run.schedule.makespan;
   }
   ArchSpec with_flow(Flow f) {
     ArchSpec a = paper;
@@ -82,7 +82,7 @@ TEST_F(Behaviour, ParallelMergesShortenTheMergeChains) {
   unlimited.unlimited_units = true;
   unlimited.port_contention = false;
   auto merge_span = [&](const ArchSpec& a) {
-    const StepResult r = simulate_what_if(m2, a, u50, 0, unlimited);
+    const StepResult r = simulate_step(m2, a, u50, StepOptions::what_if_study(unlimited));
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> span;
     for (const Task& t : r.graph().tasks) {
       if (t.role != "btt.merge_left" && t.role != "btt.merge_right") continue;
@@ -110,8 +110,8 @@ TEST_F(Behaviour, QkvReschedulingNeedsFewerEnginesAtSmallLatencyCost) {
   EngineOptions unlimited;
   unlimited.unlimited_units = true;
   unlimited.port_contention = false;
-  const StepResult a = simulate_what_if(m2, off, u50, 0, unlimited);
-  const StepResult b = simulate_what_if(m2, on, u50, 0, unlimited);
+  const StepResult a = simulate_step(m2, off, u50, StepOptions::what_if_study(unlimited));
+  const StepResult b = simulate_step(m2, on, u50, StepOptions::what_if_study(unlimited));
   const int engines_off = peak_concurrency(a.sched, a.run.schedule, UnitKind::kContraction);
   const int engines_on = peak_concurrency(b.sched, b.run.schedule, UnitKind::kContraction);
   // Latency cost on the real hardware (u50_paper's engines, port contention on).
@@ -133,8 +133,8 @@ TEST_F(Behaviour, FusionLowersPeakTemporaries) {
   off.fusion = false;
   on.fusion = true;
   off.policy = on.policy = SchedulePolicy::kSequential;
-  const StepResult a = simulate_what_if(m2, off, u50, 0);
-  const StepResult b = simulate_what_if(m2, on, u50, 0);
+  const StepResult a = simulate_step(m2, off, u50, StepOptions::what_if_study());
+  const StepResult b = simulate_step(m2, on, u50, StepOptions::what_if_study());
   const int tmp = static_cast<int>(BufferClass::kTemporary);
   std::cout << "peak temporaries " << a.occupancy.peak_bytes[tmp] << " -> " << b.occupancy.peak_bytes[tmp]
             << " bytes\n";

@@ -64,7 +64,7 @@ TEST(DesignEval, ReshapedGraphsPriceAsBuiltOnesAndHeldEvaluationsKeepTheirs) {
   // Same structure, other ranks: reshaped (the first graph is held, so copied first).
   for (const ModelSpec* m : {&b, &a, &b}) {
     const auto e = evaluate_design(*m, arch, device, nullptr, Fidelity::kAnalytic);
-    const StepResult fresh = simulate_step(*m, arch, device, 0, analytic);
+    const StepResult fresh = simulate_step(*m, arch, device, StepOptions::with_engine(analytic));
     EXPECT_EQ(e->step.run.schedule.makespan, fresh.run.schedule.makespan);
     EXPECT_EQ(e->machine().bram36(), fresh.machine->bram36());
     EXPECT_EQ(e->machine().uram288(), fresh.machine->uram288());

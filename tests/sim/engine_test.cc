@@ -252,8 +252,8 @@ TEST_F(EngineTest, TwoTasksOnOneBankSerialize) {
 
 TEST_F(EngineTest, RepeatedRunsInOneProcessAreIdentical) {
   const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
-  const StepResult a = simulate_what_if(m, arch, u50, 0);
-  const StepResult b = simulate_what_if(m, arch, u50, 0);
+  const StepResult a = simulate_step(m, arch, u50, StepOptions::what_if_study());
+  const StepResult b = simulate_step(m, arch, u50, StepOptions::what_if_study());
   ASSERT_EQ(a.run.schedule.tasks.size(), b.run.schedule.tasks.size());
   EXPECT_EQ(a.run.schedule.makespan, b.run.schedule.makespan);
   for (std::size_t i = 0; i < a.run.schedule.tasks.size(); ++i) {
@@ -265,7 +265,7 @@ TEST_F(EngineTest, RepeatedRunsInOneProcessAreIdentical) {
 
 TEST_F(EngineTest, RandomExtraLatenciesKeepEveryDependency) {
   const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
-  const StepResult base = simulate_what_if(m, arch, u50, 0);
+  const StepResult base = simulate_step(m, arch, u50, StepOptions::what_if_study());
   const auto traffic = task_bank_traffic(base.graph(), base.banks, base.footprint);
   for (std::uint32_t seed = 1; seed <= 10; ++seed) {
     std::mt19937 rng(seed);

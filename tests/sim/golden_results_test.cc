@@ -104,7 +104,7 @@ Json compute() {
   for (const char* m : {"atis_2enc", "atis_4enc", "atis_6enc"}) {
     const ModelSpec spec = model(m);
     for (const auto& [an, a] : arch_variants()) {
-      out["step/" + std::string(m) + "/" + an] = step_case(simulate_what_if(spec, a, u50(), 0), a);
+      out["step/" + std::string(m) + "/" + an] = step_case(simulate_step(spec, a, u50(), StepOptions::what_if_study()), a);
     }
   }
   // 2. Effective lengths: shorter steps on the padded step's hardware, and an epoch.
@@ -114,8 +114,8 @@ Json compute() {
     const auto lengths = dataset::load_dataset_lengths("configs/datasets/atis_lengths.json");
     for (const char* m : {"atis_2enc", "atis_6enc"}) {
       const ModelSpec spec = model(m);
-      const StepResult hw = simulate_what_if(spec, a, u50(), 0);
-      const StepResult s = simulate_step_on(hw, spec, a, u50(), 11 * spec.batch);
+      const StepResult hw = simulate_step(spec, a, u50(), StepOptions::what_if_study());
+      const StepResult s = simulate_step(spec, a, u50(), StepOptions::on_hardware(hw, 11 * spec.batch));
       out["short_step/" + std::string(m)] = step_case(s, a);
       const EpochResult e = simulate_epoch(spec, a, u50(), lengths.split("train"), hw);
       std::string text;

@@ -33,7 +33,7 @@ TEST(ScheduleActivity, MemoryBusyEqualsSystemcBankOccupationsUnderContention) {
   const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
   ASSERT_TRUE(arch.port_contention);
-  const StepResult s = simulate_step(model, arch, device, 0);
+  const StepResult s = simulate_step(model, arch, device);
   ASSERT_FALSE(s.run.bank_slices.empty());
   const FpgaActivity a = step_activity(s, arch, device);
   const double cycles = static_cast<double>(s.run.schedule.makespan);
@@ -49,7 +49,7 @@ TEST(ScheduleActivity, WithoutContentionMemoriesStillCount) {
   ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
   arch.port_contention = false;
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
-  const StepResult s = simulate_step(model, arch, device, 0);
+  const StepResult s = simulate_step(model, arch, device);
   EXPECT_TRUE(s.run.bank_slices.empty());  // the engine reserves no ports
   EXPECT_GT(step_activity(s, arch, device).bram36.busy_fraction, 0);
 }

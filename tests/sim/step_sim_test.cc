@@ -21,7 +21,7 @@ TEST_F(Fixture, UnlimitedUnitsNoContentionEqualsCriticalPath) {
   EngineOptions o;
   o.unlimited_units = true;
   o.port_contention = false;
-  StepResult r = simulate_step(m2, paper, u50, 0, o);
+  StepResult r = simulate_step(m2, paper, u50, StepOptions::with_engine(o));
   EXPECT_GT(r.run.schedule.makespan, 0);
   EXPECT_EQ(r.run.schedule.makespan, critical_path_cycles(r.sched));
 }
@@ -29,7 +29,7 @@ TEST_F(Fixture, UnlimitedUnitsNoContentionEqualsCriticalPath) {
 TEST_F(Fixture, FiniteUnitsNoContentionEqualsListSchedule) {
   EngineOptions o;
   o.port_contention = false;
-  StepResult r = simulate_step(m2, paper, u50, 0, o);
+  StepResult r = simulate_step(m2, paper, u50, StepOptions::with_engine(o));
   Schedule ls = list_schedule(r.sched);
   EXPECT_EQ(r.run.schedule.makespan, ls.makespan);
   for (std::size_t i = 0; i < ls.tasks.size(); ++i) {
@@ -41,9 +41,9 @@ TEST_F(Fixture, FiniteUnitsNoContentionEqualsListSchedule) {
 TEST_F(Fixture, ContentionNeverBeatsAnalytic) {
   EngineOptions o;
   o.unlimited_units = true;
-  StepResult r = simulate_step(m2, paper, u50, 0, o);
+  StepResult r = simulate_step(m2, paper, u50, StepOptions::with_engine(o));
   EXPECT_GE(r.run.schedule.makespan, critical_path_cycles(r.sched));
-  StepResult f = simulate_step(m2, paper, u50, 0);
+  StepResult f = simulate_step(m2, paper, u50);
   EXPECT_GE(f.run.schedule.makespan, list_schedule(f.sched).makespan);
   std::cout << "contended " << f.run.schedule.makespan << " analytic " << f.analytic_cycles
             << " tasks " << f.graph().tasks.size() << " banks " << f.banks.banks.size() << "\n";

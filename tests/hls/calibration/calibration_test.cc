@@ -496,8 +496,8 @@ TEST(CalibratedSimulator, TaskCyclesFollowTheCalibration) {
   ArchSpec arch_cal = arch;
   DeviceSpec device_cal = device;
   apply_calibration(c, arch_cal, device_cal);
-  const StepResult un = simulate_step(model, arch, device, 0);
-  const StepResult ca = simulate_step(model, arch_cal, device_cal, 0);
+  const StepResult un = simulate_step(model, arch, device);
+  const StepResult ca = simulate_step(model, arch_cal, device_cal);
   ASSERT_EQ(un.graph().tasks.size(), ca.graph().tasks.size());
   int calibrated = 0;
   const auto instance_ii = expected_instance_ii(ca.graph(), arch, device, c);
