@@ -82,8 +82,9 @@ struct LiveSpans {
   std::vector<int> first, last;
 };
 
-/// Fills `spans` from the tasks' reads and writes and their times (storage reused).
-void live_spans(const TaskGraph& graph, const Schedule& schedule, LiveSpans& spans) {
+/// Fills `spans` from the tasks' reads and writes and their times (storage reused). Kept
+/// out of line: inlined into compute_occupancy_into, its inner loop spills to the stack.
+[[gnu::noinline]] void live_spans(const TaskGraph& graph, const Schedule& schedule, LiveSpans& spans) {
   const std::size_t nb = graph.buffers.size();
   spans.from.assign(nb, LLONG_MAX);
   spans.to.assign(nb, -1);
