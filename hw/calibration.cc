@@ -103,23 +103,28 @@ Json calibration_to_json(const Calibration& c) {
   return j;
 }
 
-Calibration parse_calibration(const Json& doc, const std::string& file) {
-  const JsonView root(doc, file);
-  root.allow_keys({"format", "version", "provenance", "kernels", "op_latency", "power"});
+namespace {
+
+/// Why a per-kernel II is refused: it is derived, not fitted.
+constexpr const char* kDerivedIi =
+    "the II of every loop is derived from the kernel specification (hls/include/kernel_spec.h) and the "
+    "operator latencies; re-run `ttsim calibrate` on the reports";
+
+/// Checks the "format" tag and "version" 2 of the root object.
+void check_format_version(const JsonView& root) {
   if (root.at("format").as_string() != "ttsim-calibration") {
     root.at("format").fail("\"ttsim-calibration\"");
   }
-  const char* derived =
-      "the II of every loop is derived from the kernel specification (hls/include/kernel_spec.h) and the "
-      "operator latencies; re-run `ttsim calibrate` on the reports";
   const JsonView version = root.at("version");
   if (version.is_number() && version.raw() == 1) {
-    version.fail(std::string("version 2 (version 1 calibrations carry a fitted flat II per kernel; ") + derived + ")");
+    version.fail(std::string("version 2 (version 1 calibrations carry a fitted flat II per kernel; ") + kDerivedIi +
+                 ")");
   }
   version.as_int(2, 2);
-  Calibration c;
-  c.file = file;
-  const JsonView prov = root.at("provenance");
+}
+
+/// Reads the "provenance" object into c's tool, part, clocks, notes and inputs.
+void read_provenance(const JsonView& prov, Calibration& c) {
   prov.allow_keys({"tool_version", "part", "target_clock_ns", "achievable_clock_ns", "notes", "arch", "device",
                    "model", "reports"});
   c.tool_version = prov.at("tool_version").as_string();
@@ -134,6 +139,74 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
   c.device = prov.at("device").as_string();
   c.model = prov.at("model").as_string();
   c.reports = string_list(prov.at("reports"));
+}
+
+/// Reads loop `lname` (object `l`) of kernel `kernel` (specification `spec`) into r's
+/// loops and depth adjustments.
+void read_loop_fit(const JsonView& l, const std::string& lname, const std::string& kernel,
+                   const ttsim_spec::KernelSpec& spec, KernelFitRecord& r) {
+  std::string names;
+  bool known = false;
+  for (int i = 0; i < spec.n_loops; ++i) {
+    names += (i ? ", " : "") + std::string(spec.loops[i].name);
+    known = known || lname == spec.loops[i].name;
+  }
+  if (!known) l.fail("a loop of the " + kernel + " kernel (" + names + ")", "key \"" + lname + "\"");
+  l.allow_keys({"depth_adjust", "samples", "model_ii", "model_depth", "report_ii", "report_depth",
+                "max_abs_residual_cycles"});
+  LoopFitRecord f;
+  f.samples = static_cast<int>(l.at("samples").as_int(1, 1000000));
+  f.model_ii = static_cast<int>(l.at("model_ii").as_int(1, 1000000));
+  f.model_depth = static_cast<int>(l.at("model_depth").as_int(1, 1000000));
+  // The calibrated depth (model depth + adjustment) is a pipeline depth: at least 1 cycle.
+  r.params.depth_adjust[lname] =
+      l.at("depth_adjust").as_double(1.0 - static_cast<double>(f.model_depth), 1e6);
+  if (auto v = l.find("report_ii")) f.report_ii = static_cast<int>(v->as_int(1, 1000000));
+  if (auto v = l.find("report_depth")) f.report_depth = v->as_double(0, 1e6);
+  f.max_abs_residual_cycles = l.at("max_abs_residual_cycles").as_double(0, 1e18);
+  r.loops[lname] = f;
+}
+
+/// Reads the fit of kernel `name` (object `k`) of TaskOp `op`.
+KernelFitRecord read_kernel_fit(const JsonView& k, const std::string& name, TaskOp op) {
+  if (auto ii = k.find("ii")) ii->fail(std::string("no \"ii\" key: ") + kDerivedIi, "key \"ii\"");
+  k.allow_keys({"module", "lanes", "overhead", "samples", "max_abs_residual_cycles", "reports", "loops"});
+  KernelFitRecord r;
+  r.module = k.at("module").as_string();
+  r.lanes = static_cast<int>(k.at("lanes").as_int(1, 4096));
+  r.params.overhead = k.at("overhead").as_double(0, 1e9);  // cycles per invocation: never negative
+  r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
+  r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
+  r.reports = string_list(k.at("reports"));
+  const JsonView loops = k.at("loops");
+  if (!loops.is_object()) loops.fail("object of loop classes by kernel_spec.h loop name");
+  const ttsim_spec::KernelSpec& spec = kernel_spec(op);
+  for (const auto& [lname, lvalue] : loops.raw().items()) read_loop_fit(loops.at(lname), lname, name, spec, r);
+  return r;
+}
+
+/// Reads the "power" object: the fitted coefficients present and the reports.
+PowerFitRecord read_power_fit(const JsonView& p) {
+  std::vector<std::string> allowed = {"reports"};
+  for (const PowerKey& k : kPowerKeys) allowed.push_back(k.name);
+  p.allow_keys(allowed);
+  PowerFitRecord f;
+  for (const PowerKey& k : kPowerKeys) {
+    if (auto v = p.find(k.name)) f.*k.fit = v->as_double(0, 1e6);
+  }
+  f.reports = string_list(p.at("reports"));
+  return f;
+}
+
+}  // namespace
+
+Calibration parse_calibration(const Json& doc, const std::string& file) {
+  const JsonView root(doc, file);
+  root.allow_keys({"format", "version", "provenance", "kernels", "op_latency", "power"});
+  check_format_version(root);
+  Calibration c;
+  c.file = file;
+  read_provenance(root.at("provenance"), c);
   const JsonView kernels = root.at("kernels");
   if (!kernels.is_object()) kernels.fail("object of kernels by TaskOp name");
   for (const auto& [name, value] : kernels.raw().items()) {
@@ -141,59 +214,14 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
     const auto op = task_op_from_string(name);
     if (!op) k.fail("a TaskOp name (contraction, softmax, softmax_grad, layernorm, layernorm_grad, "
                     "gelu, gelu_grad, add, loss, sgd_update)", "key \"" + name + "\"");
-    if (auto ii = k.find("ii")) ii->fail(std::string("no \"ii\" key: ") + derived, "key \"ii\"");
-    k.allow_keys({"module", "lanes", "overhead", "samples", "max_abs_residual_cycles", "reports", "loops"});
-    KernelFitRecord r;
-    r.module = k.at("module").as_string();
-    r.lanes = static_cast<int>(k.at("lanes").as_int(1, 4096));
-    r.params.overhead = k.at("overhead").as_double(0, 1e9);  // cycles per invocation: never negative
-    r.samples = static_cast<int>(k.at("samples").as_int(1, 1000000));
-    r.max_abs_residual_cycles = k.at("max_abs_residual_cycles").as_double(0, 1e18);
-    r.reports = string_list(k.at("reports"));
-    const JsonView loops = k.at("loops");
-    if (!loops.is_object()) loops.fail("object of loop classes by kernel_spec.h loop name");
-    const ttsim_spec::KernelSpec& spec = kernel_spec(*op);
-    for (const auto& [lname, lvalue] : loops.raw().items()) {
-      const JsonView l = loops.at(lname);
-      std::string names;
-      bool known = false;
-      for (int i = 0; i < spec.n_loops; ++i) {
-        names += (i ? ", " : "") + std::string(spec.loops[i].name);
-        known = known || lname == spec.loops[i].name;
-      }
-      if (!known) l.fail("a loop of the " + name + " kernel (" + names + ")", "key \"" + lname + "\"");
-      l.allow_keys({"depth_adjust", "samples", "model_ii", "model_depth", "report_ii", "report_depth",
-                    "max_abs_residual_cycles"});
-      LoopFitRecord f;
-      f.samples = static_cast<int>(l.at("samples").as_int(1, 1000000));
-      f.model_ii = static_cast<int>(l.at("model_ii").as_int(1, 1000000));
-      f.model_depth = static_cast<int>(l.at("model_depth").as_int(1, 1000000));
-      // The calibrated depth (model depth + adjustment) is a pipeline depth: at least 1 cycle.
-      r.params.depth_adjust[lname] =
-          l.at("depth_adjust").as_double(1.0 - static_cast<double>(f.model_depth), 1e6);
-      if (auto v = l.find("report_ii")) f.report_ii = static_cast<int>(v->as_int(1, 1000000));
-      if (auto v = l.find("report_depth")) f.report_depth = v->as_double(0, 1e6);
-      f.max_abs_residual_cycles = l.at("max_abs_residual_cycles").as_double(0, 1e18);
-      r.loops[lname] = f;
-    }
-    c.kernels[*op] = r;
+    c.kernels[*op] = read_kernel_fit(k, name, *op);
   }
   const JsonView ops = root.at("op_latency");
   if (!ops.is_object()) ops.fail("object operator → cycles");
   for (const auto& [name, value] : ops.raw().items()) {
     c.op_latency[name] = static_cast<int>(ops.at(name).as_int(0, 1000));
   }
-  if (auto p = root.find("power")) {
-    std::vector<std::string> allowed = {"reports"};
-    for (const PowerKey& k : kPowerKeys) allowed.push_back(k.name);
-    p->allow_keys(allowed);
-    PowerFitRecord f;
-    for (const PowerKey& k : kPowerKeys) {
-      if (auto v = p->find(k.name)) f.*k.fit = v->as_double(0, 1e6);
-    }
-    f.reports = string_list(p->at("reports"));
-    c.power = f;
-  }
+  if (auto p = root.find("power")) c.power = read_power_fit(*p);
   return c;
 }
 

@@ -50,6 +50,83 @@ Json DeviceSpec::to_json() const {
   return j;
 }
 
+namespace {
+
+/// Reads the "resources" object (block RAM, URAM, DSP, LUT and FF counts) into `d`.
+void read_resources(const JsonView& res, DeviceSpec& d) {
+  res.allow_keys({"bram36", "uram288", "dsp", "lut", "ff"});
+  d.bram36 = res.at("bram36").as_int(0, 1 << 20);
+  d.uram288 = res.at("uram288").as_int(0, 1 << 20);
+  d.dsp = res.at("dsp").as_int(0, 1 << 24);
+  d.lut = res.at("lut").as_int(1, 1LL << 32);
+  d.ff = res.at("ff").as_int(1, 1LL << 32);
+}
+
+/// Reads the optional "memory" object (read / write latencies, URAM cascade) into `d`.
+void read_memory(const JsonView& mem, DeviceSpec& d) {
+  mem.allow_keys({"bram_read_latency", "uram_read_latency", "write_latency", "uram_cascade_height"});
+  d.bram_read_latency = static_cast<int>(mem.get_int("bram_read_latency", 1, 1, 8));
+  d.uram_read_latency = static_cast<int>(mem.get_int("uram_read_latency", 1, 1, 8));
+  d.write_latency = static_cast<int>(mem.get_int("write_latency", 1, 1, 8));
+  d.uram_cascade_height = static_cast<int>(mem.get_int("uram_cascade_height", 8, 1, 64));
+}
+
+/// Reads one floating-point operator (object `o`): its DSPs and its latency by clock, in
+/// increasing clocks up to at least `max_clock_mhz`.
+FloatOpSpec read_float_op(const JsonView& o, double max_clock_mhz) {
+  o.allow_keys({"dsp", "latency"});
+  FloatOpSpec spec;
+  spec.dsp = static_cast<int>(o.at("dsp").as_int(0, 64));
+  double last = 0;
+  for (const auto& e : o.at("latency").as_array(1)) {
+    e.allow_keys({"max_clock_mhz", "cycles"});
+    double mhz = e.at("max_clock_mhz").as_double(1, 2000);
+    if (mhz <= last) {
+      e.at("max_clock_mhz").fail("clocks in increasing order (above " + std::to_string(last) + ")");
+    }
+    last = mhz;
+    spec.latency_by_clock.emplace_back(mhz, static_cast<int>(e.at("cycles").as_int(0, 1000)));
+  }
+  // Every clock the device accepts must have a latency, or latency_at() fails later.
+  if (last < max_clock_mhz) {
+    JsonView lat = o.at("latency");
+    lat.at(lat.raw().size() - 1)
+        .at("max_clock_mhz")
+        .fail("a last entry covering clocks.max_mhz = " + Json(max_clock_mhz).dump() + " MHz",
+              "number " + Json(last).dump());
+  }
+  return spec;
+}
+
+/// Reads the "float_ops" object into d.float_ops; fadd and fmul are required.
+void read_float_ops(const JsonView& ops, DeviceSpec& d) {
+  if (!ops.is_object() || ops.raw().empty()) ops.fail("a non-empty object of operators");
+  for (auto it = ops.raw().begin(); it != ops.raw().end(); ++it) {
+    d.float_ops[it.key()] = read_float_op(ops.at(it.key()), d.max_clock_mhz);
+  }
+  for (const char* required : {"fadd", "fmul"}) {
+    if (!d.float_ops.count(required)) {
+      ops.fail("operator \"" + std::string(required) + "\"", "no such key");
+    }
+  }
+}
+
+/// Reads the optional "power" object (the power model's coefficients) into d.power.
+void read_power(const JsonView& p, DeviceSpec& d) {
+  p.allow_keys({"static_watts", "dsp_watts_per_mhz", "bram36_watts_per_mhz",
+                "uram_watts_per_mhz", "logic_watts_per_kilolut_mhz", "clock_watts_per_kilolut_mhz",
+                "source"});
+  d.power.static_watts = p.at("static_watts").as_double(0, 1000);
+  d.power.dsp_watts_per_mhz = p.at("dsp_watts_per_mhz").as_double(0, 1);
+  d.power.bram36_watts_per_mhz = p.at("bram36_watts_per_mhz").as_double(0, 1);
+  d.power.uram_watts_per_mhz = p.at("uram_watts_per_mhz").as_double(0, 1);
+  d.power.logic_watts_per_kilolut_mhz = p.at("logic_watts_per_kilolut_mhz").as_double(0, 1);
+  d.power.clock_watts_per_kilolut_mhz = p.at("clock_watts_per_kilolut_mhz").as_double(0, 1);
+  d.power.source = p.at("source").as_string();
+}
+
+}  // namespace
+
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
   root.allow_keys({"kind", "name", "description", "part", "platform", "resources", "slrs",
@@ -64,14 +141,7 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   if (auto v = root.find("sources")) v->as_array(0);
   d.part = root.at("part").as_string();
   d.platform = root.at("platform").as_string();
-
-  JsonView res = root.at("resources");
-  res.allow_keys({"bram36", "uram288", "dsp", "lut", "ff"});
-  d.bram36 = res.at("bram36").as_int(0, 1 << 20);
-  d.uram288 = res.at("uram288").as_int(0, 1 << 20);
-  d.dsp = res.at("dsp").as_int(0, 1 << 24);
-  d.lut = res.at("lut").as_int(1, 1LL << 32);
-  d.ff = res.at("ff").as_int(1, 1LL << 32);
+  read_resources(root.at("resources"), d);
   d.slrs = static_cast<int>(root.get_int("slrs", 1, 1, 16));
 
   JsonView clocks = root.at("clocks");
@@ -79,59 +149,9 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   d.max_clock_mhz = clocks.at("max_mhz").as_double(1, 2000);
   d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
 
-  if (auto mem = root.find("memory")) {
-    mem->allow_keys({"bram_read_latency", "uram_read_latency", "write_latency", "uram_cascade_height"});
-    d.bram_read_latency = static_cast<int>(mem->get_int("bram_read_latency", 1, 1, 8));
-    d.uram_read_latency = static_cast<int>(mem->get_int("uram_read_latency", 1, 1, 8));
-    d.write_latency = static_cast<int>(mem->get_int("write_latency", 1, 1, 8));
-    d.uram_cascade_height = static_cast<int>(mem->get_int("uram_cascade_height", 8, 1, 64));
-  }
-
-  JsonView ops = root.at("float_ops");
-  if (!ops.is_object() || ops.raw().empty()) ops.fail("a non-empty object of operators");
-  for (auto it = ops.raw().begin(); it != ops.raw().end(); ++it) {
-    JsonView o = ops.at(it.key());
-    o.allow_keys({"dsp", "latency"});
-    FloatOpSpec spec;
-    spec.dsp = static_cast<int>(o.at("dsp").as_int(0, 64));
-    double last = 0;
-    for (const auto& e : o.at("latency").as_array(1)) {
-      e.allow_keys({"max_clock_mhz", "cycles"});
-      double mhz = e.at("max_clock_mhz").as_double(1, 2000);
-      if (mhz <= last) {
-        e.at("max_clock_mhz").fail("clocks in increasing order (above " + std::to_string(last) + ")");
-      }
-      last = mhz;
-      spec.latency_by_clock.emplace_back(mhz, static_cast<int>(e.at("cycles").as_int(0, 1000)));
-    }
-    // Every clock the device accepts must have a latency, or latency_at() fails later.
-    if (last < d.max_clock_mhz) {
-      JsonView lat = o.at("latency");
-      lat.at(lat.raw().size() - 1)
-          .at("max_clock_mhz")
-          .fail("a last entry covering clocks.max_mhz = " + Json(d.max_clock_mhz).dump() + " MHz",
-                "number " + Json(last).dump());
-    }
-    d.float_ops[it.key()] = spec;
-  }
-  for (const char* required : {"fadd", "fmul"}) {
-    if (!d.float_ops.count(required)) {
-      ops.fail("operator \"" + std::string(required) + "\"", "no such key");
-    }
-  }
-
-  if (auto p = root.find("power")) {
-    p->allow_keys({"static_watts", "dsp_watts_per_mhz", "bram36_watts_per_mhz",
-                   "uram_watts_per_mhz", "logic_watts_per_kilolut_mhz", "clock_watts_per_kilolut_mhz",
-                   "source"});
-    d.power.static_watts = p->at("static_watts").as_double(0, 1000);
-    d.power.dsp_watts_per_mhz = p->at("dsp_watts_per_mhz").as_double(0, 1);
-    d.power.bram36_watts_per_mhz = p->at("bram36_watts_per_mhz").as_double(0, 1);
-    d.power.uram_watts_per_mhz = p->at("uram_watts_per_mhz").as_double(0, 1);
-    d.power.logic_watts_per_kilolut_mhz = p->at("logic_watts_per_kilolut_mhz").as_double(0, 1);
-    d.power.clock_watts_per_kilolut_mhz = p->at("clock_watts_per_kilolut_mhz").as_double(0, 1);
-    d.power.source = p->at("source").as_string();
-  }
+  if (auto mem = root.find("memory")) read_memory(*mem, d);
+  read_float_ops(root.at("float_ops"), d);
+  if (auto p = root.find("power")) read_power(*p, d);
   return d;
 }
 

@@ -46,20 +46,17 @@ void set_dims(ttsim_hls::LinearDims* l, const TtShape& t, bool btt) {
   l->out_dim = l->t.N();
 }
 
-}  // namespace
+/// The encoder layer kinds (no string built per call).
+const std::string kEncoderKinds[] = {"attention", "ffn_in", "ffn_out"};
 
-HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
-                     const std::string& model_file) {
-  HlsDesign d;
-  const std::string& file = !model_file.empty()           ? model_file
-                            : !model.source_file.empty() ? model.source_file
-                                                         : model.name;
+/// True when the encoder layers run the BTT flow, false for TT: the HLS kernel tree runs
+/// them all with one flow, which must not be MM (else InputError naming `arch_file`).
+bool single_tt_flow_is_btt(const ArchSpec& arch, const std::string& arch_file) {
   // The distinct flows of the three layer kinds (a flag per Flow, in enum order).
-  static const std::string kKinds[] = {"attention", "ffn_in", "ffn_out"};  // no string built per call
   constexpr int kFlows = 3;  // Flow::kMM, kTT, kBTT
   static_assert(static_cast<int>(Flow::kMM) == 0 && static_cast<int>(Flow::kBTT) == kFlows - 1);
   bool uses[kFlows] = {};
-  for (const std::string& k : kKinds) {
+  for (const std::string& k : kEncoderKinds) {
     auto it = arch.flow_by_kind.find(k);
     uses[static_cast<int>(it == arch.flow_by_kind.end() ? Flow::kBTT : it->second)] = true;
   }
@@ -72,7 +69,12 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
     throw InputError(arch_file + ": /flows: the HLS kernel tree runs every TT layer with one flow, btt or tt; "
                      "this design uses " + s);
   }
-  d.btt = uses[static_cast<int>(Flow::kBTT)];
+  return uses[static_cast<int>(Flow::kBTT)];
+}
+
+/// Checks what the HLS top requires of the model besides its layers: batch 1 and a TTM
+/// token embedding of at most kMaxTtmFactors cores.
+void check_hls_batch_and_embedding(const ModelSpec& model, const std::string& file) {
   if (model.batch != 1) {
     throw InputError(file + ": /batch: expected 1: the HLS top trains on one sample per step (ttsim_train_step "
                      "takes one token sequence), found " + std::to_string(model.batch));
@@ -84,7 +86,10 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
     throw InputError(file + ": the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxTtmFactors) +
                      " TTM cores, found " + std::to_string(model.token_embedding.ttm.cores()));
   }
-  ttsim_hls::ModelDims& m = d.dims;
+}
+
+/// Sets m's dimensions and TTM embedding shape from `model` (entries past the cores zero).
+void set_model_dims(ttsim_hls::ModelDims& m, const ModelSpec& model) {
   m.encoders = model.encoders;
   m.d_model = static_cast<int>(model.d_model);
   m.heads = static_cast<int>(model.heads);
@@ -101,9 +106,15 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
   for (int k = 0; k <= ttsim_hls::kMaxTtmFactors; ++k) {
     m.emb.r[k] = k <= m.emb.d ? static_cast<int>(ttm.ranks[k]) : 0;
   }
-  const auto& attn = first_of_kind(model, kKinds[0], file);
-  const auto& fin = first_of_kind(model, kKinds[1], file);
-  const auto& fout = first_of_kind(model, kKinds[2], file);
+}
+
+/// Sets the encoder layers of `m` (ModelSpec::linears order: q, k, v, o, ffn_in, ffn_out per
+/// encoder, each with its own ranks) after checking each kind is TT with one factorisation
+/// the kernel tree takes.
+void set_encoder_dims(ttsim_hls::ModelDims& m, const ModelSpec& model, const std::string& file, bool btt) {
+  const auto& attn = first_of_kind(model, kEncoderKinds[0], file);
+  const auto& fin = first_of_kind(model, kEncoderKinds[1], file);
+  const auto& fout = first_of_kind(model, kEncoderKinds[2], file);
   for (const LinearLayerSpec* l : {&attn, &fin, &fout}) {
     if (l->tt.in_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors) ||
         l->tt.out_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors)) {
@@ -111,17 +122,30 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                        std::to_string(ttsim_hls::kMaxTtFactors) + " input and output factors");
     }
   }
-  // Encoder layers in ModelSpec::linears order (q, k, v, o, ffn_in, ffn_out per encoder),
-  // each with its own ranks.
   for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
       const std::size_t at = static_cast<std::size_t>(e * ttsim_hls::kLinearsPerEncoder + i);
       if (at >= model.linears.size() || model.linears[at].encoder != e) {
         throw InputError(file + ": the model's linear layers are not q, k, v, o, ffn_in, ffn_out per encoder");
       }
-      set_dims(&m.lin[e][i], model.linears[at].tt, d.btt);
+      set_dims(&m.lin[e][i], model.linears[at].tt, btt);
     }
   }
+}
+
+}  // namespace
+
+HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
+                     const std::string& model_file) {
+  HlsDesign d;
+  const std::string& file = !model_file.empty()           ? model_file
+                            : !model.source_file.empty() ? model.source_file
+                                                         : model.name;
+  d.btt = single_tt_flow_is_btt(arch, arch_file);
+  check_hls_batch_and_embedding(model, file);
+  ttsim_hls::ModelDims& m = d.dims;
+  set_model_dims(m, model);
+  set_encoder_dims(m, model, file, d.btt);
   if (m.encoders > ttsim_hls::kMaxEncoders) {
     throw InputError(file + ": /encoders: the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxEncoders) +
                      " encoders, found " + std::to_string(m.encoders));

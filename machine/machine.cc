@@ -230,14 +230,14 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 
 namespace {
 
-/// The kernel instances and the static schedule of `graph` (see describe_into).
-/// With `place_tasks` false, m's schedule (each task's instance, the program order) and
-/// the instances' call sites are kept: they depend on the tasks' ops and variants only, which
-/// redescribe_into's graph shares with the one `m` was described for.
-void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
-                        const KernelLatencyModel& lat, const TaskClasses& classes, bool place_tasks) {
-  // Kernel instances: one per module of hls/kernels/modules.h.
-  constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
+/// Kernel modules of hls/kernels/modules.h: one instance each.
+constexpr std::size_t kModules = sizeof(kTtsimModules) / sizeof(kTtsimModules[0]);
+/// Loop slots of a kernel specification.
+constexpr int kSpecLoops = std::extent<decltype(ttsim_spec::KernelSpec::loops)>::value;
+
+/// Sets one instance per module of hls/kernels/modules.h (op, unit, variant, lanes, DSPs);
+/// with `place_tasks`, zeroes their call sites.
+void fill_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, bool place_tasks) {
   m.instances.resize(kModules);
   const OperatorDsp dsp(device);
   for (std::size_t i = 0; i < kModules; ++i) {
@@ -251,27 +251,124 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp);
     if (place_tasks) k.call_sites = 0;
   }
+}
 
-  // Schedule: program order, one task at a time. Per instance and kernel loop (spec
-  // order), the fewest and most iterations of a call that runs it (0 / -1: none does).
-  constexpr int kLoops = std::extent<decltype(ttsim_spec::KernelSpec::loops)>::value;
-  thread_local std::vector<std::int64_t> trip_min, trip_max;
-  trip_min.assign(kModules * kLoops, 0);
-  trip_max.assign(kModules * kLoops, -1);
-  if (place_tasks) {
-    m.schedule.instance.assign(graph.tasks.size(), -1);
-    m.schedule.order.clear();
-    m.schedule.order.reserve(graph.tasks.size());
-    m.schedule.overlap_groups.clear();
-  }
-  // The modules of each task op, in table order (a task runs on the first that takes its
-  // variant).
-  std::array<std::array<int, kModules>, kTaskOpCount> modules_of;
-  std::array<int, kTaskOpCount> module_count{};
+/// Empties `s` for a schedule of `n_tasks` tasks (storage kept).
+void reset_schedule(StaticSchedule& s, std::size_t n_tasks) {
+  s.instance.assign(n_tasks, -1);
+  s.order.clear();
+  s.order.reserve(n_tasks);
+  s.overlap_groups.clear();
+}
+
+/// The modules of each task op, in table order (a task runs on the first that takes its
+/// variant).
+struct ModulesByOp {
+  std::array<std::array<int, kModules>, kTaskOpCount> of;
+  std::array<int, kTaskOpCount> count{};
+};
+
+/// m's instances grouped by task op.
+ModulesByOp modules_by_op(const Machine& m) {
+  ModulesByOp mods;
   for (std::size_t i = 0; i < kModules; ++i) {
     const int o = static_cast<int>(m.instances[i].op);
-    modules_of[o][module_count[o]++] = static_cast<int>(i);
+    mods.of[o][mods.count[o]++] = static_cast<int>(i);
   }
+  return mods;
+}
+
+/// The instance that runs task `t`: the first module of its op that takes its variant.
+/// Throws InputError when none does.
+int module_for(const Machine& m, const ModulesByOp& mods, const Task& t) {
+  int idx = -1;
+  const int o = static_cast<int>(t.op);
+  for (int j = 0; j < mods.count[o] && idx < 0; ++j) {
+    const KernelInstance& k = m.instances[mods.of[o][j]];
+    if (k.variant < 0 || k.variant == t.shape.variant) idx = mods.of[o][j];
+  }
+  if (idx < 0) {
+    throw InputError("task " + t.name + " (" + ttsim::to_string(t.op) + ", variant " +
+                     std::to_string(t.shape.variant) + ") has no kernel module in hls/kernels/modules.h");
+  }
+  return idx;
+}
+
+/// Per instance and kernel loop (spec order, kSpecLoops slots per instance), the fewest
+/// and most iterations of a call that runs it (0 / -1: none does).
+struct LoopTripRanges {
+  std::vector<std::int64_t> min, max;
+};
+
+/// Widens the trip ranges of instance `idx` (`inst`) by the loops task `t` runs on it:
+/// the trips of kernel_loops(t.op, t.shape, inst.lanes), without building their
+/// specifications; that function raises the error of a shape it refuses.
+void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRanges& trips) {
+  const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
+  const TaskShape& s = t.shape;
+  bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
+  bool any = false;
+  for (int i = 0; runs && i < ks.n_loops; ++i) {
+    const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
+    if (trip <= 0) continue;
+    any = true;
+    std::int64_t& lo = trips.min[idx * kSpecLoops + i];
+    std::int64_t& hi = trips.max[idx * kSpecLoops + i];
+    if (hi < 0) {
+      lo = hi = trip;
+    } else {
+      lo = std::min(lo, trip);
+      hi = std::max(hi, trip);
+    }
+  }
+  if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
+}
+
+/// Places the tasks in program order, each on the instance of its class, counting the
+/// instances' call sites.
+void place_in_order(Machine& m, const TaskGraph& graph, const TaskClasses& classes, bool by_class,
+                    const std::vector<int>& module_of_class) {
+  for (const Task& t : graph.tasks) {
+    const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
+    m.schedule.order.push_back(t.id);
+    m.schedule.instance[t.id] = idx;
+    ++m.instances[idx].call_sites;
+  }
+}
+
+/// Every loop an instance runs, in specification order (kernel_spec.h; loop names are
+/// unique within a kernel), at its II: one static schedule per instance, at its worst call.
+void fill_instance_loops(Machine& m, const KernelLatencyModel& lat, const LoopTripRanges& trips) {
+  for (std::size_t k = 0; k < kModules; ++k) {
+    KernelInstance& inst = m.instances[k];
+    const ttsim_spec::KernelSpec& ks = kernel_spec(inst.op);
+    std::size_t n = 0;
+    for (int i = 0; i < ks.n_loops; ++i) {
+      if (trips.max[k * kSpecLoops + i] < 0) continue;
+      if (n == inst.loops.size()) inst.loops.emplace_back();
+      LoopTrips& l = inst.loops[n++];
+      l.loop = ks.loops[i].name;
+      l.min = trips.min[k * kSpecLoops + i];
+      l.max = trips.max[k * kSpecLoops + i];
+      l.ii = lat.class_ii(inst.unit, inst.op, i);
+    }
+    inst.loops.resize(n);
+  }
+}
+
+/// The kernel instances and the static schedule of `graph` (see describe_into).
+/// With `place_tasks` false, m's schedule (each task's instance, the program order) and
+/// the instances' call sites are kept: they depend on the tasks' ops and variants only, which
+/// redescribe_into's graph shares with the one `m` was described for.
+void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
+                        const KernelLatencyModel& lat, const TaskClasses& classes, bool place_tasks) {
+  fill_instances(m, arch, device, place_tasks);
+  // Schedule: program order, one task at a time, with each instance's loop trip ranges.
+  thread_local LoopTripRanges trips;
+  trips.min.assign(kModules * kSpecLoops, 0);
+  trips.max.assign(kModules * kSpecLoops, -1);
+  if (place_tasks) reset_schedule(m.schedule, graph.tasks.size());
+  const ModulesByOp mods = modules_by_op(m);
   // Module and loop trips once per class of tasks of one op and shape (each task its own
   // class without `classes`): its representative's.
   const bool by_class = classes.of_task && classes.rep;
@@ -283,63 +380,12 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
   module_of_class.resize(n_classes);
   for (std::size_t c = 0; c < n_classes; ++c) {
     const Task& t = graph.tasks.at(by_class ? static_cast<std::size_t>((*classes.rep)[c]) : c);
-    int idx = -1;
-    const int o = static_cast<int>(t.op);
-    for (int j = 0; j < module_count[o] && idx < 0; ++j) {
-      const KernelInstance& k = m.instances[modules_of[o][j]];
-      if (k.variant < 0 || k.variant == t.shape.variant) idx = modules_of[o][j];
-    }
-    if (idx < 0) {
-      throw InputError("task " + t.name + " (" + ttsim::to_string(t.op) + ", variant " +
-                       std::to_string(t.shape.variant) + ") has no kernel module in hls/kernels/modules.h");
-    }
+    const int idx = module_for(m, mods, t);
     module_of_class[c] = idx;
-    const KernelInstance& inst = m.instances[idx];
-    // The trips of the loops kernel_loops(t.op, t.shape, inst.lanes) runs, without building
-    // their specifications; that function raises the error of a shape it refuses.
-    const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
-    const TaskShape& s = t.shape;
-    bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
-    bool any = false;
-    for (int i = 0; runs && i < ks.n_loops; ++i) {
-      const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
-      if (trip <= 0) continue;
-      any = true;
-      std::int64_t& lo = trip_min[idx * kLoops + i];
-      std::int64_t& hi = trip_max[idx * kLoops + i];
-      if (hi < 0) {
-        lo = hi = trip;
-      } else {
-        lo = std::min(lo, trip);
-        hi = std::max(hi, trip);
-      }
-    }
-    if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
+    widen_trips(t, m.instances[idx], idx, trips);
   }
-  for (const Task& t : graph.tasks) {
-    if (!place_tasks) break;
-    const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
-    m.schedule.order.push_back(t.id);
-    m.schedule.instance[t.id] = idx;
-    ++m.instances[idx].call_sites;
-  }
-  // Every loop an instance runs, in specification order (kernel_spec.h; loop names are
-  // unique within a kernel), at its II: one static schedule per instance, at its worst call.
-  for (std::size_t k = 0; k < kModules; ++k) {
-    KernelInstance& inst = m.instances[k];
-    const ttsim_spec::KernelSpec& ks = kernel_spec(inst.op);
-    std::size_t n = 0;
-    for (int i = 0; i < ks.n_loops; ++i) {
-      if (trip_max[k * kLoops + i] < 0) continue;
-      if (n == inst.loops.size()) inst.loops.emplace_back();
-      LoopTrips& l = inst.loops[n++];
-      l.loop = ks.loops[i].name;
-      l.min = trip_min[k * kLoops + i];
-      l.max = trip_max[k * kLoops + i];
-      l.ii = lat.class_ii(inst.unit, inst.op, i);
-    }
-    inst.loops.resize(n);
-  }
+  if (place_tasks) place_in_order(m, graph, classes, by_class, module_of_class);
+  fill_instance_loops(m, lat, trips);
 }
 
 /// The slots of the arenas, (arena, name, word offset) in the order the layout lists them.

@@ -51,80 +51,115 @@ bool same_plan_structure(const FlowPlan& a, const FlowPlan& b) {
 
 }  // namespace
 
-GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph) {
-  std::unordered_map<std::string, int> task_of, buffer_of;
-  for (const Task& t : graph.tasks) task_of.emplace(t.name, t.id);
-  for (const Buffer& b : graph.buffers) buffer_of.emplace(b.name, b.id);
-  auto find = [](const std::unordered_map<std::string, int>& m, const std::string& name) {
+namespace {
+
+/// The layer-shape key of the TTM embedding's plan class: tokens and factors.
+std::vector<std::int64_t> ttm_shape_key(const TtmShape& ttm, std::int64_t tokens) {
+  std::vector<std::int64_t> key{-1, tokens};
+  key.insert(key.end(), ttm.vocab_factors.begin(), ttm.vocab_factors.end());
+  key.push_back(-1);
+  key.insert(key.end(), ttm.dim_factors.begin(), ttm.dim_factors.end());
+  return key;
+}
+
+/// The layer-shape key of a TT linear layer's plan class: flow, tokens, dimensions, bias
+/// and factors.
+std::vector<std::int64_t> linear_shape_key(const LinearLayerSpec& l, Flow flow, std::int64_t tokens) {
+  std::vector<std::int64_t> key{static_cast<std::int64_t>(flow), tokens, l.in_dim, l.out_dim, l.bias ? 1 : 0, -1};
+  key.insert(key.end(), l.tt.in_factors.begin(), l.tt.in_factors.end());
+  key.push_back(-1);
+  key.insert(key.end(), l.tt.out_factors.begin(), l.tt.out_factors.end());
+  return key;
+}
+
+}  // namespace
+
+struct GraphReshaper::NameIndex {
+  std::unordered_map<std::string, int> task, buffer;
+
+  explicit NameIndex(const TaskGraph& graph) {
+    for (const Task& t : graph.tasks) task.emplace(t.name, t.id);
+    for (const Buffer& b : graph.buffers) buffer.emplace(b.name, b.id);
+  }
+  /// The id of `name` in `m`, -1 when there is none.
+  static int find(const std::unordered_map<std::string, int>& m, const std::string& name) {
     auto it = m.find(name);
     return it == m.end() ? -1 : it->second;
-  };
-  auto need = [&](const std::unordered_map<std::string, int>& m, const std::string& name) {
+  }
+  /// The id of `name` in `m`; throws std::logic_error when there is none.
+  static int need(const std::unordered_map<std::string, int>& m, const std::string& name) {
     const int id = find(m, name);
     if (id < 0) throw std::logic_error("GraphReshaper: the graph has no " + name);
     return id;
-  };
-  // Binds `plan` of `layer` (whose cores are "<layer>.core<k>") into the graph.
-  auto bind = [&](Site s, const std::string& layer) {
-    s.step_task.reserve(s.plan->steps.size());
-    for (const FlowStep& st : s.plan->steps) s.step_task.push_back(find(task_of, layer + "." + st.name));
-    for (const FlowTensor& t : s.plan->tensors) {
-      int buffer = -1, update = -1;
-      if (t.kind == TensorKind::kCore) {
-        const std::string core = layer + ".core" + t.name.substr(1);
-        buffer = need(buffer_of, core);
-        update = need(task_of, core + ".sgd");
-      } else if (t.kind == TensorKind::kCoreGrad) {
-        buffer = need(buffer_of, layer + ".core" + t.name.substr(2) + ".grad");
-      } else if (t.kind == TensorKind::kIntermediate) {
-        buffer = find(buffer_of, layer + "." + t.name);
-      }
-      s.tensor_buffer.push_back(buffer);
-      s.tensor_update.push_back(update);
-      int from = static_cast<int>(s.shape_from.size());
-      if (t.kind == TensorKind::kCoreGrad) {
-        const std::string core = "G" + t.name.substr(2);
-        for (std::size_t k = 0; k < s.plan->tensors.size(); ++k) {
-          if (s.plan->tensors[k].name == core) from = static_cast<int>(k);
-        }
-      }
-      s.shape_from.push_back(from);
+  }
+};
+
+// Plan classes: the sites of one layer shape (everything a plan depends on besides the
+// ranks) whose plans in this graph have the same steps and tensors. Plans for a rank
+// vector are shared within a class (a site of another structure, e.g. one whose template
+// ranks made a plan of other steps, is a class of its own).
+struct GraphReshaper::PlanClasses {
+  std::map<std::vector<std::int64_t>, std::vector<std::pair<std::shared_ptr<const FlowPlan>, int>>> by_shape;
+  int next = 0;
+};
+
+void GraphReshaper::classify(Site& s, std::vector<std::int64_t> shape_key, const std::vector<std::int64_t>& ranks,
+                             PlanClasses& classes) {
+  auto& of_shape = classes.by_shape[std::move(shape_key)];
+  for (const auto& [rep, id] : of_shape) {
+    if (same_plan_structure(*rep, *s.plan)) {
+      s.shape = id;
+      break;
     }
-    sites_.push_back(std::move(s));
-  };
-  // Plan classes: the sites of one layer shape (everything a plan depends on besides the
-  // ranks) whose plans in this graph have the same steps and tensors. Plans for a rank
-  // vector are shared within a class (a site of another structure, e.g. one whose template
-  // ranks made a plan of other steps, is a class of its own).
-  std::map<std::vector<std::int64_t>, std::vector<std::pair<std::shared_ptr<const FlowPlan>, int>>> classes;
-  int next_class = 0;
-  auto classify = [&](Site& s, std::vector<std::int64_t> shape_key, const std::vector<std::int64_t>& ranks) {
-    auto& of_shape = classes[std::move(shape_key)];
-    for (const auto& [rep, id] : of_shape) {
-      if (same_plan_structure(*rep, *s.plan)) {
-        s.shape = id;
-        break;
+  }
+  if (s.shape < 0) {
+    s.shape = classes.next++;
+    of_shape.emplace_back(s.plan, s.shape);
+  }
+  auto& p = plans_[{s.shape, ranks}];
+  if (!p) p = s.plan;
+}
+
+void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& names) {
+  s.step_task.reserve(s.plan->steps.size());
+  for (const FlowStep& st : s.plan->steps) s.step_task.push_back(NameIndex::find(names.task, layer + "." + st.name));
+  for (const FlowTensor& t : s.plan->tensors) {
+    int buffer = -1, update = -1;
+    if (t.kind == TensorKind::kCore) {
+      const std::string core = layer + ".core" + t.name.substr(1);
+      buffer = NameIndex::need(names.buffer, core);
+      update = NameIndex::need(names.task, core + ".sgd");
+    } else if (t.kind == TensorKind::kCoreGrad) {
+      buffer = NameIndex::need(names.buffer, layer + ".core" + t.name.substr(2) + ".grad");
+    } else if (t.kind == TensorKind::kIntermediate) {
+      buffer = NameIndex::find(names.buffer, layer + "." + t.name);
+    }
+    s.tensor_buffer.push_back(buffer);
+    s.tensor_update.push_back(update);
+    int from = static_cast<int>(s.shape_from.size());
+    if (t.kind == TensorKind::kCoreGrad) {
+      const std::string core = "G" + t.name.substr(2);
+      for (std::size_t k = 0; k < s.plan->tensors.size(); ++k) {
+        if (s.plan->tensors[k].name == core) from = static_cast<int>(k);
       }
     }
-    if (s.shape < 0) {
-      s.shape = next_class++;
-      of_shape.emplace_back(s.plan, s.shape);
-    }
-    auto& p = plans_[{s.shape, ranks}];
-    if (!p) p = s.plan;
-  };
+    s.shape_from.push_back(from);
+  }
+  sites_.push_back(std::move(s));
+}
+
+GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph) {
+  const NameIndex names(graph);
+  PlanClasses classes;
   const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
   const TtmShape& ttm = model.token_embedding.ttm;
   if (model.token_embedding.format == WeightFormat::kTTM && ttm.cores() >= 2) {
     Site s;
     s.tokens = K;
-    std::vector<std::int64_t> key{-1, K};
-    key.insert(key.end(), ttm.vocab_factors.begin(), ttm.vocab_factors.end());
-    key.push_back(-1);
-    key.insert(key.end(), ttm.dim_factors.begin(), ttm.dim_factors.end());
+    std::vector<std::int64_t> key = ttm_shape_key(ttm, K);
     s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K));
-    classify(s, std::move(key), ttm.ranks);
-    bind(std::move(s), "embedding");
+    classify(s, std::move(key), ttm.ranks, classes);
+    bind(std::move(s), "embedding", names);
   }
   for (std::size_t i = 0; i < model.linears.size(); ++i) {
     const LinearLayerSpec& l = model.linears[i];
@@ -134,14 +169,11 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     auto it = options.flow_by_kind.find(l.kind);
     s.flow = it == options.flow_by_kind.end() ? Flow::kBTT : it->second;
     // The rows of X the builder gave the layer: those of its output Y.
-    s.tokens = graph.buffers[need(buffer_of, l.name + ".Y")].shape.at(0);
-    std::vector<std::int64_t> key{static_cast<std::int64_t>(s.flow), s.tokens, l.in_dim, l.out_dim, l.bias ? 1 : 0, -1};
-    key.insert(key.end(), l.tt.in_factors.begin(), l.tt.in_factors.end());
-    key.push_back(-1);
-    key.insert(key.end(), l.tt.out_factors.begin(), l.tt.out_factors.end());
+    s.tokens = graph.buffers[NameIndex::need(names.buffer, l.name + ".Y")].shape.at(0);
+    std::vector<std::int64_t> key = linear_shape_key(l, s.flow, s.tokens);
     s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens));
-    classify(s, std::move(key), l.tt.ranks);
-    bind(std::move(s), l.name);
+    classify(s, std::move(key), l.tt.ranks, classes);
+    bind(std::move(s), l.name, names);
   }
 }
 

@@ -68,6 +68,15 @@ class GraphReshaper {
     int shape = -1;
   };
   const FlowPlan* plan_for(const Site& s, const ModelSpec& model);
+  struct NameIndex;    // task and buffer ids of the constructor's graph by name (graph_reshape.cc)
+  struct PlanClasses;  // the plan classes of each layer shape, while constructing (graph_reshape.cc)
+  /// Gives `s` the plan class of its layer shape `shape_key` (a new one unless a site of that
+  /// shape has a plan of the same steps and tensors) and records its plan for `ranks`.
+  void classify(Site& s, std::vector<std::int64_t> shape_key, const std::vector<std::int64_t>& ranks,
+                PlanClasses& classes);
+  /// Binds the plan of `s` for `layer` (whose cores are "<layer>.core<k>") into the graph
+  /// indexed by `names`, and keeps the site.
+  void bind(Site s, const std::string& layer, const NameIndex& names);
 
   std::vector<Site> sites_;
   /// By (plan class, rank vector): the plan, shared by the layers of that class and ranks;

@@ -1,5 +1,6 @@
 #include "models/model_spec.h"
 
+#include <array>
 #include <map>
 #include <optional>
 
@@ -235,13 +236,10 @@ Json ModelSpec::to_json() const {
   return j;
 }
 
-ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
-  JsonView root(doc, file);
-  root.allow_keys({"name", "description", "encoders", "d_model", "heads", "ffn_dim", "seq_len",
-                   "batch", "vocab", "intents", "slot_tags", "token_embedding", "layers",
-                   "overrides"});
-  ModelSpec m;
-  m.source_file = file;
+namespace {
+
+/// Reads the model's name and dimensions (the scalar keys of the root object).
+void read_dimensions(const JsonView& root, ModelSpec& m) {
   m.name = root.at("name").as_string();
   if (auto d = root.find("description")) d->as_string();
   m.encoders = static_cast<int>(root.at("encoders").as_int(0, 1024));
@@ -257,93 +255,121 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
   m.vocab = root.at("vocab").as_int(1, 1 << 26);
   m.intents = root.at("intents").as_int(1, kMaxDim);
   m.slot_tags = root.at("slot_tags").as_int(1, kMaxDim);
+}
 
-  // Token embedding.
-  {
-    JsonView e = root.at("token_embedding");
-    e.allow_keys({"format", "vocab_factors", "dim_factors", "rank", "ranks"});
-    m.token_embedding.vocab = m.vocab;
-    m.token_embedding.dim = m.d_model;
-    const auto fmt = e.at("format").as_enum({"dense", "ttm"});
-    if (fmt == "ttm") {
-      m.token_embedding.format = WeightFormat::kTTM;
-      auto& t = m.token_embedding.ttm;
-      t.vocab_factors = e.at("vocab_factors").as_int_list(1, kMaxDim);
-      t.dim_factors = e.at("dim_factors").as_int_list(1, kMaxDim);
-      if (t.dim_factors.size() != t.vocab_factors.size()) {
-        e.at("dim_factors")
-            .fail("as many factors as vocab_factors (" + std::to_string(t.vocab_factors.size()) +
-                      ")",
-                  "a list of " + std::to_string(t.dim_factors.size()));
-      }
-      if (product(t.vocab_factors) != m.vocab) {
-        e.at("vocab_factors")
-            .fail("factors whose product is the vocabulary " + std::to_string(m.vocab),
-                  list_to_string(t.vocab_factors) + " with product " +
-                      product_text(t.vocab_factors));
-      }
-      if (product(t.dim_factors) != m.d_model) {
-        e.at("dim_factors")
-            .fail("factors whose product is d_model " + std::to_string(m.d_model),
-                  list_to_string(t.dim_factors) + " with product " +
-                      product_text(t.dim_factors));
-      }
-      FormatDraft d;
-      if (e.has("rank") && e.has("ranks")) {
-        e.at("ranks").fail("either \"rank\" or \"ranks\", not both", "both keys");
-      }
-      if (auto r = e.find("rank")) {
-        d.uniform_rank = r->as_int(1, kMaxRank);
-        d.rank_at = r;
-      }
-      if (auto r = e.find("ranks")) {
-        d.ranks = r->as_int_list(1, kMaxRank, 2);
-        d.rank_at = r;
-      }
-      t.ranks = resolve_ranks(d, t.cores(), e);
-    } else {
-      for (const char* k : {"vocab_factors", "dim_factors", "rank", "ranks"}) {
-        if (e.has(k)) e.at(k).fail("no \"" + std::string(k) + "\" for a dense embedding", "the key");
-      }
+/// Checks the TTM factors `t` read from `e`: as many of each, with products vocab and d_model.
+void check_ttm_factors(const JsonView& e, const TtmShape& t, const ModelSpec& m) {
+  if (t.dim_factors.size() != t.vocab_factors.size()) {
+    e.at("dim_factors")
+        .fail("as many factors as vocab_factors (" + std::to_string(t.vocab_factors.size()) +
+                  ")",
+              "a list of " + std::to_string(t.dim_factors.size()));
+  }
+  if (product(t.vocab_factors) != m.vocab) {
+    e.at("vocab_factors")
+        .fail("factors whose product is the vocabulary " + std::to_string(m.vocab),
+              list_to_string(t.vocab_factors) + " with product " +
+                  product_text(t.vocab_factors));
+  }
+  if (product(t.dim_factors) != m.d_model) {
+    e.at("dim_factors")
+        .fail("factors whose product is d_model " + std::to_string(m.d_model),
+              list_to_string(t.dim_factors) + " with product " +
+                  product_text(t.dim_factors));
+  }
+}
+
+/// Reads the TTM shape (factors and ranks) of the token embedding object `e`.
+void read_ttm_embedding(const JsonView& e, ModelSpec& m) {
+  m.token_embedding.format = WeightFormat::kTTM;
+  auto& t = m.token_embedding.ttm;
+  t.vocab_factors = e.at("vocab_factors").as_int_list(1, kMaxDim);
+  t.dim_factors = e.at("dim_factors").as_int_list(1, kMaxDim);
+  check_ttm_factors(e, t, m);
+  FormatDraft d;
+  if (e.has("rank") && e.has("ranks")) {
+    e.at("ranks").fail("either \"rank\" or \"ranks\", not both", "both keys");
+  }
+  if (auto r = e.find("rank")) {
+    d.uniform_rank = r->as_int(1, kMaxRank);
+    d.rank_at = r;
+  }
+  if (auto r = e.find("ranks")) {
+    d.ranks = r->as_int_list(1, kMaxRank, 2);
+    d.rank_at = r;
+  }
+  t.ranks = resolve_ranks(d, t.cores(), e);
+}
+
+/// Reads the token embedding object `e` (dense or TTM) into m.token_embedding.
+void read_token_embedding(const JsonView& e, ModelSpec& m) {
+  e.allow_keys({"format", "vocab_factors", "dim_factors", "rank", "ranks"});
+  m.token_embedding.vocab = m.vocab;
+  m.token_embedding.dim = m.d_model;
+  const auto fmt = e.at("format").as_enum({"dense", "ttm"});
+  if (fmt == "ttm") {
+    read_ttm_embedding(e, m);
+  } else {
+    for (const char* k : {"vocab_factors", "dim_factors", "rank", "ranks"}) {
+      if (e.has(k)) e.at(k).fail("no \"" + std::string(k) + "\" for a dense embedding", "the key");
     }
   }
+}
 
-  // Per-kind formats.
-  struct Kind {
-    const char* name;
-    std::int64_t in_dim, out_dim;
-  };
-  const Kind kinds[] = {{"attention", m.d_model, m.d_model},
-                        {"ffn_in", m.d_model, m.ffn_dim},
-                        {"ffn_out", m.ffn_dim, m.d_model},
-                        {"intent_head", m.d_model, m.intents},
-                        {"slot_head", m.d_model, m.slot_tags}};
-  JsonView layers = root.at("layers");
+/// A linear-layer kind and the input and output dimensions of its layers.
+struct LayerKind {
+  const char* name;
+  std::int64_t in_dim, out_dim;
+};
+constexpr std::size_t kLayerKinds = 5;
+using LayerKinds = std::array<LayerKind, kLayerKinds>;
+
+/// The linear-layer kinds of `m`, in the order of the "layers" object's keys.
+LayerKinds layer_kinds(const ModelSpec& m) {
+  return {{{"attention", m.d_model, m.d_model},
+           {"ffn_in", m.d_model, m.ffn_dim},
+           {"ffn_out", m.ffn_dim, m.d_model},
+           {"intent_head", m.d_model, m.intents},
+           {"slot_head", m.d_model, m.slot_tags}}};
+}
+
+/// The format of each layer kind, and the object that gave it (none when absent).
+struct KindFormats {
+  FormatDraft draft[kLayerKinds];
+  std::optional<JsonView> at[kLayerKinds];
+};
+
+/// Reads the per-kind formats of the "layers" object; the encoder kinds are required
+/// when there are encoder layers.
+KindFormats read_kind_formats(const JsonView& layers, const LayerKinds& kinds, int encoders) {
   layers.allow_keys({"attention", "ffn_in", "ffn_out", "intent_head", "slot_head"});
-  constexpr std::size_t kKinds = sizeof(kinds) / sizeof(kinds[0]);
-  FormatDraft drafts[kKinds];
-  std::optional<JsonView> kind_at[kKinds];
-  for (std::size_t k = 0; k < kKinds; ++k) {
-    kind_at[k] = layers.find(kinds[k].name);
-    if (kind_at[k]) {
-      read_linear_format(*kind_at[k], drafts[k]);
+  KindFormats f;
+  for (std::size_t k = 0; k < kLayerKinds; ++k) {
+    f.at[k] = layers.find(kinds[k].name);
+    if (f.at[k]) {
+      read_linear_format(*f.at[k], f.draft[k]);
     } else if (std::string(kinds[k].name) != "intent_head" && std::string(kinds[k].name) != "slot_head" &&
-               m.encoders > 0) {
+               encoders > 0) {
       // Encoder layer kinds are required only when there are encoder layers (to_json()
       // of a model without encoders writes none).
       layers.fail("a format for layer kind \"" + std::string(kinds[k].name) + "\"", "no such key");
     }
   }
+  return f;
+}
 
-  // Layer names in execution order, with their kind (index into kinds).
-  struct Slot {
-    std::string name;
-    std::size_t kind;
-    int encoder;
-  };
-  std::vector<Slot> slots;
-  slots.reserve(static_cast<std::size_t>(m.encoders) * 6 + 2);
-  for (int e = 0; e < m.encoders; ++e) {
+/// A linear layer in execution order: its name, kind (index into LayerKinds) and encoder.
+struct LayerSlot {
+  std::string name;
+  std::size_t kind;
+  int encoder;
+};
+
+/// The linear layers of a model of `encoders` encoders, in execution order.
+std::vector<LayerSlot> layer_slots(int encoders, const LayerKinds& kinds) {
+  std::vector<LayerSlot> slots;
+  slots.reserve(static_cast<std::size_t>(encoders) * 6 + 2);
+  for (int e = 0; e < encoders; ++e) {
     const std::string p = "enc" + std::to_string(e) + ".";
     for (const char* n : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) {
       const std::string kind = linear_kind_of(p + n);
@@ -354,7 +380,11 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
   }
   slots.push_back({"intent_head", 3, -1});
   slots.push_back({"slot_head", 4, -1});
+  return slots;
+}
 
+/// The "overrides" object of each slot (by slot index), none for a layer not overridden.
+std::vector<std::optional<JsonView>> read_overrides(const JsonView& root, const std::vector<LayerSlot>& slots) {
   std::vector<std::optional<JsonView>> override_at(slots.size());
   if (auto ov = root.find("overrides")) {
     if (!ov->is_object()) ov->fail("an object keyed by layer name");
@@ -368,18 +398,37 @@ ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
       override_at[i] = ov->at(it.key());
     }
   }
+  return override_at;
+}
+
+}  // namespace
+
+ModelSpec parse_model_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "encoders", "d_model", "heads", "ffn_dim", "seq_len",
+                   "batch", "vocab", "intents", "slot_tags", "token_embedding", "layers",
+                   "overrides"});
+  ModelSpec m;
+  m.source_file = file;
+  read_dimensions(root, m);
+  read_token_embedding(root.at("token_embedding"), m);
+  const LayerKinds kinds = layer_kinds(m);
+  JsonView layers = root.at("layers");
+  const KindFormats formats = read_kind_formats(layers, kinds, m.encoders);
+  const std::vector<LayerSlot> slots = layer_slots(m.encoders, kinds);
+  const std::vector<std::optional<JsonView>> override_at = read_overrides(root, slots);
 
   m.linears.reserve(slots.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    const Slot& s = slots[i];
-    const Kind& kind = kinds[s.kind];
-    FormatDraft d = drafts[s.kind];
-    JsonView at = kind_at[s.kind] ? *kind_at[s.kind] : layers;
+    const LayerSlot& s = slots[i];
+    const LayerKind& kind = kinds[s.kind];
+    FormatDraft d = formats.draft[s.kind];
+    JsonView at = formats.at[s.kind] ? *formats.at[s.kind] : layers;
     if (override_at[i]) {
       read_linear_format(*override_at[i], d);
       at = *override_at[i];
     }
-    m.linears.push_back(resolve_linear(d, s.name, kinds[s.kind].name, s.encoder, kind.in_dim, kind.out_dim, at));
+    m.linears.push_back(resolve_linear(d, s.name, kind.name, s.encoder, kind.in_dim, kind.out_dim, at));
   }
   return m;
 }

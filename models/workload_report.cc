@@ -102,86 +102,89 @@ std::pair<int, int> graph_critical_path(const TaskGraph& graph) {
   return best;
 }
 
-WorkloadReport build_workload_report(const ModelSpec& m, Flow graph_flow,
-                                     const std::vector<std::int64_t>& compare_tokens) {
-  WorkloadReport rep;
-  rep.model = m;
-  rep.tokens = m.tokens();
-  rep.dense_params = m.dense_params();
-  rep.compressed_params = m.compressed_params();
-  rep.graph_flow = graph_flow;
-  const I K = rep.tokens, D = m.d_model;
-  const std::string ln_shape = "2x" + std::to_string(D);
+namespace {
 
-  // Embedding.
-  {
-    const auto& e = m.token_embedding;
-    LayerReport r = plain("embedding", "embedding", std::to_string(e.vocab) + "x" + std::to_string(e.dim),
-                          e.dense_params());
-    r.tokens = K;
-    if (e.format == WeightFormat::kTTM) {
-      r.format = "ttm";
-      r.shape = list(e.ttm.vocab_factors) + "x" + list(e.ttm.dim_factors) + " " + ranks(e.ttm.ranks);
-      r.params_compressed = e.params();
-      if (e.ttm.cores() >= 2) r.flows["ttm"] = costs_of(plan_ttm_lookup(e.ttm, K));
-    }
-    rep.layers.push_back(r);
-    rep.layers.push_back(plain("position_embedding", "position",
-                               std::to_string(m.seq_len) + "x" + std::to_string(D),
-                               m.position_params()));
-    rep.layers.push_back(plain("embedding.ln", "layernorm", ln_shape, 2 * D));
+/// The embedding rows of the report: token embedding (dense or TTM), position table and
+/// LayerNorm.
+void add_embedding_layers(const ModelSpec& m, I K, const std::string& ln_shape, std::vector<LayerReport>& layers) {
+  const I D = m.d_model;
+  const auto& e = m.token_embedding;
+  LayerReport r = plain("embedding", "embedding", std::to_string(e.vocab) + "x" + std::to_string(e.dim),
+                        e.dense_params());
+  r.tokens = K;
+  if (e.format == WeightFormat::kTTM) {
+    r.format = "ttm";
+    r.shape = list(e.ttm.vocab_factors) + "x" + list(e.ttm.dim_factors) + " " + ranks(e.ttm.ranks);
+    r.params_compressed = e.params();
+    if (e.ttm.cores() >= 2) r.flows["ttm"] = costs_of(plan_ttm_lookup(e.ttm, K));
   }
-  const auto find = [&](const std::string& name) -> const LinearLayerSpec& {
-    for (const auto& l : m.linears) {
-      if (l.name == name) return l;
-    }
-    throw InputError(m.source_file + ": model has no layer \"" + name + "\"");
-  };
-  const I sequences = m.batch;
-  for (int enc = 0; enc < m.encoders; ++enc) {
-    const std::string p = "enc" + std::to_string(enc) + ".";
-    for (const char* n : {"q", "k", "v"}) rep.layers.push_back(linear_report(find(p + n), K));
-    LayerReport a;
-    a.name = p + "attn";
-    a.kind = "attention_core";
-    a.format = "-";
-    a.shape = std::to_string(m.heads) + " heads x " + std::to_string(m.head_dim());
-    a.tokens = K;
-    a.flows["attention"] = costs_of(plan_attention(sequences, m.seq_len, m.heads, m.head_dim()));
-    rep.layers.push_back(a);
-    rep.layers.push_back(linear_report(find(p + "o"), K));
-    rep.layers.push_back(plain(p + "ln1", "layernorm", ln_shape, 2 * D));
-    rep.layers.push_back(linear_report(find(p + "ffn_in"), K));
-    rep.layers.push_back(linear_report(find(p + "ffn_out"), K));
-    rep.layers.push_back(plain(p + "ln2", "layernorm", ln_shape, 2 * D));
-  }
-  rep.layers.push_back(linear_report(find("intent_head"), sequences));
-  rep.layers.push_back(linear_report(find("slot_head"), K));
+  layers.push_back(r);
+  layers.push_back(plain("position_embedding", "position",
+                         std::to_string(m.seq_len) + "x" + std::to_string(D),
+                         m.position_params()));
+  layers.push_back(plain("embedding.ln", "layernorm", ln_shape, 2 * D));
+}
 
-  // Totals and task graph per flow.
-  for (Flow f : {Flow::kMM, Flow::kTT, Flow::kBTT}) {
-    FlowTotals t;
-    for (const auto& l : rep.layers) {
-      if (l.flows.empty()) continue;
-      auto it = l.flows.find(to_string(f));
-      const StageCosts& c = it != l.flows.end() ? it->second : l.flows.begin()->second;
-      t.macs.forward.macs += c.forward.macs;
-      t.macs.grad_input.macs += c.grad_input.macs;
-      t.macs.grad_weights.macs += c.grad_weights.macs;
-      t.peak_intermediate_words = std::max(t.peak_intermediate_words, c.peak_intermediate_words());
-    }
-    GraphOptions o;
-    for (const char* kind : {"attention", "ffn_in", "ffn_out", "intent_head", "slot_head"}) {
-      o.flow_by_kind[kind] = f;
-    }
-    const TaskGraph g = build_training_graph(m, o);
-    t.graph = summarize(g);
-    std::tie(t.graph_critical_path_tasks, t.graph_critical_path_contractions) =
-        graph_critical_path(g);
-    rep.totals[to_string(f)] = t;
+/// The linear layer `name` of `m`; throws InputError when it has none.
+const LinearLayerSpec& find_layer(const ModelSpec& m, const std::string& name) {
+  for (const auto& l : m.linears) {
+    if (l.name == name) return l;
   }
+  throw InputError(m.source_file + ": model has no layer \"" + name + "\"");
+}
 
-  // MM vs TT vs BTT on the first TT attention layer.
+/// The attention-core row of the encoder whose layer names start with `p`.
+LayerReport attention_core_report(const ModelSpec& m, const std::string& p, I K) {
+  LayerReport a;
+  a.name = p + "attn";
+  a.kind = "attention_core";
+  a.format = "-";
+  a.shape = std::to_string(m.heads) + " heads x " + std::to_string(m.head_dim());
+  a.tokens = K;
+  a.flows["attention"] = costs_of(plan_attention(m.batch, m.seq_len, m.heads, m.head_dim()));
+  return a;
+}
+
+/// The rows of encoder `enc`, in execution order.
+void add_encoder_layers(const ModelSpec& m, int enc, I K, const std::string& ln_shape,
+                        std::vector<LayerReport>& layers) {
+  const I D = m.d_model;
+  const std::string p = "enc" + std::to_string(enc) + ".";
+  for (const char* n : {"q", "k", "v"}) layers.push_back(linear_report(find_layer(m, p + n), K));
+  layers.push_back(attention_core_report(m, p, K));
+  layers.push_back(linear_report(find_layer(m, p + "o"), K));
+  layers.push_back(plain(p + "ln1", "layernorm", ln_shape, 2 * D));
+  layers.push_back(linear_report(find_layer(m, p + "ffn_in"), K));
+  layers.push_back(linear_report(find_layer(m, p + "ffn_out"), K));
+  layers.push_back(plain(p + "ln2", "layernorm", ln_shape, 2 * D));
+}
+
+/// Totals of flow `f` over the report's rows (a row without that flow counts its only
+/// one), and the summary of the task graph with every layer kind on `f`.
+FlowTotals flow_totals(const ModelSpec& m, const std::vector<LayerReport>& layers, Flow f) {
+  FlowTotals t;
+  for (const auto& l : layers) {
+    if (l.flows.empty()) continue;
+    auto it = l.flows.find(to_string(f));
+    const StageCosts& c = it != l.flows.end() ? it->second : l.flows.begin()->second;
+    t.macs.forward.macs += c.forward.macs;
+    t.macs.grad_input.macs += c.grad_input.macs;
+    t.macs.grad_weights.macs += c.grad_weights.macs;
+    t.peak_intermediate_words = std::max(t.peak_intermediate_words, c.peak_intermediate_words());
+  }
+  GraphOptions o;
+  for (const char* kind : {"attention", "ffn_in", "ffn_out", "intent_head", "slot_head"}) {
+    o.flow_by_kind[kind] = f;
+  }
+  const TaskGraph g = build_training_graph(m, o);
+  t.graph = summarize(g);
+  std::tie(t.graph_critical_path_tasks, t.graph_critical_path_contractions) = graph_critical_path(g);
+  return t;
+}
+
+/// MM vs TT vs BTT forward costs of the first TT attention layer at each of
+/// `compare_tokens` (nothing when the model has no TT attention layer).
+void add_flow_comparison(const ModelSpec& m, const std::vector<std::int64_t>& compare_tokens, WorkloadReport& rep) {
   for (const auto& l : m.linears) {
     if (l.kind == "attention" && l.format == WeightFormat::kTT) {
       rep.comparison_layer = l.name;
@@ -197,6 +200,26 @@ WorkloadReport build_workload_report(const ModelSpec& m, Flow graph_flow,
       break;
     }
   }
+}
+
+}  // namespace
+
+WorkloadReport build_workload_report(const ModelSpec& m, Flow graph_flow,
+                                     const std::vector<std::int64_t>& compare_tokens) {
+  WorkloadReport rep;
+  rep.model = m;
+  rep.tokens = m.tokens();
+  rep.dense_params = m.dense_params();
+  rep.compressed_params = m.compressed_params();
+  rep.graph_flow = graph_flow;
+  const I K = rep.tokens;
+  const std::string ln_shape = "2x" + std::to_string(m.d_model);
+  add_embedding_layers(m, K, ln_shape, rep.layers);
+  for (int enc = 0; enc < m.encoders; ++enc) add_encoder_layers(m, enc, K, ln_shape, rep.layers);
+  rep.layers.push_back(linear_report(find_layer(m, "intent_head"), m.batch));
+  rep.layers.push_back(linear_report(find_layer(m, "slot_head"), K));
+  for (Flow f : {Flow::kMM, Flow::kTT, Flow::kBTT}) rep.totals[to_string(f)] = flow_totals(m, rep.layers, f);
+  add_flow_comparison(m, compare_tokens, rep);
   return rep;
 }
 

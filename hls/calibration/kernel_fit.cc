@@ -65,42 +65,43 @@ double observed_depth(const LoopObservation& o, int model_ii) {
   return static_cast<double>(o.latency - (o.trip - 1) * ii);
 }
 
-KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples, const ArchSpec& arch,
-                           const DeviceSpec& device, const std::map<std::string, int>& op_latency,
-                           const TaskGraph* step) {
-  // A latency model with `params`, bound to the step's instances when there is a step.
-  auto model_with = [&](const std::map<TaskOp, KernelParams>& params) {
+namespace {
+
+/// The inputs every latency model of one kernel fit shares.
+struct FitContext {
+  const ArchSpec& arch;
+  const DeviceSpec& device;
+  const std::map<std::string, int>& op_latency;
+  const TaskGraph* step;
+
+  /// A latency model with `params`, bound to the step's instances when there is a step.
+  KernelLatencyModel model_with(const std::map<TaskOp, KernelParams>& params) const {
     KernelLatencyModel m(with_calibration(arch, op_latency, params), device);
     if (step) m.bind_instances(*step);
     return m;
-  };
-  const std::vector<std::string> reports = distinct_sources(samples);
-  const std::string module = samples.empty() ? std::string("ttsim_") + to_string(op) : samples.front()->module;
-  if (samples.empty()) {
-    throw InputError(fmt::format("kernel {} (module {}): no report sample to fit", to_string(op), module));
   }
-  const UnitKind unit = unit_of(op);
-  // The model's derived II and depth of every loop class, with the reports' operator latencies.
-  const KernelLatencyModel base = model_with({});
-  const std::vector<LoopLatency> classes = base.loop_classes(unit, op);
-  auto class_index = [&](const std::string& name) {
-    for (std::size_t i = 0; i < classes.size(); ++i) {
-      if (classes[i].name == name) return i;
-    }
-    throw InputError(fmt::format("kernel {}: loop {} is not in its specification", to_string(op), name));
-  };
-  KernelFitRecord r;
-  r.module = module;
-  r.lanes = arch.unit(unit).lanes;
-  r.samples = static_cast<int>(samples.size());
-  r.reports = reports;
+};
+
+/// Index of loop class `name` in `classes`; throws InputError when kernel `op` has none.
+std::size_t class_index(const std::vector<LoopLatency>& classes, TaskOp op, const std::string& name) {
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    if (classes[i].name == name) return i;
+  }
+  throw InputError(fmt::format("kernel {}: loop {} is not in its specification", to_string(op), name));
+}
+
+/// Fits the depth adjustment of every loop the samples run (trip >= 1): the mean observed
+/// depth minus the model's (`classes`), into r's loops and params with the reported
+/// depth and II where the reports agree on one.
+void fit_loop_depths(TaskOp op, const std::vector<const KernelSample*>& samples,
+                     const std::vector<LoopLatency>& classes, KernelFitRecord& r) {
   std::map<std::string, double> depth_sum, report_depth_sum;
   std::map<std::string, int> report_depth_n;
   std::map<std::string, std::set<std::int64_t>> report_iis;
   for (const KernelSample* s : samples) {
     for (const LoopObservation& o : s->loops) {
       if (o.trip < 1) continue;
-      const LoopLatency& c = classes[class_index(o.name)];
+      const LoopLatency& c = classes[class_index(classes, op, o.name)];
       LoopFitRecord& f = r.loops[o.name];
       f.model_ii = c.ii;
       f.model_depth = c.depth;
@@ -114,8 +115,8 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
     }
   }
   if (r.loops.empty()) {
-    throw InputError(fmt::format("kernel {} (module {}): no loop with a trip count >= 1 in {}", to_string(op), module,
-                                 join(reports)));
+    throw InputError(fmt::format("kernel {} (module {}): no loop with a trip count >= 1 in {}", to_string(op),
+                                 r.module, join(r.reports)));
   }
   for (auto& [name, f] : r.loops) {
     r.params.depth_adjust[name] = depth_sum[name] / f.samples;
@@ -123,31 +124,67 @@ KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& sa
     const auto& iis = report_iis[name];
     if (iis.size() == 1 && *iis.begin() > 0) f.report_ii = static_cast<int>(*iis.begin());
   }
-  // Overhead: what the module latency holds beyond its calibrated loops.
-  {
-    KernelParams loops_only{r.params.depth_adjust, 0.0};
-    const KernelLatencyModel m = model_with({{op, loops_only}});
-    double sum = 0;
-    for (const KernelSample* s : samples) {
-      sum += static_cast<double>(s->latency - m.cycles_for_trips(unit, op, s->trips()));
-    }
-    // Never negative (the latency model adds no fewer than 0 cycles; calibration files refuse it).
-    r.params.overhead = std::max(0.0, sum / static_cast<double>(samples.size()));
+}
+
+/// The overhead of kernel `op`: the mean of what the samples' module latency holds beyond
+/// their calibrated loops (`depth_adjust`), never negative (the latency model adds no fewer
+/// than 0 cycles; calibration files refuse it).
+double fit_overhead(TaskOp op, const std::vector<const KernelSample*>& samples,
+                    const std::map<std::string, double>& depth_adjust, const FitContext& ctx) {
+  KernelParams loops_only{depth_adjust, 0.0};
+  const KernelLatencyModel m = ctx.model_with({{op, loops_only}});
+  const UnitKind unit = unit_of(op);
+  double sum = 0;
+  for (const KernelSample* s : samples) {
+    sum += static_cast<double>(s->latency - m.cycles_for_trips(unit, op, s->trips()));
   }
-  const KernelLatencyModel fitted = model_with({{op, r.params}});
-  const std::vector<LoopLatency> cal = fitted.loop_classes(unit, op);
+  return std::max(0.0, sum / static_cast<double>(samples.size()));
+}
+
+/// The largest residuals of the fitted model `fitted` over the samples: of the module
+/// latency, and of each loop's latency.
+void fill_residuals(TaskOp op, const std::vector<const KernelSample*>& samples, const KernelLatencyModel& fitted,
+                    KernelFitRecord& r) {
+  const std::vector<LoopLatency> cal = fitted.loop_classes(unit_of(op), op);
   for (const KernelSample* s : samples) {
     r.max_abs_residual_cycles = std::max(r.max_abs_residual_cycles,
                                          std::fabs(static_cast<double>(predict_sample(*s, fitted) - s->latency)));
     for (const LoopObservation& o : s->loops) {
       if (o.trip < 1) continue;
-      const LoopLatency& c = cal[class_index(o.name)];
+      const LoopLatency& c = cal[class_index(cal, op, o.name)];
       const std::int64_t cycles = (o.trip - 1) * c.ii + c.depth;
       LoopFitRecord& f = r.loops[o.name];
       f.max_abs_residual_cycles =
           std::max(f.max_abs_residual_cycles, std::fabs(static_cast<double>(cycles - o.latency)));
     }
   }
+}
+
+}  // namespace
+
+KernelFitRecord fit_kernel(TaskOp op, const std::vector<const KernelSample*>& samples, const ArchSpec& arch,
+                           const DeviceSpec& device, const std::map<std::string, int>& op_latency,
+                           const TaskGraph* step) {
+  const FitContext ctx{arch, device, op_latency, step};
+  const std::vector<std::string> reports = distinct_sources(samples);
+  const std::string module = samples.empty() ? std::string("ttsim_") + to_string(op) : samples.front()->module;
+  if (samples.empty()) {
+    throw InputError(fmt::format("kernel {} (module {}): no report sample to fit", to_string(op), module));
+  }
+  const UnitKind unit = unit_of(op);
+  // The model's derived II and depth of every loop class, with the reports' operator latencies.
+  const KernelLatencyModel base = ctx.model_with({});
+  const std::vector<LoopLatency> classes = base.loop_classes(unit, op);
+  KernelFitRecord r;
+  r.module = module;
+  r.lanes = arch.unit(unit).lanes;
+  r.samples = static_cast<int>(samples.size());
+  r.reports = reports;
+  fit_loop_depths(op, samples, classes, r);
+  // Overhead: what the module latency holds beyond its calibrated loops.
+  r.params.overhead = fit_overhead(op, samples, r.params.depth_adjust, ctx);
+  const KernelLatencyModel fitted = ctx.model_with({{op, r.params}});
+  fill_residuals(op, samples, fitted, r);
   return r;
 }
 

@@ -86,6 +86,190 @@ std::vector<std::int64_t> KernelSample::trips() const {
   return t;
 }
 
+namespace {
+
+/// Pipelined loops found in a report, each with the RTL module that holds it.
+using FoundLoops = std::vector<std::pair<const LoopReport*, std::string>>;
+
+/// The module names of a report: its modules, or its top when it lists none.
+std::vector<std::string> module_names(const CsynthReport& r) {
+  std::vector<std::string> names;
+  for (const auto& m : r.modules) names.push_back(m.name);
+  if (r.modules.empty()) names.push_back(r.top);
+  return names;
+}
+
+/// Notes `name` among the non-kernel modules (outlined loops and repeats left out).
+void note_unmapped(KernelSampleSet& set, const std::string& name) {
+  if (name.find(kPipelineInfix) == std::string::npos &&
+      std::find(set.unmapped.begin(), set.unmapped.end(), name) == set.unmapped.end()) {
+    set.unmapped.push_back(name);
+  }
+}
+
+/// The sample of kernel module `name` of `r` (module `m`, or the report's figures without
+/// one) before its loops: latency (from co-simulation when csynth's is undef at the top),
+/// resources, tool and clocks.
+KernelSample base_sample(const CsynthReport& r, const std::string& name, TaskOp op, const ModuleReport* m,
+                         const std::vector<CosimReport>& cosim) {
+  KernelSample s;
+  s.source = r.source;
+  s.module = name;
+  s.op = op;
+  s.latency_best = m ? m->latency_best : r.latency_best;
+  s.latency_worst = m ? m->latency_worst : r.latency_worst;
+  s.resources = m ? m->resources : r.resources;
+  s.tool_version = r.tool_version;
+  s.part = r.part;
+  s.target_clock_ns = m && m->target_clock_ns ? m->target_clock_ns : r.target_clock_ns;
+  // The slower of the module's and the report's estimate (the report's covers the top).
+  s.estimated_clock_ns = m && m->estimated_clock_ns ? m->estimated_clock_ns : r.estimated_clock_ns;
+  if (name == r.top && r.estimated_clock_ns && (!s.estimated_clock_ns || *r.estimated_clock_ns > *s.estimated_clock_ns)) {
+    s.estimated_clock_ns = r.estimated_clock_ns;
+  }
+  if ((!s.latency_best.known() || !s.latency_worst.known()) && name == r.top) {
+    if (const auto c = cosim_latency_for(r, cosim)) {
+      s.latency_best = Count::exact(*c->latency.min);
+      s.latency_worst = Count::exact(*c->latency.max);
+      s.latency_source = "cosim";
+      s.cosim_report = c->source;
+    }
+  }
+  return s;
+}
+
+/// The outlined "<name>_Pipeline_*" callees of module `name`: through the report's
+/// hierarchy, or by name among its modules without one.
+std::vector<std::string> pipeline_callees_of(const CsynthReport& r, const std::string& name) {
+  std::vector<std::string> callees;
+  const std::string prefix = name + kPipelineInfix;
+  const InstanceNode* node = r.hierarchy ? find_node(*r.hierarchy, name) : nullptr;
+  if (node) {
+    pipeline_callees(*node, prefix, callees);
+  } else {
+    for (const auto& cm : r.modules) {
+      if (cm.name.rfind(prefix, 0) == 0) callees.push_back(cm.name);
+    }
+  }
+  return callees;
+}
+
+/// Appends the operator BindNodes of `mod` (if any) to s.op_binds.
+void add_op_binds(KernelSample& s, const ModuleReport* mod) {
+  if (!mod) return;
+  for (const auto& b : mod->bind_nodes) {
+    if (b.bind_type == "op") s.op_binds.push_back(b);
+  }
+}
+
+/// Gathers the kernel's pipelined loops into `found` and its operator binds into `s`:
+/// its own (module `m`, or the report's loops) and its outlined _Pipeline_ callees'.
+/// Returns the first callee with no ModuleInformation entry, "" when there is none.
+std::string gather_kernel_loops(const CsynthReport& r, const std::string& name, const ModuleReport* m,
+                                KernelSample& s, FoundLoops& found) {
+  pipelined_loops(m ? m->loops : r.loops, name, found);
+  const std::vector<std::string> callees = pipeline_callees_of(r, name);
+  add_op_binds(s, m);
+  for (const auto& c : callees) {
+    const ModuleReport* cm = r.module(c);
+    if (!cm) return c;
+    pipelined_loops(cm->loops, c, found);
+    add_op_binds(s, cm);
+  }
+  return "";
+}
+
+/// Matches the loops `found` to the kernel's loops by label, into `ordered` (specification
+/// order): every pipelined loop must be a loop of the kernel's specification (any
+/// variant); the loops that run for every variant must all be there; a variant loop may
+/// be absent (a module of one variant, e.g. ttsim_add_accumulate holds only
+/// add_accumulate). Returns why they do not match, "" when they do.
+std::string match_kernel_loops(TaskOp op, const FoundLoops& found, FoundLoops& ordered) {
+  const std::vector<LoopSpec> specs = all_kernel_loops(op, 1);
+  std::string problem, seen_names;
+  for (const auto& [l, mod] : found) {
+    seen_names += (seen_names.empty() ? "" : ", ") + l->name;
+    if (std::none_of(specs.begin(), specs.end(), [&](const LoopSpec& sp) { return sp.name == l->name; })) {
+      problem = "pipelined loop " + l->name + " (in " + mod + ") is not a loop of the " + to_string(op) +
+                " kernel (hls/include/kernel_spec.h)";
+    }
+  }
+  for (const LoopSpec& sp : specs) {
+    auto it = std::find_if(found.begin(), found.end(), [&](auto& f) { return f.first->name == sp.name; });
+    if (it == found.end()) {
+      if (problem.empty() && sp.spec->variant < 0) {
+        problem = "loop " + sp.name + " of the " + std::string(to_string(op)) +
+                  " kernel not found among its pipelined loops (" + (seen_names.empty() ? "none" : seen_names) + ")";
+      }
+      continue;
+    }
+    ordered.push_back(*it);
+  }
+  if (problem.empty() && ordered.empty()) {
+    problem = std::string("no pipelined loop of the ") + to_string(op) + " kernel (" +
+              (seen_names.empty() ? "none found" : "found: " + seen_names) + ")";
+  }
+  return problem;
+}
+
+/// Adds the samples of `s` with its `ordered` loops to `out`: the worst case, and the
+/// best case too unless every figure is exact.
+void add_bound_samples(const KernelSample& s, const FoundLoops& ordered, bool exact,
+                       std::vector<KernelSample>& out) {
+  for (const char* bound : {"worst", "best"}) {
+    const bool worst = std::string(bound) == "worst";
+    if (exact && !worst) break;
+    KernelSample b = s;
+    b.bound = bound;
+    b.latency = worst ? *s.latency_worst.max : *s.latency_best.min;
+    for (const auto& [l, mod] : ordered) {
+      LoopObservation o;
+      o.name = l->name;
+      o.rtl_module = mod;
+      o.trip = worst ? *l->trip_count.max : *l->trip_count.min;
+      o.latency = worst ? *l->latency.max : *l->latency.min;
+      if (l->pipeline_ii && l->pipeline_ii->is_exact()) o.ii = *l->pipeline_ii->min;
+      if (l->pipeline_depth && l->pipeline_depth->is_exact()) o.depth = *l->pipeline_depth->min;
+      b.loops.push_back(o);
+    }
+    out.push_back(std::move(b));
+  }
+}
+
+/// Samples kernel module `name` (of TaskOp `op`) of report `r` into `set` (or its skip).
+void collect_module_samples(const CsynthReport& r, const std::string& name, TaskOp op,
+                            const std::vector<CosimReport>& cosim, KernelSampleSet& set) {
+  auto skip = [&](const std::string& why) { set.skipped.push_back({r.source, name, why}); };
+  const ModuleReport* m = r.module(name);
+  KernelSample s = base_sample(r, name, op, m, cosim);
+  FoundLoops found;
+  const std::string missing_callee = gather_kernel_loops(r, name, m, s, found);
+  if (!missing_callee.empty()) {
+    skip("callee " + missing_callee + " has no ModuleInformation entry");
+    return;
+  }
+  FoundLoops ordered;
+  const std::string problem = match_kernel_loops(op, found, ordered);
+  if (!problem.empty()) {
+    skip(problem);
+    return;
+  }
+  bool known = s.latency_best.known() && s.latency_worst.known();
+  bool exact = s.latency_best.is_exact() && s.latency_worst.is_exact() && *s.latency_best.min == *s.latency_worst.max;
+  for (const auto& [l, mod] : ordered) {
+    known = known && l->trip_count.known() && l->latency.known();
+    exact = exact && l->trip_count.is_exact() && l->latency.is_exact();
+  }
+  if (!known) {
+    skip(std::string("latency or a loop's trip count / latency is undef") +
+         (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
+    return;
+  }
+  add_bound_samples(s, ordered, exact, set.samples);
+}
+
+}  // namespace
+
 KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
                                        const std::vector<CosimReport>& cosim) {
   KernelSampleSet set;
@@ -95,140 +279,14 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->source < b->source; });
   for (const CsynthReport* rp : sorted) {
     const CsynthReport& r = *rp;
-    std::vector<std::string> names;
-    for (const auto& m : r.modules) names.push_back(m.name);
-    if (r.modules.empty()) names.push_back(r.top);
-    for (const std::string& name : names) {
+    for (const std::string& name : module_names(r)) {
       const auto op = task_op_of_module(name);
       if (!op) {
-        if (name.find(kPipelineInfix) == std::string::npos &&
-            std::find(set.unmapped.begin(), set.unmapped.end(), name) == set.unmapped.end()) {
-          set.unmapped.push_back(name);
-        }
+        note_unmapped(set, name);
         continue;
       }
       if (!seen.insert({folder_of(r.source), name}).second) continue;
-      auto skip = [&](const std::string& why) { set.skipped.push_back({r.source, name, why}); };
-      const ModuleReport* m = r.module(name);
-      KernelSample s;
-      s.source = r.source;
-      s.module = name;
-      s.op = *op;
-      s.latency_best = m ? m->latency_best : r.latency_best;
-      s.latency_worst = m ? m->latency_worst : r.latency_worst;
-      s.resources = m ? m->resources : r.resources;
-      s.tool_version = r.tool_version;
-      s.part = r.part;
-      s.target_clock_ns = m && m->target_clock_ns ? m->target_clock_ns : r.target_clock_ns;
-      // The slower of the module's and the report's estimate (the report's covers the top).
-      s.estimated_clock_ns = m && m->estimated_clock_ns ? m->estimated_clock_ns : r.estimated_clock_ns;
-      if (name == r.top && r.estimated_clock_ns && (!s.estimated_clock_ns || *r.estimated_clock_ns > *s.estimated_clock_ns)) {
-        s.estimated_clock_ns = r.estimated_clock_ns;
-      }
-      if ((!s.latency_best.known() || !s.latency_worst.known()) && name == r.top) {
-        if (const auto c = cosim_latency_for(r, cosim)) {
-          s.latency_best = Count::exact(*c->latency.min);
-          s.latency_worst = Count::exact(*c->latency.max);
-          s.latency_source = "cosim";
-          s.cosim_report = c->source;
-        }
-      }
-      // The kernel's pipelined loops: its own and its outlined _Pipeline_ callees'.
-      std::vector<std::pair<const LoopReport*, std::string>> found;
-      pipelined_loops(m ? m->loops : r.loops, name, found);
-      std::vector<std::string> callees;
-      const std::string prefix = name + kPipelineInfix;
-      const InstanceNode* node = r.hierarchy ? find_node(*r.hierarchy, name) : nullptr;
-      if (node) {
-        pipeline_callees(*node, prefix, callees);
-      } else {
-        for (const auto& cm : r.modules) {
-          if (cm.name.rfind(prefix, 0) == 0) callees.push_back(cm.name);
-        }
-      }
-      auto add_binds = [&](const ModuleReport* mod) {
-        if (!mod) return;
-        for (const auto& b : mod->bind_nodes) {
-          if (b.bind_type == "op") s.op_binds.push_back(b);
-        }
-      };
-      add_binds(m);
-      std::string missing_callee;
-      for (const auto& c : callees) {
-        const ModuleReport* cm = r.module(c);
-        if (!cm) {
-          missing_callee = c;
-          break;
-        }
-        pipelined_loops(cm->loops, c, found);
-        add_binds(cm);
-      }
-      if (!missing_callee.empty()) {
-        skip("callee " + missing_callee + " has no ModuleInformation entry");
-        continue;
-      }
-      // Match to the kernel's loops by label: every pipelined loop must be a loop of the
-      // kernel's specification (any variant); the loops that run for every variant must
-      // all be there; a variant loop may be absent (a module of one variant, e.g.
-      // ttsim_add_accumulate holds only add_accumulate).
-      const std::vector<LoopSpec> specs = all_kernel_loops(*op, 1);
-      std::string problem, seen_names;
-      for (const auto& [l, mod] : found) {
-        seen_names += (seen_names.empty() ? "" : ", ") + l->name;
-        if (std::none_of(specs.begin(), specs.end(), [&](const LoopSpec& sp) { return sp.name == l->name; })) {
-          problem = "pipelined loop " + l->name + " (in " + mod + ") is not a loop of the " + to_string(*op) +
-                    " kernel (hls/include/kernel_spec.h)";
-        }
-      }
-      std::vector<std::pair<const LoopReport*, std::string>> ordered;
-      for (const LoopSpec& sp : specs) {
-        auto it = std::find_if(found.begin(), found.end(), [&](auto& f) { return f.first->name == sp.name; });
-        if (it == found.end()) {
-          if (problem.empty() && sp.spec->variant < 0) {
-            problem = "loop " + sp.name + " of the " + std::string(to_string(*op)) +
-                      " kernel not found among its pipelined loops (" + (seen_names.empty() ? "none" : seen_names) + ")";
-          }
-          continue;
-        }
-        ordered.push_back(*it);
-      }
-      if (problem.empty() && ordered.empty()) {
-        problem = std::string("no pipelined loop of the ") + to_string(*op) + " kernel (" +
-                  (seen_names.empty() ? "none found" : "found: " + seen_names) + ")";
-      }
-      if (!problem.empty()) {
-        skip(problem);
-        continue;
-      }
-      bool known = s.latency_best.known() && s.latency_worst.known();
-      bool exact = s.latency_best.is_exact() && s.latency_worst.is_exact() && *s.latency_best.min == *s.latency_worst.max;
-      for (const auto& [l, mod] : ordered) {
-        known = known && l->trip_count.known() && l->latency.known();
-        exact = exact && l->trip_count.is_exact() && l->latency.is_exact();
-      }
-      if (!known) {
-        skip(std::string("latency or a loop's trip count / latency is undef") +
-             (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
-        continue;
-      }
-      for (const char* bound : {"worst", "best"}) {
-        const bool worst = std::string(bound) == "worst";
-        if (exact && !worst) break;
-        KernelSample b = s;
-        b.bound = bound;
-        b.latency = worst ? *s.latency_worst.max : *s.latency_best.min;
-        for (const auto& [l, mod] : ordered) {
-          LoopObservation o;
-          o.name = l->name;
-          o.rtl_module = mod;
-          o.trip = worst ? *l->trip_count.max : *l->trip_count.min;
-          o.latency = worst ? *l->latency.max : *l->latency.min;
-          if (l->pipeline_ii && l->pipeline_ii->is_exact()) o.ii = *l->pipeline_ii->min;
-          if (l->pipeline_depth && l->pipeline_depth->is_exact()) o.depth = *l->pipeline_depth->min;
-          b.loops.push_back(o);
-        }
-        set.samples.push_back(std::move(b));
-      }
+      collect_module_samples(r, name, *op, cosim, set);
     }
   }
   return set;

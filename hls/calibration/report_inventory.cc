@@ -133,6 +133,88 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
   return out;
 }
 
+namespace {
+
+/// How csynth report `r` (at `path`) was used: the kernel samples taken from it, the
+/// modules skipped, or why none is a kernel; with a timing violation noted.
+void csynth_use(const std::string& path, const CsynthReport& r, const KernelSampleSet& samples, FileUse& u) {
+  std::vector<std::string> used;
+  for (const auto& s : samples.samples) {
+    if (s.source == path && std::find(used.begin(), used.end(), s.module) == used.end()) {
+      used.push_back(s.module + (s.latency_source == "cosim" ? " (latency from co-simulation)" : ""));
+    }
+  }
+  std::string skips;
+  for (const auto& k : samples.skipped) {
+    if (k.source == path) skips += fmt::format("{}{}: {}", skips.empty() ? "" : "; ", k.module, k.reason);
+  }
+  if (!used.empty()) {
+    u.status = "used";
+    u.reason = "kernel samples of ";
+    for (std::size_t i = 0; i < used.size(); ++i) u.reason += (i ? ", " : "") + used[i];
+    if (!skips.empty()) u.reason += "; skipped " + skips;
+  } else if (!skips.empty()) {
+    u.reason = "skipped " + skips;
+  } else if (task_op_of_module(r.top)) {
+    u.reason = "kernel " + r.top + " already counted from another report of the same folder";
+  } else {
+    u.reason = "no ttsim_<op> kernel module (top " + r.top + ")";
+  }
+  if (auto v = timing_violation(r)) {
+    u.reason += fmt::format("; timing not met: estimated clock {:.3f} ns above the {:.3f} ns target",
+                            v->estimated_ns, v->target_ns);
+  }
+}
+
+/// How co-simulation report `path` was used: the kernels whose latency it gave, or why none.
+void cosim_use(const std::string& path, const ReportSet& set, const KernelSampleSet& samples, FileUse& u) {
+  std::string modules;
+  for (const auto& s : samples.samples) {
+    if (s.cosim_report == path && modules.find(s.module) == std::string::npos) {
+      modules += (modules.empty() ? "" : ", ") + s.module;
+    }
+  }
+  if (!modules.empty()) {
+    u.status = "used";
+    u.reason = "co-simulation latency as ground truth (csynth latency undef) for " + modules;
+  } else {
+    u.reason = cosim_unused_reason(path, set.csynth);
+  }
+}
+
+/// How report_power `path` was used: fitted, rejected (with the selection's reason), or
+/// not read by a command that fits no power (`power` null).
+void power_use(const std::string& path, const PowerSelection* power, FileUse& u) {
+  if (!power) {
+    u.reason = "this command fits no power";
+    return;
+  }
+  const auto rej = std::find_if(power->rejected.begin(), power->rejected.end(),
+                                [&](const FileUse& f) { return f.path == path; });
+  if (rej != power->rejected.end()) {
+    u = *rej;
+  } else {
+    u.status = "used";
+    u.reason = "power fit";
+  }
+}
+
+/// How utilization report `path` was used: with a selected report_power beside it, or not.
+void utilization_use(const std::string& path, const PowerSelection* power, FileUse& u) {
+  bool paired = false;
+  if (power) {
+    for (const auto& p : power->pairs.power) paired = paired || folder_of(p.source) == folder_of(path);
+  }
+  if (paired) {
+    u.status = "used";
+    u.reason = "resources of the power fit (report_power beside it)";
+  } else {
+    u.reason = power ? "no selected report_power beside it" : "this command fits no power";
+  }
+}
+
+}  // namespace
+
 std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSet& samples,
                                       const PowerSelection* power) {
   std::vector<FileUse> out;
@@ -141,79 +223,18 @@ std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSe
   for (const auto& [path, kind] : set.files) {
     FileUse u{path, "skipped", ""};
     switch (kind) {
-      case ReportKind::kCsynthXml: {
-        const CsynthReport& r = *csynth.at(path);
-        std::vector<std::string> used;
-        for (const auto& s : samples.samples) {
-          if (s.source == path && std::find(used.begin(), used.end(), s.module) == used.end()) {
-            used.push_back(s.module + (s.latency_source == "cosim" ? " (latency from co-simulation)" : ""));
-          }
-        }
-        std::string skips;
-        for (const auto& k : samples.skipped) {
-          if (k.source == path) skips += fmt::format("{}{}: {}", skips.empty() ? "" : "; ", k.module, k.reason);
-        }
-        if (!used.empty()) {
-          u.status = "used";
-          u.reason = "kernel samples of ";
-          for (std::size_t i = 0; i < used.size(); ++i) u.reason += (i ? ", " : "") + used[i];
-          if (!skips.empty()) u.reason += "; skipped " + skips;
-        } else if (!skips.empty()) {
-          u.reason = "skipped " + skips;
-        } else if (task_op_of_module(r.top)) {
-          u.reason = "kernel " + r.top + " already counted from another report of the same folder";
-        } else {
-          u.reason = "no ttsim_<op> kernel module (top " + r.top + ")";
-        }
-        if (auto v = timing_violation(r)) {
-          u.reason += fmt::format("; timing not met: estimated clock {:.3f} ns above the {:.3f} ns target",
-                                  v->estimated_ns, v->target_ns);
-        }
+      case ReportKind::kCsynthXml:
+        csynth_use(path, *csynth.at(path), samples, u);
         break;
-      }
-      case ReportKind::kCosimRpt: {
-        std::string modules;
-        for (const auto& s : samples.samples) {
-          if (s.cosim_report == path && modules.find(s.module) == std::string::npos) {
-            modules += (modules.empty() ? "" : ", ") + s.module;
-          }
-        }
-        if (!modules.empty()) {
-          u.status = "used";
-          u.reason = "co-simulation latency as ground truth (csynth latency undef) for " + modules;
-        } else {
-          u.reason = cosim_unused_reason(path, set.csynth);
-        }
+      case ReportKind::kCosimRpt:
+        cosim_use(path, set, samples, u);
         break;
-      }
-      case ReportKind::kPowerRpt: {
-        if (!power) {
-          u.reason = "this command fits no power";
-          break;
-        }
-        const auto rej = std::find_if(power->rejected.begin(), power->rejected.end(),
-                                      [&](const FileUse& f) { return f.path == path; });
-        if (rej != power->rejected.end()) {
-          u = *rej;
-        } else {
-          u.status = "used";
-          u.reason = "power fit";
-        }
+      case ReportKind::kPowerRpt:
+        power_use(path, power, u);
         break;
-      }
-      case ReportKind::kUtilizationRpt: {
-        bool paired = false;
-        if (power) {
-          for (const auto& p : power->pairs.power) paired = paired || folder_of(p.source) == folder_of(path);
-        }
-        if (paired) {
-          u.status = "used";
-          u.reason = "resources of the power fit (report_power beside it)";
-        } else {
-          u.reason = power ? "no selected report_power beside it" : "this command fits no power";
-        }
+      case ReportKind::kUtilizationRpt:
+        utilization_use(path, power, u);
         break;
-      }
       case ReportKind::kExportImplXml:
         u.reason = "post-route export report: not used for kernel latency or power";
         break;

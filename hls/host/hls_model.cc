@@ -93,34 +93,27 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
   return m;
 }
 
-HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
-    : spec_(spec), dims_(hls_model_dims(spec, options)) {
-  // Sizes in int64 first: make_layout computes in int (the kernels' offset type).
-  const HlsArenaWords words =
-      check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
-  if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
-  if (words.param != layout_.param_words || words.act != layout_.act_words ||
-      words.scratch != layout_.scratch_words || words.index != layout_.index_words) {
-    throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");
-  }
-  const int D = dims_.d_model;
-  const std::int64_t Dl = D;
-  // Names and shapes in make_layout's allocation order.
+namespace {
+
+/// Names and shapes of the parameter tensors of `dims`, in make_layout's allocation order.
+void parameter_table(const ttsim_hls::ModelDims& dims, std::vector<std::string>& names,
+                     std::vector<std::vector<std::int64_t>>& shapes) {
+  const std::int64_t Dl = dims.d_model;
   auto add = [&](std::string name, std::vector<std::int64_t> shape) {
-    names_.push_back(std::move(name));
-    shapes_.push_back(std::move(shape));
+    names.push_back(std::move(name));
+    shapes.push_back(std::move(shape));
   };
-  for (int k = 0; k < dims_.emb.d; ++k) {
+  for (int k = 0; k < dims.emb.d; ++k) {
     add("embedding.token.core" + std::to_string(k),
-        {dims_.emb.r[k], dims_.emb.v[k], dims_.emb.e[k], dims_.emb.r[k + 1]});
+        {dims.emb.r[k], dims.emb.v[k], dims.emb.e[k], dims.emb.r[k + 1]});
   }
-  add("embedding.position", {dims_.seq_len, Dl});
+  add("embedding.position", {dims.seq_len, Dl});
   add("embedding.ln.gain", {Dl});
   add("embedding.ln.bias", {Dl});
-  for (int e = 0; e < dims_.encoders; ++e) {
+  for (int e = 0; e < dims.encoders; ++e) {
     const std::string p = "enc" + std::to_string(e) + ".";
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
-      const ttsim_hls::LinearDims& l = dims_.lin[e][i];
+      const ttsim_hls::LinearDims& l = dims.lin[e][i];
       const std::string n = p + kLinearNames[i];
       if (l.tt) {
         for (int k = 1; k <= l.t.d + l.t.e; ++k) {
@@ -136,10 +129,96 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     add(p + "ln2.gain", {Dl});
     add(p + "ln2.bias", {Dl});
   }
-  add("intent_head.weight", {Dl, dims_.intents});
-  add("intent_head.bias", {dims_.intents});
-  add("slot_head.weight", {Dl, dims_.slot_tags});
-  add("slot_head.bias", {dims_.slot_tags});
+  add("intent_head.weight", {Dl, dims.intents});
+  add("intent_head.bias", {dims.intents});
+  add("slot_head.weight", {Dl, dims.slot_tags});
+  add("slot_head.bias", {dims.slot_tags});
+}
+
+/// Draws the initial parameters into `param`, tensor by tensor in layout order, from
+/// `rng` (see the HlsModel class comment).
+class ParamInit {
+ public:
+  ParamInit(const ttsim_hls::Layout& layout, std::vector<float>& param, std::uint64_t seed)
+      : layout_(layout), param_(param), rng_(seed) {}
+
+  /// The next tensor, normal with standard deviation `sd`.
+  void normal(double sd) {
+    std::normal_distribution<double> dist(0.0, sd);
+    const ttsim_hls::ParamTensor& t = layout_.tensors[next_++];
+    for (int i = 0; i < t.words; ++i) param_[t.offset + i] = static_cast<float>(dist(rng_));
+  }
+  /// The next tensor, every word `v`.
+  void constant(float v) {
+    const ttsim_hls::ParamTensor& t = layout_.tensors[next_++];
+    std::fill(param_.begin() + t.offset, param_.begin() + t.offset + t.words, v);
+  }
+
+ private:
+  const ttsim_hls::Layout& layout_;
+  std::vector<float>& param_;
+  std::mt19937_64 rng_;
+  int next_ = 0;
+};
+
+/// Initializes the token embedding's TTM cores (Xavier over the whole table).
+void init_embedding_cores(const ttsim_hls::ModelDims& dims, ParamInit& init) {
+  std::vector<std::int64_t> modes, ranks(dims.emb.r, dims.emb.r + dims.emb.d + 1);
+  for (int k = 0; k < dims.emb.d; ++k) modes.push_back(std::int64_t{dims.emb.v[k]} * dims.emb.e[k]);
+  const auto sd = tt_core_stddevs_xavier(modes, ranks, dims.emb.vocab(), dims.d_model);
+  for (int k = 0; k < dims.emb.d; ++k) init.normal(sd[k]);
+}
+
+/// Initializes one encoder linear layer: its TT cores (balanced) or dense weight, and a
+/// zero bias.
+void init_linear(const ttsim_hls::LinearDims& l, ParamInit& init) {
+  if (l.tt) {
+    const int c = l.t.d + l.t.e;
+    std::vector<std::int64_t> modes, ranks(l.t.r, l.t.r + c + 1);
+    for (int k = 1; k <= c; ++k) modes.push_back(l.t.mode(k));
+    const auto sd = tt_core_stddevs_balanced(modes, ranks, l.in_dim, l.out_dim);
+    for (int k = 0; k < c; ++k) init.normal(sd[k]);
+  } else {
+    init.normal(std::sqrt(2.0 / (l.in_dim + l.out_dim)));
+  }
+  init.constant(0.0f);
+}
+
+/// Initializes every parameter tensor of `dims` (layout order) into `param`.
+void init_parameters(const ttsim_hls::ModelDims& dims, const ttsim_hls::Layout& layout, std::uint64_t seed,
+                     std::vector<float>& param) {
+  const int D = dims.d_model;
+  ParamInit init(layout, param, seed);
+  init_embedding_cores(dims, init);
+  init.normal(std::sqrt(2.0 / (dims.seq_len + D)));
+  init.constant(1.0f);
+  init.constant(0.0f);
+  for (int e = 0; e < dims.encoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) init_linear(dims.lin[e][i], init);
+    init.constant(1.0f);
+    init.constant(0.0f);
+    init.constant(1.0f);
+    init.constant(0.0f);
+  }
+  init.normal(std::sqrt(2.0 / (D + dims.intents)));
+  init.constant(0.0f);
+  init.normal(std::sqrt(2.0 / (D + dims.slot_tags)));
+  init.constant(0.0f);
+}
+
+}  // namespace
+
+HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
+    : spec_(spec), dims_(hls_model_dims(spec, options)) {
+  // Sizes in int64 first: make_layout computes in int (the kernels' offset type).
+  const HlsArenaWords words =
+      check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
+  if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
+  if (words.param != layout_.param_words || words.act != layout_.act_words ||
+      words.scratch != layout_.scratch_words || words.index != layout_.index_words) {
+    throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");
+  }
+  parameter_table(dims_, names_, shapes_);
   if (static_cast<int>(names_.size()) != layout_.n_tensors) {
     throw std::logic_error("HlsModel: parameter table and layout disagree");
   }
@@ -149,51 +228,7 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     work_[a].assign(static_cast<std::size_t>(std::max(1, layout_.words[a])), 0.0f);
   }
   index_.assign(layout_.index_words, 0);
-
-  // Initialization (see the class comment).
-  std::mt19937_64 rng(options.seed);
-  auto fill = [&](int tensor, double sd) {
-    std::normal_distribution<double> dist(0.0, sd);
-    const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
-    for (int i = 0; i < t.words; ++i) param_[t.offset + i] = static_cast<float>(dist(rng));
-  };
-  auto set_const = [&](int tensor, float v) {
-    const ttsim_hls::ParamTensor& t = layout_.tensors[tensor];
-    std::fill(param_.begin() + t.offset, param_.begin() + t.offset + t.words, v);
-  };
-  int ti = 0;
-  {
-    std::vector<std::int64_t> modes, ranks(dims_.emb.r, dims_.emb.r + dims_.emb.d + 1);
-    for (int k = 0; k < dims_.emb.d; ++k) modes.push_back(std::int64_t{dims_.emb.v[k]} * dims_.emb.e[k]);
-    const auto sd = tt_core_stddevs_xavier(modes, ranks, dims_.emb.vocab(), D);
-    for (int k = 0; k < dims_.emb.d; ++k) fill(ti++, sd[k]);
-  }
-  fill(ti++, std::sqrt(2.0 / (dims_.seq_len + D)));
-  set_const(ti++, 1.0f);
-  set_const(ti++, 0.0f);
-  for (int e = 0; e < dims_.encoders; ++e) {
-    for (int i = 0; i < kLinearsPerEncoder; ++i) {
-      const ttsim_hls::LinearDims& l = dims_.lin[e][i];
-      if (l.tt) {
-        const int c = l.t.d + l.t.e;
-        std::vector<std::int64_t> modes, ranks(l.t.r, l.t.r + c + 1);
-        for (int k = 1; k <= c; ++k) modes.push_back(l.t.mode(k));
-        const auto sd = tt_core_stddevs_balanced(modes, ranks, l.in_dim, l.out_dim);
-        for (int k = 0; k < c; ++k) fill(ti++, sd[k]);
-      } else {
-        fill(ti++, std::sqrt(2.0 / (l.in_dim + l.out_dim)));
-      }
-      set_const(ti++, 0.0f);
-    }
-    set_const(ti++, 1.0f);
-    set_const(ti++, 0.0f);
-    set_const(ti++, 1.0f);
-    set_const(ti++, 0.0f);
-  }
-  fill(ti++, std::sqrt(2.0 / (D + dims_.intents)));
-  set_const(ti++, 0.0f);
-  fill(ti++, std::sqrt(2.0 / (D + dims_.slot_tags)));
-  set_const(ti++, 0.0f);
+  init_parameters(dims_, layout_, options.seed, param_);
 }
 
 ttsim_hls::Arenas HlsModel::arenas() {

@@ -89,6 +89,105 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
   return s <= t.d ? mul(K, msuf(t, s), t.r[s]) : mul(K, npre(t, s - t.d), t.r[s]);
 }
 
+/// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
+/// position table and the LayerNorm into the parameter arena; its saved
+/// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest into `scratch`.
+void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64* scratch) {
+  const Layer emb_name{"embedding.token"};
+  for (int k = 1; k <= emb.d; ++k) {
+    c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
+  }
+  c.array(P, "parameter", {"embedding.position"}, mul(K, D));
+  c.array(P, "parameter", {"embedding.ln"}, mul(2, D));
+  I64 epre = emb.e[0];
+  for (int k = 2; k < emb.d; ++k) {
+    epre = mul(epre, emb.e[k - 1]);
+    const I64 ek = mul(K, epre, emb.r[k]);
+    c.array(saved, "activation", emb_name, ek);
+    *scratch = std::max(*scratch, ek);
+  }
+}
+
+/// The BTT saved block of TT layer `t` into `saved`: K·r_d + Σ_{k=2..d} Mpre(k)·r_k +
+/// Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); its backward temporaries, the same items, into the
+/// two chains (dZ in chain0, dL_k in chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2]).
+void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 scratch[2]) {
+  const I64 z = mul(K, t.r[t.d]);
+  c.array(saved, "activation", name, z);
+  c.array(&scratch[0], "scratch", name, z);
+  for (int k = 2; k <= t.d; ++k) {
+    const I64 w = mul(mpre(t, k), t.r[k]);
+    c.array(saved, "activation", name, w);
+    c.array(&scratch[(t.d - k + 1) & 1], "scratch", name, w);
+  }
+  for (int j = 1; j < t.e; ++j) {
+    const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
+    c.array(saved, "activation", name, w);
+    c.array(&scratch[(j - 1) & 1], "scratch", name, w);
+  }
+}
+
+/// The sequential TT flow's saved Σ_{s<d+e} T_s into `saved`, and max T_s per chain.
+void count_tt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 scratch[2]) {
+  I64 mx = 0;
+  for (int s = 1; s < t.d + t.e; ++s) {
+    const I64 ts = tt_t_words(t, K, s);
+    c.array(saved, "activation", name, ts);
+    mx = std::max(mx, ts);
+  }
+  scratch[0] = scratch[1] = mx;
+}
+
+/// Counts one encoder linear layer (tt_linear.cc): its weight (dense or TT cores) and bias
+/// into the parameter arena, its saved block (the sum of its parts, split over
+/// saved0/saved1) and output into the activation arena; each chain arena's scratch is
+/// sized by the largest layer's part, kept in `lin_scratch`.
+void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name, I64 K, I64* P, I64* A,
+                  I64 lin_scratch[2]) {
+  if (!l.tt) {
+    c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
+  } else {
+    const ttsim_hls::TtDims& t = l.t;
+    for (int k = 1; k <= t.d + t.e; ++k) {
+      c.array(P, "parameter", name, mul(t.r[k - 1], t.mode(k), t.r[k]));
+    }
+    I64 saved = 0, scratch[2] = {0, 0};
+    if (l.btt) {
+      count_btt_saved(c, t, name, K, &saved, scratch);
+    } else {
+      count_tt_saved(c, t, name, K, &saved, scratch);
+    }
+    c.array(A, "activation", name, saved);
+    for (int q = 0; q < 2; ++q) lin_scratch[q] = std::max(lin_scratch[q], scratch[q]);
+  }
+  c.array(P, "parameter", name, l.out_dim);
+  c.array(A, "activation", name, mul(K, l.out_dim));
+}
+
+/// Counts encoder `e`: its linear layers, LayerNorms, attention scores, residual and FFN
+/// activations.
+void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64* A, I64 lin_scratch[2]) {
+  const I64 K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
+  for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
+    count_linear(c, m.lin[e][i], Layer{kLinearNames[i], e}, K, P, A, lin_scratch);
+  }
+  c.array(P, "parameter", {"ln", e}, mul(4, D));
+  c.array(A, "activation", {"attention", e}, mul(H, K, K));
+  c.array(A, "activation", {"residual", e}, add(mul(7, mul(K, D)), mul(2, K)));
+  c.array(A, "activation", {"ffn", e}, mul(K, F));
+}
+
+/// Throws when the host arrays of `w` exceed kHlsMaxHostWords in all.
+void check_host_total(const HlsArenaWords& w, const std::string& source) {
+  if (w.host_total() > kHlsMaxHostWords) {
+    throw InputError(source + ": the HLS host model cannot hold this model: it needs " +
+                     words(w.host_total()) + " words (2·" + std::to_string(w.param) +
+                     " parameter and gradient, " + std::to_string(w.act) + " activation, " +
+                     std::to_string(w.scratch) + " scratch); at most " +
+                     std::to_string(kHlsMaxHostWords) + " words (8 GiB) in total");
+  }
+}
+
 }  // namespace
 
 I64 HlsArenaWords::host_total() const { return add(add(add(mul(2, param), act), scratch), index); }
@@ -100,74 +199,14 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   I64* P = &w.param;
   I64* A = &w.act;
   I64* S = &w.scratch;
-  // Token embedding (ttm_embedding.cc): cores r_{k-1}·v_k·e_k·r_k; saved E_k = K·(e_1···e_k)·r_k
-  // for k = 2..d-1; scratch 2·max E_k.
   const ttsim_hls::TtmDims& emb = m.emb;
   const Layer emb_name{"embedding.token"};
-  for (int k = 1; k <= emb.d; ++k) {
-    c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
-  }
-  c.array(P, "parameter", {"embedding.position"}, mul(K, D));
-  c.array(P, "parameter", {"embedding.ln"}, mul(2, D));
-  I64 emb_saved = 0, emb_scratch = 0, epre = emb.e[0];
-  for (int k = 2; k < emb.d; ++k) {
-    epre = mul(epre, emb.e[k - 1]);
-    const I64 ek = mul(K, epre, emb.r[k]);
-    c.array(&emb_saved, "activation", emb_name, ek);
-    emb_scratch = std::max(emb_scratch, ek);
-  }
-  // Linear layers (tt_linear.cc): the BTT saved block K·r_d + Σ_{k=2..d} Mpre(k)·r_k +
-  // Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1) (split over saved0/saved1; the sum is what counts
-  // here); its backward temporaries are the same items split over chain0 / chain1 (dZ in
-  // chain0, dL_k in chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2]), each chain arena
-  // sized by the largest layer's part. TT: saved Σ_{s<d+e} T_s, scratch max T_s per chain.
+  I64 emb_saved = 0, emb_scratch = 0;
+  count_embedding(c, emb, K, D, P, &emb_saved, &emb_scratch);
+  // Linear layers: the saved blocks in the activation arena; the two chain arenas' scratch
+  // is the largest layer's part.
   I64 lin_scratch[2] = {0, 0};
-  for (int e = 0; e < m.encoders; ++e) {
-    for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
-      const ttsim_hls::LinearDims& l = m.lin[e][i];
-      const Layer name{kLinearNames[i], e};
-      if (!l.tt) {
-        c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
-      } else {
-        const ttsim_hls::TtDims& t = l.t;
-        for (int k = 1; k <= t.d + t.e; ++k) {
-          c.array(P, "parameter", name, mul(t.r[k - 1], t.mode(k), t.r[k]));
-        }
-        I64 saved = 0, scratch[2] = {0, 0};
-        if (l.btt) {
-          const I64 z = mul(K, t.r[t.d]);
-          c.array(&saved, "activation", name, z);
-          c.array(&scratch[0], "scratch", name, z);
-          for (int k = 2; k <= t.d; ++k) {
-            const I64 w = mul(mpre(t, k), t.r[k]);
-            c.array(&saved, "activation", name, w);
-            c.array(&scratch[(t.d - k + 1) & 1], "scratch", name, w);
-          }
-          for (int j = 1; j < t.e; ++j) {
-            const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
-            c.array(&saved, "activation", name, w);
-            c.array(&scratch[(j - 1) & 1], "scratch", name, w);
-          }
-        } else {
-          I64 mx = 0;
-          for (int s = 1; s < t.d + t.e; ++s) {
-            const I64 ts = tt_t_words(t, K, s);
-            c.array(&saved, "activation", name, ts);
-            mx = std::max(mx, ts);
-          }
-          scratch[0] = scratch[1] = mx;
-        }
-        c.array(A, "activation", name, saved);
-        for (int q = 0; q < 2; ++q) lin_scratch[q] = std::max(lin_scratch[q], scratch[q]);
-      }
-      c.array(P, "parameter", name, l.out_dim);
-      c.array(A, "activation", name, mul(K, l.out_dim));
-    }
-    c.array(P, "parameter", {"ln", e}, mul(4, D));
-    c.array(A, "activation", {"attention", e}, mul(H, K, K));
-    c.array(A, "activation", {"residual", e}, add(mul(7, mul(K, D)), mul(2, K)));
-    c.array(A, "activation", {"ffn", e}, mul(K, F));
-  }
+  for (int e = 0; e < m.encoders; ++e) count_encoder(c, m, e, P, A, lin_scratch);
   c.array(P, "parameter", {"intent_head"}, mul(add(D, 1), m.intents));
   c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
   c.array(A, "activation", emb_name, emb_saved);
@@ -182,13 +221,7 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   c.array(S, "scratch", {"linear layers"}, add(lin_scratch[0], lin_scratch[1]));
   c.array(S, "scratch", emb_name, mul(2, emb_scratch));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
-  if (w.host_total() > kHlsMaxHostWords) {
-    throw InputError(source + ": the HLS host model cannot hold this model: it needs " +
-                     words(w.host_total()) + " words (2·" + std::to_string(w.param) +
-                     " parameter and gradient, " + std::to_string(w.act) + " activation, " +
-                     std::to_string(w.scratch) + " scratch); at most " +
-                     std::to_string(kHlsMaxHostWords) + " words (8 GiB) in total");
-  }
+  check_host_total(w, source);
   return w;
 }
 

@@ -385,6 +385,53 @@ void heads_and_loss_ops(TorchStepBuilder& b, const ModelSpec& m, Flow flow, doub
   b.bview("AddBackward0");
 }
 
+namespace {
+
+/// An op of the step outside the builder's layers: `name` in `layer`, of `phase` and
+/// `dispatch`, with no kernel yet.
+TorchOp step_op(const char* name, const char* layer, OpPhase phase, DispatchKind dispatch) {
+  TorchOp o;
+  o.name = name;
+  o.layer = layer;
+  o.phase = phase;
+  o.dispatch = dispatch;
+  return o;
+}
+
+/// torch.optim.SGD's foreach update of every parameter (bytes `parameter_bytes`, `n`
+/// tensors): one _foreach_add_ whose multi_tensor_apply launches a kernel when
+/// foreach_max_tensors tensors or foreach_max_blocks chunks of foreach_chunk_elements are
+/// packed (MultiTensorApply.cuh).
+TorchOp foreach_sgd_op(const std::vector<double>& parameter_bytes, double n, double foreach_max_tensors,
+                       double foreach_max_blocks, double foreach_chunk_elements) {
+  TorchOp o = step_op("_foreach_add_", "optimizer", OpPhase::kOptimizer, DispatchKind::kForeachCall);
+  o.tensors = n;
+  double tensors = 0, blocks = 0, elems = 0;
+  auto launch = [&] {
+    o.kernels.push_back(elementwise_kernel(elems, 2, 3));
+    blocks = 0;
+    elems = 0;
+  };
+  for (double bytes : parameter_bytes) {
+    const double numel = bytes / 4.0;
+    const double chunks = std::ceil(numel / foreach_chunk_elements);
+    tensors += 1;
+    for (double c = 0; c < chunks; ++c) {
+      blocks += 1;
+      elems += std::min(foreach_chunk_elements, numel - c * foreach_chunk_elements);
+      const bool tensors_full = c + 1 == chunks && tensors >= foreach_max_tensors;
+      if (blocks >= foreach_max_blocks || tensors_full) {
+        launch();
+        tensors = c + 1 == chunks ? 0 : 1;
+      }
+    }
+  }
+  if (blocks > 0) launch();
+  return o;
+}
+
+}  // namespace
+
 TorchProgram torch_training_step(const ModelSpec& m, Flow flow, std::int64_t tokens, bool foreach,
                                  double foreach_max_tensors, double foreach_max_blocks,
                                  double foreach_chunk_elements) {
@@ -399,70 +446,23 @@ TorchProgram torch_training_step(const ModelSpec& m, Flow flow, std::int64_t tok
   for (int e = 0; e < m.encoders; ++e) encoder_ops(b, m, e, flow, K);
   heads_and_loss_ops(b, m, flow, K);
   const double n = static_cast<double>(p.parameter_bytes.size());
-  {
-    TorchOp call;
-    call.name = "loss.backward";
-    call.layer = "loss";
-    call.phase = OpPhase::kBackward;
-    call.dispatch = DispatchKind::kBackwardCall;
-    call.kernels = {elementwise_kernel(1, 0, 1)};  // ones_like(loss)
-    p.ops.push_back(call);
-  }
+  TorchOp call = step_op("loss.backward", "loss", OpPhase::kBackward, DispatchKind::kBackwardCall);
+  call.kernels = {elementwise_kernel(1, 0, 1)};  // ones_like(loss)
+  p.ops.push_back(call);
   b.finish_backward();
-  TorchOp sync;
-  sync.name = "loss.item";
-  sync.layer = "loss";
-  sync.phase = OpPhase::kBackward;
-  sync.dispatch = DispatchKind::kSync;
-  p.ops.push_back(sync);
+  p.ops.push_back(step_op("loss.item", "loss", OpPhase::kBackward, DispatchKind::kSync));
   // torch.optim.SGD (no momentum, no weight decay): p -= lr · g.
   if (foreach) {
-    TorchOp o;
-    o.name = "_foreach_add_";
-    o.layer = "optimizer";
-    o.phase = OpPhase::kOptimizer;
-    o.dispatch = DispatchKind::kForeachCall;
-    o.tensors = n;
-    // multi_tensor_apply: a launch when foreach_max_tensors tensors or foreach_max_blocks
-    // chunks of foreach_chunk_elements are packed (MultiTensorApply.cuh).
-    double tensors = 0, blocks = 0, elems = 0;
-    auto launch = [&] {
-      o.kernels.push_back(elementwise_kernel(elems, 2, 3));
-      blocks = 0;
-      elems = 0;
-    };
-    for (double bytes : p.parameter_bytes) {
-      const double numel = bytes / 4.0;
-      const double chunks = std::ceil(numel / foreach_chunk_elements);
-      tensors += 1;
-      for (double c = 0; c < chunks; ++c) {
-        blocks += 1;
-        elems += std::min(foreach_chunk_elements, numel - c * foreach_chunk_elements);
-        const bool tensors_full = c + 1 == chunks && tensors >= foreach_max_tensors;
-        if (blocks >= foreach_max_blocks || tensors_full) {
-          launch();
-          tensors = c + 1 == chunks ? 0 : 1;
-        }
-      }
-    }
-    if (blocks > 0) launch();
-    p.ops.push_back(o);
+    p.ops.push_back(foreach_sgd_op(p.parameter_bytes, n, foreach_max_tensors, foreach_max_blocks,
+                                   foreach_chunk_elements));
   } else {
     for (double bytes : p.parameter_bytes) {
-      TorchOp o;
-      o.name = "add_";
-      o.layer = "optimizer";
-      o.phase = OpPhase::kOptimizer;
-      o.dispatch = DispatchKind::kOptimizerTensor;
+      TorchOp o = step_op("add_", "optimizer", OpPhase::kOptimizer, DispatchKind::kOptimizerTensor);
       o.kernels = {elementwise_kernel(bytes / 4.0, 2, 3)};
       p.ops.push_back(o);
     }
   }
-  TorchOp z;
-  z.name = "zero_grad";
-  z.layer = "optimizer";
-  z.phase = OpPhase::kOptimizer;
-  z.dispatch = DispatchKind::kZeroGrad;
+  TorchOp z = step_op("zero_grad", "optimizer", OpPhase::kOptimizer, DispatchKind::kZeroGrad);
   z.tensors = n;
   p.ops.push_back(z);
   return p;

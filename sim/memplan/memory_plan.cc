@@ -304,15 +304,17 @@ std::int64_t lowest_offset(const OpenMemory& m, const Prepared& p, int b, std::i
   return off;
 }
 
-void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_depth) {
-  const MemoryOptions& o = *p.options;
+/// The open block memories of one (kind, W) and their block cost.
+struct Pool {
+  std::vector<int> members;  ///< indices into the open memories
+  BlockCost blocks;
+};
+
+/// The grouped planner's placement order: whole-step buffers first, then by decreasing
+/// words (stable: ties keep the buffer order).
+std::vector<int> grouped_order(const Prepared& p) {
   const auto& buffers = p.graph->buffers;
   const int nb = static_cast<int>(buffers.size());
-  const std::size_t n_tasks = p.graph->tasks.size();
-  plan.placements.assign(nb, Placement{});
-  const std::int64_t uram_cap =
-      p.device->uram_cascade_height > 0 ? std::int64_t{p.device->uram_cascade_height} * 4096 : 0;
-
   std::vector<int> order(nb);
   for (int i = 0; i < nb; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -320,14 +322,122 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
     if (sa != sb) return sa;
     return buffers[a].words > buffers[b].words;
   });
+  return order;
+}
+
+/// A register memory of its own for the small buffer `b` (completely partitioned).
+OpenMemory register_memory(const Buffer& buf, int b, int ports) {
+  OpenMemory m;
+  m.mem.kind = MemoryKind::kRegisters;
+  m.mem.name = "reg." + buf.name;
+  m.mem.partitions = static_cast<int>(buf.words);
+  m.mem.words_per_address = 1;
+  m.mem.ports = ports;
+  m.mem.depth = 1;
+  m.mem.buffers.push_back(b);
+  return m;
+}
+
+/// Where a buffer goes in an open memory of a pool: its index in the open memories (-1:
+/// none fits), the offset, and the blocks and addresses the memory grows by.
+struct PoolFit {
+  int memory = -1;
+  std::int64_t offset = 0, cost = 0, growth = 0;
+};
+
+/// The cheapest open memory of `pool` for buffer `b` of `addr` addresses and port accesses
+/// `acc`: fewest added blocks, then fewest added addresses, then pool order; memories
+/// whose ports it would overrun, or URAM it would cascade beyond `uram_cap`, are skipped.
+PoolFit best_pool_fit(const std::vector<OpenMemory>& open, const Pool& pool, const Prepared& p, int b,
+                      std::int64_t addr, MemoryKind kind, std::int64_t uram_cap,
+                      const std::vector<std::pair<int, int>>& acc) {
+  const int ports = p.options->ports;
+  PoolFit best;
+  for (int idx : pool.members) {
+    const OpenMemory& m = open[idx];
+    bool ports_ok = true;
+    for (const auto& [t, a] : acc) {
+      if (m.slots[t] + a > ports) {
+        ports_ok = false;
+        break;
+      }
+    }
+    if (!ports_ok) continue;
+    const std::int64_t off = lowest_offset(m, p, b, addr);
+    const std::int64_t end = std::max(m.mem.depth, off + addr);
+    if (kind == MemoryKind::kUram && uram_cap > 0 && end > uram_cap) continue;
+    const std::int64_t growth = end - m.mem.depth;
+    const std::int64_t cost = growth == 0 ? 0 : pool.blocks(end) - m.blocks;
+    if (best.memory < 0 || std::tie(cost, growth) < std::tie(best.cost, best.growth)) {
+      best.memory = idx;
+      best.offset = off;
+      best.cost = cost;
+      best.growth = growth;
+      // Cost and growth are never negative: no later memory (nor a fresh one, whose
+      // growth is addr >= 1) can beat a free fit.
+      if (cost == 0 && growth == 0) break;
+    }
+  }
+  return best;
+}
+
+/// Opens a fresh block memory of `kind` and W = `w` in `pool`; returns its index.
+int open_block_memory(std::vector<OpenMemory>& open, std::vector<int>& pool, MemoryKind kind, int w, int ports,
+                      std::size_t n_tasks) {
+  OpenMemory m;
+  m.mem.kind = kind;
+  m.mem.words_per_address = w;
+  m.mem.partitions = 1;
+  m.mem.ports = ports;
+  m.mem.name = fmt::format("grp.{}.w{}.{}", to_string(kind), w, pool.size());
+  m.slots.assign(n_tasks, 0);
+  const int idx = static_cast<int>(open.size());
+  open.push_back(std::move(m));
+  pool.push_back(idx);
+  return idx;
+}
+
+/// Places buffer `b` at addresses [off, off + addr) of `m`, taking its port accesses `acc`.
+void place_in(OpenMemory& m, const Prepared& p, int b, std::int64_t off, std::int64_t addr,
+              const std::vector<std::pair<int, int>>& acc, const BlockCost& blocks_at) {
+  m.mem.buffers.push_back(b);
+  m.mem.depth = std::max(m.mem.depth, off + addr);
+  m.blocks = blocks_at(m.mem.depth);
+  for (const auto& [t, a] : acc) m.slots[t] += a;
+  const PlacedRange range{off, off + addr, b, p.is_whole_step(b)};
+  m.placed.insert(std::upper_bound(m.placed.begin(), m.placed.end(), range,
+                                   [](const PlacedRange& x, const PlacedRange& y) {
+                                     return std::tie(x.lo, x.hi) < std::tie(y.lo, y.hi);
+                                   }),
+                  range);
+}
+
+/// Numbers the open memories in order, counts their blocks and moves them into `plan`.
+void close_memories(MemoryPlan& plan, std::vector<OpenMemory>& open, int word_bits) {
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    MemoryInstance& m = open[i].mem;
+    m.id = static_cast<int>(i);
+    if (m.kind == MemoryKind::kRegisters) {
+      m.allocated_bits = m.partitions * std::int64_t{word_bits};
+    } else {
+      fill_memory_counts(m, word_bits);
+    }
+    for (int b : m.buffers) plan.placements[b].memory = m.id;
+    plan.memories.push_back(std::move(m));
+  }
+}
+
+void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_depth) {
+  const MemoryOptions& o = *p.options;
+  const auto& buffers = p.graph->buffers;
+  const std::size_t n_tasks = p.graph->tasks.size();
+  plan.placements.assign(buffers.size(), Placement{});
+  const std::int64_t uram_cap =
+      p.device->uram_cascade_height > 0 ? std::int64_t{p.device->uram_cascade_height} * 4096 : 0;
 
   std::vector<OpenMemory> open;
-  struct Pool {
-    std::vector<int> members;  ///< indices into open
-    BlockCost blocks;
-  };
   std::map<std::pair<int, int>, Pool> pools;  // (kind, W)
-  for (int b : order) {
+  for (int b : grouped_order(p)) {
     const Buffer& buf = buffers[b];
     const int w = p.width[b];
     if (buf.words == 0) {
@@ -335,99 +445,35 @@ void plan_grouped(MemoryPlan& plan, const Prepared& p, std::int64_t uram_min_dep
       continue;
     }
     if (buf.words < o.hls.complete_partition_threshold) {
-      OpenMemory m;
-      m.mem.kind = MemoryKind::kRegisters;
-      m.mem.name = "reg." + buf.name;
-      m.mem.partitions = static_cast<int>(buf.words);
-      m.mem.words_per_address = 1;
-      m.mem.ports = o.ports;
-      m.mem.depth = 1;
-      m.mem.buffers.push_back(b);
       plan.placements[b] = make_placement(p, b, -1, 0, 1);
-      open.push_back(std::move(m));
+      open.push_back(register_memory(buf, b, o.ports));
       continue;
     }
     const std::int64_t addr = ceil_div(buf.words, w);
     const MemoryKind kind = block_kind(addr, uram_min_depth);
-    const std::int64_t width_bits = std::int64_t{w} * o.word_bits;
     const auto& acc = p.access[b];
     auto pool_it = pools.find({static_cast<int>(kind), w});
     if (pool_it == pools.end()) {
+      const std::int64_t width_bits = std::int64_t{w} * o.word_bits;
       pool_it = pools.emplace(std::make_pair(static_cast<int>(kind), w), Pool{{}, BlockCost(kind, width_bits)}).first;
     }
-    auto& pool = pool_it->second.members;
-    const BlockCost& blocks_at = pool_it->second.blocks;
-    int best = -1;
-    std::int64_t best_off = 0, best_cost = 0, best_growth = 0;
-    for (int idx : pool) {
-      const OpenMemory& m = open[idx];
-      bool ports_ok = true;
-      for (const auto& [t, a] : acc) {
-        if (m.slots[t] + a > o.ports) {
-          ports_ok = false;
-          break;
-        }
-      }
-      if (!ports_ok) continue;
-      const std::int64_t off = lowest_offset(m, p, b, addr);
-      const std::int64_t end = std::max(m.mem.depth, off + addr);
-      if (kind == MemoryKind::kUram && uram_cap > 0 && end > uram_cap) continue;
-      const std::int64_t growth = end - m.mem.depth;
-      const std::int64_t cost = growth == 0 ? 0 : blocks_at(end) - m.blocks;
-      if (best < 0 || std::tie(cost, growth) < std::tie(best_cost, best_growth)) {
-        best = idx;
-        best_off = off;
-        best_cost = cost;
-        best_growth = growth;
-        // Cost and growth are never negative: no later memory (nor a fresh one, whose
-        // growth is addr >= 1) can beat a free fit.
-        if (cost == 0 && growth == 0) break;
-      }
-    }
+    Pool& pool = pool_it->second;
+    PoolFit fit = best_pool_fit(open, pool, p, b, addr, kind, uram_cap, acc);
     // A fresh memory is a candidate too; existing memories win ties.
-    const std::int64_t fresh_cost = blocks_at(addr);
+    const std::int64_t fresh_cost = pool.blocks(addr);
     const bool fresh_too_deep = kind == MemoryKind::kUram && uram_cap > 0 && addr > uram_cap;
-    if (best >= 0 && !fresh_too_deep && std::tie(fresh_cost, addr) < std::tie(best_cost, best_growth)) {
-      best = -1;
+    if (fit.memory >= 0 && !fresh_too_deep && std::tie(fresh_cost, addr) < std::tie(fit.cost, fit.growth)) {
+      fit.memory = -1;
     }
-    if (best < 0) {
-      OpenMemory m;
-      m.mem.kind = kind;
-      m.mem.words_per_address = w;
-      m.mem.partitions = 1;
-      m.mem.ports = o.ports;
-      m.mem.name = fmt::format("grp.{}.w{}.{}", to_string(kind), w, pool.size());
-      m.slots.assign(n_tasks, 0);
-      best = static_cast<int>(open.size());
-      best_off = 0;
-      open.push_back(std::move(m));
-      pool.push_back(best);
+    if (fit.memory < 0) {
+      fit.memory = open_block_memory(open, pool.members, kind, w, o.ports, n_tasks);
+      fit.offset = 0;
     }
-    OpenMemory& m = open[best];
-    m.mem.buffers.push_back(b);
-    m.mem.depth = std::max(m.mem.depth, best_off + addr);
-    m.blocks = blocks_at(m.mem.depth);
-    for (const auto& [t, a] : acc) m.slots[t] += a;
-    const PlacedRange range{best_off, best_off + addr, b, p.is_whole_step(b)};
-    m.placed.insert(std::upper_bound(m.placed.begin(), m.placed.end(), range,
-                                     [](const PlacedRange& x, const PlacedRange& y) {
-                                       return std::tie(x.lo, x.hi) < std::tie(y.lo, y.hi);
-                                     }),
-                    range);
-    plan.placements[b] = make_placement(p, b, best, best_off, addr);
+    place_in(open[fit.memory], p, b, fit.offset, addr, acc, pool.blocks);
+    plan.placements[b] = make_placement(p, b, fit.memory, fit.offset, addr);
   }
   // Registers first-class memories keep their order; renumber everything.
-  for (std::size_t i = 0; i < open.size(); ++i) {
-    MemoryInstance& m = open[i].mem;
-    m.id = static_cast<int>(i);
-    if (m.kind == MemoryKind::kRegisters) {
-      m.allocated_bits = m.partitions * std::int64_t{o.word_bits};
-    } else {
-      fill_memory_counts(m, o.word_bits);
-    }
-    for (int b : m.buffers) plan.placements[b].memory = m.id;
-    plan.memories.push_back(std::move(m));
-  }
+  close_memories(plan, open, o.word_bits);
 }
 
 // ---- ideal -------------------------------------------------------------------------
