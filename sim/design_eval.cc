@@ -124,6 +124,24 @@ void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
   out.insert(out.end(), e.begin(), e.end());
 }
 
+/// Re-prices template `t`, whose last model had `model`'s ranks, for `arch` (only prices
+/// change: reprice_step) and finishes its evaluation.
+std::shared_ptr<const DesignEvaluation> reprice_template(StepTemplate& t, const ModelSpec& model, const ArchSpec& arch,
+                                                         const DeviceSpec& device,
+                                                         const dataset::LengthHistogram* split,
+                                                         const EngineOptions& options) {
+  t.detach();
+  if (t.arch != arch) {
+    t.latency = std::make_unique<KernelLatencyModel>(arch, device);
+    t.arch = arch;
+  }
+  DesignEvaluation& e = *t.evaluation;
+  reprice_step(e.step, *t.machine, arch, device, *t.latency, options);
+  finish_evaluation(e, model, arch, device, split, options);
+  ++paths.repriced;
+  return t.evaluation;
+}
+
 /// Evaluates (model, arch, device): on this thread's template of the same structure when
 /// there is one — reprice_step when the template's last model had the same ranks (only
 /// prices change), else the graph reshaped to the model's ranks and resimulate_step; the
@@ -150,17 +168,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
     // The template's last model again (its ranks; the kernel tree's view passed then):
     // only prices change.
     templates.splice(templates.begin(), templates, it);
-    StepTemplate& t = templates.front();
-    t.detach();
-    if (t.arch != arch) {
-      t.latency = std::make_unique<KernelLatencyModel>(arch, device);
-      t.arch = arch;
-    }
-    DesignEvaluation& e = *t.evaluation;
-    reprice_step(e.step, *t.machine, arch, device, *t.latency, options);
-    finish_evaluation(e, model, arch, device, split, options);
-    ++paths.repriced;
-    return t.evaluation;
+    return reprice_template(templates.front(), model, arch, device, split, options);
   }
   // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
   // built: a model far beyond them would otherwise take that graph's memory first.

@@ -2,7 +2,8 @@
 // The analytic fast path's in-place re-simulation (sim/design_eval.cc keeps one padded step
 // per model structure as a template and re-simulates it for the next design point instead
 // of building a step from scratch). A fresh step is sim/step_sim.h simulate_step; these two
-// give the same figures as it, on storage that is reused. Defined in sim/step_sim.cc.
+// give the same figures as it, on storage that is reused. Both run the step through
+// run_on_machine (sim/step_sim.h).
 
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"

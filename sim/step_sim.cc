@@ -1,5 +1,4 @@
 #include "sim/step_sim.h"
-#include "sim/step_reuse.h"
 
 #include <algorithm>
 #include <array>
@@ -63,27 +62,6 @@ void execute(StepResult& r, const ArchSpec& arch, EngineOptions options) {
 
 namespace {
 
-/// Runs `r` on its machine: its arrays (bank map) and, with `machine_units`, its instances
-/// — per unit class, the most instances of one of its modules (the top calls one module at
-/// a time, so the modules of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run
-/// together) — instead of the arch's unit counts (the what-if studies). `same_placement`:
-/// the graph, footprints and buffer placement are those of r's last run, whose task banks
-/// are kept.
-void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units,
-                    bool same_placement = false) {
-  machine_bank_map_into(*r.machine, r.banks);
-  if (!same_placement) task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
-  if (machine_units) {
-    std::array<int, kUnitKinds> units{};
-    for (const machine::KernelInstance& k : r.machine->instances) {
-      int& u = units[static_cast<int>(k.unit)];
-      u = std::max(u, k.count);
-    }
-    for (int k = 0; k < kUnitKinds; ++k) r.sched.unit_count[k] = std::max(1, units[k]);
-  }
-  execute(r, arch, options);
-}
-
 /// Throws std::invalid_argument (naming `who`) unless `step` has the buffers of `hardware`,
 /// by id and name: the machine described for one carries the other's placement.
 void require_same_buffers(const TaskGraph& step, const TaskGraph& hardware, const char* who) {
@@ -131,6 +109,21 @@ StepResult step_on_hardware(const StepResult& hardware, const ModelSpec& model, 
 
 }  // namespace
 
+void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units,
+                    bool same_placement) {
+  machine_bank_map_into(*r.machine, r.banks);
+  if (!same_placement) task_banks_into(r.graph(), r.banks, r.footprint, r.task_banks);
+  if (machine_units) {
+    std::array<int, kUnitKinds> units{};
+    for (const machine::KernelInstance& k : r.machine->instances) {
+      int& u = units[static_cast<int>(k.unit)];
+      u = std::max(u, k.count);
+    }
+    for (int k = 0; k < kUnitKinds; ++k) r.sched.unit_count[k] = std::max(1, units[k]);
+  }
+  execute(r, arch, options);
+}
+
 StepOptions StepOptions::with_engine(EngineOptions engine) {
   StepOptions o;
   o.engine = engine;
@@ -171,36 +164,6 @@ StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const Dev
     return step_on_machine(model, arch, built, device, options.tokens, options.engine, false, options.padded_graph);
   }
   return step_on_machine(model, arch, arch, device, options.tokens, options.engine, true, options.padded_graph);
-}
-
-void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpec& model, const ArchSpec& arch,
-                     const DeviceSpec& device, KernelLatencyModel& latency, const machine::HlsDesign& hd,
-                     EngineOptions options) {
-  if (step.machine.get() != &machine || !step.graph_ptr) {
-    throw std::invalid_argument("resimulate_step: the step does not run on the machine given");
-  }
-  if (step.tokens != model.tokens()) throw std::invalid_argument("resimulate_step: not a padded step of the model");
-  const TaskGraph& g = step.graph();
-  // One static schedule per module instance, bound over one task per latency class (the
-  // classes regrouped: new ranks change the shapes of some tasks).
-  group_price_classes(step.sched, g);
-  latency.bind_instances(g, step.sched.price_rep);
-  price_classes(step.sched, g, latency);
-  buffer_footprints_into(g, step.fused, step.footprint);
-  machine::describe_into(machine, arch, device, g, latency, hd, {&step.sched.price_class, &step.sched.price_rep});
-  run_on_machine(step, arch, options, true);
-}
-
-void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& arch, const DeviceSpec& device,
-                  KernelLatencyModel& latency, EngineOptions options) {
-  if (step.machine.get() != &machine || !step.graph_ptr) {
-    throw std::invalid_argument("reprice_step: the step does not run on the machine given");
-  }
-  const TaskGraph& g = step.graph();
-  latency.bind_instances(g, step.sched.price_rep);
-  price_classes(step.sched, g, latency);
-  machine::redescribe_into(machine, arch, device, g, latency, {&step.sched.price_class, &step.sched.price_rep});
-  run_on_machine(step, arch, options, true, true);
 }
 
 }  // namespace ttsim

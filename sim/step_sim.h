@@ -91,4 +91,13 @@ struct StepOptions {
 StepResult simulate_step(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                          const StepOptions& options = {});
 
+/// Runs `r` on its machine: its arrays (bank map) and, with `machine_units`, its instances
+/// — per unit class, the most instances of one of its modules (the top calls one module at
+/// a time, so the modules of a class, e.g. ttsim_softmax and ttsim_softmax_grad, never run
+/// together) — instead of the arch's unit counts (the what-if studies). `same_placement`:
+/// the graph, footprints and buffer placement are those of r's last run, whose task banks
+/// are kept.
+void run_on_machine(StepResult& r, const ArchSpec& arch, const EngineOptions& options, bool machine_units,
+                    bool same_placement = false);
+
 }  // namespace ttsim
