@@ -10,7 +10,7 @@
       fails when there are more than M of them (default: no limit).
 
 A folder is a directory of the product (core, hw, models, models/training, machine, sim,
-sim/power, hls/kernels, dse/search, ...): each one is a floor or a room of its own, so a
+sim/memplan, hls/kernels, dse/search, ...): each one is a floor or a room of its own, so a
 sub-folder and its parent must not import each other either. Includes are the quoted ones
 ("folder/file.h"), resolved from the repository root.
 """

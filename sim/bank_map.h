@@ -26,7 +26,7 @@ struct BankInstance {
   int ports = 2;
   std::int64_t words_per_port_cycle = 1;
   /// Physical banks it is split into (a completely partitioned array dimension): the
-  /// control and multiplexers of each are priced separately (sim/power lut_estimate).
+  /// control and multiplexers of each are priced separately (hw/lut_estimate).
   int partitions = 1;
   std::vector<int> buffers;  ///< buffer ids held
 };

@@ -29,10 +29,10 @@ struct DesignEvaluation {
   /// evaluation leaves StepResult::occupancy empty, as no figure of it reads it).
   StepResult step;
   std::optional<EpochResult> epoch;  ///< over the split, when one was given
-  /// Activity of the padded step on the machine (sim/power step_activity: its units, the
+  /// Activity of the padded step on the machine (sim/schedule_activity step_activity: its units, the
   /// blocks of the arrays each task touches, the LUT estimate of its banks).
   FpgaActivity activity;
-  /// Watts, from `activity` (sim/power); nullopt when the device file has no power
+  /// Watts, from `activity` (hw/fpga_power); nullopt when the device file has no power
   /// coefficients (has_power_coefficients), as are the energies.
   std::optional<PowerBreakdown> power;
   std::optional<double> step_joules;   ///< power · step seconds

@@ -70,7 +70,7 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   } else {
     notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: the FP32 "
                      "operator cores of every kernel loop + assumed control per unit instance and per bank + "
-                     "the bank networks' multiplexers per access site, sim/power), not a csynth figure");
+                     "the bank networks' multiplexers per access site, hw/lut_estimate), not a csynth figure");
   }
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }

@@ -26,7 +26,7 @@ enum class Metric : int {
   kBram36,            ///< BRAM36 blocks of the machine's on-chip arrays (machine/machine.h)
   kUram288,           ///< URAM288 blocks of the machine's on-chip arrays
   kDsp,               ///< DSP48E2 slices of the kernels
-  kLut,               ///< estimated LUTs (sim/power: operator cores, bank networks, control), not csynth
+  kLut,               ///< estimated LUTs (hw/lut_estimate: operator cores, bank networks, control), not csynth
   kCompression,       ///< dense parameters / stored parameters of the model
   kAccuracy,          ///< test intent accuracy from the rank-accuracy table, fraction
   kSlotF1,            ///< test slot F1 from the rank-accuracy table, fraction

@@ -99,7 +99,7 @@ inline std::uintptr_t word_id(const Banked<T, B>& a, int row, int bank) {
 // A lane access moves LANES words between the lanes and the B banks through a rotation by
 // s = (start word) mod B. Two structures compute it; each access takes the one with fewer
 // LUT6 per bit (chosen at compile time from LANES and B; the LUT estimate of the simulator,
-// sim/power/schedule_activity, prices the same choice with these functions):
+// sim/schedule_activity, prices the same choice with these functions):
 //  direct  every output selects its input by one n:1 multiplexer (lane read: LANES × B:1;
 //          lane write: B × LANES:1).
 //  barrel  ceil(log2 B) stages of B 2:1 multiplexers (stage k rotates by 2^k when bit k of s

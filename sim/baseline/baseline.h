@@ -4,7 +4,7 @@
 // energy per epoch vs the GPU's tensorized (TT-sequential and BTT) training energy per
 // epoch. The GPU side prices eager PyTorch op by op (models/gpu); the FPGA side is the
 // one evaluation of the design (sim/design_eval.h) with every clocked resource charged per
-// cycle (sim/power PowerScenario::kClocked); the busy-scaled power and the card-level power
+// cycle (hw/fpga_power PowerScenario::kClocked); the busy-scaled power and the card-level power
 // are reported as named scenarios. Every ratio comes with the inputs it rests on and a
 // sensitivity table: the ratio at the ends of the sourced range of the three constants
 // that move it most.

@@ -118,7 +118,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_NE(line.find(fmt::format("SystemC dsp {:.0f}", m.at("dsp").get<double>())), std::string::npos) << line;
   EXPECT_NE(line.find("analytic model (no port contention): dsp"), std::string::npos) << line;
   // The paper design's 64-lane networks and twelve 64-bank arrays exceed the device's LUTs by
-  // the estimate (sim/power): the line says so, with the figures.
+  // the estimate (hw/lut_estimate): the line says so, with the figures.
   EXPECT_NE(line.find("infeasible (LUT "), std::string::npos) << line;
   // Without the extra-outputs hook only the core files are written, and only they are listed.
   EXPECT_EQ(summary.find("hls_build"), std::string::npos);

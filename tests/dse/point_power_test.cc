@@ -1,7 +1,7 @@
 // Power, epoch energy and LUT metrics of explored points: the analytic and SystemC
 // evaluators derive the activity the same way (sim/schedule_activity.h), agree
 // exactly when the step has no port contention, match `ttsim simulate`'s power, and
-// the LUT estimate is the sim/power rule and is checked by the headroom constraint.
+// the LUT estimate is the hw/lut_estimate rule and is checked by the headroom constraint.
 #include <gtest/gtest.h>
 
 #include "machine/machine.h"
