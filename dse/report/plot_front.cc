@@ -187,7 +187,7 @@ std::string view_script(const std::string& name, const std::string& title, const
 
 }  // namespace
 
-std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluator& eval,
                                         const RunState& state, const FinalResult& f,
                                         std::vector<std::string>& notes) {
   std::vector<PlotFile> plots;
@@ -198,8 +198,8 @@ std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvalu
     std::vector<ViewPoint> pts;
     // The figures every run keeps in memory (the objectives and the choice metric).
     for (const auto& [id, summary] : state.points) {
-      if (!summary.best.feasible) continue;
-      const double x = eval.figure(summary.best, v.x), y = eval.figure(summary.best, v.y);
+      if (!summary.feasible) continue;
+      const double x = summary.figure(eval, v.x), y = summary.figure(eval, v.y);
       if (std::isnan(x) || std::isnan(y)) continue;
       pts.push_back({id, x * ax.scale, y * ay.scale, false, f.on_front(id), sweep.space.is_reference(id),
                      f.chosen && *f.chosen == id});

@@ -12,10 +12,10 @@ namespace {
 // The Pareto front of the run's points (pareto_front of their candidates), ascending id:
 // each point's candidate is made and offered in turn, so memory follows the front, not the
 // run (dse/search/pareto.h ParetoArchive). Only feasible points can be on it.
-std::vector<Candidate> front_of(const SweepEvaluation& eval, const RunState& state) {
+std::vector<Candidate> front_of(const SweepEvaluator& eval, const RunState& state) {
   ParetoArchive archive;
   for (const auto& [id, s] : state.points) {
-    if (s.best.feasible) archive.offer(eval.candidate(id, s.best));
+    if (s.feasible) archive.offer(s.candidate(eval, id));
   }
   return archive.sorted();
 }
@@ -28,14 +28,14 @@ std::string fmt_metric(Metric m, double v) {
 
 bool FinalResult::on_front(PointId id) const { return std::binary_search(front.begin(), front.end(), id); }
 
-FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+FinalResult finish_run(const SweepEvaluator& eval, RunState& state, BatchRunner& runner,
                        bool partial) {
   FinalResult f;
   f.partial = partial;
   f.notes = eval.notes();
   const SweepSpec& sweep = eval.sweep();
-  const bool want_systemc = sweep.fidelity == Fidelity::kSystemcPareto && !partial;
-  if (sweep.fidelity != Fidelity::kAnalytic && !eval.evaluators().systemc) {
+  const bool want_systemc = sweep.systemc == SystemcScope::kParetoFront && !partial;
+  if (sweep.systemc != SystemcScope::kNone && !eval.evaluators().systemc) {
     f.notes.push_back("SystemC stage skipped: no SystemC evaluator is available");
   } else if (want_systemc) {
     // The reference points first, so the reference comparison is SystemC against SystemC
@@ -55,14 +55,14 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
         state.systemc_pending.clear();
       }
     };
-    if (!refs.empty() && runner.run(refs, true).size() < refs.size()) {
+    if (!refs.empty() && runner.run(refs, Fidelity::kSystemC).size() < refs.size()) {
       cut_short("SystemC stage stopped early; some reference points keep analytic figures");
     }
     f.systemc_rounds = state.systemc_rounds;  // of the runs this one resumes
     // The round an interrupted run left unfinished comes first.
     if (!f.partial && !state.systemc_pending.empty()) {
       const std::vector<PointId> pending = state.systemc_pending;
-      if (runner.run(pending, true).size() < pending.size()) {
+      if (runner.run(pending, Fidelity::kSystemC).size() < pending.size()) {
         cut_short("SystemC stage stopped early; the front mixes fidelities");
       } else {
         state.systemc_pending.clear();
@@ -81,7 +81,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       state.systemc_pending = missing;
       state.systemc_rounds = f.systemc_rounds;
       runner.checkpoint();
-      const auto got = runner.run(missing, true);
+      const auto got = runner.run(missing, Fidelity::kSystemC);
       if (got.size() < missing.size()) {
         cut_short("SystemC stage stopped early; the front mixes fidelities");
         break;
@@ -100,7 +100,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
   f.evaluated = state.points.size();
   for (const auto& [id, s] : state.points) {
     (void)id;
-    f.feasible += s.best.feasible;
+    f.feasible += s.feasible;
     f.systemc_points += s.has_systemc();
   }
 
@@ -108,7 +108,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
   const Metric cm = sweep.choose_metric;
   const bool maximize = metric_info(cm).maximize;
   auto key = [&](PointId id) {
-    const double v = eval.figure(state.points.at(id).best, cm);
+    const double v = state.points.at(id).figure(eval, cm);
     return std::isnan(v) ? INFINITY : (maximize ? -v : v);
   };
   std::size_t ci = 0;  // index in `front` of the chosen design
@@ -131,13 +131,13 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
   if (f.chosen) {
     const PointRecord r = state.record(*f.chosen);
     const bool sc = r.has_systemc && eval.evaluators().systemc;
-    f.chosen_detail = eval.evaluate(*f.chosen, sc, true);
+    f.chosen_detail = eval.evaluate(*f.chosen, sc ? Fidelity::kSystemC : Fidelity::kAnalytic, true);
     std::string objs;
     for (Metric m : eval.objectives()) objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).name);
     f.why = fmt::format(
         "feasible under every constraint and on the Pareto front of ({}) evaluated with {}; "
         "{} {} among the {} front designs ({})",
-        objs, r.best().fidelity, maximize ? "highest" : "lowest", metric_info(cm).name,
+        objs, to_string(r.best().fidelity), maximize ? "highest" : "lowest", metric_info(cm).name,
         f.front.size(), fmt_metric(cm, r.best().metrics[cm]));
   } else {
     f.why = "no feasible design";
@@ -153,7 +153,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
       const PointRecord r = state.record(ref);
       s.evaluated = true;
       s.fidelity = r.best().fidelity;
-      const Candidate rc = eval.candidate(ref, it->second.best);
+      const Candidate rc = it->second.candidate(eval, ref);
       const Verdict v = eval.judge(r.best());
       s.feasible = v.feasible;
       s.reason = v.reason;
@@ -167,7 +167,7 @@ FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner
         s.dominated_by.push_back(x.id);
         for (std::size_t o = 0; o < objs.size(); ++o) {
           const double rv = r.best().metrics[objs[o]];
-          const double fv = eval.figure(state.points.at(x.id).best, objs[o]);
+          const double fv = state.points.at(x.id).figure(eval, objs[o]);
           const double gain = metric_info(objs[o]).maximize ? fv / rv : rv / fv;
           if (gain > s.best_gain[o]) {
             s.best_gain[o] = gain;

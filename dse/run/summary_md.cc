@@ -16,13 +16,11 @@ namespace {
 using Row = ResultRow;
 
 // "SystemC" / "analytic model (no port contention)": the fidelity of a figure, in words.
-std::string fidelity_label(const std::string& fidelity) {
-  if (fidelity == "systemc") return "SystemC";
-  if (fidelity == "analytic") return "analytic model (no port contention)";
-  return fidelity;
+std::string fidelity_label(Fidelity fidelity) {
+  return fidelity == Fidelity::kSystemC ? "SystemC" : "analytic model (no port contention)";
 }
 
-std::string summary_md(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+std::string summary_md(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
                        const std::vector<std::string>& files) {
   const auto& sweep = eval.sweep();
   const std::uint64_t feasible = f.feasible;
@@ -36,11 +34,11 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
                    sweep.model_file, sweep.arch_file, sweep.device_file);
   s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
                    sweep.space.grid_size(), sweep.space.axes().size(),
-                   sweep.space.references().size(), sweep.search.strategy);
+                   sweep.space.references().size(), to_string(sweep.search.strategy));
   s += fmt::format("- evaluated: {} points ({} feasible); Pareto front: {} points; SystemC-evaluated: {} "
                    "points in {} round(s); fidelity `{}`\n",
                    f.evaluated, feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
-                   to_string(sweep.fidelity));
+                   to_string(sweep.systemc));
   std::string objs;
   for (Metric m : eval.objectives()) {
     objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
@@ -72,7 +70,7 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
     std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
     for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
     for (Metric m : show) line += " " + metric_text(m, r.rec.best().metrics[m]) + " |";
-    return line + " " + r.rec.best().fidelity + " |\n";
+    return line + " " + to_string(r.rec.best().fidelity) + " |\n";
   };
   // Front sorted by the first objective (then id).
   const std::vector<Row> front = front_rows(eval, state, f);
@@ -115,7 +113,7 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
     };
     s += fidelity_label(ref_row.rec.best().fidelity) + " " + figures(ref_row.rec.best());
     if (ref_row.rec.has_systemc) {
-      s += " (" + fidelity_label("analytic") + ": " + figures(ref_row.rec.analytic) + "; not compared)";
+      s += " (" + fidelity_label(Fidelity::kAnalytic) + ": " + figures(ref_row.rec.analytic) + "; not compared)";
     }
     s += "; ";
     if (!ref.feasible) {
@@ -124,7 +122,7 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
       s += "on the Pareto front (no evaluated design dominates it).\n";
     } else {
       // The fidelity of the front designs it is compared with, to show like vs like.
-      std::set<std::string> front_fidelities;
+      std::set<Fidelity> front_fidelities;
       for (PointId d : ref.dominated_by) {
         for (const auto& r : front) {
           if (r.id == d) front_fidelities.insert(r.rec.best().fidelity);
@@ -154,7 +152,7 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
 
 }  // namespace
 
-std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+std::string write_summary(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                           const FinalResult& f, const std::vector<std::string>& files) {
   const std::string text = summary_md(eval, state, f, files);
   write_file_atomic(dir + "/summary.md", text);

@@ -15,13 +15,13 @@ namespace ttsim::dse {
 
 namespace fs = std::filesystem;
 
-const char* to_string(Fidelity f) {
-  switch (f) {
-    case Fidelity::kAnalytic:
+const char* to_string(SystemcScope s) {
+  switch (s) {
+    case SystemcScope::kNone:
       return "analytic";
-    case Fidelity::kSystemcPareto:
+    case SystemcScope::kParetoFront:
       return "systemc_pareto";
-    case Fidelity::kSystemcAll:
+    case SystemcScope::kAll:
       return "systemc_all";
   }
   return "?";
@@ -353,14 +353,17 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   }
 
   if (auto se = root.find("search")) {
-    s.search.strategy = se->at("strategy").as_enum({"grid", "random", "nsga2"});
-    if (s.search.strategy == "grid") {
+    const std::string strategy = se->at("strategy").as_enum({"grid", "random", "nsga2"});
+    if (strategy == "grid") {
+      s.search.strategy = Strategy::kGrid;
       se->allow_keys({"strategy"});
-    } else if (s.search.strategy == "random") {
+    } else if (strategy == "random") {
+      s.search.strategy = Strategy::kRandom;
       se->allow_keys({"strategy", "count", "seed"});
       s.search.count = static_cast<std::uint64_t>(se->at("count").as_int(1, 1LL << 40));
       s.search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
     } else {
+      s.search.strategy = Strategy::kNsga2;
       se->allow_keys({"strategy", "population", "generations", "seed"});
       s.search.population = static_cast<int>(se->get_int("population", 32, 4, 100000));
       s.search.generations = static_cast<int>(se->get_int("generations", 20, 1, 100000));
@@ -374,9 +377,9 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   }
   if (auto f = root.find("fidelity")) {
     const auto v = f->as_enum({"analytic", "systemc_pareto", "systemc_all"});
-    s.fidelity = v == "analytic"         ? Fidelity::kAnalytic
-                 : v == "systemc_pareto" ? Fidelity::kSystemcPareto
-                                         : Fidelity::kSystemcAll;
+    s.systemc = v == "analytic"         ? SystemcScope::kNone
+                : v == "systemc_pareto" ? SystemcScope::kParetoFront
+                                        : SystemcScope::kAll;
   }
   s.choose_metric = s.objectives.front();
   if (auto ch = root.find("choose")) {
