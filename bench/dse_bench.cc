@@ -34,7 +34,7 @@ void BM_AnalyticSweepPass(benchmark::State& state) {
     const auto ids = grid_points(setup->sweep.space);
     state.ResumeTiming();
     for (PointId id : ids) {
-      Evaluation e = setup->eval->evaluate(id, false, false);
+      Evaluation e = setup->eval->evaluate(id, Fidelity::kAnalytic, false);
       benchmark::DoNotOptimize(e);
     }
     points += ids.size();
@@ -52,8 +52,8 @@ void BM_PerLayerRankPoints(benchmark::State& state) {
   std::size_t points = 0;
   for (auto _ : state) {
     for (PointId id = first; id < first + 4096; ++id) {
-      Evaluation e = setup->eval->evaluate(id, false, false);
-      benchmark::DoNotOptimize(setup->eval->figures(e));
+      Evaluation e = setup->eval->evaluate(id, Fidelity::kAnalytic, false);
+      benchmark::DoNotOptimize(PointSummary::of(*setup->eval, e));
     }
     points += 4096;
   }
@@ -77,7 +77,7 @@ void BM_RowText(benchmark::State& state) {
   std::vector<std::pair<PointConfig, Evaluation>> points;
   for (PointId id = 0; id < 256; ++id) {
     std::optional<PointConfig> p;
-    Evaluation e = setup->eval->evaluate(id, false, false, &p);
+    Evaluation e = setup->eval->evaluate(id, Fidelity::kAnalytic, false, &p);
     points.emplace_back(std::move(*p), std::move(e));
   }
   std::size_t rows = 0;
@@ -118,7 +118,7 @@ void BM_SystemcSixEncoderPoint(benchmark::State& state) {
   }
   std::size_t i = 0;
   for (auto _ : state) {
-    Evaluation e = setup->eval->evaluate(six[i++], true, false);
+    Evaluation e = setup->eval->evaluate(six[i++], Fidelity::kSystemC, false);
     benchmark::DoNotOptimize(e);
   }
   state.SetItemsProcessed(state.iterations());

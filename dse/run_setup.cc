@@ -89,12 +89,12 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
                           sweep_clocks_mhz(s->sweep), ctx);  // refuses another part or clock
     calibration = calibration_record(cal);
   }
-  s->analytic = std::make_unique<AnalyticSimEvaluator>(ctx);
-  s->systemc = std::make_unique<SystemcSimEvaluator>(ctx);
+  s->analytic = std::make_unique<SimEvaluator>(ctx, Fidelity::kAnalytic);
+  s->systemc = std::make_unique<SimEvaluator>(ctx, Fidelity::kSystemC);
   // The rank-accuracy table is used only when it exists; its absence is reported.
   std::optional<AccuracyTable> accuracy;
   if (!s->sweep.accuracy_table.empty()) accuracy = load_accuracy_table(s->sweep.accuracy_table);
-  s->eval = std::make_unique<SweepEvaluation>(
+  s->eval = std::make_unique<SweepEvaluator>(
       s->sweep, Evaluators{s->analytic.get(), s->systemc.get()}, accuracy);
   s->eval->set_calibration(std::move(calibration));
   s->eval->set_priced(ctx.device, ctx.kernel_calibration);

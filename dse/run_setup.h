@@ -17,9 +17,9 @@ namespace ttsim::dse {
 /// resolved configs (calibration applied) and the sweep evaluation that drives them.
 struct RunSetup {
   SweepSpec sweep;
-  std::unique_ptr<AnalyticSimEvaluator> analytic;
-  std::unique_ptr<SystemcSimEvaluator> systemc;
-  std::unique_ptr<SweepEvaluation> eval;
+  std::unique_ptr<SimEvaluator> analytic;
+  std::unique_ptr<SimEvaluator> systemc;
+  std::unique_ptr<SweepEvaluator> eval;
 };
 
 /// Loads `sweep_file` and builds the evaluators. With `calibration_file` (from `ttsim

@@ -18,6 +18,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "sim/epoch.h"
+#include "sim/fidelity.h"
 #include "hw/fpga_power.h"
 #include "sim/step_sim.h"
 
@@ -50,10 +51,6 @@ struct DesignEvaluation {
 /// calibration and every fitted value) and device, and the split's histogram.
 std::string design_key(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                        const dataset::LengthHistogram* split);
-
-/// How a design's step is scheduled: the SystemC engine (ports, `simulate`) or the
-/// analytic list scheduler (the explorer's first pass; sim/analytic.h).
-enum class Fidelity { kAnalytic, kSystemC };
 
 /// SystemC evaluations evaluate_design keeps (least recently used evicted first).
 constexpr std::size_t kSystemcCacheEntries = 16;

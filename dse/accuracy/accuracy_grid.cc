@@ -172,10 +172,11 @@ AccuracyTable table_from_runs(const GridSpec& g, const GridOptions& o, std::int6
   return t;
 }
 
-GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
-  if (o.jobs < 1) throw InputError(fmt::format("--jobs: expected >= 1, found {}", o.jobs));
-  const auto ds = dataset::load_atis_dataset(o.data);
-  std::vector<ModelSpec> models;  // one per run, checked before any training
+namespace {
+
+// The model of every run, checked against the dataset before any training.
+std::vector<ModelSpec> grid_models(const GridSpec& g, const GridOptions& o, const dataset::AtisDataset& ds) {
+  std::vector<ModelSpec> models;  // one per run
   for (const auto& r : g.runs) {
     models.push_back(parse_model_spec(r.model, r.base_file));
     training::check_model_fits_dataset(models.back(), ds);
@@ -184,16 +185,18 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
     throw InputError(fmt::format("{}: expected at least one train and one test utterance, found {} and {}", o.data,
                                  ds.train.size(), ds.test.size()));
   }
-  {
-    // The table must not land inside the run folder, where it would replace the folder's
-    // settings record or a finished run.
-    const fs::path runs = fs::weakly_canonical(fs::absolute(o.run_dir));
-    const fs::path table = fs::weakly_canonical(fs::absolute(o.table_out));
-    const auto mismatch = std::mismatch(runs.begin(), runs.end(), table.begin(), table.end());
-    if (mismatch.first == runs.end()) {
-      throw InputError(fmt::format("--out {}: expected a path outside the --runs folder {}, found one inside it",
-                                   o.table_out, o.run_dir));
-    }
+  return models;
+}
+
+// The run folder, created when absent, and the table's place outside it (where it would replace
+// the folder's settings record or a finished run); a folder of other settings is refused.
+void prepare_run_folder(const GridSpec& g, const GridOptions& o) {
+  const fs::path runs = fs::weakly_canonical(fs::absolute(o.run_dir));
+  const fs::path table = fs::weakly_canonical(fs::absolute(o.table_out));
+  const auto mismatch = std::mismatch(runs.begin(), runs.end(), table.begin(), table.end());
+  if (mismatch.first == runs.end()) {
+    throw InputError(fmt::format("--out {}: expected a path outside the --runs folder {}, found one inside it",
+                                 o.table_out, o.run_dir));
   }
   std::error_code ec;
   fs::create_directories(fs::path(o.run_dir) / "runs", ec);
@@ -202,186 +205,240 @@ GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
                                  ec ? ec.message() : std::string("a file is in the way")));
   }
   check_or_write_identity(g, o, false);
-  const std::int64_t test_samples =
-      o.eval_limit > 0 && o.eval_limit < ds.test.size() ? o.eval_limit : ds.test.size();
-  const int n_train = o.limit > 0 && o.limit < ds.train.size() ? o.limit : ds.train.size();
+}
 
-  GridOutcome out;
-  out.total = static_cast<int>(g.runs.size());
-  std::vector<std::size_t> pending;
-  for (std::size_t i = 0; i < g.runs.size(); ++i) {
-    if (finished_run(g, o, g.runs[i])) {
-      ++out.finished_before;
-    } else {
-      pending.push_back(i);
-    }
-  }
-  check_or_write_identity(g, o, true);
-  std::mutex table_mutex;  // serializes table writes and the error slot
-  auto write_table = [&] {
-    out.table = table_from_runs(g, o, test_samples);
-    write_file_atomic(o.table_out, accuracy_table_to_json(out.table).dump(2) + "\n");
-  };
-  {
-    std::lock_guard<std::mutex> lock(table_mutex);
-    write_table();
-  }
-  if (o.progress) {
-    *o.progress << fmt::format("{} runs: {} finished before, {} to train ({} at a time), {} train "
-                               "samples per epoch, at most {} epochs\n",
-                               out.total, out.finished_before, pending.size(),
-                               std::min<std::size_t>(o.jobs, pending.size()), n_train, g.max_epochs);
-  }
-
-  std::atomic<bool> stop{false};  // an error in one run stops the others
-  std::atomic<std::size_t> next{0};
-  std::atomic<long long> units_done{0}, samples_done{0};
-  std::atomic<int> finished_now{0};
-  std::exception_ptr error;
-  std::string error_run;
-  const int jobs = static_cast<int>(std::min<std::size_t>(o.jobs, std::max<std::size_t>(pending.size(), 1)));
-  std::vector<Slot> slots(static_cast<std::size_t>(jobs));
-  auto cancelled = [&] { return stop.load() || (o.cancel && o.cancel->load()); };
-  struct CancelFlag {
-    std::atomic<bool> flag{false};
-  };
-  auto worker = [&](Slot& slot) {
-    CancelFlag my_cancel;
-    while (!cancelled()) {
-      const std::size_t p = next.fetch_add(1);
-      if (p >= pending.size()) break;
-      const GridRun& r = g.runs[pending[p]];
-      const ModelSpec& model = models[pending[p]];
-      slot.epoch = 0;
-      slot.samples = 0;
-      slot.run = static_cast<int>(p);
-      try {
-        training::EngineSetup setup;
-        setup.model = model;
-        setup.data = training::dataset_shape(ds);
-        setup.seed = static_cast<std::uint64_t>(r.seed);
-        auto engine = training::make_engine(g.engine, setup);
-        training::TrainOptions t;
-        t.epochs = static_cast<int>(g.max_epochs);
-        t.lr = static_cast<float>(g.lr);
-        t.seed = static_cast<std::uint64_t>(r.seed);
-        t.limit = o.limit;
-        t.eval_limit = o.eval_limit;
-        t.seq_len = static_cast<int>(model.seq_len);
-        t.checkpoint_path = run_ckpt_path(o, r);
-        // Cancellation: the caller's flag or another run's error.
-        t.cancel = &my_cancel.flag;
-        const long long weight = model.encoders + 1;
-        t.on_sample = [&](int epoch, int done) {
-          slot.epoch = epoch;
-          slot.samples = done;
-          units_done += weight;
-          ++samples_done;
-          if (cancelled()) my_cancel.flag = true;
-        };
-        t.stop_early = [&](const std::vector<training::EpochResult>& epochs) {
-          std::vector<double> dev;
-          for (const auto& e : epochs) dev.push_back(e.dev.intent_accuracy);
-          return should_stop(dev, g.patience);
-        };
-        training::RunIdentity id;
-        id.engine = g.engine;
-        id.model = model.name;
-        id.seed = t.seed;
-        id.lr = t.lr;
-        id.train_samples = n_train;
-        id.vocab = ds.vocab.size();
-        id.seq_len = t.seq_len;
-        const auto report = training::train(*engine, ds, t, id, nullptr);
-        const AccuracyRun a = summarize_run(r, report);
-        Json doc = training::train_report_to_json(report);
-        doc["run"] = accuracy_run_to_json(a);
-        doc["id"] = r.id;
-        doc["settings"] = folder_identity(g, o);
-        doc["base_model"] = r.base_file;
-        doc["encoders"] = r.key.encoders;
-        doc["tt_rank"] = r.key.tt_rank;
-        doc["ttm_rank"] = r.key.ttm_rank;
-        std::lock_guard<std::mutex> lock(table_mutex);
-        write_file_atomic(run_json_path(o, r), doc.dump(2) + "\n");
-        std::error_code ec;
-        fs::remove(run_ckpt_path(o, r), ec);
-        ++finished_now;
-        write_table();
-        if (o.progress) {
-          *o.progress << fmt::format(
-              "finished {} ({}): test intent {:.2f} %, slot F1 {:.2f}, best epoch {} of {}, "
-              "{:.0f} s, {:.1f} samples/s{}\n",
-              r.id, r.model_name, 100 * a.test_intent_accuracy, 100 * a.test_slot_f1, a.best_epoch,
-              a.stopped_epoch, a.seconds, a.samples_per_second,
-              report.resumed_after_epoch > 0
-                  ? fmt::format(" (resumed from its checkpoint after epoch {})", report.resumed_after_epoch)
-                  : std::string());
-          o.progress->flush();
-        }
-      } catch (const training::Cancelled&) {
-        break;
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(table_mutex);
-        if (!error) {
-          error = std::current_exception();
-          error_run = r.id;
-        }
-        stop = true;
-        break;
+// Trains the pending runs of a grid on `jobs` threads, writing each finished run and the table
+// as it goes, with a progress line every progress_seconds (see run_accuracy_grid).
+class GridTraining {
+ public:
+  GridTraining(const GridSpec& g, const GridOptions& o, const dataset::AtisDataset& ds,
+               const std::vector<ModelSpec>& models, GridOutcome& out)
+      : g_(g), o_(o), ds_(ds), models_(models), out_(out) {
+    test_samples_ = o.eval_limit > 0 && o.eval_limit < ds.test.size() ? o.eval_limit : ds.test.size();
+    n_train_ = o.limit > 0 && o.limit < ds.train.size() ? o.limit : ds.train.size();
+    out.total = static_cast<int>(g.runs.size());
+    for (std::size_t i = 0; i < g.runs.size(); ++i) {
+      if (finished_run(g, o, g.runs[i])) {
+        ++out.finished_before;
+      } else {
+        pending_.push_back(i);
       }
     }
-    slot.run = -1;
-  };
-
-  const auto t0 = Clock::now();
-  std::vector<std::thread> threads;
-  for (auto& s : slots) threads.emplace_back(worker, std::ref(s));
-  // Progress and ETA until every worker is done. Remaining work is counted in
-  // samples × (encoders + 1) (a step costs about one encoder's share more for the
-  // embedding and heads) at max_epochs, so the ETA is an upper bound when runs stop early.
-  long long total_units = 0;
-  for (std::size_t p : pending) {
-    total_units += g.max_epochs * n_train * (models[p].encoders + 1);
   }
+
+  void run();
+
+ private:
+  bool cancelled() const { return stop_.load() || (o_.cancel && o_.cancel->load()); }
+  // The table of the runs finished so far, written (the caller holds table_mutex_).
+  void write_table() {
+    out_.table = table_from_runs(g_, o_, test_samples_);
+    write_file_atomic(o_.table_out, accuracy_table_to_json(out_.table).dump(2) + "\n");
+  }
+  void worker(Slot& slot);
+  void train(const GridRun& r, const ModelSpec& model, Slot& slot, std::atomic<bool>& cancel);
+  training::TrainOptions train_options(const GridRun& r, const ModelSpec& model, Slot& slot,
+                                       std::atomic<bool>& cancel);
+  void finish(const GridRun& r, const training::TrainReport& report);
+  void show_progress();
+
+  const GridSpec& g_;
+  const GridOptions& o_;
+  const dataset::AtisDataset& ds_;
+  const std::vector<ModelSpec>& models_;
+  GridOutcome& out_;
+  std::int64_t test_samples_ = 0;
+  int n_train_ = 0;
+  std::vector<std::size_t> pending_;
+  std::mutex table_mutex_;  // serializes table writes and the error slot
+  std::atomic<bool> stop_{false};  // an error in one run stops the others
+  std::atomic<std::size_t> next_{0};
+  std::atomic<long long> units_done_{0}, samples_done_{0};
+  std::atomic<int> finished_now_{0};
+  std::exception_ptr error_;
+  std::string error_run_;
+  std::vector<Slot> slots_;
+};
+
+void GridTraining::run() {
+  check_or_write_identity(g_, o_, true);
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    write_table();
+  }
+  if (o_.progress) {
+    *o_.progress << fmt::format("{} runs: {} finished before, {} to train ({} at a time), {} train "
+                                "samples per epoch, at most {} epochs\n",
+                                out_.total, out_.finished_before, pending_.size(),
+                                std::min<std::size_t>(o_.jobs, pending_.size()), n_train_, g_.max_epochs);
+  }
+  const int jobs = static_cast<int>(std::min<std::size_t>(o_.jobs, std::max<std::size_t>(pending_.size(), 1)));
+  slots_ = std::vector<Slot>(static_cast<std::size_t>(jobs));
+  std::vector<std::thread> threads;
+  for (auto& s : slots_) threads.emplace_back([this, &s] { worker(s); });
+  show_progress();
+  for (auto& th : threads) th.join();
+  out_.finished_now = finished_now_;
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    write_table();
+  }
+  if (error_) {
+    if (o_.progress) *o_.progress << "run " << error_run_ << " failed; finished runs are kept\n";
+    std::rethrow_exception(error_);
+  }
+  out_.interrupted = o_.cancel && o_.cancel->load() && out_.finished_before + out_.finished_now < out_.total;
+}
+
+// Takes pending runs one at a time until none is left, the caller cancels or a run fails
+// (its error kept for run() to rethrow, the other workers stopped).
+void GridTraining::worker(Slot& slot) {
+  std::atomic<bool> my_cancel{false};
+  while (!cancelled()) {
+    const std::size_t p = next_.fetch_add(1);
+    if (p >= pending_.size()) break;
+    const GridRun& r = g_.runs[pending_[p]];
+    slot.epoch = 0;
+    slot.samples = 0;
+    slot.run = static_cast<int>(p);
+    try {
+      train(r, models_[pending_[p]], slot, my_cancel);
+    } catch (const training::Cancelled&) {
+      break;
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(table_mutex_);
+      if (!error_) {
+        error_ = std::current_exception();
+        error_run_ = r.id;
+      }
+      stop_ = true;
+      break;
+    }
+  }
+  slot.run = -1;
+}
+
+training::TrainOptions GridTraining::train_options(const GridRun& r, const ModelSpec& model, Slot& slot,
+                                                   std::atomic<bool>& cancel) {
+  training::TrainOptions t;
+  t.epochs = static_cast<int>(g_.max_epochs);
+  t.lr = static_cast<float>(g_.lr);
+  t.seed = static_cast<std::uint64_t>(r.seed);
+  t.limit = o_.limit;
+  t.eval_limit = o_.eval_limit;
+  t.seq_len = static_cast<int>(model.seq_len);
+  t.checkpoint_path = run_ckpt_path(o_, r);
+  // Cancellation: the caller's flag or another run's error.
+  t.cancel = &cancel;
+  const long long weight = model.encoders + 1;
+  t.on_sample = [this, &slot, &cancel, weight](int epoch, int done) {
+    slot.epoch = epoch;
+    slot.samples = done;
+    units_done_ += weight;
+    ++samples_done_;
+    if (cancelled()) cancel = true;
+  };
+  t.stop_early = [this](const std::vector<training::EpochResult>& epochs) {
+    std::vector<double> dev;
+    for (const auto& e : epochs) dev.push_back(e.dev.intent_accuracy);
+    return should_stop(dev, g_.patience);
+  };
+  return t;
+}
+
+// Trains run `r` (from its checkpoint when it has one) and records it (finish).
+void GridTraining::train(const GridRun& r, const ModelSpec& model, Slot& slot, std::atomic<bool>& cancel) {
+  training::EngineSetup setup;
+  setup.model = model;
+  setup.data = training::dataset_shape(ds_);
+  setup.seed = static_cast<std::uint64_t>(r.seed);
+  auto engine = training::make_engine(g_.engine, setup);
+  const training::TrainOptions t = train_options(r, model, slot, cancel);
+  training::RunIdentity id;
+  id.engine = g_.engine;
+  id.model = model.name;
+  id.seed = t.seed;
+  id.lr = t.lr;
+  id.train_samples = n_train_;
+  id.vocab = ds_.vocab.size();
+  id.seq_len = t.seq_len;
+  finish(r, training::train(*engine, ds_, t, id, nullptr));
+}
+
+// Writes the finished run `r` (runs/<id>.json, its checkpoint removed) and the table, and
+// says so.
+void GridTraining::finish(const GridRun& r, const training::TrainReport& report) {
+  const AccuracyRun a = summarize_run(r, report);
+  Json doc = training::train_report_to_json(report);
+  doc["run"] = accuracy_run_to_json(a);
+  doc["id"] = r.id;
+  doc["settings"] = folder_identity(g_, o_);
+  doc["base_model"] = r.base_file;
+  doc["encoders"] = r.key.encoders;
+  doc["tt_rank"] = r.key.tt_rank;
+  doc["ttm_rank"] = r.key.ttm_rank;
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  write_file_atomic(run_json_path(o_, r), doc.dump(2) + "\n");
+  std::error_code ec;
+  fs::remove(run_ckpt_path(o_, r), ec);
+  ++finished_now_;
+  write_table();
+  if (!o_.progress) return;
+  *o_.progress << fmt::format(
+      "finished {} ({}): test intent {:.2f} %, slot F1 {:.2f}, best epoch {} of {}, "
+      "{:.0f} s, {:.1f} samples/s{}\n",
+      r.id, r.model_name, 100 * a.test_intent_accuracy, 100 * a.test_slot_f1, a.best_epoch, a.stopped_epoch,
+      a.seconds, a.samples_per_second,
+      report.resumed_after_epoch > 0
+          ? fmt::format(" (resumed from its checkpoint after epoch {})", report.resumed_after_epoch)
+          : std::string());
+  o_.progress->flush();
+}
+
+// Progress and ETA until every worker is done. Remaining work is counted in samples ×
+// (encoders + 1) (a step costs about one encoder's share more for the embedding and heads) at
+// max_epochs, so the ETA is an upper bound when runs stop early.
+void GridTraining::show_progress() {
+  const auto t0 = Clock::now();
+  long long total_units = 0;
+  for (std::size_t p : pending_) total_units += g_.max_epochs * n_train_ * (models_[p].encoders + 1);
   auto last = Clock::now();
   for (;;) {
     bool busy = false;
-    for (const auto& s : slots) busy = busy || s.run >= 0;
-    if (!busy && (next >= pending.size() || cancelled())) break;
+    for (const auto& s : slots_) busy = busy || s.run >= 0;
+    if (!busy && (next_ >= pending_.size() || cancelled())) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const auto now = Clock::now();
-    if (!o.progress || std::chrono::duration<double>(now - last).count() < o.progress_seconds) continue;
+    if (!o_.progress || std::chrono::duration<double>(now - last).count() < o_.progress_seconds) continue;
     last = now;
     const double elapsed = std::chrono::duration<double>(now - t0).count();
     std::string running;
-    for (const auto& s : slots) {
+    for (const auto& s : slots_) {
       const int p = s.run;
       if (p < 0) continue;
-      running += fmt::format(" | {} ep {} {}/{}", g.runs[pending[static_cast<std::size_t>(p)]].id,
-                             s.epoch.load(), s.samples.load(), n_train);
+      running += fmt::format(" | {} ep {} {}/{}", g_.runs[pending_[static_cast<std::size_t>(p)]].id,
+                             s.epoch.load(), s.samples.load(), n_train_);
     }
-    const double rate = elapsed > 0 ? static_cast<double>(units_done) / elapsed : 0;
-    const long long finished_units = units_done;
+    const double rate = elapsed > 0 ? static_cast<double>(units_done_) / elapsed : 0;
+    const long long finished_units = units_done_;
     const double eta = rate > 0 ? static_cast<double>(total_units - finished_units) / rate : 0;
-    *o.progress << fmt::format("[{}/{} done]{} | {:.1f} samples/s | elapsed {} | ETA <= {}\n",
-                               out.finished_before + finished_now.load(), out.total, running,
-                               elapsed > 0 ? samples_done / elapsed : 0.0, hms(elapsed),
-                               rate > 0 ? hms(eta) : std::string("?"));
-    o.progress->flush();
+    *o_.progress << fmt::format("[{}/{} done]{} | {:.1f} samples/s | elapsed {} | ETA <= {}\n",
+                                out_.finished_before + finished_now_.load(), out_.total, running,
+                                elapsed > 0 ? samples_done_ / elapsed : 0.0, hms(elapsed),
+                                rate > 0 ? hms(eta) : std::string("?"));
+    o_.progress->flush();
   }
-  for (auto& th : threads) th.join();
-  out.finished_now = finished_now;
-  {
-    std::lock_guard<std::mutex> lock(table_mutex);
-    write_table();
-  }
-  if (error) {
-    if (o.progress) *o.progress << "run " << error_run << " failed; finished runs are kept\n";
-    std::rethrow_exception(error);
-  }
-  out.interrupted = o.cancel && o.cancel->load() &&
-                    out.finished_before + out.finished_now < out.total;
+}
+
+}  // namespace
+
+GridOutcome run_accuracy_grid(const GridSpec& g, const GridOptions& o) {
+  if (o.jobs < 1) throw InputError(fmt::format("--jobs: expected >= 1, found {}", o.jobs));
+  const auto ds = dataset::load_atis_dataset(o.data);
+  const std::vector<ModelSpec> models = grid_models(g, o, ds);
+  prepare_run_folder(g, o);
+  GridOutcome out;
+  GridTraining(g, o, ds, models, out).run();
   return out;
 }
 

@@ -10,11 +10,16 @@
 #include "core/json_view.h"
 #include "dse/space/design_space.h"
 #include "dse/space/metrics.h"
+#include "sim/fidelity.h"
 
 namespace ttsim::dse {
 
 /// A design point resolved into concrete configuration documents: the base model and
-/// arch files with the point's axis values applied (see dse/space/axes.h).
+/// arch files with the point's axis values applied (see dse/space/axes.h). The design as an
+/// evaluator's input, not a result: the types of a point's results are Evaluation (one
+/// evaluation), PointRecord (its evaluations, dse/run/run_state.h), PointSummary (what a run
+/// keeps of them in memory, ibid.), Candidate (what the search ranks, dse/search/pareto.h) and
+/// ResultRow (what the outputs show, dse/run/result_rows.h).
 struct PointConfig {
   PointId id = 0;
   const DesignSpace* space = nullptr;
@@ -28,11 +33,12 @@ struct PointConfig {
   const Json* axis_value(const std::string& name) const;
 };
 
-/// Result of evaluating one point.
+/// Result of evaluating one point at one fidelity: the one evaluation type of the explorer
+/// (written to the run's log, read back from it, shown by every output).
 struct Evaluation {
   MetricValues metrics;   ///< NaN where unavailable
   std::string error;      ///< non-empty when the point could not be built or simulated
-  std::string fidelity;   ///< "analytic", "systemc", or the evaluator's own name
+  Fidelity fidelity = Fidelity::kAnalytic;  ///< the evaluator's (SweepEvaluator::evaluate sets it)
   /// Set by the sweep from its rank-accuracy table (dse/accuracy/accuracy_table.h): the uniform
   /// TT rank of the point (0 when its TT layers differ in rank or it has none) and how
   /// kAccuracy / kSlotF1 were obtained: "table", "interpolated", or "" (unavailable).
@@ -46,13 +52,13 @@ struct Evaluation {
   Json resolved;
 };
 
-/// Computes metrics of design points. Implementations must be thread-safe (evaluate is
-/// called concurrently from oneTBB workers) and deterministic (same point, same result).
+/// Computes metrics of design points at one fidelity (the sweep evaluator holds one per
+/// fidelity, dse/evaluate/sweep_evaluator.h): the simulator's (dse/evaluate/sim_evaluator.h) or a
+/// toy function in tests. Implementations must be thread-safe (evaluate is called concurrently
+/// from oneTBB workers) and deterministic (same point, same result).
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
-  /// Fidelity label written to results ("analytic", "systemc", ...).
-  virtual std::string fidelity() const = 0;
   /// True when evaluate() fills metric `m` (a metric no point can have, such as energy
   /// without a power model, is reported as unavailable and dropped from objectives).
   virtual bool provides(Metric m) const = 0;

@@ -71,15 +71,6 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   return v;
 }
 
-Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
-                         const std::vector<Metric>& objectives) {
-  Candidate c;
-  c.id = id;
-  c.violation = v.feasible ? 0 : std::max(v.violation, 1e-12);
-  for (Metric m : objectives) c.objectives.push_back(objective_value(m, e.metrics[m]));
-  return c;
-}
-
 double objective_value(Metric m, double x) {
   if (std::isnan(x)) return std::numeric_limits<double>::infinity();
   return metric_info(m).maximize ? -x : x;

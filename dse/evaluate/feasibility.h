@@ -1,18 +1,18 @@
 #pragma once
 // Constraint checking of one evaluated point: device resources with headroom, epoch
-// latency, compression and accuracy; and the conversion to a search Candidate.
+// latency, compression and accuracy; and a metric's value as an objective to minimise.
 
 #include <string>
 #include <vector>
 
 #include "dse/evaluate/evaluator.h"
-#include "dse/search/pareto.h"
 #include "dse/space/sweep_spec.h"
 #include "hw/device_spec.h"
 
 namespace ttsim::dse {
 
-/// Outcome of the constraint check.
+/// Outcome of the constraint check of one evaluation: the whole verdict, with its reason
+/// (a run keeps only feasibility and violation in memory: dse/run/run_state.h PointSummary).
 struct Verdict {
   bool feasible = false;
   /// 0 when feasible; otherwise Σ over failed constraints of value/limit - 1 (or the
@@ -35,10 +35,5 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& constraints, const Devi
 /// Value `x` of metric `m` as a Candidate objective (to minimise): +infinity for NaN
 /// (unavailable), negated for a maximised metric.
 double objective_value(Metric m, double x);
-
-/// The search view of a point: objectives to minimise (maximised metrics negated),
-/// NaN objectives replaced by +infinity, and the verdict's violation.
-Candidate make_candidate(PointId id, const Evaluation& e, const Verdict& v,
-                         const std::vector<Metric>& objectives);
 
 }  // namespace ttsim::dse

@@ -53,9 +53,10 @@ struct Resolved {
 };
 
 /// The point's model and arch as the loaders and `ctx`'s calibration make them. With
-/// `check_kernel_tree`, also refuses (InputError) a model beyond the kernel tree's limits,
-/// which evaluate_design refuses itself before it builds anything.
-Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_tree = true) {
+/// `check_buildable`, also refuses (ConfigError / InputError) what evaluate_design refuses
+/// itself before it builds anything, for configs asked for without an evaluation: a design
+/// the emitted top cannot carry out, a model beyond the kernel tree's limits.
+Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_buildable) {
   Resolved r;
   // Neighbouring points share documents (a sweep's last axes vary fastest: lanes, flow,
   // clock, then per-layer ranks): each distinct arch document is parsed once while it is
@@ -65,12 +66,10 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_kernel_
   thread_local DocMemo<ArchSpec, 16> archs;  // e.g. five lane counts × two flows, cycling
   r.model = models.parse(p.model, p.model_file);
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
-  // A design the emitted top cannot carry out is never simulated (the point is reported
-  // not evaluated, with the ConfigError naming the arch field).
-  machine::check_buildable(r.arch);
-  // The kernel tree's limits (encoders, factors, arena sizes) before any graph is built:
-  // a model far beyond them would otherwise take the memory of its whole task graph first.
-  if (check_kernel_tree) machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
+  if (check_buildable) {
+    machine::check_buildable(r.arch);
+    machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
+  }
   if (ctx.calibration) {
     // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
     // apply the fit and run at the achievable clock when the reports missed timing.
@@ -127,7 +126,7 @@ bool common_provides(const SimContext& ctx, Metric m) {
       return has_power_coefficients(ctx.device);
     case Metric::kAccuracy:
     case Metric::kSlotF1:
-      return false;  // from the rank-accuracy table (dse/evaluate/sweep_evaluation.h)
+      return false;  // from the rank-accuracy table (dse/evaluate/sweep_evaluator.h)
     default:
       return true;
   }
@@ -135,26 +134,18 @@ bool common_provides(const SimContext& ctx, Metric m) {
 
 }  // namespace
 
-bool AnalyticSimEvaluator::provides(Metric m) const { return common_provides(ctx_, m); }
-bool SystemcSimEvaluator::provides(Metric m) const { return common_provides(ctx_, m); }
+bool SimEvaluator::provides(Metric m) const { return common_provides(ctx_, m); }
 
-Json AnalyticSimEvaluator::resolved_configs(const PointConfig& p) const {
-  return configs_json(ctx_, resolve(ctx_, p));
-}
-Json SystemcSimEvaluator::resolved_configs(const PointConfig& p) const {
-  return configs_json(ctx_, resolve(ctx_, p));
-}
+Json SimEvaluator::resolved_configs(const PointConfig& p) const { return configs_json(ctx_, resolve(ctx_, p, true)); }
 
-namespace {
-
-/// One point at `fidelity`: evaluate_design (sim/design_eval.h), the one evaluation every
-/// command runs, turned into the explorer's metrics.
-Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool detailed, Fidelity fidelity,
-                          const std::string& name) {
+Evaluation SimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
   Evaluation e;
-  e.fidelity = name;
-  const Resolved r = resolve(ctx, p, false);  // evaluate_design checks the kernel tree's limits
-  const auto ev = evaluate_design(*r.model, r.arch, ctx.device, ctx.has_lengths ? &ctx.train : nullptr, fidelity);
+  e.fidelity = fidelity_;
+  // evaluate_design checks that the emitted top can carry the design out and the kernel
+  // tree's limits before it builds anything (a point it refuses is reported not evaluated,
+  // with the error naming the arch field or the limit).
+  const Resolved r = resolve(ctx_, p, false);
+  const auto ev = evaluate_design(*r.model, r.arch, ctx_.device, ctx_.has_lengths ? &ctx_.train : nullptr, fidelity_);
   const StepResult& s = ev->step;
   step_metrics(s.graph(), s.run.schedule, e);
   machine_metrics(ev->machine(), e);
@@ -168,22 +159,12 @@ Evaluation evaluate_point(const SimContext& ctx, const PointConfig& p, bool deta
           static_cast<double>(ev->epoch->cycles) / static_cast<double>(ev->epoch->samples);
     }
   }
-  set_power_metrics(ctx.device, ev->activity, ev->luts, e.metrics);
+  set_power_metrics(ctx_.device, ev->activity, ev->luts, e.metrics);
   if (detailed) {
     e.breakdown = breakdown_json(s.graph(), s.run.schedule);
-    e.resolved = configs_json(ctx, r);
+    e.resolved = configs_json(ctx_, r);
   }
   return e;
-}
-
-}  // namespace
-
-Evaluation AnalyticSimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
-  return evaluate_point(ctx_, p, detailed, Fidelity::kAnalytic, fidelity());
-}
-
-Evaluation SystemcSimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
-  return evaluate_point(ctx_, p, detailed, Fidelity::kSystemC, fidelity());
 }
 
 }  // namespace ttsim::dse

@@ -1,13 +1,13 @@
 #pragma once
-// The explorer's evaluators backed by the simulator (//sim). Both run evaluate_design
+// The explorer's evaluator backed by the simulator (//sim), one per fidelity. Both run evaluate_design
 // (sim/design_eval.h), the evaluation `simulate`, `baseline` and `memplan` run: the machine
 // description of the point (kernel instances, on-chip arrays: DSP, BRAM36, URAM288, on-chip
 // bytes), its padded step on that machine, the epoch over the dataset's length histogram,
 // and power from the step's activity on the machine's arrays. They differ in the fidelity
-// of the schedule:
-//   AnalyticSimEvaluator: the analytic list schedule on the machine's instances
+// of the schedule (sim/fidelity.h):
+//   Fidelity::kAnalytic: the analytic list schedule on the machine's instances
 //     (sim/analytic.h, no bank-port model: a lower bound of the SystemC cycles);
-//   SystemcSimEvaluator: the SystemC engine with the port model of the machine's arrays.
+//   Fidelity::kSystemC: the SystemC engine with the port model of the machine's arrays.
 // On the emitted machine (one call at a time, each array's ports sized for the II its
 // loops are priced at) the two agree.
 //
@@ -57,32 +57,24 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
 void calibrate_sim_context(const Calibration& c, const ArchSpec& base_arch,
                            const std::vector<double>& clocks_mhz, SimContext& ctx);
 
-/// Evaluates a point with evaluate_design at Fidelity::kAnalytic: cycles, the machine's
-/// blocks and DSPs, power and epoch over the length histogram.
-class AnalyticSimEvaluator : public Evaluator {
+/// Evaluates a point with evaluate_design (sim/design_eval.h, the one evaluation every
+/// command runs, and the only call of it in dse/) at its fidelity: cycles, the machine's
+/// blocks and DSPs, power and epoch over the length histogram. At Fidelity::kSystemC exactly
+/// as `ttsim simulate` does (runs are serialized across threads).
+class SimEvaluator : public Evaluator {
  public:
-  explicit AnalyticSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}
-  std::string fidelity() const override { return "analytic"; }
+  SimEvaluator(SimContext ctx, Fidelity fidelity) : ctx_(std::move(ctx)), fidelity_(fidelity) {}
+  Fidelity fidelity() const { return fidelity_; }
   bool provides(Metric m) const override;
+  /// The configs as the loaders and the calibration make them, of a design the emitted build
+  /// can carry out: refuses (ConfigError / InputError) what evaluate_design refuses before it
+  /// builds anything (machine::check_buildable, the kernel tree's limits).
   Json resolved_configs(const PointConfig& point) const override;
   Evaluation evaluate(const PointConfig& point, bool detailed) const override;
 
  private:
   SimContext ctx_;
-};
-
-/// Evaluates a point with evaluate_design at Fidelity::kSystemC, exactly as `ttsim
-/// simulate` does; runs are serialized across threads.
-class SystemcSimEvaluator : public Evaluator {
- public:
-  explicit SystemcSimEvaluator(SimContext ctx) : ctx_(std::move(ctx)) {}
-  std::string fidelity() const override { return "systemc"; }
-  bool provides(Metric m) const override;
-  Json resolved_configs(const PointConfig& point) const override;
-  Evaluation evaluate(const PointConfig& point, bool detailed) const override;
-
- private:
-  SimContext ctx_;
+  Fidelity fidelity_;
 };
 
 }  // namespace ttsim::dse

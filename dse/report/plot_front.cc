@@ -185,105 +185,134 @@ std::string view_script(const std::string& name, const std::string& title, const
   return s;
 }
 
+// The feasible points with both values of view `v` (scaled for plotting), flagged: on the
+// Pareto front of all objectives, a reference, the chosen design, on the pair's front.
+std::vector<ViewPoint> view_points(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
+                                   const FrontView& v, const PlotAxis& ax, const PlotAxis& ay) {
+  std::vector<ViewPoint> pts;
+  // The figures every run keeps in memory (the objectives and the choice metric).
+  for (const auto& [id, summary] : state.points) {
+    if (!summary.feasible) continue;
+    const double x = summary.figure(eval, v.x), y = summary.figure(eval, v.y);
+    if (std::isnan(x) || std::isnan(y)) continue;
+    pts.push_back({id, x * ax.scale, y * ay.scale, false, f.on_front(id), eval.sweep().space.is_reference(id),
+                   f.chosen && *f.chosen == id});
+  }
+  std::vector<double> xs, ys;
+  for (const auto& p : pts) {
+    xs.push_back(p.x);
+    ys.push_back(p.y);
+  }
+  const auto on = pair_front(xs, metric_info(v.x).maximize, ys, metric_info(v.y).maximize);
+  for (std::size_t i = 0; i < pts.size(); ++i) pts[i].pair_front = on[i];
+  return pts;
+}
+
+// How many of the other (not notable) designs there are and how many are shown.
+struct Shown {
+  std::size_t others = 0, others_shown = 0;
+};
+
+// A large run plots its notable designs (on either front, references, the chosen one) and an
+// evenly spaced sample of the others: at most kShownPointsMax markers. Then the pair's
+// non-dominated points first, by x (the line is drawn from its own file).
+Shown thin_and_order(std::vector<ViewPoint>& pts) {
+  auto notable = [](const ViewPoint& p) { return p.pair_front || p.front || p.reference || p.chosen; };
+  std::size_t n_notable = 0;
+  Shown shown;
+  for (const auto& p : pts) (notable(p) ? n_notable : shown.others) += 1;
+  shown.others_shown = shown.others;
+  if (pts.size() > kShownPointsMax) {
+    const std::size_t room = kShownPointsMax > n_notable ? kShownPointsMax - n_notable : 1;
+    std::vector<ViewPoint> kept;
+    std::size_t k = 0;
+    for (const auto& p : pts) {
+      if (notable(p) || in_sample(k++, shown.others, room)) kept.push_back(p);
+    }
+    pts = std::move(kept);
+    shown.others_shown = pts.size() - n_notable;
+  }
+  std::stable_sort(pts.begin(), pts.end(), [](const ViewPoint& a, const ViewPoint& b) {
+    if (a.pair_front != b.pair_front) return a.pair_front;
+    return a.pair_front && (a.x != b.x ? a.x < b.x : a.y < b.y);
+  });
+  return shown;
+}
+
+// <name>.csv (the points) and <name>_line.csv (the staircase).
+void write_view_data(const std::string& dir, const std::string& name, const SweepSpec& sweep, const PlotAxis& ax,
+                     const PlotAxis& ay, const std::vector<ViewPoint>& pts, const std::vector<LineVertex>& staircase) {
+  std::string csv = "id," + ax.column + "," + ay.column + ",pair_front,pareto_front,reference,chosen,name\n";
+  for (const auto& p : pts) {
+    csv += fmt::format("{},{},{},{:d},{:d},{:d},{:d},{}\n", p.id, number_text(p.x), number_text(p.y),
+                       p.pair_front, p.front, p.reference, p.chosen, csv_cell(point_name(sweep, p.id)));
+  }
+  write_file_atomic(dir + "/" + name + ".csv", csv);
+  std::string line = ax.column + "," + ay.column + "\n";
+  for (const LineVertex& c : staircase) line += number_text(c.x) + "," + number_text(c.y) + "\n";
+  write_file_atomic(dir + "/" + name + "_line.csv", line);
+}
+
+// The view's caption: what the markers, rings and line show.
+std::string view_caption(const SweepEvaluator& eval, const std::string& name, const PlotAxis& ax, const PlotAxis& ay,
+                         const std::vector<ViewPoint>& pts, std::size_t feasible, bool line, const Shown& shown) {
+  std::size_t n_pair = 0, n_front = 0;
+  for (const auto& p : pts) {
+    n_pair += p.pair_front;
+    n_front += p.front;
+  }
+  std::string objectives, rings;
+  for (Metric m : eval.objectives()) objectives += (objectives.empty() ? "" : ", ") + std::string(metric_info(m).name);
+  const auto ring_list = ringed(pts);
+  for (std::size_t k = 0; k < ring_list.size(); ++k) {
+    rings += fmt::format("{}{}: {}", k == 0 ? "" : "; ", k + 1, ring_list[k].second);
+  }
+  const std::string pair_text =
+      line ? fmt::format("Line and black rings: {} no other design beats on both {} and {} (the "
+                         "staircase of {}_line.csv)",
+                         the_designs(n_pair), ax.label, ay.label, name)
+           : fmt::format("Black ring: {} no other design beats on both {} and {} (single design, "
+                         "no line)",
+                         the_designs(n_pair), ax.label, ay.label);
+  return fmt::format(
+      "{}. {}; blue: {} on the Pareto front of all {} objectives ({}); a blue point without a "
+      "black ring is beaten here by a design that is worse on another objective; grey: {}.{}",
+      count_of(feasible, "feasible design"), pair_text, the_designs(n_front), eval.objectives().size(), objectives,
+      shown.others_shown == shown.others
+          ? std::string("the other feasible designs")
+          : fmt::format("an evenly spaced sample (by id) of {} of the {} other feasible designs, which "
+                        "results.csv lists all of",
+                        shown.others_shown, shown.others),
+      rings.empty() ? "" : " Numbered rings: " + rings + ".");
+}
+
 }  // namespace
 
-std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluator& eval,
                                         const RunState& state, const FinalResult& f,
                                         std::vector<std::string>& notes) {
   std::vector<PlotFile> plots;
-  const auto& sweep = eval.sweep();
   const std::size_t n_obj = eval.objectives().size();
-  for (const FrontView& v : front_views(eval.objectives(), sweep.choose_metric)) {
+  for (const FrontView& v : front_views(eval.objectives(), eval.sweep().choose_metric)) {
     const PlotAxis ax = plot_axis(v.x), ay = plot_axis(v.y);
-    std::vector<ViewPoint> pts;
-    // The figures every run keeps in memory (the objectives and the choice metric).
-    for (const auto& [id, summary] : state.points) {
-      if (!summary.best.feasible) continue;
-      const double x = eval.figure(summary.best, v.x), y = eval.figure(summary.best, v.y);
-      if (std::isnan(x) || std::isnan(y)) continue;
-      pts.push_back({id, x * ax.scale, y * ay.scale, false, f.on_front(id), sweep.space.is_reference(id),
-                     f.chosen && *f.chosen == id});
-    }
+    std::vector<ViewPoint> pts = view_points(eval, state, f, v, ax, ay);
     if (pts.empty()) continue;
     std::vector<double> xs, ys;
     for (const auto& p : pts) {
       xs.push_back(p.x);
       ys.push_back(p.y);
     }
-    const bool max_x = metric_info(v.x).maximize, max_y = metric_info(v.y).maximize;
-    const auto on = pair_front(xs, max_x, ys, max_y);
-    for (std::size_t i = 0; i < pts.size(); ++i) pts[i].pair_front = on[i];
-    // A large run plots its notable designs (on either front, references, the chosen one)
-    // and an evenly spaced sample of the others: at most kShownPointsMax markers.
+    const auto staircase = pair_staircase(xs, metric_info(v.x).maximize, ys, metric_info(v.y).maximize);
     const std::size_t feasible = pts.size();
-    auto notable = [](const ViewPoint& p) { return p.pair_front || p.front || p.reference || p.chosen; };
-    std::size_t others = 0, n_notable = 0;
-    for (const auto& p : pts) (notable(p) ? n_notable : others) += 1;
-    std::size_t others_shown = others;
-    if (feasible > kShownPointsMax) {
-      const std::size_t room = kShownPointsMax > n_notable ? kShownPointsMax - n_notable : 1;
-      std::vector<ViewPoint> kept;
-      std::size_t k = 0;
-      for (const auto& p : pts) {
-        if (notable(p) || in_sample(k++, others, room)) kept.push_back(p);
-      }
-      pts = std::move(kept);
-      others_shown = pts.size() - n_notable;
-    }
-    // The pair's non-dominated points first, by x; the line is drawn from its own file.
-    std::stable_sort(pts.begin(), pts.end(), [](const ViewPoint& a, const ViewPoint& b) {
-      if (a.pair_front != b.pair_front) return a.pair_front;
-      return a.pair_front && (a.x != b.x ? a.x < b.x : a.y < b.y);
-    });
+    const Shown shown = thin_and_order(pts);
     const std::string name = "front_" + ax.column + "_vs_" + ay.column;
-    std::string csv = "id," + ax.column + "," + ay.column +
-                      ",pair_front,pareto_front,reference,chosen,name\n";
-    for (const auto& p : pts) {
-      csv += fmt::format("{},{},{},{:d},{:d},{:d},{:d},{}\n", p.id, number_text(p.x), number_text(p.y),
-                         p.pair_front, p.front, p.reference, p.chosen,
-                         csv_cell(point_name(sweep, p.id)));
-    }
-    write_file_atomic(dir + "/" + name + ".csv", csv);
-    const auto staircase = pair_staircase(xs, max_x, ys, max_y);
-    std::string line = ax.column + "," + ay.column + "\n";
-    for (const LineVertex& c : staircase) {
-      line += number_text(c.x) + "," + number_text(c.y) + "\n";
-    }
-    write_file_atomic(dir + "/" + name + "_line.csv", line);
-    std::size_t n_pair = 0, n_front = 0;
-    for (const auto& p : pts) {
-      n_pair += p.pair_front;
-      n_front += p.front;
-    }
+    write_view_data(dir, name, eval.sweep(), ax, ay, pts, staircase);
     const std::string title =
         n_obj == 2 ? fmt::format("Pareto front: {} vs {} ({})", ay.label, ax.label,
                                  count_of(feasible, "feasible design"))
                    : fmt::format("Projection of the {}-objective front: {} vs {}", n_obj, ay.label,
                                  ax.label);
-    std::string objectives, rings;
-    for (Metric m : eval.objectives()) objectives += (objectives.empty() ? "" : ", ") + std::string(metric_info(m).name);
-    const auto ring_list = ringed(pts);
-    for (std::size_t k = 0; k < ring_list.size(); ++k) {
-      rings += fmt::format("{}{}: {}", k == 0 ? "" : "; ", k + 1, ring_list[k].second);
-    }
-    const std::string pair_text =
-        staircase.size() > 1
-            ? fmt::format("Line and black rings: {} no other design beats on both {} and {} (the "
-                          "staircase of {}_line.csv)",
-                          the_designs(n_pair), ax.label, ay.label, name)
-            : fmt::format("Black ring: {} no other design beats on both {} and {} (single design, "
-                          "no line)",
-                          the_designs(n_pair), ax.label, ay.label);
-    const std::string caption = fmt::format(
-        "{}. {}; blue: {} on the Pareto front of all {} objectives ({}); a blue point without a "
-        "black ring is beaten here by a design that is worse on another objective; grey: {}.{}",
-        count_of(feasible, "feasible design"), pair_text, the_designs(n_front), n_obj, objectives,
-        others_shown == others
-            ? std::string("the other feasible designs")
-            : fmt::format("an evenly spaced sample (by id) of {} of the {} other feasible designs, which "
-                          "results.csv lists all of",
-                          others_shown, others),
-        rings.empty() ? "" : " Numbered rings: " + rings + ".");
+    const std::string caption = view_caption(eval, name, ax, ay, pts, feasible, staircase.size() > 1, shown);
     if (run_gnuplot(dir, name, view_script(name, title, ax, ay, pts, staircase), notes)) {
       plots.push_back({name + ".svg", {name + ".csv", name + "_line.csv"}, title, caption});
     }

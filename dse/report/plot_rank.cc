@@ -39,7 +39,7 @@ bool has_layer_ranks(const Json& model) {
 
 }  // namespace
 
-std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluator& eval,
                                       const RunState& state, const FinalResult& f,
                                       std::vector<std::string>& notes) {
   const auto& sweep = eval.sweep();
@@ -60,7 +60,7 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
     RankCell& c = cells[{enc.get<double>(), rank.get<double>()}];
     if (std::isnan(c.compression)) c.compression = m[Metric::kCompression];
     ++c.designs;
-    if (state.points.at(id).best.feasible) {
+    if (state.points.at(id).feasible) {
       ++c.feasible;
       const double s = m[Metric::kEpochSeconds];
       if (std::isnan(c.best_epoch_seconds) || s < c.best_epoch_seconds) c.best_epoch_seconds = s;

@@ -2,7 +2,7 @@
 
 namespace ttsim::dse {
 
-std::vector<PlotFile> write_plots(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_plots(const std::string& dir, const SweepEvaluator& eval,
                                   const RunState& state, const FinalResult& f,
                                   std::vector<std::string>& notes) {
   std::vector<PlotFile> plots;

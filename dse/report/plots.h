@@ -18,7 +18,7 @@
 
 #include "dse/run/finish.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -33,17 +33,17 @@ struct PlotFile {
 
 /// Writes every plot above into `dir`, in the order listed. Returns the plots drawn; a
 /// plot gnuplot could not draw, or one without data, is left out with a note in `notes`.
-std::vector<PlotFile> write_plots(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_plots(const std::string& dir, const SweepEvaluator& eval,
                                   const RunState& state, const FinalResult& final,
                                   std::vector<std::string>& notes);
 
 /// The front views (see the file comment); none for fewer than two objectives.
-std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_front_plots(const std::string& dir, const SweepEvaluator& eval,
                                         const RunState& state, const FinalResult& final,
                                         std::vector<std::string>& notes);
 
 /// The rank/compression plot; none when the points have no TT rank.
-std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluation& eval,
+std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluator& eval,
                                       const RunState& state, const FinalResult& final,
                                       std::vector<std::string>& notes);
 

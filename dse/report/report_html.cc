@@ -31,7 +31,7 @@ std::string link(const std::string& dir, const std::string& file, const std::str
   return "<a href=\"" + html_escape(file) + "\">" + html_escape(text.empty() ? file : text) + "</a>";
 }
 
-std::string objectives_text(const SweepEvaluation& eval) {
+std::string objectives_text(const SweepEvaluator& eval) {
   std::string s;
   for (Metric m : eval.objectives()) {
     s += (s.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
@@ -40,7 +40,7 @@ std::string objectives_text(const SweepEvaluation& eval) {
   return s;
 }
 
-std::string provenance(const std::string& dir, const SweepEvaluation& eval, const FinalResult& f) {
+std::string provenance(const std::string& dir, const SweepEvaluator& eval, const FinalResult& f) {
   const auto& sweep = eval.sweep();
   std::string h = "<section id=\"provenance\"><h2>Provenance</h2>\n";
   const std::string desc = sweep.doc.value("description", std::string());
@@ -67,10 +67,10 @@ std::string provenance(const std::string& dir, const SweepEvaluation& eval, cons
   h += kv("axes", "<ul style=\"margin:0;padding-left:18px\">" + axes + "</ul>");
   h += kv("design space", fmt::format("{} grid points, {} reference point(s); search {}",
                                       sweep.space.grid_size(), sweep.space.references().size(),
-                                      code(sweep.search.strategy)));
+                                      code(to_string(sweep.search.strategy))));
   h += kv("objectives", html_escape(objectives_text(eval)));
   h += kv("constraints", html_escape(constraints_text(eval)));
-  h += kv("fidelity", code(to_string(sweep.fidelity)) +
+  h += kv("fidelity", code(to_string(sweep.systemc)) +
                           fmt::format(": {} point(s) SystemC-evaluated in {} round(s), the others "
                                       "analytic (no port contention)",
                                       f.systemc_points, f.systemc_rounds));
@@ -85,7 +85,7 @@ std::string provenance(const std::string& dir, const SweepEvaluation& eval, cons
   return h + "</dl></section>\n";
 }
 
-std::string chosen_section(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+std::string chosen_section(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                            const FinalResult& f) {
   std::string h = "<section id=\"chosen\"><h2>Chosen design</h2>\n";
   if (!f.chosen) return h + "<p>No feasible design.</p></section>\n";
@@ -102,7 +102,7 @@ std::string chosen_section(const std::string& dir, const SweepEvaluation& eval, 
   }
   h += kv("axis values", html_escape(values));
   const Evaluation& e = r->rec.best();
-  h += kv("fidelity", html_escape(e.fidelity));
+  h += kv("fidelity", html_escape(to_string(e.fidelity)));
   for (Metric m : report_metrics()) {
     h += kv(metric_info(m).name, e.metrics.has(m) ? html_escape(table_number(m, e.metrics[m]) + " " + metric_unit(m))
                                                   : std::string("n/a"));
@@ -126,7 +126,7 @@ std::string chosen_section(const std::string& dir, const SweepEvaluation& eval, 
   return h + "</dl></section>\n";
 }
 
-std::string references_section(const SweepEvaluation& eval, const FinalResult& f,
+std::string references_section(const SweepEvaluator& eval, const FinalResult& f,
                                const RunState& state) {
   std::string h = "<section id=\"references\"><h2>Reference designs</h2>\n";
   if (f.references.empty()) return h + "<p>The sweep lists no reference point.</p></section>\n";
@@ -155,7 +155,7 @@ std::string references_section(const SweepEvaluation& eval, const FinalResult& f
                                           : fmt::format("dominated by {} front design(s); gains over those",
                                                         ref.dominated_by.size());
     if (f.chosen && *f.chosen == ref.id) standing += "; the chosen design";
-    h += "<td class=\"t\">" + html_escape(ref.fidelity) + "</td><td class=\"t reason\">" +
+    h += "<td class=\"t\">" + html_escape(to_string(ref.fidelity)) + "</td><td class=\"t reason\">" +
          html_escape(standing) + "</td>";
     const PointRecord rec = state.record(ref.id);
     for (Metric m : objs) h += metric_cell_html(m, rec.best().metrics[m]);
@@ -206,7 +206,7 @@ void write_plots_section(const std::string& dir, const std::vector<PlotFile>& pl
 
 }  // namespace
 
-void write_report_html(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+void write_report_html(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                        const FinalResult& f, const std::vector<PlotFile>& plots,
                        const std::vector<std::string>& notes) {
   const auto& sweep = eval.sweep();

@@ -12,14 +12,14 @@
 #include "dse/run/finish.h"
 #include "dse/report/plots.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
 /// Writes <dir>/report.html (atomically) for the finished run. `plots` are the plots drawn
 /// in `dir` (embedded), `notes` the run's extra notes (plots, emission) besides final.notes.
 /// The page links the run's other files that exist in `dir`.
-void write_report_html(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+void write_report_html(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                        const FinalResult& final, const std::vector<PlotFile>& plots,
                        const std::vector<std::string>& notes);
 

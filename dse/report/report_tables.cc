@@ -91,7 +91,7 @@ const std::vector<Metric>& all_metrics() {
   return m;
 }
 
-std::string points_table_head_html(const std::string& table_id, const SweepEvaluation& eval,
+std::string points_table_head_html(const std::string& table_id, const SweepEvaluator& eval,
                                    bool all_columns) {
   const auto& metrics = all_columns ? all_metrics() : report_metrics();
   std::string h = "<table class=\"sortable\" id=\"" + html_escape(table_id) + "\">\n<thead><tr>"
@@ -125,7 +125,7 @@ std::string points_table_row_html(const ResultRow& r, std::optional<PointId> cho
     h += v.is_number() ? num_cell(text, v.get<double>()) : "<td class=\"t\">" + html_escape(text) + "</td>";
   }
   const Evaluation& e = r.rec.best();
-  h += "<td class=\"t\">" + html_escape(e.fidelity) + "</td><td class=\"t\">" +
+  h += "<td class=\"t\">" + html_escape(to_string(e.fidelity)) + "</td><td class=\"t\">" +
        (r.verdict.feasible ? "yes" : "no") + "</td>";
   if (all_columns) h += "<td class=\"reason\">" + html_escape(r.verdict.reason) + "</td>";
   h += std::string("<td class=\"t\">") + (r.on_front ? "yes" : "") + "</td>";
@@ -136,7 +136,7 @@ std::string points_table_row_html(const ResultRow& r, std::optional<PointId> cho
 
 std::string points_table_tail_html() { return "</tbody></table>\n"; }
 
-std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
+std::string points_table_html(const std::string& table_id, const SweepEvaluator& eval,
                               const std::vector<ResultRow>& rows, std::optional<PointId> chosen,
                               bool all_columns) {
   std::string h = points_table_head_html(table_id, eval, all_columns);

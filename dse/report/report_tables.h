@@ -42,12 +42,12 @@ std::string metric_cell_html(Metric m, double v);
 /// data-v; rows carry data-feasible and are marked for the chosen design and references.
 /// The same as points_table_head_html, points_table_row_html per row, then
 /// points_table_tail_html.
-std::string points_table_html(const std::string& table_id, const SweepEvaluation& eval,
+std::string points_table_html(const std::string& table_id, const SweepEvaluator& eval,
                               const std::vector<ResultRow>& rows, std::optional<PointId> chosen,
                               bool all_columns);
 
 /// The opening of a points table: <table> and its header row, up to <tbody>.
-std::string points_table_head_html(const std::string& table_id, const SweepEvaluation& eval,
+std::string points_table_head_html(const std::string& table_id, const SweepEvaluator& eval,
                                    bool all_columns);
 /// One <tr> of a points table (for a table written row by row).
 std::string points_table_row_html(const ResultRow& row, std::optional<PointId> chosen, bool all_columns);

@@ -23,7 +23,7 @@ int checked_threads(long long threads, const std::string& flag) {
   return static_cast<int>(threads);
 }
 
-BatchRunner::BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
+BatchRunner::BatchRunner(const SweepEvaluator& eval, RunState& state, const RunControl& control,
                          std::uint64_t planned, ResultStream* rows)
     : eval_(eval), state_(state), rows_(rows), control_(control), planned_(planned) {
   start_ = last_report_ = std::chrono::steady_clock::now();
@@ -80,20 +80,22 @@ void BatchRunner::end_progress() {
   }
 }
 
-std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, bool systemc) {
-  evaluate(ids, systemc);
+std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, Fidelity fidelity) {
+  evaluate(ids, fidelity);
+  const bool systemc = fidelity == Fidelity::kSystemC;
   std::vector<Candidate> result;
   for (PointId id : ids) {
     auto it = state_.points.find(id);
     if (it == state_.points.end()) continue;
     if (systemc && !it->second.has_systemc()) continue;
     // The search strategies see the analytic figures (what they ranked the space by).
-    result.push_back(systemc ? eval_.candidate(id, it->second.best) : analytic_candidate(id, it->second));
+    result.push_back(systemc ? it->second.candidate(eval_, id) : analytic_candidate(id, it->second));
   }
   return result;
 }
 
-void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
+void BatchRunner::evaluate(const std::vector<PointId>& ids, Fidelity fidelity) {
+  const bool systemc = fidelity == Fidelity::kSystemC;
   std::vector<PointId> todo;
   for (PointId id : ids) {
     auto it = state_.points.find(id);
@@ -104,7 +106,7 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
                                              : tbb::task_arena::automatic);
   for (std::size_t begin = 0; begin < todo.size() && !should_stop(); begin += chunk) {
     const std::size_t end = std::min(todo.size(), begin + chunk);
-    std::vector<std::optional<std::pair<Evaluation, PointFigures>>> out(end - begin);
+    std::vector<std::optional<std::pair<Evaluation, PointSummary>>> out(end - begin);
     // The points' result rows, rendered by the workers (null: not renderable).
     const bool render = rows_ && rows_->accepting() && !systemc;
     std::vector<std::unique_ptr<RowText>> text(render ? end - begin : 0);
@@ -122,7 +124,7 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
             }
           }
           std::optional<PointConfig> resolved;
-          Evaluation e = eval_.evaluate(todo[i], systemc, false, render ? &resolved : nullptr);
+          Evaluation e = eval_.evaluate(todo[i], fidelity, false, render ? &resolved : nullptr);
           if (resolved) {
             try {
               PointRecord rec;
@@ -132,7 +134,7 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
             } catch (const std::exception&) {  // the log's pass at the end meets it again
             }
           }
-          PointFigures f = eval_.figures(e);
+          PointSummary f = PointSummary::of(eval_, e);
           // The progress line's figures: feasibility and the first objective as its candidate has it.
           const bool feasible = f.feasible;
           const double first = objective_value(eval_.objectives().front(), f.kept.front());
@@ -154,7 +156,7 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
     });
     for (std::size_t i = begin; i < end; ++i) {
       if (!out[i - begin]) continue;
-      state_.add(todo[i], systemc, out[i - begin]->first, out[i - begin]->second);
+      state_.add(todo[i], out[i - begin]->first, std::move(out[i - begin]->second));
       if (render) rows_->append(todo[i], text[i - begin].get());
     }
     state_.flush();
@@ -163,9 +165,8 @@ void BatchRunner::evaluate(const std::vector<PointId>& ids, bool systemc) {
 }
 
 Candidate BatchRunner::analytic_candidate(PointId id, const PointSummary& s) const {
-  if (!s.has_systemc()) return eval_.candidate(id, s.best);
-  const PointRecord r = state_.record(id);
-  return eval_.candidate(id, eval_.figures(r.analytic));
+  if (!s.has_systemc()) return s.candidate(eval_, id);
+  return PointSummary::of(eval_, state_.record(id).analytic).candidate(eval_, id);
 }
 
 void BatchRunner::checkpoint() {
@@ -175,10 +176,6 @@ void BatchRunner::checkpoint() {
 bool BatchRunner::stop_requested() {
   std::lock_guard<std::mutex> lock(mutex_);
   return should_stop();
-}
-
-BatchEvaluate BatchRunner::as_batch_evaluate() {
-  return [this](const std::vector<PointId>& ids) { return run(ids, false); };
 }
 
 }  // namespace ttsim::dse

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "dse/run/run_state.h"
-#include "dse/search/search.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/search/pareto.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -55,20 +55,18 @@ class BatchRunner {
   /// the ETA. With `rows`, each analytic evaluation's result rows are rendered on the
   /// worker that evaluated the point and appended to `rows` with the batch (while it
   /// accepts rows: dse/run/result_stream.h).
-  BatchRunner(const SweepEvaluation& eval, RunState& state, const RunControl& control,
+  BatchRunner(const SweepEvaluator& eval, RunState& state, const RunControl& control,
               std::uint64_t planned, ResultStream* rows = nullptr);
 
-  /// Evaluates the points of `ids` that have no evaluation of this fidelity yet (all
-  /// in parallel, in chunks of 1024), stores them in the state and returns the candidates
+  /// Evaluates the points of `ids` that have no evaluation at `fidelity` yet (all in
+  /// parallel, in chunks of 1024), stores them in the state and returns the candidates
   /// of the ids evaluated by now, in `ids` order: on their analytic figures for an
   /// analytic run (what the search strategies rank), on the best for a SystemC one. A
   /// stop leaves the missing ids out.
-  std::vector<Candidate> run(const std::vector<PointId>& ids, bool systemc);
+  std::vector<Candidate> run(const std::vector<PointId>& ids, Fidelity fidelity);
   /// run() without building the candidates (a grid pass over millions of points keeps
   /// nothing per point beyond the state's summaries).
-  void evaluate(const std::vector<PointId>& ids, bool systemc);
-  /// A BatchEvaluate for the search strategies (analytic fidelity).
-  BatchEvaluate as_batch_evaluate();
+  void evaluate(const std::vector<PointId>& ids, Fidelity fidelity);
 
   StopReason stopped() const { return stop_; }
   /// Checks the stop conditions (cancel flag, interrupt hook, deadline) now, between
@@ -86,7 +84,7 @@ class BatchRunner {
   void report(bool force);
   Candidate analytic_candidate(PointId id, const PointSummary& s) const;
 
-  const SweepEvaluation& eval_;
+  const SweepEvaluator& eval_;
   RunState& state_;
   ResultStream* rows_;
   RunControl control_;

@@ -3,6 +3,7 @@
 #include "dse/space/axes.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "core/dir_lock.h"
 #include "dse/run/outputs.h"
 #include "dse/run/result_stream.h"
+#include "dse/search/search.h"
 
 namespace ttsim::dse {
 
@@ -109,30 +111,6 @@ void remove_leftovers(const std::string& dir) {
   for (const auto& p : old) fs::remove_all(p, ec);
 }
 
-// How many points strategy grid or random plans for `sweep` (budget applied) at most,
-// without listing them: the space's size, or the random search's count plus its references.
-std::uint64_t planned_count(const SweepSpec& sweep) {
-  std::uint64_t n = sweep.space.size();
-  if (sweep.search.strategy == "random") {
-    n = std::min<std::uint64_t>(n, sweep.search.count + sweep.space.references().size());
-  }
-  if (sweep.budget.points) n = std::min<std::uint64_t>(n, sweep.budget.points);
-  return n;
-}
-
-// The points strategy grid or random plans for `sweep` (budget applied), restricted to
-// shard `index` of `count`.
-std::vector<PointId> planned_points(const SweepSpec& sweep, int index, int count) {
-  std::vector<PointId> ids = sweep.search.strategy == "grid"
-                                 ? grid_points(sweep.space)
-                                 : random_points(sweep.space, sweep.search.count, sweep.search.seed);
-  if (sweep.budget.points && ids.size() > sweep.budget.points) ids.resize(sweep.budget.points);
-  if (count <= 1) return ids;
-  std::vector<PointId> slice;
-  for (std::size_t p = index; p < ids.size(); p += count) slice.push_back(ids[p]);
-  return slice;
-}
-
 std::string calibration_text(const Json& c) {
   return c.is_null() ? std::string("none") : c.value("file", std::string("?"));
 }
@@ -144,7 +122,7 @@ std::string shard_text(const ExploreOptions& o) {
 
 // Finishes the run (dse/run/finish.h) and writes its outputs, results.csv and results.jsonl
 // from `streamed` when it holds them (dse/run/result_stream.h).
-ExploreReport close_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+ExploreReport close_run(const SweepEvaluator& eval, RunState& state, BatchRunner& runner,
                         const ExploreOptions& options, bool partial, ExploreReport report,
                         ResultStream* streamed = nullptr) {
   report.final = finish_run(eval, state, runner, partial);
@@ -192,12 +170,13 @@ void check_numbering(const RunState& s, const SweepSpec& sweep, const std::strin
 // evaluation log is that of a finished shard: compacted (ascending ids, one line per
 // point) and holding an evaluation of every point of its slice. Reads the log one line at
 // a time. ConfigError for a malformed line or an id outside the design space.
-void check_shard_finished(const SweepEvaluation& eval, const RunState& s, int index, int count,
+void check_shard_finished(const SweepEvaluator& eval, const RunState& s, int index, int count,
                           const std::string& dir) {
-  const bool systemc_all = eval.sweep().fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc;
-  std::vector<PointId> slice = planned_points(eval.sweep(), index, count);
+  const SweepSpec& sweep = eval.sweep();
+  const bool systemc_all = sweep.systemc == SystemcScope::kAll && eval.evaluators().systemc;
+  std::vector<PointId> slice = plan_points(sweep.space, sweep.search, sweep.budget.points, index, count);
   std::sort(slice.begin(), slice.end());
-  const std::uint64_t point_count = eval.sweep().space.size();
+  const std::uint64_t point_count = sweep.space.size();
   JsonLinesReader in(dir + "/" + kEvaluationLog);
   std::size_t done = 0, k = 0;
   bool sorted = true;
@@ -248,7 +227,7 @@ struct ShardCursor {
 // in memory at a time (the logs were checked by check_shard_finished).
 // Returns false, with the log partly merged, when `cancel` is set (checked before the
 // first point and every 1,024); true when every point is merged.
-bool merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+bool merge_shard_logs(const SweepEvaluator& eval, const std::vector<std::string>& shard_dirs,
                       RunState& merged, const std::atomic<bool>* cancel) {
   std::vector<ShardCursor> cursors(shard_dirs.size());
   for (std::size_t k = 0; k < shard_dirs.size(); ++k) {
@@ -266,10 +245,10 @@ bool merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string
     const JsonView line(next->line, next->in->where());
     if (merged.points.count(id)) line.at("id").fail("a point no other shard evaluated", std::to_string(id));
     const Evaluation a = evaluation_from_json(line.at("analytic"));
-    merged.add(id, false, a, eval.figures(a));
+    merged.add(id, a, PointSummary::of(eval, a));
     if (const auto sc = line.find("systemc")) {
       const Evaluation e = evaluation_from_json(*sc);
-      merged.add(id, true, e, eval.figures(e));
+      merged.add(id, e, PointSummary::of(eval, e));
     }
     if (n % 1024 == 0) {
       merged.flush();
@@ -281,131 +260,132 @@ bool merge_shard_logs(const SweepEvaluation& eval, const std::vector<std::string
   return true;
 }
 
-}  // namespace
-
-RunState load_run_settings(const std::string& dir) {
-  auto s = load_state(dir);
-  if (!s) throw InputError(dir + ": no state.json (not an explore output folder)");
-  return std::move(*s);
+// Refuses (InputError) to continue the run `existing` of `options.out_dir` with `eval`'s sweep:
+// without --resume, of another sweep, numbering, calibration or shard, or with an input file
+// changed since it started.
+void check_resumable(const RunState& existing, const SweepEvaluator& eval, const std::string& sweep_file,
+                     const ExploreOptions& options) {
+  const SweepSpec& sweep = eval.sweep();
+  const std::string state_file = options.out_dir + "/state.json";
+  if (!options.resume) {
+    throw InputError(options.out_dir + ": already holds a run (state.json); pass --resume to "
+                     "continue it or choose another --out");
+  }
+  if (existing.sweep_doc != sweep.doc) throw InputError(state_file + ": belongs to another sweep than " + sweep_file);
+  check_numbering(existing, sweep, state_file);
+  if (existing.calibration != eval.calibration()) {
+    throw InputError(state_file + ": was run with calibration " + calibration_text(existing.calibration) +
+                     ", not " + calibration_text(eval.calibration()));
+  }
+  if (existing.shard != shard_text(options)) {
+    throw InputError(state_file + ": was shard \"" + existing.shard + "\", not \"" + shard_text(options) + "\"");
+  }
+  check_inputs_unchanged(existing.inputs, input_fingerprint(sweep), state_file);
 }
 
-ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
-                          const ExploreOptions& options) {
-  const SweepSpec& sweep = eval.sweep();
-  if (options.shard_count > 1 && sweep.search.strategy == "nsga2") {
-    throw InputError("--shard: the nsga2 strategy cannot be sharded (each generation needs the "
-                     "previous one); use grid or random");
-  }
-  prepare_dir(options.out_dir);
-  const DirLock lock(options.out_dir, options.resume ? "explore --resume" : "explore");
-  note_stale_lock(options.out_dir, lock);
-  remove_leftovers(options.out_dir);
+// The state of the run in options.out_dir: the one there when it may be continued
+// (check_resumable), its log read back (a line a killed run cut short dropped); else a new
+// one with an empty log.
+RunState open_state(const SweepEvaluator& eval, const std::string& sweep_file, const ExploreOptions& options) {
   RunState state;
   if (auto existing = load_state(options.out_dir)) {
-    if (!options.resume) {
-      throw InputError(options.out_dir + ": already holds a run (state.json); pass --resume to "
-                       "continue it or choose another --out");
-    }
-    if (existing->sweep_doc != sweep.doc) {
-      throw InputError(options.out_dir + "/state.json: belongs to another sweep than " + sweep_file);
-    }
-    check_numbering(*existing, sweep, options.out_dir + "/state.json");
-    if (existing->calibration != eval.calibration()) {
-      throw InputError(options.out_dir + "/state.json: was run with calibration " +
-                       calibration_text(existing->calibration) + ", not " +
-                       calibration_text(eval.calibration()));
-    }
-    if (existing->shard != shard_text(options)) {
-      throw InputError(options.out_dir + "/state.json: was shard \"" + existing->shard +
-                       "\", not \"" + shard_text(options) + "\"");
-    }
-    check_inputs_unchanged(existing->inputs, input_fingerprint(sweep), options.out_dir + "/state.json");
+    check_resumable(*existing, eval, sweep_file, options);
     state = std::move(*existing);
-    state.load_log(options.out_dir, eval, true);  // drops a line a killed run cut short
+    state.load_log(options.out_dir, eval, true);
   } else {
     state.start_log(options.out_dir);
   }
-  const std::size_t points_before = state.points.size();
+  return state;
+}
+
+// The run's settings into `state` (state.json): inputs, sweep, axis order, shard, calibration.
+void record_settings(const SweepEvaluator& eval, const std::string& sweep_file, const ExploreOptions& options,
+                     RunState& state) {
+  const SweepSpec& sweep = eval.sweep();
   state.inputs = input_fingerprint(sweep);
   state.sweep_file = sweep_file;
   state.sweep_doc = sweep.doc;
   state.axes = axis_names(sweep);
   state.shard = shard_text(options);
   state.calibration = eval.calibration();
-
-  RunControl control = options.control;
-  control.checkpoint_dir = options.out_dir;
-  if (sweep.budget.seconds > 0) {
-    control.deadline = std::chrono::steady_clock::now() +
-                       std::chrono::microseconds(static_cast<std::int64_t>(sweep.budget.seconds * 1e6));
-  }
-
-  ExploreReport report;
-  std::vector<PointId> ids;
-  if (sweep.search.strategy == "nsga2") {
-    const std::uint64_t planned =
-        static_cast<std::uint64_t>(sweep.search.population) * (sweep.search.generations + 1);
-    report.planned = sweep.budget.points ? std::min(planned, sweep.budget.points) : planned;
-  } else {
-    ids = planned_points(sweep, options.shard_index, options.shard_count);
-    // Evaluated in ascending id, so the log needs no compaction and the rows are written
-    // as the batches finish (dse/run/result_stream.h); the results do not depend on the order.
-    // Under a time budget the references go first, so a run cut short has them.
-    if (sweep.budget.seconds <= 0) std::sort(ids.begin(), ids.end());
-    report.planned = ids.size();
-    state.points.reserve(std::max<std::size_t>(state.points.size(), ids.size()));  // no regrowth
-  }
-
-  // A fresh grid or random run's rows are written as its batches finish (a shard writes
-  // none; a search or a resumed run writes them from the log at its end).
-  std::unique_ptr<ResultStream> rows;
-  if (state.points.empty() && options.shard_count == 1 && sweep.search.strategy != "nsga2") {
-    rows = std::make_unique<ResultStream>(options.out_dir, eval);
-  }
-  BatchRunner runner(eval, state, control, report.planned, rows.get());
-  if (sweep.search.strategy == "nsga2") {
-    Nsga2Options o;
-    o.population = sweep.search.population;
-    o.generations = sweep.search.generations;
-    o.seed = sweep.search.seed;
-    o.max_points = sweep.budget.points;
-    o.should_stop = [&runner] { return runner.stop_requested(); };
-    const auto r = run_nsga2(sweep.space, o, sweep.space.references(), runner.as_batch_evaluate());
-    ids = r.evaluated;
-  } else {
-    runner.evaluate(ids, false);
-  }
-  if (sweep.fidelity == Fidelity::kSystemcAll && eval.evaluators().systemc &&
-      runner.stopped() == StopReason::kNone) {
-    std::vector<PointId> all;
-    for (const auto& [id, r] : state.points) {
-      (void)r;
-      all.push_back(id);
-    }
-    runner.evaluate(all, true);
-  }
-  report.new_evaluations = runner.evaluated();
-  report.new_points = state.points.size() - points_before;
-  report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
-
-  if (runner.stopped() == StopReason::kInterrupted) {
-    return close_run(eval, state, runner, options, true, std::move(report), rows.get());
-  }
-  if (options.shard_count > 1) {
-    runner.end_progress();
-    state.compact();  // ascending ids: what merge reads
-    save_state(options.out_dir, state);
-    report.outcome = ExploreOutcome::kShardWritten;
-    report.evaluated = state.points.size();
-    return report;
-  }
-  return close_run(eval, state, runner, options, false, std::move(report), rows.get());
 }
 
-ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
-                        const ExploreOptions& options) {
-  if (shard_dirs.empty()) throw InputError("merge: no shard folders given");
-  RunState merged;
+// The run's controls: options.control with state.json saved into the out folder after each
+// batch and the time budget's deadline.
+RunControl run_control(const ExploreOptions& options, const BudgetSpec& budget) {
+  RunControl control = options.control;
+  control.checkpoint_dir = options.out_dir;
+  if (budget.seconds > 0) {
+    control.deadline = std::chrono::steady_clock::now() +
+                       std::chrono::microseconds(static_cast<std::int64_t>(budget.seconds * 1e6));
+  }
+  return control;
+}
+
+// Drives `search` to its end through `runner` (see SearchStrategy): asks for every point it
+// has ready (a whole plan, a generation's new ones), evaluates them analytically and, when it
+// wants them, tells it their candidates; a stop of the runner ends it.
+void explore_points(SearchStrategy& search, BatchRunner& runner) {
+  for (;;) {
+    const std::vector<PointId> ids = search.next(std::numeric_limits<std::size_t>::max());
+    if (ids.empty()) return;
+    if (search.wants_results()) {
+      search.report(runner.run(ids, Fidelity::kAnalytic));
+    } else {
+      runner.evaluate(ids, Fidelity::kAnalytic);
+    }
+    if (runner.stopped() != StopReason::kNone) return;
+  }
+}
+
+// Fidelity systemc_all: every point of the state evaluated with SystemC too.
+void evaluate_all_with_systemc(const RunState& state, BatchRunner& runner) {
+  std::vector<PointId> all;
+  all.reserve(state.points.size());
+  for (const auto& [id, r] : state.points) {
+    (void)r;
+    all.push_back(id);
+  }
+  runner.evaluate(all, Fidelity::kSystemC);
+}
+
+// A shard's end: its log in ascending id (what merge reads) and state.json, no other file.
+ExploreReport write_shard(RunState& state, BatchRunner& runner, const ExploreOptions& options,
+                          ExploreReport report) {
+  runner.end_progress();
+  state.compact();
+  save_state(options.out_dir, state);
+  report.outcome = ExploreOutcome::kShardWritten;
+  report.evaluated = state.points.size();
+  return report;
+}
+
+// Refuses (InputError) shard folder `dir` (settings `s`) for a merge with `eval`'s sweep:
+// still running, of another sweep, numbering or calibration, with an input changed, not a
+// shard, or written by an older ttsim.
+void check_shard_settings(const SweepEvaluator& eval, const RunState& s, const std::string& dir) {
+  if (s.sweep_doc != eval.sweep().doc) {
+    throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
+  }
+  check_numbering(s, eval.sweep(), dir + "/state.json");
+  check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
+  if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
+  if (s.calibration != eval.calibration()) {
+    throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
+                     ", not " + calibration_text(eval.calibration()));
+  }
+  if (!s.legacy_points.is_null()) {
+    throw InputError(dir + "/state.json: written by an older ttsim (its points inline); convert it with `ttsim "
+                     "explore " + s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then "
+                     "merge again");
+  }
+}
+
+// Checks that `shard_dirs` are finished shards of `eval`'s sweep covering shards 1..N once
+// each (InputError otherwise, as check_shard_settings and check_shard_finished); returns the
+// sweep file they were run with.
+std::string check_shards(const SweepEvaluator& eval, const std::vector<std::string>& shard_dirs) {
+  std::string sweep_file;
   std::set<int> seen;
   int count = 0;
   for (const auto& dir : shard_dirs) {
@@ -413,21 +393,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
       throw InputError(dir + ": shard still running (" + *holder + "); merge it once it has finished");
     }
     const RunState s = load_run_settings(dir);
-    if (s.sweep_doc != eval.sweep().doc) {
-      throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
-    }
-    check_numbering(s, eval.sweep(), dir + "/state.json");
-    check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");
-    if (s.shard.empty()) throw InputError(dir + "/state.json: not a shard run (no --shard)");
-    if (s.calibration != eval.calibration()) {
-      throw InputError(dir + "/state.json: was run with calibration " + calibration_text(s.calibration) +
-                       ", not " + calibration_text(eval.calibration()));
-    }
-    if (!s.legacy_points.is_null()) {
-      throw InputError(dir + "/state.json: written by an older ttsim (its points inline); convert it with `ttsim "
-                       "explore " + s.sweep_file + " --shard " + s.shard + " --out " + dir + " --resume`, then "
-                       "merge again");
-    }
+    check_shard_settings(eval, s, dir);
     const auto [i, n] = parse_shard(s.shard);
     if (count && n != count) {
       throw InputError(dir + "/state.json: shard " + s.shard + " of a different split than " +
@@ -436,7 +402,7 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     count = n;
     if (!seen.insert(i).second) throw InputError(dir + ": shard " + s.shard + " given twice");
     check_shard_finished(eval, s, i, n, dir);
-    merged.sweep_file = s.sweep_file;
+    sweep_file = s.sweep_file;
   }
   if (static_cast<int>(seen.size()) != count) {
     std::string missing;
@@ -445,6 +411,70 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
     }
     throw InputError("merge: missing shard(s) " + missing);
   }
+  return sweep_file;
+}
+
+}  // namespace
+
+RunState load_run_settings(const std::string& dir) {
+  auto s = load_state(dir);
+  if (!s) throw InputError(dir + ": no state.json (not an explore output folder)");
+  return std::move(*s);
+}
+
+ExploreReport run_explore(const SweepEvaluator& eval, const std::string& sweep_file,
+                          const ExploreOptions& options) {
+  const SweepSpec& sweep = eval.sweep();
+  if (options.shard_count > 1 && sweep.search.strategy == Strategy::kNsga2) {
+    throw InputError("--shard: the nsga2 strategy cannot be sharded (each generation needs the "
+                     "previous one); use grid or random");
+  }
+  prepare_dir(options.out_dir);
+  const DirLock lock(options.out_dir, options.resume ? "explore --resume" : "explore");
+  note_stale_lock(options.out_dir, lock);
+  remove_leftovers(options.out_dir);
+  RunState state = open_state(eval, sweep_file, options);
+  const std::size_t points_before = state.points.size();
+  record_settings(eval, sweep_file, options, state);
+  const RunControl control = run_control(options, sweep.budget);
+
+  ExploreReport report;
+  // A grid or random run evaluates its points in ascending id, so the log needs no
+  // compaction and the rows are written as the batches finish (dse/run/result_stream.h); the
+  // results do not depend on the order. Under a time budget the references go first, so a
+  // run cut short has them.
+  const std::unique_ptr<SearchStrategy> search =
+      make_search(sweep.space, sweep.search, sweep.budget, options.shard_index, options.shard_count,
+                  sweep.budget.seconds <= 0);
+  report.planned = search->planned();
+  if (!search->wants_results()) {
+    state.points.reserve(std::max<std::size_t>(state.points.size(), report.planned));  // no regrowth
+  }
+  // A fresh grid or random run's rows are written as its batches finish (a shard writes
+  // none; a search or a resumed run writes them from the log at its end).
+  std::unique_ptr<ResultStream> rows;
+  if (state.points.empty() && options.shard_count == 1 && !search->wants_results()) {
+    rows = std::make_unique<ResultStream>(options.out_dir, eval);
+  }
+  BatchRunner runner(eval, state, control, report.planned, rows.get());
+  search->stop_when([&runner] { return runner.stop_requested(); });
+  explore_points(*search, runner);
+  if (sweep.systemc == SystemcScope::kAll && eval.evaluators().systemc && runner.stopped() == StopReason::kNone) {
+    evaluate_all_with_systemc(state, runner);
+  }
+  report.new_evaluations = runner.evaluated();
+  report.new_points = state.points.size() - points_before;
+  report.time_budget_hit = runner.stopped() == StopReason::kTimeBudget;
+  const bool interrupted = runner.stopped() == StopReason::kInterrupted;
+  if (!interrupted && options.shard_count > 1) return write_shard(state, runner, options, std::move(report));
+  return close_run(eval, state, runner, options, interrupted, std::move(report), rows.get());
+}
+
+ExploreReport run_merge(const SweepEvaluator& eval, const std::vector<std::string>& shard_dirs,
+                        const ExploreOptions& options) {
+  if (shard_dirs.empty()) throw InputError("merge: no shard folders given");
+  RunState merged;
+  merged.sweep_file = check_shards(eval, shard_dirs);
   merged.sweep_doc = eval.sweep().doc;
   merged.axes = axis_names(eval.sweep());
   merged.inputs = input_fingerprint(eval.sweep());
@@ -459,7 +489,8 @@ ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::stri
   merged.start_log(options.out_dir);
   // The points the unsharded run plans at most (a merge holds one slice of them per shard):
   // no regrowth, and no reservation of a space too large to enumerate.
-  merged.points.reserve(static_cast<std::size_t>(planned_count(eval.sweep())));
+  const SweepSpec& sweep = eval.sweep();
+  merged.points.reserve(static_cast<std::size_t>(plan_size(sweep.space, sweep.search, sweep.budget.points)));
   if (!merge_shard_logs(eval, shard_dirs, merged, options.control.cancel)) {
     // Interrupted before the merged run had a state: its partial log is removed, and the
     // same merge starts again from the shards (they are unchanged).

@@ -20,7 +20,7 @@
 
 #include "dse/run/batch_runner.h"
 #include "dse/run/finish.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -69,7 +69,7 @@ std::pair<int, int> parse_shard(const std::string& text);
 /// for --shard with the nsga2 strategy. Ctrl-C (options.control.cancel) in any stage ends
 /// the run as kInterrupted with the points done saved; --resume then completes it to the
 /// files of an uninterrupted run.
-ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_file,
+ExploreReport run_explore(const SweepEvaluator& eval, const std::string& sweep_file,
                           const ExploreOptions& options);
 
 /// Checks the shard folders `shard_dirs` come from the same sweep and together cover
@@ -83,7 +83,7 @@ ExploreReport run_explore(const SweepEvaluation& eval, const std::string& sweep_
 /// state and the partial log removed (run the merge again); during the SystemC stage or
 /// the outputs, as run_explore (the merged folder is then continued with `explore
 /// --resume`).
-ExploreReport run_merge(const SweepEvaluation& eval, const std::vector<std::string>& shard_dirs,
+ExploreReport run_merge(const SweepEvaluator& eval, const std::vector<std::string>& shard_dirs,
                         const ExploreOptions& options);
 
 /// The settings of a shard or run folder's state.json, without its points (for the merge

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 #include "dse/run/run_state.h"
 
 namespace ttsim::dse {
@@ -18,7 +18,7 @@ struct ReferenceStanding {
   PointId id = 0;
   std::string label;
   bool evaluated = false;
-  std::string fidelity;  ///< of the figures compared ("analytic" or "systemc")
+  Fidelity fidelity = Fidelity::kAnalytic;  ///< of the figures compared
   bool feasible = false;
   bool on_front = false;
   std::string reason;  ///< infeasibility reason

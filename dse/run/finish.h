@@ -10,7 +10,7 @@
 #include "dse/run/batch_runner.h"
 #include "dse/run/final_result.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -23,7 +23,7 @@ namespace ttsim::dse {
 /// round under way are kept in state.systemc_pending until the round completes, and a
 /// pending round is completed first. Ctrl-C during this stage (runner stopped as
 /// interrupted) returns a result marked partial.
-FinalResult finish_run(const SweepEvaluation& eval, RunState& state, BatchRunner& runner,
+FinalResult finish_run(const SweepEvaluator& eval, RunState& state, BatchRunner& runner,
                        bool partial);
 
 }  // namespace ttsim::dse

@@ -17,7 +17,7 @@
 
 namespace ttsim::dse {
 
-std::string constraints_text(const SweepEvaluation& eval) {
+std::string constraints_text(const SweepEvaluator& eval) {
   const auto& c = eval.sweep().constraints;
   std::string s = fmt::format("resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{})",
                    100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
@@ -34,40 +34,17 @@ std::string constraints_text(const SweepEvaluation& eval) {
 
 namespace {
 
-using Row = ResultRow;
-
-Json metrics_json(const Evaluation& e) {
-  Json m = Json::object();
-  for (int i = 0; i < kMetricCount; ++i) {
-    const double x = e.metrics.v[i];
-    m[metric_info(static_cast<Metric>(i)).name] = std::isnan(x) ? Json(nullptr) : Json(x);
-  }
-  return m;
-}
-
-Json metric_or_null(const Evaluation& e, Metric m) {
-  return e.metrics.has(m) ? Json(e.metrics[m]) : Json(nullptr);
-}
-
-// The power and energy keys of `ttsim simulate --json`, and the accuracy provenance.
-void add_power_and_accuracy(const Evaluation& e, Json& j) {
-  j["power_watts"] = {{"static", metric_or_null(e, Metric::kPowerStaticWatts)},
-                      {"dynamic", metric_or_null(e, Metric::kPowerDynamicWatts)},
-                      {"total", metric_or_null(e, Metric::kPowerTotalWatts)}};
-  j["energy_joules_per_epoch"] = metric_or_null(e, Metric::kEpochEnergyJoules);
-  j["tt_rank"] = e.tt_rank ? Json(e.tt_rank) : Json(nullptr);
-  j["accuracy_source"] = e.accuracy_source.empty() ? Json(nullptr) : Json(e.accuracy_source);
-}
-
-Json values_json(const SweepSpec& sweep, const Row& r) {
-  Json v = Json::object();
-  for (std::size_t a = 0; a < r.values.size(); ++a) v[sweep.space.axes()[a].name] = r.values[a];
-  return v;
+// The point's object with numbers as a JSON dump writes doubles (append_point_json), as
+// chosen.json holds the evaluations of the chosen design and the reference points.
+Json dumped_point_json(const SweepEvaluator& eval, const ResultRow& r) {
+  std::string text;
+  append_point_json(text, eval, r, JsonNumbers::kDump);
+  return Json::parse(text);
 }
 
 // Every default the run priced with, per clock the points run at (the device's figures at
 // that clock, the memory model, the LUT and storage constants).
-Json defaults_used(const SweepEvaluation& eval, const std::set<double>& clocks) {
+Json defaults_used(const SweepEvaluator& eval, const std::set<double>& clocks) {
   Json defaults = Json::array();
   for (double mhz : clocks) {
     try {
@@ -89,7 +66,7 @@ struct PointsPass {
 // points evaluated again by SystemC replaced), else
 // written from the log, one point at a time; then pareto.csv (unless partial) and the
 // front's objects for results.json.
-PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+PointsPass write_point_files(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                              const FinalResult& f, ResultStream* streamed) {
   PointsPass pass;
   if (streamed && streamed->covers(state)) {
@@ -121,17 +98,17 @@ PointsPass write_point_files(const std::string& dir, const SweepEvaluation& eval
   return pass;
 }
 
-Json references_json(const SweepEvaluation& eval, const RunState& state, const FinalResult& f) {
+Json references_json(const SweepEvaluator& eval, const RunState& state, const FinalResult& f) {
   Json refs = Json::array();
   for (const auto& ref : f.references) {
     Json j{{"id", ref.id}, {"label", ref.label}, {"evaluated", ref.evaluated},
            {"feasible", ref.feasible}, {"on_front", ref.on_front},
            {"dominated_by", ref.dominated_by}};
     if (ref.evaluated) {
-      const PointRecord rec = state.record(ref.id);
-      j["fidelity"] = ref.fidelity;
-      j["metrics"] = metrics_json(rec.best());
-      if (rec.has_systemc) j["analytic_metrics"] = metrics_json(rec.analytic);
+      const Json p = dumped_point_json(eval, result_row(eval, state, f, ref.id));
+      for (const char* k : {"fidelity", "metrics", "analytic_metrics"}) {
+        if (p.contains(k)) j[k] = p.at(k);
+      }
     }
     if (!ref.reason.empty()) j["reason"] = ref.reason;
     Json gains = Json::object();
@@ -147,18 +124,18 @@ Json references_json(const SweepEvaluation& eval, const RunState& state, const F
   return refs;
 }
 
-Json chosen_json(const SweepEvaluation& eval, const RunState& state, const FinalResult& f) {
+Json chosen_json(const SweepEvaluator& eval, const RunState& state, const FinalResult& f) {
   const auto& sweep = eval.sweep();
   Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", references_json(eval, state, f)}};
   if (f.partial) chosen["interrupted"] = true;
   if (!f.chosen) return chosen;
   const ResultRow r = result_row(eval, state, f, *f.chosen);
-  chosen["id"] = r.id;
-  chosen["name"] = point_name(sweep, r.id);
-  chosen["values"] = values_json(sweep, r);
-  chosen["fidelity"] = r.rec.best().fidelity;
-  chosen["metrics"] = metrics_json(r.rec.best());
-  add_power_and_accuracy(r.rec.best(), chosen);
+  // The point's object but its verdict, reference label and analytic metrics.
+  const Json p = dumped_point_json(eval, r);
+  for (const char* k : {"accuracy_source", "energy_joules_per_epoch", "fidelity", "id", "metrics", "name",
+                        "power_watts", "tt_rank", "values"}) {
+    chosen[k] = p.at(k);
+  }
   chosen["breakdown"] = f.chosen_detail.breakdown;
   chosen["configs"] = f.chosen_detail.resolved.is_null()
                           ? eval.evaluators().analytic->resolved_configs(r.point)
@@ -173,7 +150,7 @@ Json chosen_json(const SweepEvaluation& eval, const RunState& state, const Final
 
 }  // namespace
 
-Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
+Json point_json(const SweepEvaluator& eval, const ResultRow& r, bool configs) {
   Json p = Json::parse(jsonl_row(eval, r));
   if (!configs) return p;
   try {
@@ -184,7 +161,7 @@ Json point_json(const SweepEvaluation& eval, const ResultRow& r, bool configs) {
   return p;
 }
 
-std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
+std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluator& eval,
                                        const RunState& state, const FinalResult& f, ResultStream* streamed) {
   const auto& sweep = eval.sweep();
   PointsPass pass = write_point_files(dir, eval, state, f, streamed);
@@ -193,7 +170,7 @@ std::vector<std::string> write_outputs(const std::string& dir, const SweepEvalua
   for (Metric m : eval.objectives()) objectives.push_back(metric_info(m).name);
   Json results{{"sweep", sweep.name},        {"sweep_file", sweep.file},
                {"sweep_doc", sweep.doc},     {"device", eval.device().to_json()},
-               {"fidelity", to_string(sweep.fidelity)}, {"objectives", objectives},
+               {"fidelity", to_string(sweep.systemc)}, {"objectives", objectives},
                {"notes", f.notes},           {"points_file", "results.jsonl"},
                {"evaluated", f.evaluated},   {"feasible", f.feasible},
                {"front", std::move(pass.front)},

@@ -34,7 +34,7 @@
 #include "dse/run/final_result.h"
 #include "dse/run/result_rows.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -43,13 +43,13 @@ class ResultStream;
 /// Writes every file above into `dir` (which must exist); summary.md's "Files:" line
 /// lists them. results.csv and results.jsonl are `streamed`'s when it covers `state`
 /// (ResultStream::covers), else written from the log. Returns the files' names.
-std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluation& eval,
+std::vector<std::string> write_outputs(const std::string& dir, const SweepEvaluator& eval,
                                        const RunState& state, const FinalResult& final,
                                        ResultStream* streamed = nullptr);
 
 /// Rewrites <dir>/summary.md with `files` (names in `dir`, every one written) on its
 /// "Files:" line, for a caller that wrote more files than write_outputs; returns its text.
-std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+std::string write_summary(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                           const FinalResult& final, const std::vector<std::string>& files);
 
 /// The JSON object of one point in results.jsonl and results.json's front: id, name, axis
@@ -57,10 +57,10 @@ std::string write_summary(const std::string& dir, const SweepEvaluation& eval, c
 /// reason when infeasible, power_watts, energy_joules_per_epoch, tt_rank, accuracy_source,
 /// analytic_metrics (when SystemC-evaluated) and, with `configs`, the resolved configs
 /// ({"error"} when they do not load).
-Json point_json(const SweepEvaluation& eval, const ResultRow& row, bool configs);
+Json point_json(const SweepEvaluator& eval, const ResultRow& row, bool configs);
 
 /// The sweep's constraints in words: "resources within 95% of the device (BRAM36 1344,
 /// ...), compression >= 10x, accuracy >= 0.84".
-std::string constraints_text(const SweepEvaluation& eval);
+std::string constraints_text(const SweepEvaluator& eval);
 
 }  // namespace ttsim::dse

@@ -10,7 +10,7 @@
 
 namespace ttsim::dse {
 
-ResultRow make_row(const SweepEvaluation& eval, PointId id, PointConfig point, PointRecord rec) {
+ResultRow make_row(const SweepEvaluator& eval, PointId id, PointConfig point, PointRecord rec) {
   const auto& sweep = eval.sweep();
   ResultRow r;
   r.id = id;
@@ -23,7 +23,7 @@ ResultRow make_row(const SweepEvaluation& eval, PointId id, PointConfig point, P
   return r;
 }
 
-ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+ResultRow result_row(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
                      PointId id) {
   ResultRow r = make_row(eval, id, resolve_point(eval.sweep(), id), state.record(id));
   r.on_front = f.on_front(id);
@@ -34,7 +34,7 @@ std::size_t sample_stride(std::size_t count, std::size_t max) { return count <= 
 
 bool in_sample(std::size_t index, std::size_t count, std::size_t max) { return index % sample_stride(count, max) == 0; }
 
-void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
+void for_each_row(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
                   const std::function<void(const ResultRow&)>& fn, std::size_t max_rows) {
   std::size_t i = 0;
   for (const auto& [id, s] : state.points) {
@@ -43,7 +43,7 @@ void for_each_row(const SweepEvaluation& eval, const RunState& state, const Fina
   }
 }
 
-std::vector<ResultRow> front_rows(const SweepEvaluation& eval, const RunState& state,
+std::vector<ResultRow> front_rows(const SweepEvaluator& eval, const RunState& state,
                                   const FinalResult& f) {
   std::vector<ResultRow> rows;
   for (PointId id : f.front) rows.push_back(result_row(eval, state, f, id));

@@ -10,7 +10,7 @@
 
 #include "dse/run/final_result.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -27,11 +27,11 @@ struct ResultRow {
 
 /// The row of point `id` resolved as `point` (resolve_point) with evaluations `rec`, not on
 /// the front. Throws as AxisEditor::current.
-ResultRow make_row(const SweepEvaluation& eval, PointId id, PointConfig point, PointRecord rec);
+ResultRow make_row(const SweepEvaluator& eval, PointId id, PointConfig point, PointRecord rec);
 
 /// The row of evaluated point `id` of `state`. Throws as resolve_point and
 /// RunState::record.
-ResultRow result_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& final,
+ResultRow result_row(const SweepEvaluator& eval, const RunState& state, const FinalResult& final,
                      PointId id);
 
 /// Points a run shows one by one in its plots and in report.html's table of every point
@@ -50,13 +50,13 @@ bool in_sample(std::size_t index, std::size_t count, std::size_t max);
 
 /// Calls `fn` with the row of every evaluated point in ascending id (of the evenly spaced
 /// sample of at most `max_rows` of them, in_sample), one row in memory at a time.
-void for_each_row(const SweepEvaluation& eval, const RunState& state, const FinalResult& final,
+void for_each_row(const SweepEvaluator& eval, const RunState& state, const FinalResult& final,
                   const std::function<void(const ResultRow&)>& fn,
                   std::size_t max_rows = static_cast<std::size_t>(-1));
 
 /// The rows of the Pareto front's points, sorted by the first objective (best first),
 /// then id: the order summary.md and report.html list them in.
-std::vector<ResultRow> front_rows(const SweepEvaluation& eval, const RunState& state,
+std::vector<ResultRow> front_rows(const SweepEvaluator& eval, const RunState& state,
                                   const FinalResult& final);
 
 /// Display text of a metric value with its unit ("184 s", "7.883 MiB", "84.20 %",

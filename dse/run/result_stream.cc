@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <array>
 #include <cmath>
 #include <iterator>
 #include <string_view>
@@ -22,107 +21,70 @@ using Buffer = fmt::memory_buffer;
 
 void put(Buffer& b, std::string_view text) { b.append(text.data(), text.data() + text.size()); }
 
-// A metric value in JSON: its shortest round-trip text (fmt: an integral value without a
-// fraction, "721" where the evaluation log's nlohmann dump writes "721.0"; both read back as
-// the same double), null when unavailable (NaN) or not finite.
-void put_json_number(Buffer& b, double x) {
-  if (!std::isfinite(x)) return put(b, "null");
-  fmt::format_to(std::back_inserter(b), FMT_COMPILE("{}"), x);
-}
-
 void put_int(Buffer& b, std::uint64_t v) { put(b, fmt::format_int(v).c_str()); }
-
-// A JSON string: as is between quotes when no character needs escaping (printable ASCII
-// but '"' and '\\'), else as nlohmann's dump escapes it (and refuses invalid UTF-8).
-void put_json_string(Buffer& b, const std::string& s) {
-  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) return put(b, Json(s).dump());
-  put(b, "\"");
-  put(b, s);
-  put(b, "\"");
-}
-
-// {"<metric>": value|null, ...} for every metric, keys in ascending order (as a JSON
-// object dumps them).
-void put_metrics(Buffer& b, const Evaluation& e) {
-  static const std::array<int, kMetricCount> order = [] {
-    std::array<int, kMetricCount> o{};
-    for (int i = 0; i < kMetricCount; ++i) o[i] = i;
-    std::sort(o.begin(), o.end(), [](int x, int y) {
-      return std::string_view(metric_info(static_cast<Metric>(x)).name) <
-             std::string_view(metric_info(static_cast<Metric>(y)).name);
-    });
-    return o;
-  }();
-  put(b, "{");
-  for (int k = 0; k < kMetricCount; ++k) {
-    if (k) put(b, ",");
-    put(b, "\"");
-    put(b, metric_info(static_cast<Metric>(order[k])).name);
-    put(b, "\":");
-    put_json_number(b, e.metrics.v[order[k]]);
-  }
-  put(b, "}");
-}
 
 }  // namespace
 
-std::string jsonl_row(const SweepEvaluation& eval, const ResultRow& r) {
+void append_point_json(std::string& out, const SweepEvaluator& eval, const ResultRow& r, JsonNumbers numbers) {
   const auto& axes = eval.sweep().space.axes();
   const Evaluation& e = r.rec.best();
   const auto metric = [&](Metric m) { return e.metrics.v[static_cast<int>(m)]; };
-  Buffer b;
-  put(b, "{\"accuracy_source\":");
-  if (e.accuracy_source.empty()) put(b, "null"); else put_json_string(b, e.accuracy_source);
+  out += "{\"accuracy_source\":";
+  if (e.accuracy_source.empty()) out += "null"; else append_json_string(out, e.accuracy_source);
   if (r.rec.has_systemc) {
-    put(b, ",\"analytic_metrics\":");
-    put_metrics(b, r.rec.analytic);
+    out += ",\"analytic_metrics\":";
+    append_metrics_json(out, r.rec.analytic.metrics, numbers);
   }
-  put(b, ",\"energy_joules_per_epoch\":");
-  put_json_number(b, metric(Metric::kEpochEnergyJoules));
-  put(b, r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":" : ",\"feasible\":false,\"fidelity\":");
-  put_json_string(b, e.fidelity);
-  put(b, ",\"id\":");
-  put_int(b, r.id);
-  put(b, ",\"metrics\":");
-  put_metrics(b, e);
-  put(b, ",\"name\":");
-  put_json_string(b, point_name(eval.sweep(), r.id, r.values));
-  put(b, ",\"power_watts\":{\"dynamic\":");
-  put_json_number(b, metric(Metric::kPowerDynamicWatts));
-  put(b, ",\"static\":");
-  put_json_number(b, metric(Metric::kPowerStaticWatts));
-  put(b, ",\"total\":");
-  put_json_number(b, metric(Metric::kPowerTotalWatts));
-  put(b, "}");
+  out += ",\"energy_joules_per_epoch\":";
+  append_json_number(out, metric(Metric::kEpochEnergyJoules), numbers);
+  out += r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":\"" : ",\"feasible\":false,\"fidelity\":\"";
+  out += to_string(e.fidelity);
+  out += "\",\"id\":";
+  out += fmt::format_int(r.id).c_str();
+  out += ",\"metrics\":";
+  append_metrics_json(out, e.metrics, numbers);
+  out += ",\"name\":";
+  append_json_string(out, point_name(eval.sweep(), r.id, r.values));
+  out += ",\"power_watts\":{\"dynamic\":";
+  append_json_number(out, metric(Metric::kPowerDynamicWatts), numbers);
+  out += ",\"static\":";
+  append_json_number(out, metric(Metric::kPowerStaticWatts), numbers);
+  out += ",\"total\":";
+  append_json_number(out, metric(Metric::kPowerTotalWatts), numbers);
+  out += "}";
   if (!r.verdict.feasible) {
-    put(b, ",\"reason\":");
-    put_json_string(b, r.verdict.reason);
+    out += ",\"reason\":";
+    append_json_string(out, r.verdict.reason);
   }
   if (!r.ref_label.empty()) {
-    put(b, ",\"reference\":");
-    put_json_string(b, r.ref_label);
+    out += ",\"reference\":";
+    append_json_string(out, r.ref_label);
   }
-  put(b, ",\"tt_rank\":");
+  out += ",\"tt_rank\":";
   if (e.tt_rank) {
-    put(b, fmt::format_int(e.tt_rank).c_str());
+    out += fmt::format_int(e.tt_rank).c_str();
   } else {
-    put(b, "null");
+    out += "null";
   }
-  put(b, ",\"values\":{");
+  out += ",\"values\":{";
   std::vector<std::size_t> order(axes.size());
   for (std::size_t a = 0; a < order.size(); ++a) order[a] = a;
   std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return axes[x].name < axes[y].name; });
   for (std::size_t k = 0; k < order.size(); ++k) {
-    if (k) put(b, ",");
-    put_json_string(b, axes[order[k]].name);
-    put(b, ":");
-    put(b, r.values.at(order[k]).dump());
+    if (k) out += ",";
+    append_json_string(out, axes[order[k]].name);
+    out += ":";
+    out += r.values.at(order[k]).dump();
   }
-  put(b, "}}\n");
-  return fmt::to_string(b);
+  out += "}}";
+}
+
+std::string jsonl_row(const SweepEvaluator& eval, const ResultRow& r) {
+  std::string line;
+  line.reserve(1536);
+  append_point_json(line, eval, r, JsonNumbers::kShortest);
+  line += '\n';
+  return line;
 }
 
 namespace {
@@ -138,7 +100,7 @@ std::string csv_row(const ResultRow& r) {
   }
   const Evaluation& e = r.rec.best();
   put(b, ",");
-  put(b, e.fidelity);
+  put(b, to_string(e.fidelity));
   put(b, r.verdict.feasible ? ",1" : ",0");
   for (int m = 0; m < kMetricCount; ++m) {
     put(b, ",");
@@ -154,7 +116,7 @@ std::string csv_row(const ResultRow& r) {
 
 // The clock (MHz) a point runs at: its arch document's clock_mhz, else the resolved arch's
 // (the default the loader fills in); nullopt when the arch does not load.
-std::optional<double> clock_of(const SweepEvaluation& eval, const ResultRow& r) {
+std::optional<double> clock_of(const SweepEvaluator& eval, const ResultRow& r) {
   const Json* arch = &r.point.arch;
   Json resolved;
   if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) {
@@ -180,11 +142,11 @@ std::string csv_header(const SweepSpec& sweep) {
   return h + ",accuracy_source,reason\n";
 }
 
-RowText render_row(const SweepEvaluation& eval, const ResultRow& row) {
+RowText render_row(const SweepEvaluator& eval, const ResultRow& row) {
   return RowText{csv_row(row), jsonl_row(eval, row), clock_of(eval, row)};
 }
 
-ResultStream::ResultStream(const std::string& dir, const SweepEvaluation& eval)
+ResultStream::ResultStream(const std::string& dir, const SweepEvaluator& eval)
     : csv_(std::make_unique<AtomicFileWriter>(dir + "/results.csv")),
       jsonl_(std::make_unique<AtomicFileWriter>(dir + "/results.jsonl")) {
   csv_->write(csv_header(eval.sweep()));

@@ -16,9 +16,10 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "dse/evaluate/evaluation_json.h"
 #include "dse/run/result_rows.h"
 #include "dse/run/run_state.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 namespace ttsim::dse {
 
@@ -33,21 +34,30 @@ struct RowText {
 /// The header line of results.csv and pareto.csv for `sweep`.
 std::string csv_header(const SweepSpec& sweep);
 
-/// The results.jsonl line of `row` (point_json without configs, keys in ascending order at
-/// every level, numbers as shortest round-trip text, null for an unavailable metric).
-/// Throws as point_name.
-std::string jsonl_row(const SweepEvaluation& eval, const ResultRow& row);
+/// The one writer of a point's JSON object: appends the results.jsonl object of `row`
+/// (point_json without configs: id, name, axis values, fidelity, feasible, metrics, the
+/// analytic metrics of a SystemC-evaluated point, reason, reference label, power_watts,
+/// energy_joules_per_epoch, tt_rank, accuracy_source; keys in ascending order at every
+/// level, null for an unavailable metric), its evaluations written by
+/// dse/evaluate/evaluation_json.h with numbers in `numbers`: kShortest in results.jsonl and
+/// results.json's front, kDump for chosen.json (the chosen design, the reference points), whose
+/// document holds doubles as a JSON dump writes them. Throws as point_name.
+void append_point_json(std::string& out, const SweepEvaluator& eval, const ResultRow& row, JsonNumbers numbers);
+
+/// The results.jsonl line of `row`: append_point_json with shortest round-trip numbers and a
+/// newline.
+std::string jsonl_row(const SweepEvaluator& eval, const ResultRow& row);
 
 /// The row text of `row` (its on_front flag is not part of it: the front is in pareto.csv
 /// and results.json). Throws as resolving the point's configs for its clock.
-RowText render_row(const SweepEvaluation& eval, const ResultRow& row);
+RowText render_row(const SweepEvaluator& eval, const ResultRow& row);
 
 /// results.csv and results.jsonl of run folder `dir`, appended in ascending point id.
 class ResultStream {
  public:
   /// Opens both temporaries and writes the CSV header. Throws InputError when `dir` is not
   /// writable.
-  ResultStream(const std::string& dir, const SweepEvaluation& eval);
+  ResultStream(const std::string& dir, const SweepEvaluator& eval);
 
   /// Appends the rows of point `id`. A point id not above the last one appended, or a
   /// point whose row could not be rendered (`row` null), voids the stream: its

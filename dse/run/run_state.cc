@@ -18,109 +18,33 @@
 
 namespace ttsim::dse {
 
-Json evaluation_to_json(const Evaluation& e) {
-  Json m = Json::object();
-  for (int i = 0; i < kMetricCount; ++i) {
-    const double x = e.metrics.v[i];
-    m[metric_info(static_cast<Metric>(i)).name] = std::isnan(x) ? Json(nullptr) : Json(x);
-  }
-  Json j{{"fidelity", e.fidelity}, {"metrics", m}};
-  if (!e.error.empty()) j["error"] = e.error;
-  if (e.tt_rank) j["tt_rank"] = e.tt_rank;
-  if (!e.accuracy_source.empty()) j["accuracy_source"] = e.accuracy_source;
-  return j;
+PointSummary PointSummary::of(const SweepEvaluator& eval, const Evaluation& e) {
+  const Verdict v = eval.judge(e);
+  PointSummary f;
+  f.feasible = v.feasible;
+  f.violation = v.violation;
+  f.kept.reserve(eval.kept_metrics().size());
+  for (Metric m : eval.kept_metrics()) f.kept.push_back(e.metrics[m]);
+  return f;
 }
 
-namespace {
-
-// A JSON string as nlohmann's dump writes it: as is between quotes when no character needs
-// escaping (printable ASCII but '"' and '\\'), else through the dump itself.
-void append_json_string(std::string& out, const std::string& s) {
-  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) {
-    out += Json(s).dump();
-    return;
+double PointSummary::figure(const SweepEvaluator& eval, Metric m) const {
+  const auto& metrics = eval.kept_metrics();
+  for (std::size_t i = 0; i < metrics.size() && i < kept.size(); ++i) {
+    if (metrics[i] == m) return kept[i];
   }
-  out += '"';
-  out += s;
-  out += '"';
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
-// A double as nlohmann's dump writes it (the serializer's own shortest round-trip
-// conversion: "721.0", "1e-05"), null when not finite.
-void append_json_double(std::string& out, double x) {
-  if (!std::isfinite(x)) {
-    out += "null";
-    return;
-  }
-  std::array<char, 64> buf;
-  char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
-  out.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
-}
-
-}  // namespace
-
-void append_evaluation_json(std::string& out, const Evaluation& e) {
-  // Metric names in ascending byte order, the order of a JSON object's keys.
-  static const std::array<int, kMetricCount> order = [] {
-    std::array<int, kMetricCount> o{};
-    for (int i = 0; i < kMetricCount; ++i) o[i] = i;
-    std::sort(o.begin(), o.end(), [](int x, int y) {
-      return std::string_view(metric_info(static_cast<Metric>(x)).name) <
-             std::string_view(metric_info(static_cast<Metric>(y)).name);
-    });
-    return o;
-  }();
-  out += '{';
-  if (!e.accuracy_source.empty()) {
-    out += "\"accuracy_source\":";
-    append_json_string(out, e.accuracy_source);
-    out += ',';
-  }
-  if (!e.error.empty()) {
-    out += "\"error\":";
-    append_json_string(out, e.error);
-    out += ',';
-  }
-  out += "\"fidelity\":";
-  append_json_string(out, e.fidelity);
-  out += ",\"metrics\":{";
-  for (int k = 0; k < kMetricCount; ++k) {
-    if (k) out += ',';
-    out += '"';
-    out += metric_info(static_cast<Metric>(order[k])).name;
-    out += "\":";
-    append_json_double(out, e.metrics.v[order[k]]);
-  }
-  out += '}';
-  if (e.tt_rank) {
-    out += ",\"tt_rank\":";
-    out += fmt::format_int(e.tt_rank).c_str();
-  }
-  out += '}';
-}
-
-Evaluation evaluation_from_json(const JsonView& v) {
-  v.allow_keys({"fidelity", "metrics", "error", "tt_rank", "accuracy_source"});
-  Evaluation e;
-  e.fidelity = v.at("fidelity").as_string();
-  if (auto err = v.find("error")) e.error = err->as_string();
-  if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
-  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "unknown"});
-  const JsonView m = v.at("metrics");
-  if (!m.is_object() || (e.error.empty() && m.raw().empty())) {
-    m.fail("an object of the evaluation's metrics (empty only with an \"error\")");
-  }
-  for (int i = 0; i < kMetricCount; ++i) {
-    const char* name = metric_info(static_cast<Metric>(i)).name;
-    if (auto x = m.find(name)) {
-      e.metrics.v[i] = x->raw().is_null() ? std::numeric_limits<double>::quiet_NaN()
-                                          : x->as_double(-1e300, 1e300);
-    }
-  }
-  return e;
+Candidate PointSummary::candidate(const SweepEvaluator& eval, PointId id) const {
+  // kept_metrics() starts with the objectives, in order.
+  Candidate c;
+  c.id = id;
+  c.violation = feasible ? 0 : std::max(violation, 1e-12);
+  const auto& objectives = eval.objectives();
+  c.objectives.reserve(objectives.size());
+  for (std::size_t i = 0; i < objectives.size(); ++i) c.objectives.push_back(objective_value(objectives[i], kept[i]));
+  return c;
 }
 
 Json state_to_json(const RunState& s) {

@@ -27,8 +27,10 @@
 
 #include "core/json_lines.h"
 #include "core/json_view.h"
+#include "dse/evaluate/evaluation_json.h"
 #include "dse/evaluate/evaluator.h"
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
+#include "dse/search/pareto.h"
 #include "dse/space/sweep_spec.h"
 
 namespace ttsim::dse {
@@ -36,7 +38,9 @@ namespace ttsim::dse {
 /// Name of the evaluation log in a run folder.
 constexpr const char* kEvaluationLog = "evaluations.jsonl";
 
-/// Evaluations of one point, as read back from the log.
+/// The evaluations of one point (analytic, and SystemC when it has one), as read back from
+/// the log one point at a time: a point's results in full, which a run does not keep in memory
+/// (PointSummary is what it keeps).
 struct PointRecord {
   Evaluation analytic;
   bool has_systemc = false;
@@ -45,13 +49,34 @@ struct PointRecord {
   const Evaluation& best() const { return has_systemc ? systemc : analytic; }
 };
 
-/// What a run keeps in memory per evaluated point (about 200 bytes with five objectives, map node included).
+/// What a run keeps in memory per evaluated point (about 100 bytes with five objectives, its
+/// PointTable entry included): where its evaluations are in the log and the figures of the
+/// best one (SystemC when it has one): its verdict without the reason and its kept metrics.
+/// The figures of one evaluation before it is logged are a summary without log offsets
+/// (PointSummary::of).
 struct PointSummary {
   std::int64_t analytic_at = -1;  ///< byte offset in the log of the line with its analytic evaluation
   std::int64_t systemc_at = -1;   ///< of the line with its SystemC evaluation; -1 when it has none
   bool analytic_feasible = false; ///< verdict of the analytic evaluation (the progress line)
-  PointFigures best;              ///< figures of the best evaluation (SystemC when it has one)
+  bool feasible = false;          ///< verdict of the best evaluation
+  double violation = 0;           ///< Verdict::violation of the best evaluation
+  /// The best evaluation's values of SweepEvaluator::kept_metrics(), NaN when unavailable.
+  std::vector<double> kept;
+
   bool has_systemc() const { return systemc_at >= 0; }
+  /// The figures of `e` (eval.judge(e) without the reason, its kept metrics), log offsets unset.
+  static PointSummary of(const SweepEvaluator& eval, const Evaluation& e);
+  /// The best evaluation's value of `m`; NaN when `m` is not a kept metric or unavailable.
+  double figure(const SweepEvaluator& eval, Metric m) const;
+  /// The search's view of the point `id` on its best figures: its objectives to minimise
+  /// (objective_value) and violation (0 when feasible).
+  Candidate candidate(const SweepEvaluator& eval, PointId id) const;
+  /// Takes `f`'s figures (PointSummary::of) as the best evaluation's.
+  void set_best(PointSummary&& f) {
+    feasible = f.feasible;
+    violation = f.violation;
+    kept = std::move(f.kept);
+  }
 };
 
 /// The evaluated points of a run by id, ascending: one sorted vector of (id, summary)
@@ -149,12 +174,12 @@ class RunState {
   /// log existed (its points inline) is converted: the log is written from it. Throws
   /// ConfigError at "<log>:<line>" and the JSON pointer for a malformed line or a point id
   /// outside 0..point_count-1.
-  void load_log(const std::string& dir, const SweepEvaluation& eval, bool repair);
+  void load_log(const std::string& dir, const SweepEvaluator& eval, bool repair);
 
-  /// Appends evaluation `e` of point `id` (SystemC when `systemc`, else analytic) to the
-  /// log, written by the next flush(), and records `figures` as the point's figures for
+  /// Appends evaluation `e` of point `id` (at e.fidelity) to the log, written by the next
+  /// flush(), and records `figures` (PointSummary::of(eval, e)) as the point's figures for
   /// that fidelity.
-  void add(PointId id, bool systemc, const Evaluation& e, const PointFigures& figures);
+  void add(PointId id, const Evaluation& e, PointSummary figures);
   /// Appends the evaluations added since the last flush to the log file (then a fault
   /// point, core/fault_point.h). Throws InputError when the log cannot be written.
   void flush();
@@ -195,13 +220,6 @@ Json input_fingerprint(const SweepSpec& sweep);
 /// inputs; null: not recorded, accepted) differs from `now`.
 void check_inputs_unchanged(const Json& recorded, const Json& now, const std::string& state_file);
 
-/// Serialisation: metrics as {name: number|null}; NaN round-trips as null, doubles
-/// exactly (shortest round-trip representation); tt_rank and accuracy_source only when set.
-Json evaluation_to_json(const Evaluation& e);
-/// Appends evaluation_to_json(e).dump() to `out`, written directly (no JSON document): the
-/// evaluation log's writer (tests/dse check the two texts are equal).
-void append_evaluation_json(std::string& out, const Evaluation& e);
-Evaluation evaluation_from_json(const JsonView& v);
 /// state.json's document: the settings and SystemC progress of `s` (no points).
 Json state_to_json(const RunState& s);
 /// Reads state.json's document (`file` names it in errors): the settings; the inline points

@@ -22,10 +22,10 @@ RunState& RunState::operator=(RunState&&) noexcept = default;
 
 namespace {
 
-// Appends the canonical text of one log line, Json{{"id", id}, {"analytic" or "systemc",
-// evaluation_to_json(e)}}.dump() and a newline, written directly (keys in the dump's order).
-void append_log_line(std::string& out, PointId id, bool systemc, const Evaluation& e) {
-  if (systemc) {
+// Appends the canonical text of one log line, {"id": id, "analytic" or "systemc": e} as a
+// JSON dump writes it, and a newline, written directly (keys in the dump's order).
+void append_log_line(std::string& out, PointId id, const Evaluation& e) {
+  if (e.fidelity == Fidelity::kSystemC) {
     out += "{\"id\":";
     out += fmt::format_int(id).c_str();
     out += ",\"systemc\":";
@@ -69,7 +69,7 @@ void RunState::start_log(const std::string& dir) {
   lines_ = 0;
 }
 
-void RunState::load_log(const std::string& dir, const SweepEvaluation& eval, bool repair) {
+void RunState::load_log(const std::string& dir, const SweepEvaluator& eval, bool repair) {
   log_ = dir + "/" + kEvaluationLog;
   in_order_ = false;
   points.clear();
@@ -106,18 +106,18 @@ void RunState::load_log(const std::string& dir, const SweepEvaluation& eval, boo
     const auto a = line.find("analytic"), sc = line.find("systemc");
     if (!a && !sc) line.fail("an \"analytic\" or \"systemc\" evaluation", "neither");
     if (a) {
-      const Evaluation e = evaluation_from_json(*a);
+      PointSummary f = PointSummary::of(eval, evaluation_from_json(*a));
       PointSummary& s = points[id];
       s.analytic_at = in.offset();
-      s.analytic_feasible = eval.figures(e).feasible;
-      if (!s.has_systemc()) s.best = eval.figures(e);
+      s.analytic_feasible = f.feasible;
+      if (!s.has_systemc()) s.set_best(std::move(f));
     }
     if (sc) {
       const Evaluation e = evaluation_from_json(*sc);
       auto it = points.find(id);
       if (it == points.end()) sc->fail("a SystemC evaluation of a point whose analytic one comes before it");
       it->second.systemc_at = in.offset();
-      it->second.best = eval.figures(e);
+      it->second.set_best(PointSummary::of(eval, e));
     }
   }
   size_ = in.complete_bytes();
@@ -130,19 +130,20 @@ void RunState::load_log(const std::string& dir, const SweepEvaluation& eval, boo
   }
 }
 
-void RunState::add(PointId id, bool systemc, const Evaluation& e, const PointFigures& figures) {
+void RunState::add(PointId id, const Evaluation& e, PointSummary figures) {
+  const bool systemc = e.fidelity == Fidelity::kSystemC;
   const std::int64_t at = size_ + static_cast<std::int64_t>(unflushed_.size());
   if (systemc || (!points.empty() && (points.end() - 1)->first >= id)) in_order_ = false;
   ++lines_;
-  append_log_line(unflushed_, id, systemc, e);
+  append_log_line(unflushed_, id, e);
   PointSummary& s = points[id];
   if (systemc) {
     s.systemc_at = at;
-    s.best = figures;
+    s.set_best(std::move(figures));
   } else {
     s.analytic_at = at;
     s.analytic_feasible = figures.feasible;
-    if (!s.has_systemc()) s.best = figures;
+    if (!s.has_systemc()) s.set_best(std::move(figures));
   }
 }
 

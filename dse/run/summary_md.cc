@@ -16,16 +16,14 @@ namespace {
 using Row = ResultRow;
 
 // "SystemC" / "analytic model (no port contention)": the fidelity of a figure, in words.
-std::string fidelity_label(const std::string& fidelity) {
-  if (fidelity == "systemc") return "SystemC";
-  if (fidelity == "analytic") return "analytic model (no port contention)";
-  return fidelity;
+const char* fidelity_label(Fidelity fidelity) {
+  return fidelity == Fidelity::kSystemC ? "SystemC" : "analytic model (no port contention)";
 }
 
-std::string summary_md(const SweepEvaluation& eval, const RunState& state, const FinalResult& f,
-                       const std::vector<std::string>& files) {
+// The opening: the banner of an interrupted run, the sweep, counts, objectives, constraints,
+// calibration and notes.
+std::string summary_head(const SweepEvaluator& eval, const FinalResult& f) {
   const auto& sweep = eval.sweep();
-  const std::uint64_t feasible = f.feasible;
   std::string s = fmt::format("# Sweep `{}`\n\n", sweep.name);
   if (f.partial) {
     s += "**INTERRUPTED — not a finished front.** The figures below cover the points evaluated so far; "
@@ -36,11 +34,11 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
                    sweep.model_file, sweep.arch_file, sweep.device_file);
   s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
                    sweep.space.grid_size(), sweep.space.axes().size(),
-                   sweep.space.references().size(), sweep.search.strategy);
+                   sweep.space.references().size(), to_string(sweep.search.strategy));
   s += fmt::format("- evaluated: {} points ({} feasible); Pareto front: {} points; SystemC-evaluated: {} "
                    "points in {} round(s); fidelity `{}`\n",
-                   f.evaluated, feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
-                   to_string(sweep.fidelity));
+                   f.evaluated, f.feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
+                   to_string(sweep.systemc));
   std::string objs;
   for (Metric m : eval.objectives()) {
     objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
@@ -55,48 +53,96 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
                                    cal.value("file", std::string()), cal.value("part", std::string()),
                                    cal.value("target_clock_ns", 0.0), cal.value("tool_version", std::string()));
   for (const auto& n : f.notes) s += "- note: " + n + "\n";
+  return s;
+}
 
-  const Metric show[] = {Metric::kEpochSeconds, Metric::kStepCycles,  Metric::kOnchipBytes,
+// The metrics of the front and chosen-design tables.
+const Metric kShown[] = {Metric::kEpochSeconds, Metric::kStepCycles,  Metric::kOnchipBytes,
                          Metric::kBram36,       Metric::kUram288,     Metric::kDsp,
                          Metric::kLut,          Metric::kCompression, Metric::kPowerTotalWatts,
                          Metric::kEpochEnergyJoules, Metric::kAccuracy};
-  auto table_header = [&]() {
-    std::string h = "| id |";
-    for (const auto& a : sweep.space.axes()) h += " " + a.name + " |";
-    for (Metric m : show) h += std::string(" ") + metric_info(m).name + " |";
-    h += " fidelity |\n|---|";
-    for (std::size_t i = 0; i < sweep.space.axes().size() + std::size(show) + 1; ++i) h += "---|";
-    return h + "\n";
-  };
-  auto table_row = [&](const Row& r) {
-    std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
-    for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
-    for (Metric m : show) line += " " + metric_text(m, r.rec.best().metrics[m]) + " |";
-    return line + " " + r.rec.best().fidelity + " |\n";
-  };
-  // Front sorted by the first objective (then id).
-  const std::vector<Row> front = front_rows(eval, state, f);
-  const Metric first = eval.objectives().front();
+
+std::string table_header(const SweepSpec& sweep) {
+  std::string h = "| id |";
+  for (const auto& a : sweep.space.axes()) h += " " + a.name + " |";
+  for (Metric m : kShown) h += std::string(" ") + metric_info(m).name + " |";
+  h += " fidelity |\n|---|";
+  for (std::size_t i = 0; i < sweep.space.axes().size() + std::size(kShown) + 1; ++i) h += "---|";
+  return h + "\n";
+}
+
+std::string table_row(const Row& r) {
+  std::string line = fmt::format("| {}{} |", r.id, r.ref_label.empty() ? "" : " (ref)");
+  for (const auto& v : r.values) line += " " + (v.is_null() ? std::string("-") : value_text(v)) + " |";
+  for (Metric m : kShown) line += " " + metric_text(m, r.rec.best().metrics[m]) + " |";
+  return line + " " + to_string(r.rec.best().fidelity) + " |\n";
+}
+
+// The Pareto front (sorted by the first objective, then id) and the chosen design.
+std::string front_and_choice(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
+                             const std::vector<Row>& front) {
+  const auto& sweep = eval.sweep();
+  std::string s;
   if (f.partial) {
     s += "\n## Pareto front\n\nNot given: the run was interrupted.\n";
   } else {
-    s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(), metric_info(first).name);
-    s += table_header();
+    s += fmt::format("\n## Pareto front ({} points, by {})\n\n", front.size(),
+                     metric_info(eval.objectives().front()).name);
+    s += table_header(sweep);
     for (const Row& r : front) s += table_row(r);
   }
-
   s += "\n## Chosen design\n\n";
   if (f.partial) {
     s += "Not given: the run was interrupted.\n";
   } else if (f.chosen) {
-    s += "`" + point_name(sweep, *f.chosen) + "`\n\n" + table_header() +
+    s += "`" + point_name(sweep, *f.chosen) + "`\n\n" + table_header(sweep) +
          table_row(result_row(eval, state, f, *f.chosen));
     s += "\nWhy: " + f.why + ".\n";
   } else {
     s += "No feasible design.\n";
   }
+  return s;
+}
 
-  s += "\n## Reference design\n\n";
+// "<metric> <value>, ..." of the objectives in `e`.
+std::string objective_figures(const SweepEvaluator& eval, const Evaluation& e) {
+  std::string figs;
+  for (Metric m : eval.objectives()) {
+    figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " + metric_text(m, e.metrics[m]);
+  }
+  return figs;
+}
+
+// How a feasible reference off the front compares with the front designs that dominate it.
+std::string dominated_text(const SweepEvaluator& eval, const ReferenceStanding& ref, const Row& ref_row,
+                           const std::vector<Row>& front) {
+  // The fidelity of the front designs it is compared with, to show like vs like.
+  std::set<Fidelity> front_fidelities;
+  for (PointId d : ref.dominated_by) {
+    for (const auto& r : front) {
+      if (r.id == d) front_fidelities.insert(r.rec.best().fidelity);
+    }
+  }
+  std::string fids;
+  for (const auto& x : front_fidelities) fids += (fids.empty() ? "" : " and ") + std::string(fidelity_label(x));
+  std::string s = fmt::format("dominated by {} front design(s) ({} figures)", ref.dominated_by.size(), fids);
+  for (std::size_t o = 0; o < eval.objectives().size(); ++o) {
+    if (ref.best_gain[o] > 0) {
+      s += fmt::format("; best {} gain {:.2f}x (id {})", metric_info(eval.objectives()[o]).name,
+                       ref.best_gain[o], ref.best_gain_point[o]);
+    }
+  }
+  if (front_fidelities.size() > 1 ||
+      (front_fidelities.size() == 1 && *front_fidelities.begin() != ref_row.rec.best().fidelity)) {
+    s += "; note: the figures compared mix fidelities";
+  }
+  return s + ".\n";
+}
+
+// Where each reference point stands.
+std::string references_text(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
+                            const std::vector<Row>& front) {
+  std::string s = "\n## Reference design\n\n";
   if (f.references.empty()) s += "The sweep lists no reference point.\n";
   for (const auto& ref : f.references) {
     s += fmt::format("- **{}** (id {}): ", ref.label, ref.id);
@@ -105,17 +151,10 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
       continue;
     }
     const Row ref_row = result_row(eval, state, f, ref.id);
-    auto figures = [&](const Evaluation& e) {
-      std::string figs;
-      for (Metric m : eval.objectives()) {
-        figs += (figs.empty() ? "" : ", ") + std::string(metric_info(m).name) + " " +
-                metric_text(m, e.metrics[m]);
-      }
-      return figs;
-    };
-    s += fidelity_label(ref_row.rec.best().fidelity) + " " + figures(ref_row.rec.best());
+    s += std::string(fidelity_label(ref_row.rec.best().fidelity)) + " " + objective_figures(eval, ref_row.rec.best());
     if (ref_row.rec.has_systemc) {
-      s += " (" + fidelity_label("analytic") + ": " + figures(ref_row.rec.analytic) + "; not compared)";
+      s += std::string(" (") + fidelity_label(Fidelity::kAnalytic) + ": " +
+           objective_figures(eval, ref_row.rec.analytic) + "; not compared)";
     }
     s += "; ";
     if (!ref.feasible) {
@@ -123,29 +162,17 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
     } else if (ref.on_front) {
       s += "on the Pareto front (no evaluated design dominates it).\n";
     } else {
-      // The fidelity of the front designs it is compared with, to show like vs like.
-      std::set<std::string> front_fidelities;
-      for (PointId d : ref.dominated_by) {
-        for (const auto& r : front) {
-          if (r.id == d) front_fidelities.insert(r.rec.best().fidelity);
-        }
-      }
-      std::string fids;
-      for (const auto& x : front_fidelities) fids += (fids.empty() ? "" : " and ") + fidelity_label(x);
-      s += fmt::format("dominated by {} front design(s) ({} figures)", ref.dominated_by.size(), fids);
-      for (std::size_t o = 0; o < eval.objectives().size(); ++o) {
-        if (ref.best_gain[o] > 0) {
-          s += fmt::format("; best {} gain {:.2f}x (id {})", metric_info(eval.objectives()[o]).name,
-                           ref.best_gain[o], ref.best_gain_point[o]);
-        }
-      }
-      if (front_fidelities.size() > 1 || (front_fidelities.size() == 1 &&
-                                           *front_fidelities.begin() != ref_row.rec.best().fidelity)) {
-        s += "; note: the figures compared mix fidelities";
-      }
-      s += ".\n";
+      s += dominated_text(eval, ref, ref_row, front);
     }
   }
+  return s;
+}
+
+std::string summary_md(const SweepEvaluator& eval, const RunState& state, const FinalResult& f,
+                       const std::vector<std::string>& files) {
+  const std::vector<Row> front = front_rows(eval, state, f);
+  std::string s = summary_head(eval, f) + front_and_choice(eval, state, f, front) +
+                  references_text(eval, state, f, front);
   std::string list;
   for (const auto& file : files) list += (list.empty() ? "" : ", ") + file;
   s += "\nFiles: " + list + ".\n";
@@ -154,7 +181,7 @@ std::string summary_md(const SweepEvaluation& eval, const RunState& state, const
 
 }  // namespace
 
-std::string write_summary(const std::string& dir, const SweepEvaluation& eval, const RunState& state,
+std::string write_summary(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                           const FinalResult& f, const std::vector<std::string>& files) {
   const std::string text = summary_md(eval, state, f, files);
   write_file_atomic(dir + "/summary.md", text);

@@ -15,13 +15,13 @@ namespace ttsim::dse {
 
 namespace fs = std::filesystem;
 
-const char* to_string(Fidelity f) {
-  switch (f) {
-    case Fidelity::kAnalytic:
+const char* to_string(SystemcScope s) {
+  switch (s) {
+    case SystemcScope::kNone:
       return "analytic";
-    case Fidelity::kSystemcPareto:
+    case SystemcScope::kParetoFront:
       return "systemc_pareto";
-    case Fidelity::kSystemcAll:
+    case SystemcScope::kAll:
       return "systemc_all";
   }
   return "?";
@@ -98,22 +98,8 @@ Metric metric_at(const JsonView& v) {
   return *m;
 }
 
-}  // namespace
-
-SweepSpec load_sweep_spec(const std::string& path) {
-  return parse_sweep_spec(load_json_file(path), path);
-}
-
-SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
-  JsonView root(doc, file);
-  root.allow_keys({"name", "description", "base", "accuracy_table", "dataset", "axes", "reference",
-                   "constraints", "objectives", "search", "budget", "fidelity", "choose"});
-  SweepSpec s;
-  s.file = file;
-  s.doc = doc;
-  s.name = root.at("name").as_string();
-  if (auto d = root.find("description")) d->as_string();
-
+// The base documents ("base"), the accuracy table and the dataset lengths.
+void parse_base(const JsonView& root, const std::string& file, SweepSpec& s) {
   JsonView base = root.at("base");
   base.allow_keys({"model", "arch", "device"});
   s.model_file = require_file(base.at("model"), file);
@@ -134,12 +120,14 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
     s.lengths_file = require_file(d->at("lengths"), file);
     s.lengths_split = d->at("split").as_string();
   }
+}
 
-  // Axes in canonical order (dse/space/axes.h canonical_axis_order): the point ids number the
-  // grid with the last axis varying fastest.
-  JsonView axes = root.at("axes");
+// The axis names of `axes` (the sweep's "axes", `raw` its document), each known and a valid
+// pointer for a pointer axis, in canonical order (dse/space/axes.h canonical_axis_order): the
+// point ids number the grid with the last axis varying fastest.
+std::vector<std::string> axis_order(const JsonView& axes, const Json& raw) {
   if (!axes.is_object()) axes.fail("an object of axis name -> values");
-  for (auto it = doc.at("axes").begin(); it != doc.at("axes").end(); ++it) {
+  for (auto it = raw.begin(); it != raw.end(); ++it) {
     if (!is_known_axis(it.key())) {
       axes.at(it.key()).fail("a known axis (" + [] {
         std::string all;
@@ -160,42 +148,49 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
     }
   }
   std::vector<std::string> order;
-  for (auto it = doc.at("axes").begin(); it != doc.at("axes").end(); ++it) order.push_back(it.key());
-  order = canonical_axis_order(order);
+  for (auto it = raw.begin(); it != raw.end(); ++it) order.push_back(it.key());
+  return canonical_axis_order(order);
+}
+
+// The rank axes: tt_rank or the per-kind ones, not both; per-layer rank axes each set one
+// layer at most, on an encoder that some point of the sweep has (a point with fewer
+// encoders is infeasible, saying so).
+void check_rank_axes(const JsonView& axes, const std::vector<std::string>& order, const SweepSpec& s) {
   if (axes.has("tt_rank")) {
     for (const char* k : {"tt_rank.attention", "tt_rank.ffn_in", "tt_rank.ffn_out"}) {
       if (axes.has(k)) axes.at(k).fail("either tt_rank or per-kind tt_rank.<kind>, not both", "both");
     }
   }
-  // Per-layer rank axes: each layer set by one axis at most, and an encoder that some point
-  // of the sweep has (a point with fewer encoders is infeasible, saying so).
-  {
-    std::map<std::string, std::string> owner;  // layer -> axis
-    // The base model's encoder count read as its loader does (ConfigError at the model file's
-    // /encoders when it is not an integer in range).
-    if (s.model_doc.is_object() && s.model_doc.contains("encoders")) {
-      (void)JsonView(s.model_doc, s.model_file).at("encoders").as_int(0, 1024);
-    }
-    int most_encoders = base_encoders(s.model_doc);
-    if (axes.has("encoders")) {
-      for (const Json& v : axis_values("encoders", axes.at("encoders"))) {
-        if (v.is_number_integer()) most_encoders = std::max(most_encoders, v.get<int>());
-      }
-    }
-    for (const auto& n : order) {
-      const int e = layer_rank_axis_encoder(n);
-      if (e < 0) continue;
-      if (e >= most_encoders) {
-        axes.at(n).fail("an encoder index below the sweep's largest encoder count (" +
-                            std::to_string(most_encoders) + ")",
-                        "encoder " + std::to_string(e));
-      }
-      for (const auto& layer : layer_rank_axis_layers(n)) {
-        const auto [it, fresh] = owner.emplace(layer, n);
-        if (!fresh) axes.at(n).fail("one axis per layer (" + layer + " is also set by " + it->second + ")", "two");
-      }
+  std::map<std::string, std::string> owner;  // layer -> axis
+  // The base model's encoder count read as its loader does (ConfigError at the model file's
+  // /encoders when it is not an integer in range).
+  if (s.model_doc.is_object() && s.model_doc.contains("encoders")) {
+    (void)JsonView(s.model_doc, s.model_file).at("encoders").as_int(0, 1024);
+  }
+  int most_encoders = base_encoders(s.model_doc);
+  if (axes.has("encoders")) {
+    for (const Json& v : axis_values("encoders", axes.at("encoders"))) {
+      if (v.is_number_integer()) most_encoders = std::max(most_encoders, v.get<int>());
     }
   }
+  for (const auto& n : order) {
+    const int e = layer_rank_axis_encoder(n);
+    if (e < 0) continue;
+    if (e >= most_encoders) {
+      axes.at(n).fail("an encoder index below the sweep's largest encoder count (" +
+                          std::to_string(most_encoders) + ")",
+                      "encoder " + std::to_string(e));
+    }
+    for (const auto& layer : layer_rank_axis_layers(n)) {
+      const auto [it, fresh] = owner.emplace(layer, n);
+      if (!fresh) axes.at(n).fail("one axis per layer (" + layer + " is also set by " + it->second + ")", "two");
+    }
+  }
+}
+
+// Axes that set the same thing at two granularities: engines / engines.contraction, flow /
+// flow.<kind>.
+void check_exclusive_axes(const JsonView& axes) {
   if (axes.has("engines") && axes.has("engines.contraction")) {
     axes.at("engines.contraction").fail("either engines or engines.contraction, not both", "both");
   }
@@ -204,12 +199,16 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       if (axes.has(k)) axes.at(k).fail("either flow or per-kind flow.<kind>, not both", "both");
     }
   }
+}
+
+// The design space of the axes in `order` and their editors. Two axes setting one member (or
+// one a member inside the other's) are refused: the later axis would overwrite the earlier
+// one's value, so points would not have the values their ids name.
+void build_space(const JsonView& axes, const std::vector<std::string>& order, SweepSpec& s) {
   std::vector<Axis> list;
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
   for (const Axis& a : s.space.axes()) s.editors.emplace_back(a.name);
-  // Two axes setting one member (or one a member inside the other's): the later axis would
-  // overwrite the earlier one's value, so points would not have the values their ids name.
   std::map<std::string, std::string> setter;  // member -> axis
   auto within = [](const std::string& a, const std::string& b) {  // a is b or inside it
     return a.size() >= b.size() && a.compare(0, b.size(), b) == 0 && (a.size() == b.size() || a[b.size()] == '/');
@@ -224,52 +223,57 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       setter.emplace(m, e.name());
     }
   }
+}
 
-  // A generic pointer axis must name a field of the base document: one the file sets or
-  // one its loader fills with a default. A typo ("arch:/contraction/lanez") is an input
-  // error here, before any evaluation, not a sweep of unevaluable points.
-  {
-    std::optional<Json> resolved_model, resolved_arch;
-    for (const auto& a : s.space.axes()) {
-      const bool is_model = a.name.rfind("model:", 0) == 0;
-      if (!is_model && a.name.rfind("arch:", 0) != 0) continue;
-      const Json& base = is_model ? s.model_doc : s.arch_doc;
-      const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
-      if (base.contains(p)) continue;
-      std::optional<Json>& resolved = is_model ? resolved_model : resolved_arch;
-      if (!resolved) {
-        resolved = is_model ? parse_model_spec(s.model_doc, s.model_file).to_json()
-                            : parse_arch_spec(s.arch_doc, s.arch_file).to_json();
-      }
-      if (resolved->contains(p)) continue;
-      std::string known;
-      if (resolved->contains(p.parent_pointer()) && resolved->at(p.parent_pointer()).is_object()) {
-        for (const auto& [k, v] : resolved->at(p.parent_pointer()).items()) {
-          (void)v;
-          known += (known.empty() ? "" : ", ") + k;
-        }
-        known = "; " + (p.parent_pointer().empty() ? std::string("/") : p.parent_pointer().to_string()) +
-                " has " + known;
-      }
-      axes.at(a.name).fail(std::string("a JSON pointer to a field of the base ") +
-                               (is_model ? "model " + s.model_file : "arch " + s.arch_file) + known,
-                           "\"" + p.to_string() + "\", which names no field");
+// A generic pointer axis must name a field of the base document: one the file sets or one
+// its loader fills with a default. A typo ("arch:/contraction/lanez") is an input error here,
+// before any evaluation, not a sweep of unevaluable points.
+void check_pointer_axes(const JsonView& axes, const SweepSpec& s) {
+  std::optional<Json> resolved_model, resolved_arch;
+  for (const auto& a : s.space.axes()) {
+    const bool is_model = a.name.rfind("model:", 0) == 0;
+    if (!is_model && a.name.rfind("arch:", 0) != 0) continue;
+    const Json& base = is_model ? s.model_doc : s.arch_doc;
+    const Json::json_pointer p(a.name.substr(is_model ? 6 : 5));
+    if (base.contains(p)) continue;
+    std::optional<Json>& resolved = is_model ? resolved_model : resolved_arch;
+    if (!resolved) {
+      resolved = is_model ? parse_model_spec(s.model_doc, s.model_file).to_json()
+                          : parse_arch_spec(s.arch_doc, s.arch_file).to_json();
     }
+    if (resolved->contains(p)) continue;
+    std::string known;
+    if (resolved->contains(p.parent_pointer()) && resolved->at(p.parent_pointer()).is_object()) {
+      for (const auto& [k, v] : resolved->at(p.parent_pointer()).items()) {
+        (void)v;
+        known += (known.empty() ? "" : ", ") + k;
+      }
+      known = "; " + (p.parent_pointer().empty() ? std::string("/") : p.parent_pointer().to_string()) +
+              " has " + known;
+    }
+    axes.at(a.name).fail(std::string("a JSON pointer to a field of the base ") +
+                             (is_model ? "model " + s.model_file : "arch " + s.arch_file) + known,
+                         "\"" + p.to_string() + "\", which names no field");
   }
+}
 
-  // Applying every value of every axis to the base documents checks that they have the
-  // members the axes edit, and parsing the edited documents that each value is one the
-  // model / arch loaders accept (exit 2 at /axes/<key>/<i> now rather than points "not
-  // evaluated" later). A base document its loader refuses is reported by the run setup;
-  // its values are then only applied.
-  auto loads = [](auto parse) {
-    try {
-      parse();
-      return true;
-    } catch (const InputError&) {
-      return false;
-    }
-  };
+// True when `parse` returns rather than throwing InputError.
+template <class Parse>
+bool loads(Parse parse) {
+  try {
+    parse();
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// Applying every value of every axis to the base documents checks that they have the members
+// the axes edit, and parsing the edited documents that each value is one the model / arch
+// loaders accept (exit 2 at /axes/<key>/<i> now rather than points "not evaluated" later). A
+// base document its loader refuses is reported by the run setup; its values are then only
+// applied.
+void check_axis_values(const JsonView& axes, const SweepSpec& s) {
   const bool model_loads = loads([&] { (void)parse_model_spec(s.model_doc, s.model_file); });
   const bool arch_loads = loads([&] { (void)parse_arch_spec(s.arch_doc, s.arch_file); });
   for (const auto& a : s.space.axes()) {
@@ -299,74 +303,97 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
       }
     }
   }
+}
 
-  if (auto refs = root.find("reference")) {
-    for (const auto& r : refs->as_array(1)) {
-      r.allow_keys({"label", "values"});
-      const std::string label = r.at("label").as_string();
-      std::vector<int> idx(s.space.axes().size(), kBaseValue);
-      if (auto vals = r.find("values")) {
-        if (!vals->is_object()) vals->fail("an object of axis name -> value");
-        for (auto it = vals->raw().begin(); it != vals->raw().end(); ++it) {
-          const JsonView v = vals->at(it.key());
-          std::size_t a = 0;
-          while (a < s.space.axes().size() && s.space.axes()[a].name != it.key()) ++a;
-          if (a == s.space.axes().size()) v.fail("the name of a swept axis", "\"" + it.key() + "\"");
-          const auto& values = s.space.axes()[a].values;
-          const auto pos = std::find(values.begin(), values.end(), it.value());
-          if (pos == values.end()) v.fail("one of the axis' values");
-          idx[a] = static_cast<int>(pos - values.begin());
-        }
-      }
-      // Unlisted axes keep the base files' value; when that value is one of the axis'
-      // values the reference is that grid point.
-      for (std::size_t a = 0; a < idx.size(); ++a) {
-        if (idx[a] != kBaseValue) continue;
-        const Json base = axis_current_value(s.space.axes()[a].name, s.model_doc, s.arch_doc);
-        const auto& values = s.space.axes()[a].values;
-        for (std::size_t k = 0; k < values.size(); ++k) {
-          if (values[k] == base) idx[a] = static_cast<int>(k);
-        }
-      }
-      s.space.add_reference(idx, label);
+// The axis value indices of reference `r`: its listed values, and for each unlisted axis the
+// base files' value when it is one of the axis' values (kBaseValue otherwise), so a reference
+// is the grid point with those values when it can be.
+std::vector<int> reference_indices(const JsonView& r, const SweepSpec& s) {
+  std::vector<int> idx(s.space.axes().size(), kBaseValue);
+  if (auto vals = r.find("values")) {
+    if (!vals->is_object()) vals->fail("an object of axis name -> value");
+    for (auto it = vals->raw().begin(); it != vals->raw().end(); ++it) {
+      const JsonView v = vals->at(it.key());
+      std::size_t a = 0;
+      while (a < s.space.axes().size() && s.space.axes()[a].name != it.key()) ++a;
+      if (a == s.space.axes().size()) v.fail("the name of a swept axis", "\"" + it.key() + "\"");
+      const auto& values = s.space.axes()[a].values;
+      const auto pos = std::find(values.begin(), values.end(), it.value());
+      if (pos == values.end()) v.fail("one of the axis' values");
+      idx[a] = static_cast<int>(pos - values.begin());
     }
   }
-
-  if (auto c = root.find("constraints")) {
-    c->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "max_compression",
-                   "min_accuracy"});
-    s.constraints.resource_headroom_pct = c->get_double("resource_headroom_pct", 0, 0, 99);
-    if (auto v = c->find("max_epoch_seconds")) s.constraints.max_epoch_seconds = v->as_double(0, 1e12);
-    if (auto v = c->find("min_compression")) s.constraints.min_compression = v->as_double(0, 1e12);
-    if (auto v = c->find("max_compression")) {
-      s.constraints.max_compression = v->as_double(s.constraints.min_compression.value_or(0), 1e12);
+  for (std::size_t a = 0; a < idx.size(); ++a) {
+    if (idx[a] != kBaseValue) continue;
+    const Json base = axis_current_value(s.space.axes()[a].name, s.model_doc, s.arch_doc);
+    const auto& values = s.space.axes()[a].values;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if (values[k] == base) idx[a] = static_cast<int>(k);
     }
-    if (auto v = c->find("min_accuracy")) s.constraints.min_accuracy = v->as_double(0, 1);
   }
+  return idx;
+}
 
+void parse_references(const JsonView& root, SweepSpec& s) {
+  const auto refs = root.find("reference");
+  if (!refs) return;
+  for (const auto& r : refs->as_array(1)) {
+    r.allow_keys({"label", "values"});
+    const std::string label = r.at("label").as_string();
+    s.space.add_reference(reference_indices(r, s), label);
+  }
+}
+
+void parse_constraints(const JsonView& root, ConstraintSpec& c) {
+  const auto v = root.find("constraints");
+  if (!v) return;
+  v->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "max_compression",
+                 "min_accuracy"});
+  c.resource_headroom_pct = v->get_double("resource_headroom_pct", 0, 0, 99);
+  if (auto x = v->find("max_epoch_seconds")) c.max_epoch_seconds = x->as_double(0, 1e12);
+  if (auto x = v->find("min_compression")) c.min_compression = x->as_double(0, 1e12);
+  if (auto x = v->find("max_compression")) c.max_compression = x->as_double(c.min_compression.value_or(0), 1e12);
+  if (auto x = v->find("min_accuracy")) c.min_accuracy = x->as_double(0, 1);
+}
+
+std::vector<Metric> parse_objectives(const JsonView& root) {
+  std::vector<Metric> objectives;
   for (const auto& o : root.at("objectives").as_array(1)) {
     const Metric m = metric_at(o);
-    if (std::find(s.objectives.begin(), s.objectives.end(), m) != s.objectives.end()) {
+    if (std::find(objectives.begin(), objectives.end(), m) != objectives.end()) {
       o.fail("distinct objectives", "\"" + std::string(metric_info(m).name) + "\" twice");
     }
-    s.objectives.push_back(m);
+    objectives.push_back(m);
   }
+  return objectives;
+}
 
-  if (auto se = root.find("search")) {
-    s.search.strategy = se->at("strategy").as_enum({"grid", "random", "nsga2"});
-    if (s.search.strategy == "grid") {
-      se->allow_keys({"strategy"});
-    } else if (s.search.strategy == "random") {
-      se->allow_keys({"strategy", "count", "seed"});
-      s.search.count = static_cast<std::uint64_t>(se->at("count").as_int(1, 1LL << 40));
-      s.search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
-    } else {
-      se->allow_keys({"strategy", "population", "generations", "seed"});
-      s.search.population = static_cast<int>(se->get_int("population", 32, 4, 100000));
-      s.search.generations = static_cast<int>(se->get_int("generations", 20, 1, 100000));
-      s.search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
-    }
+// The "search" key: the strategy, parsed once here, and the settings it takes.
+SearchSpec parse_search(const JsonView& root) {
+  SearchSpec search;
+  const auto se = root.find("search");
+  if (!se) return search;
+  const std::string strategy = se->at("strategy").as_enum({"grid", "random", "nsga2"});
+  if (strategy == "grid") {
+    search.strategy = Strategy::kGrid;
+    se->allow_keys({"strategy"});
+  } else if (strategy == "random") {
+    search.strategy = Strategy::kRandom;
+    se->allow_keys({"strategy", "count", "seed"});
+    search.count = static_cast<std::uint64_t>(se->at("count").as_int(1, 1LL << 40));
+    search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
+  } else {
+    search.strategy = Strategy::kNsga2;
+    se->allow_keys({"strategy", "population", "generations", "seed"});
+    search.population = static_cast<int>(se->get_int("population", 32, 4, 100000));
+    search.generations = static_cast<int>(se->get_int("generations", 20, 1, 100000));
+    search.seed = static_cast<std::uint64_t>(se->get_int("seed", 1, 0, 1LL << 62));
   }
+  return search;
+}
+
+// "budget", "fidelity" and "choose".
+void parse_run_settings(const JsonView& root, SweepSpec& s) {
   if (auto b = root.find("budget")) {
     b->allow_keys({"points", "seconds"});
     s.budget.points = static_cast<std::uint64_t>(b->get_int("points", 0, 0, 1LL << 50));
@@ -374,9 +401,9 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   }
   if (auto f = root.find("fidelity")) {
     const auto v = f->as_enum({"analytic", "systemc_pareto", "systemc_all"});
-    s.fidelity = v == "analytic"         ? Fidelity::kAnalytic
-                 : v == "systemc_pareto" ? Fidelity::kSystemcPareto
-                                         : Fidelity::kSystemcAll;
+    s.systemc = v == "analytic"         ? SystemcScope::kNone
+                : v == "systemc_pareto" ? SystemcScope::kParetoFront
+                                        : SystemcScope::kAll;
   }
   s.choose_metric = s.objectives.front();
   if (auto ch = root.find("choose")) {
@@ -389,6 +416,36 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
              "\"" + std::string(metric_info(s.choose_metric).name) + "\"");
     }
   }
+}
+
+}  // namespace
+
+SweepSpec load_sweep_spec(const std::string& path) {
+  return parse_sweep_spec(load_json_file(path), path);
+}
+
+SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
+  JsonView root(doc, file);
+  root.allow_keys({"name", "description", "base", "accuracy_table", "dataset", "axes", "reference",
+                   "constraints", "objectives", "search", "budget", "fidelity", "choose"});
+  SweepSpec s;
+  s.file = file;
+  s.doc = doc;
+  s.name = root.at("name").as_string();
+  if (auto d = root.find("description")) d->as_string();
+  parse_base(root, file, s);
+  const JsonView axes = root.at("axes");
+  const std::vector<std::string> order = axis_order(axes, doc.at("axes"));
+  check_rank_axes(axes, order, s);
+  check_exclusive_axes(axes);
+  build_space(axes, order, s);
+  check_pointer_axes(axes, s);
+  check_axis_values(axes, s);
+  parse_references(root, s);
+  parse_constraints(root, s.constraints);
+  s.objectives = parse_objectives(root);
+  s.search = parse_search(root);
+  parse_run_settings(root, s);
   return s;
 }
 

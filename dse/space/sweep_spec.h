@@ -35,16 +35,20 @@
 #include "dse/space/axes.h"
 #include "dse/space/design_space.h"
 #include "dse/space/metrics.h"
+#include "dse/space/search_spec.h"
 
 namespace ttsim::dse {
 
-/// How many points are simulated with SystemC (the analytic evaluator sees all).
-enum class Fidelity {
-  kAnalytic,       ///< analytic evaluator only
-  kSystemcPareto,  ///< SystemC re-evaluates the Pareto candidates until the front is all SystemC
-  kSystemcAll,     ///< SystemC for every point
+/// Which points SystemC evaluates besides the analytic pass every point gets: the sweep
+/// file's "fidelity" key. Not a fidelity itself (an evaluation's fidelity is one of
+/// sim/fidelity.h's two) but the plan of a run's SystemC stage (dse/run/finish.h).
+enum class SystemcScope {
+  kNone,         ///< "analytic": the analytic evaluator only
+  kParetoFront,  ///< "systemc_pareto": SystemC re-evaluates the Pareto candidates until the front is all SystemC
+  kAll,          ///< "systemc_all": SystemC for every point
 };
-const char* to_string(Fidelity f);
+/// "analytic", "systemc_pareto" or "systemc_all", as the sweep file writes it.
+const char* to_string(SystemcScope s);
 
 struct ConstraintSpec {
   double resource_headroom_pct = 0;  ///< usable share of each device resource = 100 - this
@@ -54,19 +58,6 @@ struct ConstraintSpec {
   /// the capacity budget of a per-layer rank search when accuracy per layer is not measured.
   std::optional<double> max_compression;
   std::optional<double> min_accuracy;  ///< fraction in [0, 1]
-};
-
-struct SearchSpec {
-  std::string strategy = "grid";  ///< "grid", "random", "nsga2"
-  std::uint64_t count = 0;        ///< random: points to draw
-  std::uint64_t seed = 1;         ///< random, nsga2
-  int population = 32;            ///< nsga2
-  int generations = 20;           ///< nsga2
-};
-
-struct BudgetSpec {
-  std::uint64_t points = 0;  ///< 0 = unlimited; deterministic
-  double seconds = 0;        ///< 0 = unlimited; wall-clock, so results depend on speed
 };
 
 struct SweepSpec {
@@ -85,7 +76,7 @@ struct SweepSpec {
   std::vector<Metric> objectives;  ///< at least one
   SearchSpec search;
   BudgetSpec budget;
-  Fidelity fidelity = Fidelity::kSystemcPareto;
+  SystemcScope systemc = SystemcScope::kParetoFront;  ///< the "fidelity" key
   Metric choose_metric = Metric::kEpochSeconds;  ///< chosen design minimises (or maximises) this
 };
 

@@ -226,7 +226,7 @@ TEST(AccuracyTable, ExplorerUsesTheBoundAndShowsUnknownDesigns) {
   const SweepSpec sweep = load_sweep_spec(dir + "/sweep.json");
   testing::ToyEvaluator toy(1);
   const AccuracyTable t = load_accuracy_table(sweep.accuracy_table);
-  SweepEvaluation eval(sweep, Evaluators{&toy, nullptr}, t);
+  SweepEvaluator eval(sweep, Evaluators{&toy, nullptr}, t);
   ASSERT_EQ(eval.objectives().size(), 2u);
   std::string notes;
   for (const auto& n : eval.notes()) notes += n + "\n";

@@ -74,13 +74,13 @@ TEST(ExploreCalibration, AppliedToEveryPointAndRecorded) {
   const auto plain = make_run_setup(sweep);
   const auto cal = make_run_setup(sweep, dir + "/cal.json");
   for (PointId id = 0; id < 2; ++id) {
-    const Evaluation a = plain->eval->evaluate(id, false, false);
-    const Evaluation b = cal->eval->evaluate(id, false, false);
+    const Evaluation a = plain->eval->evaluate(id, Fidelity::kAnalytic, false);
+    const Evaluation b = cal->eval->evaluate(id, Fidelity::kAnalytic, false);
     ASSERT_TRUE(a.error.empty() && b.error.empty()) << a.error << b.error;
     EXPECT_GT(b.metrics[Metric::kStepCycles], a.metrics[Metric::kStepCycles]);  // contraction overhead
     EXPECT_DOUBLE_EQ(b.metrics[Metric::kPowerStaticWatts], 3.5);                 // fitted static power
     EXPECT_NE(a.metrics[Metric::kPowerStaticWatts], 3.5);
-    const Evaluation s = cal->eval->evaluate(id, true, false);  // SystemC sees it too
+    const Evaluation s = cal->eval->evaluate(id, Fidelity::kSystemC, false);  // SystemC sees it too
     ASSERT_TRUE(s.error.empty()) << s.error;
     EXPECT_GE(s.metrics[Metric::kStepCycles], b.metrics[Metric::kStepCycles]);
     EXPECT_DOUBLE_EQ(s.metrics[Metric::kPowerStaticWatts], 3.5);
@@ -174,7 +174,7 @@ TEST(ExploreCalibration, RunsAtTheAchievableClockAsSimulateDoes) {
     "objectives": ["epoch_seconds"], "search": {"strategy": "grid"}, "fidelity": "analytic"
   })");
   const auto setup = make_run_setup(dir + "/one.json", dir + "/cal.json");
-  const Evaluation explored = setup->eval->evaluate(0, true, false);
+  const Evaluation explored = setup->eval->evaluate(0, Fidelity::kSystemC, false);
   ASSERT_TRUE(explored.error.empty()) << explored.error;
 
   // What `simulate --calibration` computes for the same design.
@@ -189,10 +189,10 @@ TEST(ExploreCalibration, RunsAtTheAchievableClockAsSimulateDoes) {
   EXPECT_DOUBLE_EQ(explored.metrics[Metric::kEpochSeconds], simulated->epoch->seconds);
 
   // The analytic fidelity prices the same clock: its seconds are its cycles at 80 MHz.
-  const Evaluation analytic = setup->eval->evaluate(0, false, false);
+  const Evaluation analytic = setup->eval->evaluate(0, Fidelity::kAnalytic, false);
   ASSERT_TRUE(analytic.error.empty()) << analytic.error;
   const auto uncal = make_run_setup(dir + "/one.json");
-  const Evaluation at_target = uncal->eval->evaluate(0, false, false);
+  const Evaluation at_target = uncal->eval->evaluate(0, Fidelity::kAnalytic, false);
   EXPECT_GT(analytic.metrics[Metric::kEpochSeconds], at_target.metrics[Metric::kEpochSeconds]);
 }
 

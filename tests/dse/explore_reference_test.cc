@@ -75,7 +75,7 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   const ReferenceStanding& ref = r.final.references[0];
   ASSERT_TRUE(ref.evaluated);
   ASSERT_FALSE(ref.on_front);
-  EXPECT_EQ(ref.fidelity, "systemc");
+  EXPECT_EQ(ref.fidelity, Fidelity::kSystemC);
 
   // What `ttsim simulate --model ... --arch ... --device ... --dataset-lengths ...` computes.
   const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");

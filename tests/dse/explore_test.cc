@@ -19,6 +19,7 @@
 #include "dse/evaluate/resolve.h"
 #include "dse/run/result_stream.h"
 #include "dse/run/run_state.h"
+#include "dse/search/search.h"
 #include "models/model_spec.h"
 #include "dse/space/sweep_spec.h"
 #include "tests/dse/toy_evaluator.h"
@@ -49,9 +50,9 @@ void expect_same_files(const std::string& a, const std::string& b) {
 struct Fixture {
   std::string dir;
   SweepSpec sweep;
-  testing::ToyEvaluator analytic{15, "toy-analytic"};
-  testing::ToyEvaluator systemc{15, "toy-systemc"};
-  std::unique_ptr<SweepEvaluation> eval;
+  testing::ToyEvaluator analytic{15, Fidelity::kAnalytic};
+  testing::ToyEvaluator systemc{15, Fidelity::kSystemC};
+  std::unique_ptr<SweepEvaluator> eval;
 
   /// `extra_axes`: more axes (JSON members, e.g. "\"arch:/w\": [0, 1]"; the toy arch has a "v" and a "w").
   explicit Fixture(const std::string& name, const std::string& search = R"({"strategy": "grid"})",
@@ -72,7 +73,7 @@ struct Fixture {
     })";
     write_file_atomic(dir + "/toy_sweep.json", doc);
     sweep = load_sweep_spec(dir + "/toy_sweep.json");
-    eval = std::make_unique<SweepEvaluation>(sweep, Evaluators{&analytic, &systemc}, std::nullopt);
+    eval = std::make_unique<SweepEvaluator>(sweep, Evaluators{&analytic, &systemc}, std::nullopt);
   }
   ExploreReport run(const std::string& out, ExploreOptions o = {}) {
     o.out_dir = dir + "/" + out;
@@ -168,15 +169,15 @@ TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
   BatchRunner runner(*f.eval, state, RunControl{}, 128, &rows);
   std::vector<PointId> ids = grid_points(f.sweep.space);  // the reference first
   std::sort(ids.begin(), ids.end());
-  runner.run(ids, false);
+  runner.run(ids, Fidelity::kAnalytic);
   ASSERT_EQ(state.points.size(), 128u);
   EXPECT_TRUE(rows.covers(state));
   EXPECT_EQ(rows.clocks().size(), 0u);  // the toy arch has no clock and the toy evaluator no configs
   // Once a point carries a SystemC evaluation its row (the analytic one) is stale: commit
   // replaces it with the row rendered again, the others copied as they were.
   Evaluation sc = state.record(5).analytic;
-  sc.fidelity = "toy-systemc";
-  state.add(5, true, sc, f.eval->figures(sc));
+  sc.fidelity = Fidelity::kSystemC;
+  state.add(5, sc, PointSummary::of(*f.eval, sc));
   state.flush();
   EXPECT_TRUE(rows.covers(state));
   std::vector<PointId> rendered;
@@ -202,7 +203,7 @@ TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
   }
   EXPECT_EQ(csv, slurp(from_log + "/results.csv"));
   EXPECT_EQ(slurp(dir + "/results.jsonl"), slurp(from_log + "/results.jsonl"));
-  EXPECT_NE(csv.find("toy-systemc"), std::string::npos);
+  EXPECT_NE(csv.find(",systemc,"), std::string::npos);
 
   // A point id at or below the last one voids the stream and removes its temporaries.
   ResultStream later(dir, *f.eval);
@@ -223,7 +224,7 @@ TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
 TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {
   Fixture f("jsonl_row", R"({"strategy": "grid"})", "analytic");
   PointRecord rec;
-  rec.analytic.fidelity = "toy-analytic";
+  rec.analytic.fidelity = Fidelity::kAnalytic;
   rec.analytic.metrics[Metric::kEpochSeconds] = 1.0 / 3.0;
   rec.analytic.metrics[Metric::kOnchipBytes] = 5.0;
   rec.analytic.metrics[Metric::kDsp] = std::numeric_limits<double>::infinity();
@@ -231,7 +232,7 @@ TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {
   rec.analytic.accuracy_source = "table \"v2\"";
   rec.has_systemc = true;
   rec.systemc = rec.analytic;
-  rec.systemc.fidelity = "toy-systemc";
+  rec.systemc.fidelity = Fidelity::kSystemC;
   rec.systemc.metrics[Metric::kEpochSeconds] = 123456789.125;
   ResultRow r = make_row(*f.eval, 6, resolve_point(f.sweep, 6), rec);
   r.verdict.feasible = false;
@@ -246,7 +247,7 @@ TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {
   EXPECT_EQ(j["reason"].get<std::string>(), r.verdict.reason);
   EXPECT_EQ(j["reference"].get<std::string>(), "toy reference");
   EXPECT_EQ(j["accuracy_source"].get<std::string>(), "table \"v2\"");
-  EXPECT_EQ(j["fidelity"].get<std::string>(), "toy-systemc");
+  EXPECT_EQ(j["fidelity"].get<std::string>(), "systemc");
   EXPECT_EQ(j["metrics"]["epoch_seconds"].get<double>(), 123456789.125);
   EXPECT_EQ(j["analytic_metrics"]["epoch_seconds"].get<double>(), 1.0 / 3.0);
   EXPECT_EQ(j["metrics"]["onchip_bytes"].get<double>(), 5.0);
@@ -315,7 +316,7 @@ TEST(Explore, ResumeDropsALogLineCutShortByAKill) {
   ASSERT_EQ(f.run("parts", o).outcome, ExploreOutcome::kInterrupted);
   // What a run killed while appending a batch leaves: the start of a line, no newline.
   const std::string log = f.dir + "/parts/evaluations.jsonl";
-  { std::ofstream(log, std::ios::app) << "{\"analytic\":{\"fidelity\":\"toy-an"; }
+  { std::ofstream(log, std::ios::app) << "{\"analytic\":{\"fidelity\":\"analy"; }
   ExploreOptions resume;
   resume.resume = true;
   ASSERT_EQ(f.run("parts", resume).outcome, ExploreOutcome::kComplete);

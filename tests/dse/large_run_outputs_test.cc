@@ -58,8 +58,8 @@ TEST(LargeRun, TablesAndPlotsSampleTheResultFilesHoldEverything) {
     "fidelity": "analytic"
   })");
   const SweepSpec sweep = load_sweep_spec((dir / "sweep.json").string());
-  testing::ToyEvaluator toy{99, "toy-analytic"};
-  SweepEvaluation eval(sweep, Evaluators{&toy, nullptr}, std::nullopt);
+  testing::ToyEvaluator toy{99};
+  SweepEvaluator eval(sweep, Evaluators{&toy, nullptr}, std::nullopt);
   ExploreOptions o;
   o.out_dir = (dir / "out").string();
   const ExploreReport r = run_explore(eval, "sweep.json", o);

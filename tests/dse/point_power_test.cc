@@ -35,8 +35,8 @@ struct PointSetup {
 TEST(PointPower, AnalyticAndSystemcAgreeWithoutPortContention) {
   PointSetup s(false);
   const SimContext ctx = s.context();
-  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
-  const Evaluation c = SystemcSimEvaluator(ctx).evaluate(s.point, false);
+  const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
+  const Evaluation c = SimEvaluator(ctx, Fidelity::kSystemC).evaluate(s.point, false);
   ASSERT_TRUE(a.error.empty()) << a.error;
   ASSERT_TRUE(c.error.empty()) << c.error;
   // Same schedule (no contention), hence the same activity and power.
@@ -56,8 +56,8 @@ TEST(PointPower, AnalyticAndSystemcAgreeWithoutPortContention) {
 TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUncontendedActivity) {
   PointSetup s(true);
   const SimContext ctx = s.context();
-  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
-  const Evaluation c = SystemcSimEvaluator(ctx).evaluate(s.point, false);
+  const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
+  const Evaluation c = SimEvaluator(ctx, Fidelity::kSystemC).evaluate(s.point, false);
   ASSERT_TRUE(a.error.empty() && c.error.empty()) << a.error << c.error;
   // The SystemC point's power is what `ttsim simulate` prints for the same design.
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
@@ -77,7 +77,7 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
 TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   PointSetup s(true);
   const SimContext ctx = s.context();
-  const Evaluation a = AnalyticSimEvaluator(ctx).evaluate(s.point, false);
+  const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
   double operators = 0, instances = 0, network = 0;
@@ -99,7 +99,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000,
                    a.metrics[Metric::kLut]);
 
-  AnalyticSimEvaluator ev(ctx);
+  SimEvaluator ev(ctx, Fidelity::kAnalytic);
   ASSERT_TRUE(ev.provides(Metric::kLut));
   ConstraintSpec c;
   c.resource_headroom_pct = 10;
@@ -124,7 +124,7 @@ TEST(PointPower, WithoutPowerCoefficientsEnergyIsUnavailableNotZero) {
   PointSetup s(true);
   s.device.power = PowerCoefficients{};
   const SimContext ctx = s.context();
-  AnalyticSimEvaluator ev(ctx);
+  SimEvaluator ev(ctx, Fidelity::kAnalytic);
   EXPECT_FALSE(ev.provides(Metric::kEpochEnergyJoules));
   EXPECT_FALSE(ev.provides(Metric::kPowerTotalWatts));
   const Evaluation a = ev.evaluate(s.point, false);

@@ -1,6 +1,8 @@
-// Grid, random and NSGA-II on toy spaces whose Pareto front is known in closed form.
+// Grid, random and NSGA-II on toy spaces whose Pareto front is known in closed form, and the
+// ask/tell interface they share.
 #include "dse/search/search.h"
 
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -209,6 +211,70 @@ TEST(Search, Nsga2SeedsJoinTheInitialPopulation) {
   run_nsga2(s, o, {ref}, eval);
   ASSERT_FALSE(first_batch.empty());
   EXPECT_EQ(first_batch[0], ref);
+}
+
+TEST(Search, Nsga2HandsOutTheSameIdsInAnyBatchSize) {
+  // Asked for 5 ids at a time and told each batch, NSGA-II evaluates the ids of whole
+  // generations (run_nsga2) in the same order.
+  auto s = toy_space();
+  s.add_reference({kBaseValue, 7, 3}, "ref");
+  Nsga2Options o;
+  o.population = 24;
+  o.generations = 12;
+  o.seed = 11;
+  o.max_points = 150;
+  std::vector<PointId> whole;
+  const auto r = run_nsga2(s, o, s.references(), [&](const std::vector<PointId>& ids) {
+    whole.insert(whole.end(), ids.begin(), ids.end());
+    std::vector<Candidate> out;
+    for (PointId id : ids) out.push_back(score(s, id));
+    return out;
+  });
+  Nsga2Search search(s, o, s.references());
+  EXPECT_TRUE(search.wants_results());
+  EXPECT_EQ(search.planned(), 150u);
+  std::vector<PointId> sliced;
+  for (;;) {
+    const auto ids = search.next(5);
+    if (ids.empty()) break;
+    EXPECT_LE(ids.size(), 5u);
+    sliced.insert(sliced.end(), ids.begin(), ids.end());
+    std::vector<Candidate> out;
+    for (PointId id : ids) out.push_back(score(s, id));
+    search.report(out);
+  }
+  EXPECT_EQ(sliced, whole);
+  EXPECT_EQ(search.result().evaluated, r.evaluated);
+  EXPECT_EQ(search.result().population, r.population);
+  EXPECT_EQ(search.result().generations_run, r.generations_run);
+  EXPECT_EQ(whole.size(), 150u);
+}
+
+TEST(Search, APlanHandsOutItsIdsInOrderAndWantsNoResults) {
+  auto s = toy_space();
+  s.add_reference({3, 0, 0}, "ref");
+  SearchSpec grid;
+  BudgetSpec budget;
+  budget.points = 100;
+  const auto plan = make_search(s, grid, budget, 0, 1, false);
+  EXPECT_FALSE(plan->wants_results());
+  EXPECT_EQ(plan->planned(), 100u);
+  std::vector<PointId> got;
+  for (auto ids = plan->next(30); !ids.empty(); ids = plan->next(30)) got.insert(got.end(), ids.begin(), ids.end());
+  EXPECT_EQ(got, plan_points(s, grid, 100));
+  EXPECT_EQ(got.front(), s.encode({3, 0, 0}));  // the reference first
+  // A shard's slice of a random plan, in ascending id, handed over whole.
+  SearchSpec random;
+  random.strategy = Strategy::kRandom;
+  random.count = 40;
+  random.seed = 4;
+  const auto shard = make_search(s, random, BudgetSpec{}, 1, 3, true);
+  std::vector<PointId> want = plan_points(s, random, 0, 1, 3);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(shard->planned(), want.size());
+  EXPECT_EQ(shard->next(static_cast<std::size_t>(-1)), want);
+  EXPECT_TRUE(shard->next(1).empty());
+  EXPECT_EQ(plan_size(s, random, 0), 41u);  // the count and the reference
 }
 
 }  // namespace

@@ -2,6 +2,10 @@
 // Evaluation of sweep points as the explorer needs it: resolve the point, run the
 // analytic or SystemC evaluator, add the accuracy from the rank-accuracy table, and
 // judge the result against the sweep's constraints. Thread-safe and deterministic.
+//
+// The names: an Evaluator computes one Evaluation of a resolved point at its fidelity; the
+// SweepEvaluator does it for a point id of the sweep; the simulator's evaluate_design
+// (sim/design_eval.h) is what the simulator-backed Evaluator runs (its only caller in dse/).
 
 #include <map>
 #include <memory>
@@ -19,29 +23,24 @@
 
 namespace ttsim::dse {
 
-/// The evaluators of a run: analytic for every point, SystemC (may be null, then the
-/// run is analytic only and says so) for the candidates.
+/// The evaluators of a run, one per fidelity: analytic for every point, SystemC (may be
+/// null, then the run is analytic only and says so) for the candidates.
 struct Evaluators {
   const Evaluator* analytic = nullptr;
   const Evaluator* systemc = nullptr;
+  const Evaluator* of(Fidelity f) const { return f == Fidelity::kSystemC ? systemc : analytic; }
 };
 
-/// What a run keeps in memory of one evaluation (dse/run/run_state.h): its verdict without the
-/// reason, and the values of SweepEvaluation::kept_metrics().
-struct PointFigures {
-  bool feasible = false;
-  double violation = 0;      ///< Verdict::violation
-  std::vector<double> kept;  ///< per kept metric, NaN when unavailable
-};
-
-/// Turns evaluations into verdicts: constraints (with the reason when infeasible),
-/// objective vectors and the accuracy lookup from the rank-accuracy table.
-class SweepEvaluation {
+/// The sweep's evaluator of its points by id: resolves a point (dse/evaluate/resolve.h), has
+/// the evaluator of the fidelity asked for compute its Evaluation, adds the accuracy from the
+/// rank-accuracy table, and judges evaluations against the sweep's constraints (verdicts with
+/// the reason when infeasible, the objectives that can be computed).
+class SweepEvaluator {
  public:
   /// `accuracy` is nullopt when no rank-accuracy table is available.
   /// Throws ConfigError when the sweep's device file does not load.
-  SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
-                  std::optional<AccuracyTable> accuracy);
+  SweepEvaluator(const SweepSpec& sweep, Evaluators evaluators,
+                 std::optional<AccuracyTable> accuracy);
 
   const SweepSpec& sweep() const { return sweep_; }
   const DeviceSpec& device() const { return device_; }
@@ -68,25 +67,19 @@ class SweepEvaluation {
   const DeviceSpec& priced_device() const { return priced_device_ ? *priced_device_ : device_; }
   const KernelCalibration* kernel_calibration() const { return kernel_calibration_.get(); }
 
-  /// Evaluates point `id` with the SystemC evaluator (`systemc`) or the analytic one.
-  /// With an accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
+  /// Evaluates point `id` with the evaluator of `fidelity` (Evaluation::fidelity is set to
+  /// it). With an accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
   /// layer kind), accuracy_source ("table", "interpolated" or "unknown") and, when known
   /// (dse/accuracy/accuracy_lookup.h), kAccuracy (the 95 % lower confidence bound of the test
   /// intent accuracy) and kSlotF1 (mean test slot F1); unknown ones stay unavailable.
   /// Never throws for a bad point: the error lands in Evaluation::error. With `resolved`,
   /// sets it to the point's configs (resolve_point) when they resolve, else leaves it empty.
-  Evaluation evaluate(PointId id, bool systemc, bool detailed,
+  Evaluation evaluate(PointId id, Fidelity fidelity, bool detailed,
                       std::optional<PointConfig>* resolved = nullptr) const;
   Verdict judge(const Evaluation& e) const;
-  /// The metrics a run keeps in memory for every point: objectives() in order, then the
-  /// sweep's design-choice metric when it is not one of them.
+  /// The metrics a run keeps in memory for every point (dse/run/run_state.h PointSummary):
+  /// objectives() in order, then the sweep's design-choice metric when it is not one of them.
   const std::vector<Metric>& kept_metrics() const { return kept_; }
-  /// The figures a run keeps of `e`: judge(e) without the reason, and its kept metrics.
-  PointFigures figures(const Evaluation& e) const;
-  /// The value of `m` in `f`; NaN when `m` is not a kept metric or unavailable.
-  double figure(const PointFigures& f, Metric m) const;
-  /// The search view of a point from its figures (make_candidate on objectives()).
-  Candidate candidate(PointId id, const PointFigures& f) const;
 
  private:
   const SweepSpec& sweep_;

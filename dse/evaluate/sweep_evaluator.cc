@@ -1,4 +1,4 @@
-#include "dse/evaluate/sweep_evaluation.h"
+#include "dse/evaluate/sweep_evaluator.h"
 
 #include <algorithm>
 #include <limits>
@@ -31,8 +31,8 @@ std::string accuracy_note(const AccuracyTable& t) {
 
 }  // namespace
 
-SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
-                                 std::optional<AccuracyTable> accuracy)
+SweepEvaluator::SweepEvaluator(const SweepSpec& sweep, Evaluators evaluators,
+                               std::optional<AccuracyTable> accuracy)
     : sweep_(sweep),
       evaluators_(evaluators),
       accuracy_(std::move(accuracy)),
@@ -75,9 +75,9 @@ SweepEvaluation::SweepEvaluation(const SweepSpec& sweep, Evaluators evaluators,
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }
 
-Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed,
-                                     std::optional<PointConfig>* resolved) const {
-  const Evaluator* ev = systemc ? evaluators_.systemc : evaluators_.analytic;
+Evaluation SweepEvaluator::evaluate(PointId id, Fidelity fidelity, bool detailed,
+                                   std::optional<PointConfig>* resolved) const {
+  const Evaluator* ev = evaluators_.of(fidelity);
   Evaluation e;
   PointConfig p;
   try {
@@ -87,7 +87,7 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed,
     e = Evaluation();
     e.error = ex.what();
   }
-  if (e.fidelity.empty()) e.fidelity = ev->fidelity();
+  e.fidelity = fidelity;
   if (resolved && p.space) *resolved = std::move(p);  // p.space is set once it resolved
   const PointConfig& pc = resolved && *resolved ? **resolved : p;
   if (accuracy_ && e.error.empty()) {
@@ -105,32 +105,8 @@ Evaluation SweepEvaluation::evaluate(PointId id, bool systemc, bool detailed,
   return e;
 }
 
-Verdict SweepEvaluation::judge(const Evaluation& e) const {
+Verdict SweepEvaluator::judge(const Evaluation& e) const {
   return dse::judge(e, sweep_.constraints, device_, objectives_, accuracy_.has_value());
-}
-
-PointFigures SweepEvaluation::figures(const Evaluation& e) const {
-  const Verdict v = judge(e);
-  PointFigures f{v.feasible, v.violation, {}};
-  f.kept.reserve(kept_.size());
-  for (Metric m : kept_) f.kept.push_back(e.metrics[m]);
-  return f;
-}
-
-double SweepEvaluation::figure(const PointFigures& f, Metric m) const {
-  for (std::size_t i = 0; i < kept_.size() && i < f.kept.size(); ++i) {
-    if (kept_[i] == m) return f.kept[i];
-  }
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-Candidate SweepEvaluation::candidate(PointId id, const PointFigures& f) const {
-  Evaluation e;
-  for (std::size_t i = 0; i < objectives_.size(); ++i) e.metrics[objectives_[i]] = f.kept[i];
-  Verdict v;
-  v.feasible = f.feasible;
-  v.violation = f.violation;
-  return make_candidate(id, e, v, objectives_);
 }
 
 }  // namespace ttsim::dse
