@@ -4,6 +4,7 @@
 #include "models/model_spec.h"
 #include "hw/kernel_latency.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,7 +12,9 @@
 
 #include "dse/accuracy/accuracy_table.h"
 #include "dse/emit/emit.h"
+#include "dse/evaluate/resolve.h"
 #include "dse/run/outputs.h"
+#include "dse/run/result_rows.h"
 #include "dse/report/plots.h"
 #include "dse/report/report_html.h"
 
@@ -101,6 +104,39 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
   return s;
 }
 
+namespace {
+
+/// The predicted figures as chosen.json's /metrics holds them: metric name -> value, null
+/// where unavailable or not finite (what a JSON file can hold).
+Json predicted_metrics(const Evaluation& e) {
+  Json m = Json::object();
+  for (int i = 0; i < kMetricCount; ++i) {
+    const double x = e.metrics.v[i];
+    m[metric_info(static_cast<Metric>(i)).name] = std::isfinite(x) ? Json(x) : Json(nullptr);
+  }
+  return m;
+}
+
+}  // namespace
+
+HlsBuild chosen_hls_build(const SweepEvaluator& eval, const RunState& state, const FinalResult& final,
+                          const std::string& source, const std::string& hls_root) {
+  const ResultRow r = result_row(eval, state, final, *final.chosen);
+  DesignProvenance about;
+  about.source = source;
+  about.label = point_name(eval.sweep(), r.id);
+  about.fidelity = to_string(r.rec.best().fidelity);
+  about.why = final.why;
+  about.metrics = predicted_metrics(r.rec.best());
+  // The configs chosen.json records (dse/run/outputs.cc), the device the run priced with.
+  const Json configs = final.chosen_detail.resolved.is_null() ? eval.evaluators().analytic->resolved_configs(r.point)
+                                                              : final.chosen_detail.resolved;
+  ModelSpec model = parse_model_spec(configs.at("model"), source + " (/configs/model)");
+  ArchSpec arch = parse_arch_spec(configs.at("arch"), source + " (/configs/arch)");
+  return make_hls_build(std::move(model), std::move(arch), eval.device(), std::move(about),
+                        find_hls_root(hls_root));
+}
+
 std::function<std::vector<std::string>(const std::string&, const RunState&, const FinalResult&,
                                        const std::vector<std::string>&)>
 standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
@@ -114,8 +150,8 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
       files.insert(files.end(), p.csvs.begin(), p.csvs.end());
     }
     if (!final.partial && final.chosen) {
-      const EmitReport emitted = emit_design(load_json_file(dir + "/chosen.json"), dir + "/chosen.json",
-                                             dir + "/hls_build", hls_root);
+      const HlsBuild build = chosen_hls_build(*setup.eval, state, final, dir + "/chosen.json", hls_root);
+      const EmitReport emitted = emit_hls_build(build, dir + "/hls_build");
       notes.insert(notes.end(), emitted.notes.begin(), emitted.notes.end());
       files.push_back("hls_build/");
     }

@@ -16,7 +16,10 @@
 //  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
 //  - the emitted schedule has no overlapping calls (see SequentialTop below), and the
 //    emitted kernel tree, run for the design's model in C simulation, calls the kernel
-//    loops in the schedule's order with the same trip counts (see TaskOrder below).
+//    loops in the schedule's order with the same trip counts (see TaskOrder below);
+//  - the build explore emits for its chosen design from memory (<out>/hls_build) equals,
+//    file for file and byte for byte, the one `ttsim emit --design <out>/chosen.json`
+//    writes from the file.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -417,6 +420,32 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
       << "the schedule's order differs from the emitted step's calls at invocation " << at << around;
 }
 
+// Every file under `dir` (recursively), path relative to it -> bytes.
+std::map<std::string, std::string> tree_files(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  }
+  return files;
+}
+
+// The chosen design's build explore wrote from memory (<out>/hls_build) and the one
+// emit_design writes from <out>/chosen.json hold the same files with the same bytes.
+void expect_memory_and_file_builds_equal(const std::string& out_dir, const std::string& dir) {
+  const fs::path from_memory = fs::path(out_dir) / "hls_build";
+  ASSERT_TRUE(fs::exists(from_memory / "hls/include/design_config.h")) << "explore emitted no build";
+  const fs::path from_file = fs::path(dir) / "from_chosen_json";
+  const std::string chosen_file = out_dir + "/chosen.json";
+  emit_design(load_json_file(chosen_file), chosen_file, from_file.string(), ".");
+  const auto a = tree_files(from_memory), b = tree_files(from_file);
+  EXPECT_GT(a.size(), 20u);
+  for (const auto& [rel, bytes] : a) {
+    ASSERT_TRUE(b.count(rel)) << rel << " emitted from memory only";
+    EXPECT_TRUE(bytes == b.at(rel)) << rel << " differs between the build from memory and from chosen.json";
+  }
+  for (const auto& [rel, bytes] : b) EXPECT_TRUE(a.count(rel)) << rel << " emitted from chosen.json only";
+}
+
 TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   const auto start = std::chrono::steady_clock::now();
   const std::string dir = tmp_dir("emitted_machine");
@@ -429,9 +458,11 @@ TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   const auto setup = make_run_setup(dir + "/sweep.json");
   ExploreOptions o;
   o.out_dir = dir + "/out";
+  o.extra_outputs = standard_extra_outputs(*setup, ".");  // emits the chosen design, from memory
   const ExploreReport r = run_explore(*setup->eval, dir + "/sweep.json", o);
   ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
   ASSERT_FALSE(r.final.front.empty());
+  expect_memory_and_file_builds_equal(o.out_dir, dir);
 
   const Json results = load_json_file(o.out_dir + "/results.json");
   // results.json records the defaults the run priced with, at the sweep's clock.

@@ -1,0 +1,69 @@
+#include "dse/emit/build_design.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/json_view.h"
+#include "models/training_graph.h"
+#include "sim/step_sim.h"
+
+namespace ttsim::dse {
+
+namespace fs = std::filesystem;
+
+const char* const kDefaultModelFile = "configs/models/atis_2enc.json";
+const char* const kDefaultArchFile = "configs/arch/u50_paper.json";
+const char* const kDefaultDeviceFile = "configs/devices/u50.json";
+
+void check_emit_name(const std::string& name, const std::string& file, const std::string& pointer) {
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '+' || c == '-';
+  });
+  if (!ok) {
+    throw ConfigError(file, pointer,
+                      "a non-empty name of the characters A-Z a-z 0-9 _ . + - (it is written into "
+                      "run_hls.tcl, hls_config.cfg, the link config, README.md and design_config.h)",
+                      Json(name).dump());
+  }
+}
+
+BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
+                              const std::string& file) {
+  BuildDesign d;
+  check_emit_name(model.name, file, "/configs/model/name");
+  if (!label.empty()) check_emit_name(label, file, "/name");
+  d.label = label.empty() ? model.name : std::move(label);
+  check_emit_name(arch.name, file, "/configs/arch/name");
+  check_emit_name(device.name, file, "/configs/device/name");
+  check_emit_name(device.part, file, "/configs/device/part");
+  check_emit_name(device.platform, file, "/configs/device/platform");
+  d.model = std::move(model);
+  d.arch = std::move(arch);
+  d.device = std::move(device);
+  machine::check_buildable(d.arch);
+  d.hls = machine::hls_design(d.model, d.arch, file);
+  const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
+  d.machine = machine::describe(d.model, d.arch, d.device, graph);
+  const std::vector<std::string> over = machine::over_device(d.machine, d.device);
+  if (!over.empty()) {
+    std::string s;
+    for (const auto& o : over) s += (s.empty() ? "" : "; ") + o;
+    throw InputError(file + ": design \"" + d.label + "\" does not fit device " + d.device.name + " (" +
+                     d.device.part + "): " + s);
+  }
+  return d;
+}
+
+BuildDesign default_design(const std::string& root) {
+  const fs::path r(root);
+  const std::string arch_file = (r / kDefaultArchFile).string();
+  return make_build_design(load_model_spec((r / kDefaultModelFile).string()), load_arch_spec(arch_file),
+                           load_device_spec((r / kDefaultDeviceFile).string()), "", arch_file);
+}
+
+
+}  // namespace ttsim::dse

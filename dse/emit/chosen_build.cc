@@ -1,0 +1,115 @@
+// hls_build_from_chosen: the build description of a chosen.json (dse/emit/hls_build.h).
+
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "core/errors.h"
+#include "dse/emit/hls_build.h"
+
+namespace ttsim::dse {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string emit_name(const JsonView& v) {
+  const std::string name = v.as_string();
+  check_emit_name(name, v.file(), v.pointer());
+  return name;
+}
+
+/// The part and platform chosen.json's /device names (explore writes them; optional).
+struct NamedDevice {
+  std::optional<std::string> part, platform;
+};
+
+/// The root of chosen.json: an object with /configs, not the choice of an interrupted run.
+void check_chosen_root(const JsonView& root) {
+  if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
+  if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
+  // An interrupted run's choice is not a finished front's: finish the run (--resume) first.
+  if (auto i = root.find("interrupted"); i && i->as_bool()) {  // as_bool: a non-boolean is an error
+    i->fail("a design chosen by a finished run (this chosen.json is from an interrupted explore: finish it with "
+            "`ttsim explore <sweep> --out <folder> --resume`)",
+            "\"interrupted\": true");
+  }
+}
+
+/// /name, /fidelity, /why and /metrics of chosen.json; /device's part and platform into
+/// `named`. Every member is read through JsonView: a wrong type is a ConfigError at its
+/// pointer.
+DesignProvenance read_provenance(const JsonView& root, const std::string& file, NamedDevice& named) {
+  DesignProvenance about;
+  about.source = file;
+  if (auto n = root.find("name")) about.label = emit_name(*n);
+  if (auto dev = root.find("device")) {
+    if (!dev->is_object()) dev->fail("an object with \"part\" and \"platform\" strings");
+    if (auto p = dev->find("part")) named.part = emit_name(*p);
+    if (auto p = dev->find("platform")) named.platform = emit_name(*p);
+  }
+  if (auto f = root.find("fidelity")) about.fidelity = f->as_string();
+  if (auto w = root.find("why")) about.why = w->as_string();
+  std::optional<JsonView> metrics = root.find("metrics");
+  if (metrics && !metrics->is_object()) metrics->fail("an object of metric name -> number or null");
+  if (metrics) about.metrics = metrics->raw();
+  return about;
+}
+
+/// The device of an older chosen.json (no /configs/device): configs/devices/u50.json of
+/// the checkout `src` (else of the working folder) when /device/part is an xcu50 part,
+/// said in `notes`; else InputError.
+DeviceSpec fallback_device(const NamedDevice& named, const fs::path& src, const std::string& file,
+                           std::vector<std::string>& notes) {
+  const std::string why_not = file + ": no /configs/device (the resolved device config; "
+                              "chosen.json of an older explore?)";
+  if (!named.part) throw InputError(why_not + " and no /device/part; re-run ttsim explore");
+  if (named.part->rfind("xcu50", 0) != 0) {
+    throw InputError(why_not + " and /device/part \"" + *named.part +
+                     "\" is not the U50's; re-run ttsim explore to record the device");
+  }
+  fs::path device_file = src / kDefaultDeviceFile;
+  if (!fs::exists(device_file)) device_file = kDefaultDeviceFile;
+  DeviceSpec device = load_device_spec(device_file.string());
+  notes.push_back(why_not + ": part " + *named.part + " is the U50's, so the device is " + device_file.string());
+  return device;
+}
+
+/// /configs/device (the resolved device config), which /device's part and platform must
+/// agree with; or, for an older chosen.json, fallback_device.
+DeviceSpec chosen_device(const JsonView& configs, const NamedDevice& named, const fs::path& src,
+                         const std::string& file, std::vector<std::string>& notes) {
+  std::optional<JsonView> cfg = configs.find("device");
+  if (cfg && !cfg->is_object() && !cfg->raw().is_string()) {
+    cfg->fail("the resolved device config (an object; an older chosen.json gives the device's name)");
+  }
+  if (!cfg || !cfg->is_object()) return fallback_device(named, src, file, notes);
+  DeviceSpec device = parse_device_spec(cfg->raw(), file + " (/configs/device)");
+  if (named.part && *named.part != device.part) {
+    throw ConfigError(file, "/device/part", "the part of /configs/device (\"" + device.part + "\")",
+                      Json(*named.part).dump());
+  }
+  if (named.platform && *named.platform != device.platform) {
+    throw ConfigError(file, "/device/platform", "the platform of /configs/device (\"" + device.platform + "\")",
+                      Json(*named.platform).dump());
+  }
+  return device;
+}
+
+}  // namespace
+
+HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root) {
+  const JsonView root(chosen, chosen_file);
+  check_chosen_root(root);
+  NamedDevice named;
+  DesignProvenance about = read_provenance(root, chosen_file, named);
+  const JsonView configs = root.at("configs");
+  if (!configs.is_object()) configs.fail("an object with \"model\", \"arch\" and \"device\"");
+  ModelSpec model = parse_model_spec(configs.at("model").raw(), chosen_file + " (/configs/model)");
+  ArchSpec arch = parse_arch_spec(configs.at("arch").raw(), chosen_file + " (/configs/arch)");
+  const fs::path src = find_hls_root(hls_root);
+  DeviceSpec device = chosen_device(configs, named, src, chosen_file, about.notes);
+  return make_hls_build(std::move(model), std::move(arch), std::move(device), std::move(about), src.string());
+}
+
+}  // namespace ttsim::dse
