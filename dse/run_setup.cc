@@ -1,5 +1,7 @@
 #include "dse/run_setup.h"
 
+#include "dse/evaluate/evaluation_json.h"
+
 #include "machine/machine.h"
 #include "models/model_spec.h"
 #include "hw/kernel_latency.h"
@@ -107,14 +109,11 @@ std::unique_ptr<RunSetup> make_run_setup(const std::string& sweep_file,
 namespace {
 
 /// The predicted figures as chosen.json's /metrics holds them: metric name -> value, null
-/// where unavailable or not finite (what a JSON file can hold).
+/// where unavailable, written by the one evaluation-JSON writer (dse/evaluate/evaluation_json.h).
 Json predicted_metrics(const Evaluation& e) {
-  Json m = Json::object();
-  for (int i = 0; i < kMetricCount; ++i) {
-    const double x = e.metrics.v[i];
-    m[metric_info(static_cast<Metric>(i)).name] = std::isfinite(x) ? Json(x) : Json(nullptr);
-  }
-  return m;
+  std::string text;
+  append_metrics_json(text, e.metrics, JsonNumbers::kDump);
+  return Json::parse(text);
 }
 
 }  // namespace
@@ -133,8 +132,9 @@ HlsBuild chosen_hls_build(const SweepEvaluator& eval, const RunState& state, con
                                                               : final.chosen_detail.resolved;
   ModelSpec model = parse_model_spec(configs.at("model"), source + " (/configs/model)");
   ArchSpec arch = parse_arch_spec(configs.at("arch"), source + " (/configs/arch)");
+  // The machine the chosen design was simulated on (its detailed evaluation), not described again.
   return make_hls_build(std::move(model), std::move(arch), eval.device(), std::move(about),
-                        find_hls_root(hls_root));
+                        find_hls_root(hls_root), final.chosen_detail.machine.get());
 }
 
 std::function<std::vector<std::string>(const std::string&, const RunState&, const FinalResult&,

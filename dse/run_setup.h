@@ -41,7 +41,8 @@ Json calibration_record(const Calibration& c);
 /// The build description of the chosen design of `final` (a finished run: final.chosen
 /// set), from the run's memory rather than chosen.json: the resolved model and arch of
 /// final.chosen_detail (else the analytic evaluator's resolved configs), eval.device(),
-/// and the provenance chosen.json records — the point's name as the label, the fidelity
+/// the machine its detailed evaluation was simulated on (final.chosen_detail.machine; described
+/// again only when the evaluator keeps none), and the provenance chosen.json records — the point's name as the label, the fidelity
 /// and metrics of its best evaluation (non-finite = null), final.why. `source` names the
 /// design in messages and README.md (explore gives <out>/chosen.json, which holds the same
 /// design); `hls_root` as find_hls_root. Emitting it writes the same bytes as `ttsim emit

@@ -3,14 +3,18 @@
 #   scripts/same_figures.sh [--renames FILE] BEFORE_BINARY AFTER_BINARY [WORK_DIR]
 # Runs, with each binary, from the repository root:
 #   - simulate (stdout, stderr, exit code, --json, --trace, --loops) of the three presets
-#     (atis_2enc / atis_4enc / atis_6enc on u50_paper, U50, ATIS lengths);
+#     (atis_2enc / atis_4enc / atis_6enc on u50_paper with the ATIS lengths) on the U50 (where
+#     4 and 6 encoders are refused) and on the U280 (where they fit);
 #   - memplan and model of the 2-encoder preset;
 #   - explore of the shipped sweep (configs/sweeps/atis_u50.json): every file of the out folder
 #     (the emitted HLS build included), and the command's stdout.
 # and diffs the two trees byte for byte. Only what is not a figure of the design is masked:
-# wall-clock times, the out folder's own path, the binary's commit and build time. With
-# --renames, FILE lists moved source files ("old/path.h new/path.h" per line): the before
-# outputs' mentions of the old paths (notes that name a source file) are read as the new ones.
+# explore's wall-clock seconds, the out folder's own path, the binary's commit and build time.
+# With --renames, FILE lists moved source files ("old/path.h new/path.h" per line, e.g.
+# scripts/moved_paths.txt): the before outputs' mentions of the old paths (notes and
+# descriptions that name a source file) are read as the new ones. Both binaries copy the
+# kernel sources of this checkout into the emitted build: a change to hls/kernels is not
+# seen here (tests/dse:emitted_machine_test checks the emitted sources).
 # Exit 0 when identical, 1 with the diff otherwise. Build the before binary from a commit with
 #   git worktree add /tmp/before <commit> && (cd /tmp/before && bazel build //cli:ttsim)
 set -uo pipefail
@@ -25,12 +29,14 @@ cd "$ROOT"
 run_all() {  # binary outdir
   local bin="$1" out="$2"
   rm -rf "$out"; mkdir -p "$out"
-  for enc in 2 4 6; do
-    local o="$out/simulate_${enc}enc"
-    "$bin" simulate --model "configs/models/atis_${enc}enc.json" --arch configs/arch/u50_paper.json \
-      --device configs/devices/u50.json --dataset-lengths configs/datasets/atis_lengths.json \
-      --loops --json "$o.json" --trace "$o.trace.json" >"$o.stdout" 2>"$o.stderr"
-    echo "exit $?" >>"$o.stdout"
+  for device in u50 u280; do  # 4 and 6 encoders do not fit the U50: their figures on the U280
+    for enc in 2 4 6; do
+      local o="$out/simulate_${enc}enc_${device}"
+      "$bin" simulate --model "configs/models/atis_${enc}enc.json" --arch configs/arch/u50_paper.json \
+        --device "configs/devices/${device}.json" --dataset-lengths configs/datasets/atis_lengths.json \
+        --loops --json "$o.json" --trace "$o.trace.json" >"$o.stdout" 2>"$o.stderr"
+      echo "exit $?" >>"$o.stdout"
+    done
   done
   "$bin" memplan --model configs/models/atis_2enc.json --arch configs/arch/u50_paper.json \
     --device configs/devices/u50.json --buffers --planner >"$out/memplan.stdout" 2>&1; echo "exit $?" >>"$out/memplan.stdout"
@@ -42,14 +48,14 @@ run_all() {  # binary outdir
   find "$out" -type f -print0 |
     xargs -0 sed -i -E \
       -e "s#$out#OUT#g" \
-      -e 's/[0-9]+(\.[0-9]+)? s( wall|,|$)/T s\2/g' \
+      -e 's/(SystemC-evaluated\), )[0-9]+(\.[0-9]+)? s$/\1T s/' \
       -e 's/"(wall_seconds|seconds|started|finished|elapsed_seconds|created|timestamp|date|ttsim_commit|commit|build_time)": *[^,}]*/"\1": MASKED/g' \
       -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+Z?/DATE/g'
 }
 
 run_all "$before" "$work/before"
 if [ -n "$renames" ]; then
-  script="$(awk 'NF == 2 { gsub(/[.]/, "\\.", $1); printf "s#%s#%s#g;", $1, $2 }' "$renames")"
+  script="$(awk 'NF == 2 && $1 !~ /^#/ { gsub(/[.]/, "\\.", $1); printf "s#%s#%s#g;", $1, $2 }' "$renames")"
   find "$work/before" -type f -print0 | xargs -0 sed -i -E "$script"
 fi
 run_all "$after" "$work/after"

@@ -3,8 +3,9 @@
 
   scripts/structure.py includes [--root DIR]
       Prints the folder import graph (folder -> folders it #includes, with counts) and fails
-      (exit 1) on a pair of folders that import each other, or on an include loop between the
-      files of one folder (a .cc and its .h count as one unit).
+      (exit 1) on an include that does not go down the floors below (FLOORS), on a folder that
+      is on no floor, on a pair or cycle of folders that import each other, or on an include
+      loop between the files of one folder (a .cc and its .h count as one unit).
   scripts/structure.py functions [--root DIR] [--limit N] [--max-count M]
       Lists the functions longer than N lines (default 80) outside tests, longest first, and
       fails when there are more than M of them (default: no limit).
@@ -20,6 +21,23 @@ import re
 import sys
 
 PRODUCT_FOLDERS = ["core", "hw", "models", "machine", "sim", "hls", "dse", "cli", "bench"]
+
+# The floors, bottom up: a folder may include only folders listed before it (and itself).
+# hw sits above models because the hardware spec prices the workload's tasks (flows per
+# layer kind, task kinds and shapes); models reads only the kernel specification.
+FLOORS = [
+    "core",
+    "hls/include",    # the kernel specification, shared by the kernels and the simulator
+    "hls/kernels", "hls/tb", "hls/reports",
+    "models", "models/dataset", "models/reference", "models/gpu",
+    "hw",             # hardware spec types: arch, device, calibration, latency, blocks, power
+    "hls/host", "hls/calibration", "models/training",
+    "machine",
+    "sim", "sim/memplan", "sim/baseline",
+    "dse/space", "dse/search", "dse/accuracy", "dse/evaluate", "dse/run", "dse/report", "dse/emit", "dse",
+    "cli",
+    "bench",
+]
 SOURCE_EXT = (".h", ".cc", ".hpp", ".cpp", ".tpp")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -117,6 +135,20 @@ def check_includes(root):
     for comp in strongly_connected(sorted(unit_edges), unit_edges):
         print("include loop: " + " -> ".join(comp))
         bad += 1
+    floor = {f: i for i, f in enumerate(FLOORS)}
+    for src in folders:
+        if src not in floor:
+            print(f"not on a floor: {src} (add it to FLOORS in scripts/structure.py)")
+            bad += 1
+            continue
+        for dst, n in sorted(folder_edges.get(src, {}).items()):
+            if dst in floor and floor[dst] > floor[src]:
+                print(f"upward: {src} -> {dst} ({n} includes; {dst} is above {src})")
+                bad += 1
+    for comp in strongly_connected(folders, {a: set(b) for a, b in folder_edges.items()}):
+        if len(comp) > 2:
+            print("folders in one import cycle: " + ", ".join(comp))
+            bad += 1
     print(f"{bad} problem(s)")
     return 1 if bad else 0
 

@@ -32,7 +32,7 @@ void check_emit_name(const std::string& name, const std::string& file, const std
 }
 
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
-                              const std::string& file) {
+                              const std::string& file, const machine::Machine* described) {
   BuildDesign d;
   check_emit_name(model.name, file, "/configs/model/name");
   if (!label.empty()) check_emit_name(label, file, "/name");
@@ -46,8 +46,12 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.device = std::move(device);
   machine::check_buildable(d.arch);
   d.hls = machine::hls_design(d.model, d.arch, file);
-  const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
-  d.machine = machine::describe(d.model, d.arch, d.device, graph);
+  if (described) {
+    d.machine = *described;
+  } else {
+    const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
+    d.machine = machine::describe(d.model, d.arch, d.device, graph);
+  }
   const std::vector<std::string> over = machine::over_device(d.machine, d.device);
   if (!over.empty()) {
     std::string s;

@@ -40,8 +40,11 @@ struct BuildDesign {
 /// /configs/device/part, /configs/device/platform of `file`); InputError from
 /// hls_design / describe (a design the kernel tree cannot express) and when the machine
 /// exceeds the device, naming each resource ("DSP 6182 needed, 5952 available").
+/// `described`: the machine of (model, arch, device) when the caller already has it (explore's
+/// chosen design, simulated on it), used instead of describing the padded step again; every
+/// check above still runs.
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
-                              const std::string& file);
+                              const std::string& file, const machine::Machine* described = nullptr);
 
 /// The default design (kDefault*File under `root`, label = the model name). Throws as
 /// the spec loaders and make_build_design.

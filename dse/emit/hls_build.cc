@@ -97,9 +97,10 @@ std::string find_hls_root(const std::string& given) {
 }
 
 HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, DesignProvenance about,
-                        const std::string& hls_root) {
+                        const std::string& hls_root, const machine::Machine* described) {
   HlsBuild b;
-  b.design = make_build_design(std::move(model), std::move(arch), std::move(device), about.label, about.source);
+  b.design = make_build_design(std::move(model), std::move(arch), std::move(device), about.label, about.source,
+                               described);
   b.kernels = read_kernel_tree(hls_root);
   const BuildDesign& d = b.design;
   if (d.arch.clock_mhz > d.device.max_clock_mhz) {

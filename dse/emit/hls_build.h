@@ -78,9 +78,10 @@ std::string find_hls_root(const std::string& given);
 /// about.label, about.source), the kernel tree under `hls_root` (read_kernel_tree), and
 /// `about`. Throws as make_build_design and read_kernel_tree, and InputError
 /// "<source>: /configs/arch/clock_mhz: expected at most the device's <max> MHz (<device>),
-/// found <clock>" when the arch's clock exceeds the device's.
+/// found <clock>" when the arch's clock exceeds the device's. `described`: as
+/// make_build_design's (the machine the caller simulated the design on), or null.
 HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, DesignProvenance about,
-                        const std::string& hls_root);
+                        const std::string& hls_root, const machine::Machine* described = nullptr);
 
 /// The build description of `chosen` (chosen.json's document, read from `chosen_file`).
 /// The model and arch are /configs/model and /configs/arch; the device is /configs/device

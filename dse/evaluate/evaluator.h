@@ -4,6 +4,7 @@
 // in tests (so the search strategies can be checked on spaces with a known front).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@
 #include "dse/space/design_space.h"
 #include "dse/space/metrics.h"
 #include "sim/fidelity.h"
+
+namespace ttsim::machine {
+struct Machine;
+}  // namespace ttsim::machine
 
 namespace ttsim::dse {
 
@@ -50,6 +55,11 @@ struct Evaluation {
   /// With `detailed`: the resolved configs {"model", "arch", "device"} as the
   /// evaluator's loaders understood them, defaults included; null otherwise.
   Json resolved;
+  /// With `detailed`, from the simulator's evaluators: the machine description the point was
+  /// simulated on (a copy of its own: the analytic fast path reuses its storage), which
+  /// explore hands to the HLS build renderer (dse/emit) instead of describing it again;
+  /// null otherwise (and from evaluators without a machine, such as the tests' toy one).
+  std::shared_ptr<const machine::Machine> machine;
 };
 
 /// Computes metrics of design points at one fidelity (the sweep evaluator holds one per

@@ -163,6 +163,7 @@ Evaluation SimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
   if (detailed) {
     e.breakdown = breakdown_json(s.graph(), s.run.schedule);
     e.resolved = configs_json(ctx_, r);
+    e.machine = std::make_shared<const machine::Machine>(ev->machine());
   }
   return e;
 }

@@ -23,6 +23,8 @@ inline const char* to_string(Strategy s) {
   return "?";
 }
 
+/// How a sweep searches its space (the sweep file's /search): the strategy, parsed once, and
+/// its settings; a setting another strategy does not use keeps its default.
 struct SearchSpec {
   Strategy strategy = Strategy::kGrid;
   std::uint64_t count = 0;  ///< random: points to draw
@@ -31,6 +33,8 @@ struct SearchSpec {
   int generations = 20;     ///< nsga2
 };
 
+/// Where a run stops (the sweep file's /budget): after `points` evaluated points or `seconds`
+/// of wall clock, whichever comes first.
 struct BudgetSpec {
   std::uint64_t points = 0;  ///< 0 = unlimited; deterministic
   double seconds = 0;        ///< 0 = unlimited; wall-clock, so results depend on speed

@@ -85,6 +85,8 @@ struct SampleMape {
   double uncalibrated = 0;
   std::optional<double> calibrated;
 };
+
+/// The SampleMape of `kernels` (0 samples when they hold none).
 SampleMape sample_mape(const std::vector<KernelComparison>& kernels);
 
 /// "\nMAPE over N samples: uncalibrated .. %, calibrated .. (or -)".

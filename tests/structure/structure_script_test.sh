@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/structure.py fails where it must: on a synthetic tree with two folders importing
-# each other, with an include loop inside a folder, and with too many long functions; and
-# passes on a one-way tree.
+# each other, an include up the floors, a cycle of three folders, a folder on no floor, an
+# include loop inside a folder, and too many long functions; and passes on a one-way tree.
 set -uo pipefail
 script="scripts/structure.py"
 root="${TEST_TMPDIR:-$(mktemp -d)}/tree"
@@ -18,6 +18,24 @@ mk core/d.h '#pragma once\n#include "sim/b.h"\n'
 out="$(python3 "$script" includes --root "$root")" && fail "two-way pair passed"
 grep -q "two-way: core <-> sim" <<<"$out" || fail "two-way pair not named: $out"
 rm "$root/core/d.h"
+
+mk core/e.h '#pragma once\n#include "sim/c.h"\n'
+out="$(python3 "$script" includes --root "$root")" && fail "upward include passed"
+grep -q "upward: core -> sim" <<<"$out" || fail "upward include not named: $out"
+rm "$root/core/e.h"
+
+mk hw/f.h '#pragma once\n#include "cli/g.h"\n'
+mk cli/g.h '#pragma once\n#include "sim/h.h"\n'
+mk sim/h.h '#pragma once\n#include "hw/f.h"\n'
+out="$(python3 "$script" includes --root "$root")" && fail "three-folder cycle passed"
+grep -q "folders in one import cycle: cli, hw, sim" <<<"$out" || fail "cycle not named: $out"
+rm "$root/hw/f.h" "$root/cli/g.h" "$root/sim/h.h"
+
+mk sim/extra/k.h '#pragma once\n'
+mk sim/j.h '#pragma once\n#include "sim/extra/k.h"\n'
+out="$(python3 "$script" includes --root "$root")" && fail "folder on no floor passed"
+grep -q "not on a floor: sim/extra" <<<"$out" || fail "folder on no floor not named: $out"
+rm -r "$root/sim/extra" "$root/sim/j.h"
 
 mk sim/b.cc '#include "sim/b.h"\n#include "sim/c.h"\n'
 out="$(python3 "$script" includes --root "$root")" && fail "include loop passed"
