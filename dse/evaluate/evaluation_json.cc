@@ -85,10 +85,11 @@ void append_evaluation_json(std::string& out, const Evaluation& e) {
   out += '}';
 }
 
-Evaluation evaluation_from_json(const JsonView& v) {
+Evaluation evaluation_from_json(const JsonView& v, Fidelity slot) {
   v.allow_keys({"fidelity", "metrics", "error", "tt_rank", "accuracy_source"});
   Evaluation e;
-  e.fidelity = *parse_fidelity(v.at("fidelity").as_enum({to_string(Fidelity::kAnalytic), to_string(Fidelity::kSystemC)}));
+  // The fidelity the line files the evaluation under, and no other.
+  e.fidelity = *parse_fidelity(v.at("fidelity").as_enum({to_string(slot)}));
   if (auto err = v.find("error")) e.error = err->as_string();
   if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
   if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "unknown"});

@@ -30,8 +30,9 @@ void append_metrics_json(std::string& out, const MetricValues& m, JsonNumbers st
 /// "metrics", "tt_rank"?} (the optional keys only when set), numbers as the JSON dump writes
 /// them (the text of dumping the same object: tests/dse check it).
 void append_evaluation_json(std::string& out, const Evaluation& e);
-/// Reads append_evaluation_json's object: NaN round-trips as null, doubles exactly. Throws
-/// ConfigError at its pointer.
-Evaluation evaluation_from_json(const JsonView& v);
+/// Reads append_evaluation_json's object filed under `slot` (a log line's "analytic" or
+/// "systemc" member): NaN round-trips as null, doubles exactly. Throws ConfigError at its
+/// pointer, among others when its /fidelity is not `slot`'s.
+Evaluation evaluation_from_json(const JsonView& v, Fidelity slot);
 
 }  // namespace ttsim::dse

@@ -193,8 +193,8 @@ void check_shard_finished(const SweepEvaluator& eval, const RunState& s, int ind
                         std::to_string(id));
     }
     // Every line is read as the merge will read it, before the merge writes anything.
-    if (const auto a = line.find("analytic")) (void)evaluation_from_json(*a);
-    if (const auto sc = line.find("systemc")) (void)evaluation_from_json(*sc);
+    if (const auto a = line.find("analytic")) (void)evaluation_from_json(*a, Fidelity::kAnalytic);
+    if (const auto sc = line.find("systemc")) (void)evaluation_from_json(*sc, Fidelity::kSystemC);
     if (!std::binary_search(slice.begin(), slice.end(), id)) {
       line.at("id").fail("a point of shard " + s.shard + "'s slice (the points --shard " + s.shard + " plans)",
                          std::to_string(id));
@@ -244,10 +244,10 @@ bool merge_shard_logs(const SweepEvaluator& eval, const std::vector<std::string>
     const PointId id = next->id();
     const JsonView line(next->line, next->in->where());
     if (merged.points.count(id)) line.at("id").fail("a point no other shard evaluated", std::to_string(id));
-    const Evaluation a = evaluation_from_json(line.at("analytic"));
+    const Evaluation a = evaluation_from_json(line.at("analytic"), Fidelity::kAnalytic);
     merged.add(id, a, PointSummary::of(eval, a));
     if (const auto sc = line.find("systemc")) {
-      const Evaluation e = evaluation_from_json(*sc);
+      const Evaluation e = evaluation_from_json(*sc, Fidelity::kSystemC);
       merged.add(id, e, PointSummary::of(eval, e));
     }
     if (n % 1024 == 0) {

@@ -106,14 +106,14 @@ void RunState::load_log(const std::string& dir, const SweepEvaluator& eval, bool
     const auto a = line.find("analytic"), sc = line.find("systemc");
     if (!a && !sc) line.fail("an \"analytic\" or \"systemc\" evaluation", "neither");
     if (a) {
-      PointSummary f = PointSummary::of(eval, evaluation_from_json(*a));
+      PointSummary f = PointSummary::of(eval, evaluation_from_json(*a, Fidelity::kAnalytic));
       PointSummary& s = points[id];
       s.analytic_at = in.offset();
       s.analytic_feasible = f.feasible;
       if (!s.has_systemc()) s.set_best(std::move(f));
     }
     if (sc) {
-      const Evaluation e = evaluation_from_json(*sc);
+      const Evaluation e = evaluation_from_json(*sc, Fidelity::kSystemC);
       auto it = points.find(id);
       if (it == points.end()) sc->fail("a SystemC evaluation of a point whose analytic one comes before it");
       it->second.systemc_at = in.offset();
@@ -164,11 +164,11 @@ PointRecord RunState::record(PointId id) const {
   const PointSummary& s = points.at(id);
   PointRecord r;
   const Json a = reader().at(s.analytic_at);
-  r.analytic = evaluation_from_json(JsonView(a, log_ + ":@" + std::to_string(s.analytic_at)).at("analytic"));
+  r.analytic = evaluation_from_json(JsonView(a, log_ + ":@" + std::to_string(s.analytic_at)).at("analytic"), Fidelity::kAnalytic);
   if (s.has_systemc()) {
     const Json sc = reader().at(s.systemc_at);
     r.has_systemc = true;
-    r.systemc = evaluation_from_json(JsonView(sc, log_ + ":@" + std::to_string(s.systemc_at)).at("systemc"));
+    r.systemc = evaluation_from_json(JsonView(sc, log_ + ":@" + std::to_string(s.systemc_at)).at("systemc"), Fidelity::kSystemC);
   }
   return r;
 }

@@ -115,12 +115,31 @@ TEST(RunStateLog, TheDirectWriterWritesWhatTheJsonDumpDoes) {
                                       [](double x) { return !(std::fabs(x) > 1e300) || std::isinf(x); });
     if (!in_range) continue;
     const Json doc = Json::parse(direct);
-    const Evaluation back = evaluation_from_json(JsonView(doc, "log"));
+    const Evaluation back = evaluation_from_json(JsonView(doc, "log"), e.fidelity);
     std::string again;
     append_evaluation_json(again, back);
     EXPECT_EQ(again, direct) << "evaluation " << n;
   }
   EXPECT_EQ(compared, 2000);
+}
+
+// An evaluation filed under one fidelity that says it is the other (an edited or foreign log
+// line) is refused at its /fidelity, not filed in the slot its text names.
+TEST(EvaluationLog, AnEvaluationUnderTheOtherFidelityIsRefused) {
+  Evaluation e;
+  e.fidelity = Fidelity::kSystemC;
+  e.metrics.v[0] = 1.0;
+  std::string text;
+  append_evaluation_json(text, e);
+  const Json doc = Json::parse(text);
+  EXPECT_EQ(evaluation_from_json(JsonView(doc, "log"), Fidelity::kSystemC).fidelity, Fidelity::kSystemC);
+  try {
+    (void)evaluation_from_json(JsonView(doc, "log"), Fidelity::kAnalytic);
+    FAIL() << "a SystemC evaluation was read as an analytic one";
+  } catch (const ConfigError& err) {
+    EXPECT_NE(std::string(err.what()).find("/fidelity"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("systemc"), std::string::npos) << err.what();
+  }
 }
 
 }  // namespace
