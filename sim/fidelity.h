@@ -9,6 +9,8 @@
 
 namespace ttsim {
 
+/// How a step was scheduled: the analytic list scheduler (a lower bound in cycles) or the
+/// SystemC engine with the bank ports.
 enum class Fidelity { kAnalytic, kSystemC };
 
 /// "analytic" or "systemc".
