@@ -133,7 +133,8 @@ int run_simulate(const std::vector<std::string>& args) {
             << machine::instances_table(eval->machine()) << "\n"
             << machine::memories_table(eval->machine()) << "\n"
             << kernel_table(r, arch) << "\n"
-            << layer_table(r);
+            << layer_table(r, arch) << "\n"
+            << product_table(r, arch);
   if (o.loops) {
     const std::vector<LoopRow> loops = step_loops(r.graph(), arch, device);
     std::cout << "\n" << loops_table(loops);

@@ -13,17 +13,17 @@ namespace {
 
 /// The contraction form (hls/include/kernel_spec.h) the HLS kernels use for a flow step
 /// of `role`, from the strides of its call in hls/kernels (tt_linear.cc, attention.cc,
-/// ttm_embedding.cc): products whose B operand is read transposed (…·Gᵀ, …·Rᵀ, Q·Kᵀ)
-/// run the dot form; every other the column form. Roles of the sequential TT flow
+/// ttm_embedding.cc): products whose B operand is read transposed (…·Gᵀ, …·Rᵀ, Q·Kᵀ,
+/// X·(L_dᵀ)ᵀ) run the dot form; every other the column form. Roles of the sequential TT flow
 /// depend on the core and are given explicitly. Throws std::invalid_argument for a role
 /// with no known form.
 int contraction_form_of_role(const std::string& role) {
-  static const char* const kDot[] = {"btt.grad_zr",      "btt.grad_xl",      "btt.grad_merge_left",
+  static const char* const kDot[] = {"btt.grad_zr",      "btt.xl",           "btt.grad_merge_left",
                                      "btt.grad_core_right", "dense.grad_input", "mm.grad_input",
                                      "mm.grad_l",        "attn.qk",          "attn.grad_p",
                                      "ttm.grad_chain"};
   static const char* const kColumn[] = {
-      "btt.merge_left", "btt.merge_right", "btt.xl",       "btt.zr",         "btt.grad_r",
+      "btt.merge_left", "btt.merge_right", "btt.grad_xl",  "btt.zr",         "btt.grad_r",
       "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.product",
       "dense.grad_w",   "mm.rebuild",      "mm.product",   "mm.grad_w",      "mm.grad_r",
       "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
@@ -61,7 +61,7 @@ class PlanBuilder {
   }
 
   /// `variant`: the kernel loop the HLS code runs for the step (kernel_spec.h); -1: the
-  /// contraction form of `role` (contraction_form_of_role).
+  /// contraction form of `role` (contraction_form_of_role) for a contraction, 0 otherwise.
   void step(std::string name, std::string role, FlowStage stage, TaskShape shape,
             std::vector<std::string> reads, std::vector<std::string> writes, int level,
             TaskOp op = TaskOp::kContraction, int variant = -1) {
@@ -73,6 +73,8 @@ class PlanBuilder {
     s.shape = shape;
     if (op == TaskOp::kContraction) {
       s.shape.variant = variant >= 0 ? variant : contraction_form_of_role(s.role);
+    } else {
+      s.shape.variant = std::max(variant, 0);
     }
     s.reads = std::move(reads);
     s.writes = std::move(writes);
@@ -154,12 +156,14 @@ int chain_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kChain1Mem :
 
 /// Intermediates L_k, R_j of the merges and their gradients dL_k, dR_j. With `place`, in
 /// the memories of the HLS BTT flow (hls/kernels/tt_linear.cc btt_saved / btt_scratch):
-/// L_k in saved[(d−k) mod 2], R_j in saved[(j−1) mod 2], dL_k in chain[(d−k+1) mod 2],
-/// dR_j in chain[(j−1) mod 2].
+/// L_k (k < d) in saved[(d−k) mod 2], L_d in chain1 (a forward temporary: its transpose
+/// L_dᵀ is what the backward keeps), R_j in saved[(j−1) mod 2], dL_k in chain[(d−k) mod 2],
+/// dR_j in chain[(j−1) mod 2]. Without `place` (MM: no HLS flow), none is placed.
 void add_merge_tensors(PlanBuilder& b, const TtIndex& x, bool place) {
   for (std::size_t k = 2; k <= x.d; ++k) {
-    b.tensor(x.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? saved_mem(x.d - k) : 0);
-    b.tensor(x.dL(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? chain_mem(x.d - k + 1) : 0);
+    const int l_mem = k == x.d ? ttsim_spec::kChain1Mem : saved_mem(x.d - k);
+    b.tensor(x.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? l_mem : 0);
+    b.tensor(x.dL(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)}, place ? chain_mem(x.d - k) : 0);
   }
   for (std::size_t j = 1; j < x.e; ++j) {
     b.tensor(x.R(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)}, place ? saved_mem(j - 1) : 0);
@@ -182,12 +186,13 @@ void merges(PlanBuilder& b, const TtIndex& x, const std::string& left_role,
   }
 }
 
-/// The two core-gradient chains of BTT (and MM), starting at level `base` + 1 from dL_d
-/// and dR_1.
-void grad_chains(PlanBuilder& b, const TtIndex& x, int base) {
+/// The two core-gradient chains of BTT (and MM): the left one from dL_d, whose producer
+/// is at level `left_base` + 1, the right one from dR_1, whose producer is at level
+/// `right_base` + 1.
+void grad_chains(PlanBuilder& b, const TtIndex& x, int left_base, int right_base) {
   const auto d = x.d;
   for (std::size_t k = d; k >= 2; --k) {
-    const int level = base + static_cast<int>(d - k) + 2;
+    const int level = left_base + static_cast<int>(d - k) + 2;
     b.step("bwd.grad_core." + std::to_string(k), "btt.grad_core_left", FlowStage::kGradWeights,
            shape4(1, x.r(k - 1), x.Mpre(k - 1), x.m(k) * x.r(k)), {x.L(k - 1), x.dL(k)},
            {TtIndex::dG(k)}, level);
@@ -196,7 +201,7 @@ void grad_chains(PlanBuilder& b, const TtIndex& x, int base) {
            {x.dL(k), TtIndex::G(k)}, {x.dL(k - 1)}, level);
   }
   for (std::size_t j = 1; j < x.e; ++j) {
-    const int level = base + static_cast<int>(j) + 1;
+    const int level = right_base + static_cast<int>(j) + 1;
     b.step("bwd.grad_core." + std::to_string(d + j), "btt.grad_core_right",
            FlowStage::kGradWeights, shape4(1, x.r(d + j - 1) * x.n(j), x.Nsuf(j), x.r(d + j)),
            {x.dR(j), x.R(j + 1)}, {TtIndex::dG(d + j)}, level);
@@ -229,21 +234,26 @@ FlowPlan plan_btt(const TtIndex& x, I K) {
   add_merge_tensors(b, x, true);
   b.tensor("Z", TensorKind::kIntermediate, {K, rd}, ttsim_spec::kSaved1Mem);
   b.tensor("dZ", TensorKind::kIntermediate, {K, rd}, ttsim_spec::kChain0Mem);
+  // L_dᵀ (r_d × M) saved in saved0, dL_dᵀ in chain1: with M contiguous the three products
+  // on L run their lanes along M.
+  b.tensor("Lt", TensorKind::kIntermediate, {rd, M}, ttsim_spec::kSaved0Mem);
+  b.tensor("dLt", TensorKind::kIntermediate, {rd, M}, ttsim_spec::kChain1Mem);
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
   merges(b, x, "btt.merge_left", "btt.merge_right");
-  b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", x.L(x.d)}, {"Z"},
-         P + 1);
+  b.step("fwd.transpose_l", "btt.transpose", FlowStage::kForward, shape4(1, M, 1, rd), {x.L(x.d)}, {"Lt"},
+         P + 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", "Lt"}, {"Z"}, P + 2);
   b.step("fwd.zr", "btt.zr", FlowStage::kForward, shape4(1, K, rd, N), {"Z", x.R(1)}, {"Y"},
-         P + 2);
+         P + 3);
   b.step("bwd.grad_z", "btt.grad_zr", FlowStage::kGradInput, shape4(1, K, N, rd),
          {"dY", x.R(1)}, {"dZ"}, 1);
-  b.step("bwd.grad_x", "btt.grad_xl", FlowStage::kGradInput, shape4(1, K, rd, M),
-         {"dZ", x.L(x.d)}, {"dX"}, 2);
+  b.step("bwd.grad_x", "btt.grad_xl", FlowStage::kGradInput, shape4(1, K, rd, M), {"dZ", "Lt"}, {"dX"}, 2);
   b.step("bwd.grad_r", "btt.grad_r", FlowStage::kGradWeights, shape4(1, rd, K, N), {"Z", "dY"},
          {x.dR(1)}, 1);
-  b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, M, K, rd), {"X", "dZ"},
-         {x.dL(x.d)}, 1);
-  grad_chains(b, x, 0);
+  b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, rd, K, M), {"dZ", "X"}, {"dLt"}, 1);
+  b.step("bwd.transpose_dl", "btt.transpose", FlowStage::kGradWeights, shape4(1, rd, 1, M), {"dLt"},
+         {x.dL(x.d)}, 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  grad_chains(b, x, 1, 0);
   return b.take();
 }
 
@@ -269,7 +279,7 @@ FlowPlan plan_mm(const TtIndex& x, I K) {
          {"dW", x.R(1)}, {x.dL(x.d)}, 2);
   b.step("bwd.grad_r", "mm.grad_r", FlowStage::kGradWeights, shape4(1, rd, M, N),
          {x.L(x.d), "dW"}, {x.dR(1)}, 2);
-  grad_chains(b, x, 1);
+  grad_chains(b, x, 1, 1);
   return b.take();
 }
 

@@ -119,11 +119,15 @@ struct FlowPlan {
 /// BTT forward: left merge L_k = L_{k-1}·G_k for k = 2..d (rows Mpre(k-1), inner r_{k-1},
 /// cols m_k·r_k; role "btt.merge_left", level k-1); right merge R_j = G_{d+j}·R_{j+1} for
 /// j = e-1..1 (rows r_{d+j-1}·n_j, inner r_{d+j}, cols Nsuf(j); "btt.merge_right", level e-j);
-/// Z = X·L_d (rows K, inner M, cols r_d; "btt.xl") and Y = Z·R_1 (rows K, inner r_d, cols N;
-/// "btt.zr") after both merges, levels P+1 and P+2 with P = max(d-1, e-1).
-/// BTT grad-input: dZ = dY·R_1ᵀ (K, N, r_d; "btt.grad_zr"), dX = dZ·L_dᵀ (K, r_d, M; "btt.grad_xl").
-/// BTT grad-weights: dR_1 = Zᵀ·dY (r_d, K, N; "btt.grad_r") and dL_d = Xᵀ·dZ (M, K, r_d;
-/// "btt.grad_l") at level 1; left chain k = d..2 at level d-k+2: dG_k = L_{k-1}ᵀ·dL_k
+/// L_dᵀ = transpose of L_d (rows M, cols r_d; the add kernel's transposed copy, variant
+/// kAddTranspose, role "btt.transpose", level P+1), Z = X·L_d (rows K, inner M, cols r_d;
+/// "btt.xl", dot form: X and L_dᵀ both contiguous along M) and Y = Z·R_1 (rows K, inner
+/// r_d, cols N; "btt.zr") after both merges, levels P+2 and P+3 with P = max(d-1, e-1).
+/// BTT grad-input: dZ = dY·R_1ᵀ (K, N, r_d; "btt.grad_zr"), dX = dZ·L_dᵀ (K, r_d, M;
+/// "btt.grad_xl", column form along M).
+/// BTT grad-weights: dR_1 = Zᵀ·dY (r_d, K, N; "btt.grad_r") and dL_dᵀ = dZᵀ·X (r_d, K, M;
+/// "btt.grad_l", column form along M) at level 1; dL_d = transpose of dL_dᵀ (rows r_d,
+/// cols M; "btt.transpose", level 2); left chain k = d..2 at level d-k+3: dG_k = L_{k-1}ᵀ·dL_k
 /// (r_{k-1}, Mpre(k-1), m_k·r_k; "btt.grad_core_left") and dL_{k-1} = dL_k·G_kᵀ
 /// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-1 at level j+1:
 /// dG_{d+j} = dR_j·R_{j+1}ᵀ (r_{d+j-1}·n_j, Nsuf(j), r_{d+j}; "btt.grad_core_right") and
@@ -178,8 +182,9 @@ FlowPlan plan_attention(std::int64_t sequences, std::int64_t seq_len, std::int64
 /// Cost of one stage of a plan.
 /// macs: Σ shape.macs() over the stage's contraction steps.
 /// critical_path: the largest FlowStep::level of the stage (0 for a stage with no steps).
-///   Closed forms: forward BTT and MM max(d-1, e-1)+2, TT d+e, dense 1; grad-input BTT 2,
-///   TT d+e, MM and dense 1; grad-weights BTT max(d, e), TT 1, MM 1+max(d, e), dense 1;
+///   Closed forms: forward BTT max(d-1, e-1)+3, MM max(d-1, e-1)+2, TT d+e, dense 1;
+///   grad-input BTT 2, TT d+e, MM and dense 1; grad-weights BTT max(d+1, e), TT 1,
+///   MM 1+max(d, e), dense 1;
 ///   TTM forward and grad-weights d-1.
 /// peak_intermediate_words: the maximum over the stage's steps, in order, of the total words
 ///   of kIntermediate tensors live at that step. Only tensors the stage reads or writes

@@ -84,6 +84,8 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
         } else {  // bias add in place on a layer output
           set("a", kOutMem), set("b", kParamMem), set("out", kOutMem);
         }
+      } else if (variant == kAddTranspose) {  // forward L_d -> L_d^T; every call's buffers override these
+        set("x", kChain1Mem), set("out", kSaved0Mem);
       } else if (variant == kAddAccumulate) {
         set("x", kBwdBMem), set("acc", kGradMem);
       } else {
@@ -125,6 +127,7 @@ std::vector<ArgumentBinding> kernel_arguments(TaskOp op, int variant) {
     case TaskOp::kAdd:
       if (variant == ttsim_spec::kAddAccumulate) return {{"x", 'r', 0}, {"acc", 'w', 0}};
       if (variant == ttsim_spec::kAddColumnSum) return {{"x", 'r', 0}, {"sum", 'w', 0}};
+      if (variant == ttsim_spec::kAddTranspose) return {{"x", 'r', 0}, {"out", 'w', 0}};
       return {{"a", 'r', 0}, {"b", 'r', 1}, {"out", 'w', 0}};
     case TaskOp::kLoss: return {{"logits", 'r', 0}, {"labels", 'r', 1}, {"dlogits", 'w', 0}, {"stat", 'w', 1}};
     case TaskOp::kSgdUpdate: return {{"w", 'r', 0}, {"g", 'r', 1}};
@@ -232,10 +235,12 @@ class Builder {
     t.role = role;
     t.shape = shape;
     // Add kernels (hls/include/kernel_spec.h): the bias gradient is a column sum of dY, the
-    // embedding gradients accumulate into distinct elements, every other add is plain.
+    // embedding gradients accumulate into distinct elements, BTT's L_d / dL_d transposes
+    // are transposed copies, every other add is plain.
     if (op == TaskOp::kAdd) {
       t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
                         : role == "embedding.grad" ? ttsim_spec::kAddAccumulate
+                        : role == "btt.transpose"  ? ttsim_spec::kAddTranspose
                                                    : ttsim_spec::kAddPlain;
     }
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)

@@ -2,8 +2,44 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
+
+double lane_efficiency(std::int64_t macs, std::int64_t cycles, int lanes) {
+  return cycles > 0 && lanes > 0 ? static_cast<double>(macs) / (static_cast<double>(cycles) * lanes) : 0.0;
+}
+
+std::string contraction_form_name(int variant) {
+  if (variant < 0) return "transpose";
+  const int form = variant & ttsim_spec::kContractFormMask;
+  std::string s = form == ttsim_spec::kContractColumn ? "column" : form == ttsim_spec::kContractDot ? "dot" : "scalar";
+  return (variant & ttsim_spec::kContractReduceBatch) ? s + "+reduce" : s;
+}
+
+std::vector<ProductBreakdown> product_breakdown(const TaskGraph& graph, const Schedule& schedule) {
+  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, int>;
+  std::vector<ProductBreakdown> out;
+  std::map<Key, std::size_t> index;
+  for (const Task& t : graph.tasks) {
+    const bool transpose = t.op == TaskOp::kAdd && t.shape.variant == ttsim_spec::kAddTranspose;
+    if (t.op != TaskOp::kContraction && !transpose) continue;
+    const TaskShape& sh = t.shape;
+    const auto [it, inserted] =
+        index.try_emplace(Key{t.role, sh.batch, sh.rows, sh.inner, sh.cols, sh.variant}, out.size());
+    if (inserted) out.push_back({t.role, sh, 0, 0, 0});
+    if (transpose) out[it->second].shape.variant = -1;
+    ProductBreakdown& p = out[it->second];
+    ++p.calls;
+    p.macs += t.macs;
+    p.cycles += schedule.tasks[t.id].end - schedule.tasks[t.id].start;
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ProductBreakdown& a, const ProductBreakdown& b) { return a.cycles > b.cycles; });
+  return out;
+}
 
 StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule) {
   std::int64_t fwd = 0, bwd = 0;
@@ -27,12 +63,13 @@ std::vector<LayerBreakdown> layer_breakdown(const TaskGraph& graph, const Schedu
     auto [it, inserted] = index.try_emplace(t.layer, out.size());
     const TaskTime& tt = schedule.tasks[t.id];
     if (inserted) {
-      out.push_back({t.layer, 0, 0, 0, tt.start, tt.end});
+      out.push_back({t.layer, 0, 0, 0, 0, tt.start, tt.end});
     }
     LayerBreakdown& l = out[it->second];
     ++l.tasks;
     l.macs += t.macs;
     l.busy_cycles += tt.end - tt.start;
+    if (t.op == TaskOp::kContraction) l.contraction_cycles += tt.end - tt.start;
     l.start = std::min(l.start, tt.start);
     l.end = std::max(l.end, tt.end);
   }
@@ -65,11 +102,12 @@ std::vector<KernelBreakdown> kernel_breakdown(const StepResult& r, const ArchSpe
 }
 
 LayerBreakdown layer_total(const std::vector<LayerBreakdown>& layers, std::int64_t step_cycles) {
-  LayerBreakdown total{"total", 0, 0, 0, 0, step_cycles};
+  LayerBreakdown total{"total", 0, 0, 0, 0, 0, step_cycles};
   for (const auto& l : layers) {
     total.tasks += l.tasks;
     total.macs += l.macs;
     total.busy_cycles += l.busy_cycles;
+    total.contraction_cycles += l.contraction_cycles;
   }
   return total;
 }
@@ -104,16 +142,29 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
                             {"activations", pk[static_cast<int>(BufferClass::kActivation)]},
                             {"temporaries", pk[static_cast<int>(BufferClass::kTemporary)]},
                             {"total", r.occupancy.peak_total_bytes}};
+  const int lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
+  auto layer_json = [&](const LayerBreakdown& l) {
+    const double mpc = l.contraction_cycles > 0 ? static_cast<double>(l.macs) / l.contraction_cycles : 0.0;
+    return Json{{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs}, {"busy_cycles", l.busy_cycles},
+                {"contraction_cycles", l.contraction_cycles}, {"macs_per_cycle", mpc},
+                {"lane_efficiency", lane_efficiency(l.macs, l.contraction_cycles, lanes)}, {"start", l.start},
+                {"end", l.end}};
+  };
   Json layers = Json::array();
   const auto lb = layer_breakdown(r.graph(), s);
-  for (const auto& l : lb) {
-    layers.push_back({{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs},
-                      {"busy_cycles", l.busy_cycles}, {"start", l.start}, {"end", l.end}});
-  }
-  const LayerBreakdown lt = layer_total(lb, s.makespan);
-  layers.push_back({{"layer", lt.layer}, {"tasks", lt.tasks}, {"macs", lt.macs},
-                    {"busy_cycles", lt.busy_cycles}, {"start", lt.start}, {"end", lt.end}});
+  for (const auto& l : lb) layers.push_back(layer_json(l));
+  layers.push_back(layer_json(layer_total(lb, s.makespan)));
   j["layers"] = layers;
+  Json products = Json::array();
+  for (const auto& p : product_breakdown(r.graph(), s)) {
+    products.push_back({{"role", p.role}, {"batch", p.shape.batch}, {"rows", p.shape.rows},
+                        {"inner", p.shape.inner}, {"cols", p.shape.cols},
+                        {"form", contraction_form_name(p.shape.variant)}, {"calls", p.calls}, {"macs", p.macs},
+                        {"cycles", p.cycles},
+                        {"macs_per_cycle", p.cycles > 0 ? static_cast<double>(p.macs) / p.cycles : 0.0},
+                        {"lane_efficiency", lane_efficiency(p.macs, p.cycles, lanes)}});
+  }
+  j["products"] = products;
   Json kernels = Json::array();
   const auto kb = kernel_breakdown(r, arch);
   for (const auto& k : kb) {

@@ -20,19 +20,41 @@ struct StageCycles {
 };
 StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule);
 
+/// Lane efficiency of contraction work: macs / (cycles · lanes), the fraction of the
+/// lanes' multiply-accumulates a product used; 0 when cycles or lanes is 0.
+double lane_efficiency(std::int64_t macs, std::int64_t cycles, int lanes);
+
 /// One layer ("enc0.q", "enc0.attn", "embedding", "loss", ...).
 struct LayerBreakdown {
   std::string layer;
   int tasks = 0;
   std::int64_t macs = 0;
   std::int64_t busy_cycles = 0;  ///< Σ task durations
+  std::int64_t contraction_cycles = 0;  ///< Σ durations of its contraction tasks (MACs/cycle = macs / this)
   std::int64_t start = 0, end = 0;  ///< first start, last end (cycles)
 };
 /// Layers in order of first appearance in the task graph.
 std::vector<LayerBreakdown> layer_breakdown(const TaskGraph& graph, const Schedule& schedule);
-/// The "total" row of `layers` over a step of `step_cycles`: tasks, MACs and busy cycles
-/// summed; start 0, end `step_cycles`.
+/// The "total" row of `layers` over a step of `step_cycles`: tasks, MACs, busy and
+/// contraction cycles summed; start 0, end `step_cycles`.
 LayerBreakdown layer_total(const std::vector<LayerBreakdown>& layers, std::int64_t step_cycles);
+
+/// The contraction tasks of one role and shape (every layer's "btt.xl" of one size is
+/// one row), and likewise the transposed copies ("btt.transpose", 0 MACs), which exist
+/// to put the products' lanes along M.
+struct ProductBreakdown {
+  std::string role;  ///< Task::role, e.g. "btt.xl", "attn.qk", "ttm.lookup"
+  TaskShape shape;   ///< batch, rows, inner, cols and variant (form; -1 for a transpose) of each call
+  int calls = 0;
+  std::int64_t macs = 0;    ///< Σ over the calls
+  std::int64_t cycles = 0;  ///< Σ task durations (cycles)
+};
+/// Contraction and transpose tasks grouped by (role, batch, rows, inner, cols, variant),
+/// by cycles descending (ties: first appearance in the graph).
+std::vector<ProductBreakdown> product_breakdown(const TaskGraph& graph, const Schedule& schedule);
+/// "column", "dot" or "scalar" (kernel_spec.h contraction form of `variant`), with
+/// "+reduce" when the batch is reduced; "transpose" for variant -1 (ProductBreakdown).
+std::string contraction_form_name(int variant);
 
 /// One unit instance.
 struct KernelBreakdown {
@@ -53,7 +75,10 @@ KernelBreakdown kernel_total(const std::vector<KernelBreakdown>& kernels, std::i
 
 /// The step's JSON: step_cycles, stage_cycles, clock_mhz, step_seconds,
 /// analytic_cycles, onchip_peak_bytes {params, grads, activations, temporaries, total},
-/// layers [...] and kernels [...] each closed by a "total" entry, tasks, events.
+/// layers [...] (with contraction_cycles, macs_per_cycle, lane_efficiency) and kernels
+/// [...] each closed by a "total" entry, products [...] (product_breakdown: role, batch,
+/// rows, inner, cols, form, calls, macs, cycles, macs_per_cycle, lane_efficiency at the
+/// arch's contraction lanes), tasks, events.
 Json step_json(const StepResult& r, const ArchSpec& arch);
 
 }  // namespace ttsim

@@ -13,10 +13,28 @@ std::string kernel_row(const KernelBreakdown& k, const std::string& lanes) {
                      100.0 * k.utilization);
 }
 
-std::string layer_row(const LayerBreakdown& l) {
-  return fmt::format("{:<18} {:>5}  {:>14}  {:>15}  {:>9}  {:>9}\n", l.layer, l.tasks, grouped(l.macs),
-                     grouped(l.busy_cycles), grouped(l.start), grouped(l.end));
+/// MACs per contraction cycle and lane efficiency, blank for a layer without contractions.
+std::string rate_cells(std::int64_t macs, std::int64_t cycles, int lanes) {
+  if (cycles <= 0 || macs <= 0) return fmt::format("{:>10}  {:>9}", "", "");
+  return fmt::format("{:>10.1f}  {:>7.1f} %", static_cast<double>(macs) / cycles,
+                     100.0 * lane_efficiency(macs, cycles, lanes));
 }
+
+std::string layer_row(const LayerBreakdown& l, int lanes) {
+  return fmt::format("{:<18} {:>5}  {:>14}  {:>15}  {}  {:>9}  {:>9}\n", l.layer, l.tasks, grouped(l.macs),
+                     grouped(l.busy_cycles), rate_cells(l.macs, l.contraction_cycles, lanes), grouped(l.start),
+                     grouped(l.end));
+}
+
+std::string product_row(const ProductBreakdown& p, int lanes) {
+  const TaskShape& s = p.shape;
+  const std::string shape = fmt::format("{}{}x{}x{}", s.batch > 1 ? std::to_string(s.batch) + "x" : "", s.rows,
+                                        s.inner, s.cols);
+  return fmt::format("{:<22} {:<16} {:<14} {:>5}  {:>12}  {}\n", p.role, shape, contraction_form_name(s.variant),
+                     p.calls, grouped(p.cycles), rate_cells(p.macs, p.cycles, lanes));
+}
+
+int contraction_lanes(const ArchSpec& arch) { return arch.units[static_cast<int>(UnitKind::kContraction)].lanes; }
 
 }  // namespace
 
@@ -27,11 +45,24 @@ std::string kernel_table(const StepResult& r, const ArchSpec& arch) {
   return s + kernel_row(kernel_total(kernels, r.run.schedule.makespan), "");
 }
 
-std::string layer_table(const StepResult& r) {
-  std::string s = "layer              tasks            MACs      busy cycles      start        end\n";
+std::string layer_table(const StepResult& r, const ArchSpec& arch) {
+  const int lanes = contraction_lanes(arch);
+  std::string s =
+      "layer              tasks            MACs      busy cycles  MACs/cycle  lane eff.      start        end\n";
   const auto layers = layer_breakdown(r.graph(), r.run.schedule);
-  for (const auto& l : layers) s += layer_row(l);
-  return s + layer_row(layer_total(layers, r.run.schedule.makespan));
+  for (const auto& l : layers) s += layer_row(l, lanes);
+  return s + layer_row(layer_total(layers, r.run.schedule.makespan), lanes);
+}
+
+std::string product_table(const StepResult& r, const ArchSpec& arch) {
+  const int lanes = contraction_lanes(arch);
+  std::string s = fmt::format(
+      "contraction products and transposes by role and shape (batch x rows x inner x cols; lane eff. = MACs / "
+      "(cycles x {} lanes))\nrole                   shape            form           calls        cycles  MACs/cycle  lane "
+      "eff.\n",
+      lanes);
+  for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) s += product_row(p, lanes);
+  return s;
 }
 
 }  // namespace ttsim

@@ -23,8 +23,20 @@ std::string chrome_trace_json(const StepResult& r, const ArchSpec& arch) {
     if (kernels[i].index == 0) first_tid[static_cast<int>(kernels[i].kind)] = static_cast<int>(i);
     meta(1, static_cast<int>(i), "thread_name", kernels[i].name);
   }
+  const int contraction_lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
   for (const Task& t : r.graph().tasks) {
     const TaskTime& tt = r.run.schedule.tasks[t.id];
+    Json args = {{"id", t.id},
+                 {"layer", t.layer},
+                 {"role", t.role},
+                 {"op", to_string(t.op)},
+                 {"macs", t.macs},
+                 {"start_cycle", tt.start},
+                 {"end_cycle", tt.end},
+                 {"deps", t.deps}};
+    if (t.op == TaskOp::kContraction) {
+      args["lane_efficiency"] = lane_efficiency(t.macs, tt.end - tt.start, contraction_lanes);
+    }
     ev.push_back({{"ph", "X"},
                   {"pid", 1},
                   {"tid", first_tid[static_cast<int>(t.unit)] + tt.unit_index},
@@ -32,14 +44,7 @@ std::string chrome_trace_json(const StepResult& r, const ArchSpec& arch) {
                   {"cat", to_string(t.stage)},
                   {"ts", tt.start * us_per_cycle},
                   {"dur", (tt.end - tt.start) * us_per_cycle},
-                  {"args",
-                   {{"id", t.id},
-                    {"layer", t.layer},
-                    {"op", to_string(t.op)},
-                    {"macs", t.macs},
-                    {"start_cycle", tt.start},
-                    {"end_cycle", tt.end},
-                    {"deps", t.deps}}}});
+                  {"args", std::move(args)}});
   }
   for (std::size_t b = 0; b < r.banks.banks.size(); ++b) {
     const BankInstance& bank = r.banks.banks[b];

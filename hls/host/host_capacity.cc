@@ -108,18 +108,19 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
   }
 }
 
-/// The BTT saved block of TT layer `t` into `saved`: K·r_d + Σ_{k=2..d} Mpre(k)·r_k +
-/// Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); its backward temporaries, the same items, into the
-/// two chains (dZ in chain0, dL_k in chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2]).
+/// The BTT saved block of TT layer `t` into `saved`: K·r_d + Σ_{k=2..d-1} Mpre(k)·r_k +
+/// M·r_d (L_dᵀ) + Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); its temporaries into the two chains
+/// (dZ in chain0, dL_dᵀ in chain1, dL_k (k = 2..d) in chain[(d−k) mod 2], dR_j in
+/// chain[(j−1) mod 2]).
 void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 scratch[2]) {
   const I64 z = mul(K, t.r[t.d]);
   c.array(saved, "activation", name, z);
   c.array(&scratch[0], "scratch", name, z);
-  for (int k = 2; k <= t.d; ++k) {
-    const I64 w = mul(mpre(t, k), t.r[k]);
-    c.array(saved, "activation", name, w);
-    c.array(&scratch[(t.d - k + 1) & 1], "scratch", name, w);
-  }
+  for (int k = 2; k < t.d; ++k) c.array(saved, "activation", name, mul(mpre(t, k), t.r[k]));
+  const I64 lt = mul(mpre(t, t.d), t.r[t.d]);
+  c.array(saved, "activation", name, lt);
+  c.array(&scratch[1], "scratch", name, lt);
+  for (int k = 2; k <= t.d; ++k) c.array(&scratch[(t.d - k) & 1], "scratch", name, mul(mpre(t, k), t.r[k]));
   for (int j = 1; j < t.e; ++j) {
     const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
     c.array(saved, "activation", name, w);

@@ -131,13 +131,13 @@ constexpr int kBwdBPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
-// chain0_mem (backward chain temporaries (even)): bram, 72192 words of 32 bits in 64 bank(s) of 1128 words;
+// chain0_mem (backward chain temporaries (even)): bram, 80256 words of 32 bits in 64 bank(s) of 1254 words;
 //   128 BRAM36, 0 URAM288.
-constexpr int kChain0Words = 72192;
+constexpr int kChain0Words = 80256;
 constexpr int kChain0Partition = 64;
-// chain1_mem (backward chain temporaries (odd)): bram, 71808 words of 32 bits in 64 bank(s) of 1122 words;
+// chain1_mem (backward chain temporaries (odd)): bram, 72960 words of 32 bits in 64 bank(s) of 1140 words;
 //   128 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 71808;
+constexpr int kChain1Words = 72960;
 constexpr int kChain1Partition = 64;
 // stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
 //   64 BRAM36, 0 URAM288.
@@ -182,6 +182,7 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_INSTANCES_TTSIM_ADD 1
 #define TTSIM_INSTANCES_TTSIM_ADD_ACCUMULATE 1
 #define TTSIM_INSTANCES_TTSIM_COLUMN_SUM 1
+#define TTSIM_INSTANCES_TTSIM_TRANSPOSE 1
 #define TTSIM_INSTANCES_TTSIM_LOSS 1
 #define TTSIM_INSTANCES_TTSIM_SGD_UPDATE 1
 // LOOP_TRIPCOUNT bounds of each kernel loop over this design's calls (iterations).
@@ -223,6 +224,8 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_ADD_ACCUMULATE_MAX 3072
 #define TTSIM_TRIPS_COLUMN_SUM_MIN 16
 #define TTSIM_TRIPS_COLUMN_SUM_MAX 3072
+#define TTSIM_TRIPS_TRANSPOSE_MIN 4608
+#define TTSIM_TRIPS_TRANSPOSE_MAX 4608
 #define TTSIM_TRIPS_LOSS_MAX_MIN 64
 #define TTSIM_TRIPS_LOSS_MAX_MAX 512
 #define TTSIM_TRIPS_LOSS_EXP_SUM_MIN 64
@@ -251,6 +254,7 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_II_ADD 1
 #define TTSIM_II_ADD_ACCUMULATE 1
 #define TTSIM_II_COLUMN_SUM 1
+#define TTSIM_II_TRANSPOSE 1
 #define TTSIM_II_LOSS_MAX 1
 #define TTSIM_II_LOSS_EXP_SUM 1
 #define TTSIM_II_LOSS_GRAD 1

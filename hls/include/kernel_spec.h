@@ -96,6 +96,7 @@ enum TripKind : int {
   kTripContractColumn,   ///< column form: nb · ceil(rows·tiles / S) · S · nred
   kTripContractDot,      ///< dot form: nb · ceil(rows·cols / S) · S · ceil(inner / lanes) · rb
   kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
+  kTripTranspose,        ///< cols · ceil(R / kBankPorts): kBankPorts words per iteration
 };
 
 constexpr int kMaxChain = 16;
@@ -117,7 +118,7 @@ struct LoopSpec {
 struct KernelSpec {
   const char* module;   ///< RTL module / function name (hls/kernels/modules.h)
   const char* task_op;  ///< to_string(TaskOp) of models/task_graph.h
-  LoopSpec loops[3];
+  LoopSpec loops[4];
   int n_loops;
 };
 
@@ -132,10 +133,13 @@ constexpr int kContractDot = 1;
 constexpr int kContractScalar = 2;
 constexpr int kContractFormMask = 3;
 constexpr int kContractReduceBatch = 4;
-/// Add kernel variants: out = a + b; acc += x (distinct elements); column sums into acc.
+/// Elementwise-unit (TaskOp add) variants: out = a + b; acc += x (distinct elements);
+/// column sums into acc; the transposed copy out = xᵀ (BTT's L_d → L_dᵀ and dL_dᵀ → dL_d,
+/// so that the products on L run their lanes along M: models/flows.h plan_btt).
 constexpr int kAddPlain = 0;
 constexpr int kAddAccumulate = 1;
 constexpr int kAddColumnSum = 2;
+constexpr int kAddTranspose = 3;
 
 /// The contraction form for operand strides (words) of the lane and reduction indices.
 constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch) {
@@ -164,7 +168,7 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
   const long long R = batch * rows, tiles = ceil_div(cols, lanes);
   const bool reduce = (variant & kContractReduceBatch) != 0;
   const long long nb = reduce ? 1 : batch, rb = reduce ? batch : 1;
-  const int form = k >= kTripContractColumn ? (variant & kContractFormMask) : variant;
+  const int form = k >= kTripContractColumn && k <= kTripContractScalar ? (variant & kContractFormMask) : variant;
   if (loop_variant >= 0 && loop_variant != form) return 0;
   switch (k) {
     case kTripElementwise: return R * tiles;
@@ -173,6 +177,7 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
     case kTripContractColumn: return nb * ceil_div(rows * tiles, S) * S * inner * rb;
     case kTripContractDot: return nb * ceil_div(rows * cols, S) * S * ceil_div(inner, lanes) * rb;
     case kTripContractScalar: return nb * ceil_div(rows * cols, S) * S * inner * rb;
+    case kTripTranspose: return cols * ceil_div(R, kBankPorts);
   }
   return 0;
 }
@@ -394,8 +399,20 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots}},
        1,
        {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
+       2},
+      // Transposed copy, kBankPorts words per iteration: two scalar reads of x (rows i and
+      // i+1 of one column) and two scalar writes of out (two consecutive words), each
+      // holding one port of every bank — ResMII 1 on both arrays. No arithmetic.
+      {"transpose",
+       kTripTranspose,
+       kAddTranspose,
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kWrite)},
+       2,
+       {},
+       0,
+       {{"x", kScalarAccess, 2, 0}, {"out", kScalarAccess, 0, 2}},
        2}},
-     3},
+     4},
     {"ttsim_loss",
      "loss",
      {{"loss_max",

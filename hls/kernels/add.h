@@ -1,8 +1,9 @@
 #pragma once
-// The add kernels (TaskOp add): residual/bias add, in-place accumulate, and the
-// bias gradient as column sums. Loops, trip counts and accesses: hls/include/kernel_spec.h
-// ("ttsim_add": add, add_accumulate, column_sum); loop structure and arguments:
-// row_reduce.h. The II of each loop is its TTSIM_II_<LOOP> of design_config.h.
+// The elementwise-unit kernels (TaskOp add): residual/bias add, in-place accumulate, the
+// bias gradient as column sums, and the transposed copy. Loops, trip counts and accesses:
+// hls/include/kernel_spec.h ("ttsim_add": add, add_accumulate, column_sum, transpose);
+// loop structure and arguments of the first three: row_reduce.h. The II of each loop is its TTSIM_II_<LOOP>
+// of design_config.h.
 
 #include "hls/kernels/row_reduce.h"
 
@@ -107,6 +108,41 @@ column_sum:
   }
 }
 
+/// out[j·o_rs + i] = x[i·x_rs + j] for i < R, j < cols: x (R rows of cols, row stride
+/// x_rs) copied transposed (cols rows of R, row stride o_rs). kBankPorts words per
+/// iteration, column j outer: two scalar reads of x (rows i, i+1) and two scalar writes of
+/// out (words i, i+1 of row j), each a multiplexer that holds one port of every bank; the
+/// banks' two ports bound the copy at two words per cycle whatever the lane count (a wider
+/// access at a runtime stride would need a crossbar over the banks). Loop transpose (II:
+/// TTSIM_II_TRANSPOSE); trip cols · ceil(R / 2).
+template <int B>
+void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
+                      int o_rs) {
+  constexpr int W = ttsim_spec::kBankPorts;
+  const Banked<const float, B> x(x_mem, x_off);
+  const Banked<float, B> out(out_mem, out_off);
+  const int groups = (R + W - 1) / W;
+  const long total = static_cast<long>(groups) * cols;
+  int g = 0, j = 0;
+  TTSIM_LOOP_BEGIN("transpose");
+transpose:
+  for (long n = 0; n < total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
+    TTSIM_LOOP_ITER("transpose");
+    const int i = g * W;
+    const int valid = R - i < W ? R - i : W;
+    const float v0 = bank_read("x", x, i * x_rs + j);
+    const float v1 = valid > 1 ? bank_read("x", x, (i + 1) * x_rs + j) : 0.0f;
+    bank_write("out", out, j * o_rs + i, v0);
+    if (valid > 1) bank_write("out", out, j * o_rs + i + 1, v1);
+    if (++g == groups) {
+      g = 0;
+      ++j;
+    }
+  }
+}
+
 /// add_kernel on Banked views (host code and tests).
 template <int LANES, int B>
 void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols, int a_rs,
@@ -124,6 +160,12 @@ void add_accumulate_kernel(Banked<const float, B> x, Banked<float, B> acc, int R
 template <int LANES, int B>
 void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, int cols, int x_rs) {
   column_sum_kernel<LANES, B>(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
+}
+
+/// transpose_kernel on Banked views (host code and tests).
+template <int B>
+void transpose_kernel(Banked<const float, B> x, Banked<float, B> out, int R, int cols, int x_rs, int o_rs) {
+  transpose_kernel<B>(x.rows, x.off, out.rows, out.off, R, cols, x_rs, o_rs);
 }
 
 }  // namespace ttsim_hls

@@ -18,8 +18,8 @@ int linear_scratch_words(const LinearDims& l, int K, int parity) {
   return l.btt ? btt_scratch_words(l.t, K, parity) : tt_scratch_words(l.t, K, parity);
 }
 
-/// Y (out) = X (act) · W + b.
-void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, CRef X) {
+/// Y (out) = X (act) · W + b (BTT: L_d passes through chain1's linear scratch).
+void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L, CRef X) {
 #pragma HLS INLINE
   Ref Y = a.out + s.y;
   CRef W = a.param + s.w;
@@ -27,7 +27,8 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
   if (!l.tt) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
-    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
+    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1],
+                a.chain1 + L.lin_scratch[1]);
   } else {
     tt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
   }
@@ -173,16 +174,16 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   for (int e = 0; e < m.encoders; ++e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, a.act + h);
+    for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, L, a.act + h);
     attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
                       a.saved0 + es.P, a.act + es.ctx, stat);
-    linear_forward(m.lin[e][3], ls[3], K, a, a.act + es.ctx);
+    linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx);
     add(a.act + h, a.out + ls[3].y, a.act + es.a1, K, D, D, D, D);
     layernorm(a.act + es.a1, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
               a.saved1 + es.rstd1, K, D, stat);
-    linear_forward(m.lin[e][4], ls[4], K, a, a.act + es.h1);
+    linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1);
     gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
-    linear_forward(m.lin[e][5], ls[5], K, a, a.act + es.g);
+    linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g);
     add(a.act + es.h1, a.out + ls[5].y, a.act + es.a2, K, D, D, D, D);
     layernorm(a.act + es.a2, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
               a.saved1 + es.rstd2, K, D, stat);

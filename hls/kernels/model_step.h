@@ -62,13 +62,14 @@ struct ModelDims {
 ///  - out:    layer outputs — every linear layer's Y (q, k, v, o, ffn_in, ffn_out), the
 ///            TTM embedding E, the head logits;
 ///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
-///            L_2..L_d / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step k
-///            reads one, writes the other); attention probabilities P in saved0,
-///            LayerNorm x̂ and 1/σ in saved1;
+///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
+///            k reads one, writes the other), BTT's L_dᵀ in saved0; attention
+///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1;
 ///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB, dctx, dq, dk, head
 ///            dlogits | dv, dF — each backward product's dY and dX in different ones;
 ///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
-///            embedding (dZ, dL_k, dR_j, dT_s, dE_k), alternating like the forward ones;
+///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
+///            ones, and BTT's L_d in chain1 between its merge and its transpose;
 ///  - stat:   per-row statistics of softmax, LayerNorm and the loss.
 enum ArenaId : int {
   kParamArena = 0,

@@ -20,6 +20,7 @@
 //   ttsim_add              add             add
 //   ttsim_add_accumulate   add             add_accumulate (in place, distinct elements)
 //   ttsim_column_sum       add             column_sum   (bias gradient: column sums)
+//   ttsim_transpose        add             transpose    (transposed copy, 2 words a cycle)
 //   ttsim_loss             loss            loss_max, loss_exp_sum, loss_grad
 //   ttsim_sgd_update       sgd_update      sgd_update
 //   ttsim_train_step       (top function: one training step, all parameters on chip)
@@ -50,6 +51,7 @@ constexpr TtsimModuleName kTtsimModules[] = {
     {"ttsim_layernorm_grad", "layernorm_grad"}, {"ttsim_gelu", "gelu"},
     {"ttsim_gelu_grad", "gelu_grad"},      {"ttsim_add", "add"},
     {"ttsim_add_accumulate", "add"},       {"ttsim_column_sum", "add"},
+    {"ttsim_transpose", "add"},
     {"ttsim_loss", "loss"},
     {"ttsim_sgd_update", "sgd_update"},
 };
@@ -81,6 +83,7 @@ void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARE
 void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_off, int R, int cols, int x_rs,
                           int acc_rs);
 void ttsim_column_sum(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(sum), int sum_off, int R, int cols, int x_rs);
+void ttsim_transpose(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(out), int out_off, int R, int cols, int x_rs, int o_rs);
 float ttsim_loss(TTSIM_CARENA(logits), int logits_off, const int index[], int labels_off, TTSIM_ARENA(dlogits),
                  int dlogits_off, int R, int cols, float scale, TTSIM_ARENA(stat), int stat_off);
 void ttsim_sgd_update(TTSIM_ARENA(w), int w_off, TTSIM_ARENA(g), int g_off, int words, float lr);
@@ -137,6 +140,11 @@ inline void add_accumulate(CRef x, Ref acc, int R, int cols, int x_rs, int acc_r
 inline void column_sum(CRef x, Ref sum, int R, int cols, int x_rs) {
 #pragma HLS INLINE
   ttsim_column_sum(x.rows, x.off, sum.rows, sum.off, R, cols, x_rs);
+}
+/// out = xᵀ: x is R rows of cols (row stride x_rs), out cols rows of R (row stride o_rs).
+inline void transpose(CRef x, Ref out, int R, int cols, int x_rs, int o_rs) {
+#pragma HLS INLINE
+  ttsim_transpose(x.rows, x.off, out.rows, out.off, R, cols, x_rs, o_rs);
 }
 /// Labels: words labels_off .. labels_off + R − 1 of the top's int array `index`.
 inline float loss(CRef logits, const int* index, int labels_off, Ref dlogits, int R, int cols, float scale,

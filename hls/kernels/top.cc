@@ -73,6 +73,7 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ALLOCATION function instances = ttsim_add limit = TTSIM_INSTANCES_TTSIM_ADD
 #pragma HLS ALLOCATION function instances = ttsim_add_accumulate limit = TTSIM_INSTANCES_TTSIM_ADD_ACCUMULATE
 #pragma HLS ALLOCATION function instances = ttsim_column_sum limit = TTSIM_INSTANCES_TTSIM_COLUMN_SUM
+#pragma HLS ALLOCATION function instances = ttsim_transpose limit = TTSIM_INSTANCES_TTSIM_TRANSPOSE
 #pragma HLS ALLOCATION function instances = ttsim_loss limit = TTSIM_INSTANCES_TTSIM_LOSS
 #pragma HLS ALLOCATION function instances = ttsim_sgd_update limit = TTSIM_INSTANCES_TTSIM_SGD_UPDATE
   using namespace ttsim_cfg;

@@ -42,12 +42,15 @@ int tt_t_words(const TtDims& t, int K, int s) {
 }
 
 // Placement of the BTT saved intermediates in the two saved arenas (model_step.h):
-// Z in saved1; L_k (k = 2..d) in saved[(d−k) mod 2], so L_d is in saved0; R_j
-// (j = 1..e−1) in saved[(j−1) mod 2], so R_1 is in saved0. A merge step reads one arena
-// and writes the other.
+// Z in saved1; L_k (k = 2..d−1) in saved[(d−k) mod 2], so L_{d−1} is in saved1; L_dᵀ
+// (r_d × M, what the backward keeps of L_d) in saved0; R_j (j = 1..e−1) in
+// saved[(j−1) mod 2], so R_1 is in saved0. A merge step reads one arena and writes the
+// other; the last left merge writes L_d into chain1 (btt_scratch), whence its transpose
+// goes to saved0.
 struct BttSaved {
   int z = 0;
-  int l[kMaxTtFactors + 1] = {};  ///< l[k]: offset of L_k
+  int lt = 0;                     ///< offset of L_dᵀ
+  int l[kMaxTtFactors + 1] = {};  ///< l[k]: offset of L_k (k < d)
   int r[kMaxTtFactors] = {};      ///< r[j]: offset of R_j
   int words[2] = {0, 0};
 };
@@ -55,11 +58,13 @@ BttSaved btt_saved(const TtDims& t, int K) {
   BttSaved b;
   b.z = b.words[1];
   b.words[1] += K * t.r[t.d];
-  for (int k = 2; k <= t.d; ++k) {
+  for (int k = 2; k < t.d; ++k) {
     const int p = (t.d - k) & 1;
     b.l[k] = b.words[p];
     b.words[p] += t.mpre(k) * t.r[k];
   }
+  b.lt = b.words[0];
+  b.words[0] += t.M() * t.r[t.d];
   for (int j = 1; j < t.e; ++j) {
     const int p = (j - 1) & 1;
     b.r[j] = b.words[p];
@@ -68,10 +73,12 @@ BttSaved btt_saved(const TtDims& t, int K) {
   return b;
 }
 
-// Placement of the BTT backward temporaries in the two chain arenas: dZ in chain0; dL_k in
-// chain[(d−k+1) mod 2] (dL_d in chain1: dL_d = Xᵀ·dZ); dR_j in chain[(j−1) mod 2].
+// Placement of the BTT temporaries in the two chain arenas: dZ in chain0; dL_dᵀ in chain1
+// (where L_d passes in the forward, between its merge and its transpose); dL_k in
+// chain[(d−k) mod 2] (dL_d in chain0); dR_j in chain[(j−1) mod 2].
 struct BttScratch {
   int dz = 0;
+  int dlt = 0;  ///< offset of dL_dᵀ (and of L_d in the forward)
   int dl[kMaxTtFactors + 1] = {};
   int dr[kMaxTtFactors] = {};
   int words[2] = {0, 0};
@@ -80,8 +87,10 @@ BttScratch btt_scratch(const TtDims& t, int K) {
   BttScratch b;
   b.dz = b.words[0];
   b.words[0] += K * t.r[t.d];
+  b.dlt = b.words[1];
+  b.words[1] += t.M() * t.r[t.d];
   for (int k = 2; k <= t.d; ++k) {
-    const int p = (t.d - k + 1) & 1;
+    const int p = (t.d - k) & 1;
     b.dl[k] = b.words[p];
     b.words[p] += t.mpre(k) * t.r[k];
   }
@@ -118,32 +127,37 @@ int tt_saved_words(const TtDims& t, int K, int parity) {
 }
 int tt_scratch_words(const TtDims& t, int K, int /*parity*/) { return tt_largest_t(t, K); }
 
-void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved0, Ref saved1) {
+namespace {
+
+/// BTT left merge into L_d: L_2 = G_1 · G_2, L_k = L_{k-1} · G_k (k = 3..d), the last into
+/// `ld` (chain1's dL_dᵀ slot), the others alternating between the saved arenas.
+void btt_left_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1,
+                     Ref ld) {
 #pragma HLS INLINE
-  const int d = t.d, e = t.e;
-  const BttSaved sv = btt_saved(t, K);
-  // Every call site below binds fixed arrays: a chain step that reads saved0 and writes
-  // saved1 is a different call site from one that reads saved1 and writes saved0, and the
-  // steps whose operand is a core (parameters) instead of an intermediate are peeled, so
-  // no module argument is chosen between arrays at run time.
-  // Left merge: L_2 = G_1 · G_2; L_k = L_{k-1} · G_k.
+  const int d = t.d;
   auto left = [&](int k) { return plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]); };
-  if (d >= 2) {
+  if (d == 2) contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), ld, left(2));
+  if (d >= 3) {
     if ((d - 2) & 1) {
       contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved1 + sv.l[2], left(2));
     } else {
       contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved0 + sv.l[2], left(2));
     }
   }
-  for (int k = 3; k <= d; ++k) {
+  for (int k = 3; k < d; ++k) {
     if ((d - k) & 1) {
       contraction(index, saved0 + sv.l[k - 1], cores + t.core_offset(k), saved1 + sv.l[k], left(k));
     } else {
       contraction(index, saved1 + sv.l[k - 1], cores + t.core_offset(k), saved0 + sv.l[k], left(k));
     }
   }
-  // Right merge: R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
+  if (d >= 3) contraction(index, saved1 + sv.l[d - 1], cores + t.core_offset(d), ld, left(d));
+}
+
+/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
+void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1) {
+#pragma HLS INLINE
+  const int d = t.d, e = t.e;
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
   if (e >= 2) {
     if ((e - 2) & 1) {
@@ -161,35 +175,58 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
       contraction(index, cores + t.core_offset(d + j), saved0 + sv.r[j + 1], saved1 + sv.r[j], right(j));
     }
   }
-  // Z = X · L_d (L_d = G_1 when d = 1) into saved1, Y = Z · R_1 (R_1 = G_{d+1} when e = 1).
-  Ref Z = saved1 + sv.z;
+}
+
+}  // namespace
+
+void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias, Ref Y, Ref saved0,
+                 Ref saved1, Ref scratch1) {
+#pragma HLS INLINE
+  const int d = t.d, e = t.e, M = t.M(), rd = t.r[d];
+  const BttSaved sv = btt_saved(t, K);
+  const BttScratch sc = btt_scratch(t, K);
+  // Every call site binds fixed arrays: a chain step that reads saved0 and writes saved1 is
+  // a different call site from one that reads saved1 and writes saved0, and the steps whose
+  // operand is a core (parameters) instead of an intermediate are peeled, so no module
+  // argument is chosen between arrays at run time.
+  btt_left_merges(index, t, sv, cores, saved0, saved1, scratch1 + sc.dlt);
+  btt_right_merges(index, t, sv, cores, saved0, saved1);
+  // L_dᵀ (r_d × M) into saved0 from L_d (chain1; G_1 when d = 1): the products on L then
+  // run their lanes along M.
+  Ref Lt = saved0 + sv.lt;
   if (d == 1) {
-    contraction(index, X, cores + t.core_offset(1), Z, plain_desc(K, t.M(), t.r[d]));
+    transpose(cores + t.core_offset(1), Lt, M, rd, rd, M);
   } else {
-    contraction(index, X, saved0 + sv.l[d], Z, plain_desc(K, t.M(), t.r[d]));
+    transpose(scratch1 + sc.dlt, Lt, M, rd, rd, M);
   }
+  // Z = X · L_d in the dot form (X and L_dᵀ contiguous along M) into saved1, Y = Z · R_1
+  // (R_1 = G_{d+1} when e = 1).
+  Ref Z = saved1 + sv.z;
+  ContractDesc xl = plain_desc(K, M, rd);
+  xl.b_p = 1; xl.b_j = M;
+  contraction(index, X, Lt, Z, xl);
   if (e == 1) {
-    contraction(index, Z, cores + t.core_offset(d + 1), Y, plain_desc(K, t.r[d], t.N()));
+    contraction(index, Z, cores + t.core_offset(d + 1), Y, plain_desc(K, rd, t.N()));
   } else {
-    contraction(index, Z, saved0 + sv.r[1], Y, plain_desc(K, t.r[d], t.N()));
+    contraction(index, Z, saved0 + sv.r[1], Y, plain_desc(K, rd, t.N()));
   }
   if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
 }
 
-void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
-                  Ref dbias, Ref scratch0, Ref scratch1) {
+namespace {
+
+/// The products on dY and dZ: dZ = dY·R_1ᵀ, dX (+)= dZ·L_d (column form along M, from L_dᵀ),
+/// dR_1 = Zᵀ·dY, dL_dᵀ = dZᵀ·X (column form along M) and dL_d = its transpose (dG_1 when
+/// d = 1; chain0 otherwise).
+void btt_backward_products(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores, CRef saved0,
+                           CRef saved1, Ref dX, bool accumulate_dx, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
   const BttScratch sc = btt_scratch(t, K);
   CRef Z = saved1 + sv.z;
-  // dZ in scratch0, dL_k / dR_j alternating (btt_scratch). (dL_1 is dG_1 and dR_e is
-  // dG_{d+e}: written straight into the core gradients by their own calls below.) Every
-  // call site binds fixed arrays (see btt_forward).
   Ref dZ = scratch0 + sc.dz;
-  // Grad-input stage: dZ = dY·Rᵀ (K, N, r_d); dX = dZ·Lᵀ (K, r_d, M).
-  ContractDesc c = plain_desc(K, N, rd);
+  ContractDesc c = plain_desc(K, N, rd);  // dZ = dY·R_1ᵀ (K, N, r_d)
   c.b_p = 1; c.b_j = N;
   if (e == 1) {
     contraction(index, dY, cores + t.core_offset(d + 1), dZ, c);
@@ -197,32 +234,33 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
     contraction(index, dY, saved0 + sv.r[1], dZ, c);
   }
   if (dX) {
-    c = plain_desc(K, rd, M);
-    c.b_p = 1; c.b_j = rd;
+    c = plain_desc(K, rd, M);  // dX = dZ·L_dᵀ (K, r_d, M)
     c.accumulate = accumulate_dx;
-    if (d == 1) {
-      contraction(index, dZ, cores + t.core_offset(1), dX, c);
-    } else {
-      contraction(index, dZ, saved0 + sv.l[d], dX, c);
-    }
+    contraction(index, dZ, saved0 + sv.lt, dX, c);
   }
-  // Grad-weights stage: dR_1 = Zᵀ·dY (r_d, K, N); dL_d = Xᵀ·dZ (M, K, r_d).
-  c = plain_desc(rd, K, N);
+  c = plain_desc(rd, K, N);  // dR_1 = Zᵀ·dY (r_d, K, N)
   c.a_i = 1; c.a_p = rd;
   if (e == 1) {
     contraction(index, Z, dY, dcores + t.core_offset(d + 1), c);
   } else {
     contraction(index, Z, dY, scratch0 + sc.dr[1], c);
   }
-  c = plain_desc(M, K, rd);
-  c.a_i = 1; c.a_p = M;
+  c = plain_desc(rd, K, M);  // dL_dᵀ = dZᵀ·X (r_d, K, M)
+  c.a_i = 1; c.a_p = rd;
+  contraction(index, dZ, X, scratch1 + sc.dlt, c);
   if (d == 1) {
-    contraction(index, X, dZ, dcores + t.core_offset(1), c);
+    transpose(scratch1 + sc.dlt, dcores + t.core_offset(1), rd, M, M, rd);
   } else {
-    contraction(index, X, dZ, scratch1 + sc.dl[d], c);
+    transpose(scratch1 + sc.dlt, scratch0 + sc.dl[d], rd, M, M, rd);
   }
-  // Left chain, k = d..3 (L_{k-1} and dL_k in arenas of parity (d−k+1) mod 2, dL_{k-1}
-  // in the other), then k = 2 (L_1 = G_1, dL_1 = dG_1).
+}
+
+/// Left chain, k = d..3 (dL_k in chain[(d−k) mod 2], L_{k-1} and dL_{k-1} in the arenas
+/// of parity (d−k+1) mod 2), then k = 2 (L_1 = G_1, dL_1 = dG_1).
+void btt_left_chain(const int* index, const TtDims& t, const BttSaved& sv, const BttScratch& sc, CRef cores,
+                    CRef saved0, CRef saved1, Ref dcores, Ref scratch0, Ref scratch1) {
+#pragma HLS INLINE
+  const int d = t.d;
   for (int k = d; k >= 3; --k) {
     const int rp = t.r[k - 1], cols = t.m[k - 1] * t.r[k], mp = t.mpre(k - 1);
     ContractDesc g = plain_desc(rp, mp, cols);  // dG_k = L_{k-1}ᵀ · dL_k
@@ -230,11 +268,11 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
     ContractDesc h = plain_desc(mp, cols, rp);  // dL_{k-1} = dL_k · G_kᵀ
     h.b_p = 1; h.b_j = cols;
     if ((d - k + 1) & 1) {
-      contraction(index, saved1 + sv.l[k - 1], scratch1 + sc.dl[k], dcores + t.core_offset(k), g);
-      contraction(index, scratch1 + sc.dl[k], cores + t.core_offset(k), scratch0 + sc.dl[k - 1], h);
-    } else {
-      contraction(index, saved0 + sv.l[k - 1], scratch0 + sc.dl[k], dcores + t.core_offset(k), g);
+      contraction(index, saved1 + sv.l[k - 1], scratch0 + sc.dl[k], dcores + t.core_offset(k), g);
       contraction(index, scratch0 + sc.dl[k], cores + t.core_offset(k), scratch1 + sc.dl[k - 1], h);
+    } else {
+      contraction(index, saved0 + sv.l[k - 1], scratch1 + sc.dl[k], dcores + t.core_offset(k), g);
+      contraction(index, scratch1 + sc.dl[k], cores + t.core_offset(k), scratch0 + sc.dl[k - 1], h);
     }
   }
   if (d >= 2) {
@@ -243,7 +281,7 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
     g.a_i = 1; g.a_p = rp;
     ContractDesc h = plain_desc(mp, cols, rp);  // dG_1 = dL_2 · G_2ᵀ
     h.b_p = 1; h.b_j = cols;
-    if ((d - 1) & 1) {
+    if ((d - 2) & 1) {
       contraction(index, cores + t.core_offset(1), scratch1 + sc.dl[2], dcores + t.core_offset(2), g);
       contraction(index, scratch1 + sc.dl[2], cores + t.core_offset(2), dcores + t.core_offset(1), h);
     } else {
@@ -251,8 +289,14 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
       contraction(index, scratch0 + sc.dl[2], cores + t.core_offset(2), dcores + t.core_offset(1), h);
     }
   }
-  // Right chain, j = 1..e-2 (dR_j in scratch[(j−1) mod 2], R_{j+1} and dR_{j+1} in the
-  // arenas of parity j mod 2), then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
+}
+
+/// Right chain, j = 1..e-2 (dR_j in scratch[(j−1) mod 2], R_{j+1} and dR_{j+1} in the
+/// arenas of parity j mod 2), then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
+void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, const BttScratch& sc, CRef cores,
+                     CRef saved0, CRef saved1, Ref dcores, Ref scratch0, Ref scratch1) {
+#pragma HLS INLINE
+  const int d = t.d, e = t.e;
   for (int j = 1; j < e - 1; ++j) {
     const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
     ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+j} = dR_j · R_{j+1}ᵀ
@@ -282,7 +326,22 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
       contraction(index, cores + t.core_offset(d + j), scratch0 + sc.dr[j], dcores + t.core_offset(d + e), h);
     }
   }
-  if (dbias) column_sum(dY, dbias, K, N, N);
+}
+
+}  // namespace
+
+void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
+                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
+                  Ref dbias, Ref scratch0, Ref scratch1) {
+#pragma HLS INLINE
+  // Every call site binds fixed arrays (see btt_forward). dL_1 is dG_1 and dR_e is
+  // dG_{d+e}: written straight into the core gradients by their own calls.
+  const BttSaved sv = btt_saved(t, K);
+  const BttScratch sc = btt_scratch(t, K);
+  btt_backward_products(index, t, K, X, dY, cores, saved0, saved1, dX, accumulate_dx, dcores, scratch0, scratch1);
+  btt_left_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
+  btt_right_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
+  if (dbias) column_sum(dY, dbias, K, t.N(), t.N());
 }
 
 namespace {

@@ -1,16 +1,19 @@
 #pragma once
 // TT linear layer Y = X·W (+ b), X: K × M, W: M × N in TT form (d input cores, e output
 // cores), forward and backward, in the BTT (bidirectional) and the sequential TT
-// flow, plus the dense layer. Each step is one ttsim_contraction call whose shape is
-// exactly the step list of the contraction-flow contract (models/flows.h):
+// flow, plus the dense layer. Each step is one ttsim_contraction (or ttsim_transpose) call
+// whose shape is exactly the step list of the contraction-flow contract (models/flows.h):
 //
 // BTT forward: left merge L_k = L_{k-1}·G_k (k = 2..d; rows Mpre(k-1), inner r_{k-1},
 //   cols m_k·r_k), right merge R_j = G_{d+j}·R_{j+1} (j = e-1..1; rows r_{d+j-1}·n_j,
-//   inner r_{d+j}, cols Nsuf(j)), Z = X·L_d (K, M, r_d), Y = Z·R_1 (K, r_d, N), + bias.
-// BTT backward: dZ = dY·Rᵀ, dX = dZ·Lᵀ, dR = Zᵀ·dY, dL = Xᵀ·dZ, then the left chain
+//   inner r_{d+j}, cols Nsuf(j)), L_dᵀ = transpose of L_d (ttsim_transpose), Z = X·L_d
+//   (K, M, r_d; dot form: X and L_dᵀ contiguous along M), Y = Z·R_1 (K, r_d, N), + bias.
+// BTT backward: dZ = dY·Rᵀ, dX = dZ·L_dᵀ (column form along M), dR = Zᵀ·dY,
+//   dL_dᵀ = dZᵀ·X (column form along M), dL_d = its transpose, then the left chain
 //   (dG_k = L_{k-1}ᵀ·dL_k, dL_{k-1} = dL_k·G_kᵀ, k = d..2; dG_1 = dL_1 written in place)
 //   and the right chain (dG_{d+j} = dR_j·R_{j+1}ᵀ, dR_{j+1} = G_{d+j}ᵀ·dR_j, j = 1..e-1;
-//   dG_{d+e} = dR_e in place); bias gradient = column sums of dY (ttsim_add_accumulate).
+//   dG_{d+e} = dR_e in place); bias gradient = column sums of dY (ttsim_column_sum).
+//   Stored as L_d (M × r_d), the products on L would run their lanes along r_d.
 // TT forward: T_0 = X; input core k: (K·Msuf(k)) × (r_{k-1}·m_k) · (r_{k-1}·m_k × r_k);
 //   output core j: (K·Npre(j-1)) × r_{d+j-1} · (r_{d+j-1} × n_j·r_{d+j}); T_{d+e} = Y.
 // TT backward, per step t = d+e..1: dG_t = T_{t-1}ᵀ·dT_t, dT_{t-1} = dT_t·G_tᵀ.
@@ -48,10 +51,12 @@ struct TtDims {
 };
 
 /// Saved-activation words of the BTT flow in saved arena `parity` (0 or 1): Z (K·r_d) in
-/// saved1, L_k (k = 2..d) in saved[(d−k) mod 2], R_j (j = 1..e−1) in saved[(j−1) mod 2].
+/// saved1, L_k (k = 2..d−1) in saved[(d−k) mod 2], L_dᵀ (r_d·M) in saved0, R_j
+/// (j = 1..e−1) in saved[(j−1) mod 2].
 int btt_saved_words(const TtDims& t, int K, int parity);
-/// Temporary words of btt_backward in chain arena `parity`: dZ in chain0, dL_k in
-/// chain[(d−k+1) mod 2], dR_j in chain[(j−1) mod 2].
+/// Temporary words of btt_forward / btt_backward in chain arena `parity`: dZ in chain0,
+/// dL_dᵀ (r_d·M; L_d in the forward) in chain1, dL_k in chain[(d−k) mod 2], dR_j in
+/// chain[(j−1) mod 2].
 int btt_scratch_words(const TtDims& t, int K, int parity);
 /// Saved-activation words of the TT flow in saved arena `parity`: T_s (s < d+e) with
 /// s mod 2 = parity.
@@ -61,11 +66,12 @@ int tt_saved_words(const TtDims& t, int K, int parity);
 int tt_scratch_words(const TtDims& t, int K, int parity);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
-/// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (written; read by btt_backward). Y,
-/// X and Y in arrays other than saved0 and saved1 (model_step.h arena plan: every step
-/// then writes an array it does not read).
+/// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (written; read by btt_backward),
+/// scratch1: btt_scratch_words(t, K, 1) (L_d passes through it; free again on return).
+/// X and Y in arrays other than saved0, saved1 and scratch1 (model_step.h arena plan:
+/// every step then writes an array it does not read).
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved0, Ref saved1);
+                 Ref Y, Ref saved0, Ref saved1, Ref scratch1);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1),
@@ -74,7 +80,7 @@ void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRe
                   CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
                   Ref dbias, Ref scratch0, Ref scratch1);
 
-/// Sequential TT forward; same arguments as btt_forward with tt_saved_words.
+/// Sequential TT forward; the arguments of btt_forward but scratch1, with tt_saved_words.
 void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
                 Ref Y, Ref saved0, Ref saved1);
 /// Sequential TT backward; same arguments as btt_backward with tt_scratch_words.

@@ -228,7 +228,9 @@ TtGrads<T> tt_backward(const TtTensor<T>& w, const TtFlowState<T>& st, const Mat
     Mat<T> dz = contract(dy, st.right.front().transpose(), gi);
     g.dx = contract(dz, st.left.back().transpose(), gi);
     dr = contract(st.z.transpose(), dy, gw);
-    dl = contract(st.x.transpose(), dz, gw);
+    // dL_dᵀ = dZᵀ·X (r_d × M), as the flow contract's "btt.grad_l" step; its transpose
+    // (no MACs) feeds the left chain.
+    dl = contract(dz.transpose(), st.x, gw).transpose();
   }
   g.dcores = chain_grads(w, st.left, st.right, std::move(dl), std::move(dr), gw);
   return g;

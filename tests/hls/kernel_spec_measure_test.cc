@@ -439,6 +439,7 @@ enum class RowOp {
   kAddBroadcast,
   kAddAccumulate,
   kColumnSum,
+  kTranspose,
   kLoss,
   kSgd
 };
@@ -460,6 +461,7 @@ const RowCase kRowCases[] = {
     {RowOp::kAddBroadcast, "add (bias broadcast)", "add", ttsim_spec::kAddPlain},
     {RowOp::kAddAccumulate, "add_accumulate", "add", ttsim_spec::kAddAccumulate},
     {RowOp::kColumnSum, "column_sum", "add", ttsim_spec::kAddColumnSum},
+    {RowOp::kTranspose, "transpose", "add", ttsim_spec::kAddTranspose},
     {RowOp::kLoss, "loss", "loss", 0},
     {RowOp::kSgd, "sgd_update", "sgd_update", 0},
 };
@@ -516,6 +518,7 @@ SpecShape run_row(RowOp op, int R, int C, int off) {
       ttsim_hls::add_accumulate_kernel<LANES, B>(xv, av, R, C, C, rs);
       break;
     case RowOp::kColumnSum: ttsim_hls::column_sum_kernel<LANES, B>(xv, gv, R, C, C); break;
+    case RowOp::kTranspose: ttsim_hls::transpose_kernel<B>(xv, zv, R, C, C, R); break;
     case RowOp::kLoss:
       ttsim_hls::loss_kernel<LANES, B>(xv, labels.data(), zv, R, C, 0.5f, sv);
       break;

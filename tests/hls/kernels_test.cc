@@ -13,6 +13,7 @@
 #include "hls/include/design_config.h"
 #include "hls/include/kernel_spec.h"
 #include "hls/include/loop_counter.h"
+#include "hls/kernels/add.h"
 #include "hls/kernels/attention.h"
 #include "hls/kernels/gelu.h"
 #include "hls/kernels/layernorm.h"
@@ -134,11 +135,19 @@ std::vector<TtDims> tt_cases() {
 struct FlowFns {
   using CRef = ttsim_hls::CRef;
   using Ref = ttsim_hls::Ref;
-  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref);
+  /// Forward; its last argument is chain arena 1 (the TT flow takes none: tt_fwd_adapter).
+  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref, Ref);
   void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref, Ref);
   int (*saved)(const TtDims&, int, int);    ///< words in saved arena 0 / 1
   int (*scratch)(const TtDims&, int, int);  ///< words in chain arena 0 / 1
 };
+
+/// tt_forward with btt_forward's arguments (it uses no chain arena in the forward).
+void tt_fwd_adapter(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef cores,
+                    ttsim_hls::CRef bias, ttsim_hls::Ref Y, ttsim_hls::Ref saved0, ttsim_hls::Ref saved1,
+                    ttsim_hls::Ref) {
+  ttsim_hls::tt_forward(index, t, K, X, cores, bias, Y, saved0, saved1);
+}
 
 void check_flow(const FlowFns& f) {
   std::mt19937 rng(42);
@@ -150,7 +159,7 @@ void check_flow(const FlowFns& f) {
       // Each saved / chain block in its own vector (the arenas of model_step.h).
       Vf Y(K * N), saved0(f.saved(t, K, 0) + 1), saved1(f.saved(t, K, 1) + 1), scratch0(f.scratch(t, K, 0) + 1),
           scratch1(f.scratch(t, K, 1) + 1);
-      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1));
+      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1), BV(scratch1));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -190,7 +199,7 @@ TEST(TtLinear, BttForwardAndGradientsMatchDenseReconstruction) {
 }
 
 TEST(TtLinear, SequentialTtForwardAndGradientsMatchDenseReconstruction) {
-  check_flow({ttsim_hls::tt_forward, ttsim_hls::tt_backward, ttsim_hls::tt_saved_words,
+  check_flow({tt_fwd_adapter, ttsim_hls::tt_backward, ttsim_hls::tt_saved_words,
               ttsim_hls::tt_scratch_words});
 }
 
@@ -213,9 +222,9 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
     for (int k = 2; k <= d; ++k) fwd.push_back(shape(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k], kCol));
     for (int j = e - 1; j >= 1; --j)
       fwd.push_back(shape(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j), kCol));
-    fwd.push_back(shape(K, M, rd, kCol));
+    fwd.push_back(shape(K, M, rd, kDot));  // X · L_d with L_dᵀ stored: lanes along M
     fwd.push_back(shape(K, rd, N, kCol));
-    bwd = {shape(K, N, rd, kDot), shape(K, rd, M, kDot), shape(rd, K, N, kCol), shape(M, K, rd, kCol)};
+    bwd = {shape(K, N, rd, kDot), shape(K, rd, M, kCol), shape(rd, K, N, kCol), shape(rd, K, M, kCol)};
     for (int k = d; k >= 2; --k) {
       bwd.push_back(shape(t.r[k - 1], t.mpre(k - 1), t.m[k - 1] * t.r[k], kCol));
       bwd.push_back(shape(t.mpre(k - 1), t.m[k - 1] * t.r[k], t.r[k - 1], kDot));
@@ -250,7 +259,7 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
         dX(K * M), dc(t.total_words());
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1));
+      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1), BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
@@ -515,6 +524,28 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
   EXPECT_FLOAT_EQ(w[1], 2.1f);
   EXPECT_FLOAT_EQ(w[2], 2.8f);
   EXPECT_EQ(g, Vf(3, 0.0f));
+}
+
+// The transposed copy moves every word (odd and even row counts, row strides past the
+// extents, views off a bank boundary) and writes nothing outside out's cols × R block.
+TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
+  constexpr int B = 8;
+  for (int R : {1, 5, 12}) {
+    for (int C : {1, 3, 16}) {
+      const int x_rs = C + 2, o_rs = R + 1, off = 3;
+      std::mt19937 rng(R * 31 + C);
+      Vf x = randv(static_cast<std::size_t>(off + R * x_rs), rng);
+      Vf out(static_cast<std::size_t>(off + C * o_rs + 4), -7.0f);
+      ttsim_hls::transpose_kernel<B>(BV<B>(x) + off, BV<B>(out) + off, R, C, x_rs, o_rs);
+      for (int j = 0; j < C; ++j) {
+        for (int i = 0; i < o_rs; ++i) {
+          const float got = out[off + j * o_rs + i];
+          EXPECT_EQ(got, i < R ? x[off + i * x_rs + j] : -7.0f) << "R " << R << " C " << C << " i " << i << " j " << j;
+        }
+      }
+      for (int w = 0; w < off; ++w) EXPECT_EQ(out[w], -7.0f);
+    }
+  }
 }
 
 }  // namespace
