@@ -21,7 +21,8 @@
 // gradients "dG1".."dG{d+e}"; a dense-format layer's weight "W" (M × N) and "dW".
 // Intermediates: "L2".."L{d}" (L_k, Mpre(k) × r_k), "R1".."R{e-1}" (R_j, r_{d+j-1} × Nsuf(j-1)),
 // "Z" (K × r_d), "dZ", "W"/"dW" (M × N) rebuilt by MM on a TT layer, "T1".."T{d+e-1}"
-// (T_k of the sequential flow), "dT1".., "dL2".., "dR1"... Aliases that cost nothing:
+// (T_k of the sequential flow), "dT1".., "dL2".., "dR1"..., and BTT's "Lt" (L_dᵀ, r_d × M)
+// and "dLt" (dL_dᵀ). Aliases that cost nothing:
 // L_1 = G_1, R_e = G_{d+e}, T_0 = X, T_{d+e} = Y, dG_1 = dL_1, dG_{d+e} = dR_e, so a step
 // that produces dL_1 writes "dG1" directly.
 
@@ -76,7 +77,8 @@ struct FlowTensor {
 
 /// One step of a flow. Contraction steps have op == TaskOp::kContraction and cost
 /// shape.macs() MACs; the attention plan also holds its row-wise softmax steps
-/// (op kSoftmax / kSoftmaxGrad, shape batch × rows × cols elements, no MACs).
+/// (op kSoftmax / kSoftmaxGrad, shape batch × rows × cols elements, no MACs) and the BTT
+/// plan its transposed copies (op kAdd, variant kAddTranspose, rows × cols elements).
 struct FlowStep {
   std::string name;  ///< unique within the plan, e.g. "fwd.merge_left.2", "bwd.grad_core.3"
   /// Task::role tag, e.g. "btt.merge_left", "btt.xl", "tt.step", "mm.rebuild", see
@@ -96,7 +98,7 @@ struct FlowStep {
 /// Cost of one stage of a flow.
 struct FlowCost {
   std::int64_t macs = 0;                     ///< exact multiply-accumulates
-  int critical_path = 0;                     ///< sequential contraction steps
+  int critical_path = 0;                     ///< sequential steps (largest FlowStep::level)
   std::int64_t peak_intermediate_words = 0;  ///< FP32 words, see stage_cost()
 };
 

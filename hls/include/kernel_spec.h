@@ -96,7 +96,7 @@ enum TripKind : int {
   kTripContractColumn,   ///< column form: nb · ceil(rows·tiles / S) · S · nred
   kTripContractDot,      ///< dot form: nb · ceil(rows·cols / S) · S · ceil(inner / lanes) · rb
   kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
-  kTripTranspose,        ///< cols · ceil(R / kBankPorts): kBankPorts words per iteration
+  kTripTranspose,        ///< (ceil(R / lanes) · tiles + 1) · lanes: a lanes × lanes tile per lanes iterations
 };
 
 constexpr int kMaxChain = 16;
@@ -177,7 +177,7 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
     case kTripContractColumn: return nb * ceil_div(rows * tiles, S) * S * inner * rb;
     case kTripContractDot: return nb * ceil_div(rows * cols, S) * S * ceil_div(inner, lanes) * rb;
     case kTripContractScalar: return nb * ceil_div(rows * cols, S) * S * inner * rb;
-    case kTripTranspose: return cols * ceil_div(R, kBankPorts);
+    case kTripTranspose: return (ceil_div(R, lanes) * tiles + 1) * lanes;
   }
   return 0;
 }
@@ -400,9 +400,9 @@ constexpr KernelSpec kKernelSpecs[] = {
        1,
        {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
        2},
-      // Transposed copy, kBankPorts words per iteration: two scalar reads of x (rows i and
-      // i+1 of one column) and two scalar writes of out (two consecutive words), each
-      // holding one port of every bank — ResMII 1 on both arrays. No arithmetic.
+      // Transposed copy through a double-buffered lanes × lanes register tile: one lane
+      // read of x (a tile row) and one lane write of out (a column of the previous tile)
+      // per iteration — ResMII 1 on both arrays. No arithmetic.
       {"transpose",
        kTripTranspose,
        kAddTranspose,
@@ -410,7 +410,7 @@ constexpr KernelSpec kKernelSpecs[] = {
        2,
        {},
        0,
-       {{"x", kScalarAccess, 2, 0}, {"out", kScalarAccess, 0, 2}},
+       {{"x", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}},
        2}},
      4},
     {"ttsim_loss",

@@ -109,36 +109,72 @@ column_sum:
 }
 
 /// out[j·o_rs + i] = x[i·x_rs + j] for i < R, j < cols: x (R rows of cols, row stride
-/// x_rs) copied transposed (cols rows of R, row stride o_rs). kBankPorts words per
-/// iteration, column j outer: two scalar reads of x (rows i, i+1) and two scalar writes of
-/// out (words i, i+1 of row j), each a multiplexer that holds one port of every bank; the
-/// banks' two ports bound the copy at two words per cycle whatever the lane count (a wider
-/// access at a runtime stride would need a crossbar over the banks). Loop transpose (II:
-/// TTSIM_II_TRANSPOSE); trip cols · ceil(R / 2).
-template <int B>
+/// x_rs) copied transposed (cols rows of R, row stride o_rs), LANES words per cycle through
+/// a LANES × LANES register tile, double-buffered. The loop walks the tiles (row tiles
+/// outer, column tiles inner), LANES iterations each: iteration s of tile t lane-reads row
+/// s of tile t (LANES consecutive words of x) into buffer t mod 2 and lane-writes column s
+/// of tile t − 1 (LANES consecutive words of out) from the other buffer; LANES more
+/// iterations drain the last tile. One lane access per array per iteration: ResMII 1.
+/// Rows past R and columns past cols are neither read nor written. Loop transpose (II:
+/// TTSIM_II_TRANSPOSE); trip (ceil(R / LANES) · ceil(cols / LANES) + 1) · LANES.
+template <int LANES, int B>
 void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
                       int o_rs) {
-  constexpr int W = ttsim_spec::kBankPorts;
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> out(out_mem, out_off);
-  const int groups = (R + W - 1) / W;
-  const long total = static_cast<long>(groups) * cols;
-  int g = 0, j = 0;
+  float tile[2][LANES][LANES];
+#pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
+  const int col_tiles = (cols + LANES - 1) / LANES;
+  const long tiles = static_cast<long>((R + LANES - 1) / LANES) * col_tiles;
+  const long total = (tiles + 1) * LANES;
+  int s = 0, buf = 0;
+  int i0 = 0, j0 = 0;    // first row and column of the tile being read
+  int pi0 = 0, pj0 = 0;  // of the tile being written (the previous one)
+  long t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
+// tile[buf] is written by the tile being read and tile[1 - buf] read by the one being
+// written: the two halves never meet in one iteration.
+#pragma HLS DEPENDENCE variable = tile type = inter false
     TTSIM_LOOP_ITER("transpose");
-    const int i = g * W;
-    const int valid = R - i < W ? R - i : W;
-    const float v0 = bank_read("x", x, i * x_rs + j);
-    const float v1 = valid > 1 ? bank_read("x", x, (i + 1) * x_rs + j) : 0.0f;
-    bank_write("out", out, j * o_rs + i, v0);
-    if (valid > 1) bank_write("out", out, j * o_rs + i + 1, v1);
-    if (++g == groups) {
-      g = 0;
-      ++j;
+    if (t < tiles) {
+      float row[LANES];
+#pragma HLS ARRAY_PARTITION variable = row complete
+      const int n_cols = cols - j0 < LANES ? cols - j0 : LANES;
+      if (i0 + s < R) {
+        lane_read<LANES>("x", x, (i0 + s) * x_rs + j0, n_cols, row);
+      } else {
+        for (int l = 0; l < LANES; ++l) row[l] = 0.0f;
+      }
+      for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+        tile[buf][s][l] = row[l];
+      }
+    }
+    if (t > 0 && pj0 + s < cols) {
+      float col[LANES];
+#pragma HLS ARRAY_PARTITION variable = col complete
+      for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+        col[l] = tile[1 - buf][l][s];
+      }
+      const int n_rows = R - pi0 < LANES ? R - pi0 : LANES;
+      lane_write<LANES>("out", out, (pj0 + s) * o_rs + pi0, n_rows, col);
+    }
+    if (++s == LANES) {
+      s = 0;
+      buf = 1 - buf;
+      ++t;
+      pi0 = i0;
+      pj0 = j0;
+      j0 += LANES;
+      if (j0 >= cols) {
+        j0 = 0;
+        i0 += LANES;
+      }
     }
   }
 }
@@ -163,9 +199,9 @@ void column_sum_kernel(Banked<const float, B> x, Banked<float, B> sum, int R, in
 }
 
 /// transpose_kernel on Banked views (host code and tests).
-template <int B>
+template <int LANES, int B>
 void transpose_kernel(Banked<const float, B> x, Banked<float, B> out, int R, int cols, int x_rs, int o_rs) {
-  transpose_kernel<B>(x.rows, x.off, out.rows, out.off, R, cols, x_rs, o_rs);
+  transpose_kernel<LANES, B>(x.rows, x.off, out.rows, out.off, R, cols, x_rs, o_rs);
 }
 
 }  // namespace ttsim_hls

@@ -84,7 +84,7 @@ void ttsim_column_sum(const float x[][kArenaBanks], int x_off, float sum[][kAren
 void ttsim_transpose(const float x[][kArenaBanks], int x_off, float out[][kArenaBanks], int out_off, int R, int cols,
                      int x_rs, int o_rs) {
 #pragma HLS INLINE off
-  transpose_kernel<kArenaBanks>(x, x_off, out, out_off, R, cols, x_rs, o_rs);
+  transpose_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, out, out_off, R, cols, x_rs, o_rs);
 }
 float ttsim_loss(const float logits[][kArenaBanks], int logits_off, const int index[], int labels_off,
                  float dlogits[][kArenaBanks], int dlogits_off, int R, int cols, float scale,

@@ -20,7 +20,7 @@
 //   ttsim_add              add             add
 //   ttsim_add_accumulate   add             add_accumulate (in place, distinct elements)
 //   ttsim_column_sum       add             column_sum   (bias gradient: column sums)
-//   ttsim_transpose        add             transpose    (transposed copy, 2 words a cycle)
+//   ttsim_transpose        add             transpose    (transposed copy through a lane tile)
 //   ttsim_loss             loss            loss_max, loss_exp_sum, loss_grad
 //   ttsim_sgd_update       sgd_update      sgd_update
 //   ttsim_train_step       (top function: one training step, all parameters on chip)

@@ -518,7 +518,7 @@ SpecShape run_row(RowOp op, int R, int C, int off) {
       ttsim_hls::add_accumulate_kernel<LANES, B>(xv, av, R, C, C, rs);
       break;
     case RowOp::kColumnSum: ttsim_hls::column_sum_kernel<LANES, B>(xv, gv, R, C, C); break;
-    case RowOp::kTranspose: ttsim_hls::transpose_kernel<B>(xv, zv, R, C, C, R); break;
+    case RowOp::kTranspose: ttsim_hls::transpose_kernel<LANES, B>(xv, zv, R, C, C, R); break;
     case RowOp::kLoss:
       ttsim_hls::loss_kernel<LANES, B>(xv, labels.data(), zv, R, C, 0.5f, sv);
       break;

@@ -526,9 +526,11 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
   EXPECT_EQ(g, Vf(3, 0.0f));
 }
 
-// The transposed copy moves every word (odd and even row counts, row strides past the
-// extents, views off a bank boundary) and writes nothing outside out's cols × R block.
-TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
+// The transposed copy moves every word (row and column counts below, at and past a tile
+// of LANES, row strides past the extents, views off a bank boundary) and writes nothing
+// outside out's cols × R block.
+template <int LANES>
+void check_transpose() {
   constexpr int B = 8;
   for (int R : {1, 5, 12}) {
     for (int C : {1, 3, 16}) {
@@ -536,16 +538,24 @@ TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
       std::mt19937 rng(R * 31 + C);
       Vf x = randv(static_cast<std::size_t>(off + R * x_rs), rng);
       Vf out(static_cast<std::size_t>(off + C * o_rs + 4), -7.0f);
-      ttsim_hls::transpose_kernel<B>(BV<B>(x) + off, BV<B>(out) + off, R, C, x_rs, o_rs);
+      ttsim_hls::transpose_kernel<LANES, B>(BV<B>(x) + off, BV<B>(out) + off, R, C, x_rs, o_rs);
       for (int j = 0; j < C; ++j) {
         for (int i = 0; i < o_rs; ++i) {
           const float got = out[off + j * o_rs + i];
-          EXPECT_EQ(got, i < R ? x[off + i * x_rs + j] : -7.0f) << "R " << R << " C " << C << " i " << i << " j " << j;
+          EXPECT_EQ(got, i < R ? x[off + i * x_rs + j] : -7.0f)
+              << "lanes " << LANES << " R " << R << " C " << C << " i " << i << " j " << j;
         }
       }
       for (int w = 0; w < off; ++w) EXPECT_EQ(out[w], -7.0f);
+      for (std::size_t w = off + C * o_rs; w < out.size(); ++w) EXPECT_EQ(out[w], -7.0f);
     }
   }
+}
+
+TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
+  check_transpose<1>();
+  check_transpose<4>();
+  check_transpose<8>();
 }
 
 }  // namespace
