@@ -38,6 +38,7 @@ using namespace ttsim::hls;
 struct CalibrateOptions {
   std::string dir, arch_path, device_path, model_path, out;
   std::vector<std::string> explicit_power;
+  std::vector<std::string> keep;
 };
 
 /// Parses `args` into `o`; false when --help was given (usage printed). Throws InputError
@@ -55,9 +56,12 @@ bool parse_calibrate_options(const std::vector<std::string>& args, CalibrateOpti
       ("power", po::value<std::vector<std::string>>(&o.explicit_power)->composing(),
        "a report_power file to fit power from even outside the design's report tree (repeatable; the "
        "*utilization*.rpt beside it gives the resources). Without it, only report_power files in the tree of "
-       "a ttsim csynth report under --reports are used");
+       "a ttsim csynth report under --reports are used")
+      ("keep", po::value<std::vector<std::string>>(&o.keep)->composing(),
+       "a csynth report under --reports to fit although it is flagged (another design's top, an identity problem, "
+       "figures that contradict each other; repeatable). Without it such reports are listed as rejected, not fitted");
   po::variables_map vm;
-  return parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json [--power FILE]...",
+  return parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json [--power FILE]... [--keep FILE]...",
                        options, {}, args, vm);
 }
 
@@ -85,7 +89,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   const DeviceSpec device = load_device_spec(o.device_path);
   const ModelSpec model = load_model_spec(o.model_path);
   const ReportSet reports = read_reports(o.dir);
-  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim);
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim, SampleOptions{o.keep});
   const PowerSelection power = select_power_reports(reports, o.dir, o.explicit_power);
   std::cout << format_inventory(report_inventory(reports, set, &power), o.dir) << timing_warnings(reports.csynth);
   // The model's training step: its calls decide each module instance's II (the emitted

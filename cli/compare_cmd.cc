@@ -49,6 +49,7 @@ Json jnum(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nul
 /// The options of `compare`.
 struct CompareOptions {
   std::string dir, arch_path, device_path, calibration_path, model_path, json_out;
+  std::vector<std::string> keep;
 };
 
 /// Parses `args` into `o`; false when --help was given (usage printed). Throws InputError
@@ -63,9 +64,12 @@ bool parse_compare_options(const std::vector<std::string>& args, CompareOptions&
        "calibration file; without it the reports under DIR are fitted now (not saved)")
       ("model", po::value<std::string>(&o.model_path),
        "model config: compares a ttsim_train_step report with the simulated design, and prices every loop at its instance's II over the step's calls")
-      ("json", po::value<std::string>(&o.json_out), "write the table, MAPE and leave-one-out results here");
+      ("json", po::value<std::string>(&o.json_out), "write the table, MAPE and leave-one-out results here")
+      ("keep", po::value<std::vector<std::string>>(&o.keep)->composing(),
+       "a csynth report under --reports to compare although it is flagged (another design's top, an identity "
+       "problem, figures that contradict each other; repeatable)");
   po::variables_map vm;
-  return parse_options("compare", "--reports DIR --arch A --device D [--calibration C] [--model M] [--json OUT]",
+  return parse_options("compare", "--reports DIR --arch A --device D [--calibration C] [--model M] [--json OUT] [--keep FILE]...",
                        options, {}, args, vm);
 }
 
@@ -189,7 +193,7 @@ int run_compare(const std::vector<std::string>& args) {
   const ArchSpec arch = load_arch_spec(o.arch_path);
   const DeviceSpec device = load_device_spec(o.device_path);
   const ReportSet reports = read_reports(o.dir);
-  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim);
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim, SampleOptions{o.keep});
   const std::vector<FileUse> files = report_inventory(reports, set, nullptr);
   std::cout << format_inventory(files, o.dir) << timing_warnings(reports.csynth);
   const CalibrationChoice c = choose_calibration(o, set, arch, device);

@@ -55,7 +55,9 @@ int run_compare_rules(const std::vector<std::string>& args) {
   std::cout << timing_warnings(s.csynth);
   c.ev = evaluate_rules(s.csynth, rules, s.cosim);
   c.other = evaluate_rules(s.csynth, rules == RuleSet::kHlsStates ? RuleSet::kTextbook : RuleSet::kHlsStates, s.cosim);
-  std::cout << rule_results_table(c, vm["all"].as<bool>()) << rule_summary(c) << rule_per_report(c);
+  c.sets = rule_sets(c, s.csynth);
+  std::cout << rule_results_table(c, vm["all"].as<bool>()) << rule_summary(c) << rule_per_report(c)
+            << rule_per_set(c);
   if (!out.empty()) {
     write_file_atomic(out, rules_json(c).dump(2) + "\n");
     std::cout << "wrote " << out << "\n";

@@ -2,7 +2,10 @@
 // report readers (hls/reports) read from one report file or every report in a folder.
 
 #include <iostream>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -10,6 +13,8 @@
 #include "cli/options.h"
 #include "core/atomic_file.h"
 #include "hls/reports/report_checks.h"
+#include "hls/reports/report_consistency.h"
+#include "hls/reports/report_identity.h"
 #include "hls/reports/report_json.h"
 #include "hls/reports/report_set.h"
 
@@ -76,6 +81,83 @@ void print_csynth(const CsynthReport& r, bool modules) {
   }
 }
 
+/// The last component of `path`.
+std::string file_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+/// Unknown values listed per report before "… N more".
+constexpr std::size_t kUnknownsListed = 8;
+
+/// The checks of one csynth report, indented by `indent`: the values read as unknown
+/// (counted by kind, the first kUnknownsListed listed; --json lists every one), what its
+/// identity gets wrong and what it contradicts.
+void print_checks(const CsynthReport& r, int indent) {
+  const std::string pad(indent, ' ');
+  if (!r.unknowns.empty()) {
+    std::map<std::string, int> kinds;
+    std::set<std::string> modules;
+    for (const auto& u : r.unknowns) {
+      ++kinds[u.kind()];
+      modules.insert(u.module);
+    }
+    std::string by_kind;
+    for (const auto& [k, n] : kinds) by_kind += fmt::format("{}{} {}", by_kind.empty() ? "" : ", ", n, k);
+    std::cout << fmt::format("{}unknown values: {} in {} module{} ({}), read as unknown:\n", pad, r.unknowns.size(),
+                             modules.size(), modules.size() == 1 ? "" : "s", by_kind);
+    for (std::size_t i = 0; i < r.unknowns.size() && i < kUnknownsListed; ++i) {
+      const auto& u = r.unknowns[i];
+      std::cout << fmt::format("{}  {}: {} = {}\n", pad, u.module, u.field, u.text);
+    }
+    if (r.unknowns.size() > kUnknownsListed) {
+      std::cout << fmt::format("{}  … {} more (--json lists every one)\n", pad, r.unknowns.size() - kUnknownsListed);
+    }
+  }
+  for (const auto& p : identity_problems(r)) std::cout << pad << "identity: " << p << "\n";
+  for (const auto& c : contradictions(r)) std::cout << pad << "contradicts itself: " << c.module << ": " << c.what << "\n";
+}
+
+/// The other files of design `g`: its top's own per-module file(s) and the per-module files
+/// of its modules, each with its checks; then the files not grouped with it and why.
+void print_design_files(const std::vector<CsynthReport>& csynth, const DesignGroup& g) {
+  const std::size_t n = g.same_top.size() + g.modules.size();
+  if (n > 0) std::cout << fmt::format("  files of the same build: {}\n", n);
+  for (std::size_t i : g.same_top) {
+    const CsynthReport& r = csynth[i];
+    std::cout << fmt::format("    {}  top {} again  latency {} .. {}\n", file_name(r.source), r.top, r.latency_best.str(),
+                             r.latency_worst.str());
+    print_checks(r, 6);
+  }
+  for (const auto& m : g.modules) {
+    const CsynthReport& r = csynth[m.report];
+    std::cout << fmt::format("    {}  module {} of {}{}  latency {} .. {}  interval {} .. {}\n", file_name(r.source), r.top, g.top,
+                             m.parent.empty() || m.parent == g.top ? "" : " (called by " + m.parent + ")",
+                             r.latency_best.str(), r.latency_worst.str(), r.interval_min.str(), r.interval_max.str());
+    print_checks(r, 6);
+  }
+  for (const auto& x : g.mismatches) std::cout << "  not grouped: " << x << "\n";
+}
+
+/// "N csynth files, D designs: M modules read, U unknown values, I identity problems, C
+/// contradictions". Modules (ModuleInformation entries, else tops), unknown values
+/// (module, field) and contradictions count once per folder: the top's csynth.xml and
+/// <top>_csynth.xml print the same ones.
+std::string csynth_totals(const std::vector<CsynthReport>& csynth, std::size_t designs) {
+  std::set<std::pair<std::string, std::string>> modules;
+  std::set<std::tuple<std::string, std::string, std::string>> unknowns, contradicted;
+  std::size_t identity = 0;
+  for (const auto& r : csynth) {
+    const std::string folder = r.source.substr(0, r.source.find_last_of('/') + 1);
+    if (r.modules.empty()) modules.insert({folder, r.top});
+    for (const auto& m : r.modules) modules.insert({folder, m.name});
+    for (const auto& u : r.unknowns) unknowns.insert({folder, u.module, u.field});
+    for (const auto& c : contradictions(r)) contradicted.insert({folder, c.module, c.what});
+    identity += identity_problems(r).size();
+  }
+  auto n = [](std::size_t k, const char* what) { return fmt::format("{} {}{}", k, what, k == 1 ? "" : "s"); };
+  return fmt::format("{}, {}: {} read, {}, {}, {}\n", n(csynth.size(), "csynth file"), n(designs, "design"),
+                     n(modules.size(), "module"), n(unknowns.size(), "unknown value"), n(identity, "identity problem"),
+                     n(contradicted.size(), "contradiction"));
+}
+
 /// The Vivado implementation, co-simulation, utilization and power reports of `s`.
 void print_impl_reports(const ReportSet& s) {
   for (const auto& e : s.export_impl) {
@@ -120,7 +202,8 @@ int run_inspect_report(const std::vector<std::string>& args) {
       ("json", po::value<std::string>(&out),
        "also write everything read as JSON to this file (atomically); per csynth report: top, "
        "part, tool_version, target_clock_ns, estimated_clock_ns, latency_best, latency_worst, "
-       "interval_min, interval_max (null when unknown), resources, loops (tree), modules")
+       "interval_min, interval_max (null when unknown), resources, loops (tree), modules, unknowns, "
+       "identity_problems, contradictions; designs: the files of each build grouped under its top")
       ("modules", po::bool_switch(), "list every ModuleInformation module with its loops");
   po::positional_options_description pos;
   pos.add("path", 1);
@@ -129,15 +212,20 @@ int run_inspect_report(const std::vector<std::string>& args) {
     return 0;
   }
   const ReportSet s = read_reports(path);
-  for (const auto& r : s.csynth) {
+  const std::vector<DesignGroup> designs = group_designs(s.csynth);
+  for (const auto& g : designs) {
+    const CsynthReport& r = s.csynth[g.report];
     print_csynth(r, vm["modules"].as<bool>());
+    print_checks(r, 2);
     if (!r.latency_worst.known()) {
       if (auto c = cosim_latency_for(r, s.cosim)) {
         std::cout << fmt::format("  latency from co-simulation (ground truth; csynth undef): {} cycles ({})\n",
                                  c->latency.str(), c->source);
       }
     }
+    print_design_files(s.csynth, g);
   }
+  if (!s.csynth.empty()) std::cout << csynth_totals(s.csynth, designs.size());
   print_impl_reports(s);
   if (!s.not_read.empty()) {
     std::cout << fmt::format("not read ({} files of no known report kind)\n", s.not_read.size());

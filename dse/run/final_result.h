@@ -45,7 +45,7 @@ struct FinalResult {
   int systemc_rounds = 0;           ///< rounds of SystemC re-evaluation of the front
   std::uint64_t systemc_points = 0; ///< points with a SystemC evaluation
   std::optional<PointId> chosen;
-  std::string why;                  ///< the rule and the figures behind the choice
+  std::string why;                  ///< the rule and the figures behind the choice; any tie on the front and the rule that broke it
   Evaluation chosen_detail;         ///< detailed evaluation (breakdown, resolved configs)
   std::vector<ReferenceStanding> references;
   std::vector<std::string> notes;   ///< unavailable metrics, skipped stages, budgets

@@ -84,8 +84,43 @@ void systemc_stage(const SweepEvaluator& eval, RunState& state, BatchRunner& run
   systemc_rounds(eval, state, runner, f);
 }
 
+// "; tied with ..." when other front designs equal the chosen one (index `ci` of `front`)
+// on the choose metric (`key`): which, and the rule that broke the tie (the objectives in
+// order, then the lowest point id); "" when none does.
+template <typename Key>
+std::string tie_text(const SweepEvaluator& eval, const std::vector<Candidate>& front, std::size_t ci, Key key) {
+  const PointId chosen = front[ci].id;
+  std::vector<PointId> same_objectives, same_metric;
+  for (const Candidate& x : front) {
+    if (x.id == chosen || key(x.id) != key(chosen)) continue;
+    (x.objectives == front[ci].objectives ? same_objectives : same_metric).push_back(x.id);
+  }
+  if (same_objectives.empty() && same_metric.empty()) return "";
+  std::string objs;
+  for (Metric m : eval.objectives()) objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).name);
+  const std::string metric = metric_info(eval.sweep().choose_metric).name;
+  auto ids = [](const std::vector<PointId>& v) {
+    std::string s;
+    for (PointId id : v) s += (s.empty() ? "" : ", ") + std::to_string(id);
+    return s;
+  };
+  std::string s;
+  if (!same_metric.empty()) {
+    s += fmt::format("; tied on {} with design{} {}, which the objectives in order ({}) "
+                     "rank after it",
+                     metric, same_metric.size() == 1 ? "" : "s", ids(same_metric), objs);
+  }
+  if (!same_objectives.empty()) {
+    s += fmt::format("; tied with design{} {} on every objective ({}){}: the tie is broken by the lowest point id "
+                     "(chosen {})",
+                     same_objectives.size() == 1 ? "" : "s", ids(same_objectives), objs,
+                     objs.find(metric) == std::string::npos ? " and on " + metric : "", chosen);
+  }
+  return s;
+}
+
 // The chosen design: best choose_metric on the front, then the objectives, then id; its
-// detailed evaluation and why.
+// detailed evaluation and why, stating any tie and the rule that broke it.
 void choose(const SweepEvaluator& eval, const RunState& state, const std::vector<Candidate>& front,
             FinalResult& f) {
   const Metric cm = eval.sweep().choose_metric;
@@ -125,6 +160,7 @@ void choose(const SweepEvaluator& eval, const RunState& state, const std::vector
       "{} {} among the {} front designs ({})",
       objs, to_string(r.best().fidelity), maximize ? "highest" : "lowest", metric_info(cm).name,
       f.front.size(), fmt_metric(cm, r.best().metrics[cm]));
+  f.why += tie_text(eval, front, ci, key);
 }
 
 // Where reference point `ref` stands against the front.

@@ -344,6 +344,15 @@ void parse_references(const JsonView& root, SweepSpec& s) {
   }
 }
 
+// An empty design space: no axis and no reference design (the base design alone would be
+// evaluated as an unlabelled point). Refused at /axes before any work.
+void refuse_empty_space(const JsonView& axes, const std::vector<std::string>& order, const SweepSpec& s) {
+  if (!order.empty() || !s.space.references().empty()) return;
+  axes.fail("at least one axis with values (an empty \"axes\" sweeps nothing; to evaluate the base design alone, "
+            "list it under \"reference\")",
+            "{} and no \"reference\"");
+}
+
 void parse_constraints(const JsonView& root, ConstraintSpec& c) {
   const auto v = root.find("constraints");
   if (!v) return;
@@ -442,6 +451,7 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   check_pointer_axes(axes, s);
   check_axis_values(axes, s);
   parse_references(root, s);
+  refuse_empty_space(axes, order, s);
   parse_constraints(root, s.constraints);
   s.objectives = parse_objectives(root);
   s.search = parse_search(root);

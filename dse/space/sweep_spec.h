@@ -24,7 +24,8 @@
 // Relative paths are tried from the working directory, then from each folder above
 // the sweep file. Axis values are lists or {"from", "to", "step"} integer ranges.
 // A reference point's unlisted axes keep the base files' values (the grid point with
-// those values when every one of them is among the axis' values).
+// those values when every one of them is among the axis' values). "axes": {} with no
+// "reference" is an empty design space, refused at /axes.
 
 #include <cstdint>
 #include <optional>
@@ -82,7 +83,7 @@ struct SweepSpec {
 
 /// Loads and validates a sweep file. Throws InputError / ConfigError (file, JSON
 /// pointer, expected, found) for unknown keys, bad axis values, unknown metrics,
-/// missing base files.
+/// missing base files, and an empty design space (no axis and no reference, at /axes).
 SweepSpec load_sweep_spec(const std::string& path);
 SweepSpec parse_sweep_spec(const Json& doc, const std::string& file);
 

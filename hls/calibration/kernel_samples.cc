@@ -4,8 +4,13 @@
 #include <filesystem>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "core/errors.h"
 #include "hw/loop_nest.h"
 #include "hls/reports/report_checks.h"
+#include "hls/reports/report_consistency.h"
+#include "hls/reports/report_identity.h"
 
 namespace ttsim::hls {
 namespace {
@@ -72,6 +77,35 @@ std::optional<TaskOp> task_op_of_module(const std::string& module) {
     }
   }
   return std::nullopt;
+}
+
+bool holds_ttsim_module(const CsynthReport& r) {
+  if (r.top.rfind("ttsim_", 0) == 0) return true;
+  return std::any_of(r.modules.begin(), r.modules.end(),
+                     [](const ModuleReport& m) { return m.name.rfind("ttsim_", 0) == 0; });
+}
+
+std::vector<std::string> ttsim_identity_problems(const CsynthReport& r) {
+  if (!holds_ttsim_module(r)) return {};
+  const std::string& top = r.top;
+  if (top.rfind("ttsim_", 0) != 0) {
+    std::string held;
+    for (const auto& m : r.modules) {
+      if (m.name.rfind("ttsim_", 0) == 0 && m.name.find(kPipelineInfix) == std::string::npos) {
+        held += (held.empty() ? "" : ", ") + m.name;
+      }
+    }
+    return {"report of another design: its top " + top + " is not a ttsim module (" + kTtsimDesignTop +
+            " or a ttsim_<op> kernel, hls/kernels/modules.h), yet it holds ttsim modules (" +
+            (held.empty() ? "outlined loops only" : held) + ")"};
+  }
+  const auto pipe = top.find(kPipelineInfix);
+  const std::string owner = pipe == std::string::npos ? top : top.substr(0, pipe);
+  if (owner != kTtsimDesignTop && !task_op_of_module(owner)) {
+    return {"its top " + top + " claims to be a ttsim module, but no ttsim kernel module (ttsim_<op>, "
+            "hls/kernels/modules.h) nor " + kTtsimDesignTop + " is named " + owner};
+  }
+  return {};
 }
 
 std::vector<std::int64_t> KernelSample::trips() const {
@@ -236,6 +270,25 @@ void add_bound_samples(const KernelSample& s, const FoundLoops& ordered, bool ex
   }
 }
 
+/// " (<module>: <field> = <text>, …)": the values of module `name` and of the modules
+/// holding its loops `found` that `r` printed as unknown (the first three), "" when none.
+std::string unknowns_of(const CsynthReport& r, const std::string& name, const FoundLoops& found) {
+  std::set<std::string> modules = {name};
+  for (const auto& [l, mod] : found) modules.insert(mod);
+  std::vector<std::string> listed;
+  std::set<std::string> seen;  // the top's summary repeats its ModuleInformation entry
+  std::size_t n = 0;
+  for (const auto& u : r.unknowns) {
+    const std::string line = u.module + ": " + u.field + " = " + u.text;
+    if (!modules.count(u.module) || !seen.insert(line).second) continue;
+    if (++n <= 3) listed.push_back(line);
+  }
+  if (listed.empty()) return "";
+  std::string s = " (";
+  for (std::size_t i = 0; i < listed.size(); ++i) s += (i ? ", " : "") + listed[i];
+  return s + (n > listed.size() ? fmt::format(", {} more)", n - listed.size()) : ")");
+}
+
 /// Samples kernel module `name` (of TaskOp `op`) of report `r` into `set` (or its skip).
 void collect_module_samples(const CsynthReport& r, const std::string& name, TaskOp op,
                             const std::vector<CosimReport>& cosim, KernelSampleSet& set) {
@@ -261,7 +314,7 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
     exact = exact && l->trip_count.is_exact() && l->latency.is_exact();
   }
   if (!known) {
-    skip(std::string("latency or a loop's trip count / latency is undef") +
+    skip(std::string("latency or a loop's trip count / latency is unknown") + unknowns_of(r, name, found) +
          (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
     return;
   }
@@ -270,8 +323,44 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
 
 }  // namespace
 
+namespace {
+
+/// Every problem of report `r` (which holds ttsim modules) that keeps it out of the
+/// samples: ttsim and report identity, contradictions; "" when none.
+std::string screening_problems(const CsynthReport& r) {
+  std::vector<std::string> all = ttsim_identity_problems(r);
+  for (const auto& p : identity_problems(r)) all.push_back(p);
+  for (const auto& c : contradictions(r)) all.push_back("contradicts itself: " + c.module + ": " + c.what);
+  std::string s;
+  for (const auto& p : all) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  return std::filesystem::path(a).lexically_normal() == std::filesystem::path(b).lexically_normal();
+}
+
+/// True when `r` passes the screening, or is kept (noted in `set.kept`); else noted in `set.refused`.
+bool screen(const CsynthReport& r, const SampleOptions& options, KernelSampleSet& set) {
+  if (!holds_ttsim_module(r)) return true;
+  const std::string problems = screening_problems(r);
+  if (problems.empty()) return true;
+  for (const std::string& k : options.keep) {
+    if (same_file(k, r.source)) {
+      set.kept.push_back({r.source, problems});
+      return true;
+    }
+  }
+  set.refused.push_back({r.source, problems});
+  return false;
+}
+
+}  // namespace
+
 KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
-                                       const std::vector<CosimReport>& cosim) {
+                                       const std::vector<CosimReport>& cosim, const SampleOptions& options) {
   KernelSampleSet set;
   std::set<std::pair<std::string, std::string>> seen;  // (folder, module)
   std::vector<const CsynthReport*> sorted;
@@ -279,6 +368,7 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->source < b->source; });
   for (const CsynthReport* rp : sorted) {
     const CsynthReport& r = *rp;
+    if (!screen(r, options, set)) continue;
     for (const std::string& name : module_names(r)) {
       const auto op = task_op_of_module(name);
       if (!op) {
@@ -288,6 +378,12 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
       if (!seen.insert({folder_of(r.source), name}).second) continue;
       collect_module_samples(r, name, *op, cosim, set);
     }
+  }
+  for (const std::string& k : options.keep) {
+    const bool read = std::any_of(reports.begin(), reports.end(), [&](const CsynthReport& r) {
+      return same_file(k, r.source);
+    });
+    if (!read) throw InputError("--keep " + k + ": not one of the csynth reports read (expected a *csynth.xml under --reports)");
   }
   return set;
 }

@@ -38,6 +38,19 @@ namespace ttsim::hls {
 /// The TaskOp of a kernel module name by the convention above, or std::nullopt.
 std::optional<TaskOp> task_op_of_module(const std::string& module);
 
+/// The top of ttsim's emitted build (hls/kernels/top.h).
+inline constexpr const char* kTtsimDesignTop = "ttsim_train_step";
+
+/// True when `r` holds a ttsim module: its top or one of its ModuleInformation modules is
+/// named ttsim_*.
+bool holds_ttsim_module(const CsynthReport& r);
+
+/// What report `r` gets wrong about being one of ttsim's (empty when nothing, or when it
+/// holds no ttsim module): a top that is not a ttsim module while the report holds ttsim
+/// modules ("report of another design"), or a ttsim_* top that names no kernel module
+/// (ttsim_<op>, hls/kernels/modules.h), no outlined loop of one and not ttsim_train_step.
+std::vector<std::string> ttsim_identity_problems(const CsynthReport& r);
+
 /// One loop of a kernel in one report, at one bound.
 struct LoopObservation {
   std::string name;           ///< loop label (= kernel_spec.h loop name, the loop class)
@@ -77,21 +90,43 @@ struct SampleSkip {
   std::string source, module, reason;
 };
 
+/// A csynth report holding ttsim modules that is left out of the samples, or used only
+/// because the user kept it: of another design, with an identity problem
+/// (hls/reports/report_identity.h, ttsim_identity_problems) or contradicting itself
+/// (hls/reports/report_consistency.h).
+struct ReportRefusal {
+  std::string source;
+  std::string reason;  ///< every problem, "; "-separated, with the values
+};
+
+/// How collect_kernel_samples screens the reports.
+struct SampleOptions {
+  /// csynth report files to sample although flagged (`calibrate --keep FILE`), compared
+  /// with the reports' paths as files.
+  std::vector<std::string> keep;
+};
+
 /// Everything found in a set of reports.
 struct KernelSampleSet {
   std::vector<KernelSample> samples;
   std::vector<SampleSkip> skipped;
   /// Non-kernel module names seen (for the "nothing maps" message).
   std::vector<std::string> unmapped;
+  std::vector<ReportRefusal> refused;  ///< reports left out, with why
+  std::vector<ReportRefusal> kept;     ///< flagged reports sampled because kept, with what was flagged
 };
 
-/// Samples of every kernel module in `reports`. A module reported by several files of
-/// one folder (csynth.xml and <m>_csynth.xml) counts once (the first file by path).
-/// Modules with unknown latency, no loop of the kernel, a missing loop common to every
-/// variant or a foreign loop are listed in `skipped`. A report top whose csynth latency
-/// is undef takes the co-simulation latency from `cosim` when there is one (ground truth,
-/// KernelSample::latency_source "cosim").
+/// Samples of every kernel module in `reports`. A report holding ttsim modules is first
+/// screened: one of another design, with an identity problem or contradicting itself is
+/// left out (`refused`) unless `options.keep` names it (`kept`). A module reported by
+/// several files of one folder (csynth.xml and <m>_csynth.xml) counts once (the first file
+/// by path). Modules with unknown latency, no loop of the kernel, a missing loop common to
+/// every variant or a foreign loop are listed in `skipped`. A report top whose csynth
+/// latency is undef takes the co-simulation latency from `cosim` when there is one (ground
+/// truth, KernelSample::latency_source "cosim"). Throws InputError naming a kept file that
+/// is none of `reports`.
 KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
-                                       const std::vector<CosimReport>& cosim = {});
+                                       const std::vector<CosimReport>& cosim = {},
+                                       const SampleOptions& options = {});
 
 }  // namespace ttsim::hls

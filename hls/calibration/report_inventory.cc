@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "hls/reports/report_checks.h"
+#include "hls/reports/report_identity.h"
 
 namespace ttsim::hls {
 namespace {
@@ -47,8 +48,8 @@ std::string power_design_refusal(const std::string& power, const std::vector<Csy
     }
     const auto& reports = builds.begin()->second;
     if (std::none_of(reports.begin(), reports.end(), [](auto* c) { return is_ttsim_report(*c); })) {
-      return fmt::format("report_power of another design: the csynth report of its build, {} (top {}), has no "
-                         "ttsim module; power is fitted only from the design of the latency reports{}",
+      return fmt::format("report_power of another design: the csynth report of its build, {} (top {}), is not of a "
+                         "ttsim design; power is fitted only from the design of the latency reports{}",
                          reports.front()->source, reports.front()->top, hint);
     }
     return "";
@@ -89,11 +90,7 @@ std::string cosim_unused_reason(const std::string& cosim, const std::vector<Csyn
 
 }  // namespace
 
-bool is_ttsim_report(const CsynthReport& r) {
-  if (r.top.rfind("ttsim_", 0) == 0) return true;
-  return std::any_of(r.modules.begin(), r.modules.end(),
-                     [](const ModuleReport& m) { return m.name.rfind("ttsim_", 0) == 0; });
-}
+bool is_ttsim_report(const CsynthReport& r) { return holds_ttsim_module(r) && ttsim_identity_problems(r).empty(); }
 
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
                                     const std::vector<std::string>& explicit_power) {
@@ -135,9 +132,35 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
 
 namespace {
 
-/// How csynth report `r` (at `path`) was used: the kernel samples taken from it, the
-/// modules skipped, or why none is a kernel; with a timing violation noted.
-void csynth_use(const std::string& path, const CsynthReport& r, const KernelSampleSet& samples, FileUse& u) {
+/// The refusal (or keeping) of `path` in `list`, or nullptr.
+const ReportRefusal* refusal_of(const std::vector<ReportRefusal>& list, const std::string& path) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const ReportRefusal& x) { return x.source == path; });
+  return it == list.end() ? nullptr : &*it;
+}
+
+/// Why csynth report `r`, which gave no sample and skipped no module, gave none: a module
+/// file of another file's design, a kernel counted from another report, or no kernel module.
+std::string csynth_unused_reason(const CsynthReport& r, const DesignGroup* design, const std::vector<CsynthReport>& all) {
+  std::string why = task_op_of_module(r.top) ? "kernel " + r.top + " already counted from another report of the same folder"
+                                             : "no ttsim_<op> kernel module (top " + r.top + ")";
+  if (design && all[design->report].source != r.source) {
+    const std::string top_file = fs::path(all[design->report].source).filename().string();
+    why += r.top == design->top ? fmt::format("; the same top as {} (one build)", top_file)
+                                : fmt::format("; per-module file of design {} ({})", design->top, top_file);
+  }
+  return why;
+}
+
+/// How csynth report `r` (at `path`) was used: refused (or kept) by the screening, the
+/// kernel samples taken from it, the modules skipped, or why none is a kernel; with a
+/// timing violation noted.
+void csynth_use(const std::string& path, const CsynthReport& r, const KernelSampleSet& samples,
+                const DesignGroup* design, const std::vector<CsynthReport>& all, FileUse& u) {
+  if (const ReportRefusal* x = refusal_of(samples.refused, path)) {
+    u.status = "rejected";
+    u.reason = x->reason + "; not fitted (`--keep " + path + "` uses it)";
+    return;
+  }
   std::vector<std::string> used;
   for (const auto& s : samples.samples) {
     if (s.source == path && std::find(used.begin(), used.end(), s.module) == used.end()) {
@@ -155,11 +178,10 @@ void csynth_use(const std::string& path, const CsynthReport& r, const KernelSamp
     if (!skips.empty()) u.reason += "; skipped " + skips;
   } else if (!skips.empty()) {
     u.reason = "skipped " + skips;
-  } else if (task_op_of_module(r.top)) {
-    u.reason = "kernel " + r.top + " already counted from another report of the same folder";
   } else {
-    u.reason = "no ttsim_<op> kernel module (top " + r.top + ")";
+    u.reason = csynth_unused_reason(r, design, all);
   }
+  if (const ReportRefusal* k = refusal_of(samples.kept, path)) u.reason += "; kept (--keep) despite: " + k->reason;
   if (auto v = timing_violation(r)) {
     u.reason += fmt::format("; timing not met: estimated clock {:.3f} ns above the {:.3f} ns target",
                             v->estimated_ns, v->target_ns);
@@ -218,13 +240,14 @@ void utilization_use(const std::string& path, const PowerSelection* power, FileU
 std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSet& samples,
                                       const PowerSelection* power) {
   std::vector<FileUse> out;
-  std::map<std::string, const CsynthReport*> csynth;
-  for (const auto& c : set.csynth) csynth[c.source] = &c;
+  std::map<std::string, std::size_t> csynth;
+  for (std::size_t i = 0; i < set.csynth.size(); ++i) csynth[set.csynth[i].source] = i;
+  const std::vector<DesignGroup> designs = group_designs(set.csynth);
   for (const auto& [path, kind] : set.files) {
     FileUse u{path, "skipped", ""};
     switch (kind) {
       case ReportKind::kCsynthXml:
-        csynth_use(path, *csynth.at(path), samples, u);
+        csynth_use(path, set.csynth[csynth.at(path)], samples, design_of(designs, csynth.at(path)), set.csynth, u);
         break;
       case ReportKind::kCosimRpt:
         cosim_use(path, set, samples, u);

@@ -20,7 +20,8 @@ struct FileUse {
   std::string reason;  ///< what it gave or why not
 };
 
-/// True when `r` reports a ttsim design: its top or one of its modules is named ttsim_*.
+/// True when `r` reports a ttsim design: it holds ttsim modules (holds_ttsim_module) and
+/// its top is one of ttsim's (ttsim_identity_problems finds nothing).
 bool is_ttsim_report(const CsynthReport& r);
 
 /// The report_power files a power fit may use and the utilization reports to pair them

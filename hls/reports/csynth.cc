@@ -23,59 +23,67 @@ bool is_loop_field(const char* name) {
   return false;
 }
 
-std::optional<TimeSpan> time_of(pugi::xml_node node, const std::string& file) {
+/// The file being read and where its unknown values are listed.
+struct Src {
+  const std::string& file;
+  xml::UnknownList* unknowns;
+};
+
+std::optional<TimeSpan> time_of(pugi::xml_node node, const Src& src) {
   if (!node) return std::nullopt;
   std::string t = xml::text(node);
   if (t.empty()) return std::nullopt;
   auto s = parse_time_text(t);
   if (!s) {
-    throw InputError(file + ": " + xml::path(node) +
+    throw InputError(src.file + ": " + xml::path(node) +
                      ": expected a time such as \"68.552 us\" or \"undef\", found \"" + t + "\"");
   }
+  if (!s->min_ns || !s->max_ns) xml::note_unknown(src.unknowns, node, nullptr, t);
   return s;
 }
 
-LoopReport read_loop(pugi::xml_node el, const std::string& file, int depth);
+LoopReport read_loop(pugi::xml_node el, const Src& src, int depth);
 
-std::vector<LoopReport> read_loops(pugi::xml_node parent, const std::string& file, int depth) {
+std::vector<LoopReport> read_loops(pugi::xml_node parent, const Src& src, int depth) {
   std::vector<LoopReport> out;
   for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) {
     if (c.type() != pugi::node_element || is_loop_field(c.name())) continue;
     if (!c.first_child() || c.first_child().type() != pugi::node_element) continue;  // leaf field
-    out.push_back(read_loop(c, file, depth + 1));
+    out.push_back(read_loop(c, src, depth + 1));
   }
   return out;
 }
 
-LoopReport read_loop(pugi::xml_node el, const std::string& file, int depth) {
+LoopReport read_loop(pugi::xml_node el, const Src& src, int depth) {
+  const std::string& file = src.file;
   if (depth > 64) throw InputError(file + ": " + xml::path(el) + ": loops nested deeper than 64");
   LoopReport l;
   pugi::xml_node name = el.child("Name");
   l.name = name ? xml::text(name) : std::string(el.name());
-  l.trip_count = xml::count(xml::require(el, "TripCount", file), file);
-  l.latency = xml::count(xml::require(el, "Latency", file), file);
-  l.iteration_latency = xml::optional_count(el, "IterationLatency", file);
-  l.pipeline_ii = xml::optional_count(el, "PipelineII", file);
-  l.pipeline_depth = xml::optional_count(el, "PipelineDepth", file);
+  l.trip_count = xml::count(xml::require(el, "TripCount", file), file, src.unknowns);
+  l.latency = xml::count(xml::require(el, "Latency", file), file, src.unknowns);
+  l.iteration_latency = xml::optional_count(el, "IterationLatency", file, src.unknowns);
+  l.pipeline_ii = xml::optional_count(el, "PipelineII", file, src.unknowns);
+  l.pipeline_depth = xml::optional_count(el, "PipelineDepth", file, src.unknowns);
   l.pipeline_type = xml::text(el.child("PipelineType"));
-  l.absolute_time = time_of(el.child("AbsoluteTimeLatency"), file);
+  l.absolute_time = time_of(el.child("AbsoluteTimeLatency"), src);
   for (pugi::xml_node i = el.child("InstanceList").first_child(); i; i = i.next_sibling()) {
     if (i.type() != pugi::node_element) continue;
     std::string t = xml::text(i);
     if (!t.empty()) l.instances.push_back(t);
   }
-  l.loops = read_loops(el, file, depth);
+  l.loops = read_loops(el, src, depth);
   return l;
 }
 
 // Used resources (the module form also carries AVAIL_X / UTIL_X siblings, ignored here).
-Resources read_resources(pugi::xml_node el, const std::string& file) {
+Resources read_resources(pugi::xml_node el, const Src& src) {
   Resources r;
   if (!el) return r;
   auto get = [&](const char* n) -> std::optional<std::int64_t> {
     pugi::xml_node c = el.child(n);
     if (!c) return std::nullopt;
-    return xml::integer(c, file);
+    return xml::integer(c, src.file, src.unknowns);
   };
   r.bram_18k = get("BRAM_18K");
   r.dsp = get("DSP");  // Vitis HLS 2020.1+
@@ -86,13 +94,13 @@ Resources read_resources(pugi::xml_node el, const std::string& file) {
   return r;
 }
 
-Resources read_module_available(pugi::xml_node el, const std::string& file) {
+Resources read_module_available(pugi::xml_node el, const Src& src) {
   Resources r;
   if (!el) return r;
   auto get = [&](const char* n) -> std::optional<std::int64_t> {
     pugi::xml_node c = el.child(n);
     if (!c) return std::nullopt;
-    return xml::integer(c, file);
+    return xml::integer(c, src.file, src.unknowns);
   };
   r.bram_18k = get("AVAIL_BRAM");
   r.dsp = get("AVAIL_DSP");
@@ -102,7 +110,8 @@ Resources read_module_available(pugi::xml_node el, const std::string& file) {
   return r;
 }
 
-BindNode read_bind_node(pugi::xml_node n, const std::string& file) {
+BindNode read_bind_node(pugi::xml_node n, const Src& src) {
+  const std::string& file = src.file;
   BindNode b;
   b.bind_type = n.attribute("BINDTYPE").value();
   b.op_type = n.attribute("OPTYPE").value();
@@ -111,35 +120,37 @@ BindNode read_bind_node(pugi::xml_node n, const std::string& file) {
   b.variable = n.attribute("VARIABLE").value();
   b.source = n.attribute("SOURCE").value();
   b.loop = n.attribute("LOOP").value();
-  b.latency = xml::int_attribute(n, "LATENCY", file);
-  b.dsp = xml::int_attribute(n, "DSP", file);
-  b.bram = xml::int_attribute(n, "BRAM", file);
-  b.uram = xml::int_attribute(n, "URAM", file);
+  b.latency = xml::int_attribute(n, "LATENCY", file, src.unknowns);
+  b.dsp = xml::int_attribute(n, "DSP", file, src.unknowns);
+  b.bram = xml::int_attribute(n, "BRAM", file, src.unknowns);
+  b.uram = xml::int_attribute(n, "URAM", file, src.unknowns);
   return b;
 }
 
-ModuleReport read_module(pugi::xml_node m, const std::string& file) {
+ModuleReport read_module(pugi::xml_node m, const Src& src) {
+  const std::string& file = src.file;
+  xml::UnknownList* u = src.unknowns;
   ModuleReport r;
   r.name = xml::require_text(m, "Name", file);
   pugi::xml_node perf = m.child("PerformanceEstimates");
   pugi::xml_node timing = perf.child("SummaryOfTimingAnalysis");
-  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), file);
-  r.clock_uncertainty_ns = xml::number(timing.child("ClockUncertainty"), file);
-  r.estimated_clock_ns = xml::number(timing.child("EstimatedClockPeriod"), file);
+  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), file, u);
+  r.clock_uncertainty_ns = xml::number(timing.child("ClockUncertainty"), file, u);
+  r.estimated_clock_ns = xml::number(timing.child("EstimatedClockPeriod"), file, u);
   if (perf) {
     pugi::xml_node lat = xml::require(perf, "SummaryOfOverallLatency", file);
-    r.latency_best = xml::count(xml::require(lat, "Best-caseLatency", file), file);
-    r.latency_worst = xml::count(xml::require(lat, "Worst-caseLatency", file), file);
-    r.latency_average = xml::optional_count(lat, "Average-caseLatency", file).value_or(Count{});
-    r.interval = xml::optional_count(lat, "PipelineInitiationInterval", file).value_or(Count{});
+    r.latency_best = xml::count(xml::require(lat, "Best-caseLatency", file), file, u);
+    r.latency_worst = xml::count(xml::require(lat, "Worst-caseLatency", file), file, u);
+    r.latency_average = xml::optional_count(lat, "Average-caseLatency", file, u).value_or(Count{});
+    r.interval = xml::optional_count(lat, "PipelineInitiationInterval", file, u).value_or(Count{});
     r.pipeline_type = xml::text(lat.child("PipelineType"));
-    r.loops = read_loops(perf.child("SummaryOfLoopLatency"), file, 0);
+    r.loops = read_loops(perf.child("SummaryOfLoopLatency"), src, 0);
   }
   pugi::xml_node res = m.child("AreaEstimates").child("Resources");
-  r.resources = read_resources(res, file);
-  r.available = read_module_available(res, file);
+  r.resources = read_resources(res, src);
+  r.available = read_module_available(res, src);
   for (pugi::xml_node b : m.child("BindNodes").children("BindNode")) {
-    r.bind_nodes.push_back(read_bind_node(b, file));
+    r.bind_nodes.push_back(read_bind_node(b, src));
   }
   return r;
 }
@@ -163,45 +174,62 @@ const ModuleReport* CsynthReport::module(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+/// UserAssignments and the report version into `r`.
+void read_assignments(pugi::xml_node root, const Src& src, CsynthReport& r) {
+  const std::string& source = src.file;
+  r.tool_version = xml::require_text(xml::require(root, "ReportVersion", source), "Version", source);
+  pugi::xml_node ua = xml::require(root, "UserAssignments", source);
+  r.product_family = xml::text(ua.child("ProductFamily"));
+  r.part = xml::require_text(ua, "Part", source);
+  r.top = xml::require_text(ua, "TopModelName", source);
+  r.flow_target = xml::text(ua.child("FlowTarget"));
+  r.target_clock_ns = xml::clock_period(xml::require(ua, "TargetClockPeriod", source), source, src.unknowns);
+  r.clock_uncertainty_ns = xml::number(ua.child("ClockUncertainty"), source, src.unknowns);
+}
+
+/// The top's PerformanceEstimates into `r`.
+void read_performance(pugi::xml_node root, const Src& src, CsynthReport& r) {
+  const std::string& source = src.file;
+  xml::UnknownList* u = src.unknowns;
+  pugi::xml_node perf = xml::require(root, "PerformanceEstimates", source);
+  r.pipeline_type = xml::text(perf.child("PipelineType"));
+  pugi::xml_node timing = xml::require(perf, "SummaryOfTimingAnalysis", source);
+  r.estimated_clock_ns = xml::number(xml::require(timing, "EstimatedClockPeriod", source), source, u);
+  pugi::xml_node lat = xml::require(perf, "SummaryOfOverallLatency", source);
+  r.latency_best = xml::count(xml::require(lat, "Best-caseLatency", source), source, u);
+  r.latency_worst = xml::count(xml::require(lat, "Worst-caseLatency", source), source, u);
+  r.latency_average = xml::optional_count(lat, "Average-caseLatency", source, u).value_or(Count{});
+  r.latency_best_time = time_of(lat.child("Best-caseRealTimeLatency"), src);
+  r.latency_worst_time = time_of(lat.child("Worst-caseRealTimeLatency"), src);
+  r.interval_min = xml::count(xml::require(lat, "Interval-min", source), source, u);
+  r.interval_max = xml::count(xml::require(lat, "Interval-max", source), source, u);
+  r.loops = read_loops(perf.child("SummaryOfLoopLatency"), src, 0);
+}
+
+}  // namespace
+
 CsynthReport parse_csynth_xml(const std::string& text, const std::string& source) {
   pugi::xml_document doc;
   xml::load(doc, text, source);
   pugi::xml_node root = xml::root(doc, "profile", source);
   CsynthReport r;
   r.source = source;
-  r.tool_version = xml::require_text(xml::require(root, "ReportVersion", source), "Version", source);
-
-  pugi::xml_node ua = xml::require(root, "UserAssignments", source);
-  r.product_family = xml::text(ua.child("ProductFamily"));
-  r.part = xml::require_text(ua, "Part", source);
-  r.top = xml::require_text(ua, "TopModelName", source);
-  r.flow_target = xml::text(ua.child("FlowTarget"));
-  r.target_clock_ns = xml::clock_period(xml::require(ua, "TargetClockPeriod", source), source);
-  r.clock_uncertainty_ns = xml::number(ua.child("ClockUncertainty"), source);
-
-  pugi::xml_node perf = xml::require(root, "PerformanceEstimates", source);
-  r.pipeline_type = xml::text(perf.child("PipelineType"));
-  pugi::xml_node timing = xml::require(perf, "SummaryOfTimingAnalysis", source);
-  r.estimated_clock_ns = xml::number(xml::require(timing, "EstimatedClockPeriod", source), source);
-  pugi::xml_node lat = xml::require(perf, "SummaryOfOverallLatency", source);
-  r.latency_best = xml::count(xml::require(lat, "Best-caseLatency", source), source);
-  r.latency_worst = xml::count(xml::require(lat, "Worst-caseLatency", source), source);
-  r.latency_average = xml::optional_count(lat, "Average-caseLatency", source).value_or(Count{});
-  r.latency_best_time = time_of(lat.child("Best-caseRealTimeLatency"), source);
-  r.latency_worst_time = time_of(lat.child("Worst-caseRealTimeLatency"), source);
-  r.interval_min = xml::count(xml::require(lat, "Interval-min", source), source);
-  r.interval_max = xml::count(xml::require(lat, "Interval-max", source), source);
-  r.loops = read_loops(perf.child("SummaryOfLoopLatency"), source, 0);
-
+  const Src src{source, &r.unknowns};
+  read_assignments(root, src, r);
+  read_performance(root, src, r);
   pugi::xml_node area = xml::require(root, "AreaEstimates", source);
-  r.resources = read_resources(xml::require(area, "Resources", source), source);
-  r.available = read_resources(area.child("AvailableResources"), source);
-
+  r.resources = read_resources(xml::require(area, "Resources", source), src);
+  r.available = read_resources(area.child("AvailableResources"), src);
   for (pugi::xml_node m : root.child("ModuleInformation").children("Module")) {
-    r.modules.push_back(read_module(m, source));
+    r.modules.push_back(read_module(m, src));
   }
   if (pugi::xml_node top = root.child("RTLDesignHierarchy").child("TopModule")) {
     r.hierarchy = read_instance(top, source, 0);
+  }
+  for (auto& u : r.unknowns) {
+    if (u.module.empty()) u.module = r.top;
   }
   return r;
 }

@@ -7,8 +7,11 @@
 // resource; loop elements are named after the loop label (dotted, repeated, nested
 // names are kept as they are); <ModuleInformation> (2021.1+) gives per-module latency,
 // loops, resources and <BindNode> operator bindings; loop fields absent in a version
-// (Slack, AbsoluteTimeLatency, InstanceList) are simply empty. "undef", ranges and
-// "a ~ b" strings are kept as Count / TimeSpan values: unknown is never 0.
+// (Slack, AbsoluteTimeLatency, InstanceList) are simply empty. "undef", "?", ranges and
+// "a ~ b" strings are kept as Count / TimeSpan values: unknown is never 0. Vitis HLS
+// 2024.x's unbounded sentinel (2^60 and above, values.h) is unknown too, in every numeric
+// field; each value read as unknown is listed in CsynthReport::unknowns (per module and
+// field) and the rest of the report is read.
 
 #include <cstdint>
 #include <optional>
@@ -95,6 +98,10 @@ struct CsynthReport {
   Resources resources, available;
   std::vector<ModuleReport> modules;  ///< ModuleInformation (2021.1+; else empty)
   std::optional<InstanceNode> hierarchy;  ///< RTLDesignHierarchy/TopModule
+  /// Every numeric value printed as unknown ("undef", "?", a range where one number is
+  /// expected, the unbounded sentinel family), in document order; each field it stands
+  /// for is read as unknown (an empty optional, or a Count end).
+  std::vector<UnknownValue> unknowns;
 
   /// The ModuleInformation entry named `name`, or nullptr.
   const ModuleReport* module(const std::string& name) const;
@@ -105,7 +112,8 @@ struct CsynthReport {
 /// truncation), a root other than <profile>, missing required elements (ReportVersion/
 /// Version, UserAssignments/{Part,TopModelName,TargetClockPeriod}, PerformanceEstimates/
 /// {SummaryOfTimingAnalysis,SummaryOfOverallLatency}, AreaEstimates/Resources; in a
-/// loop TripCount and Latency; in a module Name) and values that are not numbers.
+/// loop TripCount and Latency; in a module Name) and values that are neither numbers nor
+/// one of the unknown forms above (those are read as unknown and listed).
 CsynthReport parse_csynth_xml(const std::string& text, const std::string& source);
 
 /// Reads and parses the csynth XML file at `path`. Throws InputError as above, or when

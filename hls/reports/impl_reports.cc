@@ -18,8 +18,9 @@ ExportImplReport parse_export_impl_xml(const std::string& text, const std::strin
   r.vivado_version = xml::text(run.child("VIVADO_VERSION"));
   r.run_type = xml::text(run.child("RUN_TYPE"));
   pugi::xml_node timing = xml::require(root, "TimingReport", source);
-  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), source);
-  r.achieved_clock_ns = xml::number(timing.child("AchievedClockPeriod"), source);
+  xml::UnknownList* u = &r.unknowns;
+  r.target_clock_ns = xml::clock_period(timing.child("TargetClockPeriod"), source, u);
+  r.achieved_clock_ns = xml::number(timing.child("AchievedClockPeriod"), source, u);
   if (pugi::xml_node met = timing.child("TIMING_MET")) {
     std::string t = xml::text(met);
     if (t == "TRUE") r.timing_met = true;
@@ -31,7 +32,7 @@ ExportImplReport parse_export_impl_xml(const std::string& text, const std::strin
   auto get = [&](pugi::xml_node p, const char* n) -> std::optional<std::int64_t> {
     pugi::xml_node c = p.child(n);
     if (!c) return std::nullopt;
-    return xml::integer(c, source);
+    return xml::integer(c, source, u);
   };
   r.bram_18k = get(res, "BRAM");
   r.dsp = get(res, "DSP");
@@ -82,10 +83,10 @@ CosimReport parse_cosim_rpt(const std::string& text, const std::string& source) 
     }
     auto cnt = [&](std::size_t k) {
       const std::string& t = (*cells)[k];
-      if (t == "NA") return Count::unknown();
+      if (t == "NA") return Count::unknown();  // "?", "undef" and the sentinel family: parse_count_text
       auto c = parse_count_text(t);
       if (!c) throw InputError(where + ": cell " + std::to_string(k + 1) +
-                               ": expected an integer or NA, found \"" + t + "\"");
+                               ": expected an integer, NA or ?, found \"" + t + "\"");
       return *c;
     };
     CosimRun run;

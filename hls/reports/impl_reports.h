@@ -23,11 +23,14 @@ struct ExportImplReport {
   std::optional<bool> timing_met;     ///< TIMING_MET TRUE/FALSE
   std::optional<std::int64_t> bram_18k, dsp, ff, lut, uram, clb, srl, latch;   ///< used
   std::optional<std::int64_t> avail_bram_18k, avail_dsp, avail_ff, avail_lut, avail_uram;
+  /// Values printed as unknown ("undef", "?", ranges, the unbounded sentinel family, values.h),
+  /// each read as an empty optional.
+  std::vector<UnknownValue> unknowns;
 };
 
 /// Parses export_impl.xml text. Throws InputError "<source>: <element path>: …" for
 /// malformed XML, a root other than <profile>, a missing TimingReport or
-/// AreaReport/Resources, or non-numeric values.
+/// AreaReport/Resources, or values neither numeric nor of the unknown forms.
 ExportImplReport parse_export_impl_xml(const std::string& text, const std::string& source);
 ExportImplReport read_export_impl_xml(const std::string& path);
 
@@ -49,8 +52,9 @@ struct CosimReport {
   const CosimRun* passed() const;
 };
 
-/// Parses <top>_cosim.rpt text. Throws InputError "<source>: …" when no VHDL/Verilog row
-/// exists, a row has fewer than 9 cells, or a cell is neither an integer nor "NA".
+/// Parses <top>_cosim.rpt text. Cells "NA", "?", "undef" and the unbounded sentinel family
+/// (values.h) are unknown. Throws InputError "<source>: …" when no VHDL/Verilog row exists,
+/// a row has fewer than 9 cells, or a cell is none of these nor an integer.
 CosimReport parse_cosim_rpt(const std::string& text, const std::string& source);
 CosimReport read_cosim_rpt(const std::string& path);
 

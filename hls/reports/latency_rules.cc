@@ -1,11 +1,13 @@
 #include "hls/reports/latency_rules.h"
 
 #include "hls/reports/report_checks.h"
+#include "hls/reports/report_consistency.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace ttsim::hls {
@@ -111,6 +113,24 @@ void all_instances(const std::vector<LoopReport>& loops, std::set<std::string>& 
   }
 }
 
+/// Why the composition rule cannot price a module of pipeline style `module_type` with
+/// `loops`: a module or loop pipeline style it does not model (modelled: none, no, yes;
+/// a dataflow module is skipped apart), "" when it can.
+std::string unmodelled_style(const std::string& module_type, const std::vector<LoopReport>& loops) {
+  if (!module_type.empty() && module_type != "no" && module_type != "none" && module_type != "yes" &&
+      module_type != "dataflow") {
+    return "pipeline style \"" + module_type + "\" " + kNotModelled;
+  }
+  for (const auto& l : loops) {
+    if (!l.pipeline_type.empty() && l.pipeline_type != "no" && l.pipeline_type != "yes") {
+      return "loop " + l.name + ": pipeline style \"" + l.pipeline_type + "\" " + kNotModelled;
+    }
+    const std::string inner = unmodelled_style("", l.loops);
+    if (!inner.empty()) return inner;
+  }
+  return "";
+}
+
 bool version_before(const std::string& v, int year, int minor) {
   int y = 0, m = 0;
   if (std::sscanf(v.c_str(), "%d.%d", &y, &m) < 2) return false;
@@ -121,7 +141,7 @@ void evaluate_module(const std::string& source, const std::string& version, cons
                      Count reported, const std::string& pipeline_type,
                      const std::vector<LoopReport>& loops, const Callees& calls,
                      const std::vector<ModuleReport>& modules, RuleSet rules, RuleEvaluation& out,
-                     const std::optional<CosimLatency>& cosim = std::nullopt) {
+                     const std::optional<CosimLatency>& cosim, const std::string& contradiction) {
   std::string cosim_note;
   if (!reported.known() && cosim) {
     reported = Count::exact(*cosim->latency.max);
@@ -129,9 +149,12 @@ void evaluate_module(const std::string& source, const std::string& version, cons
                  " cycles from " + cosim->source + " is the ground truth)";
   }
   auto skip = [&](const std::string& why) { out.skipped.push_back({source, name, why + cosim_note}); };
+  if (!contradiction.empty()) return skip(std::string(kContradicts) + contradiction);
   if (!reported.known()) return skip("reported latency undef");
   if (!reported.is_exact()) return skip("reported latency is a range " + reported.str());
-  if (pipeline_type == "dataflow") return skip("dataflow region (tasks overlap)");
+  if (pipeline_type == "dataflow") return skip(std::string("dataflow region (tasks overlap): ") + kNotModelled);
+  const std::string style = unmodelled_style(pipeline_type, loops);
+  if (!style.empty()) return skip(style);
   if (loops.empty() && calls.empty()) return skip("no loops and no calls (straight-line code)");
   std::set<std::string> in_loops;
   all_instances(loops, in_loops);
@@ -184,6 +207,12 @@ RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet 
     const std::string folder = std::filesystem::path(rep.source).parent_path().string();
     std::vector<std::pair<std::string, Callees>> callees;
     if (rep.hierarchy) collect_callees(*rep.hierarchy, callees);
+    std::map<std::string, std::string> contradicted;  // module → its first contradiction
+    for (const Contradiction& c : contradictions(rep)) contradicted.emplace(c.module, c.what);
+    auto contradiction_of = [&](const std::string& m) {
+      const auto it = contradicted.find(m);
+      return it == contradicted.end() ? std::string() : it->second;
+    };
     auto calls_of = [&](const std::string& m) {
       for (const auto& [name, c] : callees)
         if (name == m) return c;
@@ -194,12 +223,12 @@ RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet 
         if (!done.insert({folder, m.name}).second) continue;
         evaluate_module(rep.source, rep.tool_version, m.name, m.latency_worst, m.pipeline_type,
                         m.loops, calls_of(m.name), rep.modules, rules, out,
-                        m.name == rep.top ? cosim_latency_for(rep, cosim) : std::nullopt);
+                        m.name == rep.top ? cosim_latency_for(rep, cosim) : std::nullopt, contradiction_of(m.name));
       }
     } else {
       if (!done.insert({folder, rep.top}).second) continue;
       evaluate_module(rep.source, rep.tool_version, rep.top, rep.latency_worst, rep.pipeline_type,
-                      rep.loops, {}, rep.modules, rules, out, cosim_latency_for(rep, cosim));
+                      rep.loops, {}, rep.modules, rules, out, cosim_latency_for(rep, cosim), contradiction_of(rep.top));
     }
   }
   return out;

@@ -26,6 +26,14 @@
 
 namespace ttsim::hls {
 
+/// How a skip reason ends when the rule does not model what it skips (a dataflow region,
+/// a pipeline style other than none / no / yes): "not modelled by the composition rule".
+inline constexpr const char* kNotModelled = "not modelled by the composition rule";
+
+/// How a skip reason begins when the module's report contradicts itself
+/// (report_consistency.h): "report contradicts itself: ".
+inline constexpr const char* kContradicts = "report contradicts itself: ";
+
 /// Which constants the composition uses.
 enum class RuleSet {
   kTextbook,   ///< (trip−1)·II + depth, trip · iteration latency, no FSM states
@@ -87,7 +95,10 @@ struct RuleEvaluation {
 /// (2021.1+) or, without them, the report's top with its SummaryOfLoopLatency. A module
 /// reported by several files of one folder (csynth.xml and <m>_csynth.xml) counts once.
 /// Modules are evaluated only with complete data: exact reported latency, no dataflow,
-/// every loop complete, every call's latency known; in reports before 2022.1 (no
+/// a modelled pipeline style (none, no, yes) for the module and every loop, every loop
+/// complete, every call's latency known, and a report that does not contradict itself
+/// about the module (report_consistency.h contradictions; skip reason kContradicts + the
+/// first contradiction); in reports before 2022.1 (no
 /// InstanceList) a module with both loops and calls is skipped (calls cannot be placed).
 /// Where a report's top prints latency undef and `cosim` holds its co-simulation
 /// (report_checks.h cosim_latency_for), the measured worst-case latency is the ground

@@ -1,6 +1,8 @@
 #include "hls/reports/report_json.h"
 
 #include "hls/reports/report_checks.h"
+#include "hls/reports/report_consistency.h"
+#include "hls/reports/report_identity.h"
 
 namespace ttsim::hls {
 
@@ -19,12 +21,41 @@ json opt_site(const std::optional<SiteUse>& s) { return s ? site_json(*s) : json
 
 json opt_count(const std::optional<Count>& c) { return c ? count_json(*c) : json(nullptr); }
 
+json contradictions_json(const CsynthReport& r) {
+  json out = json::array();
+  for (const auto& c : contradictions(r)) out.push_back({{"module", c.module}, {"what", c.what}});
+  return out;
+}
+
+json designs_json(const std::vector<CsynthReport>& csynth) {
+  json out = json::array();
+  for (const auto& g : group_designs(csynth)) {
+    json same = json::array(), modules = json::array();
+    for (std::size_t i : g.same_top) same.push_back(csynth[i].source);
+    for (const auto& m : g.modules) {
+      modules.push_back({{"report", csynth[m.report].source}, {"module", csynth[m.report].top},
+                         {"parent", m.parent.empty() ? json(nullptr) : json(m.parent)}});
+    }
+    out.push_back({{"folder", g.folder}, {"top", g.top}, {"report", csynth[g.report].source},
+                   {"same_top", same}, {"modules", modules}, {"mismatches", g.mismatches}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json count_json(const Count& c) {
-  if (!c.known()) return nullptr;
+  if (!c.min && !c.max) return nullptr;
   if (c.is_exact()) return *c.min;
-  return {{"min", *c.min}, {"max", *c.max}};
+  return {{"min", opt(c.min)}, {"max", opt(c.max)}};
+}
+
+json unknowns_json(const std::vector<UnknownValue>& unknowns) {
+  json out = json::array();
+  for (const auto& u : unknowns) {
+    out.push_back({{"module", u.module}, {"field", u.field}, {"text", u.text}, {"kind", u.kind()}});
+  }
+  return out;
 }
 
 json resources_json(const Resources& r) {
@@ -88,11 +119,14 @@ json csynth_json(const CsynthReport& r) {
           {"resources", resources_json(r.resources)},
           {"available", resources_json(r.available)},
           {"loops", loops},
-          {"modules", modules}};
+          {"modules", modules},
+          {"unknowns", unknowns_json(r.unknowns)},
+          {"identity_problems", identity_problems(r)},
+          {"contradictions", contradictions_json(r)}};
 }
 
 json report_set_json(const ReportSet& s) {
-  json out = {{"csynth", json::array()}, {"export_impl", json::array()}, {"cosim", json::array()},
+  json out = {{"csynth", json::array()}, {"designs", designs_json(s.csynth)}, {"export_impl", json::array()}, {"cosim", json::array()},
               {"utilization", json::array()}, {"power", json::array()}, {"not_read", s.not_read}};
   for (const auto& r : s.csynth) {
     json j = csynth_json(r);
@@ -114,7 +148,8 @@ json report_set_json(const ReportSet& s) {
                         {"LUT", opt(e.lut)}, {"URAM", opt(e.uram)}, {"CLB", opt(e.clb)},
                         {"SRL", opt(e.srl)}, {"LATCH", opt(e.latch)}}},
          {"available", {{"BRAM_18K", opt(e.avail_bram_18k)}, {"DSP", opt(e.avail_dsp)},
-                        {"FF", opt(e.avail_ff)}, {"LUT", opt(e.avail_lut)}, {"URAM", opt(e.avail_uram)}}}});
+                        {"FF", opt(e.avail_ff)}, {"LUT", opt(e.avail_lut)}, {"URAM", opt(e.avail_uram)}}},
+         {"unknowns", unknowns_json(e.unknowns)}});
   }
   for (const auto& c : s.cosim) {
     json runs = json::array();

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
+
+#include "hls/reports/report_consistency.h"
 
 namespace ttsim::hls {
 namespace {
@@ -20,6 +25,30 @@ std::string pct_or_na(const std::optional<double>& v) {
 }
 
 bool is_miss(const RuleResult& r, double threshold) { return std::fabs(r.error_pct()) > threshold; }
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// The set of a report path: its first folder below `dir`, "." when it lies directly in it.
+std::string set_of(const std::string& path, const std::string& dir) {
+  const std::filesystem::path rel(relative(path, dir));
+  return rel.has_parent_path() ? rel.begin()->string() : ".";
+}
+
+/// Modules skipped for what the rule does not model, counted by reason (loop names left out).
+std::string unmodelled_line(const RuleEvaluation& ev) {
+  std::map<std::string, int> by_reason;
+  for (const auto& k : ev.skipped) {
+    if (k.reason.find(kNotModelled) == std::string::npos || starts_with(k.reason, kContradicts)) continue;
+    std::string r = k.reason.substr(0, k.reason.find(kNotModelled));
+    if (starts_with(r, "loop ")) r = "a loop's " + r.substr(r.find(": ") + 2);
+    while (!r.empty() && (r.back() == ' ' || r.back() == ':')) r.pop_back();
+    by_reason[r]++;
+  }
+  if (by_reason.empty()) return "";
+  std::string s;
+  for (const auto& [why, n] : by_reason) s += fmt::format("{}{} ({} module{})", s.empty() ? "" : "; ", why, n, n == 1 ? "" : "s");
+  return std::string(kNotModelled) + ", skipped: " + s + "\n";
+}
 
 }  // namespace
 
@@ -56,9 +85,46 @@ std::string rule_summary(const RulesComparison& c) {
     }
   }
   for (const auto& k : c.ev.skipped) {
-    if (k.reason.find("co-simulation") != std::string::npos) {
+    if (k.reason.find("co-simulation") != std::string::npos || starts_with(k.reason, kContradicts)) {
       s += fmt::format("skipped {} in {}: {}\n", k.module, relative(k.source, c.dir), k.reason);
     }
+  }
+  return s + unmodelled_line(c.ev);
+}
+
+std::vector<RuleSetSummary> rule_sets(const RulesComparison& c, const std::vector<CsynthReport>& reports) {
+  std::map<std::string, RuleSetSummary> sets;
+  std::set<std::tuple<std::string, std::string, std::string>> modules, unknowns, contradicted;  // (folder, module, what)
+  for (const auto& r : reports) {
+    RuleSetSummary& s = sets[set_of(r.source, c.dir)];
+    const std::string folder = std::filesystem::path(r.source).parent_path().string();
+    ++s.files;
+    if (r.modules.empty()) s.modules_read += modules.insert({folder, r.top, ""}).second;
+    for (const auto& m : r.modules) s.modules_read += modules.insert({folder, m.name, ""}).second;
+    for (const auto& u : r.unknowns) s.unknowns += unknowns.insert({folder, u.module, u.field}).second;
+    for (const auto& k : contradictions(r)) s.contradictions += contradicted.insert({folder, k.module, k.what}).second;
+  }
+  std::map<std::string, double> error_sum;
+  for (const auto& r : c.ev.results) {
+    RuleSetSummary& s = sets[set_of(r.source, c.dir)];
+    ++s.evaluated;
+    error_sum[set_of(r.source, c.dir)] += std::fabs(r.error_pct());
+  }
+  std::vector<RuleSetSummary> out;
+  for (auto& [name, s] : sets) {
+    s.set = name;
+    if (s.evaluated > 0) s.mape = error_sum[name] / s.evaluated;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string rule_per_set(const RulesComparison& c) {
+  std::string s = fmt::format("\nper set:\n  {:<40} {:>5} {:>12} {:>14} {:>14} {:>9}  {}\n", "set", "files",
+                              "modules read", "unknown values", "contradictions", "evaluated", "MAPE");
+  for (const auto& x : c.sets) {
+    s += fmt::format("  {:<40} {:>5} {:>12} {:>14} {:>14} {:>9}  {}\n", x.set, x.files, x.modules_read, x.unknowns,
+                     x.contradictions, x.evaluated, x.mape ? fmt::format("{:.2f} %", *x.mape) : std::string("n/a"));
   }
   return s;
 }
@@ -99,6 +165,12 @@ Json rules_json(const RulesComparison& c) {
                             {"cosim_report", r.cosim_report.empty() ? Json(nullptr) : Json(r.cosim_report)}});
   }
   for (const auto& k : ev.skipped) j["skipped"].push_back({{"source", k.source}, {"module", k.module}, {"reason", k.reason}});
+  j["sets"] = Json::array();
+  for (const auto& x : c.sets) {
+    j["sets"].push_back({{"set", x.set}, {"files", x.files}, {"modules_read", x.modules_read},
+                         {"unknowns", x.unknowns}, {"contradictions", x.contradictions},
+                         {"modules_evaluated", x.evaluated}, {"mape_pct", x.mape ? Json(*x.mape) : Json(nullptr)}});
+  }
   return j;
 }
 

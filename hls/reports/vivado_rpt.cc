@@ -9,10 +9,17 @@ namespace ttsim::hls {
 
 namespace {
 
+// The number in a cell, or std::nullopt when the cell is not a number or is one of the
+// unknown forms ("?", "undef", the unbounded sentinel family of values.h).
+std::optional<double> known_number(const std::string& cell) {
+  if (is_unknown_text(cell)) return std::nullopt;
+  return parse_double_text(cell);
+}
+
 // Finds the first table row whose first cell is `site` under a header row with "Used"
-// and "Available" columns.
+// and "Available" columns. An unknown Used count gives std::nullopt unless `required`.
 std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::string& site,
-                                 const std::string& source) {
+                                 const std::string& source, bool required) {
   int used_col = -1, avail_col = -1;
   for (std::size_t i = 0; i < ls.size(); ++i) {
     auto cells = rpt::row_cells(ls[i]);
@@ -27,15 +34,17 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
     }
     if ((*cells)[0] != site || used_col < 0) continue;
     if (static_cast<int>(cells->size()) <= used_col) break;
-    auto used = parse_double_text((*cells)[used_col]);
+    auto used = known_number((*cells)[used_col]);
+    if (!used && !required && is_unknown_text((*cells)[used_col])) return std::nullopt;
     if (!used) {
       throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
-                       "\": expected a number in column Used, found \"" + (*cells)[used_col] + "\"");
+                       "\": expected a number in column Used, found \"" + (*cells)[used_col] + "\"" +
+                       (is_unknown_text((*cells)[used_col]) ? " (unknown)" : ""));
     }
     SiteUse u;
     u.used = *used;
     if (avail_col >= 0 && avail_col < static_cast<int>(cells->size())) {
-      u.available = parse_double_text((*cells)[avail_col]);
+      u.available = known_number((*cells)[avail_col]);
     }
     if (u.used < 0 || (u.available && *u.available < 0)) {
       throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
@@ -49,7 +58,7 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
 
 SiteUse require_site(const std::vector<std::string>& ls, const std::string& site,
                      const std::string& source) {
-  auto s = find_site(ls, site, source);
+  auto s = find_site(ls, site, source, true);
   if (!s) throw InputError(source + ": utilization table row \"" + site + "\": missing");
   return *s;
 }
@@ -91,8 +100,11 @@ double require_watts(const std::vector<std::string>& ls, const std::string& key,
                      const std::string& source) {
   auto v = kv_row_at(ls, key);
   if (!v) throw InputError(source + ": summary row \"" + key + "\": missing");
-  auto d = parse_double_text(v->first);
-  if (!d) throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + v->first + "\"");
+  auto d = known_number(v->first);
+  if (!d) {
+    throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + v->first + "\"" +
+                     (is_unknown_text(v->first) ? " (unknown)" : ""));
+  }
   return check_watts(*d, "summary row \"" + key + "\"", v->second, source);
 }
 
@@ -100,7 +112,7 @@ std::optional<double> optional_watts(const std::vector<std::string>& ls, const s
                                      const std::string& source) {
   auto v = kv_row_at(ls, key);
   if (!v) return std::nullopt;
-  auto d = parse_double_text(v->first);
+  auto d = known_number(v->first);
   if (d) check_watts(*d, "summary row \"" + key + "\"", v->second, source);
   return d;
 }
@@ -108,7 +120,7 @@ std::optional<double> optional_watts(const std::vector<std::string>& ls, const s
 std::optional<double> optional_number(const std::vector<std::string>& ls, const std::string& key) {
   auto v = kv_row(ls, key);
   if (!v) return std::nullopt;
-  return parse_double_text(*v);
+  return known_number(*v);
 }
 
 }  // namespace
@@ -125,9 +137,9 @@ UtilizationReport parse_utilization_rpt(const std::string& text, const std::stri
   r.clb_registers = require_site(ls, "CLB Registers", source);
   r.block_ram_tile = require_site(ls, "Block RAM Tile", source);
   r.dsp = require_site(ls, "DSPs", source);
-  r.ramb36 = find_site(ls, "RAMB36/FIFO*", source);
-  r.ramb18 = find_site(ls, "RAMB18", source);
-  r.uram = find_site(ls, "URAM", source);
+  r.ramb36 = find_site(ls, "RAMB36/FIFO*", source, false);
+  r.ramb18 = find_site(ls, "RAMB18", source, false);
+  r.uram = find_site(ls, "URAM", source, false);
   return r;
 }
 
@@ -164,7 +176,7 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
       continue;
     }
     if (in_table && cells->size() >= 2) {
-      if (auto w = parse_double_text((*cells)[1])) {
+      if (auto w = known_number((*cells)[1])) {
         r.components.emplace_back((*cells)[0], check_watts(*w, "component \"" + (*cells)[0] + "\"", i, source));
       }
     }
@@ -182,7 +194,7 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
       continue;
     }
     if (in_clocks && cells->size() >= 3) {
-      if (auto ns = parse_double_text((*cells)[2])) r.clocks.emplace_back((*cells)[0], *ns);
+      if (auto ns = known_number((*cells)[2])) r.clocks.emplace_back((*cells)[0], *ns);
     }
   }
   return r;

@@ -32,8 +32,9 @@ struct UtilizationReport {
 /// Parses a report_utilization text. Rows are found by their Site Type in the first
 /// table that has them (sections 1, 3, 4). Throws InputError "<source>: …" when the
 /// header has no "Device" line or a row among CLB LUTs, CLB Registers, Block RAM Tile,
-/// DSPs is missing or not numeric, or when a Used / Available count is negative (naming
-/// the line).
+/// DSPs is missing or not numeric (an unknown "?" or sentinel value there too: those rows
+/// are needed), or when a Used / Available count is negative (naming the line). An unknown
+/// Available count, or an unknown Used count of an optional row, reads as absent.
 UtilizationReport parse_utilization_rpt(const std::string& text, const std::string& source);
 UtilizationReport read_utilization_rpt(const std::string& path);
 
@@ -53,7 +54,7 @@ struct PowerReport {
 /// Parses a report_power text. Throws InputError "<source>: …" when "Total On-Chip
 /// Power (W)", "Dynamic (W)" or "Device Static (W)" is missing or not a number, or when a
 /// power figure (summary rows, FPGA / HBM power, on-chip components) is negative (naming
-/// the line).
+/// the line). Unknown optional figures ("?", the unbounded sentinel family) read as absent.
 PowerReport parse_power_rpt(const std::string& text, const std::string& source);
 PowerReport read_power_rpt(const std::string& path);
 

@@ -276,6 +276,21 @@ TEST_F(ExploreFaults, MistypedAxisPointerIsAnInputError) {
   EXPECT_FALSE(fs::exists(out / "results.csv"));
 }
 
+// An empty design space ("axes": {} and no reference) is refused before any work: exit 2
+// naming the sweep file and /axes, no output folder.
+TEST_F(ExploreFaults, AnEmptyDesignSpaceIsRefusedBeforeAnyWork) {
+  auto doc = json(root_ / kSweep);
+  doc["axes"] = ttsim::Json::object();
+  doc.erase("reference");
+  const fs::path sweep = tmp_ / "empty_sweep.json";
+  std::ofstream(sweep) << doc.dump(1);
+  const fs::path out = tmp_ / "empty";
+  const Exit e = explore(out, "", false, sweep.string());
+  EXPECT_EQ(e.code, 2) << e.out << e.err;
+  EXPECT_NE(e.err.find(sweep.string() + ": /axes: expected at least one axis with values"), std::string::npos) << e.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // A pointer to a field the base file leaves to its default is a valid axis.
 TEST_F(ExploreFaults, AxisPointerToADefaultedFieldIsAccepted) {
   auto doc = json(root_ / kSweep);

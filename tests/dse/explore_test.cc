@@ -561,6 +561,46 @@ TEST(Explore, AnalyticFidelityNeverCallsSystemC) {
   EXPECT_EQ(r.final.front.size(), 14u);  // x = 0..13 with y = z = 0
 }
 
+TEST(Explore, ATieOnTheFrontIsStatedWithTheRuleThatBrokeIt) {
+  // "arch:/w" changes no metric of the toy: every front design has a twin equal in every objective.
+  Fixture f("tie", R"({"strategy": "grid"})", "analytic", R"("arch:/w": [0, 1])");
+  const auto r = f.run("out");
+  ASSERT_TRUE(r.final.chosen);
+  std::vector<int> chosen_idx(f.sweep.space.axes().size(), 0), twin_idx(f.sweep.space.axes().size(), 0);
+  for (std::size_t a = 0; a < twin_idx.size(); ++a) twin_idx[a] = f.sweep.space.axes()[a].name == "arch:/w" ? 1 : 0;
+  const PointId chosen = f.sweep.space.encode(chosen_idx), twin = f.sweep.space.encode(twin_idx);
+  EXPECT_EQ(*r.final.chosen, chosen);
+  EXPECT_TRUE(r.final.on_front(twin));
+  const std::string tie = "tied with design " + std::to_string(twin) +
+                          " on every objective (epoch_seconds, onchip_bytes): the tie is broken by the lowest point id "
+                          "(chosen " + std::to_string(chosen) + ")";
+  EXPECT_NE(r.final.why.find(tie), std::string::npos) << r.final.why;
+  EXPECT_NE(slurp(f.dir + "/out/chosen.json").find(tie), std::string::npos);
+  EXPECT_NE(slurp(f.dir + "/out/summary.md").find(tie), std::string::npos);
+  // Without the twin axis, no tie is claimed.
+  Fixture g("no_tie", R"({"strategy": "grid"})", "analytic");
+  EXPECT_EQ(g.run("out").final.why.find("tied"), std::string::npos);
+}
+
+TEST(SweepSpec, AnEmptyDesignSpaceIsRefusedAtAxes) {
+  const std::string dir = tmp_dir("empty_space");
+  write_file_atomic(dir + "/a.json", R"({"x": 0})");
+  const std::string head = R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir +
+                           R"(/a.json", "device": "configs/devices/u50.json"}, "axes": {}, "objectives": ["dsp"])";
+  write_file_atomic(dir + "/s.json", head + "}");
+  try {
+    load_sweep_spec(dir + "/s.json");
+    ADD_FAILURE() << "an empty design space was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), dir + "/s.json");
+    EXPECT_EQ(e.pointer(), "/axes");
+    EXPECT_NE(std::string(e.what()).find("at least one axis with values"), std::string::npos) << e.what();
+  }
+  // The base design alone, asked for as a reference, is a design space of one.
+  write_file_atomic(dir + "/r.json", head + R"(, "reference": [{"label": "the base"}]})");
+  EXPECT_EQ(load_sweep_spec(dir + "/r.json").space.size(), 1u);
+}
+
 TEST(SweepSpec, ErrorsNameFileAndPointer) {
   const std::string dir = tmp_dir("spec");
   write_file_atomic(dir + "/a.json", R"({"x": 0})");

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -24,6 +25,7 @@
 #include "hls/kernels/modules.h"
 #include "hw/loop_nest.h"
 #include "hls/reports/report_set.h"
+#include "hls/reports/xml_util.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
 #include "hw/calibration.h"
@@ -120,6 +122,102 @@ TEST(KernelSamples, AModuleOfOneVariantHoldsOnlyItsLoop) {
   EXPECT_TRUE(skipped.samples.empty());
   ASSERT_EQ(skipped.skipped.size(), 1u);
   EXPECT_NE(skipped.skipped[0].reason.find("softmax_normalize"), std::string::npos) << skipped.skipped[0].reason;
+}
+
+/// Replaces in `file` the first `from` found after `after` (from the start when empty) by
+/// `to`; fails the test when there is none.
+void replace_after(const std::string& file, const std::string& after, const std::string& from, const std::string& to) {
+  std::string text = xml::read_file(file);
+  const std::size_t start = after.empty() ? 0 : text.find(after);
+  ASSERT_NE(start, std::string::npos) << after;
+  const std::size_t at = text.find(from, start);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  std::ofstream(file) << text;
+}
+
+std::size_t samples_from(const KernelSampleSet& set, const std::string& source) {
+  return static_cast<std::size_t>(
+      std::count_if(set.samples.begin(), set.samples.end(), [&](const KernelSample& s) { return s.source == source; }));
+}
+
+TEST(KernelSamples, AReportOfAnotherDesignIsRefusedNamingItsTopUnlessKept) {
+  const std::string dir = tmp("foreign");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const std::string f = dir + "/ttsim_contraction_0/syn/report/csynth.xml";
+  replace_after(f, "", "<TopModelName>ttsim_contraction<", "<TopModelName>other_design_top<");
+  const auto reports = read_reports(dir).csynth;
+  const KernelSampleSet set = collect_kernel_samples(reports);
+  ASSERT_EQ(set.refused.size(), 1u);
+  EXPECT_EQ(set.refused[0].source, f);
+  EXPECT_NE(set.refused[0].reason.find("report of another design: its top other_design_top is not a ttsim module"),
+            std::string::npos)
+      << set.refused[0].reason;
+  EXPECT_NE(set.refused[0].reason.find("RTLDesignHierarchy top module ttsim_contraction differs from TopModelName "
+                                       "other_design_top"),
+            std::string::npos);
+  EXPECT_EQ(samples_from(set, f), 0u);
+  EXPECT_EQ(set.samples.size(), 11u);  // 12 from the whole set, less the refused report's one
+  const KernelSampleSet kept = collect_kernel_samples(reports, {}, SampleOptions{{f}});
+  EXPECT_TRUE(kept.refused.empty());
+  ASSERT_EQ(kept.kept.size(), 1u);
+  EXPECT_EQ(samples_from(kept, f), 1u);
+  EXPECT_THROW(collect_kernel_samples(reports, {}, SampleOptions{{dir + "/not_a_report_csynth.xml"}}), InputError);
+  // A ttsim_* top naming no kernel module is refused too.
+  replace_after(f, "", "<TopModelName>other_design_top<", "<TopModelName>ttsim_contration<");
+  const KernelSampleSet typo = collect_kernel_samples(read_reports(dir).csynth);
+  ASSERT_EQ(typo.refused.size(), 1u);
+  EXPECT_NE(typo.refused[0].reason.find("its top ttsim_contration claims to be a ttsim module, but no ttsim kernel "
+                                        "module"),
+            std::string::npos)
+      << typo.refused[0].reason;
+}
+
+TEST(KernelSamples, AReportThatContradictsItselfIsRefusedWithTheNumbers) {
+  const std::string dir = tmp("contradicts");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const KernelSampleSet clean = collect_kernel_samples(read_reports(dir).csynth);
+  EXPECT_TRUE(clean.refused.empty()) << clean.refused.front().reason;  // the synthetic set holds together
+  const std::string f = dir + "/ttsim_softmax_4/syn/report/csynth.xml";
+  const CsynthReport before = read_csynth_xml(f);
+  const LoopReport& loop = before.module("ttsim_softmax_Pipeline_softmax_max")->loops.at(0);
+  const std::string lat = std::to_string(*loop.latency.max);
+  replace_after(f, "<Name>ttsim_softmax_Pipeline_softmax_max</Name>", "<Latency>" + lat + "<",
+                "<Latency>" + std::to_string(10 * *loop.latency.max) + "<");
+  const auto reports = read_reports(dir).csynth;
+  const KernelSampleSet set = collect_kernel_samples(reports);
+  ASSERT_EQ(set.refused.size(), 1u);
+  EXPECT_NE(set.refused[0].reason.find("contradicts itself: ttsim_softmax_Pipeline_softmax_max: loop softmax_max: "
+                                       "Latency " + std::to_string(10 * *loop.latency.max) + " above (TripCount"),
+            std::string::npos)
+      << set.refused[0].reason;
+  EXPECT_EQ(samples_from(set, f), 0u);
+  EXPECT_EQ(samples_from(collect_kernel_samples(reports, {}, SampleOptions{{f}}), f), 1u);
+}
+
+TEST(KernelSamples, UnknownValuesSkipOnlyTheirKernelNamingThem) {
+  const std::string dir = tmp("unknown");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const std::string q = dir + "/ttsim_softmax_5/syn/report/csynth.xml";
+  const std::string worst = std::to_string(*read_csynth_xml(q).module("ttsim_softmax")->latency_worst.max);
+  replace_after(q, "<Name>ttsim_softmax</Name>", "<Worst-caseLatency>" + worst + "<", "<Worst-caseLatency>?<");
+  const std::string s = dir + "/ttsim_layernorm_9/syn/report/csynth.xml";
+  const LoopReport& l = read_csynth_xml(s).module("ttsim_layernorm_Pipeline_layernorm_var")->loops.at(0);
+  replace_after(s, "<Name>ttsim_layernorm_Pipeline_layernorm_var</Name>",
+                "<TripCount>" + std::to_string(*l.trip_count.max) + "<",
+                "<TripCount><range><min>1</min><max>1152921504606846976</max></range><");
+  const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  EXPECT_TRUE(set.refused.empty()) << set.refused.front().reason;
+  EXPECT_EQ(set.samples.size(), 10u);  // 12 less one from each edited report
+  ASSERT_EQ(set.skipped.size(), 2u);
+  EXPECT_NE(set.skipped[1].reason.find("ttsim_softmax: PerformanceEstimates/SummaryOfOverallLatency/"
+                                       "Worst-caseLatency = ?"),
+            std::string::npos)
+      << set.skipped[1].reason;
+  EXPECT_NE(set.skipped[0].reason.find("ttsim_layernorm_Pipeline_layernorm_var: PerformanceEstimates/"
+                                       "SummaryOfLoopLatency/layernorm_var/TripCount = 1 ~ 1152921504606846976"),
+            std::string::npos)
+      << set.skipped[0].reason;
 }
 
 /// Calibrated cycles of every loop of every sample vs the report, and of the module.

@@ -4,8 +4,11 @@
 # calibrate, and the calibration carries the achievable clock with a note; co-simulation
 # latency is the ground truth where csynth prints undef (compare, calibrate); calibrate
 # and compare list every file with what they did with it; a foreign design's
-# report_power is not fitted unless named with --power. Real reports through
-# TTSIM_SHARED (copied into the test's temporary folder); the rest is synthetic.
+# report_power is not fitted unless named with --power; a report of another design among
+# ttsim's is rejected naming its top (--keep fits it); a "?" latency skips one kernel
+# sample; a "?" in one real file leaves its folder read; per-module files are modules of
+# their top. Real reports through TTSIM_SHARED (copied into the test's temporary folder);
+# the rest is synthetic.
 set -uo pipefail
 
 R="${TEST_SRCDIR}/ttsim"
@@ -140,6 +143,57 @@ if [ $foreign -eq 1 ]; then
   [ $rc -eq 2 ] || fail "explicit --power of another part: exit $rc, expected 2"
   grep -qF "xcu250/bd_0_wrapper_power_routed.rpt" "$TMP/e" || fail "explicit --power error: $(cat "$TMP/e")"
   [ -e "$TMP/c3.json" ] && fail "a calibration was written despite the error"
+fi
+
+# 5. A report of another design among ttsim's (a synthetic kernel report whose top was
+#    renamed): rejected naming its top, its build's report_power with it; --keep fits it.
+"$WRITE" "$TMP/rep3" >/dev/null || fail "writing the synthetic reports"
+f3="$TMP/rep3/ttsim_contraction_0/syn/report/csynth.xml"
+sed -i 's/<TopModelName>ttsim_contraction</<TopModelName>other_design_top</' "$f3"
+out="$("$TTSIM" calibrate --reports "$TMP/rep3" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c5.json")" \
+  || fail "calibrate (foreign top) exited $?"
+has "$out" "rejected  ttsim_contraction_0/syn/report/csynth.xml: report of another design: its top other_design_top is not a ttsim module" "calibrate output"
+has "$out" "not fitted (\`--keep $f3\` uses it)" "calibrate output"
+has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: report_power of another design" "calibrate output"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]; assert sys.argv[2] not in p["reports"], p["reports"]' \
+  "$TMP/c5.json" "$f3" || fail "the foreign report was fitted"
+out="$("$TTSIM" calibrate --reports "$TMP/rep3" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c6.json" \
+       --keep "$f3")" || fail "calibrate --keep exited $?"
+has "$out" "used      ttsim_contraction_0/syn/report/csynth.xml: kernel samples of ttsim_contraction; kept (--keep) despite: report of another design" "calibrate --keep output"
+"$TTSIM" calibrate --reports "$TMP/rep3" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c7.json" \
+  --keep "$TMP/rep3/nothing_csynth.xml" >"$TMP/o" 2>"$TMP/e"
+[ $? -eq 2 ] || fail "--keep of no report: expected exit 2"
+grep -qF -- "--keep $TMP/rep3/nothing_csynth.xml: not one of the csynth reports read" "$TMP/e" || fail "--keep message: $(cat "$TMP/e")"
+[ -e "$TMP/c7.json" ] && fail "a calibration was written despite the error"
+
+# 6. A "?" latency in one kernel report: that kernel sample skipped naming the field, the rest fitted (exit 0).
+"$WRITE" "$TMP/rep4" >/dev/null || fail "writing the synthetic reports"
+f4="$TMP/rep4/ttsim_softmax_5/syn/report/csynth.xml"
+lat=$(grep -o '<Worst-caseLatency>[0-9]*<' "$f4" | tail -1 | tr -dc 0-9)
+sed -i "s/<Worst-caseLatency>$lat</<Worst-caseLatency>?</g" "$f4"
+out="$("$TTSIM" calibrate --reports "$TMP/rep4" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c8.json")" \
+  || fail "calibrate with a ? latency exited $?"
+has "$out" "skipped   ttsim_softmax_5/syn/report/csynth.xml: skipped ttsim_softmax: latency or a loop's trip count / latency is unknown (ttsim_softmax: PerformanceEstimates/SummaryOfOverallLatency/Worst-caseLatency = ?)" "calibrate output"
+has "$out" "wrote $TMP/c8.json" "calibrate output"
+
+# 7. Real sets (TTSIM_SHARED): a "?" latency in one file of a folder leaves the folder read;
+#    per-module files without csynth.xml are modules of their top.
+if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/gnn_acc_pna_molhiv" ]; then
+  cp -r "$TTSIM_SHARED/data/hls_reports/gnn_acc_pna_molhiv" "$TMP/gnn" && chmod -R u+w "$TMP/gnn"
+  sed -i '0,/<Worst-caseLatency>[0-9]*</s//<Worst-caseLatency>?</' "$TMP/gnn/CONV_csynth.xml"
+  out="$("$TTSIM" compare-rules "$TMP/gnn")" || fail "compare-rules with a ? latency exited $?"
+  has "$out" "rules hls: 36 modules evaluated" "compare-rules output"
+  out="$("$TTSIM" inspect-report "$TMP/gnn")" || fail "inspect-report with a ? latency exited $?"
+  has "$out" "CONV: PerformanceEstimates/SummaryOfOverallLatency/Worst-caseLatency = ?" "inspect-report output"
+  has "$out" "5 csynth files, 1 design:" "inspect-report output"
+  cp -r "$TTSIM_SHARED/data/hls_reports/systolic_multiplier" "$TMP/sys" && chmod -R u+w "$TMP/sys"
+  rm "$TMP/sys/csynth.xml"
+  out="$("$TTSIM" inspect-report "$TMP/sys")" || fail "inspect-report of per-module files exited $?"
+  has "$out" "multiplier_Pipeline_systolic1_csynth.xml  module multiplier_Pipeline_systolic1 of multiplier" "inspect-report output"
+  has "$out" "3 csynth files, 1 design:" "inspect-report output"
+  [ "$(grep -c '^csynth ' <<<"$out")" -eq 1 ] || fail "per-module files printed as tops: $out"
+else
+  echo "TTSIM_SHARED not set: the real-set part of this test is skipped"
 fi
 
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }

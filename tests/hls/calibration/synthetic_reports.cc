@@ -78,11 +78,12 @@ void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
     const std::int64_t lb = hls_loop_latency(lo[i], k.iis[i], k.depths[i]),
                        lw = hls_loop_latency(k.trips[i], k.iis[i], k.depths[i]);
     std::string binds;
-    int n = 0;
+    int n = 0, bind_dsp = 0;  // the _Pipeline_ module reports the DSPs its BindNodes declare
     for (const std::string& op : specs[i].chain) {
       auto it = k.bind_latency.find(op);
       if (it == k.bind_latency.end()) continue;
       const std::string impl = op == "fadd" ? "fulldsp" : op == "fmul" ? "maxdsp" : "fabric";
+      bind_dsp += op == "fadd" ? 2 : op == "fmul" ? 3 : 0;
       binds += fmt::format("<BindNode BINDTYPE=\"op\" BRAM=\"0\" BUNDLEDNAME=\"\" DISPNAME=\"bind_op {0}\" DSP=\"{1}\" "
                            "ID=\"\" IMPL=\"{2}\" LATENCY=\"{3}\" LOOP=\"{4}\" OPTYPE=\"{0}\" PRAGMA=\"\" "
                            "RTLNAME=\"{0}_32ns_32ns_32_{5}_{2}_1_U{6}\" SOURCE=\"hls/kernels/row_reduce.h:1\" "
@@ -96,7 +97,7 @@ void write_kernel_report(const std::string& path, const SyntheticKernel& k) {
         "<PipelineType>yes</PipelineType><InstanceList/></{1}></SummaryOfLoopLatency></PerformanceEstimates>{9}"
         "<BindNodes>{10}</BindNodes></Module>\n",
         pm, loop, timing(7.3), overall(lb + 2, lw + 2), count(lo[i], k.trips[i]), count(lb, lw), lw * ns / 1000, k.iis[i],
-        k.depths[i], resources(0), binds);
+        k.depths[i], resources(bind_dsp), binds);
     instances += fmt::format("<Instance><InstName>grp_{0}_fu_{1}</InstName><ModuleName>{0}</ModuleName><IsCompInst>"
                              "true</IsCompInst><ID>{1}</ID><BindInstances>add_ln{1}_fu_{1}_p2</BindInstances>"
                              "</Instance>",

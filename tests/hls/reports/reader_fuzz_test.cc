@@ -1,11 +1,15 @@
 // RapidCheck mutation test of the report readers, 20,000 inputs per reader (csynth.xml,
 // export_impl.xml, cosim, utilization and power .rpt): truncations, byte flips, element
-// (or line) deletions and number-text replacements of fixture files and, when
-// TTSIM_SHARED is set, of the real reports under 200 kB. Every mutated input must either
-// parse or throw InputError whose message names the source — never crash, throw anything
-// else, or take more than 5 s (a watchdog aborts). The counts are printed and recorded
-// as test properties.
+// (or line) deletions, number-text replacements (odd values, ranges, "?", Vitis HLS
+// 2024.x's unbounded sentinel 2^60 and its family) and sentinel writes of fixture files
+// and, when TTSIM_SHARED is set, of the real reports under 200 kB. Every mutated input
+// must either parse or throw InputError whose message names the source — never crash,
+// throw anything else, or take more than 5 s (a watchdog aborts); a number of an XML
+// report or a cosim cell rewritten in one of the unknown forms must parse (it is read as
+// unknown). The counts are printed and recorded as test properties.
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -21,6 +25,7 @@
 #include "hls/reports/csynth.h"
 #include "hls/reports/impl_reports.h"
 #include "hls/reports/report_set.h"
+#include "hls/reports/values.h"
 #include "hls/reports/vivado_rpt.h"
 #include "hls/reports/xml_util.h"
 #include "tests/core/hang_guard.h"
@@ -114,6 +119,48 @@ std::string replace_text(const Input& in, std::size_t n, const std::string& valu
   return os.str();
 }
 
+// Writes `value` over the n-th number of `in` that the reader may take: an XML element's
+// whole numeric text (csynth.xml, export_impl.xml) or a cosim result cell. Returns whether
+// it did (the result must then parse); utilization / power reports are left alone (their
+// required figures have no unknown form: Vivado prints none).
+bool write_unknown(const Input& in, std::size_t n, const std::string& value, std::string& text) {
+  if (in.kind == ReportKind::kCosimRpt) {
+    std::vector<std::size_t> cells;  // offsets of numeric cells of the VHDL / Verilog rows
+    std::size_t line = 0;
+    while (line < in.text.size()) {
+      const std::size_t end = std::min(in.text.find('\n', line), in.text.size());
+      const std::string l = in.text.substr(line, end - line);
+      if (l.find("VHDL|") != std::string::npos || l.find("Verilog|") != std::string::npos) {
+        for (std::size_t i = 0; i < l.size(); ++i) {
+          if (std::isdigit(static_cast<unsigned char>(l[i])) && (i == 0 || !std::isdigit(static_cast<unsigned char>(l[i - 1])))) {
+            cells.push_back(line + i);
+          }
+        }
+      }
+      line = end + 1;
+    }
+    if (cells.empty()) return false;
+    const std::size_t at = cells[n % cells.size()];
+    std::size_t len = 0;
+    while (at + len < text.size() && std::isdigit(static_cast<unsigned char>(text[at + len]))) ++len;
+    text.replace(at, len, value);
+    return true;
+  }
+  if (!is_xml(in.kind)) return false;
+  pugi::xml_document doc;
+  if (!doc.load_buffer(in.text.data(), in.text.size())) return false;
+  std::vector<pugi::xml_node> numbers;
+  for (const pugi::xpath_node& c : doc.document_element().select_nodes(".//text()")) {
+    if (parse_double_text(c.node().value())) numbers.push_back(c.node());
+  }
+  if (numbers.empty()) return false;
+  numbers[n % numbers.size()].set_value(value.c_str());
+  std::ostringstream os;
+  doc.save(os, "", pugi::format_raw);
+  text = os.str();
+  return true;
+}
+
 long g_inputs_tried = 0;
 
 // RC_PARAMS max_success cases per reader (20,000 in BUILD), each one mutated input.
@@ -122,7 +169,13 @@ TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputErrorNamingTheFile) {
   ASSERT_GE(all.size(), 6u);
   const std::vector<std::string> odd_values = {"", "undef", "-1", "1 ~", "~", "abc", "1.5",
                                                "99999999999999999999", "7 ~ 3", "NA", "0 ~ 0",
-                                               "<", "&amp;", "  12  ", "-0.5", "1e400", "nan", "inf"};
+                                               "<", "&amp;", "  12  ", "-0.5", "1e400", "nan", "inf",
+                                               "?", "1152921504606846976", "1152921504606846977",
+                                               "1 ~ 1152921504606846977", "0 ~ 1152921504606846976",
+                                               "? ~ 5", "18446744073709551616", "11529215046.068 sec"};
+  // Unknown forms: written over a number, they must parse.
+  const std::vector<std::string> unknown_forms = {"?", "undef", "1152921504606846976", "1152921504606846977",
+                                                  "1 ~ 1152921504606846977", "18446744073709551616"};
   testing::HangGuard guard;
   const std::pair<ReportKind, const char*> kinds[] = {{ReportKind::kCsynthXml, "csynth.xml"},
                                                       {ReportKind::kExportImplXml, "export_impl.xml"},
@@ -135,11 +188,12 @@ TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputErrorNamingTheFile) {
       if (in.kind == kind && in.text.size() < 200000) files.push_back(&in);
     }
     ASSERT_FALSE(files.empty()) << label;
-    long tried = 0, rejected = 0;
+    long tried = 0, rejected = 0, sentinels = 0;
     const bool ok = rc::check(std::string("mutated ") + label + " parses or throws InputError naming it", [&] {
       const Input& in = **rc::gen::elementOf(files);
-      const auto mutation = *rc::gen::inRange(0, 4);
+      const auto mutation = *rc::gen::resize(100, rc::gen::inRange(0, 5));  // uniform, whatever the size
       std::string text = in.text;
+      bool must_parse = false;
       if (mutation == 0) {  // truncation
         text = text.substr(0, *rc::gen::inRange<std::size_t>(0, text.size()));
       } else if (mutation == 1) {  // 1-8 byte flips
@@ -150,6 +204,11 @@ TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputErrorNamingTheFile) {
         }
       } else if (mutation == 2) {  // element / line deletion
         text = delete_part(in, *rc::gen::inRange<std::size_t>(0, 1u << 20));
+      } else if (mutation == 4) {  // a number written in an unknown form
+        const auto v = *rc::gen::elementOf(unknown_forms);
+        const auto n = *rc::gen::inRange<std::size_t>(0, 1u << 20);
+        must_parse = write_unknown(in, n, v, text);
+        sentinels += must_parse;
       } else {  // number text replaced by an odd value (XML elements; text reports: a digit)
         const auto n = *rc::gen::inRange<std::size_t>(0, 1u << 20);
         const auto v = *rc::gen::elementOf(odd_values);
@@ -168,11 +227,12 @@ TEST(ReaderFuzz, MutatedReportsOnlyParseOrThrowInputErrorNamingTheFile) {
       if (!error.empty()) {
         ++rejected;
         if (error.find(kSource) == std::string::npos) RC_FAIL("rejection does not name the file: " + error);
+        if (must_parse) RC_FAIL("a number written in an unknown form is rejected: " + error);
       }
     });
     EXPECT_TRUE(ok) << label;
     std::cout << "reader fuzz " << label << ": " << tried << " inputs from " << files.size() << " files, "
-              << rejected << " rejected\n";
+              << rejected << " rejected, " << sentinels << " with a number in an unknown form (all read)\n";
     ::testing::Test::RecordProperty(std::string(label) + " inputs", std::to_string(tried));
     EXPECT_GE(tried, 20000) << label;
   }
