@@ -143,12 +143,17 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
                             {"temporaries", pk[static_cast<int>(BufferClass::kTemporary)]},
                             {"total", r.occupancy.peak_total_bytes}};
   const int lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
+  // MACs per cycle and lane efficiency of `macs` over `cycles`; null where no MAC runs.
+  auto rates = [&](Json& j, std::int64_t macs, std::int64_t cycles) {
+    const bool any = macs > 0 && cycles > 0;
+    j["macs_per_cycle"] = any ? Json(static_cast<double>(macs) / cycles) : Json(nullptr);
+    j["lane_efficiency"] = any ? Json(lane_efficiency(macs, cycles, lanes)) : Json(nullptr);
+  };
   auto layer_json = [&](const LayerBreakdown& l) {
-    const double mpc = l.contraction_cycles > 0 ? static_cast<double>(l.macs) / l.contraction_cycles : 0.0;
-    return Json{{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs}, {"busy_cycles", l.busy_cycles},
-                {"contraction_cycles", l.contraction_cycles}, {"macs_per_cycle", mpc},
-                {"lane_efficiency", lane_efficiency(l.macs, l.contraction_cycles, lanes)}, {"start", l.start},
-                {"end", l.end}};
+    Json j{{"layer", l.layer}, {"tasks", l.tasks}, {"macs", l.macs}, {"busy_cycles", l.busy_cycles},
+           {"contraction_cycles", l.contraction_cycles}, {"start", l.start}, {"end", l.end}};
+    rates(j, l.macs, l.contraction_cycles);
+    return j;
   };
   Json layers = Json::array();
   const auto lb = layer_breakdown(r.graph(), s);
@@ -157,12 +162,11 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
   j["layers"] = layers;
   Json products = Json::array();
   for (const auto& p : product_breakdown(r.graph(), s)) {
-    products.push_back({{"role", p.role}, {"batch", p.shape.batch}, {"rows", p.shape.rows},
-                        {"inner", p.shape.inner}, {"cols", p.shape.cols},
-                        {"form", contraction_form_name(p.shape.variant)}, {"calls", p.calls}, {"macs", p.macs},
-                        {"cycles", p.cycles},
-                        {"macs_per_cycle", p.cycles > 0 ? static_cast<double>(p.macs) / p.cycles : 0.0},
-                        {"lane_efficiency", lane_efficiency(p.macs, p.cycles, lanes)}});
+    Json j{{"role", p.role},   {"batch", p.shape.batch}, {"rows", p.shape.rows},
+           {"inner", p.shape.inner}, {"cols", p.shape.cols},  {"form", contraction_form_name(p.shape.variant)},
+           {"calls", p.calls}, {"macs", p.macs}, {"cycles", p.cycles}};
+    rates(j, p.macs, p.cycles);
+    products.push_back(std::move(j));
   }
   j["products"] = products;
   Json kernels = Json::array();

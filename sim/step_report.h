@@ -78,7 +78,8 @@ KernelBreakdown kernel_total(const std::vector<KernelBreakdown>& kernels, std::i
 /// layers [...] (with contraction_cycles, macs_per_cycle, lane_efficiency) and kernels
 /// [...] each closed by a "total" entry, products [...] (product_breakdown: role, batch,
 /// rows, inner, cols, form, calls, macs, cycles, macs_per_cycle, lane_efficiency at the
-/// arch's contraction lanes), tasks, events.
+/// arch's contraction lanes; the two rates null where no MAC runs: a layer without
+/// contractions, a transpose), tasks, events.
 Json step_json(const StepResult& r, const ArchSpec& arch);
 
 }  // namespace ttsim

@@ -21,17 +21,20 @@ std::string rate_cells(std::int64_t macs, std::int64_t cycles, int lanes) {
 }
 
 std::string layer_row(const LayerBreakdown& l, int lanes) {
-  return fmt::format("{:<18} {:>5}  {:>14}  {:>15}  {}  {:>9}  {:>9}\n", l.layer, l.tasks, grouped(l.macs),
-                     grouped(l.busy_cycles), rate_cells(l.macs, l.contraction_cycles, lanes), grouped(l.start),
-                     grouped(l.end));
+  return fmt::format("{:<18} {:>5}  {:>14}  {:>15}  {:>13}  {}  {:>9}  {:>9}\n", l.layer, l.tasks, grouped(l.macs),
+                     grouped(l.busy_cycles), l.contraction_cycles > 0 ? grouped(l.contraction_cycles) : "",
+                     rate_cells(l.macs, l.contraction_cycles, lanes), grouped(l.start), grouped(l.end));
 }
 
 std::string product_row(const ProductBreakdown& p, int lanes) {
   const TaskShape& s = p.shape;
-  const std::string shape = fmt::format("{}{}x{}x{}", s.batch > 1 ? std::to_string(s.batch) + "x" : "", s.rows,
-                                        s.inner, s.cols);
-  return fmt::format("{:<22} {:<16} {:<14} {:>5}  {:>12}  {}\n", p.role, shape, contraction_form_name(s.variant),
-                     p.calls, grouped(p.cycles), rate_cells(p.macs, p.cycles, lanes));
+  const std::string batch = s.batch > 1 ? std::to_string(s.batch) + "x" : "";
+  const std::string shape = p.shape.variant < 0 ? fmt::format("{}{}x{}", batch, s.rows, s.cols)
+                                                : fmt::format("{}{}x{}x{}", batch, s.rows, s.inner, s.cols);
+  const std::string row = fmt::format("{:<22} {:<16} {:<14} {:>5}  {:>12}  {}", p.role, shape,
+                                      contraction_form_name(s.variant), p.calls, grouped(p.cycles),
+                                      rate_cells(p.macs, p.cycles, lanes));
+  return row.substr(0, row.find_last_not_of(' ') + 1) + "\n";
 }
 
 int contraction_lanes(const ArchSpec& arch) { return arch.units[static_cast<int>(UnitKind::kContraction)].lanes; }
@@ -48,7 +51,7 @@ std::string kernel_table(const StepResult& r, const ArchSpec& arch) {
 std::string layer_table(const StepResult& r, const ArchSpec& arch) {
   const int lanes = contraction_lanes(arch);
   std::string s =
-      "layer              tasks            MACs      busy cycles  MACs/cycle  lane eff.      start        end\n";
+      "layer              tasks            MACs      busy cycles  contr. cycles  MACs/cycle  lane eff.      start        end\n";
   const auto layers = layer_breakdown(r.graph(), r.run.schedule);
   for (const auto& l : layers) s += layer_row(l, lanes);
   return s + layer_row(layer_total(layers, r.run.schedule.makespan), lanes);
@@ -57,9 +60,9 @@ std::string layer_table(const StepResult& r, const ArchSpec& arch) {
 std::string product_table(const StepResult& r, const ArchSpec& arch) {
   const int lanes = contraction_lanes(arch);
   std::string s = fmt::format(
-      "contraction products and transposes by role and shape (batch x rows x inner x cols; lane eff. = MACs / "
-      "(cycles x {} lanes))\nrole                   shape            form           calls        cycles  MACs/cycle  lane "
-      "eff.\n",
+      "contraction products and transposes by role and shape, most cycles first ([batch x] rows x inner x cols; a "
+      "transpose rows x cols;\nMACs/cycle = MACs / cycles, lane eff. = that / {} lanes)\nrole                   shape  "
+      "          form           calls        cycles  MACs/cycle  lane eff.\n",
       lanes);
   for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) s += product_row(p, lanes);
   return s;

@@ -15,15 +15,17 @@ namespace ttsim {
 /// lanes blank, utilization the mean). Utilization in %. Each line ends with "\n".
 std::string kernel_table(const StepResult& r, const ArchSpec& arch);
 
-/// Header "layer tasks MACs busy cycles MACs/cycle lane eff. start end" and one row per
-/// layer (layer_breakdown, in order of first appearance), then the "total" row
+/// Header "layer tasks MACs busy cycles contr. cycles MACs/cycle lane eff. start end" and
+/// one row per layer (layer_breakdown, in order of first appearance), then the "total" row
 /// (layer_total). MACs/cycle = MACs / the layer's contraction cycles; lane eff. = that /
-/// the arch's contraction lanes (lane_efficiency), in %; both blank without contractions.
+/// the arch's contraction lanes (lane_efficiency), in %; the three blank without
+/// contractions.
 std::string layer_table(const StepResult& r, const ArchSpec& arch);
 
 /// Title, header "role shape form calls cycles MACs/cycle lane eff." and one row per
 /// product_breakdown entry (contraction tasks of one role and shape, by cycles
-/// descending). Shape "rows x inner x cols", prefixed by "batch x" when batch > 1.
+/// descending). Shape "rows x inner x cols" ("rows x cols" for a transpose), prefixed by
+/// "batch x" when batch > 1.
 std::string product_table(const StepResult& r, const ArchSpec& arch);
 
 }  // namespace ttsim

@@ -1,0 +1,90 @@
+// The step's lane-efficiency breakdowns (sim/step_report.h) on the 2-encoder preset: the
+// product rows account for every contraction and transpose cycle and MAC, each rate is
+// MACs / (cycles × lanes), and the BTT products on L run their lanes along M.
+
+#include <gtest/gtest.h>
+
+#include "hls/include/kernel_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/device_spec.h"
+#include "models/model_spec.h"
+#include "sim/step_report.h"
+#include "sim/step_sim.h"
+
+namespace ttsim {
+namespace {
+
+class StepReport : public ::testing::Test {
+ protected:
+  ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  StepResult r = simulate_step(model, arch, device, StepOptions{});
+  int lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
+};
+
+TEST_F(StepReport, ProductsAccountForEveryContractionAndTranspose) {
+  std::int64_t cycles = 0, macs = 0, want_cycles = 0, want_macs = 0;
+  for (const Task& t : r.graph().tasks) {
+    const bool transpose = t.op == TaskOp::kAdd && t.shape.variant == ttsim_spec::kAddTranspose;
+    if (t.op != TaskOp::kContraction && !transpose) continue;
+    want_cycles += r.run.schedule.tasks[t.id].end - r.run.schedule.tasks[t.id].start;
+    want_macs += t.macs;
+  }
+  const auto products = product_breakdown(r.graph(), r.run.schedule);
+  for (std::size_t i = 0; i < products.size(); ++i) {
+    const ProductBreakdown& p = products[i];
+    cycles += p.cycles;
+    macs += p.macs;
+    EXPECT_EQ(p.macs, p.calls * p.shape.macs() * (p.shape.variant < 0 ? 0 : 1)) << p.role;
+    if (i > 0) EXPECT_LE(p.cycles, products[i - 1].cycles) << "sorted by cycles";
+    const double eff = lane_efficiency(p.macs, p.cycles, lanes);
+    EXPECT_LE(eff, 1.0) << p.role;
+    EXPECT_DOUBLE_EQ(eff, p.cycles > 0 ? static_cast<double>(p.macs) / (p.cycles * lanes) : 0.0);
+  }
+  EXPECT_EQ(cycles, want_cycles);
+  EXPECT_EQ(macs, want_macs);
+  EXPECT_EQ(macs, layer_total(layer_breakdown(r.graph(), r.run.schedule), 0).macs);
+}
+
+TEST_F(StepReport, LayerContractionCyclesSumToTheContractionEngineBusyCycles) {
+  const auto layers = layer_breakdown(r.graph(), r.run.schedule);
+  const LayerBreakdown total = layer_total(layers, r.run.schedule.makespan);
+  std::int64_t busy = 0;
+  for (const auto& k : kernel_breakdown(r, arch)) {
+    if (k.kind == UnitKind::kContraction) busy += k.busy_cycles;
+  }
+  EXPECT_EQ(total.contraction_cycles, busy);
+}
+
+// X·L_d, dZ·L_dᵀ and dZᵀ·X run along M = 768 (L_d stored transposed): at least 90 % of the
+// lanes, where the M × r_d layout gave 12 of 64.
+TEST_F(StepReport, BttProductsOnLRunTheirLanesAlongM) {
+  int seen = 0;
+  for (const ProductBreakdown& p : product_breakdown(r.graph(), r.run.schedule)) {
+    if (p.role != "btt.xl" && p.role != "btt.grad_xl" && p.role != "btt.grad_l") continue;
+    ++seen;
+    EXPECT_GE(lane_efficiency(p.macs, p.cycles, lanes), 0.9) << p.role;
+  }
+  EXPECT_EQ(seen, 3);
+}
+
+TEST_F(StepReport, JsonRatesAreNullWhereNoMacRuns) {
+  const Json j = step_json(r, arch);
+  bool transpose = false;
+  for (const auto& p : j.at("products")) {
+    if (p.at("form") == "transpose") {
+      transpose = true;
+      EXPECT_TRUE(p.at("lane_efficiency").is_null());
+    } else {
+      EXPECT_GT(p.at("lane_efficiency").get<double>(), 0.0);
+    }
+  }
+  EXPECT_TRUE(transpose);
+  for (const auto& l : j.at("layers")) {
+    EXPECT_EQ(l.at("macs_per_cycle").is_null(), l.at("macs").get<std::int64_t>() == 0) << l.at("layer");
+  }
+}
+
+}  // namespace
+}  // namespace ttsim
