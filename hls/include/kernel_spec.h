@@ -96,7 +96,7 @@ enum TripKind : int {
   kTripContractColumn,   ///< column form: nb · ceil(rows·tiles / S) · S · nred
   kTripContractDot,      ///< dot form: nb · ceil(rows·cols / S) · S · ceil(inner / lanes) · rb
   kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
-  kTripTranspose,        ///< (ceil(R / lanes) · tiles + 1) · lanes: a lanes × lanes tile per lanes iterations
+  kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
 };
 
 constexpr int kMaxChain = 16;
@@ -140,6 +140,11 @@ constexpr int kAddPlain = 0;
 constexpr int kAddAccumulate = 1;
 constexpr int kAddColumnSum = 2;
 constexpr int kAddTranspose = 3;
+/// Iterations a transpose tile buffer is kept past its last write before it is read (above
+/// the transpose loop's depth, read + write latency, on the supported clocks), and the
+/// buffers that give it at `lanes` lanes: (buffers − 2) · lanes + 1 >= kTransposeLag.
+constexpr int kTransposeLag = 5;
+constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
 
 /// The contraction form for operand strides (words) of the lane and reduction indices.
 constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch) {
@@ -177,7 +182,7 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
     case kTripContractColumn: return nb * ceil_div(rows * tiles, S) * S * inner * rb;
     case kTripContractDot: return nb * ceil_div(rows * cols, S) * S * ceil_div(inner, lanes) * rb;
     case kTripContractScalar: return nb * ceil_div(rows * cols, S) * S * inner * rb;
-    case kTripTranspose: return (ceil_div(R, lanes) * tiles + 1) * lanes;
+    case kTripTranspose: return (ceil_div(R, lanes) * tiles + transpose_buffers(lanes) - 1) * lanes;
   }
   return 0;
 }
@@ -400,9 +405,10 @@ constexpr KernelSpec kKernelSpecs[] = {
        1,
        {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
        2},
-      // Transposed copy through a double-buffered lanes × lanes register tile: one lane
-      // read of x (a tile row) and one lane write of out (a column of the previous tile)
-      // per iteration — ResMII 1 on both arrays. No arithmetic.
+      // Transposed copy through lanes × lanes register tiles: one lane read of x (a tile
+      // row) and one lane write of out (a column of an earlier tile) per iteration — ResMII
+      // 1 on both arrays; a tile is read kTransposeLag or more iterations after its last
+      // write (transpose_buffers), so it carries no recurrence. No arithmetic.
       {"transpose",
        kTripTranspose,
        kAddTranspose,

@@ -110,34 +110,37 @@ column_sum:
 
 /// out[j·o_rs + i] = x[i·x_rs + j] for i < R, j < cols: x (R rows of cols, row stride
 /// x_rs) copied transposed (cols rows of R, row stride o_rs), LANES words per cycle through
-/// a LANES × LANES register tile, double-buffered. The loop walks the tiles (row tiles
-/// outer, column tiles inner), LANES iterations each: iteration s of tile t lane-reads row
-/// s of tile t (LANES consecutive words of x) into buffer t mod 2 and lane-writes column s
-/// of tile t − 1 (LANES consecutive words of out) from the other buffer; LANES more
-/// iterations drain the last tile. One lane access per array per iteration: ResMII 1.
-/// Rows past R and columns past cols are neither read nor written. Loop transpose (II:
-/// TTSIM_II_TRANSPOSE); trip (ceil(R / LANES) · ceil(cols / LANES) + 1) · LANES.
+/// LANES × LANES register tiles. The loop walks the tiles (row tiles outer, column tiles
+/// inner), LANES iterations each: iteration s of tile t lane-reads row s of tile t (LANES
+/// consecutive words of x) into tile buffer t mod NB and lane-writes column s of tile
+/// t − (NB − 1) (LANES consecutive words of out) from its buffer; (NB − 1) · LANES more
+/// iterations drain the last tiles. One lane access per array per iteration: ResMII 1.
+/// A buffer is read no sooner than (NB − 2) · LANES + 1 >= ttsim_spec::kTransposeLag
+/// iterations after its last write (NB = transpose_buffers(LANES)), more than the loop's
+/// depth, so the tile carries no recurrence that could bound the II. Rows past R and
+/// columns past cols are neither read nor written. Loop transpose (II: TTSIM_II_TRANSPOSE);
+/// trip (ceil(R / LANES) · ceil(cols / LANES) + NB − 1) · LANES.
 template <int LANES, int B>
 void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
                       int o_rs) {
+  constexpr int NB = ttsim_spec::transpose_buffers(LANES);
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> out(out_mem, out_off);
-  float tile[2][LANES][LANES];
+  float tile[NB][LANES][LANES];
 #pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
-  const int col_tiles = (cols + LANES - 1) / LANES;
-  const long tiles = static_cast<long>((R + LANES - 1) / LANES) * col_tiles;
-  const long total = (tiles + 1) * LANES;
-  int s = 0, buf = 0;
-  int i0 = 0, j0 = 0;    // first row and column of the tile being read
-  int pi0 = 0, pj0 = 0;  // of the tile being written (the previous one)
+  const long tiles = static_cast<long>((R + LANES - 1) / LANES) * ((cols + LANES - 1) / LANES);
+  const long total = (tiles + NB - 1) * LANES;
+  int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
+  int i0 = 0, j0 = 0;         // first row and column of the tile being read
+  int wi0 = 0, wj0 = 0;       // of the tile being written
   long t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
-// tile[buf] is written by the tile being read and tile[1 - buf] read by the one being
-// written: the two halves never meet in one iteration.
+// A tile buffer is read at least kTransposeLag iterations after its last write (the loop's
+// depth is below that): no dependence the schedule has to keep.
 #pragma HLS DEPENDENCE variable = tile type = inter false
     TTSIM_LOOP_ITER("transpose");
     if (t < tiles) {
@@ -151,25 +154,31 @@ transpose:
       }
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-        tile[buf][s][l] = row[l];
+        tile[rb][s][l] = row[l];
       }
     }
-    if (t > 0 && pj0 + s < cols) {
+    if (t >= NB - 1 && wj0 + s < cols) {
       float col[LANES];
 #pragma HLS ARRAY_PARTITION variable = col complete
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-        col[l] = tile[1 - buf][l][s];
+        col[l] = tile[wb][l][s];
       }
-      const int n_rows = R - pi0 < LANES ? R - pi0 : LANES;
-      lane_write<LANES>("out", out, (pj0 + s) * o_rs + pi0, n_rows, col);
+      const int n_rows = R - wi0 < LANES ? R - wi0 : LANES;
+      lane_write<LANES>("out", out, (wj0 + s) * o_rs + wi0, n_rows, col);
     }
     if (++s == LANES) {
       s = 0;
-      buf = 1 - buf;
+      rb = rb + 1 == NB ? 0 : rb + 1;
+      if (t >= NB - 1) {
+        wb = wb + 1 == NB ? 0 : wb + 1;
+        wj0 += LANES;
+        if (wj0 >= cols) {
+          wj0 = 0;
+          wi0 += LANES;
+        }
+      }
       ++t;
-      pi0 = i0;
-      pj0 = j0;
       j0 += LANES;
       if (j0 >= cols) {
         j0 = 0;

@@ -161,6 +161,26 @@ TEST(DerivedII, EveryShippedRecurrenceIsCoveredAndOneLaneReachesIiOne) {
   }
 }
 
+// The transpose keeps each tile buffer kTransposeLag iterations or more past its last write
+// (its pragma declares the tile free of inter-iteration dependence): its depth, read + write
+// at the slowest supported memory latencies (URAM read 2, write 1), must stay below that.
+TEST(DerivedII, TransposeTilesOutliveTheLoopDepth) {
+  OperatorLatencies lat = latencies(16, 6);
+  lat[kRead] = 2;
+  lat[kWrite] = 1;
+  const int k = kernel_index("add");
+  for (int i = 0; i < kKernelSpecs[k].n_loops; ++i) {
+    const ttsim_spec::LoopSpec& l = kKernelSpecs[k].loops[i];
+    if (std::string(l.name) != "transpose") continue;
+    for (int lanes : {1, 2, 3, 8, 64}) {
+      EXPECT_LT(loop_timing(l, lat, lanes).depth, kTransposeLag) << lanes;
+      EXPECT_GE((transpose_buffers(lanes) - 2) * lanes + 1, kTransposeLag) << lanes;
+    }
+    return;
+  }
+  FAIL() << "no transpose loop in the add kernel's specification";
+}
+
 TEST(Variants, SelectTheLoopsOfAKernel) {
   const TaskShape base{2, 3, 40, 10};
   auto names = [](TaskOp op, TaskShape s, int lanes) {
