@@ -59,10 +59,13 @@ std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& mod
   return model.cycles_for_trips(unit_of(s.op), s.op, s.trips());
 }
 
-double observed_depth(const LoopObservation& o, int model_ii) {
+double observed_depth(const LoopObservation& o) {
   if (o.depth) return static_cast<double>(pipeline_depth_term(*o.depth, RuleSet::kHlsStates));
-  const std::int64_t ii = o.ii ? *o.ii : model_ii;
-  return static_cast<double>(o.latency - (o.trip - 1) * ii);
+  if (!o.ii) {
+    throw InputError(fmt::format("loop {} (in {}): neither PipelineDepth nor PipelineII is known, so its depth "
+                                 "cannot be observed (the model's II is not put in its place)", o.name, o.rtl_module));
+  }
+  return static_cast<double>(o.latency - (o.trip - 1) * *o.ii);
 }
 
 namespace {
@@ -106,7 +109,7 @@ void fit_loop_depths(TaskOp op, const std::vector<const KernelSample*>& samples,
       f.model_ii = c.ii;
       f.model_depth = c.depth;
       ++f.samples;
-      depth_sum[o.name] += observed_depth(o, c.ii) - c.depth;
+      depth_sum[o.name] += observed_depth(o) - c.depth;
       if (o.depth) {
         report_depth_sum[o.name] += static_cast<double>(*o.depth);
         ++report_depth_n[o.name];

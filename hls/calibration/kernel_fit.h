@@ -46,9 +46,10 @@ std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model);
 
 /// Observed depth (cycles, the simulator's convention) of one reported loop: see the
-/// file comment; `model_ii` is used when the report has neither PipelineDepth nor
-/// PipelineII.
-double observed_depth(const LoopObservation& o, int model_ii);
+/// file comment. Throws InputError naming the loop when the observation has neither
+/// PipelineDepth nor PipelineII (collect_kernel_samples skips such a kernel; nothing is
+/// guessed).
+double observed_depth(const LoopObservation& o);
 
 /// Fits one kernel over `samples` (all of kernel `op`): per-loop depth adjustments and
 /// the overhead (file comment), with operator latencies `op_latency` over the device's,

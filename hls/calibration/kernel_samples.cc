@@ -262,8 +262,8 @@ void add_bound_samples(const KernelSample& s, const FoundLoops& ordered, bool ex
       o.rtl_module = mod;
       o.trip = worst ? *l->trip_count.max : *l->trip_count.min;
       o.latency = worst ? *l->latency.max : *l->latency.min;
-      if (l->pipeline_ii && l->pipeline_ii->is_exact()) o.ii = *l->pipeline_ii->min;
-      if (l->pipeline_depth && l->pipeline_depth->is_exact()) o.depth = *l->pipeline_depth->min;
+      o.ii = *l->pipeline_ii->min;  // exact: unknown_ii_or_depth skipped the sample otherwise
+      if (l->pipeline_depth) o.depth = *l->pipeline_depth->min;
       b.loops.push_back(o);
     }
     out.push_back(std::move(b));
@@ -287,6 +287,22 @@ std::string unknowns_of(const CsynthReport& r, const std::string& name, const Fo
   std::string s = " (";
   for (std::size_t i = 0; i < listed.size(); ++i) s += (i ? ", " : "") + listed[i];
   return s + (n > listed.size() ? fmt::format(", {} more)", n - listed.size()) : ")");
+}
+
+/// "loop L (in M): PipelineII is 1 ~ ?, not one number; ...": the loops of `ordered` whose
+/// PipelineII, or PipelineDepth where the report prints one, is not one known number (the
+/// fit would have to guess it); "" when every one is.
+std::string unknown_ii_or_depth(const FoundLoops& ordered) {
+  std::string s;
+  auto note = [&](const LoopReport& l, const std::string& mod, const char* field, const Count& c) {
+    if (c.is_exact()) return;
+    s += (s.empty() ? "" : "; ") + fmt::format("loop {} (in {}): {} is {}, not one number", l.name, mod, field, c.str());
+  };
+  for (const auto& [l, mod] : ordered) {
+    note(*l, mod, "PipelineII", l->pipeline_ii ? *l->pipeline_ii : Count::unknown());
+    if (l->pipeline_depth) note(*l, mod, "PipelineDepth", *l->pipeline_depth);
+  }
+  return s;
 }
 
 /// Samples kernel module `name` (of TaskOp `op`) of report `r` into `set` (or its skip).
@@ -316,6 +332,11 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
   if (!known) {
     skip(std::string("latency or a loop's trip count / latency is unknown") + unknowns_of(r, name, found) +
          (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
+    return;
+  }
+  const std::string unknown_timing = unknown_ii_or_depth(ordered);
+  if (!unknown_timing.empty()) {
+    skip("a loop's II or depth is unknown, not guessed: " + unknown_timing + unknowns_of(r, name, found));
     return;
   }
   add_bound_samples(s, ordered, exact, set.samples);
