@@ -196,4 +196,17 @@ else
   echo "TTSIM_SHARED not set: the real-set part of this test is skipped"
 fi
 
+# 8. A "?" in a needed figure of a report_utilization: that report rejected naming its line,
+#    row and column, the report_power beside it with it; the kernels are fitted (exit 0).
+"$WRITE" "$TMP/rep5" >/dev/null || fail "writing the synthetic reports"
+u5="$TMP/rep5/ttsim_contraction_0/impl/design_utilization_placed.rpt"
+sed -i 's/^| DSPs           | *[0-9]* |/| DSPs           |    ? |/' "$u5"
+grep -q '^| DSPs           |    ? |' "$u5" || fail "no DSPs row edited in $u5"
+line=$(grep -n '^| DSPs           |    ? |' "$u5" | cut -d: -f1)
+out="$("$TTSIM" calibrate --reports "$TMP/rep5" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c9.json")" \
+  || fail "calibrate with a ? in a report_utilization exited $?"
+has "$out" "rejected  ttsim_contraction_0/impl/design_utilization_placed.rpt: $u5: line $line: row \"DSPs\": expected a number in column Used, found \"?\" (unknown)" "calibrate output"
+has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the report_utilization beside it is rejected" "calibrate output"
+has "$out" "wrote $TMP/c9.json" "calibrate output"
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
