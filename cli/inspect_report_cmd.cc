@@ -232,6 +232,11 @@ int run_inspect_report(const std::vector<std::string>& args) {
                                  c->latency.str(), c->source);
       }
     }
+    if (per_module_file_without_hierarchy(r)) {
+      std::cout << "  not placed under a top: per-module file without its design's hierarchy (it prints no "
+                   "RTLDesignHierarchy / ModuleInformation, and no report beside it names it as a module); "
+                   "its calls are unknown (compare-rules skips it)\n";
+    }
     print_design_files(s.csynth, g);
   }
   if (!s.csynth.empty()) std::cout << csynth_totals(s.csynth, designs.size());

@@ -192,6 +192,18 @@ if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/gnn_acc_pn
   has "$out" "multiplier_Pipeline_systolic1_csynth.xml  module multiplier_Pipeline_systolic1 of multiplier" "inspect-report output"
   has "$out" "3 csynth files, 1 design:" "inspect-report output"
   [ "$(grep -c '^csynth ' <<<"$out")" -eq 1 ] || fail "per-module files printed as tops: $out"
+  # Per-module files printing no hierarchy, without the top's csynth.xml: not placed under a
+  # top, their calls unknown: compare-rules skips them (never "straight-line code", never
+  # a module scored without its calls).
+  cp -r "$TTSIM_SHARED/data/hls_reports/gnn_acc_pna_molhiv" "$TMP/gnn2" && chmod -R u+w "$TMP/gnn2"
+  rm "$TMP/gnn2/csynth.xml"
+  out="$("$TTSIM" compare-rules "$TMP/gnn2")" || fail "compare-rules of per-module files exited $?"
+  has "$out" "rules hls: 0 modules evaluated, MAPE n/a" "compare-rules output"
+  has "$out" "skipped    4: calls unknown: per-module file without its design's hierarchy" "compare-rules output"
+  grep -q "straight-line\|MISS" <<<"$out" && fail "per-module files scored or called straight-line: $out"
+  out="$("$TTSIM" inspect-report "$TMP/gnn2")" || fail "inspect-report of per-module files exited $?"
+  [ "$(grep -c "^  not placed under a top: per-module file without its design's hierarchy" <<<"$out")" -eq 4 ] \
+    || fail "inspect-report does not say the 4 files could not be placed: $out"
 else
   echo "TTSIM_SHARED not set: the real-set part of this test is skipped"
 fi
