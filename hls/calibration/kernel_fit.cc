@@ -55,6 +55,16 @@ std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>
   return out;
 }
 
+SampleOptions screening_options(const std::vector<std::string>& keep, const ArchSpec& arch,
+                                const DeviceSpec& device) {
+  SampleOptions o{keep};
+  o.part = device.part;
+  o.part_from = fmt::format("device {} ({})", device.name, device.source_file);
+  o.clock_ns = 1000.0 / arch.clock_mhz;
+  o.clock_from = fmt::format("arch {} ({}, {} MHz)", arch.name, arch.source_file, arch.clock_mhz);
+  return o;
+}
+
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model) {
   return model.cycles_for_trips(unit_of(s.op), s.op, s.trips());
 }
@@ -208,12 +218,12 @@ Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, co
   std::set<std::string> tools;
   std::string timing_note;
   for (const auto& s : set.samples) {
-    if (s.part != device.part) {
+    if (s.part != device.part && !s.kept) {
       throw InputError(fmt::format("{}: report part {} differs from device {} ({}) part {}", s.source, s.part,
                                    device.name, device.source_file, device.part));
     }
     if (!s.target_clock_ns) throw InputError(s.source + ": module " + s.module + ": no target clock period");
-    if (std::fabs(*s.target_clock_ns - 1000.0 / arch.clock_mhz) > 0.01) {
+    if (std::fabs(*s.target_clock_ns - 1000.0 / arch.clock_mhz) > 0.01 && !s.kept) {
       throw InputError(fmt::format("{}: report target clock {} ns differs from arch {} ({}) clock {} MHz ({:.3f} ns)",
                                    s.source, *s.target_clock_ns, arch.name, arch.source_file, arch.clock_mhz,
                                    1000.0 / arch.clock_mhz));

@@ -42,6 +42,12 @@ namespace ttsim::hls {
 std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>& samples,
                                                  const DeviceSpec& device);
 
+/// The sampling options of `calibrate` / `compare`: the reports kept with --keep, and the
+/// part of `device` and the clock of `arch` every other report must be of (a report of
+/// another part or clock is refused by name, with both values).
+SampleOptions screening_options(const std::vector<std::string>& keep, const ArchSpec& arch,
+                                const DeviceSpec& device);
+
 /// Module latency (cycles) the latency model `model` predicts for a sample's trip counts.
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model);
 

@@ -1,6 +1,7 @@
 #include "hls/calibration/kernel_samples.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -346,10 +347,27 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
 
 namespace {
 
+/// The part and target clock of `r` against those `options` ask for, each difference a
+/// sentence with both values (empty when they agree or nothing is asked).
+std::vector<std::string> part_and_clock_problems(const CsynthReport& r, const SampleOptions& options) {
+  std::vector<std::string> out;
+  if (!options.part.empty() && r.part != options.part) {
+    out.push_back("report part " + (r.part.empty() ? std::string("(none)") : r.part) + " differs from " +
+                  options.part_from + " part " + options.part);
+  }
+  if (options.clock_ns && r.target_clock_ns && std::fabs(*r.target_clock_ns - *options.clock_ns) > 0.01) {
+    out.push_back(fmt::format("report target clock {:.3f} ns differs from {} clock {:.3f} ns", *r.target_clock_ns,
+                              options.clock_from, *options.clock_ns));
+  }
+  return out;
+}
+
 /// Every problem of report `r` (which holds ttsim modules) that keeps it out of the
-/// samples: ttsim and report identity, contradictions; "" when none.
-std::string screening_problems(const CsynthReport& r) {
+/// samples: ttsim and report identity, contradictions, another part or clock than
+/// `options` ask for; "" when none.
+std::string screening_problems(const CsynthReport& r, const SampleOptions& options) {
   std::vector<std::string> all = ttsim_identity_problems(r);
+  for (const auto& p : part_and_clock_problems(r, options)) all.push_back(p);
   for (const auto& p : identity_problems(r)) all.push_back(p);
   for (const auto& c : contradictions(r)) all.push_back("contradicts itself: " + c.module + ": " + c.what);
   std::string s;
@@ -366,7 +384,7 @@ bool same_file(const std::string& a, const std::string& b) {
 /// True when `r` passes the screening, or is kept (noted in `set.kept`); else noted in `set.refused`.
 bool screen(const CsynthReport& r, const SampleOptions& options, KernelSampleSet& set) {
   if (!holds_ttsim_module(r)) return true;
-  const std::string problems = screening_problems(r);
+  const std::string problems = screening_problems(r, options);
   if (problems.empty()) return true;
   for (const std::string& k : options.keep) {
     if (same_file(k, r.source)) {
@@ -390,6 +408,7 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
   for (const CsynthReport* rp : sorted) {
     const CsynthReport& r = *rp;
     if (!screen(r, options, set)) continue;
+    const std::size_t first = set.samples.size();
     for (const std::string& name : module_names(r)) {
       const auto op = task_op_of_module(name);
       if (!op) {
@@ -399,6 +418,8 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
       if (!seen.insert({folder_of(r.source), name}).second) continue;
       collect_module_samples(r, name, *op, cosim, set);
     }
+    const bool kept = !set.kept.empty() && set.kept.back().source == r.source;
+    for (std::size_t i = first; i < set.samples.size(); ++i) set.samples[i].kept = kept;
   }
   for (const std::string& k : options.keep) {
     const bool read = std::any_of(reports.begin(), reports.end(), [&](const CsynthReport& r) {

@@ -93,7 +93,7 @@ std::string cosim_unused_reason(const std::string& cosim, const std::vector<Csyn
 bool is_ttsim_report(const CsynthReport& r) { return holds_ttsim_module(r) && ttsim_identity_problems(r).empty(); }
 
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
-                                    const std::vector<std::string>& explicit_power) {
+                                    const std::vector<std::string>& explicit_power, const std::string& part) {
   PowerSelection out;
   out.pairs.utilization = set.utilization;
   const std::string top = fs::path(root).lexically_normal().string();
@@ -103,6 +103,9 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
       if (classify_report_file(path) == ReportKind::kUtilizationRpt && folder_of(path) == folder_of(p.source)) {
         reason = "the report_utilization beside it is rejected (" + why + ")";
       }
+    }
+    if (reason.empty() && !part.empty() && !p.device.empty() && p.device != part) {
+      reason = "device " + p.device + " differs from the --device part " + part;
     }
     if (reason.empty()) reason = power_design_refusal(p.source, set.csynth, top);
     if (!reason.empty()) {

@@ -221,4 +221,21 @@ has "$out" "rejected  ttsim_contraction_0/impl/design_utilization_placed.rpt: $u
 has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the report_utilization beside it is rejected" "calibrate output"
 has "$out" "wrote $TMP/c9.json" "calibrate output"
 
+# 9. Reports of another part and clock beside ttsim's: rejected in the file list naming both
+#    values (not exit 2 after listing them as used); --keep still fits one.
+"$WRITE" "$TMP/rep6/main" >/dev/null || fail "writing the synthetic reports"
+"$WRITE" "$TMP/rep6/other" xcvu9p-flga2104-2L-e 4.0 >/dev/null || fail "writing the other part's reports"
+out="$("$TTSIM" calibrate --reports "$TMP/rep6" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c10.json" 2>&1)" \
+  || fail "calibrate with reports of another part exited $?: $out"
+has "$out" "rejected  other/ttsim_contraction_0/syn/report/csynth.xml: report part xcvu9p-flga2104-2L-e differs from device u50 (" "calibrate output"
+has "$out" "part xcu50-fsvh2104-2-e; report target clock 4.000 ns differs from arch u50_paper (" "calibrate output"
+has "$out" "100 MHz) clock 10.000 ns" "calibrate output"
+has "$out" "rejected  other/ttsim_contraction_0/impl/design_power_routed.rpt: device xcvu9p-flga2104-2L-e differs from the --device part xcu50-fsvh2104-2-e" "calibrate output"
+has "$out" "wrote $TMP/c10.json" "calibrate output"
+grep -q "^  used      other/.*csynth.xml" <<<"$out" && fail "a report of another part listed as used: $out"
+k6="$TMP/rep6/other/ttsim_softmax_5/syn/report/csynth.xml"
+out="$("$TTSIM" compare --reports "$TMP/rep6" --arch "$ARCH" --device "$DEV" --keep "$k6" 2>&1)" \
+  || fail "compare --keep of another part's report exited $?: $out"
+has "$out" "used      other/ttsim_softmax_5/syn/report/csynth.xml: kernel samples of ttsim_softmax; kept (--keep) despite: report part xcvu9p-flga2104-2L-e" "compare --keep output"
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
