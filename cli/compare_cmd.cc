@@ -193,7 +193,7 @@ int run_compare(const std::vector<std::string>& args) {
   const ArchSpec arch = load_arch_spec(o.arch_path);
   const DeviceSpec device = load_device_spec(o.device_path);
   const ReportSet reports = read_reports(o.dir);
-  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim, SampleOptions{o.keep});
+  const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim, screening_options(o.keep, arch, device));
   const std::vector<FileUse> files = report_inventory(reports, set, nullptr);
   std::cout << format_inventory(files, o.dir) << timing_warnings(reports.csynth);
   const CalibrationChoice c = choose_calibration(o, set, arch, device);

@@ -158,7 +158,13 @@ std::string csynth_totals(const std::vector<CsynthReport>& csynth, std::size_t d
                      n(contradicted.size(), "contradiction"));
 }
 
-/// The Vivado implementation, co-simulation, utilization and power reports of `s`.
+/// "  unknown (read as absent): line 40: row "URAM" column Used = ?", one line per value.
+void print_vivado_unknowns(const std::vector<UnknownValue>& unknowns) {
+  for (const auto& u : unknowns) std::cout << fmt::format("  unknown (read as absent): {} = {}\n", u.field, u.text);
+}
+
+/// The Vivado implementation, co-simulation, utilization and power reports of `s`, and
+/// the Vivado reports rejected (a needed figure unknown or malformed) with the reader's error.
 void print_impl_reports(const ReportSet& s) {
   for (const auto& e : s.export_impl) {
     std::cout << fmt::format("export_impl  {}\n  Vivado {}  clock target {}  achieved {}  timing met {}\n"
@@ -183,13 +189,16 @@ void print_impl_reports(const ReportSet& s) {
                              u.source, u.device, u.design_state, u.clb_luts.used,
                              u.clb_registers.used, u.block_ram_tile.used, u.bram_18k(),
                              u.uram ? fmt::format("{}", u.uram->used) : "-", u.dsp.used);
+    print_vivado_unknowns(u.unknowns);
   }
   for (const auto& p : s.power) {
     std::cout << fmt::format("power        {}\n  device {}  total {:.3f} W  dynamic {:.3f} W  static "
                              "{:.3f} W{}  confidence {}\n",
                              p.source, p.device, p.total_on_chip_w, p.dynamic_w, p.device_static_w,
                              p.hbm_w ? fmt::format("  HBM {:.3f} W", *p.hbm_w) : "", p.confidence_level);
+    print_vivado_unknowns(p.unknowns);
   }
+  for (const auto& [path, why] : s.rejected) std::cout << fmt::format("rejected     {}\n  {}\n", path, why);
 }
 
 int run_inspect_report(const std::vector<std::string>& args) {
@@ -222,6 +231,11 @@ int run_inspect_report(const std::vector<std::string>& args) {
         std::cout << fmt::format("  latency from co-simulation (ground truth; csynth undef): {} cycles ({})\n",
                                  c->latency.str(), c->source);
       }
+    }
+    if (per_module_file_without_hierarchy(r)) {
+      std::cout << "  not placed under a top: per-module file without its design's hierarchy (it prints no "
+                   "RTLDesignHierarchy / ModuleInformation, and no report beside it names it as a module); "
+                   "its calls are unknown (compare-rules skips it)\n";
     }
     print_design_files(s.csynth, g);
   }

@@ -55,14 +55,27 @@ std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>
   return out;
 }
 
+SampleOptions screening_options(const std::vector<std::string>& keep, const ArchSpec& arch,
+                                const DeviceSpec& device) {
+  SampleOptions o{keep};
+  o.part = device.part;
+  o.part_from = fmt::format("device {} ({})", device.name, device.source_file);
+  o.clock_ns = 1000.0 / arch.clock_mhz;
+  o.clock_from = fmt::format("arch {} ({}, {} MHz)", arch.name, arch.source_file, arch.clock_mhz);
+  return o;
+}
+
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model) {
   return model.cycles_for_trips(unit_of(s.op), s.op, s.trips());
 }
 
-double observed_depth(const LoopObservation& o, int model_ii) {
+double observed_depth(const LoopObservation& o) {
   if (o.depth) return static_cast<double>(pipeline_depth_term(*o.depth, RuleSet::kHlsStates));
-  const std::int64_t ii = o.ii ? *o.ii : model_ii;
-  return static_cast<double>(o.latency - (o.trip - 1) * ii);
+  if (!o.ii) {
+    throw InputError(fmt::format("loop {} (in {}): neither PipelineDepth nor PipelineII is known, so its depth "
+                                 "cannot be observed (the model's II is not put in its place)", o.name, o.rtl_module));
+  }
+  return static_cast<double>(o.latency - (o.trip - 1) * *o.ii);
 }
 
 namespace {
@@ -106,7 +119,7 @@ void fit_loop_depths(TaskOp op, const std::vector<const KernelSample*>& samples,
       f.model_ii = c.ii;
       f.model_depth = c.depth;
       ++f.samples;
-      depth_sum[o.name] += observed_depth(o, c.ii) - c.depth;
+      depth_sum[o.name] += observed_depth(o) - c.depth;
       if (o.depth) {
         report_depth_sum[o.name] += static_cast<double>(*o.depth);
         ++report_depth_n[o.name];
@@ -205,12 +218,12 @@ Calibration fit_calibration(const KernelSampleSet& set, const ArchSpec& arch, co
   std::set<std::string> tools;
   std::string timing_note;
   for (const auto& s : set.samples) {
-    if (s.part != device.part) {
+    if (s.part != device.part && !s.kept) {
       throw InputError(fmt::format("{}: report part {} differs from device {} ({}) part {}", s.source, s.part,
                                    device.name, device.source_file, device.part));
     }
     if (!s.target_clock_ns) throw InputError(s.source + ": module " + s.module + ": no target clock period");
-    if (std::fabs(*s.target_clock_ns - 1000.0 / arch.clock_mhz) > 0.01) {
+    if (std::fabs(*s.target_clock_ns - 1000.0 / arch.clock_mhz) > 0.01 && !s.kept) {
       throw InputError(fmt::format("{}: report target clock {} ns differs from arch {} ({}) clock {} MHz ({:.3f} ns)",
                                    s.source, *s.target_clock_ns, arch.name, arch.source_file, arch.clock_mhz,
                                    1000.0 / arch.clock_mhz));

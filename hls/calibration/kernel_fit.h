@@ -42,13 +42,20 @@ namespace ttsim::hls {
 std::map<std::string, int> bindnode_op_latencies(const std::vector<KernelSample>& samples,
                                                  const DeviceSpec& device);
 
+/// The sampling options of `calibrate` / `compare`: the reports kept with --keep, and the
+/// part of `device` and the clock of `arch` every other report must be of (a report of
+/// another part or clock is refused by name, with both values).
+SampleOptions screening_options(const std::vector<std::string>& keep, const ArchSpec& arch,
+                                const DeviceSpec& device);
+
 /// Module latency (cycles) the latency model `model` predicts for a sample's trip counts.
 std::int64_t predict_sample(const KernelSample& s, const KernelLatencyModel& model);
 
 /// Observed depth (cycles, the simulator's convention) of one reported loop: see the
-/// file comment; `model_ii` is used when the report has neither PipelineDepth nor
-/// PipelineII.
-double observed_depth(const LoopObservation& o, int model_ii);
+/// file comment. Throws InputError naming the loop when the observation has neither
+/// PipelineDepth nor PipelineII (collect_kernel_samples skips such a kernel; nothing is
+/// guessed).
+double observed_depth(const LoopObservation& o);
 
 /// Fits one kernel over `samples` (all of kernel `op`): per-loop depth adjustments and
 /// the overhead (file comment), with operator latencies `op_latency` over the device's,

@@ -1,6 +1,7 @@
 #include "hls/calibration/kernel_samples.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -262,8 +263,8 @@ void add_bound_samples(const KernelSample& s, const FoundLoops& ordered, bool ex
       o.rtl_module = mod;
       o.trip = worst ? *l->trip_count.max : *l->trip_count.min;
       o.latency = worst ? *l->latency.max : *l->latency.min;
-      if (l->pipeline_ii && l->pipeline_ii->is_exact()) o.ii = *l->pipeline_ii->min;
-      if (l->pipeline_depth && l->pipeline_depth->is_exact()) o.depth = *l->pipeline_depth->min;
+      o.ii = *l->pipeline_ii->min;  // exact: unknown_ii_or_depth skipped the sample otherwise
+      if (l->pipeline_depth) o.depth = *l->pipeline_depth->min;
       b.loops.push_back(o);
     }
     out.push_back(std::move(b));
@@ -287,6 +288,22 @@ std::string unknowns_of(const CsynthReport& r, const std::string& name, const Fo
   std::string s = " (";
   for (std::size_t i = 0; i < listed.size(); ++i) s += (i ? ", " : "") + listed[i];
   return s + (n > listed.size() ? fmt::format(", {} more)", n - listed.size()) : ")");
+}
+
+/// "loop L (in M): PipelineII is 1 ~ ?, not one number; ...": the loops of `ordered` whose
+/// PipelineII, or PipelineDepth where the report prints one, is not one known number (the
+/// fit would have to guess it); "" when every one is.
+std::string unknown_ii_or_depth(const FoundLoops& ordered) {
+  std::string s;
+  auto note = [&](const LoopReport& l, const std::string& mod, const char* field, const Count& c) {
+    if (c.is_exact()) return;
+    s += (s.empty() ? "" : "; ") + fmt::format("loop {} (in {}): {} is {}, not one number", l.name, mod, field, c.str());
+  };
+  for (const auto& [l, mod] : ordered) {
+    note(*l, mod, "PipelineII", l->pipeline_ii ? *l->pipeline_ii : Count::unknown());
+    if (l->pipeline_depth) note(*l, mod, "PipelineDepth", *l->pipeline_depth);
+  }
+  return s;
 }
 
 /// Samples kernel module `name` (of TaskOp `op`) of report `r` into `set` (or its skip).
@@ -318,6 +335,11 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
          (s.latency_source == "cosim" ? " (module latency from co-simulation " + s.cosim_report + ")" : ""));
     return;
   }
+  const std::string unknown_timing = unknown_ii_or_depth(ordered);
+  if (!unknown_timing.empty()) {
+    skip("a loop's II or depth is unknown, not guessed: " + unknown_timing + unknowns_of(r, name, found));
+    return;
+  }
   add_bound_samples(s, ordered, exact, set.samples);
 }
 
@@ -325,10 +347,27 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
 
 namespace {
 
+/// The part and target clock of `r` against those `options` ask for, each difference a
+/// sentence with both values (empty when they agree or nothing is asked).
+std::vector<std::string> part_and_clock_problems(const CsynthReport& r, const SampleOptions& options) {
+  std::vector<std::string> out;
+  if (!options.part.empty() && r.part != options.part) {
+    out.push_back("report part " + (r.part.empty() ? std::string("(none)") : r.part) + " differs from " +
+                  options.part_from + " part " + options.part);
+  }
+  if (options.clock_ns && r.target_clock_ns && std::fabs(*r.target_clock_ns - *options.clock_ns) > 0.01) {
+    out.push_back(fmt::format("report target clock {:.3f} ns differs from {} clock {:.3f} ns", *r.target_clock_ns,
+                              options.clock_from, *options.clock_ns));
+  }
+  return out;
+}
+
 /// Every problem of report `r` (which holds ttsim modules) that keeps it out of the
-/// samples: ttsim and report identity, contradictions; "" when none.
-std::string screening_problems(const CsynthReport& r) {
+/// samples: ttsim and report identity, contradictions, another part or clock than
+/// `options` ask for; "" when none.
+std::string screening_problems(const CsynthReport& r, const SampleOptions& options) {
   std::vector<std::string> all = ttsim_identity_problems(r);
+  for (const auto& p : part_and_clock_problems(r, options)) all.push_back(p);
   for (const auto& p : identity_problems(r)) all.push_back(p);
   for (const auto& c : contradictions(r)) all.push_back("contradicts itself: " + c.module + ": " + c.what);
   std::string s;
@@ -345,7 +384,7 @@ bool same_file(const std::string& a, const std::string& b) {
 /// True when `r` passes the screening, or is kept (noted in `set.kept`); else noted in `set.refused`.
 bool screen(const CsynthReport& r, const SampleOptions& options, KernelSampleSet& set) {
   if (!holds_ttsim_module(r)) return true;
-  const std::string problems = screening_problems(r);
+  const std::string problems = screening_problems(r, options);
   if (problems.empty()) return true;
   for (const std::string& k : options.keep) {
     if (same_file(k, r.source)) {
@@ -369,6 +408,7 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
   for (const CsynthReport* rp : sorted) {
     const CsynthReport& r = *rp;
     if (!screen(r, options, set)) continue;
+    const std::size_t first = set.samples.size();
     for (const std::string& name : module_names(r)) {
       const auto op = task_op_of_module(name);
       if (!op) {
@@ -378,6 +418,8 @@ KernelSampleSet collect_kernel_samples(const std::vector<CsynthReport>& reports,
       if (!seen.insert({folder_of(r.source), name}).second) continue;
       collect_module_samples(r, name, *op, cosim, set);
     }
+    const bool kept = !set.kept.empty() && set.kept.back().source == r.source;
+    for (std::size_t i = first; i < set.samples.size(); ++i) set.samples[i].kept = kept;
   }
   for (const std::string& k : options.keep) {
     const bool read = std::any_of(reports.begin(), reports.end(), [&](const CsynthReport& r) {

@@ -78,6 +78,9 @@ struct KernelSample {
   /// co-simulation report of it (report_checks.h cosim_latency_for) measured it.
   std::string latency_source = "csynth";
   std::string cosim_report;  ///< the *_cosim.rpt file when latency_source is "cosim"
+  /// True when its report was flagged and kept by --keep (the fit then takes its part and
+  /// clock as they are).
+  bool kept = false;
   std::vector<BindNode> op_binds;  ///< operator BindNodes of the module and its callees
   /// One trip count per loop of the kernel's specification (all_kernel_loops(op) order,
   /// every variant): the observed loop's trip, 0 for a loop the module does not hold.
@@ -104,6 +107,11 @@ struct SampleOptions {
   /// csynth report files to sample although flagged (`calibrate --keep FILE`), compared
   /// with the reports' paths as files.
   std::vector<std::string> keep;
+  /// The part and target clock the samples must be of (`--device`, `--arch`), with the
+  /// files they come from for the messages; empty = not checked here.
+  std::string part, part_from;
+  std::optional<double> clock_ns;
+  std::string clock_from;
 };
 
 /// Everything found in a set of reports.
@@ -117,10 +125,12 @@ struct KernelSampleSet {
 };
 
 /// Samples of every kernel module in `reports`. A report holding ttsim modules is first
-/// screened: one of another design, with an identity problem or contradicting itself is
+/// screened: one of another design, with an identity problem, contradicting itself or of
+/// another part or target clock than `options.part` / `options.clock_ns` is
 /// left out (`refused`) unless `options.keep` names it (`kept`). A module reported by
 /// several files of one folder (csynth.xml and <m>_csynth.xml) counts once (the first file
-/// by path). Modules with unknown latency, no loop of the kernel, a missing loop common to
+/// by path). Modules with unknown latency, a loop whose trip count, latency, PipelineII or
+/// printed PipelineDepth is not known (never guessed), no loop of the kernel, a missing loop common to
 /// every variant or a foreign loop are listed in `skipped`. A report top whose csynth
 /// latency is undef takes the co-simulation latency from `cosim` when there is one (ground
 /// truth, KernelSample::latency_source "cosim"). Throws InputError naming a kept file that

@@ -93,12 +93,21 @@ std::string cosim_unused_reason(const std::string& cosim, const std::vector<Csyn
 bool is_ttsim_report(const CsynthReport& r) { return holds_ttsim_module(r) && ttsim_identity_problems(r).empty(); }
 
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
-                                    const std::vector<std::string>& explicit_power) {
+                                    const std::vector<std::string>& explicit_power, const std::string& part) {
   PowerSelection out;
   out.pairs.utilization = set.utilization;
   const std::string top = fs::path(root).lexically_normal().string();
   for (const PowerReport& p : set.power) {
-    const std::string reason = power_design_refusal(p.source, set.csynth, top);
+    std::string reason;
+    for (const auto& [path, why] : set.rejected) {
+      if (classify_report_file(path) == ReportKind::kUtilizationRpt && folder_of(path) == folder_of(p.source)) {
+        reason = "the report_utilization beside it is rejected (" + why + ")";
+      }
+    }
+    if (reason.empty() && !part.empty() && !p.device.empty() && p.device != part) {
+      reason = "device " + p.device + " differs from the --device part " + part;
+    }
+    if (reason.empty()) reason = power_design_refusal(p.source, set.csynth, top);
     if (!reason.empty()) {
       out.rejected.push_back({p.source, "rejected", reason});
       continue;
@@ -245,6 +254,12 @@ std::vector<FileUse> report_inventory(const ReportSet& set, const KernelSampleSe
   const std::vector<DesignGroup> designs = group_designs(set.csynth);
   for (const auto& [path, kind] : set.files) {
     FileUse u{path, "skipped", ""};
+    const auto rejected = std::find_if(set.rejected.begin(), set.rejected.end(),
+                                       [&](const auto& r) { return r.first == path; });
+    if (rejected != set.rejected.end()) {
+      out.push_back({path, "rejected", rejected->second});
+      continue;
+    }
     switch (kind) {
       case ReportKind::kCsynthXml:
         csynth_use(path, set.csynth[csynth.at(path)], samples, design_of(designs, csynth.at(path)), set.csynth, u);

@@ -38,9 +38,10 @@ struct PowerSelection {
 /// (is_ttsim_report). Any other report_power is rejected with the reason, which points to
 /// `calibrate --power FILE`. Each path in `explicit_power` (named on the command line) is
 /// read and selected regardless, with the utilization reports of its own folder.
-/// Throws InputError naming the file when an explicit file cannot be read.
+/// A report_power (not named explicitly) whose device is not `part` (when given) is
+/// rejected naming both. Throws InputError naming the file when an explicit file cannot be read.
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
-                                    const std::vector<std::string>& explicit_power);
+                                    const std::vector<std::string>& explicit_power, const std::string& part = "");
 
 /// One entry per file of `set.files` (read_reports order): csynth reports with the kernel
 /// samples taken or why none, timing violations; cosim reports used as ground truth;

@@ -1,5 +1,6 @@
 #include "hls/reports/csynth.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include <pugixml.hpp>
@@ -110,6 +111,19 @@ Resources read_module_available(pugi::xml_node el, const Src& src) {
   return r;
 }
 
+/// Reads STORAGESIZE "<width> <depth> <banks>" into `b`; leaves it empty when absent or not
+/// three non-negative integers below the unbounded sentinel (no figure is guessed).
+void read_storage_size(pugi::xml_node n, BindNode& b) {
+  const std::string text = n.attribute("STORAGESIZE").value();
+  long long w = -1, d = -1, k = -1;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%lld %lld %lld %c", &w, &d, &k, &rest) != 3) return;
+  if (w < 0 || d < 0 || k < 0 || w >= kUnboundedFrom || d >= kUnboundedFrom || k >= kUnboundedFrom) return;
+  b.storage_width = w;
+  b.storage_depth = d;
+  b.storage_banks = k;
+}
+
 BindNode read_bind_node(pugi::xml_node n, const Src& src) {
   const std::string& file = src.file;
   BindNode b;
@@ -124,6 +138,7 @@ BindNode read_bind_node(pugi::xml_node n, const Src& src) {
   b.dsp = xml::int_attribute(n, "DSP", file, src.unknowns);
   b.bram = xml::int_attribute(n, "BRAM", file, src.unknowns);
   b.uram = xml::int_attribute(n, "URAM", file, src.unknowns);
+  read_storage_size(n, b);
   return b;
 }
 
@@ -167,6 +182,13 @@ InstanceNode read_instance(pugi::xml_node el, const std::string& file, int depth
 }
 
 }  // namespace
+
+std::optional<std::int64_t> BindNode::storage_bits() const {
+  if (!storage_width || !storage_depth || !storage_banks) return std::nullopt;
+  const long double bits = static_cast<long double>(*storage_width) * *storage_depth * *storage_banks;
+  if (bits >= static_cast<long double>(kUnboundedFrom)) return std::nullopt;
+  return *storage_width * *storage_depth * *storage_banks;
+}
 
 const ModuleReport* CsynthReport::module(const std::string& name) const {
   for (const auto& m : modules)

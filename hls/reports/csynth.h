@@ -59,6 +59,12 @@ struct BindNode {
   std::string loop;       ///< LOOP
   std::optional<std::int64_t> latency;  ///< LATENCY, cycles
   std::optional<std::int64_t> dsp, bram, uram;  ///< DSP / BRAM / URAM attributes
+  /// STORAGESIZE "<width bits> <depth words> <banks>" of a storage binding (Vitis HLS
+  /// 2022+; empty when absent or not three non-negative integers).
+  std::optional<std::int64_t> storage_width, storage_depth, storage_banks;
+
+  /// Declared storage bits: width × depth × banks; empty without a STORAGESIZE.
+  std::optional<std::int64_t> storage_bits() const;
 };
 
 /// One <ModuleInformation>/<Module>: an RTL module (a function or an outlined

@@ -2,6 +2,7 @@
 
 #include "hls/reports/report_checks.h"
 #include "hls/reports/report_consistency.h"
+#include "hls/reports/report_identity.h"
 
 #include <algorithm>
 #include <cmath>
@@ -155,7 +156,10 @@ void evaluate_module(const std::string& source, const std::string& version, cons
   if (pipeline_type == "dataflow") return skip(std::string("dataflow region (tasks overlap): ") + kNotModelled);
   const std::string style = unmodelled_style(pipeline_type, loops);
   if (!style.empty()) return skip(style);
-  if (loops.empty() && calls.empty()) return skip("no loops and no calls (straight-line code)");
+  if (loops.empty() && calls.empty()) {
+    return skip(modules.empty() ? "no loops; calls unknown (the report prints no RTLDesignHierarchy / ModuleInformation)"
+                                : "no loops and no calls (straight-line code)");
+  }
   std::set<std::string> in_loops;
   all_instances(loops, in_loops);
   if (!loops.empty() && !calls.empty() && in_loops.empty() && version_before(version, 2022, 1)) {
@@ -227,6 +231,10 @@ RuleEvaluation evaluate_rules(const std::vector<CsynthReport>& reports, RuleSet 
       }
     } else {
       if (!done.insert({folder, rep.top}).second) continue;
+      if (per_module_file_without_hierarchy(rep)) {
+        out.skipped.push_back({rep.source, rep.top, kCallsUnknown});
+        continue;
+      }
       evaluate_module(rep.source, rep.tool_version, rep.top, rep.latency_worst, rep.pipeline_type,
                       rep.loops, {}, rep.modules, rules, out, cosim_latency_for(rep, cosim), contradiction_of(rep.top));
     }

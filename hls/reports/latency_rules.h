@@ -33,6 +33,8 @@ inline constexpr const char* kNotModelled = "not modelled by the composition rul
 /// How a skip reason begins when the module's report contradicts itself
 /// (report_consistency.h): "report contradicts itself: ".
 inline constexpr const char* kContradicts = "report contradicts itself: ";
+/// Skip reason of a per-module file without its design's hierarchy (its calls are unknown).
+inline constexpr const char* kCallsUnknown = "calls unknown: per-module file without its design's hierarchy";
 
 /// Which constants the composition uses.
 enum class RuleSet {
@@ -99,7 +101,9 @@ struct RuleEvaluation {
 /// complete, every call's latency known, and a report that does not contradict itself
 /// about the module (report_consistency.h contradictions; skip reason kContradicts + the
 /// first contradiction); in reports before 2022.1 (no
-/// InstanceList) a module with both loops and calls is skipped (calls cannot be placed).
+/// InstanceList) a module with both loops and calls is skipped (calls cannot be placed);
+/// a per-module file without RTLDesignHierarchy / ModuleInformation (its calls unknown)
+/// is skipped with kCallsUnknown unless another file of the folder reports the module.
 /// Where a report's top prints latency undef and `cosim` holds its co-simulation
 /// (report_checks.h cosim_latency_for), the measured worst-case latency is the ground
 /// truth (RuleResult::reported_source "cosim"; a skip reason names it).

@@ -159,6 +159,48 @@ void check_module_resources(const ModuleReport& m, const Resources& totals, Out&
   }
 }
 
+/// The module's BRAM_18K and URAM counts against the least its storage BindNodes' declared
+/// sizes need: each binding the report puts in block RAM (IMPL bram, or a BRAM attribute
+/// above 0) needs ceil(bits / 18 Kib) BRAM18 blocks, each in UltraRAM (IMPL uram, or a URAM
+/// attribute above 0) ceil(bits / 288 Kib) URAM288 blocks (one per RTL unit, the largest).
+void check_storage_sizes(const ModuleReport& m, Out& out) {
+  const struct {
+    const char* name;
+    const char* impl;
+    std::optional<std::int64_t> BindNode::*bind;
+    std::optional<std::int64_t> Resources::*res;
+    std::int64_t block_bits;
+    const char* block;
+  } kinds[] = {{"BRAM_18K", "bram", &BindNode::bram, &Resources::bram_18k, 18 * 1024, "BRAM18 (18 Kib)"},
+               {"URAM", "uram", &BindNode::uram, &Resources::uram, 288 * 1024, "URAM288 (288 Kib)"}};
+  for (const auto& k : kinds) {
+    const auto reported = m.resources.*k.res;
+    if (!reported) continue;
+    std::map<std::string, std::pair<std::int64_t, std::string>> per_rtl;  // RTL unit → (blocks, what)
+    for (const auto& b : m.bind_nodes) {
+      const auto bits = b.storage_bits();
+      const bool bound = b.impl == k.impl || (b.*k.bind && *(b.*k.bind) > 0);
+      if (b.bind_type != "storage" || !bits || !bound) continue;
+      const std::int64_t blocks = (*bits + k.block_bits - 1) / k.block_bits;
+      auto& slot = per_rtl[b.rtl_name];
+      if (blocks > slot.first) {
+        slot = {blocks, fmt::format("{} {} x {} x {} = {} bits", b.variable.empty() ? b.rtl_name : b.variable,
+                                    *b.storage_width, *b.storage_depth, *b.storage_banks, *bits)};
+      }
+    }
+    std::int64_t need = 0;
+    std::string what;
+    for (const auto& [rtl, v] : per_rtl) {
+      need += v.first;
+      what += (what.empty() ? "" : ", ") + v.second;
+    }
+    if (need > *reported) {
+      add(out, m.name, fmt::format("{} {} is below the {} {} blocks its declared storage needs (STORAGESIZE "
+                                   "width x depth x banks: {})", k.name, *reported, need, k.block, what));
+    }
+  }
+}
+
 /// The top's summary latency against its own ModuleInformation entry.
 void check_top_module(const CsynthReport& r, Out& out) {
   const ModuleReport* m = r.module(r.top);
@@ -191,6 +233,7 @@ std::vector<Contradiction> contradictions(const CsynthReport& r) {
     check_loops(m.name, m.loops, out);
     check_module_vs_loops(m.name, m.latency_worst, m.loops, out);
     check_module_resources(m, r.resources, out);
+    check_storage_sizes(m, out);
   }
   return out;
 }

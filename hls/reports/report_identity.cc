@@ -24,6 +24,11 @@ std::string clock_text(const std::optional<double>& ns) { return ns ? fmt::forma
 
 }  // namespace
 
+bool per_module_file_without_hierarchy(const CsynthReport& r) {
+  const std::string name = fs::path(r.source).filename().string();
+  return name == r.top + kSuffix && !r.hierarchy && r.modules.empty();
+}
+
 std::vector<std::string> identity_problems(const CsynthReport& r) {
   std::vector<std::string> out;
   const std::string name = fs::path(r.source).filename().string();

@@ -24,6 +24,11 @@ namespace ttsim::hls {
 /// not of the form YYYY.N or YYYY.N.N.
 std::vector<std::string> identity_problems(const CsynthReport& r);
 
+/// True when `r` is a per-module file ("<m>_csynth.xml", m its TopModelName) that prints no hierarchy (no
+/// RTLDesignHierarchy, no ModuleInformation): what it calls is unknown, and alone it cannot
+/// be placed under its design's top.
+bool per_module_file_without_hierarchy(const CsynthReport& r);
+
 /// One design of a folder: the report of its top and the other files of the same build.
 struct DesignGroup {
   /// A per-module file below the top.

@@ -127,7 +127,8 @@ json csynth_json(const CsynthReport& r) {
 
 json report_set_json(const ReportSet& s) {
   json out = {{"csynth", json::array()}, {"designs", designs_json(s.csynth)}, {"export_impl", json::array()}, {"cosim", json::array()},
-              {"utilization", json::array()}, {"power", json::array()}, {"not_read", s.not_read}};
+              {"utilization", json::array()}, {"power", json::array()}, {"not_read", s.not_read}, {"rejected", json::array()}};
+  for (const auto& [path, why] : s.rejected) out["rejected"].push_back({{"source", path}, {"error", why}});
   for (const auto& r : s.csynth) {
     json j = csynth_json(r);
     const auto v = timing_violation(r);
@@ -170,7 +171,7 @@ json report_set_json(const ReportSet& s) {
          {"clb_luts", site_json(u.clb_luts)}, {"clb_registers", site_json(u.clb_registers)},
          {"block_ram_tile", site_json(u.block_ram_tile)}, {"bram_18k", u.bram_18k()},
          {"ramb36", opt_site(u.ramb36)}, {"ramb18", opt_site(u.ramb18)}, {"uram", opt_site(u.uram)},
-         {"dsp", site_json(u.dsp)}});
+         {"dsp", site_json(u.dsp)}, {"unknowns", unknowns_json(u.unknowns)}});
   }
   for (const auto& p : s.power) {
     json comps = json::array();
@@ -180,7 +181,8 @@ json report_set_json(const ReportSet& s) {
          {"total_on_chip_w", p.total_on_chip_w}, {"dynamic_w", p.dynamic_w},
          {"device_static_w", p.device_static_w}, {"fpga_w", opt(p.fpga_w)}, {"hbm_w", opt(p.hbm_w)},
          {"junction_temperature_c", opt(p.junction_temperature_c)},
-         {"confidence_level", p.confidence_level}, {"components", comps}});
+         {"confidence_level", p.confidence_level}, {"components", comps},
+         {"unknowns", unknowns_json(p.unknowns)}});
   }
   return out;
 }

@@ -21,8 +21,18 @@ void read_one(const std::string& p, ReportKind kind, ReportSet& out) {
     case ReportKind::kCsynthXml: out.csynth.push_back(read_csynth_xml(p)); break;
     case ReportKind::kExportImplXml: out.export_impl.push_back(read_export_impl_xml(p)); break;
     case ReportKind::kCosimRpt: out.cosim.push_back(read_cosim_rpt(p)); break;
-    case ReportKind::kUtilizationRpt: out.utilization.push_back(read_utilization_rpt(p)); break;
-    case ReportKind::kPowerRpt: out.power.push_back(read_power_rpt(p)); break;
+    case ReportKind::kUtilizationRpt:
+    case ReportKind::kPowerRpt:
+      try {
+        if (kind == ReportKind::kPowerRpt) {
+          out.power.push_back(read_power_rpt(p));
+        } else {
+          out.utilization.push_back(read_utilization_rpt(p));
+        }
+      } catch (const InputError& e) {
+        out.rejected.emplace_back(p, e.what());
+      }
+      break;
     case ReportKind::kOther: out.not_read.push_back(p); break;
   }
 }

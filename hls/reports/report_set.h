@@ -27,6 +27,10 @@ struct ReportSet {
   std::vector<UtilizationReport> utilization;
   std::vector<PowerReport> power;
   std::vector<std::string> not_read;  ///< files of kind kOther
+  /// Vivado text reports (report_utilization, report_power) left out because a figure
+  /// their reader needs is unknown or malformed: (path, the reader's error, which names
+  /// the file, line, row and column). Only a command that needs such a report fails on it.
+  std::vector<std::pair<std::string, std::string>> rejected;
   /// Every regular file found, sorted by path, with the kind its name denotes.
   std::vector<std::pair<std::string, ReportKind>> files;
 };
@@ -36,8 +40,9 @@ struct ReportSet {
 const char* describe(ReportKind kind);
 
 /// Reads `path` (a file or a folder). Throws InputError when the path does not exist,
-/// when a single file given directly is of no known kind, or from any reader (the
-/// error names the file).
+/// when a single file given directly is of no known kind, or from the csynth, export_impl
+/// and cosim readers (the error names the file); a report_utilization / report_power the
+/// reader refuses goes to `rejected` instead, so one such file does not cost the folder.
 ReportSet read_reports(const std::string& path);
 
 }  // namespace ttsim::hls

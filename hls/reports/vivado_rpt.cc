@@ -16,10 +16,21 @@ std::optional<double> known_number(const std::string& cell) {
   return parse_double_text(cell);
 }
 
+// Lists `cell` in `unknowns` when it is one of the unknown forms (field "line N: <what>").
+void note_unknown(std::vector<UnknownValue>* unknowns, const std::string& design, std::size_t line,
+                  const std::string& what, const std::string& cell) {
+  if (unknowns && is_unknown_text(cell)) {
+    unknowns->push_back({design, "line " + std::to_string(line + 1) + ": " + what, cell});
+  }
+}
+
 // Finds the first table row whose first cell is `site` under a header row with "Used"
-// and "Available" columns. An unknown Used count gives std::nullopt unless `required`.
+// and "Available" columns. An unknown Used count gives std::nullopt unless `required`;
+// unknown optional cells are listed in `r->unknowns`.
 std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::string& site,
-                                 const std::string& source, bool required) {
+                                 const std::string& source, bool required, UtilizationReport* r = nullptr) {
+  std::vector<UnknownValue>* unknowns = r ? &r->unknowns : nullptr;
+  const std::string design = r ? r->design : "";
   int used_col = -1, avail_col = -1;
   for (std::size_t i = 0; i < ls.size(); ++i) {
     auto cells = rpt::row_cells(ls[i]);
@@ -35,7 +46,10 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
     if ((*cells)[0] != site || used_col < 0) continue;
     if (static_cast<int>(cells->size()) <= used_col) break;
     auto used = known_number((*cells)[used_col]);
-    if (!used && !required && is_unknown_text((*cells)[used_col])) return std::nullopt;
+    if (!used && !required && is_unknown_text((*cells)[used_col])) {
+      note_unknown(unknowns, design, i, "row \"" + site + "\" column Used", (*cells)[used_col]);
+      return std::nullopt;
+    }
     if (!used) {
       throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
                        "\": expected a number in column Used, found \"" + (*cells)[used_col] + "\"" +
@@ -45,6 +59,7 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
     u.used = *used;
     if (avail_col >= 0 && avail_col < static_cast<int>(cells->size())) {
       u.available = known_number((*cells)[avail_col]);
+      note_unknown(unknowns, design, i, "row \"" + site + "\" column Available", (*cells)[avail_col]);
     }
     if (u.used < 0 || (u.available && *u.available < 0)) {
       throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site +
@@ -57,8 +72,8 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
 }
 
 SiteUse require_site(const std::vector<std::string>& ls, const std::string& site,
-                     const std::string& source) {
-  auto s = find_site(ls, site, source, true);
+                     const std::string& source, UtilizationReport& r) {
+  auto s = find_site(ls, site, source, true, &r);
   if (!s) throw InputError(source + ": utilization table row \"" + site + "\": missing");
   return *s;
 }
@@ -109,9 +124,10 @@ double require_watts(const std::vector<std::string>& ls, const std::string& key,
 }
 
 std::optional<double> optional_watts(const std::vector<std::string>& ls, const std::string& key,
-                                     const std::string& source) {
+                                     const std::string& source, PowerReport& r) {
   auto v = kv_row_at(ls, key);
   if (!v) return std::nullopt;
+  note_unknown(&r.unknowns, r.design, v->second, "row \"" + key + "\"", v->first);
   auto d = known_number(v->first);
   if (d) check_watts(*d, "summary row \"" + key + "\"", v->second, source);
   return d;
@@ -133,13 +149,13 @@ UtilizationReport parse_utilization_rpt(const std::string& text, const std::stri
   r.tool_version = rpt::header_value(ls, "Tool Version").value_or("");
   r.design = rpt::header_value(ls, "Design").value_or("");
   r.design_state = rpt::header_value(ls, "Design State").value_or("");
-  r.clb_luts = require_site(ls, "CLB LUTs", source);
-  r.clb_registers = require_site(ls, "CLB Registers", source);
-  r.block_ram_tile = require_site(ls, "Block RAM Tile", source);
-  r.dsp = require_site(ls, "DSPs", source);
-  r.ramb36 = find_site(ls, "RAMB36/FIFO*", source, false);
-  r.ramb18 = find_site(ls, "RAMB18", source, false);
-  r.uram = find_site(ls, "URAM", source, false);
+  r.clb_luts = require_site(ls, "CLB LUTs", source, r);
+  r.clb_registers = require_site(ls, "CLB Registers", source, r);
+  r.block_ram_tile = require_site(ls, "Block RAM Tile", source, r);
+  r.dsp = require_site(ls, "DSPs", source, r);
+  r.ramb36 = find_site(ls, "RAMB36/FIFO*", source, false, &r);
+  r.ramb18 = find_site(ls, "RAMB18", source, false, &r);
+  r.uram = find_site(ls, "URAM", source, false, &r);
   return r;
 }
 
@@ -158,8 +174,8 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
   r.total_on_chip_w = require_watts(ls, "Total On-Chip Power (W)", source);
   r.dynamic_w = require_watts(ls, "Dynamic (W)", source);
   r.device_static_w = require_watts(ls, "Device Static (W)", source);
-  r.fpga_w = optional_watts(ls, "FPGA Power (W)", source);
-  r.hbm_w = optional_watts(ls, "HBM Power (W)", source);
+  r.fpga_w = optional_watts(ls, "FPGA Power (W)", source, r);
+  r.hbm_w = optional_watts(ls, "HBM Power (W)", source, r);
   r.junction_temperature_c = optional_number(ls, "Junction Temperature (C)");
   r.confidence_level = kv_row(ls, "Confidence Level").value_or("");
   // "1.1 On-Chip Components": rows after the header "On-Chip | Power (W) | …" until a blank line.

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "hls/reports/values.h"
+
 namespace ttsim::hls {
 
 /// Used / available count of one site type of a utilization report.
@@ -24,6 +26,9 @@ struct UtilizationReport {
   std::string design, device, design_state;
   SiteUse clb_luts, clb_registers, block_ram_tile, dsp;
   std::optional<SiteUse> ramb36, ramb18, uram;
+  /// Optional figures printed as unknown ("?", "undef", the unbounded sentinel family),
+  /// each read as absent: module = the design, field = "line N: row \"URAM\" column Used".
+  std::vector<UnknownValue> unknowns;
 
   /// Block RAM in 18 Kb units, comparable to HLS BRAM_18K: 2 · Block RAM Tile.
   double bram_18k() const { return 2.0 * block_ram_tile.used; }
@@ -33,8 +38,9 @@ struct UtilizationReport {
 /// table that has them (sections 1, 3, 4). Throws InputError "<source>: …" when the
 /// header has no "Device" line or a row among CLB LUTs, CLB Registers, Block RAM Tile,
 /// DSPs is missing or not numeric (an unknown "?" or sentinel value there too: those rows
-/// are needed), or when a Used / Available count is negative (naming the line). An unknown
-/// Available count, or an unknown Used count of an optional row, reads as absent.
+/// are needed; the error names the line, row and column), or when a Used / Available count
+/// is negative (naming the line). An unknown Available count, or an unknown Used count of an
+/// optional row, reads as absent and is listed in `unknowns`.
 UtilizationReport parse_utilization_rpt(const std::string& text, const std::string& source);
 UtilizationReport read_utilization_rpt(const std::string& path);
 
@@ -49,12 +55,15 @@ struct PowerReport {
   std::vector<std::pair<std::string, double>> components;
   /// Rows of "2.2 Clock Constraints": (clock name, constraint period in ns).
   std::vector<std::pair<std::string, double>> clocks;
+  /// Optional figures printed as unknown, read as absent (field "line N: row \"HBM Power (W)\"").
+  std::vector<UnknownValue> unknowns;
 };
 
 /// Parses a report_power text. Throws InputError "<source>: …" when "Total On-Chip
 /// Power (W)", "Dynamic (W)" or "Device Static (W)" is missing or not a number, or when a
 /// power figure (summary rows, FPGA / HBM power, on-chip components) is negative (naming
-/// the line). Unknown optional figures ("?", the unbounded sentinel family) read as absent.
+/// the line). Unknown optional figures ("?", the unbounded sentinel family) read as absent
+/// and are listed in `unknowns`.
 PowerReport parse_power_rpt(const std::string& text, const std::string& source);
 PowerReport read_power_rpt(const std::string& path);
 

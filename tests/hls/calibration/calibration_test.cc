@@ -220,6 +220,36 @@ TEST(KernelSamples, UnknownValuesSkipOnlyTheirKernelNamingThem) {
       << set.skipped[0].reason;
 }
 
+TEST(KernelSamples, AnUnknownIiOrDepthSkipsItsKernelNamingTheField) {
+  // Neither is guessed (the model's II in place of the report's): the kernel is skipped.
+  const std::string dir = tmp("unknown_ii");
+  testing::write_synthetic_set(dir, "xcu50-fsvh2104-2-e", 10.0);
+  const std::string q = dir + "/ttsim_softmax_5/syn/report/csynth.xml";
+  const LoopReport& m = read_csynth_xml(q).module("ttsim_softmax_Pipeline_softmax_max")->loops.at(0);
+  replace_after(q, "<Name>ttsim_softmax_Pipeline_softmax_max</Name>",
+                "<PipelineII>" + std::to_string(*m.pipeline_ii->min) + "<",
+                "<PipelineII>1 ~ 1152921504606846977<");
+  const std::string s = dir + "/ttsim_layernorm_9/syn/report/csynth.xml";
+  const LoopReport& l = read_csynth_xml(s).module("ttsim_layernorm_Pipeline_layernorm_var")->loops.at(0);
+  replace_after(s, "<Name>ttsim_layernorm_Pipeline_layernorm_var</Name>",
+                "<PipelineDepth>" + std::to_string(*l.pipeline_depth->min) + "<", "<PipelineDepth>?<");
+  const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
+  EXPECT_TRUE(set.refused.empty()) << set.refused.front().reason;
+  EXPECT_EQ(set.samples.size(), 10u);  // 12 less one from each edited report
+  ASSERT_EQ(set.skipped.size(), 2u);
+  EXPECT_EQ(set.skipped[1].module, "ttsim_softmax");
+  EXPECT_NE(set.skipped[1].reason.find("loop softmax_max (in ttsim_softmax_Pipeline_softmax_max): PipelineII "
+                                       "is 1 ~ ?, not one number"),
+            std::string::npos)
+      << set.skipped[1].reason;
+  EXPECT_NE(set.skipped[1].reason.find("PipelineII = 1 ~ 1152921504606846977"), std::string::npos)
+      << set.skipped[1].reason;
+  EXPECT_NE(set.skipped[0].reason.find("loop layernorm_var (in ttsim_layernorm_Pipeline_layernorm_var): "
+                                       "PipelineDepth is undef, not one number"),
+            std::string::npos)
+      << set.skipped[0].reason;
+}
+
 /// Calibrated cycles of every loop of every sample vs the report, and of the module.
 void expect_round_trip(const KernelSampleSet& set, const Calibration& c, double tolerance_pct) {
   ArchSpec a = paper();

@@ -192,8 +192,50 @@ if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/gnn_acc_pn
   has "$out" "multiplier_Pipeline_systolic1_csynth.xml  module multiplier_Pipeline_systolic1 of multiplier" "inspect-report output"
   has "$out" "3 csynth files, 1 design:" "inspect-report output"
   [ "$(grep -c '^csynth ' <<<"$out")" -eq 1 ] || fail "per-module files printed as tops: $out"
+  # Per-module files printing no hierarchy, without the top's csynth.xml: not placed under a
+  # top, their calls unknown: compare-rules skips them (never "straight-line code", never
+  # a module scored without its calls).
+  cp -r "$TTSIM_SHARED/data/hls_reports/gnn_acc_pna_molhiv" "$TMP/gnn2" && chmod -R u+w "$TMP/gnn2"
+  rm "$TMP/gnn2/csynth.xml"
+  out="$("$TTSIM" compare-rules "$TMP/gnn2")" || fail "compare-rules of per-module files exited $?"
+  has "$out" "rules hls: 0 modules evaluated, MAPE n/a" "compare-rules output"
+  has "$out" "skipped    4: calls unknown: per-module file without its design's hierarchy" "compare-rules output"
+  grep -q "straight-line\|MISS" <<<"$out" && fail "per-module files scored or called straight-line: $out"
+  out="$("$TTSIM" inspect-report "$TMP/gnn2")" || fail "inspect-report of per-module files exited $?"
+  [ "$(grep -c "^  not placed under a top: per-module file without its design's hierarchy" <<<"$out")" -eq 4 ] \
+    || fail "inspect-report does not say the 4 files could not be placed: $out"
 else
   echo "TTSIM_SHARED not set: the real-set part of this test is skipped"
 fi
+
+# 8. A "?" in a needed figure of a report_utilization: that report rejected naming its line,
+#    row and column, the report_power beside it with it; the kernels are fitted (exit 0).
+"$WRITE" "$TMP/rep5" >/dev/null || fail "writing the synthetic reports"
+u5="$TMP/rep5/ttsim_contraction_0/impl/design_utilization_placed.rpt"
+sed -i 's/^| DSPs           | *[0-9]* |/| DSPs           |    ? |/' "$u5"
+grep -q '^| DSPs           |    ? |' "$u5" || fail "no DSPs row edited in $u5"
+line=$(grep -n '^| DSPs           |    ? |' "$u5" | cut -d: -f1)
+out="$("$TTSIM" calibrate --reports "$TMP/rep5" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c9.json")" \
+  || fail "calibrate with a ? in a report_utilization exited $?"
+has "$out" "rejected  ttsim_contraction_0/impl/design_utilization_placed.rpt: $u5: line $line: row \"DSPs\": expected a number in column Used, found \"?\" (unknown)" "calibrate output"
+has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the report_utilization beside it is rejected" "calibrate output"
+has "$out" "wrote $TMP/c9.json" "calibrate output"
+
+# 9. Reports of another part and clock beside ttsim's: rejected in the file list naming both
+#    values (not exit 2 after listing them as used); --keep still fits one.
+"$WRITE" "$TMP/rep6/main" >/dev/null || fail "writing the synthetic reports"
+"$WRITE" "$TMP/rep6/other" xcvu9p-flga2104-2L-e 4.0 >/dev/null || fail "writing the other part's reports"
+out="$("$TTSIM" calibrate --reports "$TMP/rep6" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c10.json" 2>&1)" \
+  || fail "calibrate with reports of another part exited $?: $out"
+has "$out" "rejected  other/ttsim_contraction_0/syn/report/csynth.xml: report part xcvu9p-flga2104-2L-e differs from device u50 (" "calibrate output"
+has "$out" "part xcu50-fsvh2104-2-e; report target clock 4.000 ns differs from arch u50_paper (" "calibrate output"
+has "$out" "100 MHz) clock 10.000 ns" "calibrate output"
+has "$out" "rejected  other/ttsim_contraction_0/impl/design_power_routed.rpt: device xcvu9p-flga2104-2L-e differs from the --device part xcu50-fsvh2104-2-e" "calibrate output"
+has "$out" "wrote $TMP/c10.json" "calibrate output"
+grep -q "^  used      other/.*csynth.xml" <<<"$out" && fail "a report of another part listed as used: $out"
+k6="$TMP/rep6/other/ttsim_softmax_5/syn/report/csynth.xml"
+out="$("$TTSIM" compare --reports "$TMP/rep6" --arch "$ARCH" --device "$DEV" --keep "$k6" 2>&1)" \
+  || fail "compare --keep of another part's report exited $?: $out"
+has "$out" "used      other/ttsim_softmax_5/syn/report/csynth.xml: kernel samples of ttsim_softmax; kept (--keep) despite: report part xcvu9p-flga2104-2L-e" "compare --keep output"
 
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }

@@ -265,6 +265,35 @@ TEST(ReportSets, AReportThatContradictsItselfIsFlaggedWithTheNumbers) {
   EXPECT_TRUE(skipped);
 }
 
+TEST(ReportSets, BlockRamBelowTheDeclaredStorageSizesIsFlagged) {
+  // fft1D_512 (ahls_trans_fft) reports BRAM_18K 8 for DATA_x, DATA_y (64 x 512: 2 BRAM18
+  // each) and smem (64 x 576: 2); smem declared four times as deep needs 8 alone.
+  REQUIRE_SHARED();
+  const std::string dir = copy_of("ahls_trans_fft", "fft_storage");
+  const std::string f = dir + "/ahls_trans_fft/csynth.xml";
+  auto of_fft = [](const CsynthReport& r) {
+    std::vector<Contradiction> c;
+    for (const auto& x : contradictions(r)) if (x.module == "fft1D_512") c.push_back(x);
+    return c;
+  };
+  const CsynthReport before = read_csynth_xml(f);
+  const BindNode* smem = nullptr;
+  for (const auto& b : before.module("fft1D_512")->bind_nodes) if (b.variable == "smem") smem = &b;
+  ASSERT_NE(smem, nullptr);
+  EXPECT_EQ(smem->storage_bits(), 64 * 576);
+  EXPECT_TRUE(of_fft(before).empty());
+  pugi::xml_document d;
+  ASSERT_TRUE(d.load_file(f.c_str()));
+  d.select_node("/profile/ModuleInformation/Module[Name='fft1D_512']/BindNodes/BindNode[@VARIABLE='smem']")
+      .node().attribute("STORAGESIZE").set_value("64 2304 1");
+  ASSERT_TRUE(d.save_file(f.c_str()));
+  const std::vector<Contradiction> c = of_fft(read_csynth_xml(f));
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].what, "BRAM_18K 8 is below the 12 BRAM18 (18 Kib) blocks its declared storage needs (STORAGESIZE "
+                       "width x depth x banks: DATA_x 64 x 512 x 1 = 32768 bits, DATA_y 64 x 512 x 1 = 32768 bits, "
+                       "smem 64 x 2304 x 1 = 147456 bits)");
+}
+
 TEST(ReportSets, PipelinedLoopBoundsAndTypesAreChecked) {
   REQUIRE_SHARED();
   const std::string dir = copy_of("radix_sort_separate_bucket_parallel_5", "pipe");
