@@ -90,7 +90,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   const ModelSpec model = load_model_spec(o.model_path);
   const ReportSet reports = read_reports(o.dir);
   const KernelSampleSet set = collect_kernel_samples(reports.csynth, reports.cosim, screening_options(o.keep, arch, device));
-  const PowerSelection power = select_power_reports(reports, o.dir, o.explicit_power, device.part);
+  const PowerSelection power = select_power_reports(reports, o.dir, o.explicit_power, device.part, set.refused);
   std::cout << format_inventory(report_inventory(reports, set, &power), o.dir) << timing_warnings(reports.csynth);
   // The model's training step: its calls decide each module instance's II (the emitted
   // PIPELINE II), which the fit prices every loop at.

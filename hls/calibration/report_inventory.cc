@@ -28,12 +28,19 @@ std::string relative(const std::string& path, const std::string& root) {
                            : path;
 }
 
+/// The refusal (or keeping) of `path` in `list`, or nullptr.
+const ReportRefusal* refusal_of(const std::vector<ReportRefusal>& list, const std::string& path) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const ReportRefusal& x) { return x.source == path; });
+  return it == list.end() ? nullptr : &*it;
+}
+
 /// Why the report_power at `power` cannot be tied to a ttsim design, or "" when it can:
 /// walking up from its folder, stopping below `root` (sibling folders' builds are not its
 /// design), the first folder whose tree holds csynth reports must hold exactly one build
-/// (one folder of csynth reports), and that build's reports must be of a ttsim design.
+/// (one folder of csynth reports), that build's reports must be of a ttsim design, and
+/// none of them may be in `refused` (the screening rejected it and no --keep kept it).
 std::string power_design_refusal(const std::string& power, const std::vector<CsynthReport>& csynth,
-                                 const std::string& root) {
+                                 const std::string& root, const std::vector<ReportRefusal>& refused) {
   const std::string hint = "; name it with `calibrate --power FILE` to fit it";
   for (std::string folder = folder_of(power); under(folder, root);
        folder = fs::path(folder).parent_path().string()) {
@@ -51,6 +58,13 @@ std::string power_design_refusal(const std::string& power, const std::vector<Csy
       return fmt::format("report_power of another design: the csynth report of its build, {} (top {}), is not of a "
                          "ttsim design; power is fitted only from the design of the latency reports{}",
                          reports.front()->source, reports.front()->top, hint);
+    }
+    for (const CsynthReport* c : reports) {
+      if (const ReportRefusal* x = refusal_of(refused, c->source)) {
+        return fmt::format("the {} of its build is rejected ({}); its power is not fitted unless that report is "
+                           "kept with `--keep {}`",
+                           fs::path(c->source).filename().string(), x->reason, c->source);
+      }
     }
     return "";
   }
@@ -93,7 +107,8 @@ std::string cosim_unused_reason(const std::string& cosim, const std::vector<Csyn
 bool is_ttsim_report(const CsynthReport& r) { return holds_ttsim_module(r) && ttsim_identity_problems(r).empty(); }
 
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
-                                    const std::vector<std::string>& explicit_power, const std::string& part) {
+                                    const std::vector<std::string>& explicit_power, const std::string& part,
+                                    const std::vector<ReportRefusal>& refused) {
   PowerSelection out;
   out.pairs.utilization = set.utilization;
   const std::string top = fs::path(root).lexically_normal().string();
@@ -107,7 +122,7 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
     if (reason.empty() && !part.empty() && !p.device.empty() && p.device != part) {
       reason = "device " + p.device + " differs from the --device part " + part;
     }
-    if (reason.empty()) reason = power_design_refusal(p.source, set.csynth, top);
+    if (reason.empty()) reason = power_design_refusal(p.source, set.csynth, top, refused);
     if (!reason.empty()) {
       out.rejected.push_back({p.source, "rejected", reason});
       continue;
@@ -140,12 +155,6 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
 }
 
 namespace {
-
-/// The refusal (or keeping) of `path` in `list`, or nullptr.
-const ReportRefusal* refusal_of(const std::vector<ReportRefusal>& list, const std::string& path) {
-  const auto it = std::find_if(list.begin(), list.end(), [&](const ReportRefusal& x) { return x.source == path; });
-  return it == list.end() ? nullptr : &*it;
-}
 
 /// Why csynth report `r`, which gave no sample and skipped no module, gave none: a module
 /// file of another file's design, a kernel counted from another report, or no kernel module.

@@ -39,9 +39,13 @@ struct PowerSelection {
 /// `calibrate --power FILE`. Each path in `explicit_power` (named on the command line) is
 /// read and selected regardless, with the utilization reports of its own folder.
 /// A report_power (not named explicitly) whose device is not `part` (when given) is
-/// rejected naming both. Throws InputError naming the file when an explicit file cannot be read.
+/// rejected naming both. A report_power (not named explicitly) whose build holds a csynth
+/// report in `refused` (KernelSampleSet::refused: rejected by the screening, not kept with
+/// --keep) is rejected with it, naming why. Throws InputError naming the file when an
+/// explicit file cannot be read.
 PowerSelection select_power_reports(const ReportSet& set, const std::string& root,
-                                    const std::vector<std::string>& explicit_power, const std::string& part = "");
+                                    const std::vector<std::string>& explicit_power, const std::string& part = "",
+                                    const std::vector<ReportRefusal>& refused = {});
 
 /// One entry per file of `set.files` (read_reports order): csynth reports with the kernel
 /// samples taken or why none, timing violations; cosim reports used as ground truth;

@@ -238,4 +238,25 @@ out="$("$TTSIM" compare --reports "$TMP/rep6" --arch "$ARCH" --device "$DEV" --k
   || fail "compare --keep of another part's report exited $?: $out"
 has "$out" "used      other/ttsim_softmax_5/syn/report/csynth.xml: kernel samples of ttsim_softmax; kept (--keep) despite: report part xcvu9p-flga2104-2L-e" "compare --keep output"
 
+# 10. A rejected build's report_power is rejected with its csynth report, naming why: a loop
+#     that contradicts itself, or another target clock; --keep of the csynth fits both.
+"$WRITE" "$TMP/rep7" >/dev/null || fail "writing the synthetic reports"
+f7="$TMP/rep7/ttsim_contraction_0/syn/report/csynth.xml"
+l7=$(grep -o '<Latency>[0-9]*<' "$f7" | head -1 | tr -dc 0-9)
+sed -i "0,/<Latency>$l7</s//<Latency>5</" "$f7"
+out="$("$TTSIM" calibrate --reports "$TMP/rep7" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c11.json" 2>&1)" \
+  || fail "calibrate with a self-contradicting report exited $?: $out"
+has "$out" "rejected  ttsim_contraction_0/syn/report/csynth.xml: " "calibrate output"
+has "$out" "contradicts itself" "calibrate output"
+has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the csynth.xml of its build is rejected (" "calibrate output"
+grep -q "^  used      ttsim_contraction_0/impl/design_power_routed.rpt" <<<"$out" && fail "a rejected build's report_power is fitted: $out"
+out="$("$TTSIM" calibrate --reports "$TMP/rep7" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c12.json" \
+       --keep "$f7" 2>&1)" || fail "calibrate --keep of a self-contradicting report exited $?: $out"
+has "$out" "used      ttsim_contraction_0/impl/design_power_routed.rpt: power fit" "calibrate --keep output"
+"$WRITE" "$TMP/rep8" >/dev/null || fail "writing the synthetic reports"
+sed -i 's/<TargetClockPeriod>10.00</<TargetClockPeriod>4.00</' "$TMP/rep8/ttsim_contraction_0/syn/report/csynth.xml"
+out="$("$TTSIM" calibrate --reports "$TMP/rep8" --arch "$ARCH" --device "$DEV" --model "$MODEL" --out "$TMP/c13.json" 2>&1)" \
+  || fail "calibrate with a report of another clock exited $?: $out"
+has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the csynth.xml of its build is rejected (report target clock 4.000 ns differs" "calibrate output"
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
