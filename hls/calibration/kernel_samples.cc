@@ -214,6 +214,41 @@ std::string gather_kernel_loops(const CsynthReport& r, const std::string& name, 
   return "";
 }
 
+/// True for a pipeline style the kernel samples model: "yes", "no", "none", or not
+/// reported (empty, 2020.x and before).
+bool modelled_style(const std::string& type) { return type.empty() || type == "yes" || type == "no" || type == "none"; }
+
+/// "loop L (in M): pipeline style frp not modelled ..." for the first loop of `loops` (nested
+/// loops included) whose PipelineType is not modelled (modelled_style), "" when none.
+std::string unmodelled_loop_style(const std::vector<LoopReport>& loops, const std::string& module) {
+  for (const auto& l : loops) {
+    if (!modelled_style(l.pipeline_type)) {
+      return fmt::format("loop {} (in {}): pipeline style {} not modelled (modelled: yes, no, none)", l.name, module,
+                         l.pipeline_type);
+    }
+    const std::string inner = unmodelled_loop_style(l.loops, module);
+    if (!inner.empty()) return inner;
+  }
+  return "";
+}
+
+/// Why kernel module `name` of `r` (module `m`, or the report's figures without one) has a
+/// pipeline style the samples do not model (frp, flp, dataflow, ...): the module's, one of
+/// its loops' or one of its outlined _Pipeline_ callees' (or their loops'); "" when none.
+std::string unmodelled_pipeline_style(const CsynthReport& r, const std::string& name, const ModuleReport* m) {
+  const std::string own = m ? m->pipeline_type : r.pipeline_type;
+  if (!modelled_style(own)) return fmt::format("module {}: pipeline style {} not modelled (modelled: yes, no, none)", name, own);
+  std::string why = unmodelled_loop_style(m ? m->loops : r.loops, name);
+  for (const auto& c : pipeline_callees_of(r, name)) {
+    const ModuleReport* cm = r.module(c);
+    if (!why.empty() || !cm) continue;
+    why = modelled_style(cm->pipeline_type)
+              ? unmodelled_loop_style(cm->loops, c)
+              : fmt::format("module {}: pipeline style {} not modelled (modelled: yes, no, none)", c, cm->pipeline_type);
+  }
+  return why;
+}
+
 /// Matches the loops `found` to the kernel's loops by label, into `ordered` (specification
 /// order): every pipelined loop must be a loop of the kernel's specification (any
 /// variant); the loops that run for every variant must all be there; a variant loop may
@@ -316,6 +351,10 @@ void collect_module_samples(const CsynthReport& r, const std::string& name, Task
   const std::string missing_callee = gather_kernel_loops(r, name, m, s, found);
   if (!missing_callee.empty()) {
     skip("callee " + missing_callee + " has no ModuleInformation entry");
+    return;
+  }
+  if (const std::string style = unmodelled_pipeline_style(r, name, m); !style.empty()) {
+    skip(style);
     return;
   }
   FoundLoops ordered;

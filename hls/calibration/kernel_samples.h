@@ -129,7 +129,9 @@ struct KernelSampleSet {
 /// another part or target clock than `options.part` / `options.clock_ns` is
 /// left out (`refused`) unless `options.keep` names it (`kept`). A module reported by
 /// several files of one folder (csynth.xml and <m>_csynth.xml) counts once (the first file
-/// by path). Modules with unknown latency, a loop whose trip count, latency, PipelineII or
+/// by path). A module whose own, a loop's or an outlined callee's PipelineType is not
+/// yes / no / none (frp, flp, dataflow, ...: not modelled) is listed in `skipped` naming
+/// the module or loop and its style. Modules with unknown latency, a loop whose trip count, latency, PipelineII or
 /// printed PipelineDepth is not known (never guessed), no loop of the kernel, a missing loop common to
 /// every variant or a foreign loop are listed in `skipped`. A report top whose csynth
 /// latency is undef takes the co-simulation latency from `cosim` when there is one (ground

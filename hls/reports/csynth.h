@@ -38,7 +38,8 @@ struct LoopReport {
   std::vector<LoopReport> loops;           ///< nested loops in report order
 
   /// True when the loop is pipelined: it reports PipelineII and its PipelineType is
-  /// not "no".
+  /// not "no" (any pipeline style: "yes", "frp", "flp", ...; the kernel samples and the
+  /// composition rule model only "yes" and skip the others, naming the style).
   bool pipelined() const { return pipeline_ii.has_value() && pipeline_type != "no"; }
 };
 

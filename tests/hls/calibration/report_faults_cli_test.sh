@@ -259,4 +259,18 @@ out="$("$TTSIM" calibrate --reports "$TMP/rep8" --arch "$ARCH" --device "$DEV" -
   || fail "calibrate with a report of another clock exited $?: $out"
 has "$out" "rejected  ttsim_contraction_0/impl/design_power_routed.rpt: the csynth.xml of its build is rejected (report target clock 4.000 ns differs" "calibrate output"
 
+# 11. A loop pipeline style the fit does not model (frp): that kernel skipped naming the loop
+#     and its style (calibrate and compare), the rest fitted.
+"$WRITE" "$TMP/rep9" >/dev/null || fail "writing the synthetic reports"
+f9="$TMP/rep9/ttsim_softmax_4/syn/report/csynth.xml"
+sed -i '0,/<PipelineType>yes</s//<PipelineType>frp</' "$f9"
+grep -q '<PipelineType>frp<' "$f9" || fail "no loop PipelineType edited in $f9"
+for cmd in calibrate compare; do
+  extra=(--model "$MODEL" --out "$TMP/c14.json")
+  [ $cmd = compare ] && extra=()
+  out="$("$TTSIM" $cmd --reports "$TMP/rep9" --arch "$ARCH" --device "$DEV" "${extra[@]}" 2>&1)" \
+    || fail "$cmd with an frp loop exited $?: $out"
+  has "$out" "skipped   ttsim_softmax_4/syn/report/csynth.xml: skipped ttsim_softmax: loop softmax_max (in ttsim_softmax_Pipeline_softmax_max): pipeline style frp not modelled" "$cmd output"
+done
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
