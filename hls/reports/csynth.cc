@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <sstream>
+#include <vector>
 
+#include <fmt/format.h>
 #include <pugixml.hpp>
 
 #include "core/errors.h"
@@ -111,17 +114,32 @@ Resources read_module_available(pugi::xml_node el, const Src& src) {
   return r;
 }
 
-/// Reads STORAGESIZE "<width> <depth> <banks>" into `b`; leaves it empty when absent or not
-/// three non-negative integers below the unbounded sentinel (no figure is guessed).
-void read_storage_size(pugi::xml_node n, BindNode& b) {
+/// Reads STORAGESIZE "<width> <depth> <banks>" into `b`; absent or empty leaves it empty.
+/// A figure printed unknown ("?", "undef", the unbounded sentinel family) leaves it empty
+/// and lists the attribute's text in `src.unknowns` (no figure is guessed); anything else
+/// than three such figures throws InputError naming the file, the BindNode and the text.
+void read_storage_size(pugi::xml_node n, BindNode& b, const Src& src) {
   const std::string text = n.attribute("STORAGESIZE").value();
-  long long w = -1, d = -1, k = -1;
-  char rest = 0;
-  if (std::sscanf(text.c_str(), "%lld %lld %lld %c", &w, &d, &k, &rest) != 3) return;
-  if (w < 0 || d < 0 || k < 0 || w >= kUnboundedFrom || d >= kUnboundedFrom || k >= kUnboundedFrom) return;
-  b.storage_width = w;
-  b.storage_depth = d;
-  b.storage_banks = k;
+  std::istringstream in(text);
+  std::vector<std::string> parts;
+  for (std::string p; in >> p;) parts.push_back(p);
+  if (parts.empty()) return;
+  std::vector<Count> figures;
+  for (const auto& p : parts) {
+    if (auto c = parse_count_text(p)) figures.push_back(*c);
+  }
+  if (parts.size() != 3 || figures.size() != 3) {
+    throw InputError(fmt::format("{}: {}: attribute STORAGESIZE: expected \"<width> <depth> <banks>\" (three "
+                                 "integers), found \"{}\"",
+                                 src.file, xml::path(n), text));
+  }
+  if (!figures[0].is_exact() || !figures[1].is_exact() || !figures[2].is_exact()) {
+    xml::note_unknown(src.unknowns, n, "STORAGESIZE", text);
+    return;
+  }
+  b.storage_width = *figures[0].min;
+  b.storage_depth = *figures[1].min;
+  b.storage_banks = *figures[2].min;
 }
 
 BindNode read_bind_node(pugi::xml_node n, const Src& src) {
@@ -138,7 +156,7 @@ BindNode read_bind_node(pugi::xml_node n, const Src& src) {
   b.dsp = xml::int_attribute(n, "DSP", file, src.unknowns);
   b.bram = xml::int_attribute(n, "BRAM", file, src.unknowns);
   b.uram = xml::int_attribute(n, "URAM", file, src.unknowns);
-  read_storage_size(n, b);
+  read_storage_size(n, b, src);
   return b;
 }
 

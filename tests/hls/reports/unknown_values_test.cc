@@ -3,7 +3,8 @@
 // (2^60 + 1, a time of 2^60 cycles), "?", "undef", and a range whose upper end is the
 // sentinel — is read as unknown and listed (module, field, text), and the rest of the
 // report is read. A field is "taken" when the reader rejects the text "abc" there; a field
-// not taken must not be listed. Run on the fixtures (always) and, when TTSIM_SHARED is set,
+// not taken must not be listed; BindNode STORAGESIZE (three figures in one attribute) is
+// checked apart. Run on the fixtures (always) and, when TTSIM_SHARED is set,
 // on real reports of three schema generations.
 
 #include <cstdlib>
@@ -170,6 +171,56 @@ TEST(UnknownValues, EveryNumericFieldOfRealReportsReadsTheUnknownFormsAsUnknown)
       return parse_export_impl_xml(x, "sentinel_impl.xml").unknowns;
     }) : csynth_reader());
     EXPECT_GE(t.taken, 10) << f;
+  }
+}
+
+/// The fixture vitis2023_csynth.xml with a storage BindNode (RTLNAME buf_U) of STORAGESIZE
+/// `size` added to the first module's BindNodes.
+std::string with_storage_bind(const std::string& size) {
+  std::string t = fixture("vitis2023_csynth.xml");
+  const auto at = t.find("<BindNodes>");
+  EXPECT_NE(at, std::string::npos);
+  t.insert(at + std::string("<BindNodes>").size(),
+           "<BindNode BINDTYPE=\"storage\" BRAM=\"2\" DSP=\"0\" IMPL=\"bram\" LATENCY=\"2\" OPTYPE=\"ram_1p\" "
+           "RTLNAME=\"buf_U\" STORAGESIZE=\"" + size + "\" URAM=\"0\" VARIABLE=\"buf\"/>");
+  return t;
+}
+
+/// The BindNode RTLNAME buf_U of `r` and its module's name.
+std::pair<const BindNode*, std::string> storage_bind(const CsynthReport& r) {
+  for (const auto& m : r.modules) {
+    for (const auto& b : m.bind_nodes) {
+      if (b.rtl_name == "buf_U") return {&b, m.name};
+    }
+  }
+  return {nullptr, ""};
+}
+
+TEST(UnknownValues, StorageSizeInTheUnknownFormsIsListed) {
+  const CsynthReport base = parse_csynth_xml(with_storage_bind("32 1024 1"), "s.xml");
+  const auto [known, module] = storage_bind(base);
+  ASSERT_NE(known, nullptr);
+  EXPECT_EQ(known->storage_bits(), 32 * 1024);
+  for (const std::string v : {"64 1152921504606846976 1", "? 576 1", "64 undef 1", "1152921504606846977 2 1"}) {
+    const CsynthReport r = parse_csynth_xml(with_storage_bind(v), "s.xml");
+    ASSERT_EQ(r.unknowns.size(), base.unknowns.size() + 1) << v;
+    bool listed = false;
+    for (const auto& u : r.unknowns) {
+      listed = listed || (u.module == module && ends_with(u.field, "BindNode[buf_U]/@STORAGESIZE") && u.text == v);
+    }
+    EXPECT_TRUE(listed) << "STORAGESIZE=\"" << v << "\" is not listed as unknown";
+    EXPECT_FALSE(storage_bind(r).first->storage_bits().has_value()) << v;
+  }
+  for (const std::string v : {"abc 1 1", "64 576", "64 576 1 1"}) {
+    try {
+      parse_csynth_xml(with_storage_bind(v), "s.xml");
+      ADD_FAILURE() << "STORAGESIZE=\"" << v << "\" accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("s.xml: "), std::string::npos) << what;
+      EXPECT_NE(what.find("STORAGESIZE: expected \"<width> <depth> <banks>\""), std::string::npos) << what;
+      EXPECT_NE(what.find("found \"" + v + "\""), std::string::npos) << what;
+    }
   }
 }
 
