@@ -136,11 +136,21 @@ void print_design_files(const std::vector<CsynthReport>& csynth, const DesignGro
   for (const auto& x : g.mismatches) std::cout << "  not grouped: " << x << "\n";
 }
 
-/// "N csynth files, D designs: M modules read, U unknown values, I identity problems, C
-/// contradictions". Modules (ModuleInformation entries, else tops), unknown values
-/// (module, field) and contradictions count once per folder: the top's csynth.xml and
-/// <top>_csynth.xml print the same ones.
-std::string csynth_totals(const std::vector<CsynthReport>& csynth, std::size_t designs) {
+/// "N csynth files, D designs[, P files not placed under a top]: M modules read, U unknown
+/// values, I identity problems, C contradictions". A group of `designs` whose top report is
+/// a per-module file without its design's hierarchy (per_module_file_without_hierarchy)
+/// and that holds no module file is no design: its files count as not placed. Modules (ModuleInformation entries, else
+/// tops), unknown values (module, field) and contradictions count once per folder: the
+/// top's csynth.xml and <top>_csynth.xml print the same ones.
+std::string csynth_totals(const std::vector<CsynthReport>& csynth, const std::vector<DesignGroup>& designs) {
+  std::size_t placed = 0, unplaced = 0;
+  for (const auto& g : designs) {
+    if (per_module_file_without_hierarchy(csynth[g.report]) && g.modules.empty()) {
+      unplaced += 1 + g.same_top.size();
+    } else {
+      ++placed;
+    }
+  }
   std::set<std::pair<std::string, std::string>> modules;
   std::set<std::tuple<std::string, std::string, std::string>> unknowns, contradicted;
   std::size_t identity = 0;
@@ -153,7 +163,8 @@ std::string csynth_totals(const std::vector<CsynthReport>& csynth, std::size_t d
     identity += identity_problems(r).size();
   }
   auto n = [](std::size_t k, const char* what) { return fmt::format("{} {}{}", k, what, k == 1 ? "" : "s"); };
-  return fmt::format("{}, {}: {} read, {}, {}, {}\n", n(csynth.size(), "csynth file"), n(designs, "design"),
+  const std::string not_placed = unplaced ? ", " + n(unplaced, "file") + " not placed under a top" : "";
+  return fmt::format("{}, {}{}: {} read, {}, {}, {}\n", n(csynth.size(), "csynth file"), n(placed, "design"), not_placed,
                      n(modules.size(), "module"), n(unknowns.size(), "unknown value"), n(identity, "identity problem"),
                      n(contradicted.size(), "contradiction"));
 }
@@ -239,7 +250,7 @@ int run_inspect_report(const std::vector<std::string>& args) {
     }
     print_design_files(s.csynth, g);
   }
-  if (!s.csynth.empty()) std::cout << csynth_totals(s.csynth, designs.size());
+  if (!s.csynth.empty()) std::cout << csynth_totals(s.csynth, designs);
   print_impl_reports(s);
   if (!s.not_read.empty()) {
     std::cout << fmt::format("not read ({} files of no known report kind)\n", s.not_read.size());

@@ -204,6 +204,8 @@ if [ -n "${TTSIM_SHARED:-}" ] && [ -d "$TTSIM_SHARED/data/hls_reports/gnn_acc_pn
   out="$("$TTSIM" inspect-report "$TMP/gnn2")" || fail "inspect-report of per-module files exited $?"
   [ "$(grep -c "^  not placed under a top: per-module file without its design's hierarchy" <<<"$out")" -eq 4 ] \
     || fail "inspect-report does not say the 4 files could not be placed: $out"
+  has "$out" "4 csynth files, 0 designs, 4 files not placed under a top:" "inspect-report output"
+  grep -qF "4 csynth files, 4 designs" <<<"$out" && fail "inspect-report counts files not placed under a top as designs: $out"
 else
   echo "TTSIM_SHARED not set: the real-set part of this test is skipped"
 fi
