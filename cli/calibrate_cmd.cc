@@ -59,7 +59,9 @@ bool parse_calibrate_options(const std::vector<std::string>& args, CalibrateOpti
        "a ttsim csynth report under --reports are used")
       ("keep", po::value<std::vector<std::string>>(&o.keep)->composing(),
        "a csynth report under --reports to fit although it is flagged (another design's top, an identity problem, "
-       "figures that contradict each other; repeatable). Without it such reports are listed as rejected, not fitted");
+       "figures that contradict each other, another part than --device or another target clock than --arch; "
+       "repeatable); the report_power of its build is then fitted too. Without it such reports are listed as "
+       "rejected, not fitted");
   po::variables_map vm;
   return parse_options("calibrate", "--reports DIR --arch A --device D --model M --out calib.json [--power FILE]... [--keep FILE]...",
                        options, {}, args, vm);

@@ -67,7 +67,8 @@ bool parse_compare_options(const std::vector<std::string>& args, CompareOptions&
       ("json", po::value<std::string>(&o.json_out), "write the table, MAPE and leave-one-out results here")
       ("keep", po::value<std::vector<std::string>>(&o.keep)->composing(),
        "a csynth report under --reports to compare although it is flagged (another design's top, an identity "
-       "problem, figures that contradict each other; repeatable)");
+       "problem, figures that contradict each other, another part than --device or another target clock than "
+       "--arch; repeatable)");
   po::variables_map vm;
   return parse_options("compare", "--reports DIR --arch A --device D [--calibration C] [--model M] [--json OUT] [--keep FILE]...",
                        options, {}, args, vm);

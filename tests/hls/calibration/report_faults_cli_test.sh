@@ -275,4 +275,10 @@ for cmd in calibrate compare; do
   has "$out" "skipped   ttsim_softmax_4/syn/report/csynth.xml: skipped ttsim_softmax: loop softmax_max (in ttsim_softmax_Pipeline_softmax_max): pipeline style frp not modelled" "$cmd output"
 done
 
+# 12. --keep help names every rejection it overrides, another part or target clock too.
+for cmd in calibrate compare; do
+  out="$("$TTSIM" $cmd --help 2>&1 | tr -s ' \n' ' ')"
+  has "$out" "another part than --device or another target clock than --arch" "$cmd --help"
+done
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
