@@ -596,7 +596,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "act. gradients dB, dctx, dq, dk, dlogit",
       "act. gradients dv, dF",
       "backward chain temporaries (even)",
-      "backward chain temporaries (odd)",
+      "BTT L_d; backward chain temps (odd)",
       "row statistics"};
   m.memories.resize(ttsim_hls::kFloatArenas + 1);
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {

@@ -135,7 +135,7 @@ constexpr int kBwdCPartition = 64;
 //   128 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 80256;
 constexpr int kChain0Partition = 64;
-// chain1_mem (backward chain temporaries (odd)): bram, 72960 words of 32 bits in 64 bank(s) of 1140 words;
+// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 72960 words of 32 bits in 64 bank(s) of 1140 words;
 //   128 BRAM36, 0 URAM288.
 constexpr int kChain1Words = 72960;
 constexpr int kChain1Partition = 64;
