@@ -442,7 +442,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
       put(kParamArena, e, kLinearNames[i], ".bias", es.lin[i].b);
       put(kSaved0Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[0]);
       put(kSaved1Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[1]);
-      put(kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
+      if (es.lin[i].y != L.proj) put(kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
     }
     put(kParamArena, e, "ln1.gain", "", es.ln1_g);
     put(kParamArena, e, "ln1.bias", "", es.ln1_b);
@@ -450,12 +450,10 @@ void ArenaSlots::fill(const HlsDesign& hd) {
     put(kParamArena, e, "ln2.bias", "", es.ln2_b);
     put(kSaved0Arena, e, "attn.P", "", es.P);
     put(kActArena, e, "attn.ctx", "", es.ctx);
-    put(kActArena, e, "a1", "", es.a1);
     put(kActArena, e, "h1", "", es.h1);
     put(kSaved1Arena, e, "ln1.xhat", "", es.xhat1);
     put(kSaved1Arena, e, "ln1.rstd", "", es.rstd1);
     put(kActArena, e, "gelu", "", es.g);
-    put(kActArena, e, "a2", "", es.a2);
     put(kActArena, e, "h2", "", es.h2);
     put(kSaved1Arena, e, "ln2.xhat", "", es.xhat2);
     put(kSaved1Arena, e, "ln2.rstd", "", es.rstd2);
@@ -466,8 +464,9 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kParamArena, -1, "slot_head.bias", "", L.bs);
   put(kSaved0Arena, -1, "embedding.saved", "", L.emb_saved[0]);
   put(kSaved1Arena, -1, "embedding.saved", "", L.emb_saved[1]);
-  put(kOutArena, -1, "embedding.E", "", L.E);
-  put(kActArena, -1, "embedding.x0", "", L.x0);
+  // The slots shared by buffers of disjoint lifetimes (make_layout).
+  put(kOutArena, -1, "shared.proj (E, every o.y and ffn_out.y)", "", L.proj);
+  put(kActArena, -1, "shared.resid (x0, every a1 and a2)", "", L.resid);
   put(kActArena, -1, "embedding.h0", "", L.h0);
   put(kSaved1Arena, -1, "embedding.ln.xhat", "", L.xhat0);
   put(kSaved1Arena, -1, "embedding.ln.rstd", "", L.rstd0);
@@ -484,10 +483,9 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kBwdCArena, -1, "dv", "", L.dv);
   put(kBwdCArena, -1, "dF", "", L.dF);
   put(kStatArena, -1, "stat", "", L.stat);
-  put(kChain0Arena, -1, "linear.scratch", "", L.lin_scratch[0]);
-  put(kChain1Arena, -1, "linear.scratch", "", L.lin_scratch[1]);
-  put(kChain0Arena, -1, "ttm.scratch", "", L.ttm_scratch[0]);
-  put(kChain1Arena, -1, "ttm.scratch", "", L.ttm_scratch[1]);
+  // The linear layers' and the embedding's chain scratch share each chain arena.
+  put(kChain0Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[0]);
+  put(kChain1Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[1]);
 }
 
 /// The buffers of arena `arena` among `slots` into `out` (storage reused): the slots in
@@ -539,7 +537,8 @@ void peak_live_words(Machine& m, const TaskGraph& graph) {
   int* count = at.data();
   for (std::size_t id = 0; id < nb; ++id) {
     const Buffer& b = graph.buffers[id];
-    const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0;
+    // Parameters live for the whole step; a gradient from its first write to its update.
+    const bool whole = b.cls == BufferClass::kParameter || b.first_task < 0;
     int first = whole ? 0 : b.first_task;
     const int last = whole ? nt - 1 : b.last_task;
     // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
@@ -587,9 +586,9 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   slots.fill(hd);
   static const char* const kHolds[ttsim_hls::kFloatArenas] = {
       "parameters",
-      "gradients",
-      "layer inputs, residual sums",
-      "layer outputs: linear Y, E, logits",
+      "gradients of one update group",
+      "layer inputs; LN inputs (shared)",
+      "layer outputs: linear Y, logits",
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",
@@ -602,7 +601,17 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     Memory& mem = m.memories[a];
     if (a == ttsim_hls::kGradArena) {
+      // Each parameter slot's gradient, at its update group's offset in the grad arena
+      // (the groups share the arena: their slots overlap in words, not in time).
       arena_buffers(slots, ttsim_hls::kParamArena, L.param_words, ".grad", mem.buffers);
+      int t = 0;
+      for (MemoryBuffer& b : mem.buffers) {
+        while (t < L.n_tensors && L.tensors[t].offset < b.offset) ++t;
+        if (t == L.n_tensors || L.tensors[t].offset != b.offset) {
+          throw std::logic_error("describe_memories: a parameter slot that starts no tensor");
+        }
+        b.offset = L.tensors[t].grad;
+      }
     } else {
       arena_buffers(slots, a, L.words[a], "", mem.buffers);
     }

@@ -6,7 +6,9 @@
 // intent head on the first token of each sequence and slot head on every token.
 // Backward: the two softmax cross-entropy losses (loss value and gradient w.r.t. the
 // logits), then every layer in reverse with the gradients of all parameters, bias
-// gradients (column sums of dY) included. Update: one kSgdUpdate per parameter buffer.
+// gradients (column sums of dY) included. Update: one kSgdUpdate per parameter buffer, fused
+// into the backward pass: each update group (a linear layer, an encoder LayerNorm, a head,
+// the embedding) right after its backward, as model_train_step does.
 // One task per kernel call of the HLS step (hls/kernels/model_step.cc), with its shape and
 // variant (tests/models/graph_matches_hls_test): gradients that meet (the two residual
 // skips, the Q/K/V projections, the intent and slot heads) are not summed by add tasks —
@@ -274,18 +276,22 @@ class Builder {
     return g_.tasks.back().id;
   }
 
-  /// One SGD update per parameter, in the order the HLS step updates them (the parameter
-  /// arena's tensors in Layout order: make_layout, model_sgd_update), classes and
-  /// first/last use; returns the graph.
+  /// The SGD update of parameter `p` (its fused update: the HLS step updates each update
+  /// group as soon as its gradients are complete, model_step.cc model_train_step).
+  void sgd(int p) {
+    const Buffer& b = g_.buffers[p];
+    if (updated_.size() < g_.buffers.size()) updated_.resize(g_.buffers.size(), 0);
+    if (updated_[p]++) throw std::logic_error("parameter " + b.name + " updated twice");
+    task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
+         rows_cols(1, b.words), {p, grad(p)}, {p});
+  }
+
+  /// Classes and first/last use; returns the graph. Every parameter must have been
+  /// updated (sgd) once.
   TaskGraph finish() {
-    std::vector<int> order = params_;
-    std::vector<int> rank(g_.buffers.size(), 0);
-    for (int p : params_) rank[p] = layout_rank(g_.buffers[p]);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] < rank[b]; });
-    for (int p : order) {
-      const Buffer& b = g_.buffers[p];
-      task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
-           rows_cols(1, b.words), {p, grad(p)}, {p});
+    updated_.resize(g_.buffers.size(), 0);
+    for (int p : params_) {
+      if (!updated_[p]) throw std::logic_error("parameter " + g_.buffers[p].name + " is never updated");
     }
     std::vector<char> is_param(g_.buffers.size(), 0), is_grad(g_.buffers.size(), 0);
     for (int p : params_) {
@@ -320,27 +326,6 @@ class Builder {
     return std::move(g_);
   }
 
-  /// Position of parameter `p` in the HLS parameter arena (hls/kernels/model_step.cc
-  /// make_layout): the embedding's TTM cores, its position table, its LayerNorm; per encoder
-  /// q, k, v, o, ffn_in, ffn_out (cores, then bias), LayerNorm 1, LayerNorm 2; the intent and
-  /// slot heads. Parameters of one rank keep the order the builder created them in.
-  static int layout_rank(const Buffer& p) {
-    const std::string& layer = p.layer;
-    if (p.name == "embedding.position") return 1;
-    if (layer == "embedding") return 0;
-    if (layer == "embedding.ln") return 2;
-    if (layer == "intent_head") return 1 << 20;
-    if (layer == "slot_head") return (1 << 20) + 1;
-    const int e = encoder_of(layer);
-    if (e < 0) return 1 << 21;
-    static const char* const kOrder[] = {"q", "k", "v", "o", "ffn_in", "ffn_out", "ln1", "ln2"};
-    const std::string part = layer.substr(layer.find('.') + 1);
-    for (int i = 0; i < 8; ++i) {
-      if (part == kOrder[i]) return 16 + 16 * e + i;
-    }
-    return 16 + 16 * e + 15;
-  }
-
   static int encoder_of(const std::string& layer) {
     if (layer.rfind("enc", 0) != 0) return -1;
     const auto dot = layer.find('.');
@@ -368,6 +353,7 @@ class Builder {
   std::vector<int> last_writer_;
   std::vector<int> params_;
   std::vector<int> grad_of_;  // by buffer id: the gradient of a parameter, else -1
+  std::vector<char> updated_;  // by buffer id: the parameter's sgd task was added
 };
 
 Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward : Stage::kBackward; }
@@ -471,6 +457,7 @@ class TrainingGraph {
     std::shared_ptr<BoundPlan> plan;
     int x = -1, y = -1, bias = -1;
     I tokens = 0;
+    std::vector<int> params;  ///< cores (or weight), then bias: the layer's update group
   };
   struct LayerNormBufs {
     std::string layer;
@@ -525,11 +512,13 @@ class TrainingGraph {
       for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
         const auto& t = p.plan().tensor("G" + std::to_string(k));
         const int c = b_.parameter(l.name + ".core" + std::to_string(k), l.name, t.shape);
+        out.params.push_back(c);
         p.bind("G" + std::to_string(k), c);
         p.bind("dG" + std::to_string(k), b_.grad(c));
       }
     } else {
       const int w = b_.parameter(l.name + ".weight", l.name, {l.in_dim, l.out_dim});
+      out.params.push_back(w);
       p.bind("W", w);
       p.bind("dW", b_.grad(w));
     }
@@ -539,6 +528,7 @@ class TrainingGraph {
     p.emit(FlowStage::kForward);
     if (l.bias) {
       out.bias = b_.parameter(l.name + ".bias", l.name, {l.out_dim});
+      out.params.push_back(out.bias);
       b_.task(l.name + ".fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder,
               "bias.add", rows_cols(tokens, l.out_dim), {out.y, out.bias}, {out.y});
     }
@@ -564,6 +554,9 @@ class TrainingGraph {
       b_.task(l.name + ".bwd.bias_grad", TaskOp::kAdd, Stage::kBackward, l.name, l.encoder,
               "bias.grad", rows_cols(lin.tokens, l.out_dim), {dy}, {b_.grad(lin.bias)});
     }
+    // The layer's update group, fused: its gradients are complete and its backward (the
+    // last reader of its old values) has run.
+    for (int p : lin.params) b_.sgd(p);
     return dx;
   }
 
@@ -583,7 +576,7 @@ class TrainingGraph {
   }
 
   /// LayerNorm backward: dIn and the gain/bias gradients; returns "<layer>.dIn".
-  int layernorm_backward(const LayerNormBufs& n, int encoder, int dout) {
+  int layernorm_backward(const LayerNormBufs& n, int encoder, int dout, bool update = true) {
     // dy and dx alternate between bwd_a_mem and bwd_b_mem (model_step.cc dA / dB).
     const int din = b_.buffer(n.layer + ".dIn", n.layer, {K_, m_.d_model},
                               b_.buf(dout).memory == ttsim_spec::kBwdAMem ? ttsim_spec::kBwdBMem
@@ -591,6 +584,11 @@ class TrainingGraph {
     b_.task(n.layer + ".bwd", TaskOp::kLayerNormGrad, Stage::kBackward, n.layer, encoder, "",
             rows_cols(K_, m_.d_model), {dout, n.stats, n.gain},
             {din, b_.grad(n.gain), b_.grad(n.bias)});
+    // An encoder LayerNorm is its own update group; the embedding's joins the embedding's.
+    if (update) {
+      b_.sgd(n.gain);
+      b_.sgd(n.bias);
+    }
     return din;
   }
 
@@ -612,6 +610,7 @@ class TrainingGraph {
         const auto name = "G" + std::to_string(k);
         const int c = b_.parameter("embedding.core" + std::to_string(k), "embedding",
                                    ttm_->plan().tensor(name).shape);
+        token_params_.push_back(c);
         ttm_->bind(name, c);
         ttm_->bind("dG" + std::to_string(k), b_.grad(c));
       }
@@ -627,6 +626,7 @@ class TrainingGraph {
       if (emb.format == WeightFormat::kTTM) shape = {1, m_.vocab, D, 1};
       table_ = b_.parameter(emb.format == WeightFormat::kTTM ? "embedding.core1" : "embedding.table",
                             "embedding", shape);
+      token_params_.push_back(table_);
       b_.task("embedding.fwd.lookup_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
               "embedding.add", rows_cols(K_, D), {ids_, table_, position_}, {sum});
     }
@@ -636,9 +636,14 @@ class TrainingGraph {
 
   void embedding_backward(int dh) {
     const I D = m_.d_model;
-    const int dsum = layernorm_backward(emb_ln_, -1, dh);
+    const int dsum = layernorm_backward(emb_ln_, -1, dh, false);
     b_.task("embedding.bwd.position_grad", TaskOp::kAdd, Stage::kBackward, "embedding", -1,
             "embedding.grad", rows_cols(K_, D), {dsum}, {b_.grad(position_)});
+    // The embedding's update groups (make_layout): the position table and the LayerNorm's
+    // gain and bias once the position gradient is complete, then the token cores (or table).
+    b_.sgd(position_);
+    b_.sgd(emb_ln_.gain);
+    b_.sgd(emb_ln_.bias);
     if (ttm_) {
       ttm_->bind("dY", dsum);
       ttm_->emit(FlowStage::kGradWeights, {ids_});
@@ -646,6 +651,7 @@ class TrainingGraph {
       b_.task("embedding.bwd.scatter_grad", TaskOp::kAdd, Stage::kBackward, "embedding", -1,
               "embedding.grad", rows_cols(K_, D), {dsum, ids_}, {b_.grad(table_)});
     }
+    for (int c : token_params_) b_.sgd(c);
   }
 
   Encoder encoder_forward(int e, int h_in, int* h_out) {
@@ -729,6 +735,7 @@ class TrainingGraph {
   Builder b_;
   int ids_ = -1, intent_labels_ = -1, slot_labels_ = -1, position_ = -1, table_ = -1;
   std::shared_ptr<BoundPlan> ttm_;
+  std::vector<int> token_params_;  ///< the token embedding's cores (or table)
   LayerNormBufs emb_ln_;
 };
 

@@ -103,8 +103,9 @@ struct LiveSpans {
   }
 }
 
-/// True for the classes live for the whole step (parameters and gradients).
-bool whole_step_class(BufferClass c) { return c == BufferClass::kParameter || c == BufferClass::kGradient; }
+/// True for the classes live for the whole step: parameters (a gradient lives from its
+/// first write to its fused update).
+bool whole_step_class(BufferClass c) { return c == BufferClass::kParameter; }
 
 /// Bytes of the whole-step buffers of each class, and whether a class has any.
 struct WholeStep {

@@ -223,7 +223,8 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
     throw std::logic_error("HlsModel: parameter table and layout disagree");
   }
   param_.assign(layout_.param_words, 0.0f);
-  grad_.assign(layout_.param_words, 0.0f);
+  grad_.assign(static_cast<std::size_t>(std::max(1, layout_.words[ttsim_hls::kGradArena])), 0.0f);
+  grad_out_.assign(layout_.param_words, 0.0f);
   for (int a = ttsim_hls::kActArena; a < ttsim_hls::kFloatArenas; ++a) {
     work_[a].assign(static_cast<std::size_t>(std::max(1, layout_.words[a])), 0.0f);
   }
@@ -287,27 +288,28 @@ void HlsModel::check_sample(const std::vector<int>& tokens, int intent,
   }
 }
 
-HlsLosses HlsModel::forward_backward(const std::vector<int>& tokens, int intent,
-                                     const std::vector<int>& slot_tags, float slot_scale) {
+HlsLosses HlsModel::step(const std::vector<int>& tokens, int intent, const std::vector<int>& slot_tags, float lr,
+                         float slot_scale, bool grad_mode) {
   check_sample(tokens, intent, slot_tags);
-  std::fill(grad_.begin(), grad_.end(), 0.0f);
   ttsim_hls::StepSample s;
   s.K = static_cast<int>(tokens.size());
   s.tokens = tokens.data();
   s.slot_tags = slot_tags.data();
   s.intent = intent;
   s.slot_scale = slot_scale;
-  const ttsim_hls::StepLosses l = ttsim_hls::model_forward_backward(dims_, layout_, arenas(), s);
+  const ttsim_hls::StepLosses l =
+      ttsim_hls::model_train_step(dims_, layout_, arenas(), s, lr, grad_mode, grad_mode ? grad_out_.data() : nullptr);
   return {l.intent, l.slot};
 }
 
-void HlsModel::sgd_update(float lr) { ttsim_hls::model_sgd_update(layout_, arenas(), lr); }
+HlsLosses HlsModel::forward_backward(const std::vector<int>& tokens, int intent,
+                                     const std::vector<int>& slot_tags, float slot_scale) {
+  return step(tokens, intent, slot_tags, 0.0f, slot_scale, true);
+}
 
 HlsLosses HlsModel::train_step(const std::vector<int>& tokens, int intent,
                                const std::vector<int>& slot_tags, float lr, float slot_scale) {
-  const HlsLosses l = forward_backward(tokens, intent, slot_tags, slot_scale);
-  sgd_update(lr);
-  return l;
+  return step(tokens, intent, slot_tags, lr, slot_scale, false);
 }
 
 HlsPrediction HlsModel::predict(const std::vector<int>& tokens) {
@@ -344,7 +346,7 @@ std::vector<float> HlsModel::parameter(const std::string& name) const {
 
 std::vector<float> HlsModel::gradient(const std::string& name) const {
   const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
-  return {grad_.begin() + t.offset, grad_.begin() + t.offset + t.words};
+  return {grad_out_.begin() + t.offset, grad_out_.begin() + t.offset + t.words};
 }
 
 void HlsModel::set_parameter(const std::string& name, const std::vector<float>& values) {

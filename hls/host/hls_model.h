@@ -59,16 +59,16 @@ class HlsModel {
   /// at most 2^31 − 1 words per arena and 2^31 words in total), before allocating.
   explicit HlsModel(const ModelSpec& spec, const HlsModelOptions& options = {});
 
-  /// Forward, backward and SGD (p ← p − lr·g) of every parameter. tokens / slot_tags:
-  /// K entries, 1 ≤ K ≤ seq_len, tokens in [0, vocab), tags in [−1, slot_tags) (−1:
-  /// not counted), intent in [−1, intents). Throws InputError on out-of-range input.
+  /// Forward, backward and SGD (p ← p − lr·g) of every parameter, each update group's
+  /// update fused into the backward pass (ttsim_hls::model_train_step). tokens /
+  /// slot_tags: K entries, 1 ≤ K ≤ seq_len, tokens in [0, vocab), tags in [−1, slot_tags)
+  /// (−1: not counted), intent in [−1, intents). Throws InputError on out-of-range input.
   HlsLosses train_step(const std::vector<int>& tokens, int intent,
                        const std::vector<int>& slot_tags, float lr, float slot_scale = 1.0f);
-  /// Forward and backward only: gradient() then holds this sample's gradients.
+  /// Forward and backward only (the step's gradient mode): gradient() then holds this
+  /// sample's gradients; the parameters are unchanged.
   HlsLosses forward_backward(const std::vector<int>& tokens, int intent,
                              const std::vector<int>& slot_tags, float slot_scale = 1.0f);
-  /// p ← p − lr·g with the gradients of the last forward_backward; zeroes them.
-  void sgd_update(float lr);
   /// Forward only.
   HlsPrediction predict(const std::vector<int>& tokens);
 
@@ -106,13 +106,17 @@ class HlsModel {
   void check_sample(const std::vector<int>& tokens, int intent,
                     const std::vector<int>& slot_tags) const;
   ttsim_hls::Arenas arenas();
+  HlsLosses step(const std::vector<int>& tokens, int intent, const std::vector<int>& slot_tags, float lr,
+                 float slot_scale, bool grad_mode);
 
   ModelSpec spec_;
   ttsim_hls::ModelDims dims_;
   ttsim_hls::Layout layout_;
   std::vector<std::string> names_;
   std::vector<std::vector<std::int64_t>> shapes_;
-  std::vector<float> param_, grad_;
+  std::vector<float> param_;
+  std::vector<float> grad_;      ///< the grad arena (the largest update group)
+  std::vector<float> grad_out_;  ///< the last forward_backward's gradients (param_words, Layout order)
   /// The other float arenas, by ttsim_hls::ArenaId (entries 0 and 1 unused).
   std::vector<float> work_[ttsim_hls::kFloatArenas];
   std::vector<int> index_;

@@ -144,7 +144,7 @@ void count_tt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I
 /// saved0/saved1) and output into the activation arena; each chain arena's scratch is
 /// sized by the largest layer's part, kept in `lin_scratch`.
 void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name, I64 K, I64* P, I64* A,
-                  I64 lin_scratch[2]) {
+                  I64 lin_scratch[2], bool shared_output) {
   if (!l.tt) {
     c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
   } else {
@@ -162,7 +162,8 @@ void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name,
     for (int q = 0; q < 2; ++q) lin_scratch[q] = std::max(lin_scratch[q], scratch[q]);
   }
   c.array(P, "parameter", name, l.out_dim);
-  c.array(A, "activation", name, mul(K, l.out_dim));
+  // o and ffn_out write the out arena's shared proj slot (counted once, check_hls_host_capacity).
+  if (!shared_output) c.array(A, "activation", name, mul(K, l.out_dim));
 }
 
 /// Counts encoder `e`: its linear layers, LayerNorms, attention scores, residual and FFN
@@ -170,11 +171,12 @@ void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name,
 void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64* A, I64 lin_scratch[2]) {
   const I64 K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
   for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
-    count_linear(c, m.lin[e][i], Layer{kLinearNames[i], e}, K, P, A, lin_scratch);
+    count_linear(c, m.lin[e][i], Layer{kLinearNames[i], e}, K, P, A, lin_scratch, i == 3 || i == 5);
   }
   c.array(P, "parameter", {"ln", e}, mul(4, D));
   c.array(A, "activation", {"attention", e}, mul(H, K, K));
-  c.array(A, "activation", {"residual", e}, add(mul(7, mul(K, D)), mul(2, K)));
+  // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 share the resid slot).
+  c.array(A, "activation", {"residual", e}, add(mul(5, mul(K, D)), mul(2, K)));
   c.array(A, "activation", {"ffn", e}, mul(K, F));
 }
 
@@ -211,6 +213,8 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   c.array(P, "parameter", {"intent_head"}, mul(add(D, 1), m.intents));
   c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
   c.array(A, "activation", emb_name, emb_saved);
+  // h0, x̂0, 1/σ0, and the shared slots resid (x0, every a1 and a2) and proj (E, every o
+  // and ffn_out output).
   c.array(A, "activation", {"embedding"}, add(mul(4, mul(K, D)), K));
   c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
   // Scratch arena (make_layout): 6 K×D gradients, dP, dF, head gradients, statistics,
@@ -219,8 +223,8 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
           add(add(mul(6, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
   c.array(S, "scratch", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
   c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
-  c.array(S, "scratch", {"linear layers"}, add(lin_scratch[0], lin_scratch[1]));
-  c.array(S, "scratch", emb_name, mul(2, emb_scratch));
+  // Each chain arena holds the larger of the linear layers' and the embedding's scratch.
+  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], emb_scratch), std::max(lin_scratch[1], emb_scratch)));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);
   return w;

@@ -99,20 +99,20 @@ constexpr int kArenaBanks = 64;
 //   0 BRAM36, 128 URAM288.
 constexpr int kParamWords = 301281;
 constexpr int kParamPartition = 64;
-// grad_mem (gradients): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
-//   0 BRAM36, 128 URAM288.
-constexpr int kGradWords = 301281;
+// grad_mem (gradients of one update group): bram, 97663 words of 32 bits in 64 bank(s) of 1526 words;
+//   128 BRAM36, 0 URAM288.
+constexpr int kGradWords = 97663;
 constexpr int kGradPartition = 64;
-// act_mem (layer inputs, residual sums): uram, 344064 words of 32 bits in 64 bank(s) of 5376 words;
-//   0 BRAM36, 128 URAM288.
-constexpr int kActWords = 344064;
+// act_mem (layer inputs; LN inputs (shared)): uram, 245760 words of 32 bits in 64 bank(s) of 3840 words;
+//   0 BRAM36, 64 URAM288.
+constexpr int kActWords = 245760;
 constexpr int kActPartition = 64;
-// out_mem (layer outputs: linear Y, E, logits): uram, 323578 words of 32 bits in 64 bank(s) of 5056 words;
-//   0 BRAM36, 128 URAM288.
-constexpr int kOutWords = 323578;
+// out_mem (layer outputs: linear Y, logits): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
+//   0 BRAM36, 64 URAM288.
+constexpr int kOutWords = 225274;
 constexpr int kOutPartition = 64;
-// saved0_mem (saved chain steps (even), attn P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
-//   320 BRAM36, 0 URAM288.
+// saved0_mem (saved chain steps (even), attn P): uram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+//   0 BRAM36, 128 URAM288.
 constexpr int kSaved0Words = 307200;
 constexpr int kSaved0Partition = 64;
 // saved1_mem (saved chain steps (odd), LN x^, 1/s): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
@@ -131,13 +131,13 @@ constexpr int kBwdBPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
-// chain0_mem (backward chain temporaries (even)): bram, 80256 words of 32 bits in 64 bank(s) of 1254 words;
-//   128 BRAM36, 0 URAM288.
-constexpr int kChain0Words = 80256;
+// chain0_mem (backward chain temporaries (even)): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
+//   64 BRAM36, 0 URAM288.
+constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 72960 words of 32 bits in 64 bank(s) of 1140 words;
-//   128 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 72960;
+// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
+//   64 BRAM36, 0 URAM288.
+constexpr int kChain1Words = 61440;
 constexpr int kChain1Partition = 64;
 // stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
 //   64 BRAM36, 0 URAM288.
@@ -160,10 +160,10 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_MAX_ENCODERS 2
 #endif
 #define TTSIM_PARAM_STORAGE uram
-#define TTSIM_GRAD_STORAGE uram
+#define TTSIM_GRAD_STORAGE bram
 #define TTSIM_ACT_STORAGE uram
 #define TTSIM_OUT_STORAGE uram
-#define TTSIM_SAVED0_STORAGE bram
+#define TTSIM_SAVED0_STORAGE uram
 #define TTSIM_SAVED1_STORAGE bram
 #define TTSIM_BWD_A_STORAGE bram
 #define TTSIM_BWD_B_STORAGE bram

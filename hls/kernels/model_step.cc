@@ -39,8 +39,8 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
                      const Layout& L, CRef X, CRef dY, Ref dX, bool acc) {
 #pragma HLS INLINE
   CRef W = a.param + s.w;
-  Ref dW = a.grad + s.w;
-  Ref db = a.grad + s.b;
+  Ref dW = a.grad + s.gw;
+  Ref db = a.grad + s.gb;
   if (!l.tt) {
     dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
   } else if (l.btt) {
@@ -69,17 +69,40 @@ bool make_layout(const ModelDims& m, Layout* out) {
     W[arena] += words;
     return off;
   };
+  // The update group being laid out: its gradients from word 0 of the grad arena.
+  int group_words = 0;
+  auto group = [&]() {
+    group_words = 0;
+    return L.n_tensors;
+  };
   auto param = [&](int words) {
     const int off = alloc(kParamArena, words);
-    L.tensors[L.n_tensors++] = {off, words};
+    L.tensors[L.n_tensors++] = {off, words, group_words};
+    group_words += words;
+    W[kGradArena] = max_i(W[kGradArena], group_words);
     return off;
   };
+  // The gradient offset of the tensor laid out last.
+  auto grad_of_last = [&]() { return L.tensors[L.n_tensors - 1].grad; };
+  L.emb_t = group();
   L.emb_cores = W[kParamArena];
   for (int k = 1; k <= m.emb.d; ++k) param(m.emb.core_words(k));
+  L.emb_tensors = L.n_tensors - L.emb_t;
+  L.pos_t = group();
   L.pos = param(m.seq_len * D);
+  L.gpos = grad_of_last();
   L.lne_g = param(D);
+  L.glne_g = grad_of_last();
   L.lne_b = param(D);
+  L.glne_b = grad_of_last();
   int lin_scratch[2] = {0, 0};
+  // Slots shared by buffers whose lifetimes do not overlap (arrays by lifetime):
+  //  - resid (act): every LayerNorm input — x0 and each encoder's residual sums a1, a2 —
+  //    read only by its LayerNorm, whose backward reads x̂ and 1/σ instead;
+  //  - proj (out): the embedding's E and each encoder's o and ffn_out outputs, each read
+  //    only by the add that follows it.
+  L.resid = alloc(kActArena, K * D);
+  L.proj = alloc(kOutArena, K * D);
   for (int e = 0; e < m.encoders; ++e) {
     EncoderSlots& es = L.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
@@ -89,7 +112,9 @@ bool make_layout(const ModelDims& m, Layout* out) {
         if (l.t.M() != l.in_dim || l.t.N() != l.out_dim) return false;
       }
       LinearSlots& s = es.lin[i];
+      s.tensor = group();
       s.w = W[kParamArena];
+      s.gw = 0;
       if (l.tt) {
         for (int k = 1; k <= l.t.d + l.t.e; ++k) param(l.t.core_words(k));
       } else {
@@ -97,38 +122,54 @@ bool make_layout(const ModelDims& m, Layout* out) {
       }
       s.w_words = W[kParamArena] - s.w;
       s.b = param(l.out_dim);
+      s.gb = grad_of_last();
+      s.tensors = L.n_tensors - s.tensor;
       s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
       s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
-      s.y = alloc(kOutArena, K * l.out_dim);
+      if ((i == 3 || i == 5) && l.out_dim != D) return false;  // a residual branch is D wide
+      s.y = i == 3 || i == 5 ? L.proj : alloc(kOutArena, K * l.out_dim);
       for (int p = 0; p < 2; ++p) lin_scratch[p] = max_i(lin_scratch[p], linear_scratch_words(l, K, p));
     }
+    es.ln1_t = group();
     es.ln1_g = param(D);
     es.ln1_b = param(D);
+    es.ln2_t = group();
     es.ln2_g = param(D);
     es.ln2_b = param(D);
     es.P = alloc(kSaved0Arena, H * K * K);
     es.ctx = alloc(kActArena, K * D);
-    es.a1 = alloc(kActArena, K * D);
+    es.a1 = L.resid;
     es.h1 = alloc(kActArena, K * D);
     es.xhat1 = alloc(kSaved1Arena, K * D);
     es.rstd1 = alloc(kSaved1Arena, K);
     es.g = alloc(kActArena, K * F);
-    es.a2 = alloc(kActArena, K * D);
+    es.a2 = L.resid;
     es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
   }
-  L.wi = param(D * m.intents);
-  L.bi = param(m.intents);
-  L.ws = param(D * m.slot_tags);
-  L.bs = param(m.slot_tags);
-  W[kGradArena] = W[kParamArena];
+  // A head's update group: weight D × classes, then bias.
+  auto head = [&](LinearSlots& s, int classes) {
+    s.tensor = group();
+    s.w = param(D * classes);
+    s.w_words = D * classes;
+    s.gw = 0;
+    s.b = param(classes);
+    s.gb = grad_of_last();
+    s.tensors = 2;
+  };
+  head(L.head_i, m.intents);
+  head(L.head_s, m.slot_tags);
+  L.wi = L.head_i.w;
+  L.bi = L.head_i.b;
+  L.ws = L.head_s.w;
+  L.bs = L.head_s.b;
   L.param_words = W[kParamArena];
 
   L.emb_saved[0] = alloc(kSaved0Arena, ttm_saved_words(m.emb, K, 0));
   L.emb_saved[1] = alloc(kSaved1Arena, ttm_saved_words(m.emb, K, 1));
-  L.E = alloc(kOutArena, K * D);
-  L.x0 = alloc(kActArena, K * D);
+  L.E = L.proj;
+  L.x0 = L.resid;
   L.h0 = alloc(kActArena, K * D);
   L.xhat0 = alloc(kSaved1Arena, K * D);
   L.rstd0 = alloc(kSaved1Arena, K);
@@ -147,10 +188,14 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.dv = alloc(kBwdCArena, K * D);
   L.dF = alloc(kBwdCArena, K * wide);
   L.stat = alloc(kStatArena, 3 * max_i(H * K, K));
+  // The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
+  // backward chain) and the TTM embedding's (its backward, after every linear layer's)
+  // never live at once: both from word 0 of each chain arena.
   for (int p = 0; p < 2; ++p) {
     const int arena = p == 0 ? kChain0Arena : kChain1Arena;
-    L.lin_scratch[p] = alloc(arena, lin_scratch[p]);
-    L.ttm_scratch[p] = alloc(arena, ttm_scratch_words(m.emb, K, p));
+    L.lin_scratch[p] = 0;
+    L.ttm_scratch[p] = 0;
+    W[arena] = max_i(lin_scratch[p], ttm_scratch_words(m.emb, K, p));
   }
   L.act_words = W[kActArena] + W[kOutArena] + W[kSaved0Arena] + W[kSaved1Arena];
   L.scratch_words = W[kBwdAArena] + W[kBwdBArena] + W[kBwdCArena] + W[kChain0Arena] + W[kChain1Arena] +
@@ -193,8 +238,41 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s);
 }
 
-StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Arenas& a,
-                                  const StepSample& smp) {
+namespace {
+
+/// The update of tensors [first, first + count) of L.tensors, whose gradients are complete
+/// in the grad arena (model_train_step): SGD on each, or in the gradient mode their
+/// gradients copied to grad_out (Layout order) and re-zeroed.
+void update_group(const Layout& L, const Arenas& a, int first, int count, float lr, bool grad_mode,
+                  float* grad_out) {
+#pragma HLS INLINE
+  for (int i = first; i < first + count; ++i) {
+    const ParamTensor& t = L.tensors[i];
+    if (!grad_mode) {
+      sgd_update(a.param + t.offset, a.grad + t.grad, t.words, lr);
+      continue;
+    }
+    // The gradient mode only (the reference test's read-back; not a step the simulator
+    // prices): one word per cycle to the AXI master, the word re-zeroed.
+  grad_out:
+    for (int w = 0; w < t.words; ++w) {
+#pragma HLS PIPELINE II = 1
+      grad_out[t.offset + w] = bank_read("g", a.grad + t.grad, w);
+      bank_write("g", a.grad + t.grad, w, 0.0f);
+    }
+  }
+}
+
+void update_linear(const Layout& L, const Arenas& a, const LinearSlots& s, float lr, bool grad_mode,
+                   float* grad_out) {
+#pragma HLS INLINE
+  update_group(L, a, s.tensor, s.tensors, lr, grad_mode, grad_out);
+}
+
+}  // namespace
+
+StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a, const StepSample& smp, float lr,
+                            bool grad_mode, float* grad_out) {
 #pragma HLS INLINE
   const int K = smp.K, D = m.d_model;
   model_forward(m, L, a, K, smp.tokens);
@@ -216,42 +294,48 @@ StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Are
   Ref dA = a.bwd_a + L.dA;  // gradient of the encoder output / LayerNorm 1 input
   Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
   Ref dF = a.bwd_c + L.dF;
-  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, P + L.ws, dA, false, G + L.ws, G + L.bs);
-  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, P + L.wi, dA, true, G + L.wi, G + L.bi);
+  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, P + L.ws, dA, false, G + L.head_s.gw,
+                 G + L.head_s.gb);
+  update_linear(L, a, L.head_s, lr, grad_mode, grad_out);
+  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, P + L.wi, dA, true, G + L.head_i.gw,
+                 G + L.head_i.gb);
+  update_linear(L, a, L.head_i, lr, grad_mode, grad_out);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
     CRef hin = a.act + (e == 0 ? L.h0 : L.enc[e - 1].h2);
-    // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out).
-    layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G + es.ln2_g, G + es.ln2_b,
-                   K, D, stat);
+    // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out). A LayerNorm's group:
+    // gain gradient at grad word 0, bias gradient at word D.
+    layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G, G + D, K, D, stat);
+    update_group(L, a, es.ln2_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false);
+    update_linear(L, a, ls[5], lr, grad_mode, grad_out);
     gelu_grad(a.out + ls[4].y, dF, dF, K, m.ffn_dim);
     linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true);  // dB = dh1
-    layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + es.ln1_g, G + es.ln1_b,
-                   K, D, stat);  // dA = da1
+    update_linear(L, a, ls[4], lr, grad_mode, grad_out);
+    layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G, G + D, K, D,
+                   stat);  // dA = da1
+    update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
+    update_linear(L, a, ls[3], lr, grad_mode, grad_out);
     attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
                        a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_b + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
     linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_b + L.dq, dA, true);
+    update_linear(L, a, ls[0], lr, grad_mode, grad_out);
     linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true);
+    update_linear(L, a, ls[1], lr, grad_mode, grad_out);
     linear_backward(m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true);  // dA = dh_in
+    update_linear(L, a, ls[2], lr, grad_mode, grad_out);
   }
-  layernorm_grad(dA, a.saved1 + L.xhat0, a.saved1 + L.rstd0, P + L.lne_g, dB, G + L.lne_g, G + L.lne_b, K, D,
+  layernorm_grad(dA, a.saved1 + L.xhat0, a.saved1 + L.rstd0, P + L.lne_g, dB, G + L.glne_g, G + L.glne_b, K, D,
                  stat);  // dB = dx0
-  add_accumulate(dB, G + L.pos, K, D, D, D);
+  add_accumulate(dB, G + L.gpos, K, D, D, D);
+  update_group(L, a, L.pos_t, 3, lr, grad_mode, grad_out);  // position, LayerNorm gain and bias
   ttm_backward(a.index, m.emb, K, P + L.emb_cores, a.saved0 + L.emb_saved[0], a.saved1 + L.emb_saved[1], dB,
-               G + L.emb_cores, a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
+               G + L.emb_gcores, a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
+  update_group(L, a, L.emb_t, L.emb_tensors, lr, grad_mode, grad_out);
   return loss;
-}
-
-void model_sgd_update(const Layout& L, const Arenas& a, float lr) {
-#pragma HLS INLINE
-  for (int i = 0; i < L.n_tensors; ++i) {
-    const ParamTensor& t = L.tensors[i];
-    sgd_update(a.param + t.offset, a.grad + t.offset, t.words, lr);
-  }
 }
 
 }  // namespace ttsim_hls

@@ -58,9 +58,10 @@ struct ModelDims {
 /// call holds at most two ports of any bank (kernel_spec.h kBankPorts) and the
 /// contraction runs at II = 1:
 ///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output — and
-///            the residual sums x0, a1, a2 (LayerNorm inputs);
-///  - out:    layer outputs — every linear layer's Y (q, k, v, o, ffn_in, ffn_out), the
-///            TTM embedding E, the head logits;
+///            one slot (resid) shared by the LayerNorm inputs x0, a1, a2 of every layer;
+///  - out:    layer outputs — each linear layer's Y (q, k, v, ffn_in), one slot (proj)
+///            shared by the TTM embedding's E and every o and ffn_out output, the head
+///            logits;
 ///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
 ///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
 ///            k reads one, writes the other), BTT's L_dᵀ in saved0; attention
@@ -69,11 +70,12 @@ struct ModelDims {
 ///            dlogits | dv, dF — each backward product's dY and dX in different ones;
 ///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
 ///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
-///            ones, and BTT's L_d in chain1 between its merge and its transpose;
+///            ones, and BTT's L_d in chain1 between its merge and its transpose; the
+///            linear layers' and the embedding's scratch share each arena from word 0;
 ///  - stat:   per-row statistics of softmax, LayerNorm and the loss.
 enum ArenaId : int {
   kParamArena = 0,
-  kGradArena,
+  kGradArena,  ///< the gradients of one update group at a time (Layout::tensors[].grad)
   kActArena,
   kOutArena,
   kSaved0Arena,
@@ -93,41 +95,60 @@ constexpr const char* kArenaStems[kFloatArenas] = {"param", "grad",  "act",   "o
 
 /// Word offsets of one linear layer in the arenas.
 struct LinearSlots {
-  int w = 0, w_words = 0;  ///< weights (TT cores contiguous, or dense M × N) in param/grad
-  int b = 0;               ///< bias (N) in param/grad
+  int w = 0, w_words = 0;  ///< weights (TT cores contiguous, or dense M × N) in param
+  int b = 0;               ///< bias (N) in param
+  int gw = 0, gb = 0;      ///< their gradients' offsets in grad (the layer's update group)
+  int tensor = 0, tensors = 0;  ///< its parameter tensors: Layout::tensors[tensor, tensor + tensors)
   int saved[2] = {0, 0};   ///< saved intermediates in saved0 / saved1 (BTT: Z, L, R; TT: T_s)
   int y = 0;               ///< output K × N in out
 };
 
-/// Offsets of one encoder (param/grad: ln*; P, xhat*, rstd* in saved0/saved1; ctx, a*, h*,
-/// g in act).
+/// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved0/saved1; ctx, a*, h*,
+/// g in act). Each LayerNorm's gain and bias are one update group: tensors ln*_t (gain)
+/// and ln*_t + 1 (bias), gradients at grad offsets 0 and D.
 struct EncoderSlots {
   LinearSlots lin[kLinearsPerEncoder];
   int ln1_g = 0, ln1_b = 0, ln2_g = 0, ln2_b = 0;
+  int ln1_t = 0, ln2_t = 0;
   int P = 0, ctx = 0, a1 = 0, h1 = 0, xhat1 = 0, rstd1 = 0, g = 0, a2 = 0, h2 = 0, xhat2 = 0,
       rstd2 = 0;
 };
 
-/// One parameter tensor (its gradient has the same offset in the grad arena).
+/// One parameter tensor: its words at `offset` in the param arena (and in param_io), its
+/// gradient at `grad` in the grad arena.
 struct ParamTensor {
   int offset = 0, words = 0;
+  int grad = 0;
 };
 
 /// Arena layout for `seq_len` tokens (the largest K a step may use). Every offset is in
 /// words from the start of the arena named beside it.
+///
+/// Update groups (the fused update, model_train_step): the parameter tensors whose
+/// gradients are complete at one point of the backward pass — the embedding's position
+/// table and LayerNorm, its TTM cores, each linear layer (cores or weight, and bias), each
+/// encoder LayerNorm (gain, bias), each head (weight, bias). A group's gradients are laid out from
+/// word 0 of the grad arena, so the arena holds the largest group, not the whole model.
 struct Layout {
-  // param (and grad).
+  // param; the gradients of a group from word 0 of grad.
   int emb_cores = 0, pos = 0, lne_g = 0, lne_b = 0;
+  int emb_gcores = 0, gpos = 0, glne_g = 0, glne_b = 0;  ///< the embedding's gradients in grad
+  int emb_t = 0, emb_tensors = 0;  ///< the TTM cores' group: tensors[emb_t, emb_t + emb_tensors)
+  int pos_t = 0;                   ///< the position and LayerNorm group: tensors[pos_t, pos_t + 3)
   EncoderSlots enc[kMaxEncoders];
   int wi = 0, bi = 0, ws = 0, bs = 0;
-  // act: x0, h0; out: E, logit_i, logit_s; saved0/saved1: emb_saved; saved1: xhat0, rstd0.
+  LinearSlots head_i, head_s;  ///< the heads' update groups (w, b, gw, gb, tensor, tensors)
+  // act: x0 (= resid), h0; out: E (= proj), logit_i, logit_s; saved0/saved1: emb_saved;
+  // saved1: xhat0, rstd0.
   int emb_saved[2] = {0, 0}, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
+  int resid = 0;  ///< act: the slot every LayerNorm input shares (x0, each a1 and a2)
+  int proj = 0;   ///< out: the slot E and every o and ffn_out output share
   // bwd_a: dA, dP; bwd_b: dB, dctx, dq, dk, dlogit_*; bwd_c: dv, dF; stat: stat;
   // chain0/chain1: lin_scratch, ttm_scratch.
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
   int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0};
-  int words[kFloatArenas] = {};  ///< words of each float arena
-  int param_words = 0;           ///< = words[kParamArena] = words[kGradArena]
+  int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
+  int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1
   int scratch_words = 0;         ///< Σ words of bwd_a, bwd_b, bwd_c, chain0, chain1, stat
   int index_words = 0;           ///< int arena: TTM slice offsets, then labels
@@ -142,7 +163,7 @@ bool make_layout(const ModelDims& m, Layout* out);
 /// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {
   Ref param;    ///< parameters
-  Ref grad;     ///< gradients (same offsets); must be zero before the first step (SGD re-zeroes it)
+  Ref grad;     ///< one update group's gradients; zero before the first step (each update re-zeroes it)
   Ref act, out, saved0, saved1, bwd_a, bwd_b, bwd_c, chain0, chain1, stat;
   int* index;  ///< index_words
 };
@@ -164,11 +185,17 @@ struct StepLosses {
 
 /// Forward only: logits in act[logit_i] (intents) and act[logit_s] (K × slot_tags).
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens);
-/// Forward, loss and backward: the gradients of this sample are added to the grad arena
-/// (which SGD leaves at zero). Parameters unchanged.
-StepLosses model_forward_backward(const ModelDims& m, const Layout& L, const Arenas& a,
-                                  const StepSample& s);
-/// SGD on every parameter tensor (one ttsim_sgd_update each); zeroes the gradients.
-void model_sgd_update(const Layout& L, const Arenas& a, float lr);
+/// One training step: forward, loss, backward, and each update group's update fused into
+/// the backward pass — as soon as the group's gradients are complete and every task that
+/// reads the group's old values has run (the group's own backward), before the next
+/// group's gradients reuse the grad arena:
+///  - grad_mode false: SGD, w −= lr·g, one ttsim_sgd_update per tensor (it re-zeroes g);
+///  - grad_mode true (the debug path of the reference test): the gradients are written to
+///    grad_out[tensors[i].offset ...] (param_words words, Layout order, as the parameters)
+///    and re-zeroed; the parameters are unchanged and lr is not used.
+/// The same arithmetic as a step that keeps every gradient and updates at the end: each
+/// tensor is updated once with its own complete gradient, after its last reader.
+StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a, const StepSample& s, float lr,
+                            bool grad_mode, float* grad_out);
 
 }  // namespace ttsim_hls

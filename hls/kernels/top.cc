@@ -155,6 +155,10 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
     for (int i = 0; i < kParamWords; ++i) {
 #pragma HLS PIPELINE II = 1
       param_mem[i / kArenaBanks][i % kArenaBanks] = param_io[i];
+    }
+  grad_clear:
+    for (int i = 0; i < kGradWords; ++i) {
+#pragma HLS PIPELINE II = 1
       grad_mem[i / kArenaBanks][i % kArenaBanks] = 0.0f;
     }
   } else if (mode == kTtsimStoreParams) {
@@ -162,12 +166,6 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
     for (int i = 0; i < kParamWords; ++i) {
 #pragma HLS PIPELINE II = 1
       param_io[i] = param_mem[i / kArenaBanks][i % kArenaBanks];
-    }
-  } else if (mode == kTtsimStoreGrads) {
-  grad_store:
-    for (int i = 0; i < kParamWords; ++i) {
-#pragma HLS PIPELINE II = 1
-      param_io[i] = grad_mem[i / kArenaBanks][i % kArenaBanks];
     }
   } else if (mode == kTtsimTrainStep || mode == kTtsimGradStep) {
     if (K < 1 || K > kSeqLen) return;
@@ -177,9 +175,9 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
     s.slot_tags = slot_tags;
     s.intent = intent;
     s.slot_scale = slot_scale;
-    // One call site of the step for both modes; the gradient mode skips the update.
-    const StepLosses l = model_forward_backward(dims, layout, arenas, s);
-    if (mode == kTtsimTrainStep) model_sgd_update(layout, arenas, lr);
+    // One call site of the step for both modes: the gradient mode writes each update
+    // group's gradients to param_io where the train mode updates the parameters.
+    const StepLosses l = model_train_step(dims, layout, arenas, s, lr, mode == kTtsimGradStep, param_io);
     losses[0] = l.intent;
     losses[1] = l.slot;
   } else {

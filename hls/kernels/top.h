@@ -1,18 +1,19 @@
 #pragma once
 // ttsim_train_step: the synthesis top. One call runs one whole training step of one
-// sample of the design_config.h model (forward, loss, backward, SGD on every
-// parameter), with every parameter, gradient, saved activation and temporary held in
-// static on-chip arenas (BIND_STORAGE per design_config.h), as the reference design does.
+// sample of the design_config.h model (forward, loss, backward, and the SGD of every
+// parameter tensor fused into the backward pass), with every parameter, the gradients of
+// one update group, saved activations and temporaries held in static on-chip arenas
+// (BIND_STORAGE per design_config.h), as the reference design does.
 
 #include "hls/include/design_config.h"
 
 /// Top-function commands.
 enum TtsimTopMode {
   kTtsimTrainStep = 0,   ///< one SGD step on (tokens, slot_tags, intent); losses written
-  kTtsimLoadParams = 1,  ///< param_io (kParamWords) → parameter arena; gradients zeroed
+  kTtsimLoadParams = 1,  ///< param_io (kParamWords) → parameter arena; gradient arena zeroed
   kTtsimStoreParams = 2, ///< parameter arena → param_io
-  kTtsimGradStep = 3,    ///< forward and backward only: gradients added to the gradient arena
-  kTtsimStoreGrads = 4,  ///< gradient arena → param_io (Layout order, as the parameters)
+  kTtsimGradStep = 3,    ///< forward and backward, no update: the gradients → param_io
+                         ///< (Layout order, as the parameters; the reference test's read-back)
 };
 
 /// mode: TtsimTopMode. K: tokens of the sample (1 <= K <= kSeqLen). tokens / slot_tags:

@@ -1,16 +1,21 @@
 // C-simulation testbench of ttsim_train_step against the Eigen reference: reads the
 // reference step file that `ttsim emit` writes beside the build (reference_step.bin,
 // hls/host/reference_step.h: parameters, one sample, the reference's losses and
-// gradients), loads the parameters, runs one forward-backward (kTtsimGradStep), reads the
-// gradients back (kTtsimStoreGrads) and requires both losses within 1e-5, every gradient
-// word finite and every parameter tensor's gradient within 1e-4 (relative L2; the denominator has a floor of
-// 1e-6 because some gradients are zero in exact arithmetic and only rounding noise
-// remains). The lanes go through the bank networks synthesis builds (csim_direct_lanes off),
+// gradients), loads the parameters and
+//  1. runs one gradient step (kTtsimGradStep: each update group's gradients written to
+//     param_io where the train step would update) and requires both losses within 1e-5,
+//     every gradient word finite and every parameter tensor's gradient within 1e-4
+//     (relative L2; the denominator has a floor of 1e-6 because some gradients are zero in
+//     exact arithmetic and only rounding noise remains);
+//  2. reloads the parameters, runs one train step (kTtsimTrainStep, SGD fused into the
+//     backward pass, lr kTbLr) and requires every updated parameter tensor within 1e-6
+//     (relative L2) of the reference's SGD, p − lr·g with the reference's gradients, and
+//     the step to have moved the parameters.
+// The lanes go through the bank networks synthesis builds (csim_direct_lanes off),
 // not C simulation's direct copies. The file must be exactly what its header gives (no
 // trailing bytes), its tensors must tile the parameter words in order, and its parameters,
 // losses and gradients must be finite; else the testbench fails saying which. Returns 0
-// when they agree (the Vitis convention for a
-// passing testbench).
+// when they agree (the Vitis convention for a passing testbench).
 
 #include <cmath>
 #include <cstdint>
@@ -133,15 +138,14 @@ int main(int argc, char** argv) {
   }
 
   float losses[3] = {0, 0, 0};
+  std::vector<float> got(kParamWords, 0.0f);
   ttsim_train_step(kTtsimLoadParams, 0, tokens, tags, 0, 0.0f, 1.0f, params.data(), losses);
-  ttsim_train_step(kTtsimGradStep, K, tokens, tags, intent, 0.0f, slot_scale, params.data(), losses);
+  ttsim_train_step(kTtsimGradStep, K, tokens, tags, intent, 0.0f, slot_scale, got.data(), losses);
   if (losses[2] != 1.0f) {
     std::printf("reference_tb: the gradient step refused its arguments\n");
     return 1;
   }
   const float got_intent = losses[0], got_slot = losses[1];
-  std::vector<float> got(kParamWords);
-  ttsim_train_step(kTtsimStoreGrads, 0, tokens, tags, 0, 0.0f, 1.0f, got.data(), losses);
 
   // Written as "within" so that a NaN (every comparison false) fails.
   bool pass = std::fabs(got_intent - want_intent) <= 1e-5 * std::fabs(want_intent) &&
@@ -150,26 +154,53 @@ int main(int argc, char** argv) {
   for (std::int32_t i = 0; i < words; ++i) non_finite += !std::isfinite(got[i]);
   std::printf("reference_tb: loss intent %.7f (reference %.7f), slot %.7f (reference %.7f)\n", got_intent,
               want_intent, got_slot, want_slot);
-  double worst = 0;
+  // The largest per-tensor relative L2 error of `have` against `ref` (a NaN error is the
+  // largest), and the tensor.
+  auto worst_error = [&](const std::vector<float>& have, const std::vector<float>& ref, int* tensor) {
+    double worst = 0;
+    *tensor = -1;
+    for (int t = 0; t < tensors; ++t) {
+      const std::int32_t off = spans[2 * t], n = spans[2 * t + 1];
+      double num = 0, den = 1e-6;
+      for (std::int32_t i = off; i < off + n; ++i) {
+        num += (static_cast<double>(have[i]) - ref[i]) * (static_cast<double>(have[i]) - ref[i]);
+        den += static_cast<double>(ref[i]) * ref[i];
+      }
+      const double rel = std::sqrt(num / den);
+      if (!(rel <= worst)) {
+        worst = rel;
+        *tensor = t;
+      }
+    }
+    return worst;
+  };
   int worst_tensor = -1;
-  for (int t = 0; t < tensors; ++t) {
-    const std::int32_t off = spans[2 * t], n = spans[2 * t + 1];
-    double num = 0, den = 1e-6;
-    for (std::int32_t i = off; i < off + n; ++i) {
-      num += (static_cast<double>(got[i]) - want[i]) * (static_cast<double>(got[i]) - want[i]);
-      den += static_cast<double>(want[i]) * want[i];
-    }
-    const double rel = std::sqrt(num / den);
-    if (!(rel <= worst)) {  // a NaN error becomes the worst
-      worst = rel;
-      worst_tensor = t;
-    }
-  }
+  const double worst = worst_error(got, want, &worst_tensor);
   if (non_finite > 0) std::printf("reference_tb: %d gradient words of the step are not finite\n", non_finite);
   pass = pass && non_finite == 0;
   pass = pass && worst <= 1e-4;  // false for a NaN error
   std::printf("reference_tb: %d gradient tensors, largest relative error %.3g (tensor %d at word %d)\n", tensors,
               worst, worst_tensor, worst_tensor >= 0 ? spans[2 * worst_tensor] : -1);
+
+  // The train step: SGD of every tensor fused into the backward pass.
+  constexpr float kTbLr = 0.1f;
+  std::vector<float> updated(kParamWords, 0.0f), want_updated(kParamWords, 0.0f);
+  ttsim_train_step(kTtsimLoadParams, 0, tokens, tags, 0, 0.0f, 1.0f, params.data(), losses);
+  ttsim_train_step(kTtsimTrainStep, K, tokens, tags, intent, kTbLr, slot_scale, params.data(), losses);
+  const bool stepped = losses[2] == 1.0f;
+  ttsim_train_step(kTtsimStoreParams, 0, tokens, tags, 0, 0.0f, 1.0f, updated.data(), losses);
+  double moved = 0;
+  for (std::int32_t i = 0; i < words; ++i) {
+    want_updated[i] = params[i] - kTbLr * want[i];
+    moved += std::fabs(static_cast<double>(updated[i]) - params[i]);
+  }
+  int worst_updated = -1;
+  const double worst_p = worst_error(updated, want_updated, &worst_updated);
+  pass = pass && stepped && moved > 0 && worst_p <= 1e-6;
+  std::printf("reference_tb: train step (lr %g): %d parameter tensors, largest relative error %.3g against the "
+              "reference's SGD (tensor %d at word %d); parameters moved by %.4g in total%s\n",
+              kTbLr, tensors, worst_p, worst_updated, worst_updated >= 0 ? spans[2 * worst_updated] : -1, moved,
+              stepped ? "" : " (the train step refused its arguments)");
   std::printf("reference_tb: %s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
 }

@@ -19,8 +19,8 @@ std::int64_t& ClassBytes::of(BufferClass c) {
 std::int64_t ClassBytes::of(BufferClass c) const { return const_cast<ClassBytes*>(this)->of(c); }
 
 bool whole_step(const Buffer& b) {
-  return b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient || b.first_task < 0 ||
-         b.last_task < 0;
+  // A gradient lives from its first write to its (fused) update, like any other buffer.
+  return b.cls == BufferClass::kParameter || b.first_task < 0 || b.last_task < 0;
 }
 
 Occupancy compute_occupancy(const TaskGraph& graph, int bytes_per_word) {

@@ -128,7 +128,9 @@ window.addEventListener('load', function () {
         g.fillRect(0, 0, c.width, c.height);
         g.drawImage(img, 0, 0);
         var x0 = Math.floor(c.width * 0.1), y0 = Math.floor(c.height * 0.08);
-        var d = g.getImageData(x0, y0, Math.floor(c.width * 0.87), Math.floor(c.height * 0.6)).data;
+        // Rows 8 % to 84 % of the height: gnuplot's plot area down to the x axis (a front
+        // design on the lowest y values sits near the axis), above the tic labels and key.
+        var d = g.getImageData(x0, y0, Math.floor(c.width * 0.87), Math.floor(c.height * 0.76)).data;
         for (var i = 0; i < d.length; i += 4) {
           var hi = Math.max(d[i], d[i + 1], d[i + 2]), lo = Math.min(d[i], d[i + 1], d[i + 2]);
           if (hi - lo > 40) ink.coloured++;

@@ -80,13 +80,17 @@ TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
   for (const auto& n : hls.parameter_names()) {
     EXPECT_LE(rel(hls.gradient(n), flat(ref.gradient(n))), 1e-4) << n;
   }
+  // The train step (SGD fused into the backward pass, group by group) from the same
+  // parameters: the reference's end-of-step SGD, p − lr·g, to 1e-5, and the same losses.
   const double lr = 0.05;
   ref.sgd_update(lr);
-  hls.sgd_update(static_cast<float>(lr));
+  const ttsim::HlsLosses stepped = hls.train_step(kTokens, kIntent, kTags, static_cast<float>(lr));
+  EXPECT_EQ(stepped.intent, got.intent);
+  EXPECT_EQ(stepped.slot, got.slot);
   for (const auto& n : hls.parameter_names()) {
     EXPECT_LE(rel(hls.parameter(n), flat(ref.parameter(n))), 1e-5) << n;
   }
-  // The next step starts from zero gradients (SGD re-zeroes them) and still matches.
+  // The next step starts from zero gradients (each update re-zeroes them) and still matches.
   const auto want2 = ref.forward_backward(kTokens, kIntent, kTags);
   const ttsim::HlsLosses got2 = hls.forward_backward(kTokens, kIntent, kTags);
   EXPECT_NEAR(got2.total(), want2.loss, 1e-5 * want2.loss);

@@ -25,8 +25,7 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
   for (const auto& r : m.arena_ranges()) {
     probe.add_memory(r.array, r.base, static_cast<std::size_t>(r.words) * sizeof(float), sizeof(float));
   }
-  m.forward_backward(tokens, static_cast<int>(spec.intents - 1), tags);
-  m.sgd_update(0.01f);
+  m.train_step(tokens, static_cast<int>(spec.intents - 1), tags, 0.01f);
   return {probe.loops(), probe.sequence()};
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// One training step of the HLS kernels (hls/host/hls_model.h: model_forward_backward and
-// the SGD update of hls/kernels/model_step.cc, compiled here with the lane counts of the
+// One training step of the HLS kernels (hls/host/hls_model.h train_step:
+// hls/kernels/model_step.cc model_train_step with its fused SGD updates, compiled with the lane counts of the
 // checked-in hls/include/design_config.h) run in C simulation under the access probe, and
 // the loop sequence a task graph's tasks run in a given order. Tests compare the two to
 // show that the machine's task order is the kernel calls' order.

@@ -161,7 +161,7 @@ TEST_F(EngineTest, ASequentialStepSchedulesAsSystemCRunsIt) {
 }
 
 // Occupancy by a direct sweep: every buffer's bytes from the start of the first task
-// touching it to the end of the last (parameters and gradients the whole step), the events
+// touching it to the end of the last (parameters the whole step), the events
 // sorted by time, one sample per distinct time after all its changes.
 Occupancy occupancy_by_sweep(const TaskGraph& g, const Schedule& s, const std::vector<std::int64_t>& fp) {
   std::vector<std::tuple<std::int64_t, std::int64_t, int>> ev;
@@ -173,8 +173,7 @@ Occupancy occupancy_by_sweep(const TaskGraph& g, const Schedule& s, const std::v
       from = std::min(from, s.tasks[t.id].start);
       to = std::max(to, s.tasks[t.id].end);
     }
-    const bool whole = b.cls == BufferClass::kParameter || b.cls == BufferClass::kGradient;
-    if (whole) from = 0, to = s.makespan;
+    if (b.cls == BufferClass::kParameter) from = 0, to = s.makespan;
     if (to < 0) continue;
     ev.emplace_back(from, 4 * fp[b.id], static_cast<int>(b.cls));
     ev.emplace_back(to, -4 * fp[b.id], static_cast<int>(b.cls));
