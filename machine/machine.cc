@@ -474,14 +474,10 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kOutArena, -1, "slot_head.logits", "", L.logit_s);
   put(kBwdAArena, -1, "dA", "", L.dA);
   put(kBwdAArena, -1, "dP", "", L.dP);
-  put(kBwdBArena, -1, "dB", "", L.dB);
-  put(kBwdBArena, -1, "dctx", "", L.dctx);
-  put(kBwdBArena, -1, "dq", "", L.dq);
-  put(kBwdBArena, -1, "dk", "", L.dk);
-  put(kBwdBArena, -1, "dlogits.intent", "", L.dlogit_i);
-  put(kBwdBArena, -1, "dlogits.slot", "", L.dlogit_s);
+  put(kBwdBArena, -1, "dB | dctx", "", L.dB);
+  put(kBwdBArena, -1, "dlogits | dk", "", L.dk);
   put(kBwdCArena, -1, "dv", "", L.dv);
-  put(kBwdCArena, -1, "dF", "", L.dF);
+  put(kBwdCArena, -1, "dF | dq", "", L.dF);
   put(kStatArena, -1, "stat", "", L.stat);
   // The linear layers' and the embedding's chain scratch share each chain arena.
   put(kChain0Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[0]);
@@ -592,8 +588,8 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",
-      "act. gradients dB, dctx, dq, dk, dlogit",
-      "act. gradients dv, dF",
+      "act. gradients dB|dctx, dlogit|dk",
+      "act. gradients dv, dF|dq",
       "backward chain temporaries (even)",
       "BTT L_d; backward chain temps (odd)",
       "row statistics"};

@@ -703,7 +703,7 @@ class TrainingGraph {
     const int dc = linear_backward(enc.o, dres1, -1, ttsim_spec::kBwdBMem);
     const std::string attn = p + "attn";
     enc.attn->bind("dC", dc);
-    const int dq = b_.buffer(attn + ".dQ", attn, {K_, D}, ttsim_spec::kBwdBMem);
+    const int dq = b_.buffer(attn + ".dQ", attn, {K_, D}, ttsim_spec::kBwdCMem);
     const int dk = b_.buffer(attn + ".dK", attn, {K_, D}, ttsim_spec::kBwdBMem);
     const int dv = b_.buffer(attn + ".dV", attn, {K_, D}, ttsim_spec::kBwdCMem);
     enc.attn->bind("dQ", dq);

@@ -42,17 +42,17 @@ std::vector<ProductBreakdown> product_breakdown(const TaskGraph& graph, const Sc
 }
 
 StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule) {
-  std::int64_t fwd = 0, bwd = 0;
+  std::int64_t fwd = 0, upd = 0;
   for (const Task& t : graph.tasks) {
-    const std::int64_t e = schedule.tasks[t.id].end;
-    if (t.stage == Stage::kForward) fwd = std::max(fwd, e);
-    if (t.stage == Stage::kBackward) bwd = std::max(bwd, e);
+    const TaskTime& tt = schedule.tasks[t.id];
+    if (t.stage == Stage::kForward) fwd = std::max(fwd, tt.end);
+    if (t.stage == Stage::kUpdate) upd += tt.end - tt.start;
   }
-  bwd = std::max(bwd, fwd);
+  fwd = std::min(fwd, schedule.makespan);
   StageCycles s;
   s.forward = fwd;
-  s.backward = bwd - fwd;
-  s.update = std::max<std::int64_t>(0, schedule.makespan - bwd);
+  s.update = std::min(upd, schedule.makespan - fwd);
+  s.backward = schedule.makespan - fwd - s.update;
   return s;
 }
 

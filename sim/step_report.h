@@ -12,9 +12,10 @@
 
 namespace ttsim {
 
-/// Cycles per stage. forward = end of the last forward task; backward = end of the
-/// last backward task − forward; update = step − forward − backward (update tasks that
-/// overlap the backward pass count as backward time). The three sum to the step.
+/// Cycles per stage. forward = end of the last forward task; update = the cycles of the
+/// SGD tasks (fused into the backward pass, each update group after its backward; at most
+/// step − forward); backward = step − forward − update. The three sum to the step (on a
+/// machine running one call at a time, each is the time its tasks run).
 struct StageCycles {
   std::int64_t forward = 0, backward = 0, update = 0;
 };

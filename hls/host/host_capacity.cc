@@ -217,11 +217,12 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // and ffn_out output).
   c.array(A, "activation", {"embedding"}, add(mul(4, mul(K, D)), K));
   c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
-  // Scratch arena (make_layout): 6 K×D gradients, dP, dF, head gradients, statistics,
-  // the largest linear layer's scratch and the embedding's.
+  // Scratch arenas (make_layout): dA, dP; dB|dctx, dk|head dlogits; dv, dF|dq; statistics;
+  // the chain scratch.
   c.array(S, "scratch", {"encoder gradients"},
-          add(add(mul(6, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
-  c.array(S, "scratch", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
+          add(add(mul(3, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
+  c.array(S, "scratch", {"dk and the head gradients"},
+          std::max(mul(K, D), add(m.intents, mul(K, m.slot_tags))));
   c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
   // Each chain arena holds the larger of the linear layers' and the embedding's scratch.
   c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], emb_scratch), std::max(lin_scratch[1], emb_scratch)));

@@ -123,11 +123,11 @@ constexpr int kSaved1Partition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdAWords = 36864;
 constexpr int kBwdAPartition = 64;
-// bwd_b_mem (act. gradients dB, dctx, dq, dk, dlogit): bram, 102394 words of 32 bits in 64 bank(s) of 1600 words;
-//   128 BRAM36, 0 URAM288.
-constexpr int kBwdBWords = 102394;
+// bwd_b_mem (act. gradients dB|dctx, dlogit|dk): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
+//   64 BRAM36, 0 URAM288.
+constexpr int kBwdBWords = 49152;
 constexpr int kBwdBPartition = 64;
-// bwd_c_mem (act. gradients dv, dF): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
+// bwd_c_mem (act. gradients dv, dF|dq): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;

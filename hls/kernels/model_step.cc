@@ -179,14 +179,20 @@ bool make_layout(const ModelDims& m, Layout* out) {
   const int wide = max_i(D, F);
   L.dA = alloc(kBwdAArena, K * D);
   L.dP = alloc(kBwdAArena, H * K * K);
+  // Gradients of disjoint lifetimes share a slot: dB (dead after LayerNorm 1's gradient)
+  // with dctx (written next, by o's backward); the head dlogits (read by the heads'
+  // backward, before any encoder's) with dk; dF (dead after ffn_in's backward) with dq
+  // (written later, by attention's backward). Each contraction still writes a bwd arena
+  // that none of its inputs is in.
+  const int logits_words = m.intents + K * m.slot_tags;
   L.dB = alloc(kBwdBArena, K * D);
-  L.dctx = alloc(kBwdBArena, K * D);
-  L.dq = alloc(kBwdBArena, K * D);
-  L.dk = alloc(kBwdBArena, K * D);
-  L.dlogit_i = alloc(kBwdBArena, m.intents);
-  L.dlogit_s = alloc(kBwdBArena, K * m.slot_tags);
+  L.dctx = L.dB;
+  L.dk = alloc(kBwdBArena, max_i(K * D, logits_words));
+  L.dlogit_i = L.dk;
+  L.dlogit_s = L.dk + m.intents;
   L.dv = alloc(kBwdCArena, K * D);
   L.dF = alloc(kBwdCArena, K * wide);
+  L.dq = L.dF;
   L.stat = alloc(kStatArena, 3 * max_i(H * K, K));
   // The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
   // backward chain) and the TTM embedding's (its backward, after every linear layer's)
@@ -319,9 +325,9 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
     attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
-                       a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_b + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
+                       a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
-    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_b + L.dq, dA, true);
+    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true);
     update_linear(L, a, ls[0], lr, grad_mode, grad_out);
     linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true);
     update_linear(L, a, ls[1], lr, grad_mode, grad_out);

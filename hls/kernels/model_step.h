@@ -66,8 +66,9 @@ struct ModelDims {
 ///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
 ///            k reads one, writes the other), BTT's L_dᵀ in saved0; attention
 ///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1;
-///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB, dctx, dq, dk, head
-///            dlogits | dv, dF — each backward product's dY and dX in different ones;
+///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB and dctx (one slot), dk and
+///            the head dlogits (one slot) | dv, dF and dq (one slot) — each backward
+///            product's dY and dX in different ones;
 ///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
 ///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
 ///            ones, and BTT's L_d in chain1 between its merge and its transpose; the
@@ -143,7 +144,8 @@ struct Layout {
   int emb_saved[2] = {0, 0}, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
   int resid = 0;  ///< act: the slot every LayerNorm input shares (x0, each a1 and a2)
   int proj = 0;   ///< out: the slot E and every o and ffn_out output share
-  // bwd_a: dA, dP; bwd_b: dB, dctx, dq, dk, dlogit_*; bwd_c: dv, dF; stat: stat;
+  // bwd_a: dA, dP; bwd_b: dB = dctx, dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
+  // stat: stat;
   // chain0/chain1: lin_scratch, ttm_scratch.
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
   int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0};
