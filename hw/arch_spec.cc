@@ -139,7 +139,9 @@ Json ArchSpec::to_json() const {
   Json flows = Json::object();
   for (const auto& [kind, f] : flow_by_kind) flows[kind] = to_string(f);
   j["flows"] = flows;
-  j["memory"] = {{"strategy", to_string(memory)}, {"port_contention", port_contention}};
+  j["memory"] = {{"strategy", to_string(memory)},
+                 {"port_contention", port_contention},
+                 {"recompute", recompute_merges ? "btt_merges" : "none"}};
   j["sequence_length"] = to_string(sequence_length);
   return j;
 }
@@ -178,10 +180,11 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   }
 
   JsonView mem = root.at("memory");
-  mem.allow_keys({"strategy", "port_contention"});
+  mem.allow_keys({"strategy", "port_contention", "recompute"});
   a.memory = mem.at("strategy").as_enum({"naive", "grouped"}) == "naive" ? MemoryStrategy::kNaive
                                                                          : MemoryStrategy::kGrouped;
   a.port_contention = mem.get_bool("port_contention", true);
+  a.recompute_merges = mem.has("recompute") && mem.at("recompute").as_enum({"none", "btt_merges"}) == "btt_merges";
   a.sequence_length = root.at("sequence_length").as_enum({"padded", "effective"}) == "padded"
                           ? SequenceLength::kPadded
                           : SequenceLength::kEffective;

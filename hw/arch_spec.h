@@ -68,6 +68,11 @@ struct ArchSpec {
   MemoryStrategy memory = MemoryStrategy::kGrouped;
   SequenceLength sequence_length = SequenceLength::kPadded;
   bool port_contention = true;  ///< tasks reserve bank ports for the words they move
+  /// /memory/recompute "btt_merges": every BTT layer recomputes its weight-only merges
+  /// (L_k, L_dᵀ, R_j) in its backward pass instead of keeping them from the forward pass
+  /// (hls/kernels/tt_linear.h btt_remerge): less saved0/saved1, more contraction cycles.
+  /// "none" (default): they are kept.
+  bool recompute_merges = false;
   /// Calibrated kernel parameters (hw/kernel_params.h: per-loop depth adjustments and
   /// the overhead replacing the unit's) for the kernels they cover; null = uncalibrated defaults. Set from a
   /// calibration file (`--calibration`), not from the arch file, so not in to_json().

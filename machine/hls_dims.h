@@ -15,12 +15,14 @@ struct HlsDesign {
   ttsim_hls::ModelDims dims;
   ttsim_hls::Layout layout;  ///< word offsets and sizes of every buffer in the arenas
   bool btt = true;           ///< every TT layer with the BTT flow (else sequential TT)
+  bool recompute = false;    ///< every BTT layer recomputes its merges (ArchSpec::recompute_merges)
 };
 
 /// Converts `model` for the HLS kernel tree. `arch_file` names the arch in messages about
 /// its flows; model problems name the model's source_file (or `model_file` when given).
 /// Throws InputError when the kernel tree cannot build it: flows other than one of
-/// btt / tt for every layer kind (/flows), a batch other than 1 (/batch: the top takes one
+/// btt / tt for every layer kind (/flows), merges recomputed without the BTT flow
+/// (/memory/recompute), a batch other than 1 (/batch: the top takes one
 /// sample per step), a non-TTM token embedding, TT factors differing within a layer kind
 /// (design_config.h holds one factorisation per kind; ranks may differ per layer,
 /// kLayerRanks), non-TT encoder layers,

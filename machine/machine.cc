@@ -438,10 +438,15 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   for (int e = 0; e < hd.dims.encoders; ++e) {
     const EncoderSlots& es = L.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      const LinearDims& l = hd.dims.lin[e][i];
       put(kParamArena, e, kLinearNames[i], ".cores", es.lin[i].w);
       put(kParamArena, e, kLinearNames[i], ".bias", es.lin[i].b);
-      put(kSaved0Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[0]);
-      put(kSaved1Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[1]);
+      if (l.tt && l.btt) put(kSaved1Arena, e, kLinearNames[i], ".z", es.lin[i].z);
+      // A layer that recomputes its merges keeps them in the shared merge slots (below).
+      if (!l.recompute) {
+        put(kSaved0Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[0]);
+        put(kSaved1Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[1]);
+      }
       if (es.lin[i].y != L.proj) put(kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
     }
     put(kParamArena, e, "ln1.gain", "", es.ln1_g);
@@ -458,6 +463,8 @@ void ArenaSlots::fill(const HlsDesign& hd) {
     put(kSaved1Arena, e, "ln2.xhat", "", es.xhat2);
     put(kSaved1Arena, e, "ln2.rstd", "", es.rstd2);
   }
+  put(kSaved0Arena, -1, "shared.merges (BTT layers that recompute them)", "", L.merge[0]);
+  put(kSaved1Arena, -1, "shared.merges (BTT layers that recompute them)", "", L.merge[1]);
   put(kParamArena, -1, "intent_head.weight", "", L.wi);
   put(kParamArena, -1, "intent_head.bias", "", L.bi);
   put(kParamArena, -1, "slot_head.weight", "", L.ws);

@@ -115,8 +115,11 @@ struct TtIndex {
 
   static std::string G(std::size_t k) { return "G" + std::to_string(k); }
   static std::string dG(std::size_t k) { return "dG" + std::to_string(k); }
-  std::string L(std::size_t k) const { return k == 1 ? G(1) : "L" + std::to_string(k); }
-  std::string R(std::size_t j) const { return j == e ? G(d + e) : "R" + std::to_string(j); }
+  /// Appended to the merges' names (L_k, k >= 2; R_j, j < e): the backward's recomputed
+  /// copies are tensors of their own ("L2.re"), live from their recomputation on.
+  std::string merge_suffix;
+  std::string L(std::size_t k) const { return k == 1 ? G(1) : "L" + std::to_string(k) + merge_suffix; }
+  std::string R(std::size_t j) const { return j == e ? G(d + e) : "R" + std::to_string(j) + merge_suffix; }
   std::string dL(std::size_t k) const { return k == 1 ? dG(1) : "dL" + std::to_string(k); }
   std::string dR(std::size_t j) const { return j == e ? dG(d + e) : "dR" + std::to_string(j); }
   std::string T(std::size_t t) const {
@@ -226,7 +229,27 @@ FlowPlan plan_dense(const LinearLayerSpec& layer, I K) {
   return b.take();
 }
 
-FlowPlan plan_btt(const TtIndex& x, I K) {
+/// The BTT merges (left merges, L_dᵀ by transpose, right merges) of `x` as steps of
+/// `stage` named "<prefix>merge_left.k" / "<prefix>merge_right.j" / "<prefix>transpose_l",
+/// writing x's merge tensors and `lt`; levels 1..P+1.
+void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& lt, FlowStage stage,
+                const std::string& prefix) {
+  const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
+  for (std::size_t k = 2; k <= x.d; ++k) {
+    b.step(prefix + "merge_left." + std::to_string(k), "btt.merge_left", stage,
+           shape4(1, x.Mpre(k - 1), x.r(k - 1), x.m(k) * x.r(k)), {x.L(k - 1), TtIndex::G(k)}, {x.L(k)},
+           static_cast<int>(k - 1));
+  }
+  for (std::size_t j = x.e - 1; j >= 1; --j) {
+    b.step(prefix + "merge_right." + std::to_string(j), "btt.merge_right", stage,
+           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)), {TtIndex::G(x.d + j), x.R(j + 1)},
+           {x.R(j)}, static_cast<int>(x.e - j));
+  }
+  b.step(prefix + "transpose_l", "btt.transpose", stage, shape4(1, M, 1, rd), {x.L(x.d)}, {lt}, P + 1,
+         TaskOp::kAdd, ttsim_spec::kAddTranspose);
+}
+
+FlowPlan plan_btt(const TtIndex& x, I K, bool recompute) {
   PlanBuilder b(K);
   const I M = x.M(), N = x.N(), rd = x.r(x.d);
   add_io(b, K, M, N);
@@ -239,21 +262,38 @@ FlowPlan plan_btt(const TtIndex& x, I K) {
   b.tensor("Lt", TensorKind::kIntermediate, {rd, M}, ttsim_spec::kSaved0Mem);
   b.tensor("dLt", TensorKind::kIntermediate, {rd, M}, ttsim_spec::kChain1Mem);
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
-  merges(b, x, "btt.merge_left", "btt.merge_right");
-  b.step("fwd.transpose_l", "btt.transpose", FlowStage::kForward, shape4(1, M, 1, rd), {x.L(x.d)}, {"Lt"},
-         P + 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  btt_merges(b, x, M, rd, "Lt", FlowStage::kForward, "fwd.");
   b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", "Lt"}, {"Z"}, P + 2);
   b.step("fwd.zr", "btt.zr", FlowStage::kForward, shape4(1, K, rd, N), {"Z", x.R(1)}, {"Y"},
          P + 3);
+  // With recomputation the backward first makes the merges again (hls/kernels/tt_linear.h
+  // btt_remerge, in the same memories), as tensors of their own, and reads those.
+  TtIndex xb = x;
+  std::string lt = "Lt";
+  int shift = 0;
+  if (recompute) {
+    xb.merge_suffix = ".re";
+    lt = "Lt.re";
+    for (std::size_t k = 2; k <= x.d; ++k) {
+      b.tensor(xb.L(k), TensorKind::kIntermediate, {x.Mpre(k), x.r(k)},
+               k == x.d ? ttsim_spec::kChain1Mem : saved_mem(x.d - k));
+    }
+    for (std::size_t j = 1; j < x.e; ++j) {
+      b.tensor(xb.R(j), TensorKind::kIntermediate, {x.r(x.d + j - 1), x.Nsuf(j - 1)}, saved_mem(j - 1));
+    }
+    b.tensor(lt, TensorKind::kIntermediate, {rd, M}, ttsim_spec::kSaved0Mem);
+    btt_merges(b, xb, M, rd, lt, FlowStage::kGradInput, "bwd.re");
+    shift = P + 1;
+  }
   b.step("bwd.grad_z", "btt.grad_zr", FlowStage::kGradInput, shape4(1, K, N, rd),
-         {"dY", x.R(1)}, {"dZ"}, 1);
-  b.step("bwd.grad_x", "btt.grad_xl", FlowStage::kGradInput, shape4(1, K, rd, M), {"dZ", "Lt"}, {"dX"}, 2);
+         {"dY", xb.R(1)}, {"dZ"}, 1 + shift);
+  b.step("bwd.grad_x", "btt.grad_xl", FlowStage::kGradInput, shape4(1, K, rd, M), {"dZ", lt}, {"dX"}, 2 + shift);
   b.step("bwd.grad_r", "btt.grad_r", FlowStage::kGradWeights, shape4(1, rd, K, N), {"Z", "dY"},
          {x.dR(1)}, 1);
   b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, rd, K, M), {"dZ", "X"}, {"dLt"}, 1);
   b.step("bwd.transpose_dl", "btt.transpose", FlowStage::kGradWeights, shape4(1, rd, 1, M), {"dLt"},
          {x.dL(x.d)}, 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-  grad_chains(b, x, 1, 0);
+  grad_chains(b, xb, 1, 0);
   return b.take();
 }
 
@@ -388,7 +428,7 @@ std::vector<FlowStep> FlowPlan::stage_steps(FlowStage stage) const {
   return out;
 }
 
-FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens) {
+FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens, bool recompute_merges) {
   check_tokens(tokens, "layer " + layer.name);
   if (layer.format != WeightFormat::kTT) return plan_dense(layer, tokens);
   if (layer.tt.in_factors.empty() || layer.tt.out_factors.empty()) {
@@ -401,7 +441,7 @@ FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t token
   switch (flow) {
     case Flow::kMM: return plan_mm(x, tokens);
     case Flow::kTT: return plan_tt(x, tokens);
-    case Flow::kBTT: return plan_btt(x, tokens);
+    case Flow::kBTT: return plan_btt(x, tokens, recompute_merges);
   }
   throw std::logic_error("unknown flow");
 }

@@ -153,7 +153,12 @@ struct FlowPlan {
 /// "dense.grad_input"), dW = Xᵀ·dY (M, K, N; "dense.grad_w").
 /// Bias gradients and bias adds are not contractions and are not part of a flow.
 /// Throws InputError when tokens < 1 or a TT layer has no input or no output cores.
-FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens);
+/// With `recompute_merges` (BTT only; ignored by the other flows), the backward stage first
+/// recomputes the merges ("bwd.remerge_left.k", "bwd.remerge_right.j",
+/// "bwd.retranspose_l": the forward's steps again, levels 1..P+1 of the grad-input stage,
+/// grad_z and grad_x after them) into tensors of their own ("L2.re", "R1.re", "Lt.re", in the
+/// forward's memories), which the backward steps read instead of the forward's.
+FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens, bool recompute_merges = false);
 
 /// TTM embedding lookup of K = `tokens` tokens (TtmShape: d cores r_{k-1} × v_k × e_k × r_k,
 /// Epre(k) = e_1···e_k). Per token the slice S_k = G_k[:, v_k, :, :] (r_{k-1} × e_k·r_k)

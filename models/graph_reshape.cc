@@ -171,7 +171,8 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     // The rows of X the builder gave the layer: those of its output Y.
     s.tokens = graph.buffers[NameIndex::need(names.buffer, l.name + ".Y")].shape.at(0);
     std::vector<std::int64_t> key = linear_shape_key(l, s.flow, s.tokens);
-    s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens));
+    s.recompute = options.recompute_merges;
+    s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens, s.recompute));
     classify(s, std::move(key), l.tt.ranks, classes);
     bind(std::move(s), l.name, names);
   }
@@ -186,7 +187,8 @@ const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
     if (it->first.second == ranks) return it->second.get();
   }
   auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens)
-                                                            : plan_linear(model.linears[s.linear], s.flow, s.tokens));
+                                                            : plan_linear(model.linears[s.linear], s.flow, s.tokens,
+                                                                          s.recompute));
   if (!same_plan_structure(*plan, *s.plan)) plan.reset();
   return plans_.emplace(std::make_pair(s.shape, ranks), std::move(plan)).first->second.get();
 }

@@ -53,6 +53,7 @@ class GraphReshaper {
     int linear = -1;             ///< index into ModelSpec::linears, -1 for the TTM embedding
     Flow flow = Flow::kBTT;
     std::int64_t tokens = 0;
+    bool recompute = false;  ///< GraphOptions::recompute_merges of the graph
     std::vector<int> step_task;  ///< by plan step: the task that runs it, -1 when not emitted
     /// By plan tensor: the buffer holding it (-1 for the tensors the layer binds to its
     /// inputs and outputs, whose shapes do not depend on ranks).

@@ -483,19 +483,20 @@ class TrainingGraph {
     return it == o_.flow_by_kind.end() ? Flow::kBTT : it->second;
   }
 
-  /// plan_linear(l, flow, tokens), built once per distinct (format, dimensions, TT shape,
-  /// flow, tokens) of the graph: the layers of one kind and rank share their plan.
+  /// plan_linear(l, flow, tokens, recompute), built once per distinct (format, dimensions,
+  /// TT shape, flow, tokens) of the graph: the layers of one kind and rank share their plan.
   std::shared_ptr<const FlowPlan> linear_plan(const LinearLayerSpec& l, Flow flow, I tokens) {
     std::string key = std::to_string(static_cast<int>(l.format)) + ' ' + std::to_string(l.in_dim) + ' ' +
                       std::to_string(l.out_dim) + ' ' + std::to_string(static_cast<int>(flow)) + ' ' +
-                      std::to_string(tokens);
+                      std::to_string(tokens) + (o_.recompute_merges ? " re" : "");
     for (const auto* v : {&l.tt.in_factors, &l.tt.out_factors, &l.tt.ranks}) {
       key += '|';
       for (auto x : *v) key += std::to_string(x) + ',';
     }
     auto it = plans_.find(key);
     if (it == plans_.end()) {
-      it = plans_.emplace(key, std::make_shared<const FlowPlan>(plan_linear(l, flow, tokens))).first;
+      it = plans_.emplace(key, std::make_shared<const FlowPlan>(plan_linear(l, flow, tokens, o_.recompute_merges)))
+               .first;
     }
     return it->second;
   }

@@ -18,6 +18,9 @@ struct GraphOptions {
   std::map<std::string, Flow> flow_by_kind;
   /// Tokens processed per step; 0 means the model's padded length batch × seq_len.
   std::int64_t tokens = 0;
+  /// BTT layers recompute their merges in the backward pass (plan_linear's
+  /// recompute_merges; ArchSpec::recompute_merges).
+  bool recompute_merges = false;
 };
 
 /// The complete training step: forward, backward through every layer (attention and

@@ -14,6 +14,7 @@ namespace ttsim {
 GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens) {
   GraphOptions g;
   g.flow_by_kind = arch.flow_by_kind;
+  g.recompute_merges = arch.recompute_merges;
   g.tokens = tokens;
   return g;
 }

@@ -154,7 +154,9 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E];\n"
       "//                 per encoder layer: kLayerRanks[kEncoders][6][2 * kMaxFactors + 1]\n"
       "//  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]\n"
-      "//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)\n"
+      "//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT);\n"
+      "//                 kRecomputeMerges (true: every BTT layer recomputes its merges in its\n"
+      "//                 backward pass, hls/kernels/tt_linear.h btt_remerge)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
@@ -193,7 +195,8 @@ std::string shape_lines(const BuildDesign& d) {
       "constexpr int kTtmD = {0};\nconstexpr int kTtmVocabFactors[kTtmD] = {{{1}}};\n"
       "constexpr int kTtmDimFactors[kTtmD] = {{{2}}};\nconstexpr int kTtmRanks[kTtmD + 1] = {{{3}}};\n\n",
       m.emb.d, int_list(m.emb.v, m.emb.d), int_list(m.emb.e, m.emb.d), int_list(m.emb.r, m.emb.d + 1));
-  h += fmt::format("constexpr bool kUseBtt = {};\n\n", d.hls.btt ? "true" : "false");
+  h += fmt::format("constexpr bool kUseBtt = {};\n", d.hls.btt ? "true" : "false");
+  h += fmt::format("constexpr bool kRecomputeMerges = {};\n\n", d.hls.recompute ? "true" : "false");
   return h;
 }
 

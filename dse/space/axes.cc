@@ -27,6 +27,7 @@ std::vector<std::string> arch_pointers(const std::string& name) {
     return {"/scheduling/" + name};
   }
   if (name == "memory_strategy") return {"/memory/strategy"};
+  if (name == "recompute") return {"/memory/recompute"};
   if (name == "clock_mhz") return {"/clock_mhz"};
   if (name == "sequence_length") return {"/sequence_length"};
   return {};
@@ -69,7 +70,7 @@ const std::vector<std::string>& named_axes() {
       "engines.softmax", "engines.layernorm", "engines.gelu",     "engines.elementwise",
       "engines.loss",    "engines.update",  "lanes",
       "policy",          "parallel_merges", "qkv_reschedule",   "fusion",
-      "memory_strategy", "clock_mhz",      "sequence_length"};
+      "memory_strategy", "recompute",      "clock_mhz",        "sequence_length"};
   return names;
 }
 
@@ -132,6 +133,8 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
     v.as_bool();
   } else if (name == "memory_strategy") {
     v.as_enum({"naive", "grouped"});
+  } else if (name == "recompute") {
+    v.as_enum({"none", "btt_merges"});
   } else if (name == "clock_mhz") {
     v.as_double(1, 2000);
   } else if (name == "sequence_length") {

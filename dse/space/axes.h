@@ -11,7 +11,8 @@
 //               layernorm, gelu, elementwise, loss, update; the emitted top builds one,
 //               so a point asking for more is infeasible with check_buildable's reason),
 //               policy (sequential | parallel), parallel_merges, qkv_reschedule, fusion,
-//               memory_strategy (naive | grouped), clock_mhz, sequence_length
+//               memory_strategy (naive | grouped), recompute (none | btt_merges: BTT layers
+//               recompute their merges in the backward pass), clock_mhz, sequence_length
 //               (padded | effective)
 //   generic   : "model:<JSON pointer>" and "arch:<JSON pointer>" set any member.
 // The documents' own loaders (parse_model_spec, parse_arch_spec) validate the result.

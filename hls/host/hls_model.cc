@@ -73,6 +73,7 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
       if (!ld.tt) continue;
       auto it = options.btt_by_kind.find(l.kind);
       ld.btt = it == options.btt_by_kind.end() ? true : it->second;
+      ld.recompute = ld.btt && options.recompute_merges;
       const TtShape& t = l.tt;
       if (t.in_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors) ||
           t.out_factors.size() > static_cast<std::size_t>(ttsim_hls::kMaxTtFactors)) {
@@ -215,7 +216,8 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
       check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
   if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
   if (words.param != layout_.param_words || words.act != layout_.act_words ||
-      words.scratch != layout_.scratch_words || words.index != layout_.index_words) {
+      words.scratch != layout_.scratch_words || words.index != layout_.index_words ||
+      words.grad != layout_.words[ttsim_hls::kGradArena]) {
     throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");
   }
   parameter_table(dims_, names_, shapes_);

@@ -21,6 +21,9 @@ struct HlsModelOptions {
   /// Contraction flow of TT layers per layer kind ("attention", "ffn_in", "ffn_out"):
   /// true BTT (default for kinds not listed), false sequential TT.
   std::map<std::string, bool> btt_by_kind;
+  /// Every BTT layer recomputes its merges in its backward pass (LinearDims::recompute);
+  /// the same arithmetic, less saved memory.
+  bool recompute_merges = false;
 };
 
 /// Losses of one sample (nats), computed before any update.
@@ -66,7 +69,8 @@ class HlsModel {
   HlsLosses train_step(const std::vector<int>& tokens, int intent,
                        const std::vector<int>& slot_tags, float lr, float slot_scale = 1.0f);
   /// Forward and backward only (the step's gradient mode): gradient() then holds this
-  /// sample's gradients; the parameters are unchanged.
+  /// sample's gradients (until the next forward_backward; train_step leaves them as they
+  /// are); the parameters are unchanged.
   HlsLosses forward_backward(const std::vector<int>& tokens, int intent,
                              const std::vector<int>& slot_tags, float slot_scale = 1.0f);
   /// Forward only.

@@ -108,22 +108,24 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
   }
 }
 
-/// The BTT saved block of TT layer `t` into `saved`: K·r_d + Σ_{k=2..d-1} Mpre(k)·r_k +
-/// M·r_d (L_dᵀ) + Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1); its temporaries into the two chains
+/// The BTT saved words of TT layer `t`: Z (K·r_d) into `saved`, the merges into
+/// merges[parity] (Σ_{k=2..d-1} Mpre(k)·r_k, M·r_d (L_dᵀ), Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1),
+/// by the saved arena each is in); its temporaries into the two chains
 /// (dZ in chain0, dL_dᵀ in chain1, dL_k (k = 2..d) in chain[(d−k) mod 2], dR_j in
 /// chain[(j−1) mod 2]).
-void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 scratch[2]) {
+void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 merges[2],
+                     I64 scratch[2]) {
   const I64 z = mul(K, t.r[t.d]);
   c.array(saved, "activation", name, z);
   c.array(&scratch[0], "scratch", name, z);
-  for (int k = 2; k < t.d; ++k) c.array(saved, "activation", name, mul(mpre(t, k), t.r[k]));
+  for (int k = 2; k < t.d; ++k) c.array(&merges[(t.d - k) & 1], "activation", name, mul(mpre(t, k), t.r[k]));
   const I64 lt = mul(mpre(t, t.d), t.r[t.d]);
-  c.array(saved, "activation", name, lt);
+  c.array(&merges[0], "activation", name, lt);
   c.array(&scratch[1], "scratch", name, lt);
   for (int k = 2; k <= t.d; ++k) c.array(&scratch[(t.d - k) & 1], "scratch", name, mul(mpre(t, k), t.r[k]));
   for (int j = 1; j < t.e; ++j) {
     const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
-    c.array(saved, "activation", name, w);
+    c.array(&merges[(j - 1) & 1], "activation", name, w);
     c.array(&scratch[(j - 1) & 1], "scratch", name, w);
   }
 }
@@ -144,7 +146,8 @@ void count_tt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I
 /// saved0/saved1) and output into the activation arena; each chain arena's scratch is
 /// sized by the largest layer's part, kept in `lin_scratch`.
 void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name, I64 K, I64* P, I64* A,
-                  I64 lin_scratch[2], bool shared_output) {
+                  I64 lin_scratch[2], I64 merge_slots[2], I64* grad, bool shared_output) {
+  const I64 p0 = *P;
   if (!l.tt) {
     c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
   } else {
@@ -152,9 +155,15 @@ void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name,
     for (int k = 1; k <= t.d + t.e; ++k) {
       c.array(P, "parameter", name, mul(t.r[k - 1], t.mode(k), t.r[k]));
     }
-    I64 saved = 0, scratch[2] = {0, 0};
+    I64 saved = 0, merges[2] = {0, 0}, scratch[2] = {0, 0};
     if (l.btt) {
-      count_btt_saved(c, t, name, K, &saved, scratch);
+      count_btt_saved(c, t, name, K, &saved, merges, scratch);
+      if (l.recompute) {
+        // The merge slots every recomputing layer shares: the largest layer's (counted once).
+        for (int q = 0; q < 2; ++q) merge_slots[q] = std::max(merge_slots[q], merges[q]);
+      } else {
+        saved = add(saved, add(merges[0], merges[1]));
+      }
     } else {
       count_tt_saved(c, t, name, K, &saved, scratch);
     }
@@ -162,17 +171,21 @@ void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name,
     for (int q = 0; q < 2; ++q) lin_scratch[q] = std::max(lin_scratch[q], scratch[q]);
   }
   c.array(P, "parameter", name, l.out_dim);
+  *grad = std::max(*grad, *P - p0);  // the layer's update group
   // o and ffn_out write the out arena's shared proj slot (counted once, check_hls_host_capacity).
   if (!shared_output) c.array(A, "activation", name, mul(K, l.out_dim));
 }
 
 /// Counts encoder `e`: its linear layers, LayerNorms, attention scores, residual and FFN
 /// activations.
-void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64* A, I64 lin_scratch[2]) {
+void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64* A, I64 lin_scratch[2],
+                   I64 merge_slots[2], I64* grad) {
   const I64 K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
   for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) {
-    count_linear(c, m.lin[e][i], Layer{kLinearNames[i], e}, K, P, A, lin_scratch, i == 3 || i == 5);
+    count_linear(c, m.lin[e][i], Layer{kLinearNames[i], e}, K, P, A, lin_scratch, merge_slots, grad,
+                 i == 3 || i == 5);
   }
+  *grad = std::max(*grad, mul(2, D));  // a LayerNorm's update group
   c.array(P, "parameter", {"ln", e}, mul(4, D));
   c.array(A, "activation", {"attention", e}, mul(H, K, K));
   // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 share the resid slot).
@@ -185,7 +198,8 @@ void check_host_total(const HlsArenaWords& w, const std::string& source) {
   if (w.host_total() > kHlsMaxHostWords) {
     throw InputError(source + ": the HLS host model cannot hold this model: it needs " +
                      words(w.host_total()) + " words (2·" + std::to_string(w.param) +
-                     " parameter and gradient, " + std::to_string(w.act) + " activation, " +
+                     " parameter and gradient read-back, " + std::to_string(w.grad) + " gradient arena, " +
+                     std::to_string(w.act) + " activation, " +
                      std::to_string(w.scratch) + " scratch); at most " +
                      std::to_string(kHlsMaxHostWords) + " words (8 GiB) in total");
   }
@@ -193,7 +207,7 @@ void check_host_total(const HlsArenaWords& w, const std::string& source) {
 
 }  // namespace
 
-I64 HlsArenaWords::host_total() const { return add(add(add(mul(2, param), act), scratch), index); }
+I64 HlsArenaWords::host_total() const { return add(add(add(add(mul(2, param), grad), act), scratch), index); }
 
 HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::string& source) {
   Counter c(source);
@@ -208,10 +222,16 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   count_embedding(c, emb, K, D, P, &emb_saved, &emb_scratch);
   // Linear layers: the saved blocks in the activation arena; the two chain arenas' scratch
   // is the largest layer's part.
-  I64 lin_scratch[2] = {0, 0};
-  for (int e = 0; e < m.encoders; ++e) count_encoder(c, m, e, P, A, lin_scratch);
+  I64 lin_scratch[2] = {0, 0}, merge_slots[2] = {0, 0};
+  // The grad arena: the largest update group (make_layout) — the TTM cores, the position
+  // table with the embedding LayerNorm, a linear layer, a LayerNorm, a head.
+  const I64 pos_ln = add(mul(K, D), mul(2, D));  // counted by count_embedding after the cores
+  w.grad = std::max(w.param - pos_ln, pos_ln);
+  for (int e = 0; e < m.encoders; ++e) count_encoder(c, m, e, P, A, lin_scratch, merge_slots, &w.grad);
+  c.array(A, "activation", {"recomputed merges"}, add(merge_slots[0], merge_slots[1]));
   c.array(P, "parameter", {"intent_head"}, mul(add(D, 1), m.intents));
   c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
+  w.grad = std::max({w.grad, mul(add(D, 1), m.intents), mul(add(D, 1), m.slot_tags)});
   c.array(A, "activation", emb_name, emb_saved);
   // h0, x̂0, 1/σ0, and the shared slots resid (x0, every a1 and a2) and proj (E, every o
   // and ffn_out output).

@@ -20,7 +20,8 @@ constexpr std::int64_t kHlsMaxHostWords = std::int64_t{1} << 31;
 /// (saturating at INT64_MAX on overflow).
 struct HlsArenaWords {
   std::int64_t param = 0, act = 0, scratch = 0, index = 0;
-  /// 2·param (parameters and gradients) + act + scratch + index.
+  std::int64_t grad = 0;  ///< the grad arena: the largest update group (make_layout)
+  /// 2·param (parameters and the gradient read-back) + grad + act + scratch + index.
   std::int64_t host_total() const;
 };
 

@@ -13,7 +13,9 @@
 //                 k<Kind>InFactors[k<Kind>D], k<Kind>OutFactors[k<Kind>E];
 //                 per encoder layer: kLayerRanks[kEncoders][6][2 * kMaxFactors + 1]
 //  TTM embedding  kTtmD, kTtmVocabFactors[kTtmD], kTtmDimFactors[kTtmD], kTtmRanks[kTtmD + 1]
-//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT)
+//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT);
+//                 kRecomputeMerges (true: every BTT layer recomputes its merges in its
+//                 backward pass, hls/kernels/tt_linear.h btt_remerge)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
@@ -82,6 +84,7 @@ constexpr int kTtmDimFactors[kTtmD] = {8, 8, 12};
 constexpr int kTtmRanks[kTtmD + 1] = {1, 30, 30, 1};
 
 constexpr bool kUseBtt = true;
+constexpr bool kRecomputeMerges = false;
 
 constexpr int kContractLanes = 64;
 constexpr int kSoftmaxLanes = 8;

@@ -27,7 +27,7 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
   if (!l.tt) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
-    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1],
+    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
                 a.chain1 + L.lin_scratch[1]);
   } else {
     tt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
@@ -44,8 +44,13 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   if (!l.tt) {
     dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
   } else if (l.btt) {
-    btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
-                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
+    // A recomputing layer's merges were overwritten by the later layers sharing its merge
+    // slots: made again from the cores, which its update has not changed yet.
+    if (l.recompute) {
+      btt_remerge(a.index, l.t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain1 + L.lin_scratch[1]);
+    }
+    btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
+                 dW, db, a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   } else {
     tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
@@ -96,6 +101,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.lne_b = param(D);
   L.glne_b = grad_of_last();
   int lin_scratch[2] = {0, 0};
+  int merge_words[2] = {0, 0};
   // Slots shared by buffers whose lifetimes do not overlap (arrays by lifetime):
   //  - resid (act): every LayerNorm input — x0 and each encoder's residual sums a1, a2 —
   //    read only by its LayerNorm, whose backward reads x̂ and 1/σ instead;
@@ -107,6 +113,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
     EncoderSlots& es = L.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       const LinearDims& l = m.lin[e][i];
+      if (l.recompute && !(l.tt && l.btt)) return false;  // only BTT merges are recomputed
       if (l.tt) {
         if (l.t.d < 1 || l.t.e < 1 || l.t.d > kMaxTtFactors || l.t.e > kMaxTtFactors) return false;
         if (l.t.M() != l.in_dim || l.t.N() != l.out_dim) return false;
@@ -124,8 +131,14 @@ bool make_layout(const ModelDims& m, Layout* out) {
       s.b = param(l.out_dim);
       s.gb = grad_of_last();
       s.tensors = L.n_tensors - s.tensor;
-      s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
-      s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
+      if (l.tt && l.btt) s.z = alloc(kSaved1Arena, K * l.t.r[l.t.d]);
+      if (l.tt && l.btt && l.recompute) {
+        // The shared merge slots (placed after the encoders): the largest recomputing layer's.
+        for (int p = 0; p < 2; ++p) merge_words[p] = max_i(merge_words[p], linear_saved_words(l, K, p));
+      } else {
+        s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
+        s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
+      }
       if ((i == 3 || i == 5) && l.out_dim != D) return false;  // a residual branch is D wide
       s.y = i == 3 || i == 5 ? L.proj : alloc(kOutArena, K * l.out_dim);
       for (int p = 0; p < 2; ++p) lin_scratch[p] = max_i(lin_scratch[p], linear_scratch_words(l, K, p));
@@ -147,6 +160,18 @@ bool make_layout(const ModelDims& m, Layout* out) {
     es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
+  }
+  // The merge slots every recomputing BTT layer shares (its merges live from its forward
+  // merges to its Y, and again from its backward's btt_remerge to its last chain step).
+  L.merge[0] = alloc(kSaved0Arena, merge_words[0]);
+  L.merge[1] = alloc(kSaved1Arena, merge_words[1]);
+  for (int e = 0; e < m.encoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      const LinearDims& l = m.lin[e][i];
+      if (!(l.tt && l.btt && l.recompute)) continue;
+      L.enc[e].lin[i].saved[0] = L.merge[0];
+      L.enc[e].lin[i].saved[1] = L.merge[1];
+    }
   }
   // A head's update group: weight D × classes, then bias.
   auto head = [&](LinearSlots& s, int classes) {

@@ -41,6 +41,10 @@ constexpr int kMaxParamTensors =
 struct LinearDims {
   bool tt = true;
   bool btt = true;  ///< flow of a TT layer: true BTT, false sequential TT
+  /// BTT only: the backward pass recomputes the layer's merges (btt_remerge) instead of
+  /// reading them saved from the forward pass; they then live in the merge slots every
+  /// recomputing layer shares (Layout::merge), and only Z is kept per layer.
+  bool recompute = false;
   int in_dim = 0, out_dim = 0;
   TtDims t;  ///< valid when tt
 };
@@ -64,8 +68,9 @@ struct ModelDims {
 ///            logits;
 ///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
 ///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
-///            k reads one, writes the other), BTT's L_dᵀ in saved0; attention
-///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1;
+///            k reads one, writes the other), BTT's L_dᵀ in saved0 and Z in saved1; attention
+///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1; the BTT layers that
+///            recompute their merges share one merge slot in each;
 ///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB and dctx (one slot), dk and
 ///            the head dlogits (one slot) | dv, dF and dq (one slot) — each backward
 ///            product's dY and dX in different ones;
@@ -100,7 +105,8 @@ struct LinearSlots {
   int b = 0;               ///< bias (N) in param
   int gw = 0, gb = 0;      ///< their gradients' offsets in grad (the layer's update group)
   int tensor = 0, tensors = 0;  ///< its parameter tensors: Layout::tensors[tensor, tensor + tensors)
-  int saved[2] = {0, 0};   ///< saved intermediates in saved0 / saved1 (BTT: Z, L, R; TT: T_s)
+  int saved[2] = {0, 0};   ///< saved intermediates in saved0 / saved1 (BTT: the merges L, R; TT: T_s)
+  int z = 0;               ///< BTT: Z (K × r_d) in saved1, kept per layer
   int y = 0;               ///< output K × N in out
 };
 
@@ -142,6 +148,7 @@ struct Layout {
   // act: x0 (= resid), h0; out: E (= proj), logit_i, logit_s; saved0/saved1: emb_saved;
   // saved1: xhat0, rstd0.
   int emb_saved[2] = {0, 0}, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
+  int merge[2] = {0, 0};  ///< saved0 / saved1: the merge slots of the layers that recompute them
   int resid = 0;  ///< act: the slot every LayerNorm input shares (x0, each a1 and a2)
   int proj = 0;   ///< out: the slot E and every o and ffn_out output share
   // bwd_a: dA, dP; bwd_b: dB = dctx, dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;

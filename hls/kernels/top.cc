@@ -9,6 +9,7 @@ void set_tt(LinearDims* l, int dm, const int* inf, int ne, const int* outf,
             const int* ranks) {
   l->tt = true;
   l->btt = ttsim_cfg::kUseBtt;
+  l->recompute = ttsim_cfg::kRecomputeMerges;
   l->t.d = dm;
   l->t.e = ne;
   for (int i = 0; i < dm; ++i) l->t.m[i] = inf[i];

@@ -41,23 +41,20 @@ int tt_t_words(const TtDims& t, int K, int s) {
   return s <= t.d ? K * t.msuf(s) * t.r[s] : K * t.npre(s - t.d) * t.r[s];
 }
 
-// Placement of the BTT saved intermediates in the two saved arenas (model_step.h):
-// Z in saved1; L_k (k = 2..d−1) in saved[(d−k) mod 2], so L_{d−1} is in saved1; L_dᵀ
-// (r_d × M, what the backward keeps of L_d) in saved0; R_j (j = 1..e−1) in
+// Placement of the BTT merges — the weight-only intermediates the backward reads — in the
+// two saved arenas (model_step.h): L_k (k = 2..d−1) in saved[(d−k) mod 2], so L_{d−1} is in
+// saved1; L_dᵀ (r_d × M, what the backward keeps of L_d) in saved0; R_j (j = 1..e−1) in
 // saved[(j−1) mod 2], so R_1 is in saved0. A merge step reads one arena and writes the
 // other; the last left merge writes L_d into chain1 (btt_scratch), whence its transpose
-// goes to saved0.
+// goes to saved0. Z (the one input-dependent intermediate) has a slot of its own.
 struct BttSaved {
-  int z = 0;
   int lt = 0;                     ///< offset of L_dᵀ
   int l[kMaxTtFactors + 1] = {};  ///< l[k]: offset of L_k (k < d)
   int r[kMaxTtFactors] = {};      ///< r[j]: offset of R_j
   int words[2] = {0, 0};
 };
-BttSaved btt_saved(const TtDims& t, int K) {
+BttSaved btt_saved(const TtDims& t, int /*K*/) {
   BttSaved b;
-  b.z = b.words[1];
-  b.words[1] += K * t.r[t.d];
   for (int k = 2; k < t.d; ++k) {
     const int p = (t.d - k) & 1;
     b.l[k] = b.words[p];
@@ -179,10 +176,9 @@ void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRe
 
 }  // namespace
 
-void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias, Ref Y, Ref saved0,
-                 Ref saved1, Ref scratch1) {
+void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch1) {
 #pragma HLS INLINE
-  const int d = t.d, e = t.e, M = t.M(), rd = t.r[d];
+  const int d = t.d, M = t.M(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
   const BttScratch sc = btt_scratch(t, K);
   // Every call site binds fixed arrays: a chain step that reads saved0 and writes saved1 is
@@ -199,9 +195,17 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
   } else {
     transpose(scratch1 + sc.dlt, Lt, M, rd, rd, M);
   }
-  // Z = X · L_d in the dot form (X and L_dᵀ contiguous along M) into saved1, Y = Z · R_1
-  // (R_1 = G_{d+1} when e = 1).
-  Ref Z = saved1 + sv.z;
+}
+
+void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias, Ref Y, Ref saved0,
+                 Ref saved1, Ref Z, Ref scratch1) {
+#pragma HLS INLINE
+  const int d = t.d, e = t.e, M = t.M(), rd = t.r[d];
+  const BttSaved sv = btt_saved(t, K);
+  btt_remerge(index, t, K, cores, saved0, saved1, scratch1);
+  Ref Lt = saved0 + sv.lt;
+  // Z = X · L_d in the dot form (X and L_dᵀ contiguous along M), Y = Z · R_1 (R_1 = G_{d+1}
+  // when e = 1).
   ContractDesc xl = plain_desc(K, M, rd);
   xl.b_p = 1; xl.b_j = M;
   contraction(index, X, Lt, Z, xl);
@@ -219,12 +223,11 @@ namespace {
 /// dR_1 = Zᵀ·dY, dL_dᵀ = dZᵀ·X (column form along M) and dL_d = its transpose (dG_1 when
 /// d = 1; chain0 otherwise).
 void btt_backward_products(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores, CRef saved0,
-                           CRef saved1, Ref dX, bool accumulate_dx, Ref dcores, Ref scratch0, Ref scratch1) {
+                           CRef Z, Ref dX, bool accumulate_dx, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
   const BttScratch sc = btt_scratch(t, K);
-  CRef Z = saved1 + sv.z;
   Ref dZ = scratch0 + sc.dz;
   ContractDesc c = plain_desc(K, N, rd);  // dZ = dY·R_1ᵀ (K, N, r_d)
   c.b_p = 1; c.b_j = N;
@@ -331,14 +334,14 @@ void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, cons
 }  // namespace
 
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
+                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, Ref dcores,
                   Ref dbias, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
-  // Every call site binds fixed arrays (see btt_forward). dL_1 is dG_1 and dR_e is
+  // Every call site binds fixed arrays (see btt_remerge). dL_1 is dG_1 and dR_e is
   // dG_{d+e}: written straight into the core gradients by their own calls.
   const BttSaved sv = btt_saved(t, K);
   const BttScratch sc = btt_scratch(t, K);
-  btt_backward_products(index, t, K, X, dY, cores, saved0, saved1, dX, accumulate_dx, dcores, scratch0, scratch1);
+  btt_backward_products(index, t, K, X, dY, cores, saved0, Z, dX, accumulate_dx, dcores, scratch0, scratch1);
   btt_left_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
   btt_right_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
   if (dbias) column_sum(dY, dbias, K, t.N(), t.N());

@@ -50,9 +50,9 @@ struct TtDims {
   int nsuf(int j) const;  ///< n_{j+1}···n_e
 };
 
-/// Saved-activation words of the BTT flow in saved arena `parity` (0 or 1): Z (K·r_d) in
-/// saved1, L_k (k = 2..d−1) in saved[(d−k) mod 2], L_dᵀ (r_d·M) in saved0, R_j
-/// (j = 1..e−1) in saved[(j−1) mod 2].
+/// Words of the BTT merges (the weight-only intermediates the backward reads) in saved
+/// arena `parity` (0 or 1): L_k (k = 2..d−1) in saved[(d−k) mod 2], L_dᵀ (r_d·M) in saved0,
+/// R_j (j = 1..e−1) in saved[(j−1) mod 2]. Z (K·r_d, input-dependent) is a slot of its own.
 int btt_saved_words(const TtDims& t, int K, int parity);
 /// Temporary words of btt_forward / btt_backward in chain arena `parity`: dZ in chain0,
 /// dL_dᵀ (r_d·M; L_d in the forward) in chain1, dL_k in chain[(d−k) mod 2], dR_j in
@@ -66,18 +66,25 @@ int tt_saved_words(const TtDims& t, int K, int parity);
 int tt_scratch_words(const TtDims& t, int K, int parity);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
-/// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (written; read by btt_backward),
-/// scratch1: btt_scratch_words(t, K, 1) (L_d passes through it; free again on return).
-/// X and Y in arrays other than saved0, saved1 and scratch1 (model_step.h arena plan:
-/// every step then writes an array it does not read).
+/// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (the merges, written by btt_remerge),
+/// Z: K·r_d (written; read by btt_backward), scratch1: btt_scratch_words(t, K, 1) (L_d
+/// passes through it; free again on return). X and Y in arrays other than saved0, saved1,
+/// Z's and scratch1 (model_step.h arena plan: every step then writes an array it does not
+/// read).
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved0, Ref saved1, Ref scratch1);
+                 Ref Y, Ref saved0, Ref saved1, Ref Z, Ref scratch1);
+/// The BTT merges of btt_forward alone (left merges, L_dᵀ, right merges) into saved0 /
+/// saved1 from the cores: the same calls, the same words. Run before btt_backward by a
+/// layer that recomputes its merges (LinearDims::recompute) instead of keeping them from
+/// the forward pass; the cores must not have changed since the forward pass.
+void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch1);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
-/// dbias (N) accumulated when non-null. scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1),
-/// in arenas other than those of dY and dX.
+/// dbias (N) accumulated when non-null. saved0 / saved1 / Z: as btt_forward left them.
+/// scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1), in arenas other than those of dY
+/// and dX.
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores,
+                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, Ref dcores,
                   Ref dbias, Ref scratch0, Ref scratch1);
 
 /// Sequential TT forward; the arguments of btt_forward but scratch1, with tt_saved_words.

@@ -135,18 +135,27 @@ std::vector<TtDims> tt_cases() {
 struct FlowFns {
   using CRef = ttsim_hls::CRef;
   using Ref = ttsim_hls::Ref;
-  /// Forward; its last argument is chain arena 1 (the TT flow takes none: tt_fwd_adapter).
-  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref, Ref);
-  void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref, Ref);
+  /// Forward; its last two arguments are BTT's Z and chain arena 1 (the TT flow takes
+  /// neither: tt_fwd_adapter).
+  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref, Ref, Ref);
+  void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref, Ref);
   int (*saved)(const TtDims&, int, int);    ///< words in saved arena 0 / 1
   int (*scratch)(const TtDims&, int, int);  ///< words in chain arena 0 / 1
 };
 
-/// tt_forward with btt_forward's arguments (it uses no chain arena in the forward).
+/// tt_forward with btt_forward's arguments (it keeps no Z and uses no chain arena in the
+/// forward).
 void tt_fwd_adapter(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef cores,
                     ttsim_hls::CRef bias, ttsim_hls::Ref Y, ttsim_hls::Ref saved0, ttsim_hls::Ref saved1,
-                    ttsim_hls::Ref) {
+                    ttsim_hls::Ref, ttsim_hls::Ref) {
   ttsim_hls::tt_forward(index, t, K, X, cores, bias, Y, saved0, saved1);
+}
+/// tt_backward with btt_backward's arguments (no Z).
+void tt_bwd_adapter(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef dY,
+                    ttsim_hls::CRef cores, ttsim_hls::CRef saved0, ttsim_hls::CRef saved1, ttsim_hls::CRef,
+                    ttsim_hls::Ref dX, bool acc, ttsim_hls::Ref dcores, ttsim_hls::Ref dbias, ttsim_hls::Ref scratch0,
+                    ttsim_hls::Ref scratch1) {
+  ttsim_hls::tt_backward(index, t, K, X, dY, cores, saved0, saved1, dX, acc, dcores, dbias, scratch0, scratch1);
 }
 
 void check_flow(const FlowFns& f) {
@@ -158,8 +167,8 @@ void check_flow(const FlowFns& f) {
                bias = randv(N, rng), dY = randv(K * N, rng);
       // Each saved / chain block in its own vector (the arenas of model_step.h).
       Vf Y(K * N), saved0(f.saved(t, K, 0) + 1), saved1(f.saved(t, K, 1) + 1), scratch0(f.scratch(t, K, 0) + 1),
-          scratch1(f.scratch(t, K, 1) + 1);
-      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1), BV(scratch1));
+          scratch1(f.scratch(t, K, 1) + 1), Z(K * t.r[t.d] + 1);
+      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1), BV(Z), BV(scratch1));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -167,8 +176,8 @@ void check_flow(const FlowFns& f) {
 
       const Vf dX0 = randv(K * M, rng);
       Vf dX = dX0, dcores(t.total_words(), 0.0f), dbias(N, 0.0f);
-      f.bwd(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(dX), true, BV(dcores), BV(dbias),
-            BV(scratch0), BV(scratch1));
+      f.bwd(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(Z), BV(dX), true, BV(dcores),
+            BV(dbias), BV(scratch0), BV(scratch1));
       // dX = dX0 + dY·Wᵀ (accumulate mode)
       const Vd W = tt_dense(t, cores);
       Vd wdx(K * M, 0.0);
@@ -199,7 +208,7 @@ TEST(TtLinear, BttForwardAndGradientsMatchDenseReconstruction) {
 }
 
 TEST(TtLinear, SequentialTtForwardAndGradientsMatchDenseReconstruction) {
-  check_flow({tt_fwd_adapter, ttsim_hls::tt_backward, ttsim_hls::tt_saved_words,
+  check_flow({tt_fwd_adapter, tt_bwd_adapter, ttsim_hls::tt_saved_words,
               ttsim_hls::tt_scratch_words});
 }
 
@@ -256,17 +265,28 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
     const Vf X = randv(K * M, rng), cores = randv(t.total_words(), rng), dY = randv(K * N, rng);
     Vf Y(K * N), saved0(ttsim_hls::btt_saved_words(t, K, 0) + 1), saved1(ttsim_hls::btt_saved_words(t, K, 1) + 1),
         scratch0(ttsim_hls::btt_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::btt_scratch_words(t, K, 1) + 1),
-        dX(K * M), dc(t.total_words());
+        dX(K * M), dc(t.total_words()), Z(K * t.r[t.d] + 1);
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1), BV(scratch1));
+      ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1), BV(Z),
+                             BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(dX), false,
-                              BV(dc), nullptr, BV(scratch0), BV(scratch1));
+      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(Z), BV(dX),
+                              false, BV(dc), nullptr, BV(scratch0), BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(bwd));
+    }
+    // btt_remerge writes the merges the forward wrote, word for word (the saved arenas
+    // overwritten first, as the layers sharing a recomputing layer's merge slots do).
+    {
+      const Vf s0 = saved0, s1 = saved1;
+      std::fill(saved0.begin(), saved0.end(), 7.0f);
+      std::fill(saved1.begin(), saved1.end(), -7.0f);
+      ttsim_hls::btt_remerge(nullptr, t, K, BV(cores), BV(saved0), BV(saved1), BV(scratch1));
+      EXPECT_EQ(std::vector<float>(saved0.begin(), saved0.end() - 1), std::vector<float>(s0.begin(), s0.end() - 1));
+      EXPECT_EQ(std::vector<float>(saved1.begin(), saved1.end() - 1), std::vector<float>(s1.begin(), s1.end() - 1));
     }
   }
 }

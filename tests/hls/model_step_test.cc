@@ -97,6 +97,38 @@ TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
   EXPECT_LT(got2.total(), got.total());
 }
 
+// The fused update is the SGD of the gradients the step computes, bit for bit: the train
+// step's parameters equal p − lr·g with the gradient mode's g (a tensor updated before its
+// last reader would differ); recomputing the BTT merges in the backward pass gives the same
+// losses, gradients and updated parameters, bit for bit.
+TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
+  ttsim::HlsModelOptions re;
+  re.recompute_merges = true;
+  ttsim::HlsModel kept(spec), again(spec, re);
+  const float lr = 0.05f;
+  const ttsim::HlsLosses g1 = kept.forward_backward(kTokens, kIntent, kTags);
+  const ttsim::HlsLosses g2 = again.forward_backward(kTokens, kIntent, kTags);
+  EXPECT_EQ(g1.intent, g2.intent);
+  EXPECT_EQ(g1.slot, g2.slot);
+  std::vector<std::vector<float>> want;
+  for (const auto& n : kept.parameter_names()) {
+    EXPECT_EQ(kept.gradient(n), again.gradient(n)) << n;
+    std::vector<float> p = kept.parameter(n);
+    const std::vector<float> g = kept.gradient(n);
+    for (std::size_t i = 0; i < p.size(); ++i) p[i] = p[i] - lr * g[i];
+    want.push_back(p);
+  }
+  kept.train_step(kTokens, kIntent, kTags, lr);
+  again.train_step(kTokens, kIntent, kTags, lr);
+  std::size_t i = 0;
+  for (const auto& n : kept.parameter_names()) {
+    EXPECT_EQ(kept.parameter(n), want[i]) << n;
+    EXPECT_EQ(again.parameter(n), want[i]) << n;
+    ++i;
+  }
+}
+
 // The full 2-encoder ATIS preset (configs/models/atis_2enc.json: d_model 768, TT rank 12,
 // TTM rank 30) on a 32-token sample: the kernels as emitted for the reference design
 // (design_config.h lanes; slot-interleaved sums and lane trees) give the reference's

@@ -22,12 +22,13 @@ struct ProbedStep {
   std::vector<ttsim_hls::LoopInvocation> sequence;        ///< every loop invocation, in order
 };
 
-/// Runs one forward_backward (K tokens of a fixed synthetic sample) and one SGD update of
-/// `spec` on the HLS model, every TT layer of kind k in the BTT flow when btt_by_kind[k]
+/// Runs one train step (K tokens of a fixed synthetic sample; SGD fused into the backward
+/// pass) of `spec` on the HLS model, its BTT layers recomputing their merges when
+/// `recompute_merges`, every TT layer of kind k in the BTT flow when btt_by_kind[k]
 /// (kinds "attention", "ffn_in", "ffn_out"; a missing kind: BTT). Throws what HlsModel throws
 /// (InputError for a model the kernel tree cannot hold).
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
-                           std::int64_t K);
+                           std::int64_t K, bool recompute_merges = false);
 
 /// The UNROLL factor the compiled design_config.h gives the kernel module that runs `op`
 /// (hls/kernels/modules.cc).

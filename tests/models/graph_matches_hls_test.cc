@@ -1,8 +1,8 @@
 // What is simulated is what is built, at the task level: the training-step task graph
 // (models/training_graph.h) has one task per kernel call of the HLS training step
 // (hls/kernels/model_step.cc), with the same shape and variant. For one model, token count
-// and the lane counts of hls/include/design_config.h, one forward_backward + sgd_update of
-// the HLS model runs in C simulation under the access probe; for every kernel loop label,
+// and the lane counts of hls/include/design_config.h, one train step of the HLS model (SGD
+// fused into the backward pass) runs in C simulation under the access probe; for every kernel loop label,
 // the number of graph tasks that run the loop must equal the probe's invocations, and the
 // sum over those tasks of the specification's trip count (hw/loop_nest.h kernel_loops)
 // must equal the probe's iterations.
@@ -176,12 +176,12 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
-Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
+Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recompute,
                   std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr,
                   std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr) {
   std::map<std::string, bool> btt_by_kind;
   for (const char* k : kKinds) btt_by_kind[k] = btt;
-  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K);
+  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K, recompute);
   Counts c;
   for (const auto& [name, l] : step.loops) {
     c[name] = {l.invocations, l.iterations};
@@ -193,18 +193,20 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K,
 }
 
 /// The graph of `spec` for K tokens (0: exactly seq_len, the padded length the simulator
-/// uses) against the HLS step on as many tokens, every TT layer in `flow`.
-void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0) {
+/// uses) against the HLS step on as many tokens, every TT layer in `flow` (BTT layers
+/// recomputing their merges when `recompute`).
+void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0, bool recompute = false) {
   if (K == 0) K = spec.seq_len;
   GraphOptions o;
   for (const char* k : kKinds) o.flow_by_kind[k] = flow;
   o.tokens = K;
+  o.recompute_merges = recompute;
   const TaskGraph g = build_training_graph(spec, o);
   std::map<std::string, std::vector<std::string>> who;
   const Counts want = graph_counts(g, &who);
   std::map<std::string, ttsim_hls::MeasuredLoop> ports;
   std::vector<ttsim_hls::LoopInvocation> sequence;
-  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, &ports, &sequence);
+  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, recompute, &ports, &sequence);
   // The order: the graph's tasks, in the order the machine runs them (one call at a time, in
   // task order), run the same loops with the same trip counts in the same sequence as the
   // real step's kernel calls.
@@ -277,6 +279,13 @@ TEST(GraphMatchesHls, Atis2EncoderSequentialTt) {
 }
 
 TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT); }
+
+// BTT layers that recompute their merges in the backward pass: the graph's recomputation
+// tasks are the kernel's btt_remerge calls, in the same place.
+TEST(GraphMatchesHls, BttWithRecomputedMerges) {
+  expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT, 0, true);
+  expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 0, true);
+}
 
 TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT); }
 
