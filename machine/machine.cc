@@ -591,7 +591,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "parameters",
       "gradients of one update group",
       "layer inputs; LN inputs (shared)",
-      "layer outputs: linear Y, logits",
+      "linear Y, logits; E, o, ffn_out (shared)",
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",

@@ -95,7 +95,8 @@ struct Memory {
   /// last_task); buffers of one slot follow one another (dA of one layer, then of the next).
   std::vector<int> graph_buffers;
   /// The most words its graph buffers occupy at once, each from its first to its last task
-  /// in program order (parameters and gradients for the whole step); the slots of
+  /// in program order (parameters for the whole step; a gradient from its first write to its
+  /// fused update); the slots of
   /// `buffers` hold them in `words`. The output of an in-place kernel (softmax over S, its
   /// gradient over dP, GELU's gradient over dF) takes its input's words during that task.
   std::int64_t peak_live_words = 0;

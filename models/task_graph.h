@@ -27,7 +27,8 @@ struct Buffer {
   std::vector<std::int64_t> shape;    ///< logical shape; product == words
   std::string layer;                  ///< owning layer, e.g. "enc0.q", "enc0.attn", "embedding"
   /// Index (in TaskGraph::tasks order) of the first and last task that touch the
-  /// buffer. Parameters and gradients live for the whole step regardless.
+  /// buffer. Parameters live for the whole step regardless; a gradient from its first write
+  /// to its (fused) SGD task.
   int first_task = -1;
   int last_task = -1;
   /// The memory of the HLS top that holds it (ttsim_spec::MemoryId, hls/include/kernel_spec.h:

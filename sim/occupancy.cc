@@ -232,7 +232,7 @@ void compute_occupancy_into(const TaskGraph& graph, const Schedule& schedule,
   by_task.starts.clear();
   by_task.ends.clear();
   ev.reserve(2 * nb + 2 * kBufferClasses);
-  // Parameters and gradients live for the whole step: one event per class and end (the
+  // Parameters live for the whole step: one event per class and end (the
   // sum of their bytes), the same samples as one per buffer.
   WholeStep whole;
   if (in_order) {

@@ -33,8 +33,8 @@ struct OccupancySample {
   std::array<std::int64_t, kBufferClasses> bytes{};  ///< by BufferClass
 };
 
-/// Occupancy of a schedule. Parameters and gradients are live for the whole step;
-/// any other buffer from the start of the first task touching it to the end of the last.
+/// Occupancy of a schedule. Parameters are live for the whole step; any other buffer (a
+/// gradient included, from its first write to its fused update) from the start of the first task touching it to the end of the last.
 struct Occupancy {
   std::array<std::int64_t, kBufferClasses> peak_bytes{};  ///< peak of each class alone
   std::int64_t peak_total_bytes = 0;                      ///< peak of the sum

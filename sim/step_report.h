@@ -14,8 +14,10 @@ namespace ttsim {
 
 /// Cycles per stage. forward = end of the last forward task; update = the cycles of the
 /// SGD tasks (fused into the backward pass, each update group after its backward; at most
-/// step − forward); backward = step − forward − update. The three sum to the step (on a
-/// machine running one call at a time, each is the time its tasks run).
+/// step − forward); backward = step − forward − update. The three sum to the step. On the
+/// machine the emitted top is (one call at a time) each is the time its tasks run; under a
+/// schedule that overlaps SGD tasks with backward work (what-if studies) the update figure
+/// counts the overlapped cycles too and the backward figure is that much short.
 struct StageCycles {
   std::int64_t forward = 0, backward = 0, update = 0;
 };

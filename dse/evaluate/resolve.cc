@@ -35,6 +35,7 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (starts("engines.")) return t + axis.substr(8) + "_engines";
   if (axis == "clock_mhz") return t + "mhz";
   if (axis == "sequence_length") return t + "_length";
+  if (axis == "recompute") return t == "none" ? "merges_kept" : "merges_recomputed";
   if (axis == "parallel_merges" || axis == "qkv_reschedule" || axis == "fusion") {
     return v.is_boolean() && v.get<bool>() ? axis : "no_" + axis;
   }

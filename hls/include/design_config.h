@@ -110,7 +110,7 @@ constexpr int kGradPartition = 64;
 //   0 BRAM36, 64 URAM288.
 constexpr int kActWords = 245760;
 constexpr int kActPartition = 64;
-// out_mem (layer outputs: linear Y, logits): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
+// out_mem (linear Y, logits; E, o, ffn_out (shared)): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
 //   0 BRAM36, 64 URAM288.
 constexpr int kOutWords = 225274;
 constexpr int kOutPartition = 64;

@@ -93,6 +93,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.emb_cores = W[kParamArena];
   for (int k = 1; k <= m.emb.d; ++k) param(m.emb.core_words(k));
   L.emb_tensors = L.n_tensors - L.emb_t;
+  L.emb_gcores = L.tensors[L.emb_t].grad;
   L.pos_t = group();
   L.pos = param(m.seq_len * D);
   L.gpos = grad_of_last();
@@ -271,6 +272,19 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
 
 namespace {
 
+/// The gradient mode's read-back of one tensor's gradient (words from g) to out, each word
+/// re-zeroed: one function, not inlined, so the top holds one copy of the loop whatever the
+/// number of update points (not a step the simulator prices).
+void store_gradient(Ref g, float* out, int words) {
+#pragma HLS INLINE off
+grad_store:
+  for (int w = 0; w < words; ++w) {
+#pragma HLS PIPELINE II = 1
+    out[w] = bank_read("g", g, w);
+    bank_write("g", g, w, 0.0f);
+  }
+}
+
 /// The update of tensors [first, first + count) of L.tensors, whose gradients are complete
 /// in the grad arena (model_train_step): SGD on each, or in the gradient mode their
 /// gradients copied to grad_out (Layout order) and re-zeroed.
@@ -283,14 +297,7 @@ void update_group(const Layout& L, const Arenas& a, int first, int count, float 
       sgd_update(a.param + t.offset, a.grad + t.grad, t.words, lr);
       continue;
     }
-    // The gradient mode only (the reference test's read-back; not a step the simulator
-    // prices): one word per cycle to the AXI master, the word re-zeroed.
-  grad_out:
-    for (int w = 0; w < t.words; ++w) {
-#pragma HLS PIPELINE II = 1
-      grad_out[t.offset + w] = bank_read("g", a.grad + t.grad, w);
-      bank_write("g", a.grad + t.grad, w, 0.0f);
-    }
+    store_gradient(a.grad + t.grad, grad_out + t.offset, t.words);
   }
 }
 
@@ -335,17 +342,17 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
     CRef hin = a.act + (e == 0 ? L.h0 : L.enc[e - 1].h2);
-    // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out). A LayerNorm's group:
-    // gain gradient at grad word 0, bias gradient at word D.
-    layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G, G + D, K, D, stat);
+    // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out).
+    layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G + L.tensors[es.ln2_t].grad,
+                   G + L.tensors[es.ln2_t + 1].grad, K, D, stat);
     update_group(L, a, es.ln2_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false);
     update_linear(L, a, ls[5], lr, grad_mode, grad_out);
     gelu_grad(a.out + ls[4].y, dF, dF, K, m.ffn_dim);
     linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true);  // dB = dh1
     update_linear(L, a, ls[4], lr, grad_mode, grad_out);
-    layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G, G + D, K, D,
-                   stat);  // dA = da1
+    layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + L.tensors[es.ln1_t].grad,
+                   G + L.tensors[es.ln1_t + 1].grad, K, D, stat);  // dA = da1
     update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);

@@ -40,7 +40,7 @@ struct Occupancy {
   ClassBytes no_reuse;
 };
 
-/// True when buffer `b` is live for the whole step (parameter, gradient, or untouched).
+/// True when buffer `b` is live for the whole step (a parameter, or untouched).
 bool whole_step(const Buffer& b);
 
 /// Occupancy of `graph` with `bytes_per_word` bytes per word (FP32: 4).

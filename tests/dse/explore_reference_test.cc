@@ -247,13 +247,13 @@ TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
   };
   // clock_mhz has one value: no token; encoders rewrites the model name's "2enc".
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 4},
-                                     {"clock_mhz", 100}})),
-            "atis_2enc-r4-btt-4lanes");
+                                     {"recompute", "btt_merges"}, {"clock_mhz", 100}})),
+            "atis_2enc-r4-btt-4lanes-merges_recomputed");
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 4}, {"tt_rank", 12}, {"flow", "tt"}, {"lanes", 16},
-                                     {"clock_mhz", 100}})),
-            "atis_4enc-r12-tt-16lanes");
+                                     {"recompute", "none"}, {"clock_mhz", 100}})),
+            "atis_4enc-r12-tt-16lanes-merges_kept");
   // The reference point is the grid twin of the base files' values (paper design).
-  EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes");
+  EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes-merges_kept");
 }
 
 }  // namespace
