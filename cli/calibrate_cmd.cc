@@ -98,6 +98,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   // PIPELINE II), which the fit prices every loop at.
   GraphOptions g;
   g.flow_by_kind = arch.flow_by_kind;
+  g.recompute_merges = arch.recompute_merges;
   const TaskGraph step = build_training_graph(model, g);
   Calibration c = fit_calibration(set, arch, device, model.name, &step);
   for (const auto& n : c.notes) std::cout << "note: " << n << "\n";

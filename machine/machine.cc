@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -390,8 +391,9 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
 }
 
 /// The slots of the arenas, (arena, name, word offset) in the order the layout lists them.
-/// Their names depend on the encoder count only: built once per count, so filling the
-/// slots of another model of the same structure builds no string.
+/// Their names depend on the encoder count, the flow and whether merges are recomputed
+/// only: built once per such structure, so filling the slots of another model of the same
+/// structure builds no string.
 class ArenaSlots {
  public:
   struct Slot {
@@ -410,7 +412,9 @@ class ArenaSlots {
   void put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset);
   int count_ = 0;
   std::array<std::vector<Slot>, ttsim_hls::kFloatArenas> by_arena_;
-  std::map<int, std::vector<std::string>> names_by_encoders_;
+  /// Slot names by the structure the put sequence depends on: (encoders, BTT flow, merges
+  /// recomputed).
+  std::map<std::tuple<int, bool, bool>, std::vector<std::string>> names_by_structure_;
   std::vector<std::string>* names_ = nullptr;
   bool naming_ = false;
 };
@@ -425,7 +429,7 @@ void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const 
 
 void ArenaSlots::fill(const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
-  auto [it, inserted] = names_by_encoders_.try_emplace(hd.dims.encoders);
+  auto [it, inserted] = names_by_structure_.try_emplace(std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute));
   names_ = &it->second;
   naming_ = inserted;
   count_ = 0;

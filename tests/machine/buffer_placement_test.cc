@@ -34,6 +34,7 @@ TEST_P(BufferPlacement, EveryArrayHoldsItsBuffersAtEveryPointOfTheStep) {
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
   GraphOptions o;
   o.flow_by_kind = arch.flow_by_kind;
+  o.recompute_merges = arch.recompute_merges;
   const TaskGraph graph = build_training_graph(model, o);
   const machine::Machine m = machine::describe(model, arch, device, graph);
 
@@ -88,7 +89,8 @@ INSTANTIATE_TEST_SUITE_P(Presets, BufferPlacement,
                          ::testing::Values(Case{"atis_2enc", "u50_paper"}, Case{"atis_4enc", "u50_paper"},
                                            Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_tt_sequential"},
                                            Case{"atis_6enc", "u50_tt_sequential"}, Case{"atis_2enc_r4", "u50_paper"},
-                                           Case{"atis_2enc_r16", "u50_paper"}),
+                                           Case{"atis_2enc_r16", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
+                                           Case{"atis_6enc", "u50_paper_recompute"}),
                          [](const auto& info) {
                            return std::string(info.param.model) + "_" + info.param.arch;
                          });

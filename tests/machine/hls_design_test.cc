@@ -35,6 +35,27 @@ TEST(HlsDesign, RefusesABatchOtherThanOneAtTheModelsBatch) {
   EXPECT_NE(e.find("found 2"), std::string::npos) << e;
 }
 
+// /memory/recompute "btt_merges": every BTT layer recomputes its merges; the sequential TT
+// flow has none to recompute, and such an arch is refused naming the key.
+TEST(HlsDesign, RecomputesMergesOfTheBttFlowOnly) {
+  const ModelSpec m = parse_model_spec(atis_2enc(), "m.json");
+  ArchSpec a = load_arch_spec("configs/arch/u50_paper_recompute.json");
+  ASSERT_TRUE(a.recompute_merges);
+  const machine::HlsDesign d = machine::hls_design(m, a, "a.json", "m.json");
+  EXPECT_TRUE(d.recompute);
+  for (int e = 0; e < 2; ++e) {
+    for (int i = 0; i < 6; ++i) EXPECT_TRUE(d.dims.lin[e][i].recompute) << e << " " << i;
+  }
+  for (auto& [kind, f] : a.flow_by_kind) f = Flow::kTT;
+  try {
+    machine::hls_design(m, a, "a.json", "m.json");
+    FAIL() << "a tt-flow arch recomputing BTT merges was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a.json: /memory/recompute"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(machine::hls_design(m, paper(), "a.json", "m.json").dims.lin[0][0].recompute);
+}
+
 TEST(HlsDesign, TakesARankPerEncoderLayer) {
   Json m = atis_2enc();
   m["overrides"] = {{"enc1.q", {{"rank", 4}}}, {"enc0.ffn_out", {{"rank", 20}}}};
