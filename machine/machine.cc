@@ -485,8 +485,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kOutArena, -1, "slot_head.logits", "", L.logit_s);
   put(kBwdAArena, -1, "dA", "", L.dA);
   put(kBwdAArena, -1, "dP", "", L.dP);
-  put(kBwdBArena, -1, "dB | dctx", "", L.dB);
-  put(kBwdBArena, -1, "dlogits | dk", "", L.dk);
+  put(kBwdBArena, -1, "dlogits | dB | dctx | dk", "", L.dB);
   put(kBwdCArena, -1, "dv", "", L.dv);
   put(kBwdCArena, -1, "dF | dq", "", L.dF);
   put(kStatArena, -1, "stat", "", L.stat);
@@ -599,7 +598,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",
-      "act. gradients dB|dctx, dlogit|dk",
+      "act. gradients dlogit|dB|dctx|dk",
       "act. gradients dv, dF|dq",
       "backward chain temporaries (even)",
       "BTT L_d; backward chain temps (odd)",

@@ -92,7 +92,7 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
 /// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
 /// position table and the LayerNorm into the parameter arena; its saved
 /// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest into `scratch`.
-void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64* scratch) {
+void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {
   const Layer emb_name{"embedding.token"};
   for (int k = 1; k <= emb.d; ++k) {
     c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
@@ -104,7 +104,7 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
     epre = mul(epre, emb.e[k - 1]);
     const I64 ek = mul(K, epre, emb.r[k]);
     c.array(saved, "activation", emb_name, ek);
-    *scratch = std::max(*scratch, ek);
+    scratch[k & 1] = std::max(scratch[k & 1], ek);  // dE_k in chain[k mod 2]
   }
 }
 
@@ -218,8 +218,8 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   I64* S = &w.scratch;
   const ttsim_hls::TtmDims& emb = m.emb;
   const Layer emb_name{"embedding.token"};
-  I64 emb_saved = 0, emb_scratch = 0;
-  count_embedding(c, emb, K, D, P, &emb_saved, &emb_scratch);
+  I64 emb_saved = 0, emb_scratch[2] = {0, 0};
+  count_embedding(c, emb, K, D, P, &emb_saved, emb_scratch);
   // Linear layers: the saved blocks in the activation arena; the two chain arenas' scratch
   // is the largest layer's part.
   I64 lin_scratch[2] = {0, 0}, merge_slots[2] = {0, 0};
@@ -237,15 +237,15 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // and ffn_out output).
   c.array(A, "activation", {"embedding"}, add(mul(4, mul(K, D)), K));
   c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
-  // Scratch arenas (make_layout): dA, dP; dB|dctx, dk|head dlogits; dv, dF|dq; statistics;
-  // the chain scratch.
+  // Scratch arenas (make_layout): dA, dP; the head dlogits | dB | dctx | dk (one slot); dv,
+  // dF|dq; statistics; the chain scratch.
   c.array(S, "scratch", {"encoder gradients"},
-          add(add(mul(3, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
-  c.array(S, "scratch", {"dk and the head gradients"},
+          add(add(mul(2, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
+  c.array(S, "scratch", {"the head gradients, dB, dctx and dk"},
           std::max(mul(K, D), add(m.intents, mul(K, m.slot_tags))));
   c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
   // Each chain arena holds the larger of the linear layers' and the embedding's scratch.
-  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], emb_scratch), std::max(lin_scratch[1], emb_scratch)));
+  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], emb_scratch[0]), std::max(lin_scratch[1], emb_scratch[1])));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);
   return w;

@@ -126,9 +126,9 @@ constexpr int kSaved1Partition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdAWords = 36864;
 constexpr int kBwdAPartition = 64;
-// bwd_b_mem (act. gradients dB|dctx, dlogit|dk): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
+// bwd_b_mem (act. gradients dlogit|dB|dctx|dk): bram, 24576 words of 32 bits in 64 bank(s) of 384 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kBwdBWords = 49152;
+constexpr int kBwdBWords = 24576;
 constexpr int kBwdBPartition = 64;
 // bwd_c_mem (act. gradients dv, dF|dq): bram, 49152 words of 32 bits in 64 bank(s) of 768 words;
 //   64 BRAM36, 0 URAM288.
@@ -138,9 +138,9 @@ constexpr int kBwdCPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
+// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 11520 words of 32 bits in 64 bank(s) of 180 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 61440;
+constexpr int kChain1Words = 11520;
 constexpr int kChain1Partition = 64;
 // stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
 //   64 BRAM36, 0 URAM288.

@@ -205,17 +205,18 @@ bool make_layout(const ModelDims& m, Layout* out) {
   const int wide = max_i(D, F);
   L.dA = alloc(kBwdAArena, K * D);
   L.dP = alloc(kBwdAArena, H * K * K);
-  // Gradients of disjoint lifetimes share a slot: dB (dead after LayerNorm 1's gradient)
-  // with dctx (written next, by o's backward); the head dlogits (read by the heads'
-  // backward, before any encoder's) with dk; dF (dead after ffn_in's backward) with dq
-  // (written later, by attention's backward). Each contraction still writes a bwd arena
+  // Gradients of disjoint lifetimes share a slot: the head dlogits (read by the heads'
+  // backward, before any encoder's), dB (dead after LayerNorm 1's gradient), dctx (written
+  // next, by o's backward; its last read is attention's dP product, which runs for every
+  // head before dK is written) and dk; dF (dead after ffn_in's backward) with dq (written
+  // later, by attention's backward). Each contraction still writes a bwd arena
   // that none of its inputs is in.
   const int logits_words = m.intents + K * m.slot_tags;
-  L.dB = alloc(kBwdBArena, K * D);
+  L.dB = alloc(kBwdBArena, max_i(K * D, logits_words));
   L.dctx = L.dB;
-  L.dk = alloc(kBwdBArena, max_i(K * D, logits_words));
-  L.dlogit_i = L.dk;
-  L.dlogit_s = L.dk + m.intents;
+  L.dk = L.dB;
+  L.dlogit_i = L.dB;
+  L.dlogit_s = L.dB + m.intents;
   L.dv = alloc(kBwdCArena, K * D);
   L.dF = alloc(kBwdCArena, K * wide);
   L.dq = L.dF;

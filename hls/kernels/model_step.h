@@ -71,9 +71,9 @@ struct ModelDims {
 ///            k reads one, writes the other), BTT's L_dᵀ in saved0 and Z in saved1; attention
 ///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1; the BTT layers that
 ///            recompute their merges share one merge slot in each;
-///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | dB and dctx (one slot), dk and
-///            the head dlogits (one slot) | dv, dF and dq (one slot) — each backward
-///            product's dY and dX in different ones;
+///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | the head dlogits, dB, dctx and dk
+///            (one slot) | dv, dF and dq (one slot) — each backward product's dY and dX in
+///            different ones;
 ///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
 ///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
 ///            ones, and BTT's L_d in chain1 between its merge and its transpose; the
@@ -151,7 +151,7 @@ struct Layout {
   int merge[2] = {0, 0};  ///< saved0 / saved1: the merge slots of the layers that recompute them
   int resid = 0;  ///< act: the slot every LayerNorm input shares (x0, each a1 and a2)
   int proj = 0;   ///< out: the slot E and every o and ffn_out output share
-  // bwd_a: dA, dP; bwd_b: dB = dctx, dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
+  // bwd_a: dA, dP; bwd_b: dB = dctx = dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
   // stat: stat;
   // chain0/chain1: lin_scratch, ttm_scratch.
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;

@@ -37,9 +37,11 @@ int ttm_saved_words(const TtmDims& t, int K, int parity) {
   }
   return w;
 }
-int ttm_scratch_words(const TtmDims& t, int K, int /*parity*/) {
-  int mx = 0;
-  for (int k = 2; k < t.d; ++k) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
+int ttm_scratch_words(const TtmDims& t, int K, int parity) {
+  int mx = 0;  // dE_k (k = 2..d-1) in scratch[k mod 2] (ttm_backward)
+  for (int k = 2; k < t.d; ++k) {
+    if ((k & 1) == (parity & 1)) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
+  }
   return mx;
 }
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx) {
