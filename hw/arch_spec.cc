@@ -121,7 +121,7 @@ bool operator==(const ArchSpec& a, const ArchSpec& b) {
          a.policy == b.policy && a.parallel_merges == b.parallel_merges && a.qkv_reschedule == b.qkv_reschedule &&
          a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
          a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
-         a.calibration == b.calibration;
+         a.recompute_merges == b.recompute_merges && a.calibration == b.calibration;
 }
 
 Json ArchSpec::to_json() const {

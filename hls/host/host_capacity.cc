@@ -91,7 +91,8 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
 
 /// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
 /// position table and the LayerNorm into the parameter arena; its saved
-/// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest into `scratch`.
+/// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest of each parity into
+/// scratch[k mod 2] (dE_k lives in chain[k mod 2]).
 void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {
   const Layer emb_name{"embedding.token"};
   for (int k = 1; k <= emb.d; ++k) {

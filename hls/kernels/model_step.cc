@@ -207,8 +207,8 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.dP = alloc(kBwdAArena, H * K * K);
   // Gradients of disjoint lifetimes share a slot: the head dlogits (read by the heads'
   // backward, before any encoder's), dB (dead after LayerNorm 1's gradient), dctx (written
-  // next, by o's backward; its last read is attention's dP product, which runs for every
-  // head before dK is written) and dk; dF (dead after ffn_in's backward) with dq (written
+  // next, by o's backward; its last reads are attention's dV and dP products, each one call
+  // over every head, before dK is written) and dk; dF (dead after ffn_in's backward) with dq (written
   // later, by attention's backward). Each contraction still writes a bwd arena
   // that none of its inputs is in.
   const int logits_words = m.intents + K * m.slot_tags;
@@ -273,10 +273,13 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
 
 namespace {
 
+}  // namespace
+
 /// The gradient mode's read-back of one tensor's gradient (words from g) to out, each word
-/// re-zeroed: one function, not inlined, so the top holds one copy of the loop whatever the
-/// number of update points (not a step the simulator prices).
-void store_gradient(Ref g, float* out, int words) {
+/// re-zeroed: not inlined, and limited to one instance in the top (ALLOCATION in top.cc), so
+/// the top holds one copy of the loop whatever the number of update points (not a step the
+/// simulator prices).
+void ttsim_store_gradient(Ref g, float* out, int words) {
 #pragma HLS INLINE off
 grad_store:
   for (int w = 0; w < words; ++w) {
@@ -285,6 +288,8 @@ grad_store:
     bank_write("g", g, w, 0.0f);
   }
 }
+
+namespace {
 
 /// The update of tensors [first, first + count) of L.tensors, whose gradients are complete
 /// in the grad arena (model_train_step): SGD on each, or in the gradient mode their
@@ -298,7 +303,7 @@ void update_group(const Layout& L, const Arenas& a, int first, int count, float 
       sgd_update(a.param + t.offset, a.grad + t.grad, t.words, lr);
       continue;
     }
-    store_gradient(a.grad + t.grad, grad_out + t.offset, t.words);
+    ttsim_store_gradient(a.grad + t.grad, grad_out + t.offset, t.words);
   }
 }
 

@@ -194,6 +194,10 @@ struct StepLosses {
 
 /// Forward only: logits in act[logit_i] (intents) and act[logit_s] (K × slot_tags).
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens);
+/// The gradient mode's read-back of `words` gradient words from g to out (each re-zeroed);
+/// one RTL instance in the top (ALLOCATION limit 1, top.cc).
+void ttsim_store_gradient(Ref g, float* out, int words);
+
 /// One training step: forward, loss, backward, and each update group's update fused into
 /// the backward pass — as soon as the group's gradients are complete and every task that
 /// reads the group's old values has run (the group's own backward), before the next

@@ -77,6 +77,8 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ALLOCATION function instances = ttsim_transpose limit = TTSIM_INSTANCES_TTSIM_TRANSPOSE
 #pragma HLS ALLOCATION function instances = ttsim_loss limit = TTSIM_INSTANCES_TTSIM_LOSS
 #pragma HLS ALLOCATION function instances = ttsim_sgd_update limit = TTSIM_INSTANCES_TTSIM_SGD_UPDATE
+  // The gradient mode's read-back (model_step.h): one instance for its every call site.
+#pragma HLS ALLOCATION function instances = ttsim_store_gradient limit = 1
   using namespace ttsim_cfg;
   using namespace ttsim_hls;
   // The on-chip arenas (the machine description's memories; model_step.h ArenaId): words,

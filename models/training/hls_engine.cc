@@ -88,6 +88,17 @@ std::unique_ptr<TrainingEngine> make_hls_engine(const EngineSetup& setup) {
       }
       options.btt_by_kind[kind] = flow == Flow::kBTT;
     }
+    // Recomputed BTT merges: the same step bit for bit, run as the emitted build runs it.
+    options.recompute_merges = arch.recompute_merges;
+    if (arch.recompute_merges) {
+      for (const auto& [kind, flow] : arch.flow_by_kind) {
+        if (flow != Flow::kBTT) {
+          throw InputError(fmt::format("{}: /memory/recompute: \"btt_merges\" recomputes the merges of the BTT "
+                                       "flow, but /flows/{} is {}",
+                                       setup.arch_path, kind, to_string(flow)));
+        }
+      }
+    }
   }
   return std::make_unique<HlsEngine>(setup, options);
 }
