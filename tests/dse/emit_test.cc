@@ -280,16 +280,19 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
 }
 
 TEST(Emit, AModelOfFewTokensAndIntentsAndARankPerLayerPassesCSimulation) {
-  // Fewer tokens than the testbench's usual ten, fewer intents than its usual label, and
-  // TT ranks that differ per encoder layer (design_config.h kLayerRanks): the step equals
-  // the Eigen reference's of the same model.
+  // Fewer tokens than the testbench's usual ten, fewer intents than its usual label, TT
+  // ranks that differ per encoder layer (design_config.h kLayerRanks) and the BTT merges
+  // recomputed in the backward pass (kRecomputeMerges): the step equals the Eigen
+  // reference's of the same model, gradients and updated parameters.
   const std::string out = tmp("emit_short");
   Json chosen = reference_design();
   chosen["name"] = "atis_2enc-short";
   chosen["configs"]["model"]["seq_len"] = 6;
   chosen["configs"]["model"]["intents"] = 3;
   chosen["configs"]["model"]["overrides"] = {{"enc0.k", {{"rank", 4}}}, {"enc1.ffn_in", {{"rank", 8}}}};
+  chosen["configs"]["arch"]["memory"]["recompute"] = "btt_merges";
   EXPECT_NE(emitted_header(chosen).find("{1, 4, 4, 4, 4, 4, 1, 0, 0, 0, 0, 0, 0},  // enc0.k"), std::string::npos);
+  EXPECT_NE(emitted_header(chosen).find("constexpr bool kRecomputeMerges = true;"), std::string::npos);
   emit_design(chosen, "chosen.json", out, ".");
   const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out + "/csim.log' 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(out + "/csim.log");
