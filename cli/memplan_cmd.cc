@@ -131,8 +131,9 @@ int run_memplan(const std::vector<std::string>& args) {
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);
   const machine::Machine& m = ev->machine();
   const TaskGraph& graph = ev->step.graph();
-  std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}\n", model.name,
-                           model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name)
+  std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}{}\n", model.name,
+                           model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name,
+                           arch.recompute_merges ? "; BTT merges recomputed in the backward pass" : "")
             << machine::arrays_table(m) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
             << machine::fit_summary(m, device, ev->over_device);
   Json j = machine::arrays_json(m, graph, ev->over_device);

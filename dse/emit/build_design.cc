@@ -45,7 +45,7 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.arch = std::move(arch);
   d.device = std::move(device);
   machine::check_buildable(d.arch);
-  d.hls = machine::hls_design(d.model, d.arch, file);
+  d.hls = machine::hls_design(d.model, d.arch, file + " (/configs/arch)");
   if (described) {
     d.machine = *described;
   } else {

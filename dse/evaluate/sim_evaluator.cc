@@ -68,7 +68,10 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_buildab
   r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
   if (check_buildable) {
     machine::check_buildable(r.arch);
-    machine::hls_design(*r.model, r.arch, p.arch_file.empty() ? r.arch.name : p.arch_file, p.model_file);
+    // The point's arch is the base file as the sweep's axes set it: errors say so.
+    machine::hls_design(*r.model, r.arch,
+                        (p.arch_file.empty() ? r.arch.name : p.arch_file) + " as this point's axes set it",
+                        p.model_file);
   }
   if (ctx.calibration) {
     // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
