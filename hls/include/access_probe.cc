@@ -140,6 +140,7 @@ struct ProbeState {
   NameTable loop_names, array_names, reg_names;
   std::vector<int> sequence;                  // loop id of every invocation, in program order
   std::vector<std::int64_t> sequence_trips;   // its iterations
+  std::vector<std::vector<std::pair<int, int>>> sequence_bindings;  // its (array id, memory) pairs
   std::vector<std::unique_ptr<LoopState>> loops;  // by loop id
   LoopState* cur = nullptr;  // loop of the invocation in progress, or null
   int cur_id = -1;
@@ -159,6 +160,7 @@ struct ProbeState {
       std::sort(binding.begin(), binding.end());
       binding.erase(std::unique(binding.begin(), binding.end()), binding.end());
       cur->bindings.insert(binding);
+      if (!sequence_bindings.empty()) sequence_bindings.back() = binding;
     }
     binding.clear();
   }
@@ -172,6 +174,7 @@ struct ProbeState {
     cur_id = loop_id;
     sequence.push_back(loop_id);
     sequence_trips.push_back(0);
+    sequence_bindings.emplace_back();
     ++cur->invocations;
     ++invocation;
     iteration = -1;
@@ -369,10 +372,16 @@ AccessProbeScope::~AccessProbeScope() {
 }
 
 std::vector<LoopInvocation> AccessProbeScope::sequence() const {
+  state_->flush_binding();
+  const ProbeState& p = *state_;
   std::vector<LoopInvocation> out;
-  out.reserve(state_->sequence.size());
-  for (std::size_t i = 0; i < state_->sequence.size(); ++i) {
-    out.push_back({state_->loop_names.name(state_->sequence[i]), state_->sequence_trips[i]});
+  out.reserve(p.sequence.size());
+  for (std::size_t i = 0; i < p.sequence.size(); ++i) {
+    LoopInvocation v{p.loop_names.name(p.sequence[i]), p.sequence_trips[i], {}};
+    for (const auto& [array, memory] : p.sequence_bindings[i]) {
+      v.binding[p.array_names.name(array)] = p.memories[memory].name;
+    }
+    out.push_back(std::move(v));
   }
   return out;
 }

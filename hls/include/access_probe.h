@@ -119,6 +119,9 @@ struct MeasuredLoop {
 struct LoopInvocation {
   std::string loop;             ///< loop label
   std::int64_t iterations = 0;  ///< iterations it ran (its trip count)
+  /// The physical memory each kernel array of this invocation touched (array name →
+  /// registered memory name); empty when it touched no registered memory.
+  std::map<std::string, std::string> binding;
 };
 
 struct ProbeState;

@@ -238,6 +238,36 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
       EXPECT_LE(accesses, ttsim_spec::kBankPorts) << loop << " on " << memory;
     }
   }
+  // Call by call: the i-th loop invocation of the graph's tasks (in task order) binds its
+  // kernel's arrays to the memories the real step's i-th invocation touched.
+  {
+    std::vector<std::map<std::string, std::string>> want_bind;
+    for (const auto& t : g.tasks) {
+      const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
+      for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
+        std::map<std::string, std::string> b;
+        for (const auto& a : l.accesses) {
+          const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
+          if (id != ttsim_spec::kIndexMem) b[a.array] = memory_name(id);
+        }
+        want_bind.push_back(std::move(b));
+      }
+    }
+    ASSERT_EQ(want_bind.size(), sequence.size());
+    int differ = 0;
+    for (std::size_t i = 0; i < sequence.size(); ++i) {
+      // A loop that touched no registered memory (only registers) has no measured binding.
+      if (sequence[i].binding.empty()) continue;
+      if (want_bind[i] == sequence[i].binding) continue;
+      if (++differ > 3) continue;
+      std::string w, h;
+      for (const auto& [arg, memory] : want_bind[i]) w += arg + "=" + memory + " ";
+      for (const auto& [arg, memory] : sequence[i].binding) h += arg + "=" + memory + " ";
+      ADD_FAILURE() << spec.name << " " << to_string(flow) << ": invocation " << i << " (" << sequence[i].loop
+                    << ") graph binds " << w << "| the step " << h;
+    }
+    EXPECT_EQ(differ, 0) << "invocations whose memories differ";
+  }
   // Every task of the graph binds its kernel's arrays to the memories the real step's call
   // sites bind them to: the same distinct bindings per loop.
   for (const auto& [loop, bindings] : graph_bindings(g)) {
