@@ -155,11 +155,12 @@ std::string memory_name(int id) {
   return id == ttsim_spec::kIndexMem ? "index_mem" : "?" + std::to_string(id);
 }
 
-/// Per loop label: the distinct bindings of the float arrays the loop accesses to the top's
-/// memories over the graph's tasks (TaskShape::memories: from where the graph places each
-/// buffer a task binds, Buffer::memory). The int index array is not a probed memory.
-std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindings(const TaskGraph& g) {
-  std::map<std::string, std::set<std::map<std::string, std::string>>> out;
+/// Every loop invocation of the graph's tasks, in task order: its loop label and the
+/// binding of the float arrays it accesses to the top's memories (TaskShape::memories: from
+/// where the graph places each buffer a task binds, Buffer::memory). The int index array is
+/// not a probed memory.
+std::vector<std::pair<std::string, std::map<std::string, std::string>>> graph_call_bindings(const TaskGraph& g) {
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
   for (const auto& t : g.tasks) {
     const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
     for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
@@ -168,9 +169,16 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
         const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
         if (id != ttsim_spec::kIndexMem) b[a.array] = memory_name(id);
       }
-      out[l.name].insert(b);
+      out.emplace_back(l.name, std::move(b));
     }
   }
+  return out;
+}
+
+/// Per loop label: the distinct bindings of graph_call_bindings.
+std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindings(const TaskGraph& g) {
+  std::map<std::string, std::set<std::map<std::string, std::string>>> out;
+  for (auto& [loop, b] : graph_call_bindings(g)) out[loop].insert(std::move(b));
   return out;
 }
 
@@ -241,27 +249,16 @@ void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K =
   // Call by call: the i-th loop invocation of the graph's tasks (in task order) binds its
   // kernel's arrays to the memories the real step's i-th invocation touched.
   {
-    std::vector<std::map<std::string, std::string>> want_bind;
-    for (const auto& t : g.tasks) {
-      const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
-      for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
-        std::map<std::string, std::string> b;
-        for (const auto& a : l.accesses) {
-          const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
-          if (id != ttsim_spec::kIndexMem) b[a.array] = memory_name(id);
-        }
-        want_bind.push_back(std::move(b));
-      }
-    }
+    const auto want_bind = graph_call_bindings(g);
     ASSERT_EQ(want_bind.size(), sequence.size());
     int differ = 0;
     for (std::size_t i = 0; i < sequence.size(); ++i) {
       // A loop that touched no registered memory (only registers) has no measured binding.
       if (sequence[i].binding.empty()) continue;
-      if (want_bind[i] == sequence[i].binding) continue;
+      if (want_bind[i].second == sequence[i].binding) continue;
       if (++differ > 3) continue;
       std::string w, h;
-      for (const auto& [arg, memory] : want_bind[i]) w += arg + "=" + memory + " ";
+      for (const auto& [arg, memory] : want_bind[i].second) w += arg + "=" + memory + " ";
       for (const auto& [arg, memory] : sequence[i].binding) h += arg + "=" + memory + " ";
       ADD_FAILURE() << spec.name << " " << to_string(flow) << ": invocation " << i << " (" << sequence[i].loop
                     << ") graph binds " << w << "| the step " << h;
