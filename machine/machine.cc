@@ -519,6 +519,22 @@ void arena_buffers(const ArenaSlots& slots, int arena, std::int64_t end, const c
   out.resize(n);
 }
 
+/// The slots of the grad arena into `out` (storage reused): each parameter slot's gradient
+/// ("<slot>.grad", the slot's words) at its update group's offset in the grad arena
+/// (Layout::tensors[].grad; the groups share the arena: their slots overlap in words, not in
+/// time). Throws std::logic_error when a parameter slot starts no tensor of the layout.
+void grad_arena_buffers(const ArenaSlots& slots, const ttsim_hls::Layout& L, std::vector<MemoryBuffer>& out) {
+  arena_buffers(slots, ttsim_hls::kParamArena, L.param_words, ".grad", out);
+  int t = 0;
+  for (MemoryBuffer& b : out) {
+    while (t < L.n_tensors && L.tensors[t].offset < b.offset) ++t;
+    if (t == L.n_tensors || L.tensors[t].offset != b.offset) {
+      throw std::logic_error("grad_arena_buffers: a parameter slot that starts no tensor");
+    }
+    b.offset = L.tensors[t].grad;
+  }
+}
+
 /// Memory::peak_live_words of every array of `m` (Machine::memory_of_buffer filled): live
 /// words over the program order, +words at a buffer's first task, -words after its last,
 /// the peak taken once every change at a task is applied. The changes are bucketed by task
@@ -607,17 +623,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     Memory& mem = m.memories[a];
     if (a == ttsim_hls::kGradArena) {
-      // Each parameter slot's gradient, at its update group's offset in the grad arena
-      // (the groups share the arena: their slots overlap in words, not in time).
-      arena_buffers(slots, ttsim_hls::kParamArena, L.param_words, ".grad", mem.buffers);
-      int t = 0;
-      for (MemoryBuffer& b : mem.buffers) {
-        while (t < L.n_tensors && L.tensors[t].offset < b.offset) ++t;
-        if (t == L.n_tensors || L.tensors[t].offset != b.offset) {
-          throw std::logic_error("describe_memories: a parameter slot that starts no tensor");
-        }
-        b.offset = L.tensors[t].grad;
-      }
+      grad_arena_buffers(slots, L, mem.buffers);
     } else {
       arena_buffers(slots, a, L.words[a], "", mem.buffers);
     }
