@@ -59,90 +59,100 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
 
 }  // namespace
 
-bool make_layout(const ModelDims& m, Layout* out) {
-  if (m.encoders < 0 || m.encoders > kMaxEncoders || m.heads < 1 || m.d_model % m.heads != 0) {
-    return false;
+namespace {
+
+/// Lays out a Layout arena by arena, in make_layout's order: a buffer goes at the end of
+/// its arena; a parameter tensor at the end of the param arena with its gradient at the
+/// end of its update group in the grad arena.
+class LayoutBuilder {
+ public:
+  LayoutBuilder(const ModelDims& m, Layout& L) : m_(m), L_(L), K_(m.seq_len), D_(m.d_model) {}
+
+  /// A buffer of `words` at the end of arena `arena`; its offset.
+  int alloc(int arena, int words) {
+    const int off = L_.words[arena];
+    L_.words[arena] += words;
+    return off;
   }
-  if (m.emb.d < 2 || m.emb.d > kMaxTtmFactors || m.emb.dim() != m.d_model) return false;
-  Layout& L = *out;
-  L = Layout();
-  const int K = m.seq_len, D = m.d_model, F = m.ffn_dim, H = m.heads;
-  int* W = L.words;
-  // A buffer of `words` at the end of arena `arena`.
-  auto alloc = [&](int arena, int words) {
-    const int off = W[arena];
-    W[arena] += words;
-    return off;
-  };
-  // The update group being laid out: its gradients from word 0 of the grad arena.
-  int group_words = 0;
-  auto group = [&]() {
-    group_words = 0;
-    return L.n_tensors;
-  };
-  auto param = [&](int words) {
+  /// Starts an update group (its gradients from word 0 of the grad arena); the index of its
+  /// first tensor.
+  int group() {
+    group_words_ = 0;
+    return L_.n_tensors;
+  }
+  /// A parameter tensor of `words` in the current group; its param offset.
+  int param(int words) {
     const int off = alloc(kParamArena, words);
-    L.tensors[L.n_tensors++] = {off, words, group_words};
-    group_words += words;
-    W[kGradArena] = max_i(W[kGradArena], group_words);
+    L_.tensors[L_.n_tensors++] = {off, words, group_words_};
+    group_words_ += words;
+    L_.words[kGradArena] = max_i(L_.words[kGradArena], group_words_);
     return off;
-  };
-  // The gradient offset of the tensor laid out last.
-  auto grad_of_last = [&]() { return L.tensors[L.n_tensors - 1].grad; };
-  L.emb_t = group();
-  L.emb_cores = W[kParamArena];
-  for (int k = 1; k <= m.emb.d; ++k) param(m.emb.core_words(k));
-  L.emb_tensors = L.n_tensors - L.emb_t;
-  L.emb_gcores = L.tensors[L.emb_t].grad;
-  L.pos_t = group();
-  L.pos = param(m.seq_len * D);
-  L.gpos = grad_of_last();
-  L.lne_g = param(D);
-  L.glne_g = grad_of_last();
-  L.lne_b = param(D);
-  L.glne_b = grad_of_last();
-  int lin_scratch[2] = {0, 0};
-  int merge_words[2] = {0, 0};
-  // Slots shared by buffers whose lifetimes do not overlap (arrays by lifetime):
-  //  - resid (act): every LayerNorm input — x0 and each encoder's residual sums a1, a2 —
-  //    read only by its LayerNorm, whose backward reads x̂ and 1/σ instead;
-  //  - proj (out): the embedding's E and each encoder's o and ffn_out outputs, each read
-  //    only by the add that follows it.
-  L.resid = alloc(kActArena, K * D);
-  L.proj = alloc(kOutArena, K * D);
-  for (int e = 0; e < m.encoders; ++e) {
-    EncoderSlots& es = L.enc[e];
+  }
+  /// The gradient offset of the tensor laid out last.
+  int grad_of_last() const { return L_.tensors[L_.n_tensors - 1].grad; }
+
+  /// The embedding's parameters: its TTM cores (one group), then the position table and
+  /// its LayerNorm (another).
+  void embedding_params() {
+    const int D = D_;
+    L_.emb_t = group();
+    L_.emb_cores = L_.words[kParamArena];
+    for (int k = 1; k <= m_.emb.d; ++k) param(m_.emb.core_words(k));
+    L_.emb_tensors = L_.n_tensors - L_.emb_t;
+    L_.emb_gcores = L_.tensors[L_.emb_t].grad;
+    L_.pos_t = group();
+    L_.pos = param(m_.seq_len * D);
+    L_.gpos = grad_of_last();
+    L_.lne_g = param(D);
+    L_.glne_g = grad_of_last();
+    L_.lne_b = param(D);
+    L_.glne_b = grad_of_last();
+  }
+
+  /// Linear layer i of encoder e: its update group, Z and saved merges (or its share of
+  /// the recomputed merges' slots), its output; false when the kernels cannot run it.
+  bool linear(int e, int i) {
+    const LinearDims& l = m_.lin[e][i];
+    const int K = K_;
+    if (l.recompute && !(l.tt && l.btt)) return false;  // only BTT merges are recomputed
+    if (l.tt) {
+      if (l.t.d < 1 || l.t.e < 1 || l.t.d > kMaxTtFactors || l.t.e > kMaxTtFactors) return false;
+      if (l.t.M() != l.in_dim || l.t.N() != l.out_dim) return false;
+    }
+    LinearSlots& s = L_.enc[e].lin[i];
+    s.tensor = group();
+    s.w = L_.words[kParamArena];
+    s.gw = 0;
+    if (l.tt) {
+      for (int k = 1; k <= l.t.d + l.t.e; ++k) param(l.t.core_words(k));
+    } else {
+      param(l.in_dim * l.out_dim);
+    }
+    s.w_words = L_.words[kParamArena] - s.w;
+    s.b = param(l.out_dim);
+    s.gb = grad_of_last();
+    s.tensors = L_.n_tensors - s.tensor;
+    if (l.tt && l.btt) s.z = alloc(kSaved1Arena, K * l.t.r[l.t.d]);
+    if (l.tt && l.btt && l.recompute) {
+      // The shared merge slots (placed after the encoders): the largest recomputing layer's.
+      for (int p = 0; p < 2; ++p) merge_words_[p] = max_i(merge_words_[p], linear_saved_words(l, K, p));
+    } else {
+      s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
+      s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
+    }
+    if ((i == 3 || i == 5) && l.out_dim != D_) return false;  // a residual branch is D wide
+    s.y = i == 3 || i == 5 ? L_.proj : alloc(kOutArena, K * l.out_dim);
+    for (int p = 0; p < 2; ++p) lin_scratch_[p] = max_i(lin_scratch_[p], linear_scratch_words(l, K, p));
+    return true;
+  }
+
+  /// Encoder e: its six linear layers, two LayerNorm groups and its activations; false
+  /// when a layer cannot run.
+  bool encoder(int e) {
+    const int K = K_, D = D_, H = m_.heads;
+    EncoderSlots& es = L_.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
-      const LinearDims& l = m.lin[e][i];
-      if (l.recompute && !(l.tt && l.btt)) return false;  // only BTT merges are recomputed
-      if (l.tt) {
-        if (l.t.d < 1 || l.t.e < 1 || l.t.d > kMaxTtFactors || l.t.e > kMaxTtFactors) return false;
-        if (l.t.M() != l.in_dim || l.t.N() != l.out_dim) return false;
-      }
-      LinearSlots& s = es.lin[i];
-      s.tensor = group();
-      s.w = W[kParamArena];
-      s.gw = 0;
-      if (l.tt) {
-        for (int k = 1; k <= l.t.d + l.t.e; ++k) param(l.t.core_words(k));
-      } else {
-        param(l.in_dim * l.out_dim);
-      }
-      s.w_words = W[kParamArena] - s.w;
-      s.b = param(l.out_dim);
-      s.gb = grad_of_last();
-      s.tensors = L.n_tensors - s.tensor;
-      if (l.tt && l.btt) s.z = alloc(kSaved1Arena, K * l.t.r[l.t.d]);
-      if (l.tt && l.btt && l.recompute) {
-        // The shared merge slots (placed after the encoders): the largest recomputing layer's.
-        for (int p = 0; p < 2; ++p) merge_words[p] = max_i(merge_words[p], linear_saved_words(l, K, p));
-      } else {
-        s.saved[0] = alloc(kSaved0Arena, linear_saved_words(l, K, 0));
-        s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
-      }
-      if ((i == 3 || i == 5) && l.out_dim != D) return false;  // a residual branch is D wide
-      s.y = i == 3 || i == 5 ? L.proj : alloc(kOutArena, K * l.out_dim);
-      for (int p = 0; p < 2; ++p) lin_scratch[p] = max_i(lin_scratch[p], linear_scratch_words(l, K, p));
+      if (!linear(e, i)) return false;
     }
     es.ln1_t = group();
     es.ln1_g = param(D);
@@ -152,84 +162,131 @@ bool make_layout(const ModelDims& m, Layout* out) {
     es.ln2_b = param(D);
     es.P = alloc(kSaved0Arena, H * K * K);
     es.ctx = alloc(kActArena, K * D);
-    es.a1 = L.resid;
+    es.a1 = L_.resid;
     es.h1 = alloc(kActArena, K * D);
     es.xhat1 = alloc(kSaved1Arena, K * D);
     es.rstd1 = alloc(kSaved1Arena, K);
-    es.g = alloc(kActArena, K * F);
-    es.a2 = L.resid;
+    es.g = alloc(kActArena, K * m_.ffn_dim);
+    es.a2 = L_.resid;
     es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
+    return true;
   }
-  // The merge slots every recomputing BTT layer shares (its merges live from its forward
-  // merges to its Y, and again from its backward's btt_remerge to its last chain step).
-  L.merge[0] = alloc(kSaved0Arena, merge_words[0]);
-  L.merge[1] = alloc(kSaved1Arena, merge_words[1]);
-  for (int e = 0; e < m.encoders; ++e) {
-    for (int i = 0; i < kLinearsPerEncoder; ++i) {
-      const LinearDims& l = m.lin[e][i];
-      if (!(l.tt && l.btt && l.recompute)) continue;
-      L.enc[e].lin[i].saved[0] = L.merge[0];
-      L.enc[e].lin[i].saved[1] = L.merge[1];
+
+  /// The merge slots every recomputing BTT layer shares (its merges live from its forward
+  /// merges to its Y, and again from its backward's btt_remerge to its last chain step).
+  void merge_slots() {
+    L_.merge[0] = alloc(kSaved0Arena, merge_words_[0]);
+    L_.merge[1] = alloc(kSaved1Arena, merge_words_[1]);
+    for (int e = 0; e < m_.encoders; ++e) {
+      for (int i = 0; i < kLinearsPerEncoder; ++i) {
+        const LinearDims& l = m_.lin[e][i];
+        if (!(l.tt && l.btt && l.recompute)) continue;
+        L_.enc[e].lin[i].saved[0] = L_.merge[0];
+        L_.enc[e].lin[i].saved[1] = L_.merge[1];
+      }
     }
   }
-  // A head's update group: weight D × classes, then bias.
-  auto head = [&](LinearSlots& s, int classes) {
+
+  /// A head's update group: weight D × classes, then bias.
+  void head(LinearSlots& s, int classes) {
     s.tensor = group();
-    s.w = param(D * classes);
-    s.w_words = D * classes;
+    s.w = param(D_ * classes);
+    s.w_words = D_ * classes;
     s.gw = 0;
     s.b = param(classes);
     s.gb = grad_of_last();
     s.tensors = 2;
-  };
-  head(L.head_i, m.intents);
-  head(L.head_s, m.slot_tags);
+  }
+
+  /// The activation gradients and the row statistics.
+  void gradients() {
+    const int K = K_, D = D_, H = m_.heads;
+    L_.dA = alloc(kBwdAArena, K * D);
+    L_.dP = alloc(kBwdAArena, H * K * K);
+    // Gradients of disjoint lifetimes share a slot: the head dlogits (read by the heads'
+    // backward, before any encoder's), dB (dead after LayerNorm 1's gradient), dctx (written
+    // next, by o's backward; its last reads are attention's dV and dP products, each one
+    // call over every head, before dK is written) and dk; dF (dead after ffn_in's backward)
+    // with dq (written later, by attention's backward). Each contraction still writes a bwd
+    // arena that none of its inputs is in.
+    const int logits_words = m_.intents + K * m_.slot_tags;
+    L_.dB = alloc(kBwdBArena, max_i(K * D, logits_words));
+    L_.dctx = L_.dB;
+    L_.dk = L_.dB;
+    L_.dlogit_i = L_.dB;
+    L_.dlogit_s = L_.dB + m_.intents;
+    L_.dv = alloc(kBwdCArena, K * D);
+    L_.dF = alloc(kBwdCArena, K * max_i(D, m_.ffn_dim));
+    L_.dq = L_.dF;
+    L_.stat = alloc(kStatArena, 3 * max_i(H * K, K));
+  }
+
+  /// The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
+  /// backward chain) and the TTM embedding's (its backward, after every linear layer's)
+  /// never live at once: both from word 0 of each chain arena.
+  void chain_scratch() {
+    for (int p = 0; p < 2; ++p) {
+      const int arena = p == 0 ? kChain0Arena : kChain1Arena;
+      L_.lin_scratch[p] = 0;
+      L_.ttm_scratch[p] = 0;
+      L_.words[arena] = max_i(lin_scratch_[p], ttm_scratch_words(m_.emb, K_, p));
+    }
+  }
+
+ private:
+  const ModelDims& m_;
+  Layout& L_;
+  const int K_, D_;
+  int group_words_ = 0;
+  int lin_scratch_[2] = {0, 0};
+  int merge_words_[2] = {0, 0};
+};
+
+}  // namespace
+
+bool make_layout(const ModelDims& m, Layout* out) {
+  if (m.encoders < 0 || m.encoders > kMaxEncoders || m.heads < 1 || m.d_model % m.heads != 0) {
+    return false;
+  }
+  if (m.emb.d < 2 || m.emb.d > kMaxTtmFactors || m.emb.dim() != m.d_model) return false;
+  Layout& L = *out;
+  L = Layout();
+  LayoutBuilder b(m, L);
+  const int K = m.seq_len, D = m.d_model;
+  int* W = L.words;
+  b.embedding_params();
+  // Slots shared by buffers whose lifetimes do not overlap (arrays by lifetime):
+  //  - resid (act): every LayerNorm input — x0 and each encoder's residual sums a1, a2 —
+  //    read only by its LayerNorm, whose backward reads x̂ and 1/σ instead;
+  //  - proj (out): the embedding's E and each encoder's o and ffn_out outputs, each read
+  //    only by the add that follows it.
+  L.resid = b.alloc(kActArena, K * D);
+  L.proj = b.alloc(kOutArena, K * D);
+  for (int e = 0; e < m.encoders; ++e) {
+    if (!b.encoder(e)) return false;
+  }
+  b.merge_slots();
+  b.head(L.head_i, m.intents);
+  b.head(L.head_s, m.slot_tags);
   L.wi = L.head_i.w;
   L.bi = L.head_i.b;
   L.ws = L.head_s.w;
   L.bs = L.head_s.b;
   L.param_words = W[kParamArena];
 
-  L.emb_saved[0] = alloc(kSaved0Arena, ttm_saved_words(m.emb, K, 0));
-  L.emb_saved[1] = alloc(kSaved1Arena, ttm_saved_words(m.emb, K, 1));
+  L.emb_saved[0] = b.alloc(kSaved0Arena, ttm_saved_words(m.emb, K, 0));
+  L.emb_saved[1] = b.alloc(kSaved1Arena, ttm_saved_words(m.emb, K, 1));
   L.E = L.proj;
   L.x0 = L.resid;
-  L.h0 = alloc(kActArena, K * D);
-  L.xhat0 = alloc(kSaved1Arena, K * D);
-  L.rstd0 = alloc(kSaved1Arena, K);
-  L.logit_i = alloc(kOutArena, m.intents);
-  L.logit_s = alloc(kOutArena, K * m.slot_tags);
-
-  const int wide = max_i(D, F);
-  L.dA = alloc(kBwdAArena, K * D);
-  L.dP = alloc(kBwdAArena, H * K * K);
-  // Gradients of disjoint lifetimes share a slot: the head dlogits (read by the heads'
-  // backward, before any encoder's), dB (dead after LayerNorm 1's gradient), dctx (written
-  // next, by o's backward; its last reads are attention's dV and dP products, each one call
-  // over every head, before dK is written) and dk; dF (dead after ffn_in's backward) with dq (written
-  // later, by attention's backward). Each contraction still writes a bwd arena
-  // that none of its inputs is in.
-  const int logits_words = m.intents + K * m.slot_tags;
-  L.dB = alloc(kBwdBArena, max_i(K * D, logits_words));
-  L.dctx = L.dB;
-  L.dk = L.dB;
-  L.dlogit_i = L.dB;
-  L.dlogit_s = L.dB + m.intents;
-  L.dv = alloc(kBwdCArena, K * D);
-  L.dF = alloc(kBwdCArena, K * wide);
-  L.dq = L.dF;
-  L.stat = alloc(kStatArena, 3 * max_i(H * K, K));
-  // The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
-  // backward chain) and the TTM embedding's (its backward, after every linear layer's)
-  // never live at once: both from word 0 of each chain arena.
-  for (int p = 0; p < 2; ++p) {
-    const int arena = p == 0 ? kChain0Arena : kChain1Arena;
-    L.lin_scratch[p] = 0;
-    L.ttm_scratch[p] = 0;
-    W[arena] = max_i(lin_scratch[p], ttm_scratch_words(m.emb, K, p));
-  }
+  L.h0 = b.alloc(kActArena, K * D);
+  L.xhat0 = b.alloc(kSaved1Arena, K * D);
+  L.rstd0 = b.alloc(kSaved1Arena, K);
+  L.logit_i = b.alloc(kOutArena, m.intents);
+  L.logit_s = b.alloc(kOutArena, K * m.slot_tags);
+  b.gradients();
+  b.chain_scratch();
   L.act_words = W[kActArena] + W[kOutArena] + W[kSaved0Arena] + W[kSaved1Arena];
   L.scratch_words = W[kBwdAArena] + W[kBwdBArena] + W[kBwdCArena] + W[kChain0Arena] + W[kChain1Arena] +
                     W[kStatArena];
@@ -270,10 +327,6 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   dense_forward(a.index, D, m.intents, 1, a.act + h, P + L.wi, P + L.bi, a.out + L.logit_i);
   dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s);
 }
-
-namespace {
-
-}  // namespace
 
 /// The gradient mode's read-back of one tensor's gradient (words from g) to out, each word
 /// re-zeroed: not inlined, and limited to one instance in the top (ALLOCATION in top.cc), so
