@@ -45,8 +45,4 @@ PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& a, Power
   return p;
 }
 
-double control_luts(double unit_instances, double banks) {
-  return kControlLutsPerUnitInstance * unit_instances + kControlLutsPerBank * banks;
-}
-
 }  // namespace ttsim

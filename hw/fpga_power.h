@@ -56,15 +56,4 @@ const char* to_string(PowerScenario s);
 PowerBreakdown fpga_power(const DeviceSpec& device, const FpgaActivity& activity,
                           PowerScenario scenario = PowerScenario::kClocked);
 
-/// Assumed control logic (loop FSMs, address generation, handshakes) per elaborated
-/// unit instance and per on-chip bank, LUTs. A modelling assumption, not a csynth figure.
-inline constexpr double kControlLutsPerUnitInstance = 2000.0;
-inline constexpr double kControlLutsPerBank = 500.0;
-
-/// Control LUTs of a design with `unit_instances` kernel / nonlinear unit instances and
-/// `banks` BRAM36/URAM288 banks: kControlLutsPerUnitInstance · instances +
-/// kControlLutsPerBank · banks. The one rule used by the power model's logic units and
-/// the explorer's LUT headroom check.
-double control_luts(double unit_instances, double banks);
-
 }  // namespace ttsim

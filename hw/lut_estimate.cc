@@ -1,5 +1,6 @@
 #include "hw/lut_estimate.h"
 
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -39,6 +40,32 @@ bool kernel_runs_on(int kernel, UnitKind unit) {
   return kernel >= 0 && kernel < static_cast<int>(units.size()) && units[kernel] == static_cast<int>(unit);
 }
 
+int unit_pipelined_loops(UnitKind unit) {
+  int loops = 0;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (kernel_runs_on(ki, unit)) loops += ttsim_spec::kKernelSpecs[ki].n_loops;
+  }
+  return loops;
+}
+
+double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
+
+int unit_read_sites(UnitKind unit, bool lane) {
+  int sites = 0;
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
+    for (int l = 0; l < k.n_loops; ++l) {
+      for (int a = 0; a < k.loops[l].n_access; ++a) {
+        const ttsim_spec::ArrayAccess& acc = k.loops[l].access[a];
+        if (std::strcmp(acc.array, "index") == 0) continue;
+        if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
+      }
+    }
+  }
+  return sites;
+}
+
 double operator_core_luts(int op) {
   if (op < 0 || op >= ttsim_spec::kOprCount) throw std::invalid_argument("operator_core_luts: unknown operator");
   return kOperatorLuts[op].luts;
@@ -50,6 +77,36 @@ Json operator_luts_json() {
     if (o.luts > 0) j[o.op] = {{"value", o.luts}, {"unit", "LUT per core"}, {"source", o.source}};
   }
   return j;
+}
+
+Json LutTerms::to_json() const {
+  return {{"operators", operators}, {"networks", networks}, {"control", control},
+          {"array_select", array_select}, {"port_mux", port_mux}, {"total", total()}};
+}
+
+Json lut_estimate_json() {
+  return {
+      {"operator_core_luts", operator_luts_json()},
+      {"control_luts_per_pipelined_loop",
+       {{"value", kControlLutsPerPipelinedLoop},
+        {"low", kControlLutsPerPipelinedLoopLow},
+        {"high", kControlLutsPerPipelinedLoopHigh},
+        {"unit", "LUT per pipelined loop module"},
+        {"source",
+         "median over 9 designs of each design's median (module LUTs - FP operator core LUTs) over its _Pipeline_ "
+         "modules in real csynth reports (shared/data/hls_reports, 909 modules, Vitis HLS 2021.1-2023.2); low/high: "
+         "lowest/highest design median; hls/calibration/control_lut_fit.h"}}},
+      {"bank_network_luts",
+       {{"unit", "LUT"},
+        {"rule", "per access site of the kernel specification, 32 bits: lane_read_network_luts / "
+                 "lane_write_network_luts / scalar_read_network_luts (hls/include/banked.h)"},
+        {"source", "multiplexer structure: LUT6 as a 4:1 multiplexer, barrel rotator stages"}}},
+      {"binding_multiplexer_luts",
+       {{"unit", "LUT"},
+        {"rule", "array select: per instance read site, an A:1 multiplexer (A = arrays its unit's tasks use) of 32 "
+                 "bits per bank (lane site) or 32 bits (scalar site); port multiplexers: per array bank, 2 ports x "
+                 "(32 data + address + 1 enable) bits x ceil(U/2):1 (U = instances bound to the array)"},
+        {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"}}}};
 }
 
 double unit_operator_luts(UnitKind unit, int lanes) {

@@ -15,6 +15,18 @@
 
 namespace ttsim {
 
+/// A design's LUT estimate by term (sim/schedule_activity.h design_lut_terms), LUTs.
+struct LutTerms {
+  double operators = 0;     ///< FP operator cores (csynth figures)
+  double networks = 0;      ///< lane / bank rotation networks of the access sites
+  double control = 0;       ///< per pipelined loop module (fitted on real csynth reports)
+  double array_select = 0;  ///< read sites selecting among the arrays bound to an instance
+  double port_mux = 0;      ///< multiplexers in front of the arrays' bank ports
+  double total() const { return operators + networks + control + array_select + port_mux; }
+  /// {"operators", ..., "total"}.
+  Json to_json() const;
+};
+
 /// One operator core's LUTs and where the figure comes from.
 struct OperatorLuts {
   const char* op;      ///< kernel_spec.h operator name ("fadd", "fmul", ...)
@@ -28,6 +40,12 @@ double operator_core_luts(int op);
 /// Table of every FP operator core's LUTs with its source (for JSON output and docs).
 Json operator_luts_json();
 
+/// Every constant of the LUT estimate with its unit and source, the one description
+/// `simulate --json` (defaults_used) and `baseline` print: operator_core_luts
+/// (operator_luts_json), control_luts_per_pipelined_loop {value, low, high, unit, source},
+/// bank_network_luts and binding_multiplexer_luts {rule, source}.
+Json lut_estimate_json();
+
 /// LUTs of the FP operator cores of one instance of each kernel module that runs on
 /// `unit` with `lanes` lanes (rule above). Throws std::invalid_argument for lanes < 1.
 double unit_operator_luts(UnitKind unit, int lanes);
@@ -35,5 +53,29 @@ double unit_operator_luts(UnitKind unit, int lanes);
 /// True when the kernel of ttsim_spec::kKernelSpecs[kernel] (its task_op, a
 /// to_string(TaskOp)) runs on a unit of kind `unit`; false for an index outside the table.
 bool kernel_runs_on(int kernel, UnitKind unit);
+
+/// Control LUTs of one pipelined loop module beyond its FP operator cores (its FSM, trip
+/// and address counters, integer arithmetic, pipeline enables, operand multiplexers):
+/// the median over designs of each design's median over its `*_Pipeline_*` modules in
+/// real csynth reports (shared/data/hls_reports: 909 modules of 9 designs, Vitis HLS
+/// 2021.1–2023.2), fitted by hls/calibration/control_lut_fit.h and pinned to that fit by
+/// tests/hls/calibration/control_lut_fit_test. Low / High: the lowest and highest design
+/// median (the sensitivity range).
+inline constexpr double kControlLutsPerPipelinedLoop = 296;
+inline constexpr double kControlLutsPerPipelinedLoopLow = 52;
+inline constexpr double kControlLutsPerPipelinedLoopHigh = 476;
+
+/// Pipelined loops of one instance of each kernel module that runs on `unit` (every loop
+/// of the kernel specification is pipelined and outlined into its own RTL module).
+int unit_pipelined_loops(UnitKind unit);
+
+/// Control LUTs of `pipelined_loops` loop modules: kControlLutsPerPipelinedLoop each.
+double control_luts(double pipelined_loops);
+
+/// Read access sites of the float arenas (`index` tables excluded) over every loop of every
+/// kernel module that runs on `unit`: lane reads when `lane`, else scalar reads. Each
+/// selects its words among the arrays bound to the module (sim/schedule_activity.h
+/// design_luts).
+int unit_read_sites(UnitKind unit, bool lane);
 
 }  // namespace ttsim

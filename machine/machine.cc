@@ -712,14 +712,14 @@ int memory_index(int id) {
   return id == ttsim_spec::kIndexMem ? ttsim_hls::kFloatArenas : -1;
 }
 
-std::vector<std::string> over_device(const Machine& m, const DeviceSpec& device) {
+std::vector<std::string> over_device(const Machine& m, double luts, const DeviceSpec& device, double headroom_pct) {
+  ResourceUse use;
+  use.bram36 = static_cast<double>(m.bram36());
+  use.uram288 = static_cast<double>(m.uram288());
+  use.dsp = static_cast<double>(m.dsp());
+  use.lut = luts;
   std::vector<std::string> out;
-  auto check = [&](const char* what, std::int64_t need, std::int64_t have) {
-    if (need > have) out.push_back(fmt::format("{} {} needed, {} available", what, need, have));
-  };
-  check("DSP", m.dsp(), device.dsp);
-  check("BRAM36", m.bram36(), device.bram36);
-  check("URAM288", m.uram288(), device.uram288);
+  for (const ResourceOverrun& o : resource_overruns(use, device, headroom_pct)) out.push_back(o.line());
   return out;
 }
 

@@ -32,6 +32,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "hw/kernel_latency.h"
+#include "hw/resource_fit.h"
 
 namespace ttsim::machine {
 
@@ -195,8 +196,12 @@ void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device,
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
 int memory_index(int id);
 
-/// Resources of `m` beyond the device: one line per resource ("DSP 6,182 needed, 5,952
-/// available"); empty when it fits.
-std::vector<std::string> over_device(const Machine& m, const DeviceSpec& device);
+/// Resources of `m` beyond the device by the one fit rule (hw/resource_fit.h
+/// resource_overruns): its DSPs, BRAM36 and URAM288 and `luts`, the design's LUT estimate
+/// (sim/machine_luts.h), each within floor(total · (100 − headroom_pct) / 100). One line
+/// per resource over ("BRAM36 1,345 needed, 1,276 usable (1,344 on the device, 5 %
+/// headroom)"); empty when it fits.
+std::vector<std::string> over_device(const Machine& m, double luts, const DeviceSpec& device,
+                                     double headroom_pct = kDefaultResourceHeadroomPct);
 
 }  // namespace ttsim::machine

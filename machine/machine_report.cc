@@ -69,17 +69,24 @@ std::string buffers_listing(const Machine& m, const TaskGraph& graph) {
   return s;
 }
 
-std::string built_line(const Machine& m, const DeviceSpec& device) {
+std::string built_line(const Machine& m, double luts, const DeviceSpec& device, double headroom_pct) {
   const std::int64_t dsp = m.dsp();
-  return fmt::format("built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); on-chip arrays {}; fits: yes\n",
-                     grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
-                     grouped(dsp), grouped(device.dsp), 100.0 * dsp / device.dsp, mib(m.onchip_bytes()));
+  return fmt::format(
+      "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k; on-chip arrays {}; "
+      "fits: yes ({:g} % headroom)\n",
+      grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288), grouped(dsp),
+      grouped(device.dsp), 100.0 * dsp / device.dsp, grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)),
+      grouped(device.lut / 1000), mib(m.onchip_bytes()), headroom_pct);
 }
 
-std::string fit_summary(const Machine& m, const DeviceSpec& device, const std::vector<std::string>& over) {
-  std::string s = fmt::format("total: BRAM36 {} of {}, URAM288 {} of {}, on-chip arrays {:.3f} MiB; fits: {}\n",
-                              grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()),
-                              grouped(device.uram288), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO");
+std::string fit_summary(const Machine& m, double luts, const DeviceSpec& device, const std::vector<std::string>& over,
+                        double headroom_pct) {
+  std::string s = fmt::format(
+      "total: BRAM36 {} of {}, URAM288 {} of {}, LUT {}k (estimate) of {}k, on-chip arrays {:.3f} MiB; fits: {} ({:g} % "
+      "headroom)\n",
+      grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
+      grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)), grouped(device.lut / 1000), m.onchip_bytes() / 1048576.0,
+      over.empty() ? "yes" : "NO", headroom_pct);
   for (const auto& o : over) s += "  over the device: " + o + "\n";
   return s;
 }

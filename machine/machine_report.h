@@ -38,14 +38,17 @@ std::string arrays_table(const Machine& m);
 std::string buffers_listing(const Machine& m, const TaskGraph& graph);
 
 /// `simulate`'s one-line build summary of a design that fits: BRAM36, URAM288 and DSP
-/// used / available on `device` (DSP also in %), the bytes of the on-chip arrays in MiB,
-/// "fits: yes".
-std::string built_line(const Machine& m, const DeviceSpec& device);
+/// used / available on `device` (DSP also in %), `luts` (the LUT estimate) / the device's
+/// LUTs, the bytes of the on-chip arrays in MiB, "fits: yes (<headroom> % headroom)".
+std::string built_line(const Machine& m, double luts, const DeviceSpec& device,
+                       double headroom_pct = kDefaultResourceHeadroomPct);
 
-/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., on-chip arrays .. MiB;
-/// fits: yes|NO" and one "  over the device: <resource>" line per entry of `over`
-/// (machine::over_device of `m` on `device`; empty: it fits).
-std::string fit_summary(const Machine& m, const DeviceSpec& device, const std::vector<std::string>& over);
+/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., LUT .. (estimate) of ..,
+/// on-chip arrays .. MiB; fits: yes|NO (<headroom> % headroom)" and one "  over the device:
+/// <resource>" line per entry of `over` (machine::over_device of `m` with `luts` on
+/// `device`; empty: it fits).
+std::string fit_summary(const Machine& m, double luts, const DeviceSpec& device, const std::vector<std::string>& over,
+                        double headroom_pct = kDefaultResourceHeadroomPct);
 
 /// The "machine" object of `simulate --json`: instances [{module, op, count, lanes,
 /// dsp_per_instance, call_sites}], memories [{array, holds, storage, words, width_bits,

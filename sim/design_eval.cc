@@ -52,11 +52,11 @@ namespace {
 /// LUTs, power and energy (every field but `step` is overwritten).
 void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                        const dataset::LengthHistogram* split, const EngineOptions& options) {
-  e.over_device = machine::over_device(e.machine(), device);
   e.epoch.reset();
   if (split) e.epoch = simulate_epoch(model, arch, device, *split, e.step, options);
-  e.activity = step_activity(e.step, arch, device);
-  e.luts = e.activity.kilo_lut.units * 1000;
+  e.activity = step_activity(e.step, arch, device, &e.lut_terms);
+  e.luts = e.lut_terms.total();
+  e.over_device = machine::over_device(e.machine(), e.luts, device);
   e.power.reset();
   e.step_joules.reset();
   e.epoch_joules.reset();

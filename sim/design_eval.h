@@ -20,6 +20,7 @@
 #include "sim/epoch.h"
 #include "sim/fidelity.h"
 #include "hw/fpga_power.h"
+#include "hw/lut_estimate.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {
@@ -38,11 +39,13 @@ struct DesignEvaluation {
   std::optional<PowerBreakdown> power;
   std::optional<double> step_joules;   ///< power · step seconds
   std::optional<double> epoch_joules;  ///< power · epoch seconds
-  /// Resources of the machine beyond the device (machine::over_device); empty: it fits.
+  /// Resources of the machine beyond the device by the one fit rule (machine::over_device
+  /// with `luts` and the default headroom, hw/resource_fit.h); empty: it fits.
   std::vector<std::string> over_device;
-  /// LUT estimate of the design (design_luts: operator cores, bank networks, assumed
-  /// control), LUTs; an estimate, not csynth, so it warns rather than decides fits.
+  /// LUT estimate of the design (sim/schedule_activity.h design_luts: operator cores, bank
+  /// networks, control per pipelined loop, binding multiplexers), LUTs; not csynth.
   double luts = 0;
+  LutTerms lut_terms;  ///< `luts` by term
   /// What the emitted build is: instances, memories, schedule (the step's machine).
   const machine::Machine& machine() const { return *step.machine; }
 };
@@ -80,8 +83,8 @@ struct EvaluationPaths {
 };
 EvaluationPaths evaluation_paths();
 
-/// Throws InputError "<model> on <arch> does not fit <device> (<device_file>): BRAM36 1857
-/// needed, 1344 available; ..." when `e` exceeds the device (DesignEvaluation::over_device),
+/// Throws InputError "<model> on <arch> does not fit <device> (<device_file>): BRAM36 1,857
+/// needed, 1,276 usable (1,344 on the device, 5 % headroom); ..." when `e` exceeds the device (DesignEvaluation::over_device),
 /// the refusal `simulate` and `memplan` exit 2 with.
 void require_fits(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                   const std::string& device_file);

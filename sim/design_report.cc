@@ -42,12 +42,7 @@ std::string onchip_lines(const DesignEvaluation& e, const DeviceSpec& device) {
   const auto& pk = e.step.occupancy.peak_bytes;
   std::string s = fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                               mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(e.step.occupancy.peak_total_bytes));
-  s += machine::built_line(e.machine(), device);
-  if (device.lut > 0 && e.luts > static_cast<double>(device.lut)) {
-    s += fmt::format("warning: LUT estimate {:.0f}k above the device's {:.0f}k (an estimate with assumed control "
-                     "LUTs per bank, not csynth)\n",
-                     e.luts / 1000, device.lut / 1000.0);
-  }
+  s += machine::built_line(e.machine(), e.luts, device);
   return s;
 }
 
@@ -93,6 +88,9 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   j["dsp"] = mach.dsp();
   j["fits"] = e.over_device.empty();
   j["lut_estimate"] = e.luts;
+  j["lut_terms"] = e.lut_terms.to_json();
+  j["resource_headroom_pct"] = kDefaultResourceHeadroomPct;
+  j["over_device"] = e.over_device;
   j["machine"] = machine::machine_json(mach);
   if (e.epoch) j["epoch"] = epoch_json(*e.epoch, split);
   j["epoch_cycles"] = e.epoch ? Json(e.epoch->cycles) : Json(nullptr);

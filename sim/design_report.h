@@ -19,14 +19,14 @@ namespace ttsim {
 /// <clock_note>, device ..", step cycles and ms with the forward / backward / update
 /// stages, the analytic cycles, the epoch over `split` (or how to get one), power and
 /// energy (or why there is none), the on-chip peak by buffer class, the build's blocks and
-/// DSPs on `device` (machine::built_line; `e` must fit) and a warning when the LUT
-/// estimate exceeds the device's LUTs. `clock_note` is "" or " (why the clock differs)".
+/// DSPs and LUT estimate on `device` (machine::built_line; `e` must fit by the one fit
+/// rule). `clock_note` is "" or " (why the clock differs)".
 std::string design_summary(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch,
                            const DeviceSpec& device, const std::string& split, const std::string& clock_note);
 
 /// The `simulate --json` document of `e` without its run keys (calibration, defaults_used,
 /// loops): step_json, model, arch (resolved JSON), device, bram36_blocks, uram_blocks, dsp,
-/// fits, lut_estimate, machine (machine::machine_json), epoch {split, samples, by_length
+/// fits, lut_estimate, lut_terms (LutTerms::to_json), resource_headroom_pct, over_device, machine (machine::machine_json), epoch {split, samples, by_length
 /// [{length, samples, step_cycles}]}, epoch_cycles, epoch_seconds (null without an epoch),
 /// power_watts {static, dynamic, total, by_component {dsp, bram, uram, logic, clock}}
 /// (null without power coefficients), energy_joules_per_step, energy_joules_per_epoch

@@ -37,10 +37,7 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"bram_read_latency_cycles", device.bram_read_latency},
             {"uram_read_latency_cycles", device.uram_read_latency},
             {"write_latency_cycles", device.write_latency}}},
-          {"lut_estimate",
-           {{"operator_core_luts", operator_luts_json()},
-            {"control_luts_per_unit_instance", kControlLutsPerUnitInstance},
-            {"control_luts_per_bank", kControlLutsPerBank}}},
+          {"lut_estimate", lut_estimate_json()},
           {"hls_storage",
            {{"complete_partition_threshold_elements", storage.complete_partition_threshold},
             {"lutram_max_bits", storage.lutram_max_bits}}}};

@@ -16,25 +16,43 @@ namespace {
 double clamp01(double v) { return std::min(1.0, std::max(0.0, v)); }
 }  // namespace
 
-void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankActivityShape& s) {
-  if (used.begin.empty()) throw std::invalid_argument("bank_activity_shape: no task banks");
+void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, const BankMap& banks,
+                              BankActivityShape& s) {
+  if (used.begin.empty() || used.begin.size() != graph.tasks.size() + 1) {
+    throw std::invalid_argument("bank_activity_shape: the task banks do not have one row per task");
+  }
   const std::size_t tasks = used.begin.size() - 1;
   s.bram36_blocks = banks.bram36_blocks;
   s.uram288_blocks = banks.uram_blocks;
   s.banks = 0;
-  for (const BankInstance& b : banks.banks) s.banks += b.partitions;
+  s.arrays.assign(banks.banks.size(), ArrayPorts{});
+  for (std::size_t i = 0; i < banks.banks.size(); ++i) {
+    const BankInstance& b = banks.banks[i];
+    s.banks += b.partitions;
+    const int parts = std::max(1, b.partitions);
+    const std::int64_t words_per_block = b.kind == BlockKind::kBram36 ? 1024 : 4096;
+    const std::int64_t depth = std::max<std::int64_t>(1, (b.blocks + parts - 1) / parts * words_per_block);
+    s.arrays[i].partitions = parts;
+    s.arrays[i].port_bits = 32 + ttsim_hls::ceil_log2(static_cast<int>(std::min<std::int64_t>(depth, 1 << 30))) + 1;
+  }
   s.task_bram36_blocks.resize(tasks);
   s.task_uram288_blocks.resize(tasks);
   for (std::size_t t = 0; t < tasks; ++t) {
     std::int64_t bram = 0, uram = 0;
+    const int unit = static_cast<int>(graph.tasks[t].unit);
     for (int k = used.begin[t]; k < used.begin[t + 1]; ++k) {
       const std::size_t bank = static_cast<std::size_t>(used.bank[k]);
       if (bank >= banks.banks.size()) throw std::invalid_argument("bank_activity_shape: a task bank outside the bank map");
       const BankInstance& inst = banks.banks[bank];
       (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
+      s.arrays[bank].units |= 1u << unit;
     }
     s.task_bram36_blocks[t] = bram;
     s.task_uram288_blocks[t] = uram;
+  }
+  s.unit_arrays.fill(0);
+  for (const ArrayPorts& a : s.arrays) {
+    for (int k = 0; k < kUnitKinds; ++k) s.unit_arrays[k] += (a.units >> k) & 1u;
   }
 }
 
@@ -43,7 +61,7 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   TaskBanks used;
   task_banks_into(graph, banks, footprint, used);
   BankActivityShape s;
-  bank_activity_shape_into(used, banks, s);
+  bank_activity_shape_into(graph, used, banks, s);
   return s;
 }
 
@@ -70,24 +88,42 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
   return luts;
 }
 
-double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                   std::int64_t banks) {
-  double operators = 0, units = 0, network = 0;
+LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                          const BankActivityShape& shape) {
+  LutTerms t;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
-    operators += static_cast<double>(instances[k]) * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
-    units += instances[k];
-    network += static_cast<double>(instances[k]) *
-               unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
+    if (instances[k] == 0) continue;
+    const auto unit = static_cast<UnitKind>(k);
+    const double n = instances[k];
+    t.operators += n * unit_operator_luts(unit, arch.units[k].lanes);
+    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks);
+    t.control += n * control_luts(unit_pipelined_loops(unit));
+    const int select = ttsim_hls::mux_luts(shape.unit_arrays[k]);
+    t.array_select += n * 32.0 * select *
+                      (static_cast<double>(arena_banks) * unit_read_sites(unit, true) + unit_read_sites(unit, false));
   }
-  return operators + control_luts(units, static_cast<double>(banks)) + network;
+  for (const ArrayPorts& a : shape.arrays) {
+    int users = 0;
+    for (int k = 0; k < kUnitKinds; ++k) {
+      if (a.units & (1u << k)) users += instances[k];
+    }
+    t.port_mux += static_cast<double>(a.partitions) * 2 * a.port_bits * ttsim_hls::mux_luts((users + 1) / 2);
+  }
+  return t;
+}
+
+double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                   const BankActivityShape& shape) {
+  return design_lut_terms(instances, arch, shape).total();
 }
 
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                const std::array<int, kUnitKinds>& instances,
                                const BankActivityShape& shape, const ArchSpec& arch,
-                               const DeviceSpec& device) {
+                               const DeviceSpec& device,
+                               LutTerms* luts) {
   if (schedule.tasks.size() < graph.tasks.size() || shape.task_bram36_blocks.size() < graph.tasks.size() ||
       shape.task_uram288_blocks.size() < graph.tasks.size()) {
     throw std::invalid_argument("schedule_activity: schedule or bank shape does not cover the graph's tasks");
@@ -126,7 +162,9 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                 ? clamp01(static_cast<double>(uram_busy) / (a.uram288.units * cycles))
                                 : 0;
 
-  a.kilo_lut.units = design_luts(instances, arch, shape.banks) / 1000.0;
+  const LutTerms terms = design_lut_terms(instances, arch, shape);
+  if (luts) *luts = terms;
+  a.kilo_lut.units = terms.total() / 1000.0;
   a.kilo_lut.busy_fraction = a.dsp.busy_fraction;
   return a;
 }

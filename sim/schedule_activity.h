@@ -23,30 +23,46 @@
 #include "sim/bank_map.h"
 #include "hw/device_spec.h"
 #include "hw/fpga_power.h"
+#include "hw/lut_estimate.h"
 #include "sim/schedule.h"
 
 namespace ttsim {
+
+/// The multiplexers in front of one array's bank ports, from which units are bound to it.
+struct ArrayPorts {
+  int partitions = 1;      ///< physical banks (BankInstance::partitions)
+  int port_bits = 0;       ///< bits each port's inputs carry: 32 data + address + write enable
+  std::uint32_t units = 0;  ///< bit k set: tasks of unit kind k read or write it
+};
 
 /// The schedule-independent memory side of a step's activity (one per task graph and
 /// bank map; reusable for every schedule of that graph on that hardware).
 struct BankActivityShape {
   std::int64_t bram36_blocks = 0;   ///< BRAM36 blocks of the bank map
   std::int64_t uram288_blocks = 0;  ///< URAM288 blocks of the bank map
-  std::int64_t banks = 0;           ///< physical banks, Σ BankInstance::partitions (each gets control LUTs)
+  std::int64_t banks = 0;           ///< physical banks, Σ BankInstance::partitions
   /// By task id: Σ blocks of the distinct BRAM36 (resp. URAM288) banks holding a buffer
   /// the task reads or writes with footprint > 0 words.
   std::vector<std::int64_t> task_bram36_blocks, task_uram288_blocks;
+  /// By unit kind: distinct arrays (bank map entries) its tasks read or write — the
+  /// arrays one instance's ports select among.
+  std::array<int, kUnitKinds> unit_arrays{};
+  std::vector<ArrayPorts> arrays;  ///< by bank map entry
 };
 
 /// The shape of `graph` on `banks`; `footprint` gives on-chip words per buffer id.
 /// Throws std::invalid_argument when `banks` or `footprint` do not cover the graph's buffers.
 BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& banks,
                                       const std::vector<std::int64_t>& footprint);
-/// The shape from the banks each task touches (`used`, task_banks_into of the graph on
-/// `banks`) into `s`, its storage reused (every field overwritten): only the banks' blocks
-/// are read from `banks`, so one TaskBanks serves every size of the same placement.
-/// Throws std::invalid_argument when `used` is empty or names a bank `banks` lacks.
-void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankActivityShape& s);
+/// The shape from the banks each task of `graph` touches (`used`, task_banks_into of the
+/// graph on `banks`) into `s`, its storage reused (every field overwritten): only the
+/// banks' blocks, partitions and the tasks' units are read, so one TaskBanks serves every
+/// size of the same placement. An array's words per bank (for its address bits) are its
+/// blocks' capacity: 1,024 words per BRAM36, 4,096 per URAM288 (one word per row).
+/// Throws std::invalid_argument when `used` does not have one row per task of `graph` or
+/// names a bank `banks` lacks.
+void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, const BankMap& banks,
+                              BankActivityShape& s);
 
 /// LUTs of the bank networks of one instance of each kernel module that runs on `unit`
 /// with `lanes` lanes on arenas of `banks` banks (hls/include/banked.h), from the kernel
@@ -59,13 +75,28 @@ void bank_activity_shape_into(const TaskBanks& used, const BankMap& banks, BankA
 /// banks < 1. An estimate from the multiplexer structure, not a csynth figure.
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks);
 
-/// Estimated LUTs of a design: Σ_k instances[k] · (unit_operator_luts(k, lanes_k) — the FP
-/// operator cores of its loops, hw/lut_estimate.h — + unit_bank_network_luts(k,
-/// lanes_k, the arenas' banks = the largest lane count, which is machine::Machine::partition))
-/// + control_luts(Σ_k instances[k], banks). An estimate from operator and multiplexer
-/// figures, not a csynth figure.
+/// Estimated LUTs of a design, Σ over unit kinds k with n_k = instances[k] instances and
+/// lanes_k lanes, on arenas of B banks (the largest lane count, machine::Machine::partition):
+///  - operators: n_k · unit_operator_luts(k, lanes_k) (FP cores, csynth figures, hw/lut_estimate.h);
+///  - bank networks: n_k · unit_bank_network_luts(k, lanes_k, B);
+///  - control: n_k · unit_pipelined_loops(k) · kControlLutsPerPipelinedLoop (fitted on real
+///    csynth loop modules, hw/lut_estimate.h);
+///  - array select (from the bindings): each read site of an instance picks its words among
+///    the A_k = shape.unit_arrays[k] arrays its tasks use, an A_k:1 multiplexer of 32 bits
+///    per bank for a lane read site and of 32 bits for a scalar one (after its bank
+///    multiplexer): n_k · 32 · mux_luts(A_k) · (B · lane read sites + scalar read sites);
+///  - port multiplexers (from the bindings): each array's banks have two ports shared by
+///    the U = Σ_{k bound to it} n_k instances that use it, so each port's inputs (data,
+///    address, write enable: ArrayPorts::port_bits) pass a ceil(U / 2):1 multiplexer:
+///    Σ_arrays partitions · 2 · port_bits · mux_luts(ceil(U / 2)).
+/// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). An estimate
+/// from operator figures, a fitted control figure and multiplexer structure, not csynth.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                   std::int64_t banks);
+                   const BankActivityShape& shape);
+
+/// The terms of design_luts (same arguments), LUTs (hw/lut_estimate.h LutTerms).
+LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
+                          const BankActivityShape& shape);
 
 /// Activity of `schedule` (tasks by id of `graph`) on `instances` unit instances per kind:
 ///  - DSP: units = Σ_k instances[k] · unit_dsp(k, lanes_k); busy = Σ_tasks
@@ -75,10 +106,11 @@ double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec&
 ///  - logic: units = design_luts / 1,000; busy = the DSP busy fraction (the datapath
 ///    logic toggles with the arithmetic it feeds; used by the busy-scaled scenario only).
 /// Fractions are clamped to [0, 1]; a zero-cycle schedule gives zero busy fractions.
+/// `luts`, when given, receives the LUT estimate by term.
 /// Throws std::invalid_argument when the schedule or shape does not cover the graph's tasks.
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                const std::array<int, kUnitKinds>& instances,
                                const BankActivityShape& shape, const ArchSpec& arch,
-                               const DeviceSpec& device);
+                               const DeviceSpec& device, LutTerms* luts = nullptr);
 
 }  // namespace ttsim

@@ -6,13 +6,14 @@
 
 namespace ttsim {
 
-FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device) {
+FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device,
+                           LutTerms* luts) {
   thread_local BankActivityShape shape;  // storage kept from the thread's last step
   if (step.task_banks.begin.size() != step.graph().tasks.size() + 1) {
     throw std::invalid_argument("step_activity: the step's task banks do not cover its tasks");
   }
-  bank_activity_shape_into(step.task_banks, step.banks, shape);
-  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, arch, device);
+  bank_activity_shape_into(step.graph(), step.task_banks, step.banks, shape);
+  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, arch, device, luts);
 }
 
 }  // namespace ttsim

@@ -4,6 +4,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "hw/fpga_power.h"
+#include "hw/lut_estimate.h"
 #include "sim/step_sim.h"
 
 namespace ttsim {
@@ -16,9 +17,12 @@ namespace ttsim {
 ///  - BRAM36 / URAM288: units = the bank map's blocks of that kind; busy = Σ_tasks
 ///    (end − start) · blocks of the banks the task moves words through / (units · step
 ///    cycles) — under port contention exactly the SystemC bank occupations.
-///  - Logic: units = design_luts (FP operator cores + bank networks + control_luts per
-///    unit instance and per bank) / 1,000; busy = the DSP busy fraction.
-/// Fractions are clamped to [0, 1]. A zero-cycle step gives zero busy fractions.
-FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device);
+///  - Logic: units = design_luts (operator cores, bank networks, control per pipelined
+///    loop, binding multiplexers: sim/schedule_activity.h) / 1,000; busy = the DSP busy
+///    fraction.
+/// Fractions are clamped to [0, 1]. A zero-cycle step gives zero busy fractions. `luts`,
+/// when given, receives the LUT estimate by term.
+FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device,
+                           LutTerms* luts = nullptr);
 
 }  // namespace ttsim

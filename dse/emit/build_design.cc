@@ -1,5 +1,7 @@
 #include "dse/emit/build_design.h"
 
+#include "sim/machine_luts.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -46,13 +48,11 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.device = std::move(device);
   machine::check_buildable(d.arch);
   d.hls = machine::hls_design(d.model, d.arch, file + " (/configs/arch)");
-  if (described) {
-    d.machine = *described;
-  } else {
-    const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
-    d.machine = machine::describe(d.model, d.arch, d.device, graph);
-  }
-  const std::vector<std::string> over = machine::over_device(d.machine, d.device);
+  const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
+  d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);
+  // The one fit rule, with the LUT estimate of the machine (the figure `simulate` prints).
+  const std::vector<std::string> over =
+      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(), d.device);
   if (!over.empty()) {
     std::string s;
     for (const auto& o : over) s += (s.empty() ? "" : "; ") + o;

@@ -32,7 +32,8 @@ struct BuildDesign {
 
 /// Describes (model, arch, device) for the build: machine::check_buildable, the padded
 /// step graph (build_training_graph(model, graph_options(arch, 0))), machine::describe,
-/// then machine::over_device. `label` ("" = the model name) and the model, arch and
+/// then the one fit rule (machine::over_device with the machine's LUT estimate,
+/// sim/machine_luts.h, and the default headroom). `label` ("" = the model name) and the model, arch and
 /// device names and the part and platform are written into the build files: each must be
 /// a non-empty name of [A-Za-z0-9_.+-]. `file` names the source in messages.
 /// Throws ConfigError from check_buildable (the arch's JSON pointer) and for an unsafe

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "hw/resource_fit.h"
+
 namespace ttsim::dse {
 
 Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& device,
@@ -16,21 +18,18 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
     return v;
   }
   std::vector<std::string> fails;
-  const double usable = (100.0 - c.resource_headroom_pct) / 100.0;
-  auto resource = [&](Metric m, std::int64_t total, const char* what) {
-    if (!e.metrics.has(m)) return;  // a device without the resource (0) fits only designs using none
-    const double limit = std::floor(static_cast<double>(total) * usable);
-    const double used = e.metrics[m];
-    if (used > limit) {
-      v.violation += limit > 0 ? used / limit - 1 : 1;
-      fails.push_back(fmt::format("{} {:.0f} > {:.0f} ({} on the device, {:g}% headroom)", what,
-                                  used, limit, total, c.resource_headroom_pct));
-    }
-  };
-  resource(Metric::kBram36, device.bram36, "BRAM36");
-  resource(Metric::kUram288, device.uram288, "URAM288");
-  resource(Metric::kDsp, device.dsp, "DSP");
-  resource(Metric::kLut, device.lut, "LUT");
+  // The one fit rule (hw/resource_fit.h), with the sweep's headroom; a metric the evaluator
+  // does not provide counts as none used.
+  ResourceUse use;
+  auto metric = [&](Metric m) { return e.metrics.has(m) ? e.metrics[m] : 0.0; };
+  use.bram36 = metric(Metric::kBram36);
+  use.uram288 = metric(Metric::kUram288);
+  use.dsp = metric(Metric::kDsp);
+  use.lut = metric(Metric::kLut);
+  for (const ResourceOverrun& o : resource_overruns(use, device, c.resource_headroom_pct)) {
+    v.violation += o.limit > 0 ? o.used / o.limit - 1 : 1;
+    fails.push_back(o.line());
+  }
   if (c.max_epoch_seconds && e.metrics.has(Metric::kEpochSeconds) &&
       e.metrics[Metric::kEpochSeconds] > *c.max_epoch_seconds) {
     v.violation += e.metrics[Metric::kEpochSeconds] / *c.max_epoch_seconds - 1;

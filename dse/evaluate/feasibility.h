@@ -22,9 +22,10 @@ struct Verdict {
   std::string reason;  ///< "" when feasible; "; "-joined failed checks otherwise
 };
 
-/// Checks `e` against `constraints` on `device`. Resource limits are
-/// floor(total · (100 - headroom) / 100) for BRAM36, URAM288, DSP and (when the
-/// evaluator estimates it) LUT. A constraint whose metric the evaluator cannot provide
+/// Checks `e` against `constraints` on `device`. Resources by the one fit rule every
+/// command applies (hw/resource_fit.h resource_overruns) with the sweep's headroom:
+/// BRAM36, URAM288, DSP and (when the evaluator estimates it and the device file has a
+/// LUT count) LUT. A constraint whose metric the evaluator cannot provide
 /// for any point is skipped by the caller (listed as unavailable in the summary);
 /// `check_accuracy` = false skips min_accuracy; with it, a point without an accuracy is
 /// infeasible with the reason "accuracy unknown at rank R" (R = Evaluation::tt_rank).

@@ -13,10 +13,9 @@
 //
 // Power and energy (when the device file has power coefficients): fpga_power of the
 // padded step's activity (sim/schedule_activity.h) on the schedule of the fidelity.
-// Epoch energy = total power × epoch seconds. LUTs: design_luts, an estimate
-// (the FP32 operator cores of every kernel loop, hw/lut_estimate.h, + assumed
-// control per unit instance and per bank + the bank networks' multiplexers per access site,
-// unit_bank_network_luts), not a csynth figure.
+// Epoch energy = total power × epoch seconds. LUTs: design_luts, an estimate (FP32
+// operator cores, bank networks, control per pipelined loop fitted on real csynth reports,
+// the multiplexers of the machine's array bindings: sim/schedule_activity.h), not csynth.
 // Accuracy comes from the sweep's rank-accuracy table, not from these evaluators.
 
 #include <memory>

@@ -69,8 +69,9 @@ SweepEvaluator::SweepEvaluator(const SweepSpec& sweep, Evaluators evaluators,
     notes_.push_back("LUT headroom not checked: the evaluator does not estimate LUTs");
   } else {
     notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: the FP32 "
-                     "operator cores of every kernel loop + assumed control per unit instance and per bank + "
-                     "the bank networks' multiplexers per access site, hw/lut_estimate), not a csynth figure");
+                     "operator cores of every kernel loop + the bank networks per access site + control per "
+                     "pipelined loop fitted on real csynth reports + the multiplexers of the machine's array "
+                     "bindings; docs/resources.md), not a csynth figure");
   }
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }

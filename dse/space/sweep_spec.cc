@@ -1,5 +1,7 @@
 #include "dse/space/sweep_spec.h"
 
+#include "hw/resource_fit.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -358,7 +360,7 @@ void parse_constraints(const JsonView& root, ConstraintSpec& c) {
   if (!v) return;
   v->allow_keys({"resource_headroom_pct", "max_epoch_seconds", "min_compression", "max_compression",
                  "min_accuracy"});
-  c.resource_headroom_pct = v->get_double("resource_headroom_pct", 0, 0, 99);
+  c.resource_headroom_pct = v->get_double("resource_headroom_pct", kDefaultResourceHeadroomPct, 0, 99);
   if (auto x = v->find("max_epoch_seconds")) c.max_epoch_seconds = x->as_double(0, 1e12);
   if (auto x = v->find("min_compression")) c.min_compression = x->as_double(0, 1e12);
   if (auto x = v->find("max_compression")) c.max_compression = x->as_double(c.min_compression.value_or(0), 1e12);

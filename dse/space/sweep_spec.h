@@ -37,6 +37,7 @@
 #include "dse/space/design_space.h"
 #include "dse/space/metrics.h"
 #include "dse/space/search_spec.h"
+#include "hw/resource_fit.h"
 
 namespace ttsim::dse {
 
@@ -52,7 +53,9 @@ enum class SystemcScope {
 const char* to_string(SystemcScope s);
 
 struct ConstraintSpec {
-  double resource_headroom_pct = 0;  ///< usable share of each device resource = 100 - this
+  /// Usable share of each device resource = 100 − this (default: the one every other
+  /// command uses, hw/resource_fit.h kDefaultResourceHeadroomPct).
+  double resource_headroom_pct = kDefaultResourceHeadroomPct;
   std::optional<double> max_epoch_seconds;
   std::optional<double> min_compression;
   /// At most this compression (dense / stored parameters): a floor on the parameters kept,

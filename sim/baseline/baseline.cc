@@ -1,5 +1,7 @@
 #include "sim/baseline/baseline.h"
 
+#include "hw/lut_estimate.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -150,7 +152,6 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   r.fpga_energy_busy_scaled_joules = r.fpga_power.busy_scaled.total_watts() * r.fpga_epoch_seconds;
   r.fpga_energy_card_joules = r.fpga_power.card_watts * r.fpga_epoch_seconds;
   r.fpga_over_device = ev->over_device;
-  r.device_luts = static_cast<double>(device.lut);
 
   const bool padded = arch.sequence_length == SequenceLength::kPadded;
   const GpuPrograms dense = build_programs(densified(model), Flow::kMM, gpu, split, padded);
@@ -194,10 +195,24 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
     }
     rows.push_back(row);
   }
+  {  // The LUT estimate's fitted control figure at its range: logic and clock-tree power
+     // scale with the estimate (hw/fpga_power.h, clocked scenario).
+    const double loops = ev->lut_terms.control / kControlLutsPerPipelinedLoop;
+    SensitivityRow row{"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
+                       kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh};
+    for (int end = 0; end < 2; ++end) {
+      const double kilo_lut = ((end == 0 ? row.lo : row.hi) - row.value) * loops / 1000;
+      const double watts = ev->power->total_watts() + (device.power.logic_watts_per_kilolut_mhz +
+                                                       device.power.clock_watts_per_kilolut_mhz) *
+                                                          kilo_lut * arch.clock_mhz;
+      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+    }
+    rows.push_back(row);
+  }
   std::stable_sort(rows.begin(), rows.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
     return std::abs(a.vs_tt_hi - a.vs_tt_lo) > std::abs(b.vs_tt_hi - b.vs_tt_lo);
   });
-  if (rows.size() > 3) rows.resize(3);
   r.sensitivity = rows;
   return r;
 }
@@ -218,7 +233,6 @@ Json BaselineResult::to_json() const {
           {"fpga_epoch_cycles", fpga_epoch_cycles},
           {"fpga_epoch_seconds", fpga_epoch_seconds},
           {"fpga_luts_estimated", fpga_power.kilo_lut * 1000},
-          {"fpga_luts_estimate_over_device", device_luts > 0 && fpga_power.kilo_lut * 1000 > device_luts},
           {"power_watts", power_json(fpga_power.clocked)},
           {"power_scenarios_watts",
            {{"clocked", power_json(fpga_power.clocked)},

@@ -68,10 +68,10 @@ struct BaselineResult {
   // FPGA
   std::int64_t fpga_memory_bytes = 0;        ///< bytes of the emitted build's on-chip arrays
   std::int64_t fpga_allocated_bytes = 0;     ///< bytes of the BRAM36 + URAM288 blocks used
-  /// Resources the emitted build needs beyond the device (machine::over_device); empty
-  /// when it fits. The figures are still those of the simulated machine.
+  /// Resources the emitted build needs beyond the device by the one fit rule
+  /// (machine::over_device: blocks, DSP and the LUT estimate with the default headroom);
+  /// empty when it fits. The figures are still those of the simulated machine.
   std::vector<std::string> fpga_over_device;
-  double device_luts = 0;  ///< LUTs of the FPGA device (its LUT estimate is compared with it, not csynth)
   std::int64_t fpga_epoch_cycles = 0;
   double fpga_epoch_seconds = 0;
   FpgaPowerFigures fpga_power;

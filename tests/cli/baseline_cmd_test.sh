@@ -26,12 +26,16 @@ ops = d["gpu_op_model"]
 assert ops["kernels_per_op"] and all(v["source"] for k, v in ops.items() if k != "kernels_per_op"), ops
 pm = d["fpga_power_model"]
 assert pm["default_scenario"] == "clocked" and "busy_scaled" in pm["named_scenarios"], pm
-assert all(o["source"] for o in pm["operator_core_luts"].values()), pm
-assert pm["control_luts_per_unit_instance"]["source"] and pm["control_luts_per_bank"]["source"], pm
+le = pm["lut_estimate"]
+assert all(o["source"] for o in le["operator_core_luts"].values()), pm
+c = le["control_luts_per_pipelined_loop"]
+assert c["source"] and c["low"] < c["value"] < c["high"], pm
+assert le["bank_network_luts"]["source"] and le["binding_multiplexer_luts"]["source"], pm
 assert d["device"]["power"]["source"], d["device"]["power"]
 m = d["models"][0]
 assert m["published_memory_reduction"] == [30, 51] and m["published_energy_ratio"] == [3.6, 4.0], m
-assert len(m["sensitivity"]) == 3, m["sensitivity"]
+assert len(m["sensitivity"]) > 3, m["sensitivity"]  # every sourced constant, the LUT control figure among them
+assert "control_luts_per_pipelined_loop" in [s["constant"] for s in m["sensitivity"]], m["sensitivity"]
 sw = [abs(s["energy_ratio_vs_gpu_tt"][1] - s["energy_ratio_vs_gpu_tt"][0]) for s in m["sensitivity"]]
 assert sw == sorted(sw, reverse=True), sw
 # Each constant moves the ratio monotonically: the default ratio lies between its two ends.

@@ -25,7 +25,9 @@ assert m["ports_per_bank"] == 2 and m["word_bits"] == 32, m
 l = d["lut_estimate"]
 assert l["operator_core_luts"]["fadd"]["value"] == 220 and l["operator_core_luts"]["fmul"]["value"] == 78, l
 assert all(o["source"] for o in l["operator_core_luts"].values()), l
-assert l["control_luts_per_unit_instance"] == 2000 and l["control_luts_per_bank"] == 500, l
+c = l["control_luts_per_pipelined_loop"]
+assert c["value"] == 296 and c["low"] == 52 and c["high"] == 476 and "hls_reports" in c["source"], l
+assert l["binding_multiplexer_luts"]["rule"] and l["bank_network_luts"]["rule"], l
 h = d["hls_storage"]
 assert h["complete_partition_threshold_elements"] == 4 and h["lutram_max_bits"] == 1024, h
 PY

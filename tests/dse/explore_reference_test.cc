@@ -14,6 +14,9 @@
 #include "core/json_lines.h"
 
 #include "machine/machine.h"
+#include "sim/baseline/baseline.h"
+#include "sim/baseline/fpga_card.h"
+#include "models/gpu/gpu_spec.h"
 #include "sim/design_eval.h"
 
 #include "core/atomic_file.h"
@@ -117,9 +120,8 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   const std::string line = summary.substr(summary.find("- **paper design**"));
   EXPECT_NE(line.find(fmt::format("SystemC dsp {:.0f}", m.at("dsp").get<double>())), std::string::npos) << line;
   EXPECT_NE(line.find("analytic model (no port contention): dsp"), std::string::npos) << line;
-  // The paper design's 64-lane networks and twelve 64-bank arrays exceed the device's LUTs by
-  // the estimate (hw/lut_estimate): the line says so, with the figures.
-  EXPECT_NE(line.find("infeasible (LUT "), std::string::npos) << line;
+  // The paper design fits by the one fit rule (hw/resource_fit.h), LUT estimate included.
+  EXPECT_EQ(line.find("infeasible"), std::string::npos) << line;
   // Without the extra-outputs hook only the core files are written, and only they are listed.
   EXPECT_EQ(summary.find("hls_build"), std::string::npos);
   EXPECT_EQ(r.files, (std::vector<std::string>{"results.csv", "results.jsonl", "results.json", "pareto.csv",
@@ -142,6 +144,60 @@ std::string sweep_with_base(const std::string& dir, const std::string& role, con
     "search": {"strategy": "grid"}
   })");
   return dir + "/sweep.json";
+}
+
+// `simulate`, `explore` and `baseline` answer "does u50_paper fit" by the one rule: on the U50
+// all three say yes; on a device file with fewer LUTs than the design's estimate, all three
+// say no, naming the LUT limit.
+TEST(ExploreReference, SimulateExploreAndBaselineAgreeWhetherTheReferenceFits) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const dataset::LengthHistogram split =
+      dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train");
+  const GpuSpec gpu = load_gpu_spec("configs/devices/rtx3090.json");
+  const FpgaCardSpec card = load_fpga_card_spec("configs/devices/u50_card.json");
+  const Json u50 = load_json_file("configs/devices/u50.json");
+  const double luts = evaluate_design(model, arch, load_device_spec("configs/devices/u50.json"), nullptr)->luts;
+  for (const bool small : {false, true}) {
+    const std::string dir = tmp_dir(small ? "fit_rule_small" : "fit_rule_u50");
+    Json dev = u50;
+    // 5 % headroom: a device of luts / 0.97 LUTs leaves about 0.92 · luts usable.
+    if (small) dev["resources"]["lut"] = static_cast<std::int64_t>(luts / 0.97);
+    write_file_atomic(dir + "/device.json", dev.dump(2));
+    const DeviceSpec device = load_device_spec(dir + "/device.json");
+
+    const auto sim = evaluate_design(model, arch, device, &split);
+    const BaselineResult base = run_baseline(model, arch, device, gpu, card, split);
+    write_file_atomic(dir + "/sweep.json", Json{{"name", "fit"},
+                                                {"base", {{"model", fs::absolute("configs/models/atis_2enc.json")},
+                                                          {"arch", fs::absolute("configs/arch/u50_paper.json")},
+                                                          {"device", dir + "/device.json"}}},
+                                                {"dataset", {{"lengths", fs::absolute("configs/datasets/atis_lengths.json")},
+                                                             {"split", "train"}}},
+                                                {"axes", {{"encoders", {2}}}},
+                                                {"objectives", {"epoch_seconds"}},
+                                                {"search", {{"strategy", "grid"}}},
+                                                {"fidelity", "analytic"}}
+                                              .dump(2));
+    const auto setup = make_run_setup(dir + "/sweep.json");
+    ExploreOptions o;
+    o.out_dir = dir + "/out";
+    o.control.threads = 1;
+    run_explore(*setup->eval, dir + "/sweep.json", o);
+    const std::vector<Json> points = load_json_lines(o.out_dir + "/results.jsonl");
+    ASSERT_EQ(points.size(), 1u);
+    const bool explore_fits = points[0].at("feasible").get<bool>();
+
+    EXPECT_EQ(sim->over_device.empty(), !small) << (small ? "small" : "u50");
+    EXPECT_EQ(explore_fits, !small) << points[0].dump();
+    EXPECT_EQ(base.fpga_over_device.empty(), !small);
+    if (small) {
+      EXPECT_NE(sim->over_device.at(0).find("LUT "), std::string::npos) << sim->over_device.at(0);
+      EXPECT_EQ(base.fpga_over_device, sim->over_device);
+      EXPECT_NE(points[0].at("reason").get<std::string>().find(sim->over_device.at(0)), std::string::npos)
+          << points[0].dump();
+    }
+  }
 }
 
 TEST(ExploreReference, AnUnbuildableBaseArchIsRefusedBeforeAnyWork) {

@@ -3,12 +3,14 @@
 // exactly when the step has no port contention, match `ttsim simulate`'s power, and
 // the LUT estimate is the hw/lut_estimate rule and is checked by the headroom constraint.
 #include <gtest/gtest.h>
+#include <set>
 
 #include "machine/machine.h"
 #include "sim/design_eval.h"
 
 #include "dse/evaluate/feasibility.h"
 #include "dse/evaluate/sim_evaluator.h"
+#include "hls/include/banked.h"
 #include "hw/lut_estimate.h"
 #include "sim/schedule_activity.h"
 #include "sim/step_power.h"
@@ -80,21 +82,47 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
-  double operators = 0, instances = 0, network = 0;
+  double operators = 0, control = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
     operators += arch.units[k].count * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
-    instances += arch.units[k].count;
+    control += arch.units[k].count * kControlLutsPerPipelinedLoop * unit_pipelined_loops(static_cast<UnitKind>(k));
     network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
-  // Banks are the emitted build's: Σ over its arrays of the partition factor.
+  // The binding multiplexers, counted here from the machine description's arrays: which
+  // unit kinds' tasks read or write a buffer each array holds.
   const machine::Machine mach =
       machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
-  double banks = 0;
-  for (const auto& m : mach.memories) banks += m.partition;
-  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + kControlLutsPerUnitInstance * instances +
-                                                kControlLutsPerBank * banks + network);
+  std::vector<std::set<int>> users(mach.memories.size());
+  std::vector<std::set<int>> arrays(kUnitKinds);
+  for (const Task& t : step.graph().tasks) {
+    for (const auto* list : {&t.reads, &t.writes}) {
+      for (int b : *list) {
+        const int m = mach.memory_of_buffer[b];
+        if (m < 0 || step.footprint[b] == 0) continue;
+        users[m].insert(static_cast<int>(t.unit));
+        arrays[static_cast<int>(t.unit)].insert(m);
+      }
+    }
+  }
+  double select = 0, ports = 0;
+  for (int k = 0; k < kUnitKinds; ++k) {
+    const auto unit = static_cast<UnitKind>(k);
+    select += arch.units[k].count * 32.0 * ttsim_hls::mux_luts(static_cast<int>(arrays[k].size())) *
+              (arena_banks * unit_read_sites(unit, true) + unit_read_sites(unit, false));
+  }
+  for (std::size_t m = 0; m < mach.memories.size(); ++m) {
+    const machine::Memory& mem = mach.memories[m];
+    const std::int64_t per_block = mem.storage == machine::Storage::kUram ? 4096 : 1024;
+    const std::int64_t blocks = mem.bram36 + mem.uram288;
+    const std::int64_t depth = std::max<std::int64_t>(1, (blocks + mem.partition - 1) / mem.partition * per_block);
+    const int bits = 32 + ttsim_hls::ceil_log2(static_cast<int>(depth)) + 1;
+    ports += mem.partition * 2.0 * bits * ttsim_hls::mux_luts((static_cast<int>(users[m].size()) + 1) / 2);
+  }
+  EXPECT_GT(select, 0);
+  EXPECT_GT(ports, 0);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + control + network + select + ports);
   // The power model's logic units are the same estimate.
   EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000,
                    a.metrics[Metric::kLut]);

@@ -95,12 +95,29 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   EXPECT_DOUBLE_EQ(a.dsp.busy_fraction, (10 * dc + 5 * de) / ((dc + de) * 20));
   int arena_banks = 1;
   for (const UnitSpec& u : arch.units) arena_banks = std::max(arena_banks, u.lanes);
+  // The contraction uses one array, the elementwise unit two: only the elementwise unit's
+  // read sites select (2:1, one LUT6 per bit); each array has at most two users, one per
+  // port, so no port multiplexer.
+  EXPECT_EQ(shape.unit_arrays[c], 1);
+  EXPECT_EQ(shape.unit_arrays[e], 2);
+  const LutTerms terms = design_lut_terms(inst, arch, shape);
+  EXPECT_DOUBLE_EQ(terms.array_select, 32.0 * (arena_banks * unit_read_sites(UnitKind::kElementwise, true) +
+                                               unit_read_sites(UnitKind::kElementwise, false)));
+  EXPECT_DOUBLE_EQ(terms.port_mux, 0);
+  EXPECT_DOUBLE_EQ(terms.control, kControlLutsPerPipelinedLoop * (unit_pipelined_loops(UnitKind::kContraction) +
+                                                                  unit_pipelined_loops(UnitKind::kElementwise)));
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
                    unit_operator_luts(UnitKind::kContraction, arch.units[c].lanes) +
-                       unit_operator_luts(UnitKind::kElementwise, arch.units[e].lanes) + 2 * kControlLutsPerUnitInstance +
-                       2 * kControlLutsPerBank +
+                       unit_operator_luts(UnitKind::kElementwise, arch.units[e].lanes) + terms.control +
+                       terms.array_select +
                        unit_bank_network_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
                        unit_bank_network_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
+  // A third user of one array: its ports are shared 2:1 (ceil(3 / 2) = 2 users per port).
+  std::array<int, kUnitKinds> three = inst;
+  three[e] = 2;
+  const LutTerms t3 = design_lut_terms(three, arch, shape);
+  EXPECT_DOUBLE_EQ(t3.port_mux, 1.0 * 2 * shape.arrays[0].port_bits);
+  EXPECT_EQ(shape.arrays[0].port_bits, 32 + 12 + 1);  // 4 BRAM36 in one bank: 4,096 words
 }
 
 }  // namespace

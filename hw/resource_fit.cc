@@ -1,0 +1,37 @@
+#include "hw/resource_fit.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/number_text.h"
+
+namespace ttsim {
+
+std::string ResourceOverrun::line() const {
+  return fmt::format("{} {} {}, {} usable ({} on the device, {:g} % headroom)", resource,
+                     grouped(static_cast<std::int64_t>(std::ceil(used))), resource == "LUT" ? "estimated" : "needed",
+                     grouped(static_cast<std::int64_t>(limit)), grouped(static_cast<std::int64_t>(total)),
+                     headroom_pct);
+}
+
+std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
+                                               double headroom_pct) {
+  if (!(headroom_pct >= 0 && headroom_pct < 100)) {
+    throw std::invalid_argument("resource_overruns: headroom must be in [0, 100)");
+  }
+  std::vector<ResourceOverrun> out;
+  const double usable = (100.0 - headroom_pct) / 100.0;
+  auto check = [&](const char* what, double used, std::int64_t total) {
+    const double limit = std::floor(static_cast<double>(total) * usable);
+    if (used > limit) out.push_back({what, used, limit, static_cast<double>(total), headroom_pct});
+  };
+  check("BRAM36", use.bram36, device.bram36);
+  check("URAM288", use.uram288, device.uram288);
+  check("DSP", use.dsp, device.dsp);
+  if (device.lut > 0) check("LUT", use.lut, device.lut);
+  return out;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,49 @@
+#pragma once
+// Whether a design fits a device: the one rule every command applies (`simulate`,
+// `memplan`, `emit`, `baseline` through machine::over_device, `explore` through its
+// constraint check dse/evaluate/feasibility.h).
+//
+// A resource fits when the design uses at most floor(total · (100 − headroom) / 100) of
+// the device's total: BRAM36, URAM288, DSP48E2 and LUTs (the LUT figure is the estimate of
+// sim/schedule_activity.h design_luts, not a csynth figure). A device file without a LUT
+// count (lut 0) does not check LUTs; a device without a block kind fits only designs
+// using none of it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/device_spec.h"
+
+namespace ttsim {
+
+/// Share of each device resource a design leaves free unless a sweep says otherwise
+/// (sweep "constraints"/"resource_headroom_pct"), percent: routing and timing closure
+/// room for the logic, as the shipped sweeps keep.
+inline constexpr double kDefaultResourceHeadroomPct = 5;
+
+/// What one design uses.
+struct ResourceUse {
+  double bram36 = 0, uram288 = 0, dsp = 0;
+  double lut = 0;  ///< estimated LUTs
+};
+
+/// One resource over its limit.
+struct ResourceOverrun {
+  std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT"
+  double used = 0;
+  double limit = 0;  ///< usable: floor(total · (100 − headroom) / 100)
+  double total = 0;  ///< on the device
+  double headroom_pct = 0;
+  /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device, 5 % headroom)" ("estimated"
+  /// for LUTs).
+  std::string line() const;
+};
+
+/// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
+/// free, in the order BRAM36, URAM288, DSP, LUT; empty when the design fits. Throws
+/// std::invalid_argument for a headroom outside [0, 100).
+std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
+                                               double headroom_pct);
+
+}  // namespace ttsim

@@ -1,0 +1,77 @@
+// The LUT estimate's control figure per pipelined loop is the fit over real csynth reports.
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "hls/calibration/control_lut_fit.h"
+#include "hls/reports/report_set.h"
+#include "hw/lut_estimate.h"
+
+namespace ttsim::hls {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ControlLutFit, MedianOfDesignMedians) {
+  auto sample = [](const char* design, double luts, double ops) {
+    LoopControlSample s;
+    s.design = design;
+    s.module = std::string(design) + "_Pipeline_L";
+    s.luts = luts;
+    s.operator_luts = ops;
+    return s;
+  };
+  // Design a: controls 100, 300 (median 200); b: 50; c: 400, 500, 900 (median 500). A
+  // large design does not outvote a small one.
+  const LoopControlFit f = fit_loop_control(
+      {sample("a", 100, 0), sample("a", 520, 220), sample("b", 128, 78), sample("c", 400, 0), sample("c", 500, 0),
+       sample("c", 900, 0)},
+      2);
+  ASSERT_EQ(f.designs.size(), 3u);
+  EXPECT_DOUBLE_EQ(f.designs[0].median, 200);
+  EXPECT_DOUBLE_EQ(f.designs[1].median, 50);
+  EXPECT_DOUBLE_EQ(f.designs[2].median, 500);
+  EXPECT_DOUBLE_EQ(f.median, 200);
+  EXPECT_DOUBLE_EQ(f.low, 50);
+  EXPECT_DOUBLE_EQ(f.high, 500);
+  EXPECT_EQ(f.modules, 6);
+  EXPECT_EQ(f.modules_left_out, 2);
+  EXPECT_THROW(fit_loop_control({}), InputError);
+}
+
+TEST(ControlLutFit, TheEstimateUsesTheFitOfTheRealReports) {
+  const char* shared = std::getenv("TTSIM_SHARED");
+  if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) {
+    GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
+  }
+  const std::string root = (fs::path(shared) / "data/hls_reports").string();
+  const ReportSet set = read_reports(root);
+  int left_out = 0;
+  const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
+  const LoopControlFit f = fit_loop_control(samples, left_out);
+  // The table docs/resources.md shows.
+  std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
+                           "median", "min", "max");
+  for (const DesignControl& d : f.designs) {
+    std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7.0f} {:>7.0f} {:>7.0f}\n", d.design, d.tool_version,
+                             d.part, d.modules, d.median, d.min, d.max);
+  }
+  std::cout << fmt::format("{} modules of {} designs ({} left out): median of design medians {:.1f}, range {:.1f} .. "
+                           "{:.1f}\n",
+                           f.modules, f.designs.size(), f.modules_left_out, f.median, f.low, f.high);
+  EXPECT_GE(f.designs.size(), 5u);
+  EXPECT_EQ(kControlLutsPerPipelinedLoop, std::round(f.median));
+  EXPECT_EQ(kControlLutsPerPipelinedLoopLow, std::round(f.low));
+  EXPECT_EQ(kControlLutsPerPipelinedLoopHigh, std::round(f.high));
+  for (const LoopControlSample& s : samples) EXPECT_GE(s.control(), 0) << s.design << " " << s.module;
+}
+
+}  // namespace
+}  // namespace ttsim::hls
