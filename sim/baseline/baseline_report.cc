@@ -107,7 +107,7 @@ std::string baseline_inputs(const BaselineResult& r, const GpuSpec& gpu, const F
   for (std::size_t i = 0; i < r.sensitivity.size(); ++i) {
     const SensitivityRow& row = r.sensitivity[i];
     if (i >= 3 && row.constant != "control_luts_per_pipelined_loop") continue;
-    s += fmt::format("    {:<32} {:<15} {:>10.4g} {:>22} {:>6.2f} .. {:<6.2f} {:>6.2f} .. {:<6.2f}\n", row.constant,
+    s += fmt::format("    {:<32} {:<15} {:>10.4g} {:>22} {:>6.2f} .. {:<6.2f} {:>6.2f} .. {:.2f}\n", row.constant,
                      file_name(row.file), row.value, fmt::format("[{:.4g}, {:.4g}]", row.lo, row.hi), row.vs_tt_lo,
                      row.vs_tt_hi, row.vs_btt_lo, row.vs_btt_hi);
   }
