@@ -20,6 +20,9 @@ double op_host_seconds(const TorchOp& op, const GpuSpec& g) {
       us = g.at("forward_op_dispatch_us") + g.at("foreach_tensor_us") * op.tensors;
       break;
     case DispatchKind::kZeroGrad: us = g.at("zero_grad_tensor_us") * op.tensors; break;
+    case DispatchKind::kModuleCall: us = g.at("module_call_us"); break;
+    case DispatchKind::kPythonStep: us = g.at("python_step_us"); break;
+    case DispatchKind::kHostCopy: us = g.at("h2d_copy_us"); break;
   }
   if (op.kernels.size() > 1) us += g.at("extra_kernel_launch_us") * static_cast<double>(op.kernels.size() - 1);
   return us * 1e-6;
@@ -40,7 +43,8 @@ GpuStep gpu_step(const TorchProgram& p, const GpuSpec& g) {
   GpuStep s;
   const double floor_s = g.at("kernel_floor_us") * 1e-6;
   for (const TorchOp& op : p.ops) {
-    s.ops += 1;
+    if (op.dispatch == DispatchKind::kModuleCall) s.module_calls += 1;
+    else if (op.dispatch != DispatchKind::kPythonStep) s.ops += 1;
     const double host = op_host_seconds(op, g);
     if (op.dispatch == DispatchKind::kSync) s.sync_seconds += host;
     else s.host_seconds += host;

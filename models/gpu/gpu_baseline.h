@@ -10,8 +10,9 @@
 //   host   = Σ_ops dispatch time of the op's kind (forward_op_dispatch_us, view_op_dispatch_us,
 //            backward_op_dispatch_us, backward_view_dispatch_us, backward_call_us,
 //            optimizer_tensor_us, forward_op_dispatch_us + foreach_tensor_us · tensors for a
-//            foreach call, zero_grad_tensor_us · tensors) + extra_kernel_launch_us per kernel
-//            beyond an op's first
+//            foreach call, zero_grad_tensor_us · tensors, module_call_us per nn.Module call,
+//            python_step_us once, h2d_copy_us per input tensor copied to the GPU)
+//            + extra_kernel_launch_us per kernel beyond an op's first
 //   kernel = Σ_kernels max(kernel_floor_us, roofline),
 //            roofline = max(FLOPs / (fp32_peak · compute_efficiency),
 //                           bytes / (memory_bandwidth · bandwidth_efficiency))
@@ -55,7 +56,8 @@ struct GpuMemory {
 
 /// Cost of one training step on the GPU.
 struct GpuStep {
-  std::int64_t ops = 0;           ///< dispatcher calls (forward ops, views, autograd nodes, optimizer calls)
+  std::int64_t ops = 0;           ///< dispatcher calls (forward ops, views, autograd nodes, optimizer calls, input copies)
+  std::int64_t module_calls = 0;  ///< nn.Module.__call__ of the step (Python, not dispatcher calls)
   std::int64_t kernels = 0;       ///< kernel launches
   double flops = 0;               ///< floating-point operations
   double bytes = 0;               ///< DRAM bytes read and written

@@ -201,6 +201,15 @@ void TorchStepBuilder::layer(const std::string& name, OpPhase forward_phase) {
   backward_.emplace_back();
 }
 
+void TorchStepBuilder::module_call(const std::string& module) {
+  TorchOp o;
+  o.name = module + ".__call__";
+  o.layer = layer_;
+  o.phase = phase_;
+  o.dispatch = DispatchKind::kModuleCall;
+  p_.ops.push_back(o);
+}
+
 void TorchStepBuilder::view(const char* name) {
   TorchOp o;
   o.name = name;
@@ -252,6 +261,7 @@ void TorchStepBuilder::finish_backward() {
 
 void linear_ops(TorchStepBuilder& b, const LinearLayerSpec& l, Flow flow, double rows) {
   b.layer(l.name);
+  b.module_call(l.name);
   if (l.format != WeightFormat::kTT || flow == Flow::kMM) dense_linear(b, l, rows);
   else if (flow == Flow::kTT) tt_sequential(b, l, rows);
   else tt_btt(b, l, rows);
@@ -260,6 +270,7 @@ void linear_ops(TorchStepBuilder& b, const LinearLayerSpec& l, Flow flow, double
 void embedding_ops(TorchStepBuilder& b, const ModelSpec& m, double K) {
   const double D = static_cast<double>(m.d_model);
   b.layer("token_embedding");
+  b.module_call("token_embedding");
   const EmbeddingSpec& e = m.token_embedding;
   if (e.format != WeightFormat::kTTM) {
     const double V = static_cast<double>(e.vocab);
@@ -310,6 +321,7 @@ void embedding_ops(TorchStepBuilder& b, const ModelSpec& m, double K) {
     b.bview("ViewBackward0");
   }
   b.layer("position_embedding");
+  b.module_call("position_embedding");
   b.parameter(static_cast<double>(m.seq_len) * D);
   b.view("slice");
   b.op("add", {elementwise_kernel(K * D, 1, 3)}, 4.0 * K * D, false);
@@ -317,6 +329,7 @@ void embedding_ops(TorchStepBuilder& b, const ModelSpec& m, double K) {
   b.bop("SliceBackward0", {elementwise_kernel(static_cast<double>(m.seq_len) * D, 0, 1), copy_kernel(K * D)});
   b.bview("AccumulateGrad");
   b.layer("embedding_layernorm");
+  b.module_call("embedding_layernorm");
   layer_norm(b, K, D);
 }
 
@@ -325,6 +338,8 @@ void encoder_ops(TorchStepBuilder& b, const ModelSpec& m, int enc, Flow flow, do
   const double D = static_cast<double>(m.d_model), H = static_cast<double>(m.heads),
                dh = static_cast<double>(m.head_dim()), F = static_cast<double>(m.ffn_dim);
   b.layer(p + "input");
+  b.module_call(p + "layer");
+  b.module_call(p + "attention");
   gradient_merge(b, K * D, 4);  // x feeds Q, K, V and the residual
   for (const char* n : {"q", "k", "v"}) linear_ops(b, find_linear(m, p + n), flow, K);
   b.layer(p + "attention");
@@ -355,10 +370,12 @@ void encoder_ops(TorchStepBuilder& b, const ModelSpec& m, int enc, Flow flow, do
   b.op("add", {elementwise_kernel(K * D, 1, 3)}, 4.0 * K * D, false);
   b.bview("AddBackward0");
   b.layer(p + "layernorm1");
+  b.module_call(p + "layernorm1");
   layer_norm(b, K, D);
   gradient_merge(b, K * D, 2);  // LayerNorm output feeds the FFN and the residual
   linear_ops(b, find_linear(m, p + "ffn_in"), flow, K);
   b.layer(p + "gelu");
+  b.module_call(p + "gelu");
   b.op("gelu", {elementwise_kernel(K * F, kGeluFlops, 2)}, 4.0 * K * F, true);
   b.bop("GeluBackward0", {elementwise_kernel(K * F, kGeluGradFlops, 3)});
   linear_ops(b, find_linear(m, p + "ffn_out"), flow, K);
@@ -366,6 +383,7 @@ void encoder_ops(TorchStepBuilder& b, const ModelSpec& m, int enc, Flow flow, do
   b.op("add", {elementwise_kernel(K * D, 1, 3)}, 4.0 * K * D, false);
   b.bview("AddBackward0");
   b.layer(p + "layernorm2");
+  b.module_call(p + "layernorm2");
   layer_norm(b, K, D);
 }
 
@@ -379,6 +397,8 @@ void heads_and_loss_ops(TorchStepBuilder& b, const ModelSpec& m, Flow flow, doub
   linear_ops(b, find_linear(m, "intent_head"), flow, seqs);
   linear_ops(b, find_linear(m, "slot_head"), flow, K);
   b.layer("loss", OpPhase::kLoss);
+  b.module_call("intent_loss");
+  b.module_call("slot_loss");
   cross_entropy(b, seqs, static_cast<double>(m.intents));
   cross_entropy(b, K, static_cast<double>(m.slot_tags));
   b.op("add", {elementwise_kernel(1, 1, 3)}, 4.0, false);
@@ -439,9 +459,13 @@ TorchProgram torch_training_step(const ModelSpec& m, Flow flow, std::int64_t tok
   TorchStepBuilder b(p);
   const double K = static_cast<double>(tokens > 0 ? tokens : m.tokens());
   b.layer("input", OpPhase::kInput);
+  p.ops.push_back(step_op("next(sample)", "input", OpPhase::kInput, DispatchKind::kPythonStep));
   for (const char* what : {"to(ids)", "to(slot_labels)", "to(intent_label)"}) {
-    b.op(what, {elementwise_kernel(K, 0, 2)}, 4.0 * K, false);
+    TorchOp copy = step_op(what, "input", OpPhase::kInput, DispatchKind::kHostCopy);
+    copy.out_bytes = 4.0 * K;
+    p.ops.push_back(copy);
   }
+  b.module_call("model");
   embedding_ops(b, m, K);
   for (int e = 0; e < m.encoders; ++e) encoder_ops(b, m, e, flow, K);
   heads_and_loss_ops(b, m, flow, K);

@@ -45,6 +45,10 @@ class TorchStepBuilder {
   explicit TorchStepBuilder(TorchProgram& program) : p_(program) {}
   /// Sets the layer name and phase of the ops that follow.
   void layer(const std::string& name, OpPhase forward_phase = OpPhase::kForward);
+  /// One nn.Module.__call__ of `module` (DispatchKind::kModuleCall): each layer a Python
+  /// implementation calls as a module (the model, embeddings, encoder layers, attention,
+  /// linear layers, LayerNorms, GELU, the two losses).
+  void module_call(const std::string& module);
   void view(const char* name);
   void op(const char* name, std::vector<GpuKernel> kernels, double out_bytes, bool saved);
   void bview(const char* name);

@@ -13,6 +13,9 @@ const char* to_string(DispatchKind k) {
     case DispatchKind::kOptimizerTensor: return "optimizer_tensor";
     case DispatchKind::kForeachCall: return "foreach_call";
     case DispatchKind::kZeroGrad: return "zero_grad";
+    case DispatchKind::kModuleCall: return "module_call";
+    case DispatchKind::kPythonStep: return "python_step";
+    case DispatchKind::kHostCopy: return "host_copy";
   }
   return "?";
 }

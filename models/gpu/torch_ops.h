@@ -23,6 +23,9 @@ enum class DispatchKind {
   kOptimizerTensor,  ///< one param.add_ of SGD without foreach: optimizer_tensor_us
   kForeachCall,    ///< one torch._foreach_add_ call: forward_op_dispatch_us + foreach_tensor_us per tensor
   kZeroGrad,       ///< zero_grad(set_to_none=True): zero_grad_tensor_us per tensor
+  kModuleCall,     ///< one nn.Module.__call__ (hook checks, forward dispatch in Python): module_call_us
+  kPythonStep,     ///< the Python training loop's own work once per step (next sample, loop body): python_step_us
+  kHostCopy,       ///< tensor.to('cuda') of a pageable host tensor (synchronous staging copy): h2d_copy_us
 };
 /// "forward_op", "view", ... (the names used in JSON and tables).
 const char* to_string(DispatchKind k);

@@ -87,6 +87,7 @@ Json gpu_run_json(const GpuRun& g) {
             {"reserved_plus_context", g.memory.total()}}},
           {"step",
            {{"ops", g.step.ops},
+            {"module_calls", g.step.module_calls},
             {"kernels", g.step.kernels},
             {"flops", g.step.flops},
             {"bytes", g.step.bytes},

@@ -17,10 +17,12 @@ std::string file_name(const std::string& path) {
 
 std::string gpu_run_line(const char* label, const GpuRun& g, std::int64_t samples, const GpuSpec& gpu) {
   return fmt::format(
-      "    {}: {} steps x {:.2f} ms (host {:.2f} ms: {} ops; GPU {:.2f} ms: {} kernels; sync {:.3f} ms; {}-bound) "
+      "    {}: {} steps x {:.2f} ms (host {:.2f} ms: {} ops, {} module calls; GPU {:.2f} ms: {} kernels; sync {:.3f} ms; "
+      "{}-bound) "
       "x {:.1f} W (P2 idle {:.0f} W all step, light {:.0f} W while kernels run, busy {:.0f} W for the {:.3f} ms of "
       "saturated roofline time) = {:.0f} J\n",
-      label, samples, g.step.seconds * 1e3, g.step.host_seconds * 1e3, g.step.ops, g.step.kernel_seconds * 1e3,
+      label, samples, g.step.seconds * 1e3, g.step.host_seconds * 1e3, g.step.ops, g.step.module_calls,
+      g.step.kernel_seconds * 1e3,
       g.step.kernels, g.step.sync_seconds * 1e3, g.step.host_bound() ? "host" : "GPU", g.step.power_watts,
       gpu.at("p2_idle_watts"), gpu.at("p2_light_watts"), gpu.at("busy_watts"), g.step.roofline_seconds * 1e3,
       g.energy_joules_per_epoch);

@@ -73,6 +73,7 @@ LinearLayerSpec tt_layer() {
 
 struct Counts {
   int fwd_ops = 0, fwd_kernel_ops = 0, fwd_kernels = 0, bwd_nodes = 0, bwd_kernel_nodes = 0, bwd_kernels = 0;
+  int module_calls = 0;
 };
 
 Counts count(const LinearLayerSpec& l, Flow flow, double rows) {
@@ -83,6 +84,10 @@ Counts count(const LinearLayerSpec& l, Flow flow, double rows) {
   Counts c;
   for (const TorchOp& o : p.ops) {
     const int k = static_cast<int>(o.kernels.size());
+    if (o.dispatch == DispatchKind::kModuleCall) {  // Python, not a dispatcher call
+      c.module_calls += 1;
+      continue;
+    }
     if (o.phase == OpPhase::kBackward) {
       c.bwd_nodes += 1;
       c.bwd_kernel_nodes += k > 0;
@@ -128,6 +133,7 @@ Counts count(const LinearLayerSpec& l, Flow flow, double rows) {
 // Total backward: 25 + 12 + 3 = 40 nodes, 17 kernels in 11 nodes.
 TEST(TorchLayers, TtLinearSequentialMatchesTheHandCountOfAutograd) {
   const Counts c = count(tt_layer(), Flow::kTT, 32);
+  EXPECT_EQ(c.module_calls, 1);  // the layer's nn.Module.__call__
   EXPECT_EQ(c.fwd_ops, 35);
   EXPECT_EQ(c.fwd_kernel_ops, 11);
   EXPECT_EQ(c.fwd_kernels, 11);
@@ -221,6 +227,32 @@ TEST(GpuStep, StepIsTheLongerChainPlusTheSync) {
   EXPECT_DOUBLE_EQ(s.seconds, std::max(s.host_seconds, s.kernel_seconds) + s.sync_seconds);
   EXPECT_DOUBLE_EQ(s.sync_seconds, g.at("sync_us") * 1e-6);
   EXPECT_LE(s.roofline_seconds, s.kernel_seconds);
+}
+
+// The Python side of a step: one nn.Module.__call__ per module a PyTorch implementation
+// calls (model; token and position embeddings and their LayerNorm; per encoder the layer,
+// its attention, q, k, v, o, two LayerNorms, ffn_in, GELU, ffn_out; two heads; two losses),
+// the loop's own work once, and one host-to-device copy per input tensor — each priced by
+// its constant of the GPU file on the host chain.
+TEST(GpuStep, HostCostsOfTheTrainingLoopAreOnTheHostChain) {
+  const GpuSpec g = rtx3090();
+  const TorchProgram p = step_program(Flow::kTT, true, g);
+  int modules = 0, python = 0, copies = 0;
+  for (const TorchOp& o : p.ops) {
+    modules += o.dispatch == DispatchKind::kModuleCall;
+    python += o.dispatch == DispatchKind::kPythonStep;
+    copies += o.dispatch == DispatchKind::kHostCopy;
+  }
+  EXPECT_EQ(modules, 1 + 3 + 2 * 11 + 2 + 2);
+  EXPECT_EQ(python, 1);
+  EXPECT_EQ(copies, 3);
+  const GpuStep s = gpu_step(p, g);
+  EXPECT_EQ(s.module_calls, modules);
+  const GpuSpec none = g.with("module_call_us", 0).with("python_step_us", 0).with("h2d_copy_us", 0);
+  const GpuStep without = gpu_step(p, none);
+  EXPECT_NEAR(s.host_seconds - without.host_seconds,
+              (modules * g.at("module_call_us") + g.at("python_step_us") + 3 * g.at("h2d_copy_us")) * 1e-6, 1e-12);
+  EXPECT_EQ(s.ops, without.ops);
 }
 
 TEST(GpuStep, SgdWithoutForeachLaunchesOneKernelPerParameterTensor) {
