@@ -75,7 +75,7 @@ Json planner_analysis(TaskGraph graph, const ArchSpec& arch, const DeviceSpec& d
 /// The options of `memplan`.
 struct MemplanOptions {
   std::string model_path, device_path, arch_path, strategy_text, json_out;
-  std::int64_t uram_min_depth = 2048;
+  std::int64_t uram_min_depth = machine::kUramMinBankWords;
   bool buffers = false, planner = false;
 };
 
@@ -92,7 +92,7 @@ bool parse_memplan_options(const std::vector<std::string>& args, MemplanOptions&
       ("planner", po::value<std::string>(&o.strategy_text)->implicit_value(""),
        "also print the memory planner's analysis (naive | grouped | ideal; default: the arch's "
        "memory strategy): what a top with one array per planned memory would need")
-      ("uram-min-depth", po::value<std::int64_t>(&o.uram_min_depth)->default_value(2048),
+      ("uram-min-depth", po::value<std::int64_t>(&o.uram_min_depth)->default_value(machine::kUramMinBankWords),
        "planner analysis: addresses from which a memory goes to URAM288 rather than BRAM")
       ("json", po::value<std::string>(&o.json_out),
        "write the arrays (and the planner analysis) as JSON here (atomically)");

@@ -58,7 +58,7 @@ int unit_read_sites(UnitKind unit, bool lane) {
     for (int l = 0; l < k.n_loops; ++l) {
       for (int a = 0; a < k.loops[l].n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = k.loops[l].access[a];
-        if (std::strcmp(acc.array, "index") == 0) continue;
+        if (std::strcmp(acc.array, "index") == 0 || std::strcmp(acc.array, "labels") == 0) continue;  // int tables
         if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
       }
     }

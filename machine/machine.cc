@@ -126,7 +126,7 @@ void choose_storage(std::vector<Memory>& mems, const DeviceSpec& device) {
   for (std::size_t i = 0; i < mems.size(); ++i) {
     mems[i].storage = Storage::kBram;
     fill_blocks(mems[i]);
-    if (mems[i].bank_words() >= 2048) {
+    if (mems[i].bank_words() >= kUramMinBankWords) {
       deep.push_back(i);
       deep_bram.push_back(mems[i].bram36);
       deep_uram.push_back(uram288_of(mems[i]));

@@ -137,6 +137,11 @@ struct Machine {
   const KernelInstance& instance_for(TaskOp op, int variant) const;
 };
 
+/// Banks at least this many words deep (Memory::bank_words) are the arrays describe may
+/// put in URAM288 (4K × 72 bits, one FP32 word per row); shallower ones stay in BRAM36,
+/// where a URAM block would be mostly empty. `memplan --uram-min-depth` defaults to it.
+inline constexpr std::int64_t kUramMinBankWords = 2048;
+
 /// Refuses an arch the emitted top cannot carry out, naming the arch file and its JSON
 /// pointer: more than one contraction engine or nonlinear unit of a kind (/contraction/
 /// engines, /nonlinear/<kind>/count: the top builds one instance per module), a parallel

@@ -4,6 +4,8 @@
 #include "hw/block_arith.h"
 #include "hw/fpga_power.h"
 #include "hw/lut_estimate.h"
+#include "hw/resource_fit.h"
+#include "machine/machine.h"
 
 namespace ttsim {
 
@@ -39,8 +41,27 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"write_latency_cycles", device.write_latency}}},
           {"lut_estimate", lut_estimate_json()},
           {"hls_storage",
-           {{"complete_partition_threshold_elements", storage.complete_partition_threshold},
-            {"lutram_max_bits", storage.lutram_max_bits}}}};
+           {{"complete_partition_threshold_elements",
+             {{"value", storage.complete_partition_threshold},
+              {"unit", "elements"},
+              {"source", "UG1399 config_array_partition -complete_threshold default (hw/block_arith.h)"}}},
+            {"lutram_max_bits",
+             {{"value", storage.lutram_max_bits},
+              {"unit", "bits"},
+              {"source", "config_storage -auto_srl_max_bits default, consistent with observed csynth rows "
+                         "(hw/block_arith.h); Vitis does not document its RAM threshold"}}},
+            {"uram_min_bank_words",
+             {{"value", machine::kUramMinBankWords},
+              {"unit", "words per bank"},
+              {"source", "machine/machine.h: banks at least this deep may go to URAM288 (4,096 rows of 72 "
+                         "bits, one FP32 word per row); shallower banks stay in BRAM36 (1,024 words)"}}}}},
+          {"fit_rule",
+           {{"resource_headroom_pct",
+             {{"value", kDefaultResourceHeadroomPct},
+              {"unit", "% of each device resource"},
+              {"source", "hw/resource_fit.h: simulate, memplan, emit and baseline; explore uses its sweep's "
+                         "constraints/resource_headroom_pct (default the same)"}}},
+            {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100)"}}}};
 }
 
 }  // namespace ttsim

@@ -18,9 +18,10 @@ namespace ttsim {
 ///  device apply_calibration returned, whose fitted coefficients replace the file's),
 ///  memory latencies},
 ///  "memory_model": {ports_per_bank, word_bits, bram36/uram288 words per port cycle},
-///  "lut_estimate": {operator_core_luts (per FP core, with source), control_luts_per_unit_instance,
-///  control_luts_per_bank}, "hls_storage": {complete_partition_threshold_elements,
-///  lutram_max_bits}, "clock_mhz"}. Units in the key names (cycles, bits, LUTs, W).
+///  "lut_estimate": hw/lut_estimate.h lut_estimate_json (every constant with unit and
+///  source), "hls_storage": {complete_partition_threshold_elements, lutram_max_bits,
+///  uram_min_bank_words: each {value, unit, source}}, "fit_rule": {resource_headroom_pct
+///  {value, unit, source}, resources}, "clock_mhz"}. Units in the key names or entries.
 /// `clock_mhz` is the clock the run priced at (the achievable clock of a calibration whose
 /// reports missed timing); `calibration` may be null (uncalibrated run).
 Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelCalibration* calibration = nullptr);

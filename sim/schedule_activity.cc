@@ -75,7 +75,7 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
       for (int a = 0; a < loop.n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = loop.access[a];
-        if (std::strcmp(acc.array, "index") == 0) continue;  // int tables, not banked
+        if (std::strcmp(acc.array, "index") == 0 || std::strcmp(acc.array, "labels") == 0) continue;  // int tables, not banked
         if (acc.kind == ttsim_spec::kLaneAccess) {
           luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
                           acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));

@@ -34,7 +34,7 @@ void check_emit_name(const std::string& name, const std::string& file, const std
 }
 
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
-                              const std::string& file, const machine::Machine* described) {
+                              const std::string& file, const machine::Machine* described, double headroom_pct) {
   BuildDesign d;
   check_emit_name(model.name, file, "/configs/model/name");
   if (!label.empty()) check_emit_name(label, file, "/name");
@@ -52,7 +52,7 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);
   // The one fit rule, with the LUT estimate of the machine (the figure `simulate` prints).
   const std::vector<std::string> over =
-      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(), d.device);
+      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(), d.device, headroom_pct);
   if (!over.empty()) {
     std::string s;
     for (const auto& o : over) s += (s.empty() ? "" : "; ") + o;

@@ -33,7 +33,7 @@ struct BuildDesign {
 /// Describes (model, arch, device) for the build: machine::check_buildable, the padded
 /// step graph (build_training_graph(model, graph_options(arch, 0))), machine::describe,
 /// then the one fit rule (machine::over_device with the machine's LUT estimate,
-/// sim/machine_luts.h, and the default headroom). `label` ("" = the model name) and the model, arch and
+/// sim/machine_luts.h, and `headroom_pct`: the sweep's for a chosen design, else the default). `label` ("" = the model name) and the model, arch and
 /// device names and the part and platform are written into the build files: each must be
 /// a non-empty name of [A-Za-z0-9_.+-]. `file` names the source in messages.
 /// Throws ConfigError from check_buildable (the arch's JSON pointer) and for an unsafe
@@ -45,7 +45,8 @@ struct BuildDesign {
 /// chosen design, simulated on it), used instead of describing the padded step again; every
 /// check above still runs.
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
-                              const std::string& file, const machine::Machine* described = nullptr);
+                              const std::string& file, const machine::Machine* described = nullptr,
+                              double headroom_pct = kDefaultResourceHeadroomPct);
 
 /// The default design (kDefault*File under `root`, label = the model name). Throws as
 /// the spec loaders and make_build_design.

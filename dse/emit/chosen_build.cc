@@ -36,7 +36,7 @@ void check_chosen_root(const JsonView& root) {
   }
 }
 
-/// /name, /fidelity, /why and /metrics of chosen.json; /device's part and platform into
+/// /name, /fidelity, /why, /resource_headroom_pct and /metrics of chosen.json; /device's part and platform into
 /// `named`. Every member is read through JsonView: a wrong type is a ConfigError at its
 /// pointer.
 DesignProvenance read_provenance(const JsonView& root, const std::string& file, NamedDevice& named) {
@@ -50,6 +50,7 @@ DesignProvenance read_provenance(const JsonView& root, const std::string& file, 
   }
   if (auto f = root.find("fidelity")) about.fidelity = f->as_string();
   if (auto w = root.find("why")) about.why = w->as_string();
+  if (auto h = root.find("resource_headroom_pct")) about.resource_headroom_pct = h->as_double(0, 99);
   std::optional<JsonView> metrics = root.find("metrics");
   if (metrics && !metrics->is_object()) metrics->fail("an object of metric name -> number or null");
   if (metrics) about.metrics = metrics->raw();

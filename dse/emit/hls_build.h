@@ -42,6 +42,9 @@ struct DesignProvenance {
   std::string label;            ///< names the design in the build ("" = the model name)
   std::string fidelity = "?";   ///< of the predicted figures ("analytic", "systemc")
   std::string why;              ///< why it was chosen ("" = not said)
+  /// Headroom of the fit rule the design was chosen under (chosen.json
+  /// /resource_headroom_pct, the sweep's; the default of hw/resource_fit.h when absent).
+  double resource_headroom_pct = kDefaultResourceHeadroomPct;
   /// The predicted figures as chosen.json's /metrics: an object of metric name → number,
   /// null where unavailable (keys in name order); nullopt = none given.
   std::optional<Json> metrics;

@@ -126,7 +126,10 @@ Json references_json(const SweepEvaluator& eval, const RunState& state, const Fi
 
 Json chosen_json(const SweepEvaluator& eval, const RunState& state, const FinalResult& f) {
   const auto& sweep = eval.sweep();
-  Json chosen{{"sweep", sweep.name}, {"why", f.why}, {"references", references_json(eval, state, f)}};
+  Json chosen{{"sweep", sweep.name},
+              {"why", f.why},
+              {"resource_headroom_pct", sweep.constraints.resource_headroom_pct},
+              {"references", references_json(eval, state, f)}};
   if (f.partial) chosen["interrupted"] = true;
   if (!f.chosen) return chosen;
   const ResultRow r = result_row(eval, state, f, *f.chosen);

@@ -29,7 +29,10 @@ c = l["control_luts_per_pipelined_loop"]
 assert c["value"] == 296 and c["low"] == 52 and c["high"] == 476 and "hls_reports" in c["source"], l
 assert l["binding_multiplexer_luts"]["rule"] and l["bank_network_luts"]["rule"], l
 h = d["hls_storage"]
-assert h["complete_partition_threshold_elements"] == 4 and h["lutram_max_bits"] == 1024, h
+assert h["complete_partition_threshold_elements"]["value"] == 4 and h["lutram_max_bits"]["value"] == 1024, h
+assert h["uram_min_bank_words"]["value"] == 2048 and all(v["unit"] and v["source"] for v in h.values()), h
+f = d["fit_rule"]["resource_headroom_pct"]
+assert f["value"] == 5 and f["unit"] and f["source"], d["fit_rule"]
 PY
 
 # Under a calibration (fitted fadd latency and static power, timing not met): defaults_used

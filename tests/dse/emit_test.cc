@@ -118,6 +118,21 @@ TEST(Emit, RefusesAMachineBeyondTheDeviceNamingTheResource) {
   }
 }
 
+// emit applies the fit rule with the headroom the design was chosen under (chosen.json
+// /resource_headroom_pct, the sweep's): the reference design fits with 5 %, not with 90 %.
+TEST(Emit, FitsWithTheHeadroomTheDesignWasChosenUnder) {
+  Json d = reference_design();
+  d["resource_headroom_pct"] = 90;
+  try {
+    emit_design(d, "chosen.json", tmp("emit_headroom"), ".");
+    ADD_FAILURE() << "a design over 10 % of the device was emitted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("90 % headroom"), std::string::npos) << e.what();
+  }
+  d["resource_headroom_pct"] = "five";
+  EXPECT_THROW(emit_design(d, "chosen.json", tmp("emit_headroom_type"), "."), ConfigError);
+}
+
 TEST(Emit, OlderChosenJsonFallsBackToTheU50OnlyForAnXcu50Part) {
   Json old = reference_design();
   old["configs"]["device"] = "u50";  // what explore wrote before configs.device
