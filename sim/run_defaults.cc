@@ -59,8 +59,9 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
            {{"resource_headroom_pct",
              {{"value", kDefaultResourceHeadroomPct},
               {"unit", "% of each device resource"},
-              {"source", "hw/resource_fit.h: simulate, memplan, emit and baseline; explore uses its sweep's "
-                         "constraints/resource_headroom_pct (default the same)"}}},
+              {"source", "hw/resource_fit.h kDefaultResourceHeadroomPct: simulate, memplan and baseline; explore "
+                         "uses its sweep's constraints/resource_headroom_pct (default the same), emit the one its "
+                         "chosen.json was chosen under"}}},
             {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100)"}}}};
 }
 

@@ -48,7 +48,11 @@ Json defaults_used(const SweepEvaluator& eval, const std::set<double>& clocks) {
   Json defaults = Json::array();
   for (double mhz : clocks) {
     try {
-      defaults.push_back(run_defaults_json(eval.priced_device(), mhz, eval.kernel_calibration()));
+      Json d = run_defaults_json(eval.priced_device(), mhz, eval.kernel_calibration());
+      // The fit rule's headroom this run applied: the sweep's.
+      d["fit_rule"]["resource_headroom_pct"]["value"] = eval.sweep().constraints.resource_headroom_pct;
+      d["fit_rule"]["resource_headroom_pct"]["source"] = "the sweep's constraints/resource_headroom_pct (hw/resource_fit.h)";
+      defaults.push_back(std::move(d));
     } catch (const std::exception& e) {  // a clock the device cannot price: its points say why
       defaults.push_back(Json{{"clock_mhz", mhz}, {"error", e.what()}});
     }
