@@ -10,10 +10,10 @@
 namespace ttsim {
 
 std::string ResourceOverrun::line() const {
-  return fmt::format("{} {} {}, {} usable ({} on the device, {:g} % headroom)", resource,
+  return fmt::format("{} {} {}, {} usable ({} on the device at {}, {:g} % headroom)", resource,
                      grouped(static_cast<std::int64_t>(std::ceil(used))), resource == "LUT" ? "estimated" : "needed",
                      grouped(static_cast<std::int64_t>(limit)), grouped(static_cast<std::int64_t>(total)),
-                     headroom_pct);
+                     device_pointer, headroom_pct);
 }
 
 std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
@@ -23,14 +23,14 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
   }
   std::vector<ResourceOverrun> out;
   const double usable = (100.0 - headroom_pct) / 100.0;
-  auto check = [&](const char* what, double used, std::int64_t total) {
+  auto check = [&](const char* what, const char* pointer, double used, std::int64_t total) {
     const double limit = std::floor(static_cast<double>(total) * usable);
-    if (used > limit) out.push_back({what, used, limit, static_cast<double>(total), headroom_pct});
+    if (used > limit) out.push_back({what, pointer, used, limit, static_cast<double>(total), headroom_pct});
   };
-  check("BRAM36", use.bram36, device.bram36);
-  check("URAM288", use.uram288, device.uram288);
-  check("DSP", use.dsp, device.dsp);
-  if (device.lut > 0) check("LUT", use.lut, device.lut);
+  check("BRAM36", "/resources/bram36", use.bram36, device.bram36);
+  check("URAM288", "/resources/uram288", use.uram288, device.uram288);
+  check("DSP", "/resources/dsp", use.dsp, device.dsp);
+  if (device.lut > 0) check("LUT", "/resources/lut", use.lut, device.lut);
   return out;
 }
 

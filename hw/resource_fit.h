@@ -31,12 +31,13 @@ struct ResourceUse {
 /// One resource over its limit.
 struct ResourceOverrun {
   std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT"
+  std::string device_pointer;  ///< JSON pointer of its total in the device file, e.g. "/resources/bram36"
   double used = 0;
   double limit = 0;  ///< usable: floor(total · (100 − headroom) / 100)
   double total = 0;  ///< on the device
   double headroom_pct = 0;
-  /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device, 5 % headroom)" ("estimated"
-  /// for LUTs).
+  /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
+  /// headroom)" ("estimated" for LUTs).
   std::string line() const;
 };
 

@@ -204,7 +204,7 @@ int memory_index(int id);
 /// Resources of `m` beyond the device by the one fit rule (hw/resource_fit.h
 /// resource_overruns): its DSPs, BRAM36 and URAM288 and `luts`, the design's LUT estimate
 /// (sim/machine_luts.h), each within floor(total · (100 − headroom_pct) / 100). One line
-/// per resource over ("BRAM36 1,345 needed, 1,276 usable (1,344 on the device, 5 %
+/// per resource over ("BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
 /// headroom)"); empty when it fits.
 std::vector<std::string> over_device(const Machine& m, double luts, const DeviceSpec& device,
                                      double headroom_pct = kDefaultResourceHeadroomPct);

@@ -84,7 +84,7 @@ struct EvaluationPaths {
 EvaluationPaths evaluation_paths();
 
 /// Throws InputError "<model> on <arch> does not fit <device> (<device_file>): BRAM36 1,857
-/// needed, 1,276 usable (1,344 on the device, 5 % headroom); ..." when `e` exceeds the device (DesignEvaluation::over_device),
+/// needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 % headroom); ..." when `e` exceeds the device (DesignEvaluation::over_device),
 /// the refusal `simulate` and `memplan` exit 2 with.
 void require_fits(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                   const std::string& device_file);
