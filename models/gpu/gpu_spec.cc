@@ -61,7 +61,7 @@ std::map<std::string, SourcedConstant> parse_sourced_constants(const JsonView& c
       c.lo = ends[0].as_double(0, 1e15);
       c.hi = ends[1].as_double(0, 1e15);
       if (!(c.lo <= c.value && c.value <= c.hi)) {
-        r->fail("[lo, hi] with lo <= value (" + describe_json(e.at("value").raw()) + ") <= hi");
+        r->fail("[lo, hi] with lo <= value (" + describe_json(e.at("value").raw()) + ") <= hi", r->raw().dump());
       }
       c.has_range = true;
     }

@@ -46,6 +46,7 @@ TEST(GpuSpec, MalformedFilesNameFilePointerExpectedAndFound) {
     FAIL() << "value outside its range accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.pointer(), "/constants/p2_idle_watts/range");
+    EXPECT_NE(std::string(e.what()).find("found [120,130]"), std::string::npos) << e.what();
   }
   bad = doc;
   bad["constants"]["forward_op_dispatch_us"]["kind"] = "guess";
