@@ -50,6 +50,10 @@ int unit_pipelined_loops(UnitKind unit) {
 
 double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
 
+bool int_table_array(const char* array) {
+  return std::strcmp(array, "index") == 0 || std::strcmp(array, "labels") == 0;
+}
+
 int unit_read_sites(UnitKind unit, bool lane) {
   int sites = 0;
   for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
@@ -58,7 +62,7 @@ int unit_read_sites(UnitKind unit, bool lane) {
     for (int l = 0; l < k.n_loops; ++l) {
       for (int a = 0; a < k.loops[l].n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = k.loops[l].access[a];
-        if (std::strcmp(acc.array, "index") == 0 || std::strcmp(acc.array, "labels") == 0) continue;  // int tables
+        if (int_table_array(acc.array)) continue;
         if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
       }
     }

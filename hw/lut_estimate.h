@@ -72,6 +72,11 @@ int unit_pipelined_loops(UnitKind unit);
 /// Control LUTs of `pipelined_loops` loop modules: kControlLutsPerPipelinedLoop each.
 double control_luts(double pipelined_loops);
 
+/// True for a kernel-specification array that is one of the top's int tables ("index": TTM
+/// slice offsets; "labels": the loss's labels, read from the same array) rather than a
+/// banked float arena: its sites take no bank network or array select.
+bool int_table_array(const char* array);
+
 /// Read access sites of the float arenas (`index` tables excluded) over every loop of every
 /// kernel module that runs on `unit`: lane reads when `lane`, else scalar reads. Each
 /// selects its words among the arrays bound to the module (sim/schedule_activity.h

@@ -1,7 +1,6 @@
 #include "sim/schedule_activity.h"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -75,7 +74,7 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
       for (int a = 0; a < loop.n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = loop.access[a];
-        if (std::strcmp(acc.array, "index") == 0 || std::strcmp(acc.array, "labels") == 0) continue;  // int tables, not banked
+        if (int_table_array(acc.array)) continue;  // int tables, not banked
         if (acc.kind == ttsim_spec::kLaneAccess) {
           luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
                           acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
