@@ -21,6 +21,12 @@ const FloatOpSpec& DeviceSpec::op(const std::string& name) const {
   return it->second;
 }
 
+std::map<std::string, int> DeviceSpec::latencies_at(double clock_mhz) const {
+  std::map<std::string, int> out;
+  for (const auto& [name, o] : float_ops) out[name] = o.latency_at(clock_mhz);
+  return out;
+}
+
 Json DeviceSpec::to_json() const {
   Json j;
   j["name"] = name;
@@ -28,7 +34,10 @@ Json DeviceSpec::to_json() const {
   j["platform"] = platform;
   j["resources"] = {{"bram36", bram36}, {"uram288", uram288}, {"dsp", dsp}, {"lut", lut}, {"ff", ff}};
   j["slrs"] = slrs;
-  j["clocks"] = {{"default_mhz", default_clock_mhz}, {"max_mhz", max_clock_mhz}};
+  j["clocks"] = {{"default_mhz", default_clock_mhz},
+                 {"max_mhz", max_clock_mhz},
+                 {"achievable_mhz", achievable_clock_mhz}};
+  if (card_max_watts > 0) j["card"] = {{"idle_watts", card_idle_watts}, {"max_watts", card_max_watts}};
   j["memory"] = {{"bram_read_latency", bram_read_latency},
                  {"uram_read_latency", uram_read_latency},
                  {"write_latency", write_latency},
@@ -130,7 +139,7 @@ void read_power(const JsonView& p, DeviceSpec& d) {
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
   root.allow_keys({"kind", "name", "description", "part", "platform", "resources", "slrs",
-                   "clocks", "memory", "float_ops", "power", "sources"});
+                   "clocks", "memory", "float_ops", "power", "card", "sources"});
   // configs/devices also holds GPU baselines ("kind": "gpu", models/gpu); this loader
   // reads FPGA boards only and says so instead of failing on their first unknown key.
   if (auto k = root.find("kind")) k->as_enum({"fpga"});
@@ -145,9 +154,16 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   d.slrs = static_cast<int>(root.get_int("slrs", 1, 1, 16));
 
   JsonView clocks = root.at("clocks");
-  clocks.allow_keys({"default_mhz", "max_mhz"});
+  clocks.allow_keys({"default_mhz", "max_mhz", "achievable_mhz"});
   d.max_clock_mhz = clocks.at("max_mhz").as_double(1, 2000);
   d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
+  d.achievable_clock_mhz = d.max_clock_mhz;
+  if (auto a = clocks.find("achievable_mhz")) d.achievable_clock_mhz = a->as_double(1, d.max_clock_mhz);
+  if (auto card = root.find("card")) {
+    card->allow_keys({"idle_watts", "max_watts"});
+    d.card_max_watts = card->at("max_watts").as_double(1, 10000);
+    d.card_idle_watts = card->at("idle_watts").as_double(0, d.card_max_watts);
+  }
 
   if (auto mem = root.find("memory")) read_memory(*mem, d);
   read_float_ops(root.at("float_ops"), d);
@@ -170,7 +186,9 @@ bool operator==(const DeviceSpec& a, const DeviceSpec& b) {
   return same_power && same_ops && a.name == b.name && a.source_file == b.source_file && a.part == b.part &&
          a.platform == b.platform && a.bram36 == b.bram36 && a.uram288 == b.uram288 && a.dsp == b.dsp &&
          a.lut == b.lut && a.ff == b.ff && a.slrs == b.slrs && a.default_clock_mhz == b.default_clock_mhz &&
-         a.max_clock_mhz == b.max_clock_mhz && a.bram_read_latency == b.bram_read_latency &&
+         a.max_clock_mhz == b.max_clock_mhz && a.achievable_clock_mhz == b.achievable_clock_mhz &&
+         a.card_idle_watts == b.card_idle_watts && a.card_max_watts == b.card_max_watts &&
+         a.bram_read_latency == b.bram_read_latency &&
          a.uram_read_latency == b.uram_read_latency && a.write_latency == b.write_latency &&
          a.uram_cascade_height == b.uram_cascade_height;
 }

@@ -46,7 +46,19 @@ struct DeviceSpec {
   std::int64_t ff = 0;
   int slrs = 1;
   double default_clock_mhz = 300;  ///< platform default kernel clock
+  /// Highest kernel clock the platform accepts (clocks.max_mhz, MHz): a clock above it is an
+  /// input error (no operator latency is defined there).
   double max_clock_mhz = 500;
+  /// Highest kernel clock a build on this device is expected to close timing at after place
+  /// and route (clocks.achievable_mhz, MHz; the device file states its evidence); absent:
+  /// max_clock_mhz. A design asking for more does not fit (hw/resource_fit.h).
+  double achievable_clock_mhz = 500;
+  /// The card's draw with the shell loaded and no kernel running (card.idle_watts, W) and
+  /// its power limit (card.max_watts, W): a design's card-level power, idle + its dynamic
+  /// power, must stay within the limit (hw/resource_fit.h). 0: the device file states no card
+  /// (no power limit is checked).
+  double card_idle_watts = 0;
+  double card_max_watts = 0;
   int bram_read_latency = 1;  ///< cycles
   int uram_read_latency = 1;  ///< cycles
   /// Cycles of a store into a BRAM/URAM bank (the "write" operator of the kernel
@@ -61,6 +73,10 @@ struct DeviceSpec {
   std::int64_t onchip_bits() const { return bram36 * 36864 + uram288 * 294912; }
   /// The operator `op`; throws InputError naming the device file if it is not defined.
   const FloatOpSpec& op(const std::string& op) const;
+  /// Pipeline latency (cycles) of every operator of float_ops at `clock_mhz`, by operator
+  /// name: the latencies the kernel specification's depths and recurrences are priced with.
+  /// Throws InputError (FloatOpSpec::latency_at) for a clock above an operator's table.
+  std::map<std::string, int> latencies_at(double clock_mhz) const;
   /// The resolved spec with every default written out.
   Json to_json() const;
 };

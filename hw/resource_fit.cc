@@ -10,6 +10,13 @@
 namespace ttsim {
 
 std::string ResourceOverrun::line() const {
+  if (resource == "clock") {
+    return fmt::format("clock {:g} MHz asked, {:g} MHz achievable (the device at {})", used, limit, device_pointer);
+  }
+  if (resource == "card power") {
+    return fmt::format("card power {:.1f} W needed, {:.1f} W usable ({:g} W on the device at {}, {:g} % headroom)",
+                       used, limit, total, device_pointer, headroom_pct);
+  }
   return fmt::format("{} {} {}, {} usable ({} on the device at {}, {:g} % headroom)", resource,
                      grouped(static_cast<std::int64_t>(std::ceil(used))), resource == "LUT" ? "estimated" : "needed",
                      grouped(static_cast<std::int64_t>(limit)), grouped(static_cast<std::int64_t>(total)),
@@ -31,6 +38,16 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
   check("URAM288", "/resources/uram288", use.uram288, device.uram288);
   check("DSP", "/resources/dsp", use.dsp, device.dsp);
   if (device.lut > 0) check("LUT", "/resources/lut", use.lut, device.lut);
+  if (use.card_watts > 0 && device.card_max_watts > 0) {
+    const double limit = device.card_max_watts * usable;
+    if (use.card_watts > limit) {
+      out.push_back({"card power", "/card/max_watts", use.card_watts, limit, device.card_max_watts, headroom_pct});
+    }
+  }
+  if (use.clock_mhz > device.achievable_clock_mhz) {
+    out.push_back({"clock", "/clocks/achievable_mhz", use.clock_mhz, device.achievable_clock_mhz,
+                   device.achievable_clock_mhz, 0});
+  }
   return out;
 }
 

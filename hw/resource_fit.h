@@ -7,7 +7,12 @@
 // the device's total: BRAM36, URAM288, DSP48E2 and LUTs (the LUT figure is the estimate of
 // sim/schedule_activity.h design_luts, not a csynth figure). A device file without a LUT
 // count (lut 0) does not check LUTs; a device without a block kind fits only designs
-// using none of it.
+// using none of it. Two more limits of the device file complete the rule:
+//  - card power: the card's idle draw plus the design's dynamic power (hw/fpga_power.h,
+//    clocked scenario) within (100 − headroom) % of the card's maximum (card.max_watts),
+//    when the device file states a card;
+//  - clock: the design's clock at most the device's achievable clock (clocks.achievable_mhz:
+//    the post-route kernel clock builds on the device are expected to close at), no headroom.
 
 #include <cstdint>
 #include <string>
@@ -26,24 +31,30 @@ inline constexpr double kDefaultResourceHeadroomPct = 5;
 struct ResourceUse {
   double bram36 = 0, uram288 = 0, dsp = 0;
   double lut = 0;  ///< estimated LUTs
+  /// Card-level power, W: DeviceSpec::card_idle_watts + the design's dynamic power; 0: not
+  /// known (not checked).
+  double card_watts = 0;
+  double clock_mhz = 0;  ///< the design's kernel clock, MHz; 0: not checked
 };
 
 /// One resource over its limit.
 struct ResourceOverrun {
-  std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT"
+  std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT", "card power", "clock"
   std::string device_pointer;  ///< JSON pointer of its total in the device file, e.g. "/resources/bram36"
   double used = 0;
   double limit = 0;  ///< usable: floor(total · (100 − headroom) / 100)
   double total = 0;  ///< on the device
   double headroom_pct = 0;
   /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
-  /// headroom)" ("estimated" for LUTs).
+  /// headroom)" ("estimated" for LUTs); "card power 78.4 W needed, 71.2 W usable (75 W on
+  /// the device at /card/max_watts, 5 % headroom)"; "clock 300 MHz asked, 250 MHz achievable
+  /// (the device at /clocks/achievable_mhz)".
   std::string line() const;
 };
 
 /// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
-/// free, in the order BRAM36, URAM288, DSP, LUT; empty when the design fits. Throws
-/// std::invalid_argument for a headroom outside [0, 100).
+/// free, in the order BRAM36, URAM288, DSP, LUT, card power, clock; empty when the design
+/// fits. Throws std::invalid_argument for a headroom outside [0, 100).
 std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
                                                double headroom_pct);
 

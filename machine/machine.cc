@@ -1,5 +1,7 @@
 #include "machine/machine.h"
 
+#include "hw/fpga_power.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -712,12 +714,26 @@ int memory_index(int id) {
   return id == ttsim_spec::kIndexMem ? ttsim_hls::kFloatArenas : -1;
 }
 
-std::vector<std::string> over_device(const Machine& m, double luts, const DeviceSpec& device, double headroom_pct) {
+double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device) {
+  if (device.card_max_watts <= 0 || !has_power_coefficients(device)) return 0;
+  FpgaActivity a;
+  a.clock_mhz = clock_mhz;
+  a.dsp.units = static_cast<double>(m.dsp());
+  a.bram36.units = static_cast<double>(m.bram36());
+  a.uram288.units = static_cast<double>(m.uram288());
+  a.kilo_lut.units = luts / 1000.0;
+  return device.card_idle_watts + fpga_power(device, a).dynamic_watts();
+}
+
+std::vector<std::string> over_device(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+                                     double headroom_pct) {
   ResourceUse use;
   use.bram36 = static_cast<double>(m.bram36());
   use.uram288 = static_cast<double>(m.uram288());
   use.dsp = static_cast<double>(m.dsp());
   use.lut = luts;
+  use.card_watts = card_watts(m, luts, clock_mhz, device);
+  use.clock_mhz = clock_mhz;
   std::vector<std::string> out;
   for (const ResourceOverrun& o : resource_overruns(use, device, headroom_pct)) out.push_back(o.line());
   return out;

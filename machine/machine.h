@@ -201,12 +201,19 @@ void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device,
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.
 int memory_index(int id);
 
+/// Card-level power of `m` on `device` at `clock_mhz`, W: DeviceSpec::card_idle_watts plus
+/// the dynamic power of the clocked scenario (hw/fpga_power.h: every DSP, BRAM36 and URAM288
+/// of the machine and `luts` / 1,000 kLUT charged per cycle) — the dynamic figure `simulate`
+/// prints. 0 when the device file states no card or has no power coefficients.
+double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device);
+
 /// Resources of `m` beyond the device by the one fit rule (hw/resource_fit.h
 /// resource_overruns): its DSPs, BRAM36 and URAM288 and `luts`, the design's LUT estimate
-/// (sim/machine_luts.h), each within floor(total · (100 − headroom_pct) / 100). One line
-/// per resource over ("BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
-/// headroom)"); empty when it fits.
-std::vector<std::string> over_device(const Machine& m, double luts, const DeviceSpec& device,
+/// (sim/machine_luts.h), each within floor(total · (100 − headroom_pct) / 100); its card power
+/// (card_watts) within the card's limit less the headroom; `clock_mhz` at most the device's
+/// achievable clock. One line per limit exceeded ("BRAM36 1,345 needed, 1,276 usable (1,344
+/// on the device at /resources/bram36, 5 % headroom)"); empty when it fits.
+std::vector<std::string> over_device(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
                                      double headroom_pct = kDefaultResourceHeadroomPct);
 
 }  // namespace ttsim::machine

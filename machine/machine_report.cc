@@ -1,5 +1,7 @@
 #include "machine/machine_report.h"
 
+#include "hw/fpga_power.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -69,24 +71,38 @@ std::string buffers_listing(const Machine& m, const TaskGraph& graph) {
   return s;
 }
 
-std::string built_line(const Machine& m, double luts, const DeviceSpec& device, double headroom_pct) {
+namespace {
+/// "; card power 37.5 / 75 W; clock 100 / 250 MHz" — the card and clock limits of the fit
+/// rule (hw/resource_fit.h); the card part only when the device file states a card.
+std::string card_and_clock(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device) {
+  std::string s;
+  if (device.card_max_watts > 0 && has_power_coefficients(device)) {
+    s += fmt::format("; card power {:.1f} / {:g} W", card_watts(m, luts, clock_mhz, device), device.card_max_watts);
+  }
+  return s + fmt::format("; clock {:g} / {:g} MHz achievable", clock_mhz, device.achievable_clock_mhz);
+}
+}  // namespace
+
+std::string built_line(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+                       double headroom_pct) {
   const std::int64_t dsp = m.dsp();
   return fmt::format(
-      "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k; on-chip arrays {}; "
+      "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k{}; on-chip arrays {}; "
       "fits: yes ({:g} % headroom)\n",
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288), grouped(dsp),
       grouped(device.dsp), 100.0 * dsp / device.dsp, grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)),
-      grouped(device.lut / 1000), mib(m.onchip_bytes()), headroom_pct);
+      grouped(device.lut / 1000), card_and_clock(m, luts, clock_mhz, device), mib(m.onchip_bytes()), headroom_pct);
 }
 
-std::string fit_summary(const Machine& m, double luts, const DeviceSpec& device, const std::vector<std::string>& over,
-                        double headroom_pct) {
+std::string fit_summary(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+                        const std::vector<std::string>& over, double headroom_pct) {
   std::string s = fmt::format(
-      "total: BRAM36 {} of {}, URAM288 {} of {}, LUT {}k (estimate) of {}k, on-chip arrays {:.3f} MiB; fits: {} ({:g} % "
+      "total: BRAM36 {} of {}, URAM288 {} of {}, LUT {}k (estimate) of {}k{}, on-chip arrays {:.3f} MiB; fits: {} ({:g} % "
       "headroom)\n",
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
-      grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)), grouped(device.lut / 1000), m.onchip_bytes() / 1048576.0,
-      over.empty() ? "yes" : "NO", headroom_pct);
+      grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)), grouped(device.lut / 1000),
+      card_and_clock(m, luts, clock_mhz, device), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO",
+      headroom_pct);
   for (const auto& o : over) s += "  over the device: " + o + "\n";
   return s;
 }

@@ -56,7 +56,7 @@ void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSp
   if (split) e.epoch = simulate_epoch(model, arch, device, *split, e.step, options);
   e.activity = step_activity(e.step, arch, device, &e.lut_terms);
   e.luts = e.lut_terms.total();
-  e.over_device = machine::over_device(e.machine(), e.luts, device);
+  e.over_device = machine::over_device(e.machine(), e.luts, arch.clock_mhz, device);
   e.power.reset();
   e.step_joules.reset();
   e.epoch_joules.reset();

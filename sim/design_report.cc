@@ -38,11 +38,11 @@ std::string power_line(const DesignEvaluation& e, const DeviceSpec& device) {
 }
 
 // The on-chip peak by buffer class, what was built, and the LUT warning.
-std::string onchip_lines(const DesignEvaluation& e, const DeviceSpec& device) {
+std::string onchip_lines(const DesignEvaluation& e, double clock_mhz, const DeviceSpec& device) {
   const auto& pk = e.step.occupancy.peak_bytes;
   std::string s = fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                               mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(e.step.occupancy.peak_total_bytes));
-  s += machine::built_line(e.machine(), e.luts, device);
+  s += machine::built_line(e.machine(), e.luts, clock_mhz, device);
   return s;
 }
 
@@ -73,7 +73,7 @@ std::string design_summary(const DesignEvaluation& e, const ModelSpec& model, co
                      model.encoders, e.step.tokens, arch.name, arch.clock_mhz, clock_note, device.name,
                      arch.recompute_merges ? "; BTT merges recomputed in the backward pass" : "") +
          step_lines(e.step, arch.clock_mhz) + epoch_line(e, arch, split) + power_line(e, device) +
-         onchip_lines(e, device);
+         onchip_lines(e, arch.clock_mhz, device);
 }
 
 Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
@@ -91,6 +91,12 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   j["lut_terms"] = e.lut_terms.to_json();
   j["resource_headroom_pct"] = kDefaultResourceHeadroomPct;
   j["over_device"] = e.over_device;
+  const double card = machine::card_watts(mach, e.luts, arch.clock_mhz, device);
+  j["card_watts"] = card > 0 ? Json(card) : Json(nullptr);
+  j["clock"] = {{"mhz", arch.clock_mhz},
+                {"achievable_mhz", device.achievable_clock_mhz},
+                {"max_mhz", device.max_clock_mhz},
+                {"operator_latencies", device.latencies_at(arch.clock_mhz)}};
   j["machine"] = machine::machine_json(mach);
   if (e.epoch) j["epoch"] = epoch_json(*e.epoch, split);
   j["epoch_cycles"] = e.epoch ? Json(e.epoch->cycles) : Json(nullptr);

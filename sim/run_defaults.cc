@@ -62,7 +62,9 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
               {"source", "hw/resource_fit.h kDefaultResourceHeadroomPct: simulate, memplan and baseline; explore "
                          "uses its sweep's constraints/resource_headroom_pct (default the same), emit the one its "
                          "chosen.json was chosen under"}}},
-            {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100)"}}}};
+            {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100); "
+                          "card power (the device file's card.idle_watts + the design's dynamic power) <= "
+                          "card.max_watts * (100 - headroom) / 100; clock <= clocks.achievable_mhz"}}}};
 }
 
 }  // namespace ttsim

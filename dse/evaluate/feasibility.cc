@@ -26,6 +26,12 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   use.uram288 = metric(Metric::kUram288);
   use.dsp = metric(Metric::kDsp);
   use.lut = metric(Metric::kLut);
+  // Card power: the card's idle draw plus the point's dynamic power (the clocked figure
+  // machine::card_watts gives the other commands); the clock against the achievable one.
+  if (device.card_max_watts > 0 && e.metrics.has(Metric::kPowerDynamicWatts)) {
+    use.card_watts = device.card_idle_watts + e.metrics[Metric::kPowerDynamicWatts];
+  }
+  use.clock_mhz = metric(Metric::kClockMhz);
   for (const ResourceOverrun& o : resource_overruns(use, device, c.resource_headroom_pct)) {
     v.violation += o.limit > 0 ? o.used / o.limit - 1 : 1;
     fails.push_back(o.line());

@@ -24,8 +24,10 @@ struct Verdict {
 
 /// Checks `e` against `constraints` on `device`. Resources by the one fit rule every
 /// command applies (hw/resource_fit.h resource_overruns) with the sweep's headroom:
-/// BRAM36, URAM288, DSP and (when the evaluator estimates it and the device file has a
-/// LUT count) LUT. A constraint whose metric the evaluator cannot provide
+/// BRAM36, URAM288, DSP, (when the evaluator estimates it and the device file has a
+/// LUT count) LUT, the card power (the device's card idle watts + the point's dynamic
+/// power, when the device file states a card) and the clock (clock_mhz at most the device's
+/// achievable clock). A constraint whose metric the evaluator cannot provide
 /// for any point is skipped by the caller (listed as unavailable in the summary);
 /// `check_accuracy` = false skips min_accuracy; with it, a point without an accuracy is
 /// infeasible with the reason "accuracy unknown at rank R" (R = Evaluation::tt_rank).

@@ -152,6 +152,7 @@ Evaluation SimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
   const StepResult& s = ev->step;
   step_metrics(s.graph(), s.run.schedule, e);
   machine_metrics(ev->machine(), e);
+  e.metrics[Metric::kClockMhz] = r.arch.clock_mhz;
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   if (ev->epoch) {

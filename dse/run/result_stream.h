@@ -36,7 +36,8 @@ std::string csv_header(const SweepSpec& sweep);
 
 /// The one writer of a point's JSON object: appends the results.jsonl object of `row`
 /// (point_json without configs: id, name, axis values, fidelity, feasible, metrics, the
-/// analytic metrics of a SystemC-evaluated point, reason, reference label, power_watts,
+/// analytic metrics of a SystemC-evaluated point, clock {achievable_mhz, mhz,
+/// operator_latencies {op: cycles at mhz}} (null when not evaluated), reason, reference label, power_watts,
 /// energy_joules_per_epoch, tt_rank, accuracy_source; keys in ascending order at every
 /// level, null for an unavailable metric), its evaluations written by
 /// dse/evaluate/evaluation_json.h with numbers in `numbers`: kShortest in results.jsonl and

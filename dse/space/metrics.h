@@ -30,6 +30,7 @@ enum class Metric : int {
   kCompression,       ///< dense parameters / stored parameters of the model
   kAccuracy,          ///< test intent accuracy from the rank-accuracy table, fraction
   kSlotF1,            ///< test slot F1 from the rank-accuracy table, fraction
+  kClockMhz,          ///< kernel clock the point is priced at, MHz (the arch's, or a calibration's achieved clock)
   kCount
 };
 

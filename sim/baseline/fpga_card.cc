@@ -57,7 +57,9 @@ void check_card_matches_device(const FpgaCardSpec& card, const DeviceSpec& devic
       {"device_static_watts", device.power.static_watts},
       {"dsp_watts_per_mhz", device.power.dsp_watts_per_mhz},
       {"logic_watts_per_kilolut_mhz", device.power.logic_watts_per_kilolut_mhz},
-      {"clock_watts_per_kilolut_mhz", device.power.clock_watts_per_kilolut_mhz}};
+      {"clock_watts_per_kilolut_mhz", device.power.clock_watts_per_kilolut_mhz},
+      {"card_idle_watts", device.card_idle_watts},
+      {"card_max_watts", device.card_max_watts}};
   for (const auto& [key, value] : repeated) {
     const double v = card.at(key);
     if (std::abs(v - value) > 1e-9 * std::max(1.0, std::abs(value))) {

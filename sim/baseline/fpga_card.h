@@ -32,7 +32,8 @@ FpgaCardSpec parse_fpga_card_spec(const Json& doc, const std::string& file);
 
 /// Throws InputError when a constant the card file repeats from the device file
 /// (device_static_watts = power.static_watts, dsp_watts_per_mhz,
-/// logic_watts_per_kilolut_mhz, clock_watts_per_kilolut_mhz) has another value there,
+/// logic_watts_per_kilolut_mhz, clock_watts_per_kilolut_mhz, card_idle_watts = card.idle_watts,
+/// card_max_watts = card.max_watts) has another value there,
 /// naming both files: the ranges are those of the device's figures.
 void check_card_matches_device(const FpgaCardSpec& card, const DeviceSpec& device);
 

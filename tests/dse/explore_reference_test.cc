@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -206,6 +207,66 @@ TEST(ExploreReference, SimulateExploreAndBaselineAgreeWhetherTheReferenceFits) {
       EXPECT_NE(points[0].at("reason").get<std::string>().find(line.substr(0, line.find(" estimated") + 10)), std::string::npos)
           << points[0].dump();
       EXPECT_NE(points[0].at("reason").get<std::string>().find("4 % headroom"), std::string::npos) << points[0].dump();
+    }
+  }
+}
+
+// The clock and card-power limits of the fit rule (hw/resource_fit.h): explore of u50_paper
+// at 100, 250 and 300 MHz on the U50 (achievable clock 250 MHz, card limit 75 W less 5 %)
+// gives each point its clock and the operator latencies it was priced with; 300 MHz is
+// infeasible by both limits, with the lines `simulate` (evaluate_design) and `baseline`
+// give; the card figure is the card's idle draw plus the dynamic power simulate prints.
+TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasibleEverywhere) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  ASSERT_EQ(device.achievable_clock_mhz, 250);
+  ASSERT_EQ(device.card_max_watts, 75);
+  const dataset::LengthHistogram split =
+      dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train");
+  const std::string dir = tmp_dir("clock_and_card");
+  write_file_atomic(dir + "/sweep.json", Json{{"name", "clock"},
+                                              {"base", {{"model", fs::absolute("configs/models/atis_2enc.json")},
+                                                        {"arch", fs::absolute("configs/arch/u50_paper.json")},
+                                                        {"device", fs::absolute("configs/devices/u50.json")}}},
+                                              {"dataset", {{"lengths", fs::absolute("configs/datasets/atis_lengths.json")},
+                                                           {"split", "train"}}},
+                                              {"axes", {{"clock_mhz", {100, 250, 300}}}},
+                                              {"objectives", {"epoch_seconds"}},
+                                              {"search", {{"strategy", "grid"}}},
+                                              {"fidelity", "analytic"}}
+                                            .dump(2));
+  const auto setup = make_run_setup(dir + "/sweep.json");
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  o.control.threads = 1;
+  run_explore(*setup->eval, dir + "/sweep.json", o);
+  const std::vector<Json> points = load_json_lines(o.out_dir + "/results.jsonl");
+  ASSERT_EQ(points.size(), 3u);
+  const GpuSpec gpu = load_gpu_spec("configs/devices/rtx3090.json");
+  const FpgaCardSpec card = load_fpga_card_spec("configs/devices/u50_card.json");
+  const std::map<double, int> fadd = {{100, 3}, {250, 4}, {300, 6}};
+  for (const Json& p : points) {
+    const double mhz = p.at("clock").at("mhz").get<double>();
+    EXPECT_EQ(p.at("metrics").at("clock_mhz").get<double>(), mhz);
+    EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 250);
+    EXPECT_EQ(p.at("clock").at("operator_latencies").at("fadd").get<int>(), fadd.at(mhz)) << p.dump();
+    ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+    arch.clock_mhz = mhz;
+    const auto sim = evaluate_design(model, arch, device, &split);
+    EXPECT_NEAR(machine::card_watts(sim->machine(), sim->luts, mhz, device),
+                device.card_idle_watts + sim->power->dynamic_watts(), 1e-9);
+    const BaselineResult base = run_baseline(model, arch, device, gpu, card, split);
+    EXPECT_EQ(base.fpga_over_device, sim->over_device);
+    EXPECT_EQ(p.at("feasible").get<bool>(), mhz < 300) << p.dump();
+    EXPECT_EQ(sim->over_device.empty(), mhz < 300);
+    if (mhz == 300) {
+      ASSERT_EQ(sim->over_device.size(), 2u);
+      EXPECT_EQ(sim->over_device.at(0).rfind("card power 71.6 W needed, 71.2 W usable (75 W on the device at "
+                                             "/card/max_watts, 5 % headroom)", 0), 0u) << sim->over_device.at(0);
+      EXPECT_EQ(sim->over_device.at(1), "clock 300 MHz asked, 250 MHz achievable (the device at /clocks/achievable_mhz)");
+      for (const std::string& line : sim->over_device) {
+        EXPECT_NE(p.at("reason").get<std::string>().find(line), std::string::npos) << p.dump();
+      }
     }
   }
 }

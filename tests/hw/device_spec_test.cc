@@ -126,6 +126,30 @@ TEST(DeviceSpecLoader, OperatorLatencyTable) {
                "operator \"fmul\"", "no such key");
 }
 
+// clocks.achievable_mhz (at most max_mhz; absent: max_mhz) and the optional card (idle at
+// most the limit) of the fit rule (hw/resource_fit.h).
+TEST(DeviceSpecLoader, AchievableClockAndCardLimits) {
+  const DeviceSpec plain = load_device_spec(write_doc("no_card.json", base_doc().dump()));
+  EXPECT_EQ(plain.achievable_clock_mhz, 500);
+  EXPECT_EQ(plain.card_max_watts, 0);
+  Json doc = base_doc();
+  doc["clocks"]["achievable_mhz"] = 250;
+  doc["card"] = {{"idle_watts", 17.4}, {"max_watts", 75}};
+  const DeviceSpec d = load_device_spec(write_doc("card.json", doc.dump()));
+  EXPECT_EQ(d.achievable_clock_mhz, 250);
+  EXPECT_EQ(d.card_idle_watts, 17.4);
+  EXPECT_EQ(d.card_max_watts, 75);
+  EXPECT_EQ(d.latencies_at(250).at("fadd"), 6);
+  EXPECT_EQ(d.latencies_at(100).at("fadd"), 3);
+  expect_error("achievable_above_max.json", op("add", "/clocks/achievable_mhz", 600), "/clocks/achievable_mhz",
+               "a number in [1, 500]", "number 600");
+  expect_error("card_idle_above_max.json", op("add", "/card", Json{{"idle_watts", 80}, {"max_watts", 75}}),
+               "/card/idle_watts", "a number in [0, 75]", "number 80");
+  expect_error("card_no_max.json", op("add", "/card", Json{{"idle_watts", 10}}), "/card", "max_watts", "");
+  expect_error("card_unknown_key.json", op("add", "/card", Json{{"max_watts", 75}, {"tdp", 75}, {"idle_watts", 1}}),
+               "/card/tdp", "", "");
+}
+
 TEST(DeviceSpecLoader, WriteLatencyDefaultsToOneCycle) {
   EXPECT_EQ(load_device_spec(write_doc("no_write.json", base_doc().dump())).write_latency, 1);
   const std::string path = write_doc("write3.json", base_doc().patch(op("add", "/memory/write_latency", 3)).dump());
@@ -224,6 +248,9 @@ TEST(DeviceSpec, EqualityComparesEveryField) {
       [](DeviceSpec& x) { x.slrs += 1; },
       [](DeviceSpec& x) { x.default_clock_mhz += 1; },
       [](DeviceSpec& x) { x.max_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.achievable_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.card_idle_watts += 1; },
+      [](DeviceSpec& x) { x.card_max_watts += 1; },
       [](DeviceSpec& x) { x.bram_read_latency += 1; },
       [](DeviceSpec& x) { x.uram_read_latency += 1; },
       [](DeviceSpec& x) { x.write_latency += 1; },

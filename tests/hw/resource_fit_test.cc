@@ -1,0 +1,73 @@
+// The one fit rule (hw/resource_fit.h): each limit over which a design is refused, its line,
+// and the limits a device file without them does not check.
+
+#include <gtest/gtest.h>
+
+#include "hw/resource_fit.h"
+
+namespace ttsim {
+namespace {
+
+DeviceSpec u50_like() {
+  DeviceSpec d;
+  d.bram36 = 1344;
+  d.uram288 = 640;
+  d.dsp = 5952;
+  d.lut = 871680;
+  d.max_clock_mhz = 500;
+  d.achievable_clock_mhz = 250;
+  d.card_idle_watts = 17.4;
+  d.card_max_watts = 75;
+  return d;
+}
+
+TEST(ResourceFit, EveryLimitAtItsBoundFits) {
+  ResourceUse u;
+  u.bram36 = 1276;  // floor(1344 · 0.95)
+  u.uram288 = 608;
+  u.dsp = 5654;
+  u.lut = 828096;
+  u.card_watts = 71.25;  // 75 · 0.95
+  u.clock_mhz = 250;
+  EXPECT_TRUE(resource_overruns(u, u50_like(), 5).empty());
+}
+
+TEST(ResourceFit, CardPowerAndClockOverTheirLimitsAreNamed) {
+  ResourceUse u;
+  u.card_watts = 71.6;
+  u.clock_mhz = 300;
+  const auto over = resource_overruns(u, u50_like(), 5);
+  ASSERT_EQ(over.size(), 2u);
+  EXPECT_EQ(over[0].line(), "card power 71.6 W needed, 71.2 W usable (75 W on the device at /card/max_watts, 5 % headroom)");
+  EXPECT_EQ(over[1].line(), "clock 300 MHz asked, 250 MHz achievable (the device at /clocks/achievable_mhz)");
+  // The clock keeps no headroom; the card power the rule's.
+  u.card_watts = 74;
+  EXPECT_TRUE(resource_overruns(u, u50_like(), 0).size() == 1u);
+  EXPECT_EQ(resource_overruns(u, u50_like(), 0)[0].resource, "clock");
+}
+
+TEST(ResourceFit, ADeviceWithoutACardChecksNoPowerAndAnUnknownPowerIsNotChecked) {
+  DeviceSpec d = u50_like();
+  d.card_max_watts = 0;
+  ResourceUse u;
+  u.card_watts = 500;
+  EXPECT_TRUE(resource_overruns(u, d, 5).empty());
+  u.card_watts = 0;  // not known (a device without power coefficients)
+  EXPECT_TRUE(resource_overruns(u, u50_like(), 5).empty());
+}
+
+TEST(ResourceFit, BlocksOverTheirLimitComeFirstInTheRuleOrder) {
+  ResourceUse u;
+  u.bram36 = 1345;
+  u.lut = 900000;
+  u.clock_mhz = 260;
+  const auto over = resource_overruns(u, u50_like(), 5);
+  ASSERT_EQ(over.size(), 3u);
+  EXPECT_EQ(over[0].line(), "BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 % headroom)");
+  EXPECT_EQ(over[1].resource, "LUT");
+  EXPECT_EQ(over[2].resource, "clock");
+  EXPECT_THROW(resource_overruns(u, u50_like(), 100), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ttsim
