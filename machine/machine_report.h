@@ -45,8 +45,8 @@ std::string buffers_listing(const Machine& m, const TaskGraph& graph);
 std::string built_line(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
                        double headroom_pct = kDefaultResourceHeadroomPct);
 
-/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., LUT .. (estimate) of ..;
-/// card power .. / .. W; clock .. / .. MHz achievable, on-chip arrays .. MiB; fits: yes|NO
+/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., LUT .. (estimate) of ..,
+/// card power .. of .. W, clock .. of .. MHz achievable, on-chip arrays .. MiB; fits: yes|NO
 /// (<headroom> % headroom)" and one "  over the device: <limit>" line per entry of `over`
 /// (machine::over_device of `m` with `luts` at `clock_mhz` on `device`; empty: it fits).
 std::string fit_summary(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
