@@ -99,7 +99,10 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   ASSERT_NE(point, nullptr);
   EXPECT_EQ(point->at("fidelity"), "systemc");
   const Json& m = point->at("metrics");
-  EXPECT_EQ(m.at("step_cycles").get<double>(), static_cast<double>(step.run.schedule.makespan));
+  // u50_paper prices every sample at its own length: the step metric is the epoch's mean
+  // step (simulate prints the 32-token step and the epoch).
+  ASSERT_EQ(arch.sequence_length, SequenceLength::kEffective);
+  EXPECT_EQ(m.at("step_cycles").get<double>(), static_cast<double>(epoch.cycles) / static_cast<double>(epoch.samples));
   EXPECT_EQ(m.at("epoch_seconds").get<double>(), epoch.seconds);
   // Hardware figures are the emitted build's (machine/machine.h), as `simulate` prints them.
   const machine::Machine mach = machine::describe(model, arch, device, step.graph());
@@ -110,8 +113,12 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_DOUBLE_EQ(m.at("power_total_watts").get<double>(), power.total_watts());
   EXPECT_DOUBLE_EQ(m.at("epoch_energy_joules").get<double>(), power.total_watts() * epoch.seconds);
   // The analytic figures (no port contention) are kept apart; on the sequential machine no
-  // two tasks share a port, so they are equal.
-  EXPECT_EQ(point->at("analytic_metrics").at("epoch_seconds").get<double>(), epoch.seconds);
+  // two tasks share a port, so they agree — but for the one-token step, where SystemC's
+  // streaming bound charges the position add (and its gradient) with the whole 32-row
+  // position table it reads one row of (the traffic model streams every buffer a task
+  // touches once): 176 cycles more, 5e-8 of the epoch.
+  EXPECT_NEAR(point->at("analytic_metrics").at("epoch_seconds").get<double>(), epoch.seconds, 1e-6 * epoch.seconds);
+  EXPECT_LE(point->at("analytic_metrics").at("epoch_seconds").get<double>(), epoch.seconds);
 
   const Json chosen = load_json_file(o.out_dir + "/chosen.json");
   EXPECT_EQ(chosen.at("references").at(0).at("fidelity"), "systemc");

@@ -170,8 +170,9 @@ TEST(DesignEval, ResimulatedEvaluationsEqualFreshOnesFieldByField) {
     // (the same step structure: re-simulated on the last one's template).
     ArchSpec arch = point % 3 == 2 ? tt : paper;
     if (point % 3 == 1) {
-      // Effective lengths: the epoch simulates one step per length on this step's machine.
-      if (point % 2) arch.sequence_length = SequenceLength::kEffective;
+      // Padded now and then (the shipped archs price each sample at its own length: the
+      // epoch simulates one step per length on the padded step's machine).
+      if (point % 2) arch.sequence_length = SequenceLength::kPadded;
       const int lanes[] = {1, 4, 16, 64};
       arch.unit(UnitKind::kContraction).lanes = lanes[rng() % 4];
       arch.clock_mhz = 100 + 50 * static_cast<double>(rng() % 4);
@@ -219,7 +220,7 @@ TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
     arch.unit(UnitKind::kContraction).lanes = lanes[point % 4];
     arch.clock_mhz = 100 + 50 * static_cast<double>(rng() % 4);
     arch.unit(UnitKind::kLayerNorm).overhead += static_cast<int>(rng() % 5);
-    if (point % 3 == 2) arch.sequence_length = SequenceLength::kEffective;
+    if (point % 3 == 2) arch.sequence_length = SequenceLength::kPadded;
     const Fidelity fidelity = point % 5 == 4 ? Fidelity::kSystemC : Fidelity::kAnalytic;
     const dataset::LengthHistogram* sp = point % 2 ? &split : nullptr;
     const auto e = evaluate_design(m, arch, device, sp, fidelity);
