@@ -21,12 +21,6 @@ const FloatOpSpec& DeviceSpec::op(const std::string& name) const {
   return it->second;
 }
 
-std::map<std::string, int> DeviceSpec::latencies_at(double clock_mhz) const {
-  std::map<std::string, int> out;
-  for (const auto& [name, o] : float_ops) out[name] = o.latency_at(clock_mhz);
-  return out;
-}
-
 Json DeviceSpec::to_json() const {
   Json j;
   j["name"] = name;
@@ -36,7 +30,7 @@ Json DeviceSpec::to_json() const {
   j["slrs"] = slrs;
   j["clocks"] = {{"default_mhz", default_clock_mhz},
                  {"max_mhz", max_clock_mhz},
-                 {"achievable_mhz", achievable_clock_mhz}};
+                 {"achievable_mhz", achievable_clock_mhz > 0 ? Json(achievable_clock_mhz) : Json(nullptr)}};
   if (card_max_watts > 0) j["card"] = {{"idle_watts", card_idle_watts}, {"max_watts", card_max_watts}};
   j["memory"] = {{"bram_read_latency", bram_read_latency},
                  {"uram_read_latency", uram_read_latency},
@@ -157,7 +151,7 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   clocks.allow_keys({"default_mhz", "max_mhz", "achievable_mhz"});
   d.max_clock_mhz = clocks.at("max_mhz").as_double(1, 2000);
   d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
-  d.achievable_clock_mhz = d.max_clock_mhz;
+  d.achievable_clock_mhz = 0;
   if (auto a = clocks.find("achievable_mhz")) d.achievable_clock_mhz = a->as_double(1, d.max_clock_mhz);
   if (auto card = root.find("card")) {
     card->allow_keys({"idle_watts", "max_watts"});

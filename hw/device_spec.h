@@ -49,10 +49,11 @@ struct DeviceSpec {
   /// Highest kernel clock the platform accepts (clocks.max_mhz, MHz): a clock above it is an
   /// input error (no operator latency is defined there).
   double max_clock_mhz = 500;
-  /// Highest kernel clock a build on this device is expected to close timing at after place
-  /// and route (clocks.achievable_mhz, MHz; the device file states its evidence); absent:
-  /// max_clock_mhz. A design asking for more does not fit (hw/resource_fit.h).
-  double achievable_clock_mhz = 500;
+  /// The highest kernel clock real builds on this device are known to have closed at after
+  /// place and route (clocks.achievable_mhz, MHz; the device file states its evidence): an
+  /// upper bound from the builds known, not a prediction for a given design. A design asking
+  /// for more does not fit (hw/resource_fit.h). 0: the device file states none (not checked).
+  double achievable_clock_mhz = 0;
   /// The card's draw with the shell loaded and no kernel running (card.idle_watts, W) and
   /// its power limit (card.max_watts, W): a design's card-level power, idle + its dynamic
   /// power, must stay within the limit (hw/resource_fit.h). 0: the device file states no card
@@ -73,10 +74,6 @@ struct DeviceSpec {
   std::int64_t onchip_bits() const { return bram36 * 36864 + uram288 * 294912; }
   /// The operator `op`; throws InputError naming the device file if it is not defined.
   const FloatOpSpec& op(const std::string& op) const;
-  /// Pipeline latency (cycles) of every operator of float_ops at `clock_mhz`, by operator
-  /// name: the latencies the kernel specification's depths and recurrences are priced with.
-  /// Throws InputError (FloatOpSpec::latency_at) for a clock above an operator's table.
-  std::map<std::string, int> latencies_at(double clock_mhz) const;
   /// The resolved spec with every default written out.
   Json to_json() const;
 };

@@ -212,6 +212,16 @@ bool operator_used(int op) {
 
 }  // namespace
 
+std::map<std::string, int> priced_operator_latencies(const DeviceSpec& device, double clock_mhz,
+                                                     const KernelCalibration* calibration) {
+  std::map<std::string, int> out;
+  for (const auto& [name, op] : device.float_ops) {
+    const auto it = calibration ? calibration->op_latency.find(name) : std::map<std::string, int>::const_iterator();
+    out[name] = calibration && it != calibration->op_latency.end() ? it->second : op.latency_at(clock_mhz);
+  }
+  return out;
+}
+
 KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& device)
     : units_(arch.units), calibration_(arch.calibration) {
   // Operator latencies: memory accesses from the device's memory section, float

@@ -55,6 +55,13 @@ namespace ttsim {
 /// Latency (cycles) of each operator of the specification, indexed by ttsim_spec::Opr.
 using OperatorLatencies = std::array<int, ttsim_spec::kOprCount>;
 
+/// Cycles of every floating-point operator of `device` (float_ops) as KernelLatencyModel
+/// prices them at `clock_mhz`: `calibration`'s op_latency where it has one, else the
+/// device's table (null calibration: the table). Throws InputError for a clock above an
+/// operator's table.
+std::map<std::string, int> priced_operator_latencies(const DeviceSpec& device, double clock_mhz,
+                                                     const KernelCalibration* calibration);
+
 /// Σ latency(op) over ops[0..n), kTree operators counted tree_levels(lanes) times (cycles).
 int ops_latency(const ttsim_spec::ChainOp* ops, int n, const OperatorLatencies& lat, int lanes);
 

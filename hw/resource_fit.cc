@@ -44,7 +44,7 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
       out.push_back({"card power", "/card/max_watts", use.card_watts, limit, device.card_max_watts, headroom_pct});
     }
   }
-  if (use.clock_mhz > device.achievable_clock_mhz) {
+  if (device.achievable_clock_mhz > 0 && use.clock_mhz > device.achievable_clock_mhz) {
     out.push_back({"clock", "/clocks/achievable_mhz", use.clock_mhz, device.achievable_clock_mhz,
                    device.achievable_clock_mhz, 0});
   }

@@ -12,7 +12,9 @@
 //    clocked scenario) within (100 − headroom) % of the card's maximum (card.max_watts),
 //    when the device file states a card;
 //  - clock: the design's clock at most the device's achievable clock (clocks.achievable_mhz:
-//    the post-route kernel clock builds on the device are expected to close at), no headroom.
+//    the highest post-route kernel clock real builds on the device are known to have
+//    closed at — an upper bound, not a prediction for the design), no headroom; a device
+//    file that states none checks no clock.
 
 #include <cstdint>
 #include <string>

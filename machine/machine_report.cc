@@ -82,6 +82,7 @@ std::string card_and_clock(const Machine& m, double luts, double clock_mhz, cons
     s += fmt::format("{}card power {:.1f} {} {:g} W", sep, card_watts(m, luts, clock_mhz, device), of,
                      device.card_max_watts);
   }
+  if (device.achievable_clock_mhz <= 0) return s + fmt::format("{}clock {:g} MHz (no achievable clock stated)", sep, clock_mhz);
   return s + fmt::format("{}clock {:g} {} {:g} MHz achievable", sep, clock_mhz, of, device.achievable_clock_mhz);
 }
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/number_text.h"
+#include "hw/kernel_latency.h"
 #include "machine/machine_report.h"
 #include "sim/step_report.h"
 
@@ -94,9 +95,9 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   const double card = machine::card_watts(mach, e.luts, arch.clock_mhz, device);
   j["card_watts"] = card > 0 ? Json(card) : Json(nullptr);
   j["clock"] = {{"mhz", arch.clock_mhz},
-                {"achievable_mhz", device.achievable_clock_mhz},
+                {"achievable_mhz", device.achievable_clock_mhz > 0 ? Json(device.achievable_clock_mhz) : Json(nullptr)},
                 {"max_mhz", device.max_clock_mhz},
-                {"operator_latencies", device.latencies_at(arch.clock_mhz)}};
+                {"operator_latencies", priced_operator_latencies(device, arch.clock_mhz, arch.calibration.get())}};
   j["machine"] = machine::machine_json(mach);
   if (e.epoch) j["epoch"] = epoch_json(*e.epoch, split);
   j["epoch_cycles"] = e.epoch ? Json(e.epoch->cycles) : Json(nullptr);

@@ -3,6 +3,7 @@
 #include "sim/bank_map.h"
 #include "hw/block_arith.h"
 #include "hw/fpga_power.h"
+#include "hw/kernel_latency.h"
 #include "hw/lut_estimate.h"
 #include "hw/resource_fit.h"
 #include "machine/machine.h"
@@ -11,16 +12,12 @@ namespace ttsim {
 
 Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelCalibration* calibration) {
   Json ops = Json::object(), dsp = Json::object(), source = Json::object();
-  for (const auto& [name, op] : device.float_ops) {
-    if (calibration && calibration->op_latency.count(name)) {
-      // As KernelLatencyModel: the calibration's figure replaces the device's.
-      ops[name] = calibration->op_latency.at(name);
-      source[name] = "calibration " + calibration->name;
-    } else {
-      ops[name] = op.latency_at(clock_mhz);
-      source[name] = "device " + device.source_file;
-    }
-    dsp[name] = op.dsp;
+  // As KernelLatencyModel prices them: the calibration's figure replaces the device's.
+  for (const auto& [name, cycles] : priced_operator_latencies(device, clock_mhz, calibration)) {
+    ops[name] = cycles;
+    source[name] = calibration && calibration->op_latency.count(name) ? "calibration " + calibration->name
+                                                                       : "device " + device.source_file;
+    dsp[name] = device.float_ops.at(name).dsp;
   }
   Json dev = device.to_json();
   dev["file"] = device.source_file;

@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "dse/evaluate/resolve.h"
+#include "hw/kernel_latency.h"
 
 namespace ttsim::dse {
 
@@ -25,25 +26,31 @@ void put_int(Buffer& b, std::uint64_t v) { put(b, fmt::format_int(v).c_str()); }
 
 // ,"clock":{"achievable_mhz":..,"mhz":..,"operator_latencies":{op: cycles}}: the point's clock
 // (NaN: not evaluated, "clock":null), the device's achievable clock and the operator
-// latencies at the point's clock the kernel loops were priced with.
-void append_clock_json(std::string& out, const DeviceSpec& device, double mhz, JsonNumbers numbers) {
+// latencies at the point's clock the kernel loops were priced with (a calibration's where it
+// has them).
+void append_clock_json(std::string& out, const DeviceSpec& device, const KernelCalibration* calibration, double mhz,
+                       JsonNumbers numbers) {
   out += ",\"clock\":";
   if (std::isnan(mhz) || mhz > device.max_clock_mhz) {
     out += "null";
     return;
   }
   out += "{\"achievable_mhz\":";
-  append_json_number(out, device.achievable_clock_mhz, numbers);
+  if (device.achievable_clock_mhz > 0) {
+    append_json_number(out, device.achievable_clock_mhz, numbers);
+  } else {
+    out += "null";
+  }
   out += ",\"mhz\":";
   append_json_number(out, mhz, numbers);
   out += ",\"operator_latencies\":{";
   bool first = true;
-  for (const auto& [op, spec] : device.float_ops) {  // std::map: ascending names
+  for (const auto& [op, cycles] : priced_operator_latencies(device, mhz, calibration)) {  // ascending names
     if (!first) out += ',';
     first = false;
     append_json_string(out, op);
     out += ':';
-    out += fmt::format_int(spec.latency_at(mhz)).c_str();
+    out += fmt::format_int(cycles).c_str();
   }
   out += "}}";
 }
@@ -60,7 +67,7 @@ void append_point_json(std::string& out, const SweepEvaluator& eval, const Resul
     out += ",\"analytic_metrics\":";
     append_metrics_json(out, r.rec.analytic.metrics, numbers);
   }
-  append_clock_json(out, eval.priced_device(), metric(Metric::kClockMhz), numbers);
+  append_clock_json(out, eval.priced_device(), eval.kernel_calibration(), metric(Metric::kClockMhz), numbers);
   out += ",\"energy_joules_per_epoch\":";
   append_json_number(out, metric(Metric::kEpochEnergyJoules), numbers);
   out += r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":\"" : ",\"feasible\":false,\"fidelity\":\"";

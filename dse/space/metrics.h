@@ -15,9 +15,9 @@ namespace ttsim::dse {
 enum class Metric : int {
   kEpochSeconds = 0,  ///< latency of one training epoch, seconds
   kStepCycles,        ///< cycles of one padded-or-effective training step (mean over the epoch)
-  kForwardCycles,     ///< forward-stage cycles of one step
-  kBackwardCycles,    ///< backward-stage cycles of one step
-  kUpdateCycles,      ///< SGD-update-stage cycles of one step
+  kForwardCycles,     ///< forward-stage cycles of the padded step (seq_len tokens)
+  kBackwardCycles,    ///< backward-stage cycles of the padded step
+  kUpdateCycles,      ///< SGD-update-stage cycles of the padded step
   kEpochEnergyJoules, ///< energy of one epoch, joules: total power × epoch seconds
   kPowerStaticWatts,  ///< device static power, watts (hw/fpga_power.h)
   kPowerDynamicWatts, ///< dynamic power of the padded step's activity, watts

@@ -16,16 +16,16 @@ std::string file_name(const std::string& path) {
 }
 
 std::string gpu_run_line(const char* label, const GpuRun& g, std::int64_t samples, const GpuSpec& gpu) {
+  // The epoch's steps at their mean time and the epoch's average power (they multiply to its
+  // energy); the one-step breakdown is the padded step's.
+  const double mean_ms = samples > 0 ? g.seconds_per_epoch / static_cast<double>(samples) * 1e3 : 0;
   return fmt::format(
-      "    {}: {} steps x {:.2f} ms (host {:.2f} ms: {} ops, {} module calls; GPU {:.2f} ms: {} kernels; sync {:.3f} ms; "
-      "{}-bound) "
-      "x {:.1f} W (P2 idle {:.0f} W all step, light {:.0f} W while kernels run, busy {:.0f} W for the {:.3f} ms of "
-      "saturated roofline time) = {:.0f} J\n",
-      label, samples, g.step.seconds * 1e3, g.step.host_seconds * 1e3, g.step.ops, g.step.module_calls,
-      g.step.kernel_seconds * 1e3,
+      "    {}: {} steps x {:.2f} ms mean x {:.1f} W mean = {:.0f} J; padded step {:.2f} ms (host {:.2f} ms: {} "
+      "ops, {} module calls; GPU {:.2f} ms: {} kernels; sync {:.3f} ms; {}-bound) at {:.1f} W (P2 idle {:.0f} W all "
+      "step, light {:.0f} W while kernels run, busy {:.0f} W for the {:.3f} ms of saturated roofline time)\n",
+      label, samples, mean_ms, g.average_power_watts, g.energy_joules_per_epoch, g.step.seconds * 1e3, g.step.host_seconds * 1e3, g.step.ops, g.step.module_calls, g.step.kernel_seconds * 1e3,
       g.step.kernels, g.step.sync_seconds * 1e3, g.step.host_bound() ? "host" : "GPU", g.step.power_watts,
-      gpu.at("p2_idle_watts"), gpu.at("p2_light_watts"), gpu.at("busy_watts"), g.step.roofline_seconds * 1e3,
-      g.energy_joules_per_epoch);
+      gpu.at("p2_idle_watts"), gpu.at("p2_light_watts"), gpu.at("busy_watts"), g.step.roofline_seconds * 1e3);
 }
 
 }  // namespace

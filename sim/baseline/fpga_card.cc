@@ -53,6 +53,12 @@ void check_card_matches_device(const FpgaCardSpec& card, const DeviceSpec& devic
                                  "needs them",
                                  device.source_file.empty() ? device.name : device.source_file));
   }
+  if (device.card_max_watts <= 0) {
+    throw InputError(fmt::format("{}: /card: expected the card's idle_watts and max_watts (the card file {} states "
+                                 "card_idle_watts {} W and card_max_watts {} W), found no card object",
+                                 device.source_file.empty() ? device.name : device.source_file, card.source_file,
+                                 card.at("card_idle_watts"), card.at("card_max_watts")));
+  }
   const std::pair<const char*, double> repeated[] = {
       {"device_static_watts", device.power.static_watts},
       {"dsp_watts_per_mhz", device.power.dsp_watts_per_mhz},

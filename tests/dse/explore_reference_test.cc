@@ -254,7 +254,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
   const std::map<double, int> fadd = {{100, 3}, {250, 4}, {300, 6}};
   for (const Json& p : points) {
     const double mhz = p.at("clock").at("mhz").get<double>();
-    EXPECT_EQ(p.at("metrics").at("clock_mhz").get<double>(), mhz);
+    EXPECT_EQ(p.at("metrics").at("kernel_clock_mhz").get<double>(), mhz);
     EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 250);
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fadd").get<int>(), fadd.at(mhz)) << p.dump();
     ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");

@@ -130,7 +130,7 @@ TEST(DeviceSpecLoader, OperatorLatencyTable) {
 // most the limit) of the fit rule (hw/resource_fit.h).
 TEST(DeviceSpecLoader, AchievableClockAndCardLimits) {
   const DeviceSpec plain = load_device_spec(write_doc("no_card.json", base_doc().dump()));
-  EXPECT_EQ(plain.achievable_clock_mhz, 500);
+  EXPECT_EQ(plain.achievable_clock_mhz, 0);  // not stated: no clock check
   EXPECT_EQ(plain.card_max_watts, 0);
   Json doc = base_doc();
   doc["clocks"]["achievable_mhz"] = 250;
@@ -139,8 +139,6 @@ TEST(DeviceSpecLoader, AchievableClockAndCardLimits) {
   EXPECT_EQ(d.achievable_clock_mhz, 250);
   EXPECT_EQ(d.card_idle_watts, 17.4);
   EXPECT_EQ(d.card_max_watts, 75);
-  EXPECT_EQ(d.latencies_at(250).at("fadd"), 6);
-  EXPECT_EQ(d.latencies_at(100).at("fadd"), 3);
   expect_error("achievable_above_max.json", op("add", "/clocks/achievable_mhz", 600), "/clocks/achievable_mhz",
                "a number in [1, 500]", "number 600");
   expect_error("card_idle_above_max.json", op("add", "/card", Json{{"idle_watts", 80}, {"max_watts", 75}}),

@@ -54,6 +54,9 @@ TEST(ResourceFit, ADeviceWithoutACardChecksNoPowerAndAnUnknownPowerIsNotChecked)
   EXPECT_TRUE(resource_overruns(u, d, 5).empty());
   u.card_watts = 0;  // not known (a device without power coefficients)
   EXPECT_TRUE(resource_overruns(u, u50_like(), 5).empty());
+  d.achievable_clock_mhz = 0;  // the device file states no achievable clock
+  u.clock_mhz = 450;
+  EXPECT_TRUE(resource_overruns(u, d, 5).empty());
 }
 
 TEST(ResourceFit, BlocksOverTheirLimitComeFirstInTheRuleOrder) {
