@@ -99,7 +99,7 @@ Json lut_estimate_json() {
         {"source",
          "median over 9 designs of each design's median (module LUTs - FP operator core LUTs) over its _Pipeline_ "
          "modules in real csynth reports (shared/data/hls_reports, 909 modules, Vitis HLS 2021.1-2023.2); low/high: "
-         "lowest/highest design median; hls/calibration/control_lut_fit.h"}}},
+         "lowest/highest design median; hls/calibration/control_fit.h"}}},
       {"bank_network_luts",
        {{"unit", "LUT"},
         {"rule", "per access site of the kernel specification, 32 bits: lane_read_network_luts / "
@@ -113,8 +113,10 @@ Json lut_estimate_json() {
         {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"}}}};
 }
 
-double unit_operator_luts(UnitKind unit, int lanes) {
-  if (lanes < 1) throw std::invalid_argument("unit_operator_luts: lanes must be >= 1");
+double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores(unit, lanes, operator_core_luts); }
+
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op)) {
+  if (lanes < 1) throw std::invalid_argument("unit_operator_cores: lanes must be >= 1");
   double luts = 0;
   for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
     if (!kernel_runs_on(ki, unit)) continue;
@@ -127,7 +129,7 @@ double unit_operator_luts(UnitKind unit, int lanes) {
         double instances = 1;
         if (lane_loop && loop.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
         if (lane_loop && loop.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
-        luts += instances * operator_core_luts(loop.chain[c].op);
+        luts += instances * per_core(loop.chain[c].op);
       }
     }
   }

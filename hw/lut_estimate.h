@@ -46,6 +46,12 @@ Json operator_luts_json();
 /// bank_network_luts and binding_multiplexer_luts {rule, source}.
 Json lut_estimate_json();
 
+/// Σ per_core(op) over the FP operator cores of one instance of each kernel module that runs
+/// on `unit` with `lanes` lanes (the instance rule above): the LUT estimate's operators with
+/// operator_core_luts, the FF estimate's (hw/ff_estimate.h) with its per-core FFs. Throws
+/// std::invalid_argument for lanes < 1.
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op));
+
 /// LUTs of the FP operator cores of one instance of each kernel module that runs on
 /// `unit` with `lanes` lanes (rule above). Throws std::invalid_argument for lanes < 1.
 double unit_operator_luts(UnitKind unit, int lanes);
@@ -58,8 +64,8 @@ bool kernel_runs_on(int kernel, UnitKind unit);
 /// and address counters, integer arithmetic, pipeline enables, operand multiplexers):
 /// the median over designs of each design's median over its `*_Pipeline_*` modules in
 /// real csynth reports (shared/data/hls_reports: 909 modules of 9 designs, Vitis HLS
-/// 2021.1–2023.2), fitted by hls/calibration/control_lut_fit.h and pinned to that fit by
-/// tests/hls/calibration/control_lut_fit_test. Low / High: the lowest and highest design
+/// 2021.1–2023.2), fitted by hls/calibration/control_fit.h and pinned to that fit by
+/// tests/hls/calibration/control_fit_test. Low / High: the lowest and highest design
 /// median (the sensitivity range).
 inline constexpr double kControlLutsPerPipelinedLoop = 296;
 inline constexpr double kControlLutsPerPipelinedLoopLow = 52;

@@ -18,7 +18,8 @@ std::string ResourceOverrun::line() const {
                        used, limit, total, device_pointer, headroom_pct);
   }
   return fmt::format("{} {} {}, {} usable ({} on the device at {}, {:g} % headroom)", resource,
-                     grouped(static_cast<std::int64_t>(std::ceil(used))), resource == "LUT" ? "estimated" : "needed",
+                     grouped(static_cast<std::int64_t>(std::ceil(used))),
+                     resource == "LUT" || resource == "FF" ? "estimated" : "needed",
                      grouped(static_cast<std::int64_t>(limit)), grouped(static_cast<std::int64_t>(total)),
                      device_pointer, headroom_pct);
 }
@@ -38,6 +39,7 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
   check("URAM288", "/resources/uram288", use.uram288, device.uram288);
   check("DSP", "/resources/dsp", use.dsp, device.dsp);
   if (device.lut > 0) check("LUT", "/resources/lut", use.lut, device.lut);
+  if (device.ff > 0) check("FF", "/resources/ff", use.ff, device.ff);
   if (use.card_watts > 0 && device.card_max_watts > 0) {
     const double limit = device.card_max_watts * usable;
     if (use.card_watts > limit) {

@@ -4,9 +4,9 @@
 // constraint check dse/evaluate/feasibility.h).
 //
 // A resource fits when the design uses at most floor(total · (100 − headroom) / 100) of
-// the device's total: BRAM36, URAM288, DSP48E2 and LUTs (the LUT figure is the estimate of
-// sim/schedule_activity.h design_luts, not a csynth figure). A device file without a LUT
-// count (lut 0) does not check LUTs; a device without a block kind fits only designs
+// the device's total: BRAM36, URAM288, DSP48E2, LUTs and FFs (the LUT and FF figures are the
+// estimates of sim/schedule_activity.h design_luts and hw/ff_estimate.h, not csynth figures).
+// A device file without a LUT (FF) count does not check LUTs (FFs); a device without a block kind fits only designs
 // using none of it. Two more limits of the device file complete the rule:
 //  - card power: the card's idle draw plus the design's dynamic power (hw/fpga_power.h,
 //    clocked scenario) within (100 − headroom) % of the card's maximum (card.max_watts),
@@ -33,6 +33,7 @@ inline constexpr double kDefaultResourceHeadroomPct = 5;
 struct ResourceUse {
   double bram36 = 0, uram288 = 0, dsp = 0;
   double lut = 0;  ///< estimated LUTs
+  double ff = 0;   ///< estimated FFs (hw/ff_estimate.h)
   /// Card-level power, W: DeviceSpec::card_idle_watts + the design's dynamic power; 0: not
   /// known (not checked).
   double card_watts = 0;
@@ -41,7 +42,7 @@ struct ResourceUse {
 
 /// One resource over its limit.
 struct ResourceOverrun {
-  std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT", "card power", "clock"
+  std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT", "FF", "card power", "clock"
   std::string device_pointer;  ///< JSON pointer of its total in the device file, e.g. "/resources/bram36"
   double used = 0;
   double limit = 0;  ///< usable: floor(total · (100 − headroom) / 100)
@@ -55,7 +56,7 @@ struct ResourceOverrun {
 };
 
 /// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
-/// free, in the order BRAM36, URAM288, DSP, LUT, card power, clock; empty when the design
+/// free, in the order BRAM36, URAM288, DSP, LUT, FF, card power, clock; empty when the design
 /// fits. Throws std::invalid_argument for a headroom outside [0, 100).
 std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
                                                double headroom_pct);

@@ -725,13 +725,14 @@ double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceS
   return device.card_idle_watts + fpga_power(device, a).dynamic_watts();
 }
 
-std::vector<std::string> over_device(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
-                                     double headroom_pct) {
+std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
+                                     const DeviceSpec& device, double headroom_pct) {
   ResourceUse use;
   use.bram36 = static_cast<double>(m.bram36());
   use.uram288 = static_cast<double>(m.uram288());
   use.dsp = static_cast<double>(m.dsp());
   use.lut = luts;
+  use.ff = ffs;
   use.card_watts = card_watts(m, luts, clock_mhz, device);
   use.clock_mhz = clock_mhz;
   std::vector<std::string> out;

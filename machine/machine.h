@@ -208,12 +208,13 @@ int memory_index(int id);
 double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device);
 
 /// Resources of `m` beyond the device by the one fit rule (hw/resource_fit.h
-/// resource_overruns): its DSPs, BRAM36 and URAM288 and `luts`, the design's LUT estimate
-/// (sim/machine_luts.h), each within floor(total · (100 − headroom_pct) / 100); its card power
+/// resource_overruns): its DSPs, BRAM36 and URAM288, `luts` (the design's LUT estimate,
+/// sim/machine_luts.h) and `ffs` (its FF estimate, hw/ff_estimate.h design_ff_terms), each
+/// within floor(total · (100 − headroom_pct) / 100); its card power
 /// (card_watts) within the card's limit less the headroom; `clock_mhz` at most the device's
 /// achievable clock. One line per limit exceeded ("BRAM36 1,345 needed, 1,276 usable (1,344
 /// on the device at /resources/bram36, 5 % headroom)"); empty when it fits.
-std::vector<std::string> over_device(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
-                                     double headroom_pct = kDefaultResourceHeadroomPct);
+std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
+                                     const DeviceSpec& device, double headroom_pct = kDefaultResourceHeadroomPct);
 
 }  // namespace ttsim::machine

@@ -87,25 +87,29 @@ std::string card_and_clock(const Machine& m, double luts, double clock_mhz, cons
 }
 }  // namespace
 
-std::string built_line(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+std::string built_line(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
                        double headroom_pct) {
   const std::int64_t dsp = m.dsp();
   return fmt::format(
-      "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k{}; on-chip arrays {}; "
+      "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k; FF {}k (estimate) / "
+      "{}k{}; on-chip arrays {}; "
       "fits: yes ({:g} % headroom)\n",
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288), grouped(dsp),
       grouped(device.dsp), 100.0 * dsp / device.dsp, grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)),
-      grouped(device.lut / 1000), card_and_clock(m, luts, clock_mhz, device, "; ", "/"), mib(m.onchip_bytes()),
+      grouped(device.lut / 1000), grouped(static_cast<std::int64_t>(ffs / 1000 + 0.5)), grouped(device.ff / 1000),
+      card_and_clock(m, luts, clock_mhz, device, "; ", "/"), mib(m.onchip_bytes()),
       headroom_pct);
 }
 
-std::string fit_summary(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+std::string fit_summary(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
                         const std::vector<std::string>& over, double headroom_pct) {
   std::string s = fmt::format(
-      "total: BRAM36 {} of {}, URAM288 {} of {}, LUT {}k (estimate) of {}k{}, on-chip arrays {:.3f} MiB; fits: {} ({:g} % "
+      "total: BRAM36 {} of {}, URAM288 {} of {}, LUT {}k (estimate) of {}k, FF {}k (estimate) of {}k{}, on-chip arrays "
+      "{:.3f} MiB; fits: {} ({:g} % "
       "headroom)\n",
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
       grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)), grouped(device.lut / 1000),
+      grouped(static_cast<std::int64_t>(ffs / 1000 + 0.5)), grouped(device.ff / 1000),
       card_and_clock(m, luts, clock_mhz, device, ", ", "of"), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO",
       headroom_pct);
   for (const auto& o : over) s += "  over the device: " + o + "\n";

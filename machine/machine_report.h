@@ -39,17 +39,18 @@ std::string buffers_listing(const Machine& m, const TaskGraph& graph);
 
 /// `simulate`'s one-line build summary of a design that fits: BRAM36, URAM288 and DSP
 /// used / available on `device` (DSP also in %), `luts` (the LUT estimate) / the device's
-/// LUTs, the card power at `clock_mhz` (machine::card_watts, W) / the card's limit when the
+/// LUTs, `ffs` (the FF estimate) / the device's FFs, the card power at `clock_mhz` (machine::card_watts, W) / the card's limit when the
 /// device file states a card, the clock / the device's achievable clock (MHz), the bytes of
 /// the on-chip arrays in MiB, "fits: yes (<headroom> % headroom)".
-std::string built_line(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+std::string built_line(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
                        double headroom_pct = kDefaultResourceHeadroomPct);
 
-/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., LUT .. (estimate) of ..,
+/// `memplan`'s fit: "total: BRAM36 .. of .., URAM288 .. of .., LUT .. (estimate) of .., FF ..
+/// (estimate) of ..,
 /// card power .. of .. W, clock .. of .. MHz achievable, on-chip arrays .. MiB; fits: yes|NO
 /// (<headroom> % headroom)" and one "  over the device: <limit>" line per entry of `over`
 /// (machine::over_device of `m` with `luts` at `clock_mhz` on `device`; empty: it fits).
-std::string fit_summary(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device,
+std::string fit_summary(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
                         const std::vector<std::string>& over, double headroom_pct = kDefaultResourceHeadroomPct);
 
 /// The "machine" object of `simulate --json`: instances [{module, op, count, lanes,

@@ -56,7 +56,8 @@ void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSp
   if (split) e.epoch = simulate_epoch(model, arch, device, *split, e.step, options);
   e.activity = step_activity(e.step, arch, device, &e.lut_terms);
   e.luts = e.lut_terms.total();
-  e.over_device = machine::over_device(e.machine(), e.luts, arch.clock_mhz, device);
+  e.ff_terms = design_ff_terms(arch);
+  e.over_device = machine::over_device(e.machine(), e.luts, e.ff_terms.total(), arch.clock_mhz, device);
   e.power.reset();
   e.step_joules.reset();
   e.epoch_joules.reset();

@@ -20,6 +20,7 @@
 #include "sim/epoch.h"
 #include "sim/fidelity.h"
 #include "hw/fpga_power.h"
+#include "hw/ff_estimate.h"
 #include "hw/lut_estimate.h"
 #include "sim/step_sim.h"
 
@@ -46,6 +47,9 @@ struct DesignEvaluation {
   /// networks, control per pipelined loop, binding multiplexers), LUTs; not csynth.
   double luts = 0;
   LutTerms lut_terms;  ///< `luts` by term
+  /// FF estimate of the design (hw/ff_estimate.h design_ff_terms: operator cores, the kernel
+  /// sources' registers, control per pipelined loop), by term.
+  FfTerms ff_terms;
   /// What the emitted build is: instances, memories, schedule (the step's machine).
   const machine::Machine& machine() const { return *step.machine; }
 };

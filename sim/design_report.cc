@@ -43,7 +43,7 @@ std::string onchip_lines(const DesignEvaluation& e, double clock_mhz, const Devi
   const auto& pk = e.step.occupancy.peak_bytes;
   std::string s = fmt::format("on-chip peak: params {}, grads {}, activations {}, temporaries {}, total {}\n",
                               mib(pk[0]), mib(pk[1]), mib(pk[2]), mib(pk[3]), mib(e.step.occupancy.peak_total_bytes));
-  s += machine::built_line(e.machine(), e.luts, clock_mhz, device);
+  s += machine::built_line(e.machine(), e.luts, e.ff_terms.total(), clock_mhz, device);
   return s;
 }
 
@@ -90,6 +90,8 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   j["fits"] = e.over_device.empty();
   j["lut_estimate"] = e.luts;
   j["lut_terms"] = e.lut_terms.to_json();
+  j["ff_estimate"] = e.ff_terms.total();
+  j["ff_terms"] = e.ff_terms.to_json();
   j["resource_headroom_pct"] = kDefaultResourceHeadroomPct;
   j["over_device"] = e.over_device;
   const double card = machine::card_watts(mach, e.luts, arch.clock_mhz, device);

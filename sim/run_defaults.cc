@@ -2,6 +2,7 @@
 
 #include "sim/bank_map.h"
 #include "hw/block_arith.h"
+#include "hw/ff_estimate.h"
 #include "hw/fpga_power.h"
 #include "hw/kernel_latency.h"
 #include "hw/lut_estimate.h"
@@ -37,6 +38,7 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"uram_read_latency_cycles", device.uram_read_latency},
             {"write_latency_cycles", device.write_latency}}},
           {"lut_estimate", lut_estimate_json()},
+          {"ff_estimate", ff_estimate_json()},
           {"hls_storage",
            {{"complete_partition_threshold_elements",
              {{"value", storage.complete_partition_threshold},

@@ -1,5 +1,7 @@
 #include "dse/emit/build_design.h"
 
+#include "hw/ff_estimate.h"
+
 #include "sim/machine_luts.h"
 
 #include <algorithm>
@@ -52,8 +54,8 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);
   // The one fit rule, with the LUT estimate of the machine (the figure `simulate` prints).
   const std::vector<std::string> over =
-      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(), d.arch.clock_mhz,
-                           d.device, headroom_pct);
+      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(),
+                           design_ff_terms(d.arch).total(), d.arch.clock_mhz, d.device, headroom_pct);
   if (!over.empty()) {
     std::string s;
     for (const auto& o : over) s += (s.empty() ? "" : "; ") + o;

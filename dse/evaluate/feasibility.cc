@@ -26,6 +26,7 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   use.uram288 = metric(Metric::kUram288);
   use.dsp = metric(Metric::kDsp);
   use.lut = metric(Metric::kLut);
+  use.ff = metric(Metric::kFf);
   // Card power: the card's idle draw plus the point's dynamic power (the clocked figure
   // machine::card_watts gives the other commands); the clock against the achievable one.
   if (device.card_max_watts > 0 && e.metrics.has(Metric::kPowerDynamicWatts)) {

@@ -153,6 +153,7 @@ Evaluation SimEvaluator::evaluate(const PointConfig& p, bool detailed) const {
   step_metrics(s.graph(), s.run.schedule, e);
   machine_metrics(ev->machine(), e);
   e.metrics[Metric::kClockMhz] = r.arch.clock_mhz;
+  e.metrics[Metric::kFf] = ev->ff_terms.total();
   e.metrics[Metric::kCompression] =
       static_cast<double>(r.model->dense_params()) / static_cast<double>(r.model->compressed_params());
   if (ev->epoch) {

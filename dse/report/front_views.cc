@@ -118,6 +118,7 @@ PlotAxis plot_axis(Metric m) {
     case Metric::kAccuracy: return {"accuracy_pct", "test intent accuracy, 95 % lower bound (%)", 100};
     case Metric::kSlotF1: return {"slot_f1_pct", "test slot F1 (%)", 100};
     case Metric::kClockMhz: return {"kernel_clock_mhz", "kernel clock (MHz)", 1};
+    case Metric::kFf: return {"ff", "FFs, estimated (FFs)", 1};
     case Metric::kCount: break;
   }
   return {metric_info(m).name, metric_info(m).name, 1};

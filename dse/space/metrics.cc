@@ -13,7 +13,7 @@ const MetricInfo kInfo[kMetricCount] = {
     {"uram288", "blocks", false},       {"dsp", "slices", false},
     {"lut", "LUTs", false},             {"compression", "x", true},
     {"accuracy", "fraction", true},     {"slot_f1", "fraction", true},
-    {"kernel_clock_mhz", "MHz", false},
+    {"kernel_clock_mhz", "MHz", false}, {"ff", "FFs", false},
 };
 }  // namespace
 

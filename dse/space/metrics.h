@@ -31,6 +31,7 @@ enum class Metric : int {
   kAccuracy,          ///< test intent accuracy from the rank-accuracy table, fraction
   kSlotF1,            ///< test slot F1 from the rank-accuracy table, fraction
   kClockMhz,          ///< kernel clock the point is priced at, MHz (the arch's, or a calibration's achieved clock)
+  kFf,                ///< estimated FFs (hw/ff_estimate.h: operator cores, the kernels' registers, control), not csynth
   kCount
 };
 

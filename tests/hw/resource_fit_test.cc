@@ -14,6 +14,7 @@ DeviceSpec u50_like() {
   d.uram288 = 640;
   d.dsp = 5952;
   d.lut = 871680;
+  d.ff = 1743360;
   d.max_clock_mhz = 500;
   d.achievable_clock_mhz = 250;
   d.card_idle_watts = 17.4;
@@ -57,6 +58,16 @@ TEST(ResourceFit, ADeviceWithoutACardChecksNoPowerAndAnUnknownPowerIsNotChecked)
   d.achievable_clock_mhz = 0;  // the device file states no achievable clock
   u.clock_mhz = 450;
   EXPECT_TRUE(resource_overruns(u, d, 5).empty());
+}
+
+TEST(ResourceFit, TheFfEstimateOverItsLimitIsNamed) {
+  ResourceUse u;
+  u.ff = 1656192;  // floor(1,743,360 · 0.95)
+  EXPECT_TRUE(resource_overruns(u, u50_like(), 5).empty());
+  u.ff = 1700000;
+  const auto over = resource_overruns(u, u50_like(), 5);
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0].line(), "FF 1,700,000 estimated, 1,656,192 usable (1,743,360 on the device at /resources/ff, 5 % headroom)");
 }
 
 TEST(ResourceFit, BlocksOverTheirLimitComeFirstInTheRuleOrder) {

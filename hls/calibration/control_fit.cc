@@ -1,4 +1,4 @@
-#include "hls/calibration/control_lut_fit.h"
+#include "hls/calibration/control_fit.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "hls/include/kernel_spec.h"
+#include "hw/ff_estimate.h"
 #include "hw/lut_estimate.h"
 
 namespace ttsim::hls {
@@ -57,13 +58,16 @@ std::vector<LoopControlSample> loop_control_samples(const ReportSet& set, const 
     for (const ModuleReport& m : r.modules) {
       if (m.name.find("_Pipeline_") == std::string::npos || !m.resources.lut) continue;
       if (!seen.insert({design, m.name}).second) continue;
-      double operators = 0;
+      double operators = 0, operator_ffs = 0;
       bool unknown = false;
       for (const BindNode& b : m.bind_nodes) {
         if (b.bind_type != "op") continue;
         const int o = fp_operator(b.op_type);
         if (o == -2) unknown = true;
-        if (o >= 0) operators += operator_core_luts(o);
+        if (o >= 0) {
+          operators += operator_core_luts(o);
+          operator_ffs += operator_core_ffs(o);
+        }
       }
       if (unknown) {
         ++skipped;
@@ -76,6 +80,8 @@ std::vector<LoopControlSample> loop_control_samples(const ReportSet& set, const 
       s.part = r.part;
       s.luts = static_cast<double>(*m.resources.lut);
       s.operator_luts = operators;
+      if (m.resources.ff) s.ffs = static_cast<double>(*m.resources.ff);
+      s.operator_ffs = operator_ffs;
       out.push_back(std::move(s));
     }
   }
@@ -83,17 +89,26 @@ std::vector<LoopControlSample> loop_control_samples(const ReportSet& set, const 
   return out;
 }
 
-LoopControlFit fit_loop_control(const std::vector<LoopControlSample>& samples, int left_out) {
-  if (samples.empty()) throw InputError("control LUT fit: no pipelined loop module with a LUT figure in the reports");
+LoopControlFit fit_loop_control(const std::vector<LoopControlSample>& samples, int left_out, ControlMeasure measure) {
+  const bool ffs = measure == ControlMeasure::kFfs;
   std::map<std::string, std::vector<const LoopControlSample*>> by_design;
-  for (const LoopControlSample& s : samples) by_design[s.design].push_back(&s);
+  int used = 0;
+  for (const LoopControlSample& s : samples) {
+    if (ffs && s.ffs < 0) continue;
+    by_design[s.design].push_back(&s);
+    ++used;
+  }
+  if (used == 0) {
+    throw InputError(std::string("control ") + (ffs ? "FF" : "LUT") +
+                     " fit: no pipelined loop module with that figure in the reports");
+  }
   LoopControlFit fit;
-  fit.modules = static_cast<int>(samples.size());
+  fit.modules = used;
   fit.modules_left_out = left_out;
   std::vector<double> medians;
   for (const auto& [design, ss] : by_design) {
     std::vector<double> c;
-    for (const LoopControlSample* s : ss) c.push_back(s->control());
+    for (const LoopControlSample* s : ss) c.push_back(ffs ? s->control_ffs() : s->control());
     DesignControl d;
     d.design = design;
     d.tool_version = ss.front()->tool_version;

@@ -1,4 +1,5 @@
-// The LUT estimate's control figure per pipelined loop is the fit over real csynth reports.
+// The LUT and FF estimates' control figures per pipelined loop are the fits over real csynth
+// reports.
 
 #include <cmath>
 #include <cstdlib>
@@ -10,7 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
-#include "hls/calibration/control_lut_fit.h"
+#include "hls/calibration/control_fit.h"
+#include "hw/ff_estimate.h"
 #include "hls/reports/report_set.h"
 #include "hw/lut_estimate.h"
 
@@ -19,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(ControlLutFit, MedianOfDesignMedians) {
+TEST(ControlFit, MedianOfDesignMedians) {
   auto sample = [](const char* design, double luts, double ops) {
     LoopControlSample s;
     s.design = design;
@@ -46,7 +48,7 @@ TEST(ControlLutFit, MedianOfDesignMedians) {
   EXPECT_THROW(fit_loop_control({}), InputError);
 }
 
-TEST(ControlLutFit, TheEstimateUsesTheFitOfTheRealReports) {
+TEST(ControlFit, TheLutEstimateUsesTheFitOfTheRealReports) {
   const char* shared = std::getenv("TTSIM_SHARED");
   if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) {
     GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
@@ -71,6 +73,52 @@ TEST(ControlLutFit, TheEstimateUsesTheFitOfTheRealReports) {
   EXPECT_EQ(kControlLutsPerPipelinedLoopLow, std::round(f.low));
   EXPECT_EQ(kControlLutsPerPipelinedLoopHigh, std::round(f.high));
   for (const LoopControlSample& s : samples) EXPECT_GE(s.control(), 0) << s.design << " " << s.module;
+}
+
+TEST(ControlFit, FfsAreFittedOverTheModulesWithAnFfFigure) {
+  auto sample = [](const char* design, double ffs, double ops) {
+    LoopControlSample s;
+    s.design = design;
+    s.module = std::string(design) + "_Pipeline_L";
+    s.ffs = ffs;
+    s.operator_ffs = ops;
+    return s;
+  };
+  LoopControlSample no_ff = sample("b", -1, 0);  // a report without the module's FFs
+  no_ff.luts = 10;
+  const LoopControlFit f =
+      fit_loop_control({sample("a", 300, 205), sample("a", 100, 0), no_ff, sample("c", 50, 0)}, 0, ControlMeasure::kFfs);
+  ASSERT_EQ(f.designs.size(), 2u);  // b has no FF figure
+  EXPECT_DOUBLE_EQ(f.designs[0].median, 97.5);  // a: 95 and 100
+  EXPECT_DOUBLE_EQ(f.median, 73.75);
+  EXPECT_EQ(f.modules, 3);
+  EXPECT_THROW(fit_loop_control({no_ff}, 0, ControlMeasure::kFfs), InputError);
+}
+
+TEST(ControlFit, TheFfEstimateUsesTheFitOfTheRealReports) {
+  const char* shared = std::getenv("TTSIM_SHARED");
+  if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) {
+    GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
+  }
+  const std::string root = (fs::path(shared) / "data/hls_reports").string();
+  const ReportSet set = read_reports(root);
+  int left_out = 0;
+  const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
+  const LoopControlFit f = fit_loop_control(samples, left_out, ControlMeasure::kFfs);
+  // The table docs/resources.md shows.
+  std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
+                           "median", "min", "max");
+  for (const DesignControl& d : f.designs) {
+    std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7.0f} {:>7.0f} {:>7.0f}\n", d.design, d.tool_version,
+                             d.part, d.modules, d.median, d.min, d.max);
+  }
+  std::cout << fmt::format("FF: {} modules of {} designs ({} left out): median of design medians {:.1f}, range {:.1f} "
+                           ".. {:.1f}\n",
+                           f.modules, f.designs.size(), f.modules_left_out, f.median, f.low, f.high);
+  EXPECT_GE(f.designs.size(), 5u);
+  EXPECT_EQ(kControlFfsPerPipelinedLoop, std::round(f.median));
+  EXPECT_EQ(kControlFfsPerPipelinedLoopLow, std::round(f.low));
+  EXPECT_EQ(kControlFfsPerPipelinedLoopHigh, std::round(f.high));
 }
 
 }  // namespace

@@ -1,0 +1,53 @@
+// The FF estimate (hw/ff_estimate.h): what each term counts on the kernel specification,
+// and the reference design's figure by term.
+
+#include <gtest/gtest.h>
+
+#include "hls/include/kernel_spec.h"
+#include "hw/arch_spec.h"
+#include "hw/ff_estimate.h"
+#include "hw/lut_estimate.h"
+
+namespace ttsim {
+namespace {
+
+TEST(FfEstimate, OperatorCoresFollowTheLutEstimatesInstanceRule) {
+  // Same cores as the LUT estimate, priced by their FFs: fadd 205, fmul 143 (csynth).
+  EXPECT_EQ(operator_core_ffs(ttsim_spec::kFadd), 205);
+  EXPECT_EQ(operator_core_ffs(ttsim_spec::kFmul), 143);
+  EXPECT_EQ(operator_core_ffs(ttsim_spec::kRead), 0);
+  EXPECT_THROW(operator_core_ffs(-1), std::invalid_argument);
+  // Per-lane cores double with the lanes; scalar ones do not, so 64 lanes cost less than
+  // twice 32.
+  const double c32 = unit_operator_ffs(UnitKind::kContraction, 32), c64 = unit_operator_ffs(UnitKind::kContraction, 64);
+  EXPECT_GT(c64, c32);
+  EXPECT_LE(c64, 2 * c32);
+  EXPECT_THROW(unit_operator_ffs(UnitKind::kContraction, 0), std::invalid_argument);
+}
+
+TEST(FfEstimate, RegistersHoldTheAccumulatorsTilesAndLaneWords) {
+  // The elementwise unit runs column_sum (acc[kAccSlots][LANES]) and the transpose
+  // (tile[transpose_buffers][LANES][LANES]): at least those bits.
+  for (int lanes : {1, 8, 64}) {
+    const double floor = 32.0 * ttsim_spec::kAccSlots * lanes +
+                         32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
+    EXPECT_GE(unit_register_ffs(UnitKind::kElementwise, lanes), floor) << lanes;
+  }
+  // The contraction's accumulators and lane words grow with the lanes.
+  EXPECT_GT(unit_register_ffs(UnitKind::kContraction, 64), 2 * unit_register_ffs(UnitKind::kContraction, 16));
+}
+
+TEST(FfEstimate, TheReferenceDesignByTerm) {
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const FfTerms t = design_ff_terms(arch);
+  EXPECT_GT(t.operators, 0);
+  EXPECT_GT(t.registers, 0);
+  double loops = 0;
+  for (int k = 0; k < kUnitKinds; ++k) loops += arch.units[k].count * unit_pipelined_loops(static_cast<UnitKind>(k));
+  EXPECT_DOUBLE_EQ(t.control, loops * kControlFfsPerPipelinedLoop);
+  EXPECT_DOUBLE_EQ(t.total(), t.operators + t.registers + t.control);
+  EXPECT_EQ(t.to_json().at("total").get<double>(), t.total());
+}
+
+}  // namespace
+}  // namespace ttsim
