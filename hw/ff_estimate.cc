@@ -32,22 +32,6 @@ constexpr OperatorFfs kOperatorFfs[ttsim_spec::kOprCount] = {
     {"fcmp", 66, "fcmp core (2 stages): 66 FF (xcu280 PageRank report), hls-reports.md section 2.6"},
 };
 
-bool lane_loop(const ttsim_spec::LoopSpec& loop) {
-  for (int a = 0; a < loop.n_access; ++a) {
-    if (loop.access[a].kind == ttsim_spec::kLaneAccess) return true;
-  }
-  return false;
-}
-
-/// True when `variable` is one of the loop's memory arrays (a recurrence through memory,
-/// not through registers).
-bool memory_variable(const ttsim_spec::LoopSpec& loop, const char* variable) {
-  for (int a = 0; a < loop.n_access; ++a) {
-    if (std::strcmp(loop.access[a].array, variable) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 double operator_core_ffs(int op) {
@@ -65,20 +49,14 @@ double unit_register_ffs(UnitKind unit, int lanes) {
     const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
     for (int l = 0; l < k.n_loops; ++l) {
       const ttsim_spec::LoopSpec& loop = k.loops[l];
-      const bool lanes_run = lane_loop(loop);
       // One 32-bit word per lane of every lane access site.
       for (int a = 0; a < loop.n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = loop.access[a];
         if (acc.kind == ttsim_spec::kLaneAccess) ffs += 32.0 * lanes * (acc.reads + acc.writes);
       }
-      // Register recurrences: `distance` words, per lane when an operator on it runs per lane.
-      for (int r = 0; r < loop.n_rec; ++r) {
-        const ttsim_spec::Recurrence& rec = loop.rec[r];
-        if (memory_variable(loop, rec.variable)) continue;
-        bool per_lane = false;
-        for (int o = 0; o < rec.n_ops; ++o) per_lane = per_lane || (lanes_run && rec.ops[o].rep == ttsim_spec::kOnce);
-        ffs += 32.0 * rec.distance * (per_lane ? lanes : 1);
-      }
+      // The accumulators of the register recurrences (acc[kAccSlots][LANES], dim 2 partitioned)
+      // are kAccSlots-word arrays read at a runtime slot: LUTRAM by the storage rule
+      // (hw/block_arith.h hls_default_kind), not flip-flops; not counted here.
       // The transpose's register tiles (hls/kernels/add.h transpose_kernel: tile[NB][LANES][LANES]).
       if (std::strcmp(loop.name, "transpose") == 0) {
         ffs += 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
@@ -126,10 +104,10 @@ Json ff_estimate_json() {
           {"register_ffs",
            {{"unit", "FF"},
             {"rule", "per loop: 32 x lanes per lane access site (assumption: one register stage between a bank and "
-                     "its use), 32 x distance (x lanes when per lane) per register recurrence of the kernel "
-                     "specification, 32 x transpose_buffers x lanes x lanes for the transpose tiles"},
-            {"source", "the kernel sources' register arrays (hls/kernels/contract.h acc, add.h tile) and "
-                       "hls/include/kernel_spec.h"}}}};
+                     "its use); 32 x transpose_buffers x lanes x lanes for the transpose tiles (completely "
+                     "partitioned); the accumulators (kAccSlots words per lane, runtime slot index) are LUTRAM by "
+                     "the storage rule and not counted"},
+            {"source", "hls/kernels/add.h transpose_kernel tile, hls/include/kernel_spec.h access sites"}}}};
 }
 
 }  // namespace ttsim

@@ -5,14 +5,20 @@
 //  - operators: each FP operator core of every loop's chain, times the FFs of that core
 //    (csynth figures of real reports, shared/reference/hls-reports.md §2.6; cores no
 //    report shows are assumptions, stated as such);
-//  - registers: what the kernel sources keep in registers across iterations — the
-//    accumulators of every register recurrence (distance words, per lane when the
-//    recurrence's operator runs per lane: `float acc[kAccSlots][LANES]` with dim 2
-//    completely partitioned) and the transpose's lanes × lanes tiles (transpose_buffers) —
-//    plus one 32-bit register per lane of every lane access site (the word between the
-//    bank and its use: an assumption on where Vitis places the pipeline stage);
+//  - registers: the arrays the kernel sources completely partition into registers (the
+//    transpose's lanes × lanes tiles, transpose_buffers of them) plus one 32-bit register per
+//    lane of every lane access site (the word between the bank and its use: an assumption on
+//    where Vitis places the pipeline stage). The accumulators (`float acc[kAccSlots][LANES]`,
+//    dim 2 partitioned: a kAccSlots-word array per lane read at a runtime slot) are LUTRAM by
+//    the storage rule (hw/block_arith.h hls_default_kind), not counted here (nor yet in the
+//    LUT estimate);
 //  - control: per pipelined loop module, the median FFs beyond the operator cores of the
 //    `*_Pipeline_*` modules of real csynth reports (hls/calibration/control_fit.h).
+// An unvalidated estimate (no csynth report of a ttsim kernel exists yet): the per-core
+// figures are the 4.00 ns cores' at every clock (deeper cores at 300 MHz have more: fadd 318),
+// the balancing registers Vitis adds between operators of deep chains are not counted, and the
+// fitted control is that of typical integer loops, below the kernels' 64-bit counters and
+// contraction cursor; expect it ±40 %.
 
 #include "core/json_view.h"
 #include "hw/arch_spec.h"
@@ -23,7 +29,7 @@ namespace ttsim {
 /// A design's FF estimate by term (design_ff_terms), flip-flops.
 struct FfTerms {
   double operators = 0;  ///< FP operator cores (csynth figures)
-  double registers = 0;  ///< accumulators, transpose tiles and lane-site words of the kernel sources
+  double registers = 0;  ///< transpose tiles and lane-site words of the kernel sources
   double control = 0;    ///< per pipelined loop module (fitted on real csynth reports)
   double total() const { return operators + registers + control; }
   /// {"operators", "registers", "control", "total"}.
@@ -40,7 +46,7 @@ double operator_core_ffs(int op);
 double unit_operator_ffs(UnitKind unit, int lanes);
 
 /// FFs of the registers of one instance of each kernel module on `unit` at `lanes` lanes
-/// (the file comment's registers term). Throws std::invalid_argument for lanes < 1.
+/// (the file comment's registers term: transpose tiles and lane-site words). Throws std::invalid_argument for lanes < 1.
 double unit_register_ffs(UnitKind unit, int lanes);
 
 /// Control FFs of one pipelined loop module beyond its FP operator cores: the median over

@@ -26,7 +26,7 @@ std::string design_summary(const DesignEvaluation& e, const ModelSpec& model, co
 
 /// The `simulate --json` document of `e` without its run keys (calibration, defaults_used,
 /// loops): step_json, model, arch (resolved JSON), device, bram36_blocks, uram_blocks, dsp,
-/// fits, lut_estimate, lut_terms (LutTerms::to_json), resource_headroom_pct, over_device, card_watts (machine::card_watts; null without a card), clock {mhz, achievable_mhz, max_mhz, operator_latencies {op: cycles}}, machine (machine::machine_json), epoch {split, samples, by_length
+/// fits, lut_estimate, lut_terms (LutTerms::to_json), ff_estimate, ff_terms (FfTerms::to_json), resource_headroom_pct, over_device, card_watts (machine::card_watts; null without a card), clock {mhz, achievable_mhz, max_mhz, operator_latencies {op: cycles}}, machine (machine::machine_json), epoch {split, samples, by_length
 /// [{length, samples, step_cycles}]}, epoch_cycles, epoch_seconds (null without an epoch),
 /// power_watts {static, dynamic, total, by_component {dsp, bram, uram, logic, clock}}
 /// (null without power coefficients), energy_joules_per_step, energy_joules_per_epoch

@@ -68,10 +68,11 @@ SweepEvaluator::SweepEvaluator(const SweepSpec& sweep, Evaluators evaluators,
   if (!evaluators.analytic->provides(Metric::kLut)) {
     notes_.push_back("LUT headroom not checked: the evaluator does not estimate LUTs");
   } else {
-    notes_.push_back("LUT headroom checked against the evaluator's LUT estimate (simulator: the FP32 "
+    notes_.push_back("LUT and FF headroom checked against the evaluator's estimates (simulator: the FP32 "
                      "operator cores of every kernel loop + the bank networks per access site + control per "
                      "pipelined loop fitted on real csynth reports + the multiplexers of the machine's array "
-                     "bindings; docs/resources.md), not a csynth figure");
+                     "bindings; FFs: the cores, the kernels' register tiles and lane words, fitted control; "
+                     "docs/resources.md), not csynth figures");
   }
   if (accuracy_) notes_.push_back(accuracy_note(*accuracy_));
 }

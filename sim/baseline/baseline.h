@@ -69,7 +69,8 @@ struct BaselineResult {
   std::int64_t fpga_memory_bytes = 0;        ///< bytes of the emitted build's on-chip arrays
   std::int64_t fpga_allocated_bytes = 0;     ///< bytes of the BRAM36 + URAM288 blocks used
   /// Resources the emitted build needs beyond the device by the one fit rule
-  /// (machine::over_device: blocks, DSP and the LUT estimate with the default headroom);
+  /// (machine::over_device: blocks, DSP, the LUT and FF estimates with the default headroom,
+  /// the card power, the clock);
   /// empty when it fits. The figures are still those of the simulated machine.
   std::vector<std::string> fpga_over_device;
   std::int64_t fpga_epoch_cycles = 0;

@@ -25,16 +25,17 @@ TEST(FfEstimate, OperatorCoresFollowTheLutEstimatesInstanceRule) {
   EXPECT_THROW(unit_operator_ffs(UnitKind::kContraction, 0), std::invalid_argument);
 }
 
-TEST(FfEstimate, RegistersHoldTheAccumulatorsTilesAndLaneWords) {
-  // The elementwise unit runs column_sum (acc[kAccSlots][LANES]) and the transpose
-  // (tile[transpose_buffers][LANES][LANES]): at least those bits.
+TEST(FfEstimate, RegistersAreTheTransposeTilesAndTheLaneWords) {
+  // The elementwise unit's loops (kernel_spec.h access sites): add (a, b read; out written),
+  // add_accumulate (x read; acc read and written), column_sum (x read; sum read and written),
+  // transpose (x read, out written; tile[transpose_buffers][LANES][LANES]); the accumulators
+  // of column_sum are LUTRAM.
   for (int lanes : {1, 8, 64}) {
-    const double floor = 32.0 * ttsim_spec::kAccSlots * lanes +
-                         32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
-    EXPECT_GE(unit_register_ffs(UnitKind::kElementwise, lanes), floor) << lanes;
+    const double expected = 32.0 * lanes * (3 + 3 + 3 + 2) + 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
+    EXPECT_EQ(unit_register_ffs(UnitKind::kElementwise, lanes), expected) << lanes;
   }
-  // The contraction's accumulators and lane words grow with the lanes.
-  EXPECT_GT(unit_register_ffs(UnitKind::kContraction, 64), 2 * unit_register_ffs(UnitKind::kContraction, 16));
+  // The contraction: lane words only, linear in the lanes.
+  EXPECT_EQ(unit_register_ffs(UnitKind::kContraction, 64), 4 * unit_register_ffs(UnitKind::kContraction, 16));
 }
 
 TEST(FfEstimate, TheReferenceDesignByTerm) {

@@ -105,7 +105,7 @@ TEST(ControlFit, TheFfEstimateUsesTheFitOfTheRealReports) {
   int left_out = 0;
   const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
   const LoopControlFit f = fit_loop_control(samples, left_out, ControlMeasure::kFfs);
-  // The table docs/resources.md shows.
+  // The FF table (docs/resources.md gives its summary).
   std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
                            "median", "min", "max");
   for (const DesignControl& d : f.designs) {
@@ -119,6 +119,9 @@ TEST(ControlFit, TheFfEstimateUsesTheFitOfTheRealReports) {
   EXPECT_EQ(kControlFfsPerPipelinedLoop, std::round(f.median));
   EXPECT_EQ(kControlFfsPerPipelinedLoopLow, std::round(f.low));
   EXPECT_EQ(kControlFfsPerPipelinedLoopHigh, std::round(f.high));
+  for (const LoopControlSample& s : samples) {
+    if (s.ffs >= 0) EXPECT_GE(s.control_ffs(), 0) << s.design << " " << s.module;
+  }
 }
 
 }  // namespace
