@@ -19,12 +19,20 @@ namespace ttsim::dse {
 
 std::string constraints_text(const SweepEvaluator& eval) {
   const auto& c = eval.sweep().constraints;
-  std::string s = fmt::format("resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{})",
-                   100 - c.resource_headroom_pct, eval.device().bram36, eval.device().uram288,
-                   eval.device().dsp,
-                   eval.evaluators().analytic->provides(Metric::kLut)
-                       ? fmt::format(", LUT {} against the estimate", eval.device().lut)
-                       : std::string());
+  const DeviceSpec& d = eval.device();
+  const bool luts = eval.evaluators().analytic->provides(Metric::kLut);
+  const bool ffs = eval.evaluators().analytic->provides(Metric::kFf) && d.ff > 0;
+  std::string s = fmt::format("resources within {:g}% of the device (BRAM36 {}, URAM288 {}, DSP {}{}{})",
+                              100 - c.resource_headroom_pct, d.bram36, d.uram288, d.dsp,
+                              luts ? fmt::format(", LUT {}", d.lut) : std::string(),
+                              luts || ffs ? fmt::format("{} against the estimate{}", ffs ? fmt::format(", FF {}", d.ff) : "",
+                                                        luts && ffs ? "s" : "")
+                                          : std::string());
+  if (d.card_max_watts > 0 && eval.evaluators().analytic->provides(Metric::kPowerDynamicWatts)) {
+    s += fmt::format(", card power (idle {:g} W + dynamic) within {:g}% of {:g} W", d.card_idle_watts,
+                     100 - c.resource_headroom_pct, d.card_max_watts);
+  }
+  if (d.achievable_clock_mhz > 0) s += fmt::format(", clock <= {:g} MHz (achievable)", d.achievable_clock_mhz);
   if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
   if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
   if (c.max_compression) s += fmt::format(", compression <= {:g}x", *c.max_compression);
