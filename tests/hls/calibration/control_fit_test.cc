@@ -21,6 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Prints the per-design table of `f` (the figures docs/resources.md summarises).
+void print_fit(const char* what, const LoopControlFit& f) {
+  std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
+                           "median", "min", "max");
+  for (const DesignControl& d : f.designs) {
+    std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7.0f} {:>7.0f} {:>7.0f}\n", d.design, d.tool_version,
+                             d.part, d.modules, d.median, d.min, d.max);
+  }
+  std::cout << fmt::format("{}: {} modules of {} designs ({} left out): median of design medians {:.1f}, range "
+                           "{:.1f} .. {:.1f}\n",
+                           what, f.modules, f.designs.size(), f.modules_left_out, f.median, f.low, f.high);
+}
+
 TEST(ControlFit, MedianOfDesignMedians) {
   auto sample = [](const char* design, double luts, double ops) {
     LoopControlSample s;
@@ -58,16 +71,7 @@ TEST(ControlFit, TheLutEstimateUsesTheFitOfTheRealReports) {
   int left_out = 0;
   const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
   const LoopControlFit f = fit_loop_control(samples, left_out);
-  // The table docs/resources.md shows.
-  std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
-                           "median", "min", "max");
-  for (const DesignControl& d : f.designs) {
-    std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7.0f} {:>7.0f} {:>7.0f}\n", d.design, d.tool_version,
-                             d.part, d.modules, d.median, d.min, d.max);
-  }
-  std::cout << fmt::format("{} modules of {} designs ({} left out): median of design medians {:.1f}, range {:.1f} .. "
-                           "{:.1f}\n",
-                           f.modules, f.designs.size(), f.modules_left_out, f.median, f.low, f.high);
+  print_fit("LUT", f);
   EXPECT_GE(f.designs.size(), 5u);
   EXPECT_EQ(kControlLutsPerPipelinedLoop, std::round(f.median));
   EXPECT_EQ(kControlLutsPerPipelinedLoopLow, std::round(f.low));
@@ -105,16 +109,7 @@ TEST(ControlFit, TheFfEstimateUsesTheFitOfTheRealReports) {
   int left_out = 0;
   const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
   const LoopControlFit f = fit_loop_control(samples, left_out, ControlMeasure::kFfs);
-  // The FF table (docs/resources.md gives its summary).
-  std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
-                           "median", "min", "max");
-  for (const DesignControl& d : f.designs) {
-    std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7.0f} {:>7.0f} {:>7.0f}\n", d.design, d.tool_version,
-                             d.part, d.modules, d.median, d.min, d.max);
-  }
-  std::cout << fmt::format("FF: {} modules of {} designs ({} left out): median of design medians {:.1f}, range {:.1f} "
-                           ".. {:.1f}\n",
-                           f.modules, f.designs.size(), f.modules_left_out, f.median, f.low, f.high);
+  print_fit("FF", f);
   EXPECT_GE(f.designs.size(), 5u);
   EXPECT_EQ(kControlFfsPerPipelinedLoop, std::round(f.median));
   EXPECT_EQ(kControlFfsPerPipelinedLoopLow, std::round(f.low));
