@@ -39,6 +39,9 @@ std::string pct(const dse::Spread& s) {
                : fmt::format("{:6.2f}       ", 100 * s.mean);
 }
 
+/// tt_rank column: the rank, or "layers" for a per-layer entry (listed with its model name).
+std::string rank_cell(const dse::AccuracyKey& k) { return k.per_layer() ? "layers" : std::to_string(k.tt_rank); }
+
 void print_table(const dse::AccuracyTable& t) {
   std::cout << fmt::format("{:>8} {:>7} {:>8} {:>2} {:>15} {:>15} {:>15} {:>12} {:>10}\n", "encoders",
                            "tt_rank", "ttm_rank", "n", "test_intent%", "test_slot_f1", "dev_intent%",
@@ -50,16 +53,17 @@ void print_table(const dse::AccuracyTable& t) {
       epochs += fmt::format("{}{}/{}", epochs.empty() ? "" : ",", r.best_epoch, r.stopped_epoch);
       seconds += r.seconds;
     }
-    std::cout << fmt::format("{:>8} {:>7} {:>8} {:>2} {:>15} {:>15} {:>15} {:>12} {:>10.0f}\n",
-                             e.key.encoders, e.key.tt_rank, e.key.ttm_rank, e.runs.size(),
+    std::cout << fmt::format("{:>8} {:>7} {:>8} {:>2} {:>15} {:>15} {:>15} {:>12} {:>10.0f}{}\n",
+                             e.key.encoders, rank_cell(e.key), e.key.ttm_rank, e.runs.size(),
                              pct(e.test_intent_accuracy), pct(e.test_slot_f1),
-                             pct(e.dev_intent_accuracy), epochs, seconds / e.runs.size());
+                             pct(e.dev_intent_accuracy), epochs, seconds / e.runs.size(),
+                             e.key.per_layer() ? "  " + e.model : std::string());
   }
   for (const auto& m : t.missing) {
     std::string seeds;
     for (auto s : m.seeds) seeds += fmt::format("{}{}", seeds.empty() ? "" : ",", s);
-    std::cout << fmt::format("{:>8} {:>7} {:>8}  missing seeds {}\n", m.key.encoders, m.key.tt_rank,
-                             m.key.ttm_rank, seeds);
+    std::cout << fmt::format("{:>8} {:>7} {:>8}  missing seeds {}{}\n", m.key.encoders, rank_cell(m.key),
+                             m.key.ttm_rank, seeds, m.key.per_layer() ? " (" + m.key.describe() + ")" : std::string());
   }
 }
 

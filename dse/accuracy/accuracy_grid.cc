@@ -127,7 +127,7 @@ std::optional<AccuracyRun> finished_run(const GridSpec& g, const GridOptions& o,
 AccuracyTable table_from_runs(const GridSpec& g, const GridOptions& o, std::int64_t test_samples) {
   AccuracyTable t;
   t.description =
-      "Test intent accuracy and slot F1 of the ATIS model per (encoders, TT rank, TTM rank), "
+      "Test intent accuracy and slot F1 of the ATIS model per (encoders, TT rank or per-layer TT ranks, TTM rank), "
       "trained by `ttsim accuracy-grid`: batch-1 SGD with the " + g.engine +
       " engine; each run reports the epoch of its best dev intent accuracy; mean and sample "
       "std over seeds";
@@ -375,7 +375,11 @@ void GridTraining::finish(const GridRun& r, const training::TrainReport& report)
   doc["settings"] = folder_identity(g_, o_);
   doc["base_model"] = r.base_file;
   doc["encoders"] = r.key.encoders;
-  doc["tt_rank"] = r.key.tt_rank;
+  if (r.key.per_layer()) {
+    doc["layer_ranks"] = Json(r.key.layer_ranks);
+  } else {
+    doc["tt_rank"] = r.key.tt_rank;
+  }
   doc["ttm_rank"] = r.key.ttm_rank;
   std::lock_guard<std::mutex> lock(table_mutex_);
   write_file_atomic(run_json_path(o_, r), doc.dump(2) + "\n");

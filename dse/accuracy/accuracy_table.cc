@@ -24,15 +24,41 @@ std::optional<std::int64_t> optional_count(const JsonView& v) {
 
 Json optional_json(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
+/// Exactly one of "tt_rank" and "layer_ranks" (an object of at least two layers whose ranks
+/// are not all equal).
 AccuracyKey key_from_json(const JsonView& v) {
   AccuracyKey k;
   k.encoders = v.at("encoders").as_int(1, 1024);
-  k.tt_rank = v.at("tt_rank").as_int(1, 4096);
   k.ttm_rank = v.at("ttm_rank").as_int(1, 4096);
+  const auto layers = v.find("layer_ranks");
+  if (layers && v.find("tt_rank")) v.fail("one of tt_rank and layer_ranks", "both");
+  if (!layers) {
+    k.tt_rank = v.at("tt_rank").as_int(1, 4096);
+    return k;
+  }
+  if (!layers->is_object() || layers->raw().size() < 2) {
+    layers->fail("an object of layer name -> TT rank with two or more layers");
+  }
+  for (auto it = layers->raw().begin(); it != layers->raw().end(); ++it) {
+    k.layer_ranks[it.key()] = layers->at(it.key()).as_int(1, 4096);
+  }
+  const std::int64_t first = k.layer_ranks.begin()->second;
+  if (std::all_of(k.layer_ranks.begin(), k.layer_ranks.end(), [&](const auto& l) { return l.second == first; })) {
+    layers->fail("ranks that differ between layers", fmt::format("every layer at rank {} (use tt_rank)", first));
+  }
   return k;
 }
 
+Json layer_ranks_json(const AccuracyKey& k) {
+  Json j = Json::object();
+  for (const auto& [layer, rank] : k.layer_ranks) j[layer] = rank;
+  return j;
+}
+
 Json key_to_json(const AccuracyKey& k) {
+  if (k.per_layer()) {
+    return {{"encoders", k.encoders}, {"layer_ranks", layer_ranks_json(k)}, {"ttm_rank", k.ttm_rank}};
+  }
   return {{"encoders", k.encoders}, {"tt_rank", k.tt_rank}, {"ttm_rank", k.ttm_rank}};
 }
 
@@ -54,11 +80,16 @@ void check_spread(const JsonView& v, const Spread& want) {
 }  // namespace
 
 bool AccuracyKey::operator<(const AccuracyKey& o) const {
-  return std::tie(encoders, ttm_rank, tt_rank) < std::tie(o.encoders, o.ttm_rank, o.tt_rank);
+  const bool a = per_layer(), b = o.per_layer();
+  return std::tie(encoders, ttm_rank, a, tt_rank, layer_ranks) <
+         std::tie(o.encoders, o.ttm_rank, b, o.tt_rank, o.layer_ranks);
 }
 
 std::string AccuracyKey::describe() const {
-  return fmt::format("encoders {}, TT rank {}, TTM rank {}", encoders, tt_rank, ttm_rank);
+  if (!per_layer()) return fmt::format("encoders {}, TT rank {}, TTM rank {}", encoders, tt_rank, ttm_rank);
+  std::string layers;
+  for (const auto& [layer, rank] : layer_ranks) layers += fmt::format("{}{} {}", layers.empty() ? "" : ", ", layer, rank);
+  return fmt::format("encoders {}, per-layer TT ranks ({}), TTM rank {}", encoders, layers, ttm_rank);
 }
 
 Spread spread_of(const std::vector<double>& values) {
@@ -158,11 +189,11 @@ AccuracyTable parse_accuracy_table(const Json& doc, const std::string& file) {
   t.provenance = prov.raw();
 
   for (const auto& ev : root.at("entries").as_array(0)) {
-    ev.allow_keys({"encoders", "tt_rank", "ttm_rank", "model", "n", "test_intent_accuracy",
+    ev.allow_keys({"encoders", "tt_rank", "layer_ranks", "ttm_rank", "model", "n", "test_intent_accuracy",
                    "test_slot_f1", "dev_intent_accuracy", "runs"});
     AccuracyEntry e;
     e.key = key_from_json(ev);
-    if (t.find(e.key)) ev.fail("each (encoders, tt_rank, ttm_rank) once", e.key.describe() + " again");
+    if (t.find(e.key)) ev.fail("each (encoders, tt_rank or layer_ranks, ttm_rank) once", e.key.describe() + " again");
     e.model = ev.at("model").as_string();
     for (const auto& rv : ev.at("runs").as_array(1)) {
       AccuracyRun r = accuracy_run_from_json(rv);
@@ -187,7 +218,7 @@ AccuracyTable parse_accuracy_table(const Json& doc, const std::string& file) {
   std::sort(t.entries.begin(), t.entries.end(),
             [](const AccuracyEntry& a, const AccuracyEntry& b) { return a.key < b.key; });
   for (const auto& mv : root.at("missing").as_array(0)) {
-    mv.allow_keys({"encoders", "tt_rank", "ttm_rank", "seeds"});
+    mv.allow_keys({"encoders", "tt_rank", "layer_ranks", "ttm_rank", "seeds"});
     MissingRuns m;
     m.key = key_from_json(mv);
     m.seeds = mv.at("seeds").as_int_list(0, std::numeric_limits<std::int64_t>::max(), 1);
@@ -239,7 +270,8 @@ Json accuracy_table_summary(const AccuracyTable& t) {
   Json doc = accuracy_table_to_json(t);
   Json measured = Json::array();
   for (const auto& e : t.entries) {
-    measured.push_back({e.key.encoders, e.key.tt_rank, e.key.ttm_rank, e.runs.size()});
+    measured.push_back({e.key.encoders, e.key.per_layer() ? layer_ranks_json(e.key) : Json(e.key.tt_rank),
+                        e.key.ttm_rank, e.runs.size()});
   }
   std::size_t missing = 0;
   for (const auto& m : t.missing) missing += m.seeds.size();

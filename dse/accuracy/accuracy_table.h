@@ -17,8 +17,11 @@
 //                           "dev_intent_accuracy": d, "dev_slot_f1": g,
 //                           "train_loss": l, "seconds": t, "samples_per_second": r}]}],
 //    "missing": [{"encoders": 6, "tt_rank": 24, "ttm_rank": 30, "seeds": [2]}]}
-// The key of an entry is (encoders, tt_rank, ttm_rank): everything the grid varies that
-// changes the trained model. Everything else that does ("fixed": model sizes; "training":
+// An entry of a model whose TT layers have different ranks (the grid's "layer_ranks"
+// designs) has "layer_ranks": {"enc0.ffn_in": 24, "enc0.k": 4, ...} (every TT encoder layer)
+// instead of "tt_rank"; in "missing" too.
+// The key of an entry is (encoders, tt_rank or layer_ranks, ttm_rank): everything the grid
+// varies that changes the trained model. Everything else that does ("fixed": model sizes; "training":
 // optimizer and stopping rule) is the same for every entry. The contraction flow (TT or
 // BTT), lanes and clock do not change the model (BTT only reassociates sums).
 // Accuracies and F1 are fractions in [0, 1]; "std" is the sample standard deviation over
@@ -26,6 +29,7 @@
 // document whose stored figures differ. A run's figures are those of its best dev epoch.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,13 +41,20 @@ namespace ttsim::dse {
 /// What identifies a trained model in the table.
 struct AccuracyKey {
   std::int64_t encoders = 0;
-  std::int64_t tt_rank = 0;   ///< rank of every TT layer (attention, ffn_in, ffn_out)
+  std::int64_t tt_rank = 0;   ///< rank of every TT layer (attention, ffn_in, ffn_out); 0 when per-layer
   std::int64_t ttm_rank = 0;  ///< rank of the TTM token embedding
+  /// The rank of every TT encoder layer by layer name ("enc0.q" -> 8, ModelSpec::linears'
+  /// names) when they differ; empty when they share one rank (then `tt_rank` is it).
+  std::map<std::string, std::int64_t> layer_ranks;
+  bool per_layer() const { return !layer_ranks.empty(); }
   bool operator==(const AccuracyKey& o) const {
-    return encoders == o.encoders && tt_rank == o.tt_rank && ttm_rank == o.ttm_rank;
+    return encoders == o.encoders && tt_rank == o.tt_rank && ttm_rank == o.ttm_rank &&
+           layer_ranks == o.layer_ranks;
   }
+  /// By encoders, TTM rank, then uniform ranks ascending before per-layer keys.
   bool operator<(const AccuracyKey& o) const;
-  /// "encoders 2, TT rank 8, TTM rank 30".
+  /// "encoders 2, TT rank 8, TTM rank 30"; per-layer: "encoders 2, per-layer TT ranks
+  /// (enc0.ffn_in 24, ...), TTM rank 30".
   std::string describe() const;
 };
 
@@ -120,7 +131,8 @@ AccuracyTable load_accuracy_table(const std::string& path);
 Json accuracy_table_to_json(const AccuracyTable& table);
 
 /// For results.json: {"file", "description", "fixed", "training", "provenance",
-/// "measured": [[encoders, tt_rank, ttm_rank, n], ...], "missing_runs": count}.
+/// "measured": [[encoders, tt_rank, ttm_rank, n], ...] (tt_rank: the layer_ranks object of a
+/// per-layer entry), "missing_runs": count}.
 Json accuracy_table_summary(const AccuracyTable& table);
 
 /// One run as JSON (the "runs" element) and back; `v` errors name its file and pointer.

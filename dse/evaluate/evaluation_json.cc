@@ -92,7 +92,7 @@ Evaluation evaluation_from_json(const JsonView& v, Fidelity slot) {
   e.fidelity = *parse_fidelity(v.at("fidelity").as_enum({to_string(slot)}));
   if (auto err = v.find("error")) e.error = err->as_string();
   if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
-  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "unknown"});
+  if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "per_layer_model", "unknown"});
   const JsonView m = v.at("metrics");
   if (!m.is_object() || (e.error.empty() && m.raw().empty())) {
     m.fail("an object of the evaluation's metrics (empty only with an \"error\")");

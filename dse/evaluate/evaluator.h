@@ -46,7 +46,8 @@ struct Evaluation {
   Fidelity fidelity = Fidelity::kAnalytic;  ///< the evaluator's (SweepEvaluator::evaluate sets it)
   /// Set by the sweep from its rank-accuracy table (dse/accuracy/accuracy_table.h): the uniform
   /// TT rank of the point (0 when its TT layers differ in rank or it has none) and how
-  /// kAccuracy / kSlotF1 were obtained: "table", "interpolated", or "" (unavailable).
+  /// kAccuracy / kSlotF1 were obtained: "table", "interpolated", "per_layer_model",
+  /// "unknown", or "" (no table).
   std::int64_t tt_rank = 0;
   std::string accuracy_source;
   /// With `detailed`: {"stages": {name: cycles}, "layers": [{"name", "cycles"}...]}

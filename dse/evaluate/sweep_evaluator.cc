@@ -14,18 +14,27 @@ namespace {
 /// "accuracy = ...": what the accuracy objective is and which keys are measured.
 std::string accuracy_note(const AccuracyTable& t) {
   std::string measured;
-  for (std::size_t i = 0; i < t.entries.size(); ++i) {
-    const auto& k = t.entries[i].key;
-    const bool first = i == 0 || t.entries[i - 1].key.encoders != k.encoders ||
-                       t.entries[i - 1].key.ttm_rank != k.ttm_rank;
-    if (first) measured += fmt::format("{}{} encoders (TTM rank {}): TT ranks ", i ? "; " : "", k.encoders, k.ttm_rank);
+  std::size_t per_layer = 0;
+  const AccuracyKey* prev = nullptr;
+  for (const auto& e : t.entries) {
+    const auto& k = e.key;
+    if (k.per_layer()) {
+      ++per_layer;
+      continue;
+    }
+    const bool first = !prev || prev->encoders != k.encoders || prev->ttm_rank != k.ttm_rank;
+    if (first) measured += fmt::format("{}{} encoders (TTM rank {}): TT ranks ", prev ? "; " : "", k.encoders, k.ttm_rank);
     measured += fmt::format("{}{}", first ? "" : ",", k.tt_rank);
+    prev = &k;
   }
+  if (per_layer) measured += fmt::format("; {} per-layer rank designs", per_layer);
   return fmt::format(
       "accuracy = 95 % lower confidence bound of the test intent accuracy, mean - {:g} SE over seeds "
       "and the {}-utterance test set, from {} (measured: {}); used for the objective and min_accuracy; "
-      "TT ranks between two measured ranks of the same encoder count are interpolated "
-      "(accuracy_source), any other design's accuracy is unknown (not measured) and it is not ranked",
+      "TT ranks between two measured ranks of the same encoder count are interpolated; per-layer ranks "
+      "take the uniform rank of equal TT parameters where the table's per-layer trainings of that encoder "
+      "count validate it, its RMS error added to the SE (accuracy_source); any other design's accuracy is "
+      "unknown (not measured) and it is not ranked",
       kAccuracyConfidenceZ, t.training.test_samples, t.file, measured.empty() ? "nothing" : measured);
 }
 

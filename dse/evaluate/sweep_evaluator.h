@@ -69,7 +69,7 @@ class SweepEvaluator {
 
   /// Evaluates point `id` with the evaluator of `fidelity` (Evaluation::fidelity is set to
   /// it). With an accuracy table, sets Evaluation::tt_rank (the rank shared by every TT
-  /// layer kind), accuracy_source ("table", "interpolated" or "unknown") and, when known
+  /// layer kind), accuracy_source ("table", "interpolated", "per_layer_model" or "unknown") and, when known
   /// (dse/accuracy/accuracy_lookup.h), kAccuracy (the 95 % lower confidence bound of the test
   /// intent accuracy) and kSlotF1 (mean test slot F1); unknown ones stay unavailable.
   /// Never throws for a bad point: the error lands in Evaluation::error. With `resolved`,
