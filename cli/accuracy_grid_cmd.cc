@@ -3,9 +3,11 @@
 // (dse/accuracy/accuracy_grid.h). Ctrl-C stops after keeping every finished run and each running
 // run's last whole epoch (exit 130); the same command resumes.
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "core/errors.h"
 #include "dse/accuracy/accuracy_grid.h"
 #include "dse/accuracy/accuracy_grid_spec.h"
+#include "dse/accuracy/accuracy_lookup.h"
 
 namespace ttsim::cli {
 namespace {
@@ -67,6 +70,61 @@ void print_table(const dse::AccuracyTable& t) {
   }
 }
 
+/// Pooled sample std of the test intent accuracy over the entries `pick` selects (fraction).
+template <class Pick>
+double pooled_std(const dse::AccuracyTable& t, Pick pick) {
+  double ss = 0, dof = 0;
+  for (const auto& e : t.entries) {
+    if (!pick(e) || !e.test_intent_accuracy.std) continue;
+    ss += (static_cast<double>(e.runs.size()) - 1) * *e.test_intent_accuracy.std * *e.test_intent_accuracy.std;
+    dof += static_cast<double>(e.runs.size()) - 1;
+  }
+  return dof > 0 ? std::sqrt(ss / dof) : 0.0;
+}
+
+/// The per-layer accuracy model against the table's per-layer entries (held-out trainings),
+/// per encoder count of the grid: prediction, error, MAE and RMS against the seed spread.
+void print_per_layer_check(const dse::AccuracyTable& t, const dse::GridSpec& g) {
+  std::set<std::int64_t> done;
+  for (const auto& run : g.runs) {
+    if (!done.insert(run.key.encoders).second) continue;
+    const auto checks = dse::per_layer_checks(t, run.model);
+    if (checks.empty()) continue;
+    std::cout << fmt::format("\nper-layer accuracy model (least-squares line of accuracy against ln(TT weight "
+                             "parameters) through the uniform ranks, dse/accuracy/accuracy_lookup.h) on {} held-out "
+                             "{}-encoder designs:\n",
+                             checks.size(), run.key.encoders);
+    std::cout << fmt::format("{:<34} {:>10} {:>15} {:>8} {:>7}\n", "model", "TT words", "test_intent%", "model%",
+                             "error");
+    double ss = 0, sa = 0, seeds = 0;
+    std::size_t n = 0;
+    for (const auto& c : checks) {
+      if (!c.unknown_reason.empty()) {
+        std::cout << fmt::format("{:<34} {}\n", c.entry->model, c.unknown_reason);
+        continue;
+      }
+      const double d = c.entry->test_intent_accuracy.mean - c.predicted;
+      ss += d * d;
+      sa += std::abs(d);
+      ++n;
+      seeds += static_cast<double>(c.entry->runs.size());
+      std::cout << fmt::format("{:<34} {:>10} {:>15} {:>8.2f} {:>+7.2f}\n", c.entry->model, c.tt_weight_params,
+                               pct(c.entry->test_intent_accuracy), 100 * c.predicted, 100 * d);
+    }
+    if (n == 0) continue;
+    const auto enc = run.key.encoders;
+    const double held_std =
+        pooled_std(t, [&](const dse::AccuracyEntry& e) { return e.key.encoders == enc && e.key.per_layer(); });
+    std::cout << fmt::format(
+        "mean absolute error {:.2f} points, RMS {:.2f} (measured minus model); seed std, pooled: {:.2f} points over "
+        "these designs ({:.2f} for the mean of their {:.3g} seeds), {:.2f} over the uniform {}-encoder ranks; the "
+        "explorer uses the model with the RMS added to its SE once {} or more designs check it\n",
+        100 * sa / n, 100 * std::sqrt(ss / n), 100 * held_std, 100 * held_std / std::sqrt(seeds / n), seeds / n,
+        100 * pooled_std(t, [&](const dse::AccuracyEntry& e) { return e.key.encoders == enc && !e.key.per_layer(); }),
+        enc, dse::kPerLayerValidationMin);
+  }
+}
+
 int run_accuracy_grid_cmd(const std::vector<std::string>& args) {
   po::options_description options("options");
   std::string grid_file;
@@ -109,6 +167,7 @@ int run_accuracy_grid_cmd(const std::vector<std::string>& args) {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   print_table(r.table);
+  print_per_layer_check(r.table, grid);
   const int done = r.finished_before + r.finished_now;
   if (r.interrupted) {
     std::cerr << fmt::format("interrupted: {} of {} runs finished (kept in {}), table {} written; "

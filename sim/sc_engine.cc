@@ -24,9 +24,14 @@ std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, 
       for (int b : *list) {
         const int bank = banks.bank_of_buffer[b];
         if (bank < 0) continue;
+        // A row-wise or element-wise task touches at most its elements of any buffer (the
+        // position add of a K-token step reads K rows of the 32-row table); a contraction
+        // streams each operand whole.
+        const std::int64_t words =
+            t.op == TaskOp::kContraction ? footprint[b] : std::min(footprint[b], t.elements);
         auto it = std::find_if(v.begin(), v.end(), [&](const BankTraffic& x) { return x.bank == bank; });
-        if (it == v.end()) v.push_back({bank, footprint[b]});
-        else it->words += footprint[b];
+        if (it == v.end()) v.push_back({bank, words});
+        else it->words += words;
       }
     }
   }

@@ -160,14 +160,45 @@ bool interpolate(const AccuracyTable& t, const std::vector<const AccuracyEntry*>
   return true;
 }
 
-/// The per-layer model alone (no validation): the uniform-rank estimate at the TT weight
-/// parameters of `ranks` on `spec`'s layers.
+/// Least-squares line y = c0 + c1·x through (x_i, y_i), with the standard error of its value
+/// at x: s·sqrt(1/n + (x − x̄)²/Sxx), s² = Σ residual² / (n − 2). Needs n >= 3 distinct x.
+struct LineFit {
+  double c0 = 0, c1 = 0, xbar = 0, sxx = 0, s = 0;
+  std::size_t n = 0;
+  LineFit(const std::vector<double>& x, const std::vector<double>& y) : n(x.size()) {
+    double ybar = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      xbar += x[i];
+      ybar += y[i];
+    }
+    xbar /= static_cast<double>(n);
+    ybar /= static_cast<double>(n);
+    double sxy = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      sxx += (x[i] - xbar) * (x[i] - xbar);
+      sxy += (x[i] - xbar) * (y[i] - ybar);
+    }
+    c1 = sxy / sxx;
+    c0 = ybar - c1 * xbar;
+    double ss = 0;
+    for (std::size_t i = 0; i < n; ++i) ss += (y[i] - at(x[i])) * (y[i] - at(x[i]));
+    s = std::sqrt(ss / static_cast<double>(n - 2));
+  }
+  double at(double x) const { return c0 + c1 * x; }
+  double se(double x) const { return s * std::sqrt(1.0 / static_cast<double>(n) + (x - xbar) * (x - xbar) / sxx); }
+};
+
+/// The per-layer model alone (no validation): the least-squares lines of mean test intent
+/// accuracy and slot F1 against ln(TT weight parameters) through the uniform entries of the
+/// key's encoders and TTM rank, at the design's TT weight parameters (`spec`'s layers at the
+/// key's ranks), within the uniform entries' parameter range.
 AccuracyEstimate per_layer_model(const AccuracyTable& t, const ModelSpec& spec, const AccuracyKey& key) {
   AccuracyEstimate a;
   const auto same = uniform_entries(t, key.encoders, key.ttm_rank);
-  if (same.empty()) {
-    a.unknown_reason = fmt::format("not measured: no uniform-rank entry with {} encoders and TTM rank {}",
-                                   key.encoders, key.ttm_rank);
+  if (same.size() < 3) {
+    a.unknown_reason = fmt::format("not measured: the per-layer model needs 3 uniform-rank entries with {} "
+                                   "encoders and TTM rank {}, the table has {}",
+                                   key.encoders, key.ttm_rank, same.size());
     return a;
   }
   for (const auto& [layer, rank] : key.layer_ranks) {
@@ -180,12 +211,28 @@ AccuracyEstimate per_layer_model(const AccuracyTable& t, const ModelSpec& spec, 
     const auto it = key.layer_ranks.find(name);
     return it == key.layer_ranks.end() ? key.tt_rank : it->second;
   });
-  std::vector<double> pos;
+  std::vector<double> x, acc, f1;
   for (const auto* e : same) {
-    pos.push_back(static_cast<double>(tt_words(spec, [&](const std::string&) { return e->key.tt_rank; })));
+    x.push_back(std::log(static_cast<double>(tt_words(spec, [&](const std::string&) { return e->key.tt_rank; }))));
+    acc.push_back(e->test_intent_accuracy.mean);
+    f1.push_back(e->test_slot_f1.mean);
   }
-  interpolate(t, same, pos, static_cast<double>(a.tt_weight_params),
-              fmt::format("its {} TT weight parameters", a.tt_weight_params), "per_layer_model", a);
+  const double w = std::log(static_cast<double>(a.tt_weight_params));
+  if (w < x.front() || w > x.back()) {
+    a.unknown_reason = fmt::format("not measured: its {} TT weight parameters are outside those of the measured "
+                                   "ranks {}..{} of {} encoders (not extrapolated)",
+                                   a.tt_weight_params, same.front()->key.tt_rank, same.back()->key.tt_rank,
+                                   key.encoders);
+    return a;
+  }
+  const LineFit fa(x, acc), ff(x, f1);
+  a.mean = fa.at(w);
+  a.slot_f1 = ff.at(w);
+  a.standard_error = std::sqrt(fa.se(w) * fa.se(w) + a.mean * (1 - a.mean) / static_cast<double>(t.training.test_samples));
+  a.source = "per_layer_model";
+  a.lower_rank = same.front()->key.tt_rank;
+  a.upper_rank = same.back()->key.tt_rank;
+  a.lower_bound = a.mean - kAccuracyConfidenceZ * a.standard_error;
   return a;
 }
 

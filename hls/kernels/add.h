@@ -17,7 +17,7 @@ void add_kernel(const float a_mem[][B], int a_off, const float b_mem[][B], int b
   const Banked<const float, B> a(a_mem, a_off);
   const Banked<const float, B> b(b_mem, b_off);
   const Banked<float, B> out(out_mem, out_off);
-  Elementwise<LANES, TTSIM_II_ADD> c(R, cols);
+  Elementwise<LANES, TTSIM_II_ADD> c(R, cols, a_rs, b_rs, o_rs);
   const long total = c.total();
   TTSIM_LOOP_BEGIN("add");
 add:
@@ -29,13 +29,13 @@ add:
 #pragma HLS ARRAY_PARTITION variable = av complete
 #pragma HLS ARRAY_PARTITION variable = bv complete
 #pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>("a", a, c.row() * a_rs + c.first(), c.lanes(), av);
-    lane_read<LANES>("b", b, c.row() * b_rs + c.first(), c.lanes(), bv);
+    lane_read<LANES>("a", a, c.at(0), c.lanes(), av);
+    lane_read<LANES>("b", b, c.at(1), c.lanes(), bv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       ov[l] = c.valid(l) ? av[l] + bv[l] : 0.0f;
     }
-    lane_write<LANES>("out", out, c.row() * o_rs + c.first(), c.lanes(), ov);
+    lane_write<LANES>("out", out, c.at(2), c.lanes(), ov);
     c.next();
   }
 }
@@ -48,7 +48,7 @@ void add_accumulate_kernel(const float x_mem[][B], int x_off, float acc_mem[][B]
                            int x_rs, int acc_rs) {
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> acc(acc_mem, acc_off);
-  Elementwise<LANES, TTSIM_II_ADD_ACCUMULATE> c(R, cols);
+  Elementwise<LANES, TTSIM_II_ADD_ACCUMULATE> c(R, cols, acc_rs, x_rs);
   const long total = c.total();
   TTSIM_LOOP_BEGIN("add_accumulate");
 add_accumulate:
@@ -58,12 +58,12 @@ add_accumulate:
 #pragma HLS DEPENDENCE variable = acc_mem type = inter false
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_ACCUMULATE_MIN max = TTSIM_TRIPS_ADD_ACCUMULATE_MAX
     TTSIM_LOOP_ITER("add_accumulate");
-    const int k = c.row() * acc_rs + c.first();
+    const int k = c.at(0);
     float av[LANES], xv[LANES];
 #pragma HLS ARRAY_PARTITION variable = av complete
 #pragma HLS ARRAY_PARTITION variable = xv complete
     lane_read<LANES>("acc", acc, k, c.lanes(), av);
-    lane_read<LANES>("x", x, c.row() * x_rs + c.first(), c.lanes(), xv);
+    lane_read<LANES>("x", x, c.at(1), c.lanes(), xv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       av[l] = c.valid(l) ? av[l] + xv[l] : 0.0f;
@@ -81,7 +81,7 @@ void column_sum_kernel(const float x_mem[][B], int x_off, float sum_mem[][B], in
   const Banked<float, B> sum(sum_mem, sum_off);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
-  ColumnReduce<LANES, TTSIM_II_COLUMN_SUM> c(R, cols);
+  ColumnReduce<LANES, TTSIM_II_COLUMN_SUM> c(R, cols, x_rs);
   const long total = c.total();
   TTSIM_LOOP_BEGIN("column_sum");
 column_sum:
@@ -96,7 +96,7 @@ column_sum:
       float xv[LANES], sv[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
 #pragma HLS ARRAY_PARTITION variable = sv complete
-      lane_read<LANES>("x", x, c.row() * x_rs + c.first(), c.lanes(), xv);
+      lane_read<LANES>("x", x, c.at(0), c.lanes(), xv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         sv[l] = c.valid(l) ? c.add("acc", acc, l, xv[l]) : 0.0f;
@@ -133,6 +133,9 @@ void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int
   int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
   int i0 = 0, j0 = 0;         // first row and column of the tile being read
   int wi0 = 0, wj0 = 0;       // of the tile being written
+  // Increment-only addressing: (i0 + s)·x_rs and (wj0 + s)·o_rs as running sums, and the
+  // tile starts i0·x_rs, wj0·o_rs they restart from (LANES·stride: a shift).
+  int xrow = 0, xrow0 = 0, orow = 0, orow0 = 0;
   long t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
@@ -148,7 +151,7 @@ transpose:
 #pragma HLS ARRAY_PARTITION variable = row complete
       const int n_cols = cols - j0 < LANES ? cols - j0 : LANES;
       if (i0 + s < R) {
-        lane_read<LANES>("x", x, (i0 + s) * x_rs + j0, n_cols, row);
+        lane_read<LANES>("x", x, xrow + j0, n_cols, row);
       } else {
         for (int l = 0; l < LANES; ++l) row[l] = 0.0f;
       }
@@ -165,16 +168,20 @@ transpose:
         col[l] = tile[wb][l][s];
       }
       const int n_rows = R - wi0 < LANES ? R - wi0 : LANES;
-      lane_write<LANES>("out", out, (wj0 + s) * o_rs + wi0, n_rows, col);
+      lane_write<LANES>("out", out, orow + wi0, n_rows, col);
     }
+    xrow += x_rs;
+    orow += o_rs;
     if (++s == LANES) {
       s = 0;
       rb = rb + 1 == NB ? 0 : rb + 1;
       if (t >= NB - 1) {
         wb = wb + 1 == NB ? 0 : wb + 1;
         wj0 += LANES;
+        orow0 += LANES * o_rs;
         if (wj0 >= cols) {
           wj0 = 0;
+          orow0 = 0;
           wi0 += LANES;
         }
       }
@@ -183,7 +190,10 @@ transpose:
       if (j0 >= cols) {
         j0 = 0;
         i0 += LANES;
+        xrow0 += LANES * x_rs;
       }
+      xrow = xrow0;
+      orow = orow0;
     }
   }
 }

@@ -122,6 +122,14 @@ namespace detail {
 /// g mod width; the cursor keeps that pair (si, sj) by increments — no division in the
 /// loop body — and the pair of the chunk's first slot (ci, cj) to restart from when the
 /// chunk repeats for the next reduction step. si >= rows marks an idle slot.
+///
+/// Increment-only addressing: the word offsets the loops need — si·a_i, si·c_i, sj·b_j,
+/// sj·c_j, q·a_p, q·b_p and the batch offsets b·a_b, b·b_b, b·c_b — are kept as running
+/// sums, advanced by adding the stride when their counter advances and restored or reset
+/// when it restarts, so the pipelined loop bodies add and compare but never multiply a
+/// runtime index by a runtime stride (a 32-bit multiplier is DSPs and pipeline depth the
+/// kernel specification does not price). The products outside the loop (trip counts,
+/// chunk counts) are per-call setup.
 struct SlotCursor {
   const ContractDesc& d;
   const int* index;
@@ -129,6 +137,11 @@ struct SlotCursor {
   int ob = 0, chunk = 0, rb = 0, q = 0, s = 0;
   int si = 0, sj = 0;  ///< row and column (tile) of the current slot
   int ci = 0, cj = 0;  ///< row and column (tile) of the first slot of the current chunk
+  int ia = 0, ic = 0, jb = 0, jc = 0;      ///< si·a_i, si·c_i, sj·b_j, sj·c_j
+  int cia = 0, cic = 0, cjb = 0, cjc = 0;  ///< the same of (ci, cj)
+  int pa = 0, pb = 0;                      ///< q·a_p, q·b_p
+  int ba = 0, bb = 0, bc = 0;  ///< b·a_b, b·b_b, b·c_b of batch `bcur`
+  int bcur = 0;
   int abase = 0, bbase = 0, cbase = 0;
   int t0 = -1, t1 = -1;               ///< word offsets of the two tables read, or -1
   int a_src = -1, b_src = -1, c_src = -1;  ///< 0: t0, 1: t1, -1: batch stride
@@ -157,39 +170,74 @@ struct SlotCursor {
   int batch() const { return d.reduce_batch ? rb : ob; }
   bool first() const { return rb == 0 && q == 0; }
   bool last() const { return rb == rbn - 1 && q == nq - 1; }
+  /// The operand bases of batch(): from an index table, or the batch offset, which moves
+  /// by one stride when the batch advances by one and restarts at batch 0 (the only two
+  /// changes next() makes).
   void load_bases() {
     const int b = batch();
+#if !defined(__SYNTHESIS__)
+    assert((b == 0 || b == bcur || b == bcur + 1) && "SlotCursor: the batch advances by one or restarts");
+#endif
+    if (b == 0) {
+      ba = bb = bc = 0;
+    } else if (b != bcur) {
+      ba += d.a_b;
+      bb += d.b_b;
+      bc += d.c_b;
+    }
+    bcur = b;
     const int i0 = t0 >= 0 ? plain_read("index", index, t0 + b) : 0;
     const int i1 = t1 >= 0 ? plain_read("index", index, t1 + b) : 0;
-    abase = a_src == 0 ? i0 : a_src == 1 ? i1 : b * d.a_b;
-    bbase = b_src == 0 ? i0 : b_src == 1 ? i1 : b * d.b_b;
-    cbase = d.reduce_batch ? 0 : (c_src == 0 ? i0 : c_src == 1 ? i1 : b * d.c_b);
+    abase = a_src == 0 ? i0 : a_src == 1 ? i1 : ba;
+    bbase = b_src == 0 ? i0 : b_src == 1 ? i1 : bb;
+    cbase = d.reduce_batch ? 0 : (c_src == 0 ? i0 : c_src == 1 ? i1 : bc);
+  }
+  /// Back to the chunk's first slot.
+  void restart_chunk() {
+    si = ci;
+    sj = cj;
+    ia = cia;
+    ic = cic;
+    jb = cjb;
+    jc = cjc;
   }
   void next() {
     if (++sj == width) {
       sj = 0;
+      jb = jc = 0;
       ++si;
+      ia += d.a_i;
+      ic += d.c_i;
+    } else {
+      jb += d.b_j;
+      jc += d.c_j;
     }
     if (++s < kAccSlots) return;
     s = 0;
     if (++q < nq) {  // the same chunk again, next reduction step
-      si = ci;
-      sj = cj;
+      pa += d.a_p;
+      pb += d.b_p;
+      restart_chunk();
       return;
     }
     q = 0;
+    pa = pb = 0;
     if (++rb == rbn) {
       rb = 0;
       if (++chunk == chunks) {
         chunk = 0;
         ++ob;
         si = sj = 0;
+        ia = ic = jb = jc = 0;
       }
       ci = si;  // the next chunk starts at the slot after this one's last
       cj = sj;
+      cia = ia;
+      cic = ic;
+      cjb = jb;
+      cjc = jc;
     } else {
-      si = ci;
-      sj = cj;
+      restart_chunk();
     }
     if (ob < (d.reduce_batch ? 1 : d.batch)) load_bases();
   }
@@ -220,13 +268,12 @@ contract_column:
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
     if (cur.si < d.rows) {
-      const int i = cur.si, t = cur.sj;
-      const int p = cur.q;
+      const int t = cur.sj;
       const bool first = cur.first(), last = cur.last();
       const int nl = tile_lanes<LANES>(t * LANES, d.cols);
-      const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);
-      const int brow = cur.bbase + p * d.b_p + t * LANES;
-      const int crow = cur.cbase + i * d.c_i + t * LANES;
+      const float a = d.alpha * bank_read("A", A, cur.abase + cur.ia + cur.pa);
+      const int brow = cur.bbase + cur.pb + t * LANES;  // LANES: a compile-time constant
+      const int crow = cur.cbase + cur.ic + t * LANES;
       float bv[LANES], cv[LANES], out[LANES];
 #pragma HLS ARRAY_PARTITION variable = bv complete
 #pragma HLS ARRAY_PARTITION variable = cv complete
@@ -268,13 +315,12 @@ contract_dot:
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
     if (cur.si < d.rows) {
-      const int i = cur.si, j = cur.sj;
       const int q = cur.q;
       const bool first = cur.first(), last = cur.last();
       const int nl = tile_lanes<LANES>(q * LANES, d.inner);
-      const int arow = cur.abase + i * d.a_i + q * LANES;
-      const int bcol = cur.bbase + j * d.b_j + q * LANES;
-      const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
+      const int arow = cur.abase + cur.ia + q * LANES;
+      const int bcol = cur.bbase + cur.jb + q * LANES;
+      const int cidx = cur.cbase + cur.ic + cur.jc;
       float av[LANES], bv[LANES], prod[LANES];
 #pragma HLS ARRAY_PARTITION variable = av complete
 #pragma HLS ARRAY_PARTITION variable = bv complete
@@ -316,12 +362,10 @@ contract_scalar:
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_scalar");
     if (cur.si < d.rows) {
-      const int i = cur.si, j = cur.sj;
-      const int p = cur.q;
       const bool first = cur.first(), last = cur.last();
-      const float a = d.alpha * bank_read("A", A, cur.abase + i * d.a_i + p * d.a_p);
-      const float bv = bank_read("B", B, cur.bbase + p * d.b_p + j * d.b_j);
-      const int cidx = cur.cbase + i * d.c_i + j * d.c_j;
+      const float a = d.alpha * bank_read("A", A, cur.abase + cur.ia + cur.pa);
+      const float bv = bank_read("B", B, cur.bbase + cur.pb + cur.jb);
+      const int cidx = cur.cbase + cur.ic + cur.jc;
       const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc_read("acc", acc, cur.s);
       const float v = prev + a * bv;
       acc_write("acc", acc, cur.s) = v;

@@ -245,7 +245,7 @@ layernorm_grad_params:
 #pragma HLS DEPENDENCE variable = accb type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("layernorm_grad_params");
     if (c.active()) {
-      const int base = c.row() * cols + c.first();
+      const int base = c.at(0);
       float dyv[LANES], hv[LANES], sgv[LANES], sbv[LANES];
 #pragma HLS ARRAY_PARTITION variable = dyv complete
 #pragma HLS ARRAY_PARTITION variable = hv complete

@@ -61,42 +61,84 @@ namespace ttsim_hls {
 
 namespace detail {
 
-/// (block, tile, slot) counter of a row-slot loop: row = block·kAccSlots + slot.
-struct RowSlots {
-  int tiles, block = 0, t = 0, s = 0;
-  explicit RowSlots(int tiles_) : tiles(tiles_) {}
-  int row() const { return block * kAccSlots + s; }
-  void next() {
-    if (++s < kAccSlots) return;
-    s = 0;
-    if (++t < tiles) return;
-    t = 0;
-    ++block;
+/// Row offsets r·stride[k] of up to kMax arrays with their own row strides, kept by
+/// increments as the loop's row r advances (down: r + 1), restarts (restore: back to the
+/// marked row; reset: row 0) or is marked (mark) — increment-only addressing: the loop
+/// bodies add and compare, never multiply a runtime row by a runtime stride.
+struct RowOffsets {
+  static constexpr int kMax = 3;
+  int stride[kMax] = {0, 0, 0};
+  int off[kMax] = {0, 0, 0};
+  int marked[kMax] = {0, 0, 0};
+  RowOffsets(int s0, int s1, int s2) : stride{s0, s1, s2} {}
+  void down() {
+    for (int k = 0; k < kMax; ++k) off[k] += stride[k];
+  }
+  void mark() {
+    for (int k = 0; k < kMax; ++k) marked[k] = off[k];
+  }
+  void restore() {
+    for (int k = 0; k < kMax; ++k) off[k] = marked[k];
+  }
+  void reset() {
+    for (int k = 0; k < kMax; ++k) off[k] = marked[k] = 0;
   }
 };
 
-/// (block, row, slot) counter of a column-slot loop: tile = block·kAccSlots + slot.
+/// (block, tile, slot) counter of a row-slot loop: row = block·kAccSlots + slot (a shift:
+/// kAccSlots is a power of two); `rows` holds row·stride of the loop's arrays.
+struct RowSlots {
+  int tiles, block = 0, t = 0, s = 0;
+  RowOffsets rows;
+  RowSlots(int tiles_, int s0, int s1, int s2) : tiles(tiles_), rows(s0, s1, s2) {}
+  int row() const { return block * kAccSlots + s; }
+  void next() {
+    if (++s < kAccSlots) {
+      rows.down();
+      return;
+    }
+    s = 0;
+    if (++t < tiles) {
+      rows.restore();  // the block's first row again, next tile
+      return;
+    }
+    t = 0;
+    ++block;
+    rows.down();  // the row after the block's last: the next block's first
+    rows.mark();
+  }
+};
+
+/// (block, row, slot) counter of a column-slot loop: tile = block·kAccSlots + slot; `rows`
+/// holds r·stride of the loop's arrays.
 struct ColumnSlots {
-  int rows, block = 0, r = 0, s = 0;
-  explicit ColumnSlots(int rows_) : rows(rows_) {}
+  int nrows, block = 0, r = 0, s = 0;
+  RowOffsets rows;
+  ColumnSlots(int rows_, int s0, int s1, int s2) : nrows(rows_), rows(s0, s1, s2) {}
   int tile() const { return block * kAccSlots + s; }
   void next() {
     if (++s < kAccSlots) return;
     s = 0;
-    if (++r < rows) return;
+    if (++r < nrows) {
+      rows.down();
+      return;
+    }
     r = 0;
+    rows.reset();
     ++block;
   }
 };
 
-/// (row, tile) counter of an element-wise loop.
+/// (row, tile) counter of an element-wise loop; `rows` holds r·stride of the loop's arrays.
 struct RowTiles {
   int tiles, r = 0, t = 0;
-  explicit RowTiles(int tiles_) : tiles(tiles_) {}
+  RowOffsets rows;
+  RowTiles(int tiles_, int s0, int s1, int s2) : tiles(tiles_), rows(s0, s1, s2) {}
   void next() {
     if (++t < tiles) return;
     t = 0;
     ++r;
+    rows.down();
   }
 };
 
@@ -119,7 +161,7 @@ class RowReduce {
   /// The loop's PIPELINE II; an accumulator slot is updated every kAccSlots·II cycles.
   static constexpr int kII = II;
 
-  RowReduce(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES) {}
+  RowReduce(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, cols, 0, 0) {}
   /// Iterations of the loop: ceil(R / kAccSlots)·kAccSlots·ceil(cols / LANES).
   long total() const { return detail::trip(ttsim_spec::kTripRowSlots, R_, cols_, LANES); }
   /// Row of this iteration (>= R: an idle slot).
@@ -127,8 +169,8 @@ class RowReduce {
   bool active() const { return c_.row() < R_; }
   /// First column of this iteration's tile.
   int first() const { return c_.t * LANES; }
-  /// Word of (row, first()).
-  int base() const { return row() * cols_ + first(); }
+  /// Word of (row, first()) (row·cols kept by increments).
+  int base() const { return c_.rows.off[0] + first(); }
   /// Lanes of the tile below column `valid` (default: every column).
   int lanes(int valid) const { return tile_lanes<LANES>(first(), valid); }
   int lanes() const { return lanes(cols_); }
@@ -191,7 +233,10 @@ class ColumnReduce {
   /// The loop's PIPELINE II; an accumulator slot is updated every kAccSlots·II cycles.
   static constexpr int kII = II;
 
-  ColumnReduce(int R, int cols) : R_(R), cols_(cols), tiles_((cols + LANES - 1) / LANES), c_(R) {}
+  /// Rows of the loop's arrays at row strides rs0, rs1, rs2 (words; rs0 = cols when not
+  /// given): at(k) is the word of (row, first()) of the array of stride rs_k.
+  ColumnReduce(int R, int cols, int rs0 = -1, int rs1 = 0, int rs2 = 0)
+      : R_(R), cols_(cols), tiles_((cols + LANES - 1) / LANES), c_(R, rs0 < 0 ? cols : rs0, rs1, rs2) {}
   /// Iterations of the loop: ceil(ceil(cols / LANES) / kAccSlots)·kAccSlots·R.
   long total() const { return detail::trip(ttsim_spec::kTripColumnSlots, R_, cols_, LANES); }
   /// Column tile of this iteration (>= tiles: an idle slot).
@@ -200,6 +245,8 @@ class ColumnReduce {
   int row() const { return c_.r; }
   /// First column of this iteration's tile.
   int first() const { return c_.tile() * LANES; }
+  /// Word of (row, first()) at row stride rs_k (row·rs_k kept by increments).
+  int at(int k) const { return c_.rows.off[k] + first(); }
   /// Lanes of the tile (columns below cols).
   int lanes() const { return tile_lanes<LANES>(first(), cols_); }
   /// Whether lane l is a column (< cols).
@@ -244,14 +291,20 @@ class Elementwise {
   /// The loop's PIPELINE II.
   static constexpr int kII = II;
 
-  Elementwise(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES) {}
+  /// Rows of the loop's arrays at row strides rs0, rs1, rs2 (words; rs0 = cols when not
+  /// given): at(k) is the word of (row, first()) of the array of stride rs_k.
+  Elementwise(int R, int cols, int rs0 = -1, int rs1 = 0, int rs2 = 0)
+      : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, rs0 < 0 ? cols : rs0, rs1, rs2) {}
   /// Iterations of the loop: R·ceil(cols / LANES).
   long total() const { return detail::trip(ttsim_spec::kTripElementwise, R_, cols_, LANES); }
   int row() const { return c_.r; }
   /// First column of this iteration's tile.
   int first() const { return c_.t * LANES; }
-  /// Word of (row, first()) in a row-major R × cols array.
-  int base() const { return row() * cols_ + first(); }
+  /// Word of (row, first()) in a row-major R × cols array (row·cols kept by increments;
+  /// the array of stride rs0 when one was given).
+  int base() const { return at(0); }
+  /// Word of (row, first()) at row stride rs_k.
+  int at(int k) const { return c_.rows.off[k] + first(); }
   /// Lanes of the tile (columns below cols).
   int lanes() const { return tile_lanes<LANES>(first(), cols_); }
   /// Whether lane l is a column (< cols).

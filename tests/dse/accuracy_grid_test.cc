@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,55 @@ TEST(AccuracyGridSpec, DerivesRunsSeedMajorWithTheRankApplied) {
   EXPECT_EQ(g.runs[1].model["layers"]["ffn_out"]["rank"], 3);
   EXPECT_EQ(g.runs[1].model_name, "tiny_r3");
   EXPECT_EQ(g.fixed, (Json{{"d_model", 16}, {"heads", 2}, {"ffn_dim", 16}, {"seq_len", 8}}));
+}
+
+TEST(AccuracyGridSpec, LayerRanksDesignsAreKeyedByEveryTtLayersRank) {
+  const std::string dir = fresh_dir("grid_layers");
+  Json doc = grid_doc(write_tiny_model(dir));
+  doc["layer_ranks"] = {{{"name", "attn3"}, {"encoders", 1}, {"ranks", {{"tt_rank.attention", 3}}}},
+                        {{"name", "enc0_ffn_in4"}, {"encoders", 1}, {"ranks", {{"tt_rank.enc0.ffn_in", 4}}}}};
+  const GridSpec g = parse_grid_spec(doc, "grid.json");
+  ASSERT_EQ(g.runs.size(), 4u);  // tt 2, tt 3, then the two designs
+  const GridRun& r = g.runs[2];
+  EXPECT_EQ(r.id, "e1_attn3_ttm2_s1");
+  EXPECT_EQ(r.model_name, "tiny_attn3");
+  EXPECT_TRUE(r.key.per_layer());
+  EXPECT_EQ(r.key.tt_rank, 0);
+  EXPECT_EQ(r.key.layer_ranks, (std::map<std::string, std::int64_t>{
+                                   {"enc0.q", 3}, {"enc0.k", 3}, {"enc0.v", 3}, {"enc0.o", 3},
+                                   {"enc0.ffn_in", 2}, {"enc0.ffn_out", 2}}));
+  EXPECT_EQ(g.runs[3].key.layer_ranks.at("enc0.ffn_in"), 4);
+  EXPECT_EQ(g.runs[3].key.layer_ranks.at("enc0.q"), 2);  // the base model's rank
+
+  auto error = [&](const Json& design) {
+    Json d = doc;
+    d["layer_ranks"] = {design};
+    return grid_error(d);
+  };
+  auto design = [](const std::string& name, int enc, const Json& ranks) {
+    return Json{{"name", name}, {"encoders", enc}, {"ranks", ranks}};
+  };
+  EXPECT_NE(error(design("Bad Name", 1, {{"tt_rank.attention", 3}})).find("/layer_ranks/0/name: expected a name of a-z"),
+            std::string::npos);
+  EXPECT_NE(error(design("a", 2, {{"tt_rank.attention", 3}})).find("/layer_ranks/0/encoders: expected the encoder count"),
+            std::string::npos);
+  EXPECT_NE(error(design("a", 1, {{"tt_rank.enc1.ffn_in", 3}})).find("/layer_ranks/0/ranks/tt_rank.enc1.ffn_in: expected a TT "
+                                                                    "rank axis of a 1-encoder model"),
+            std::string::npos)
+      << error(design("a", 1, {{"tt_rank.enc1.ffn_in", 3}}));
+  EXPECT_NE(error(design("a", 1, {{"lanes", 3}})).find("expected a TT rank axis"), std::string::npos);
+  EXPECT_NE(error(design("a", 1, {{"tt_rank.attention", 2}})).find("a uniform rank belongs in /tt_ranks"),
+            std::string::npos)
+      << error(design("a", 1, {{"tt_rank.attention", 2}}));
+  Json twice = doc;
+  twice["layer_ranks"].push_back(design("attn3_again", 1, {{"tt_rank.enc0.attention", 3}}));
+  EXPECT_NE(grid_error(twice).find("/layer_ranks/2/ranks: expected ranks no other design has, found the ranks of "
+                                   "tiny_attn3"),
+            std::string::npos)
+      << grid_error(twice);
+  twice = doc;
+  twice["layer_ranks"].push_back(design("attn3", 1, {{"tt_rank.attention", 4}}));
+  EXPECT_NE(grid_error(twice).find("/layer_ranks/2/name: expected each name once"), std::string::npos);
 }
 
 TEST(AccuracyGridSpec, RejectsBadGridsNamingThePointer) {
@@ -129,7 +179,9 @@ Json comparable(Json table) {
 
 TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   const std::string dir = fresh_dir("grid_resume");
-  const GridSpec g = parse_grid_spec(grid_doc(write_tiny_model(dir)), dir + "/grid.json");
+  Json doc = grid_doc(write_tiny_model(dir));
+  doc["layer_ranks"] = {{{"name", "attn3"}, {"encoders", 1}, {"ranks", {{"tt_rank.attention", 3}}}}};
+  const GridSpec g = parse_grid_spec(doc, dir + "/grid.json");
   GridOptions o;
   o.data = dataset::testing::write_toy_atis("grid_toy", 24, 8, 8);
   o.jobs = 1;
@@ -139,8 +191,10 @@ TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   o.table_out = dir + "/whole.json";
   const GridOutcome whole = run_accuracy_grid(g, o);
   EXPECT_FALSE(whole.interrupted);
-  EXPECT_EQ(whole.finished_now, 2);
-  ASSERT_EQ(whole.table.entries.size(), 2u);
+  EXPECT_EQ(whole.finished_now, 3);
+  ASSERT_EQ(whole.table.entries.size(), 3u);
+  EXPECT_EQ(whole.table.entries.back().model, "tiny_attn3");  // per-layer keys sort last
+  EXPECT_EQ(whole.table.entries.back().key.layer_ranks.at("enc0.k"), 3);
   EXPECT_TRUE(whole.table.missing.empty());
   for (const auto& e : whole.table.entries) {
     EXPECT_LE(e.runs.at(0).stopped_epoch, 3);
@@ -159,8 +213,9 @@ TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   EXPECT_EQ(first.finished_now, 1);
   const Json partial = load_json_file(o.table_out);
   EXPECT_EQ(partial["entries"].size(), 1u);
-  ASSERT_EQ(partial["missing"].size(), 1u);
+  ASSERT_EQ(partial["missing"].size(), 2u);
   EXPECT_EQ(partial["missing"][0]["tt_rank"], 3);
+  EXPECT_EQ(partial["missing"][1]["layer_ranks"]["enc0.q"], 3);
   const std::string finished = o.run_dir + "/runs/e1_tt2_ttm2_s1.json";
   std::ifstream in(finished);
   const std::string before((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -170,13 +225,13 @@ TEST(AccuracyGrid, ResumeAfterInterruptionGivesTheUninterruptedTable) {
   const GridOutcome rest = run_accuracy_grid(g, o);
   EXPECT_FALSE(rest.interrupted);
   EXPECT_EQ(rest.finished_before, 1);
-  EXPECT_EQ(rest.finished_now, 1);
+  EXPECT_EQ(rest.finished_now, 2);
   std::ifstream again(finished);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), before)
       << "the finished run was retrained";
   EXPECT_EQ(comparable(load_json_file(o.table_out)), comparable(load_json_file(dir + "/whole.json")));
   // The table reads back.
-  EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 2u);
+  EXPECT_EQ(load_accuracy_table(o.table_out).entries.size(), 3u);
 
   // Each run file records its settings: with grid.json gone, a run of other settings is
   // still refused rather than reused.

@@ -16,6 +16,7 @@
 #include "dse/accuracy/accuracy_lookup.h"
 #include "dse/run/explore.h"
 #include "dse/space/sweep_spec.h"
+#include "models/model_spec.h"
 #include "tests/dse/toy_evaluator.h"
 
 namespace ttsim::dse {
@@ -122,13 +123,20 @@ TEST(AccuracyTable, RejectsMalformedTablesNamingFileAndPointer) {
   expect_error(d, "/entries/1/n: expected 2 (the number of runs)");
   d = table_doc();
   d["entries"][2]["tt_rank"] = 4;  // (2, 4, 30) twice
-  expect_error(d, "/entries/2: expected each (encoders, tt_rank, ttm_rank) once");
+  expect_error(d, "/entries/2: expected each (encoders, tt_rank or layer_ranks, ttm_rank) once");
   d = table_doc();
   d["entries"][0]["runs"][1]["seed"] = 1;
   expect_error(d, "/entries/0/runs/1/seed: expected each seed once");
   d = table_doc();
   d["entries"][0]["runs"][0]["stopped_epoch"] = 9;
   expect_error(d, "/entries/0/runs/0/stopped_epoch: expected at most /training/max_epochs = 8");
+  d = table_doc();
+  d["entries"][0]["layer_ranks"] = {{"enc0.q", 4}, {"enc0.k", 8}};
+  expect_error(d, "/entries/0: expected one of tt_rank and layer_ranks, found both");
+  d = table_doc();
+  d["entries"][0].erase("tt_rank");
+  d["entries"][0]["layer_ranks"] = {{"enc0.q", 4}, {"enc0.k", 4}};
+  expect_error(d, "/entries/0/layer_ranks: expected ranks that differ between layers, found every layer at rank 4");
   d = table_doc();
   d["ranks"] = Json::array();  // the old format's key
   expect_error(d, "ranks");
@@ -168,12 +176,137 @@ TEST(AccuracyLookup, UnmeasuredCombinationsAreUnknown) {
   // Model documents: mixed ranks and other model sizes are unknown too.
   Json model = load_json_file("configs/models/atis_2enc.json");
   EXPECT_EQ(lookup_accuracy(t, model).source, "interpolated");  // rank 12
-  Json mixed = model;
+  Json mixed = model;  // per-layer ranks, and the table has no per-layer trainings to validate the model
   mixed["layers"]["ffn_in"]["rank"] = 8;
-  EXPECT_NE(lookup_accuracy(t, mixed).unknown_reason.find("do not share one rank"), std::string::npos);
+  EXPECT_NE(lookup_accuracy(t, mixed).unknown_reason.find(
+                "per-layer TT ranks: the per-layer model is not validated for 2 encoders (the table holds 0"),
+            std::string::npos)
+      << lookup_accuracy(t, mixed).unknown_reason;
+  Json percore = model;
+  percore["overrides"]["enc1.k"] = {{"ranks", {1, 8, 12, 12, 12, 12, 1}}};
+  EXPECT_NE(lookup_accuracy(t, percore).unknown_reason.find("layer enc1.k has per-core ranks"), std::string::npos)
+      << lookup_accuracy(t, percore).unknown_reason;
   Json wide = model;
   wide["d_model"] = 1024;
   EXPECT_NE(lookup_accuracy(t, wide).unknown_reason.find("d_model = 768 only"), std::string::npos);
+}
+
+/// The 2-encoder preset with its TT layer kinds at these ranks.
+Json with_kind_ranks(std::int64_t attention, std::int64_t ffn_in, std::int64_t ffn_out) {
+  Json m = load_json_file("configs/models/atis_2enc.json");
+  m["layers"]["attention"]["rank"] = attention;
+  m["layers"]["ffn_in"]["rank"] = ffn_in;
+  m["layers"]["ffn_out"]["rank"] = ffn_out;
+  return m;
+}
+
+/// TT weight words of the encoder layers, counted on the parsed model (ModelSpec), independently
+/// of the lookup's rank substitution.
+double tt_words_of(const Json& model) {
+  double w = 0;
+  for (const auto& l : parse_model_spec(model, "m").linears) {
+    if (l.encoder >= 0 && l.format == WeightFormat::kTT) w += static_cast<double>(l.tt.total_words());
+  }
+  return w;
+}
+
+AccuracyEntry per_layer_entry(const Json& model, std::vector<double> accs) {
+  std::string why;
+  AccuracyEntry e = entry(2, 0, std::move(accs));
+  e.key = *accuracy_key_of(model, Json(), why);
+  return e;
+}
+
+TEST(AccuracyLookup, PerLayerModelIsTheUniformRankOfEqualTtParametersValidatedOnPerLayerTrainings) {
+  AccuracyTable t = table();  // 2 encoders: ranks 4 (0.80), 8 (0.90), 16 (0.94)
+  const Json held_a = with_kind_ranks(4, 16, 16), held_b = with_kind_ranks(16, 4, 4),
+             held_c = with_kind_ranks(8, 16, 4);
+  std::string why;
+  const AccuracyKey ka = *accuracy_key_of(held_a, t.fixed, why);
+  ASSERT_TRUE(ka.per_layer());
+  EXPECT_EQ(ka.layer_ranks.size(), 12u);  // q, k, v, o, ffn_in, ffn_out of 2 encoders
+  EXPECT_EQ(ka.layer_ranks.at("enc1.v"), 4);
+  EXPECT_EQ(ka.layer_ranks.at("enc0.ffn_out"), 16);
+  EXPECT_FALSE(accuracy_key_of(with_kind_ranks(8, 8, 8), t.fixed, why)->per_layer());  // equal: uniform
+
+  // Two per-layer trainings: the model is not validated, the design's accuracy unknown.
+  t.entries.push_back(per_layer_entry(held_a, {0.90, 0.92}));
+  t.entries.push_back(per_layer_entry(held_b, {0.86, 0.88}));
+  const Json design = with_kind_ranks(12, 8, 8);
+  EXPECT_NE(lookup_accuracy(t, design).unknown_reason.find("the table holds 2 per-layer trainings it can check, 3 needed"),
+            std::string::npos)
+      << lookup_accuracy(t, design).unknown_reason;
+  t.entries.push_back(per_layer_entry(held_c, {0.91, 0.91}));
+  std::sort(t.entries.begin(), t.entries.end(),
+            [](const AccuracyEntry& a, const AccuracyEntry& b) { return a.key < b.key; });
+
+  // The prediction: the least-squares line of accuracy against ln(TT words) through the
+  // uniform ranks 4 (0.80), 8 (0.90), 16 (0.94), computed here from its closed form.
+  const std::vector<double> lx = {std::log(tt_words_of(with_kind_ranks(4, 4, 4))),
+                                  std::log(tt_words_of(with_kind_ranks(8, 8, 8))),
+                                  std::log(tt_words_of(with_kind_ranks(16, 16, 16)))};
+  const std::vector<double> ly = {0.80, 0.90, 0.94};
+  const double xbar = (lx[0] + lx[1] + lx[2]) / 3, ybar = (ly[0] + ly[1] + ly[2]) / 3;
+  double sxx = 0, sxy = 0;
+  for (int i = 0; i < 3; ++i) {
+    sxx += (lx[i] - xbar) * (lx[i] - xbar);
+    sxy += (lx[i] - xbar) * (ly[i] - ybar);
+  }
+  const double slope = sxy / sxx;
+  auto line = [&](double x) { return ybar + slope * (x - xbar); };
+  double res = 0;
+  for (int i = 0; i < 3; ++i) res += (ly[i] - line(lx[i])) * (ly[i] - line(lx[i]));
+  const double s_line = std::sqrt(res / 1);  // n - 2 = 1
+  auto predict = [&](const Json& m) { return line(std::log(tt_words_of(m))); };
+  const std::vector<std::pair<Json, double>> held = {{held_a, 0.91}, {held_b, 0.87}, {held_c, 0.91}};
+  double ss = 0, sa = 0;
+  const auto checks = per_layer_checks(t, design);
+  ASSERT_EQ(checks.size(), 3u);
+  for (const auto& [m, measured] : held) {
+    const double d = measured - predict(m);
+    ss += d * d;
+    sa += std::abs(d);
+  }
+  for (const auto& c : checks) {
+    EXPECT_TRUE(c.unknown_reason.empty()) << c.unknown_reason;
+    bool found = false;
+    for (const auto& [m, measured] : held) {
+      if (c.entry->key == *accuracy_key_of(m, Json(), why)) {
+        EXPECT_NEAR(c.predicted, predict(m), 1e-12);
+        EXPECT_DOUBLE_EQ(static_cast<double>(c.tt_weight_params), tt_words_of(m));
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+  const auto a = lookup_accuracy(t, design);
+  ASSERT_EQ(a.source, "per_layer_model") << a.unknown_reason;
+  EXPECT_NEAR(a.mean, predict(design), 1e-12);
+  EXPECT_DOUBLE_EQ(static_cast<double>(a.tt_weight_params), tt_words_of(design));
+  EXPECT_EQ(a.validation_entries, 3u);
+  EXPECT_NEAR(a.model_rmse, std::sqrt(ss / 3), 1e-12);
+  EXPECT_NEAR(a.model_mae, sa / 3, 1e-12);
+  // Its SE: the line's standard error at the point, the test set's binomial error and the
+  // model's RMS error on the per-layer entries.
+  EXPECT_EQ(a.lower_rank, 4);
+  EXPECT_EQ(a.upper_rank, 16);
+  const double x = std::log(tt_words_of(design));
+  const double se_line = s_line * std::sqrt(1.0 / 3 + (x - xbar) * (x - xbar) / sxx);
+  EXPECT_NEAR(a.standard_error, std::sqrt(se_line * se_line + a.mean * (1 - a.mean) / 1000 + ss / 3), 1e-12);
+  EXPECT_NEAR(a.lower_bound, a.mean - kAccuracyConfidenceZ * a.standard_error, 1e-12);
+  // A measured per-layer design is the table's, not the model's.
+  const auto exact = lookup_accuracy(t, held_b);
+  EXPECT_EQ(exact.source, "table");
+  EXPECT_DOUBLE_EQ(exact.mean, 0.87);
+  // Beyond the measured uniform ranks' parameters: unknown, not extrapolated.
+  const auto big = lookup_accuracy(t, with_kind_ranks(32, 32, 16));
+  EXPECT_NE(big.unknown_reason.find("TT weight parameters are outside those of the measured ranks 4..16"),
+            std::string::npos)
+      << big.unknown_reason;
+  // The per-layer entry reads back from the document.
+  const AccuracyTable back = parse_accuracy_table(accuracy_table_to_json(t), "table.json");
+  ASSERT_TRUE(back.find(ka));
+  EXPECT_EQ(accuracy_table_to_json(back), accuracy_table_to_json(t));
 }
 
 TEST(AccuracyLookup, LowerConfidenceBoundCombinesSeedsAndTestSetNoise) {

@@ -766,5 +766,45 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
   EXPECT_EQ(built, 2);
 }
 
+TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
+  const std::string dir = tmp_dir("nonlinear_lanes");
+  auto body = [&](const std::string& axes) {
+    return R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}";
+  };
+  auto error_of = [&](const std::string& axes) {
+    write_file_atomic(dir + "/s.json", body(axes));
+    try {
+      load_sweep_spec(dir + "/s.json");
+    } catch (const ConfigError& e) {
+      return e.pointer() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  // A unit set twice (the all-units axis and one class's), a lane count of 0, an unknown class.
+  EXPECT_NE(error_of(R"({"nonlinear_lanes": [8], "lanes.gelu": [16]})").find("also set by axis \"nonlinear_lanes\""),
+            std::string::npos)
+      << error_of(R"({"nonlinear_lanes": [8], "lanes.gelu": [16]})");
+  EXPECT_EQ(error_of(R"({"nonlinear_lanes": [0]})").rfind("/axes/nonlinear_lanes/0: ", 0), 0u)
+      << error_of(R"({"nonlinear_lanes": [0]})");
+  EXPECT_EQ(error_of(R"({"lanes.tanh": [8]})").rfind("/axes/lanes.tanh", 0), 0u) << error_of(R"({"lanes.tanh": [8]})");
+
+  write_file_atomic(dir + "/s.json", body(R"({"nonlinear_lanes": [16], "lanes": [32]})"));
+  const SweepSpec s = load_sweep_spec(dir + "/s.json");
+  const PointConfig p = resolve_point(s, 0);
+  for (const char* unit : {"softmax", "layernorm", "gelu", "elementwise", "loss", "update"}) {
+    EXPECT_EQ(p.arch.at("nonlinear").at(unit).at("lanes"), 16) << unit;
+  }
+  EXPECT_EQ(p.arch.at("contraction").at("lanes"), 32);
+  EXPECT_EQ(point_name(s, 0), "atis_2enc-32lanes-16nonlinear_lanes");
+
+  write_file_atomic(dir + "/s.json", body(R"({"lanes.layernorm": [32]})"));
+  const SweepSpec one = load_sweep_spec(dir + "/s.json");
+  const PointConfig q = resolve_point(one, 0);
+  EXPECT_EQ(q.arch.at("nonlinear").at("layernorm").at("lanes"), 32);
+  EXPECT_EQ(q.arch.at("nonlinear").at("softmax").at("lanes"), 8);  // the base arch's
+  EXPECT_EQ(point_name(one, 0), "atis_2enc-32layernorm_lanes");
+}
+
 }  // namespace
 }  // namespace ttsim::dse

@@ -319,7 +319,7 @@ void interleaved_mean(const float* x, float* stat, int R, int cols, MeanSlot whe
   using ttsim_spec::kAccSlots;
   const int tiles = (cols + L - 1) / L;
   float acc[kAccSlots];
-  ttsim_hls::detail::RowSlots c(tiles);
+  ttsim_hls::detail::RowSlots c(tiles, cols, 0, 0);
   const long total = ttsim_hls::detail::trip(ttsim_spec::kTripRowSlots, R, cols, L);
   const auto xv_all = bank_view<L>(x);
   const auto st = bank_view<L>(stat);
@@ -330,7 +330,7 @@ void interleaved_mean(const float* x, float* stat, int R, int cols, MeanSlot whe
     if (r < R) {
       const int nl = ttsim_hls::tile_lanes<L>(c.t * L, cols);
       float xv[L];
-      ttsim_hls::lane_read<L>("x", xv_all, r * cols + c.t * L, nl, xv);
+      ttsim_hls::lane_read<L>("x", xv_all, c.rows.off[0] + c.t * L, nl, xv);
       const float part = ttsim_hls::LaneTree<L>::sum(xv);
       if (where == MeanSlot::kStatWordInMemory) {
         // The running sum read back from one stat word (after the R results) every

@@ -637,3 +637,61 @@ TEST(LaneNetworks, BarrelCostsLessFromEightLanesOnTheirOwnBanks) {
   EXPECT_EQ(ttsim_hls::ceil_log2(12), 4);
   EXPECT_EQ(ttsim_hls::ceil_log2(64), 6);
 }
+
+// Increment-only addressing (contract.h SlotCursor, row_reduce.h cursors): over every
+// iteration of a loop, the running offsets equal the products of the counters and the
+// strides they replace, for batched, reduced and indexed descriptors of odd sizes.
+TEST(Addressing, RunningOffsetsEqualTheProductsTheyReplace) {
+  using ttsim_spec::kAccSlots;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> ext(1, 13), stride(0, 40);
+  const int index[8] = {5, 17, 3, 40, 9, 2, 30, 11};
+  for (int trial = 0; trial < 300; ++trial) {
+    ttsim_hls::ContractDesc d;
+    d.batch = 1 + trial % 4;
+    d.rows = ext(rng);
+    d.inner = ext(rng);
+    d.cols = ext(rng);
+    d.a_b = stride(rng), d.a_i = stride(rng), d.a_p = stride(rng);
+    d.b_b = stride(rng), d.b_p = stride(rng), d.b_j = stride(rng);
+    d.c_b = stride(rng), d.c_i = stride(rng), d.c_j = stride(rng);
+    d.reduce_batch = trial % 3 == 1;
+    if (trial % 5 == 2) d.a_index = 0;
+    if (trial % 7 == 3) d.b_index = 4;
+    const int width = 1 + trial % 6, nq = 1 + trial % 5;
+    const long slots = static_cast<long>(d.rows) * width;
+    const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+    ttsim_hls::detail::SlotCursor c(d, index, nq, chunks, width);
+    const long total = static_cast<long>(d.reduce_batch ? 1 : d.batch) * chunks * (d.reduce_batch ? d.batch : 1) *
+                       nq * kAccSlots;
+    for (long n = 0; n < total; ++n) {
+      const int b = c.batch();
+      ASSERT_EQ(c.ia, c.si * d.a_i) << trial << " " << n;
+      ASSERT_EQ(c.ic, c.si * d.c_i) << trial << " " << n;
+      ASSERT_EQ(c.jb, c.sj * d.b_j) << trial << " " << n;
+      ASSERT_EQ(c.jc, c.sj * d.c_j) << trial << " " << n;
+      ASSERT_EQ(c.pa, c.q * d.a_p) << trial << " " << n;
+      ASSERT_EQ(c.pb, c.q * d.b_p) << trial << " " << n;
+      ASSERT_EQ(c.abase, d.a_index >= 0 ? index[d.a_index + b] : b * d.a_b) << trial << " " << n;
+      ASSERT_EQ(c.bbase, d.b_index >= 0 ? index[d.b_index + b] : b * d.b_b) << trial << " " << n;
+      if (!d.reduce_batch) ASSERT_EQ(c.cbase, b * d.c_b) << trial << " " << n;
+      c.next();
+    }
+  }
+  for (int trial = 0; trial < 100; ++trial) {
+    const int tiles = ext(rng), rows = ext(rng), s0 = stride(rng), s1 = stride(rng), s2 = stride(rng);
+    ttsim_hls::detail::RowSlots rs(tiles, s0, s1, s2);
+    ttsim_hls::detail::ColumnSlots cs(rows, s0, s1, s2);
+    ttsim_hls::detail::RowTiles rt(tiles, s0, s1, s2);
+    for (int n = 0; n < 4 * kAccSlots * tiles * rows; ++n) {
+      ASSERT_EQ(rs.rows.off[0], rs.row() * s0);
+      ASSERT_EQ(rs.rows.off[2], rs.row() * s2);
+      ASSERT_EQ(cs.rows.off[1], cs.r * s1);
+      ASSERT_EQ(rt.rows.off[0], rt.r * s0);
+      ASSERT_EQ(rt.rows.off[2], rt.r * s2);
+      rs.next();
+      cs.next();
+      rt.next();
+    }
+  }
+}
