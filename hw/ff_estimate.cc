@@ -44,25 +44,20 @@ double unit_operator_ffs(UnitKind unit, int lanes) { return unit_operator_cores(
 double unit_register_ffs(UnitKind unit, int lanes) {
   if (lanes < 1) throw std::invalid_argument("unit_register_ffs: lanes must be >= 1");
   double ffs = 0;
-  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
-    if (!kernel_runs_on(ki, unit)) continue;
-    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
-    for (int l = 0; l < k.n_loops; ++l) {
-      const ttsim_spec::LoopSpec& loop = k.loops[l];
-      // One 32-bit word per lane of every lane access site.
-      for (int a = 0; a < loop.n_access; ++a) {
-        const ttsim_spec::ArrayAccess& acc = loop.access[a];
-        if (acc.kind == ttsim_spec::kLaneAccess) ffs += 32.0 * lanes * (acc.reads + acc.writes);
-      }
-      // The accumulators of the register recurrences (acc[kAccSlots][LANES], dim 2 partitioned)
-      // are kAccSlots-word arrays read at a runtime slot: LUTRAM by the storage rule
-      // (hw/block_arith.h hls_default_kind), not flip-flops; not counted here.
-      // The transpose's register tiles (hls/kernels/add.h transpose_kernel: tile[NB][LANES][LANES]).
-      if (std::strcmp(loop.name, "transpose") == 0) {
-        ffs += 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
-      }
+  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
+    // One 32-bit word per lane of every lane access site.
+    for (int a = 0; a < loop.n_access; ++a) {
+      const ttsim_spec::ArrayAccess& acc = loop.access[a];
+      if (acc.kind == ttsim_spec::kLaneAccess) ffs += 32.0 * lanes * (acc.reads + acc.writes);
     }
-  }
+    // The accumulators of the register recurrences (acc[kAccSlots][LANES], dim 2 partitioned)
+    // are kAccSlots-word arrays read at a runtime slot: LUTRAM by the storage rule
+    // (hw/block_arith.h hls_default_kind), not flip-flops; not counted here.
+    // The transpose's register tiles (hls/kernels/add.h transpose_kernel: tile[NB][LANES][LANES]).
+    if (std::strcmp(loop.name, "transpose") == 0) {
+      ffs += 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
+    }
+  });
   return ffs;
 }
 

@@ -42,9 +42,7 @@ bool kernel_runs_on(int kernel, UnitKind unit) {
 
 int unit_pipelined_loops(UnitKind unit) {
   int loops = 0;
-  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
-    if (kernel_runs_on(ki, unit)) loops += ttsim_spec::kKernelSpecs[ki].n_loops;
-  }
+  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec&) { ++loops; });
   return loops;
 }
 
@@ -56,17 +54,13 @@ bool int_table_array(const char* array) {
 
 int unit_read_sites(UnitKind unit, bool lane) {
   int sites = 0;
-  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
-    if (!kernel_runs_on(ki, unit)) continue;
-    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
-    for (int l = 0; l < k.n_loops; ++l) {
-      for (int a = 0; a < k.loops[l].n_access; ++a) {
-        const ttsim_spec::ArrayAccess& acc = k.loops[l].access[a];
-        if (int_table_array(acc.array)) continue;
-        if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
-      }
+  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
+    for (int a = 0; a < loop.n_access; ++a) {
+      const ttsim_spec::ArrayAccess& acc = loop.access[a];
+      if (int_table_array(acc.array)) continue;
+      if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
     }
-  }
+  });
   return sites;
 }
 
@@ -118,21 +112,16 @@ double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores
 double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op)) {
   if (lanes < 1) throw std::invalid_argument("unit_operator_cores: lanes must be >= 1");
   double luts = 0;
-  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
-    if (!kernel_runs_on(ki, unit)) continue;
-    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
-    for (int l = 0; l < k.n_loops; ++l) {
-      const ttsim_spec::LoopSpec& loop = k.loops[l];
-      bool lane_loop = false;
-      for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
-      for (int c = 0; c < loop.n_chain; ++c) {
-        double instances = 1;
-        if (lane_loop && loop.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
-        if (lane_loop && loop.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
-        luts += instances * per_core(loop.chain[c].op);
-      }
+  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
+    bool lane_loop = false;
+    for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
+    for (int c = 0; c < loop.n_chain; ++c) {
+      double instances = 1;
+      if (lane_loop && loop.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
+      if (lane_loop && loop.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
+      luts += instances * per_core(loop.chain[c].op);
     }
-  }
+  });
   return luts;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "core/json_view.h"
+#include "hls/include/kernel_spec.h"
 #include "models/task_graph.h"
 
 namespace ttsim {
@@ -59,6 +60,17 @@ double unit_operator_luts(UnitKind unit, int lanes);
 /// True when the kernel of ttsim_spec::kKernelSpecs[kernel] (its task_op, a
 /// to_string(TaskOp)) runs on a unit of kind `unit`; false for an index outside the table.
 bool kernel_runs_on(int kernel, UnitKind unit);
+
+/// Calls `f(const ttsim_spec::LoopSpec&)` for every loop of every kernel module that runs on
+/// `unit` (kKernelSpecs order): the one walk the LUT, FF and bank-network estimates share.
+template <class F>
+void for_each_unit_loop(UnitKind unit, F&& f) {
+  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
+    if (!kernel_runs_on(ki, unit)) continue;
+    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
+    for (int l = 0; l < k.n_loops; ++l) f(k.loops[l]);
+  }
+}
 
 /// Control LUTs of one pipelined loop module beyond its FP operator cores (its FSM, trip
 /// and address counters, integer arithmetic, pipeline enables, operand multiplexers):

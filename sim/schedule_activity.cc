@@ -67,23 +67,18 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
   if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
   double luts = 0;
-  for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
-    if (!kernel_runs_on(ki, unit)) continue;
-    const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
-    for (int l = 0; l < k.n_loops; ++l) {
-      const ttsim_spec::LoopSpec& loop = k.loops[l];
-      for (int a = 0; a < loop.n_access; ++a) {
-        const ttsim_spec::ArrayAccess& acc = loop.access[a];
-        if (int_table_array(acc.array)) continue;  // int tables, not banked
-        if (acc.kind == ttsim_spec::kLaneAccess) {
-          luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
-                          acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
-        } else {
-          luts += 32.0 * acc.reads * ttsim_hls::scalar_read_network_luts(banks);
-        }
+  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
+    for (int a = 0; a < loop.n_access; ++a) {
+      const ttsim_spec::ArrayAccess& acc = loop.access[a];
+      if (int_table_array(acc.array)) continue;  // int tables, not banked
+      if (acc.kind == ttsim_spec::kLaneAccess) {
+        luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
+                        acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
+      } else {
+        luts += 32.0 * acc.reads * ttsim_hls::scalar_read_network_luts(banks);
       }
     }
-  }
+  });
   return luts;
 }
 
