@@ -25,10 +25,11 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_grid_sigint(int) { g_interrupted = true; }
 
-/// `git rev-parse HEAD` of the working directory, "" when unavailable.
+/// The working directory's commit, `git describe --always --dirty --abbrev=40` (the full
+/// hash, "-dirty" when the tree has uncommitted changes); "" when unavailable.
 std::string git_commit() {
   std::string out;
-  if (FILE* p = ::popen("git rev-parse HEAD 2>/dev/null", "r")) {
+  if (FILE* p = ::popen("git describe --always --dirty --abbrev=40 2>/dev/null", "r")) {
     char buf[128];
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     ::pclose(p);

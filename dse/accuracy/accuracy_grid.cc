@@ -374,6 +374,7 @@ void GridTraining::finish(const GridRun& r, const training::TrainReport& report)
   doc["id"] = r.id;
   doc["settings"] = folder_identity(g_, o_);
   doc["base_model"] = r.base_file;
+  doc["git_commit"] = o_.git_commit;  // the commit this run was trained at (the table's is when it was written)
   doc["encoders"] = r.key.encoders;
   if (r.key.per_layer()) {
     doc["layer_ranks"] = Json(r.key.layer_ranks);

@@ -93,7 +93,8 @@ GridSpec parse_grid_spec(const Json& doc, const std::string& file) {
       const auto base = base_of.find(enc);
       if (base == base_of.end()) dv.at("encoders").fail("the encoder count of one of /models", std::to_string(enc));
       const JsonView ranks = dv.at("ranks");
-      if (!ranks.is_object() || ranks.raw().empty()) ranks.fail("an object of TT rank axis -> rank");
+      if (!ranks.is_object()) ranks.fail("an object of TT rank axis -> rank");
+      if (ranks.raw().empty()) ranks.fail("an object of TT rank axis -> rank", "an empty object");
       Json model = base->second.second;
       Json arch = Json::object();
       for (auto it = ranks.raw().begin(); it != ranks.raw().end(); ++it) {

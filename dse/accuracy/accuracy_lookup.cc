@@ -201,16 +201,30 @@ AccuracyEstimate per_layer_model(const AccuracyTable& t, const ModelSpec& spec, 
                                    key.encoders, key.ttm_rank, same.size());
     return a;
   }
+  // Every TT layer at a rank within the measured uniform ranks (the held-out designs' ranks
+  // lie there too): the line is not extrapolated layer by layer either.
+  const std::int64_t lo = same.front()->key.tt_rank, hi = same.back()->key.tt_rank;
+  for (const auto& l : spec.linears) {
+    if (l.encoder < 0 || l.format != WeightFormat::kTT) continue;
+    const auto it = key.layer_ranks.find(l.name);
+    if (it == key.layer_ranks.end()) {
+      a.unknown_reason = fmt::format("layer {} has no rank in the per-layer key", l.name);
+      return a;
+    }
+    if (it->second < lo || it->second > hi) {
+      a.unknown_reason = fmt::format("not measured: layer {} at TT rank {} is outside the measured ranks {}..{} of {} "
+                                     "encoders (not extrapolated)",
+                                     l.name, it->second, lo, hi, key.encoders);
+      return a;
+    }
+  }
   for (const auto& [layer, rank] : key.layer_ranks) {
     if (std::none_of(spec.linears.begin(), spec.linears.end(), [&](const auto& l) { return l.name == layer; })) {
       a.unknown_reason = fmt::format("layer {} is not a layer of this model", layer);
       return a;
     }
   }
-  a.tt_weight_params = tt_words(spec, [&](const std::string& name) {
-    const auto it = key.layer_ranks.find(name);
-    return it == key.layer_ranks.end() ? key.tt_rank : it->second;
-  });
+  a.tt_weight_params = tt_words(spec, [&](const std::string& name) { return key.layer_ranks.at(name); });
   std::vector<double> x, acc, f1;
   for (const auto* e : same) {
     x.push_back(std::log(static_cast<double>(tt_words(spec, [&](const std::string&) { return e->key.tt_rank; }))));

@@ -14,15 +14,16 @@
 //   the same ranks is used as it is ("table"). Otherwise the per-layer model
 //   ("per_layer_model"): the least-squares line of the mean test intent accuracy (and slot
 //   F1) against ln(TT weight parameters) through the uniform-rank entries of the same encoders
-//   and TTM rank (three or more), at the design's TT weight parameters, within the range of
-//   the measured ranks (never extrapolated). A line rather than interpolating between the
+//   and TTM rank (three or more), at the design's TT weight parameters; every layer's rank
+//   must lie within the measured uniform ranks (never extrapolated). A line rather than interpolating between the
 //   two neighbouring ranks because the uniform means are noisy (seed std about 1.4 points,
 //   as large as the steps between ranks): on the ATIS table's six held-out 2-encoder designs
 //   interpolation was biased by the rank-16 peak (mean absolute error 1.90 points, every
 //   design over-predicted), the line was not (0.69; docs/accuracy.md, which also says this
 //   choice was made after seeing the held-out errors). It is used only when validated: the
 //   table holds at least kPerLayerValidationMin per-layer entries of that encoder count and
-//   TTM rank (held-out trainings: nothing is fitted to them), and its standard error is
+//   TTM rank (held-out trainings: the line's coefficients are not fitted to them; its RMS
+//   error below is measured on them), and its standard error is
 //   SE = sqrt(SE_line² + p(1 − p)/N_test + RMSE²), the line's own standard error at that
 //   point, the test set's binomial error and the model's RMS error on those entries (which
 //   includes their own seed noise, so the bound is conservative). Without enough per-layer

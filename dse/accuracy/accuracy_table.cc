@@ -1,6 +1,7 @@
 #include "dse/accuracy/accuracy_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -24,8 +25,20 @@ std::optional<std::int64_t> optional_count(const JsonView& v) {
 
 Json optional_json(const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
-/// Exactly one of "tt_rank" and "layer_ranks" (an object of at least two layers whose ranks
-/// are not all equal).
+/// True for "enc<E>.<x>" with E < encoders and x one of q, k, v, o, ffn_in, ffn_out: a TT
+/// encoder layer of ModelSpec::linears.
+bool encoder_layer_name(const std::string& name, std::int64_t encoders) {
+  if (name.rfind("enc", 0) != 0) return false;
+  std::size_t i = 3;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+  if (i == 3 || i - 3 > 4 || i >= name.size() || name[i] != '.' || (i - 3 > 1 && name[3] == '0')) return false;
+  if (std::stoll(name.substr(3, i - 3)) >= encoders) return false;
+  const std::string x = name.substr(i + 1);
+  return x == "q" || x == "k" || x == "v" || x == "o" || x == "ffn_in" || x == "ffn_out";
+}
+
+/// Exactly one of "tt_rank" and "layer_ranks"; layer_ranks names every TT encoder layer of
+/// the model (q, k, v, o, ffn_in, ffn_out of each encoder), with ranks not all equal.
 AccuracyKey key_from_json(const JsonView& v) {
   AccuracyKey k;
   k.encoders = v.at("encoders").as_int(1, 1024);
@@ -36,11 +49,19 @@ AccuracyKey key_from_json(const JsonView& v) {
     k.tt_rank = v.at("tt_rank").as_int(1, 4096);
     return k;
   }
-  if (!layers->is_object() || layers->raw().size() < 2) {
-    layers->fail("an object of layer name -> TT rank with two or more layers");
-  }
+  const std::size_t want = static_cast<std::size_t>(6 * k.encoders);
+  if (!layers->is_object()) layers->fail("an object of layer name -> TT rank");
   for (auto it = layers->raw().begin(); it != layers->raw().end(); ++it) {
+    if (!encoder_layer_name(it.key(), k.encoders)) {
+      layers->at(it.key()).fail(fmt::format("a TT encoder layer of a {}-encoder model (enc<0..{}>.<q|k|v|o|ffn_in|ffn_out>)",
+                                            k.encoders, k.encoders - 1),
+                                "\"" + it.key() + "\"");
+    }
     k.layer_ranks[it.key()] = layers->at(it.key()).as_int(1, 4096);
+  }
+  if (k.layer_ranks.size() != want) {
+    layers->fail(fmt::format("the rank of every TT encoder layer ({} layers for {} encoders)", want, k.encoders),
+                 fmt::format("{} layer(s)", k.layer_ranks.size()));
   }
   const std::int64_t first = k.layer_ranks.begin()->second;
   if (std::all_of(k.layer_ranks.begin(), k.layer_ranks.end(), [&](const auto& l) { return l.second == first; })) {

@@ -69,6 +69,11 @@ void append_evaluation_json(std::string& out, const Evaluation& e) {
     append_json_string(out, e.accuracy_source);
     out += ',';
   }
+  if (!e.accuracy_unknown.empty()) {
+    out += "\"accuracy_unknown\":";
+    append_json_string(out, e.accuracy_unknown);
+    out += ',';
+  }
   if (!e.error.empty()) {
     out += "\"error\":";
     append_json_string(out, e.error);
@@ -86,13 +91,14 @@ void append_evaluation_json(std::string& out, const Evaluation& e) {
 }
 
 Evaluation evaluation_from_json(const JsonView& v, Fidelity slot) {
-  v.allow_keys({"fidelity", "metrics", "error", "tt_rank", "accuracy_source"});
+  v.allow_keys({"fidelity", "metrics", "error", "tt_rank", "accuracy_source", "accuracy_unknown"});
   Evaluation e;
   // The fidelity the line files the evaluation under, and no other.
   e.fidelity = *parse_fidelity(v.at("fidelity").as_enum({to_string(slot)}));
   if (auto err = v.find("error")) e.error = err->as_string();
   if (auto r = v.find("tt_rank")) e.tt_rank = r->as_int(1, 4096);
   if (auto a = v.find("accuracy_source")) e.accuracy_source = a->as_enum({"table", "interpolated", "per_layer_model", "unknown"});
+  if (auto a = v.find("accuracy_unknown")) e.accuracy_unknown = a->as_string();
   const JsonView m = v.at("metrics");
   if (!m.is_object() || (e.error.empty() && m.raw().empty())) {
     m.fail("an object of the evaluation's metrics (empty only with an \"error\")");

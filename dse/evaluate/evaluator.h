@@ -50,6 +50,9 @@ struct Evaluation {
   /// "unknown", or "" (no table).
   std::int64_t tt_rank = 0;
   std::string accuracy_source;
+  /// Why the accuracy is unknown (dse/accuracy/accuracy_lookup.h AccuracyEstimate::unknown_reason),
+  /// when accuracy_source is "unknown"; "" otherwise.
+  std::string accuracy_unknown;
   /// With `detailed`: {"stages": {name: cycles}, "layers": [{"name", "cycles"}...]}
   /// for the latency-breakdown plot; null otherwise.
   Json breakdown;

@@ -59,7 +59,9 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
     if (!e.metrics.has(Metric::kAccuracy)) {
       v.violation += 1;
       fails.push_back(e.tt_rank ? fmt::format("accuracy unknown (not measured) at TT rank {}", e.tt_rank)
-                                : std::string("accuracy unknown: per-layer TT ranks the table cannot estimate"));
+                                : "accuracy unknown: " + (e.accuracy_unknown.empty()
+                                                              ? std::string("per-layer TT ranks the table cannot estimate")
+                                                              : e.accuracy_unknown));
     } else if (e.metrics[Metric::kAccuracy] < *c.min_accuracy) {
       v.violation += 1 - e.metrics[Metric::kAccuracy] / *c.min_accuracy;
       fails.push_back(fmt::format("accuracy bound {:.4g} < {:g}", e.metrics[Metric::kAccuracy],

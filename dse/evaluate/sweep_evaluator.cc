@@ -32,9 +32,9 @@ std::string accuracy_note(const AccuracyTable& t) {
       "accuracy = 95 % lower confidence bound of the test intent accuracy, mean - {:g} SE over seeds "
       "and the {}-utterance test set, from {} (measured: {}); used for the objective and min_accuracy; "
       "TT ranks between two measured ranks of the same encoder count are interpolated; per-layer ranks "
-      "take the uniform rank of equal TT parameters where the table's per-layer trainings of that encoder "
-      "count validate it, its RMS error added to the SE (accuracy_source); any other design's accuracy is "
-      "unknown (not measured) and it is not ranked",
+      "take the least-squares line of accuracy against ln(TT parameters) through the uniform ranks where the "
+      "table's per-layer trainings of that encoder count validate it, its RMS error on them added to the SE "
+      "(accuracy_source); any other design's accuracy is unknown (not measured) and it is not ranked",
       kAccuracyConfidenceZ, t.training.test_samples, t.file, measured.empty() ? "nothing" : measured);
 }
 
@@ -108,6 +108,7 @@ Evaluation SweepEvaluator::evaluate(PointId id, Fidelity fidelity, bool detailed
     if (const auto key = accuracy_key_of(pc.model, Json(), why)) e.tt_rank = key->tt_rank;
     const AccuracyEstimate a = lookup_accuracy(*accuracy_, pc.model);
     e.accuracy_source = a.source;
+    if (!a.known()) e.accuracy_unknown = a.unknown_reason;
     if (a.known()) {
       e.metrics[Metric::kAccuracy] = a.lower_bound;
       e.metrics[Metric::kSlotF1] = a.slot_f1;

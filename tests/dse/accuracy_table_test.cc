@@ -133,10 +133,25 @@ TEST(AccuracyTable, RejectsMalformedTablesNamingFileAndPointer) {
   d = table_doc();
   d["entries"][0]["layer_ranks"] = {{"enc0.q", 4}, {"enc0.k", 8}};
   expect_error(d, "/entries/0: expected one of tt_rank and layer_ranks, found both");
+  // entries[0] has 2 encoders: every one of its 12 TT layers must be named, each once.
+  Json all4 = Json::object();
+  for (const char* e : {"enc0.", "enc1."}) {
+    for (const char* x : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) all4[std::string(e) + x] = 4;
+  }
   d = table_doc();
   d["entries"][0].erase("tt_rank");
-  d["entries"][0]["layer_ranks"] = {{"enc0.q", 4}, {"enc0.k", 4}};
+  d["entries"][0]["layer_ranks"] = all4;
   expect_error(d, "/entries/0/layer_ranks: expected ranks that differ between layers, found every layer at rank 4");
+  d["entries"][0]["layer_ranks"]["enc1.v"] = 8;
+  EXPECT_EQ(error_of(d), "");  // a complete per-layer key reads
+  d["entries"][0]["layer_ranks"].erase("enc1.v");
+  expect_error(d, "/entries/0/layer_ranks: expected the rank of every TT encoder layer (12 layers for 2 encoders), "
+                  "found 11 layer(s)");
+  d["entries"][0]["layer_ranks"]["enc2.v"] = 8;
+  expect_error(d, "/entries/0/layer_ranks/enc2.v: expected a TT encoder layer of a 2-encoder model");
+  d["entries"][0]["layer_ranks"].erase("enc2.v");
+  d["entries"][0]["layer_ranks"]["enc1.x"] = 8;
+  expect_error(d, "/entries/0/layer_ranks/enc1.x: expected a TT encoder layer");
   d = table_doc();
   d["ranks"] = Json::array();  // the old format's key
   expect_error(d, "ranks");
@@ -217,7 +232,7 @@ AccuracyEntry per_layer_entry(const Json& model, std::vector<double> accs) {
   return e;
 }
 
-TEST(AccuracyLookup, PerLayerModelIsTheUniformRankOfEqualTtParametersValidatedOnPerLayerTrainings) {
+TEST(AccuracyLookup, PerLayerModelIsALineInLnTtParametersValidatedOnPerLayerTrainings) {
   AccuracyTable t = table();  // 2 encoders: ranks 4 (0.80), 8 (0.90), 16 (0.94)
   const Json held_a = with_kind_ranks(4, 16, 16), held_b = with_kind_ranks(16, 4, 4),
              held_c = with_kind_ranks(8, 16, 4);
@@ -299,10 +314,14 @@ TEST(AccuracyLookup, PerLayerModelIsTheUniformRankOfEqualTtParametersValidatedOn
   EXPECT_EQ(exact.source, "table");
   EXPECT_DOUBLE_EQ(exact.mean, 0.87);
   // Beyond the measured uniform ranks' parameters: unknown, not extrapolated.
-  const auto big = lookup_accuracy(t, with_kind_ranks(32, 32, 16));
-  EXPECT_NE(big.unknown_reason.find("TT weight parameters are outside those of the measured ranks 4..16"),
-            std::string::npos)
+  // A layer beyond the measured ranks: unknown, not extrapolated, even where the total of
+  // parameters lies within the measured range.
+  const auto big = lookup_accuracy(t, with_kind_ranks(32, 4, 4));
+  EXPECT_NE(big.unknown_reason.find("layer enc0.q at TT rank 32 is outside the measured ranks 4..16"), std::string::npos)
       << big.unknown_reason;
+  const auto small = lookup_accuracy(t, with_kind_ranks(2, 16, 16));
+  EXPECT_NE(small.unknown_reason.find("at TT rank 2 is outside the measured ranks 4..16"), std::string::npos)
+      << small.unknown_reason;
   // The per-layer entry reads back from the document.
   const AccuracyTable back = parse_accuracy_table(accuracy_table_to_json(t), "table.json");
   ASSERT_TRUE(back.find(ka));
@@ -394,6 +413,42 @@ TEST(AccuracyTable, ExplorerUsesTheBoundAndShowsUnknownDesigns) {
   EXPECT_EQ(checked, 10);
   // 4 encoders at rank 12 is unknown, not 2 encoders' interpolated value.
   EXPECT_FALSE(lookup_accuracy(t, AccuracyKey{4, 12, 30}).known());
+}
+
+// The shipped table against what the README and the shipped sweep claim of it: every
+// (encoders, TT rank) the sweep has, with three seeds; and the per-layer model within the
+// noise of the held-out designs' three-seed means.
+TEST(ShippedAccuracyTable, CoversTheShippedSweepAndChecksThePerLayerModel) {
+  const AccuracyTable t = load_accuracy_table("configs/datasets/atis_accuracy.json");
+  const Json sweep = load_json_file("configs/sweeps/atis_u50.json");
+  const Json& ranks = sweep.at("axes").at("tt_rank");
+  int covered = 0;
+  for (const auto& enc : sweep.at("axes").at("encoders")) {
+    for (int r = ranks.at("from").get<int>(); r <= ranks.at("to").get<int>(); r += ranks.at("step").get<int>()) {
+      const AccuracyEntry* e = t.find(AccuracyKey{enc.get<int>(), r, 30});
+      ASSERT_TRUE(e) << "encoders " << enc << " rank " << r;
+      EXPECT_GE(e->runs.size(), 3u) << e->key.describe();
+      ++covered;
+    }
+  }
+  EXPECT_EQ(covered, 24);
+  EXPECT_TRUE(t.missing.empty());
+
+  const auto checks = per_layer_checks(t, load_json_file("configs/models/atis_2enc.json"));
+  ASSERT_GE(checks.size(), kPerLayerValidationMin);
+  double abs_err = 0, ss = 0, dof = 0, seeds = 0;
+  for (const auto& c : checks) {
+    ASSERT_TRUE(c.unknown_reason.empty()) << c.entry->model << ": " << c.unknown_reason;
+    abs_err += std::abs(c.entry->test_intent_accuracy.mean - c.predicted);
+    const double n = static_cast<double>(c.entry->runs.size());
+    ss += (n - 1) * *c.entry->test_intent_accuracy.std * *c.entry->test_intent_accuracy.std;
+    dof += n - 1;
+    seeds += n;
+  }
+  const double mae = abs_err / static_cast<double>(checks.size());
+  const double mean_noise = std::sqrt(ss / dof) / std::sqrt(seeds / static_cast<double>(checks.size()));
+  EXPECT_LE(mae, mean_noise) << "the per-layer model's mean absolute error " << mae
+                             << " exceeds the seed noise of a held-out mean " << mean_noise;
 }
 
 }  // namespace
