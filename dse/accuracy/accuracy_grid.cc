@@ -267,10 +267,14 @@ void GridTraining::run() {
     write_table();
   }
   if (o_.progress) {
-    *o_.progress << fmt::format("{} runs: {} finished before, {} to train ({} at a time), {} train "
-                                "samples per epoch, at most {} epochs\n",
-                                out_.total, out_.finished_before, pending_.size(),
-                                std::min<std::size_t>(o_.jobs, pending_.size()), n_train_, g_.max_epochs);
+    if (pending_.empty()) {
+      *o_.progress << fmt::format("{} runs: {} finished before, none to train\n", out_.total, out_.finished_before);
+    } else {
+      *o_.progress << fmt::format("{} runs: {} finished before, {} to train ({} at a time), {} train "
+                                  "samples per epoch, at most {} epochs\n",
+                                  out_.total, out_.finished_before, pending_.size(),
+                                  std::min<std::size_t>(o_.jobs, pending_.size()), n_train_, g_.max_epochs);
+    }
   }
   const int jobs = static_cast<int>(std::min<std::size_t>(o_.jobs, std::max<std::size_t>(pending_.size(), 1)));
   slots_ = std::vector<Slot>(static_cast<std::size_t>(jobs));

@@ -58,7 +58,11 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
   if (check_accuracy && c.min_accuracy) {
     if (!e.metrics.has(Metric::kAccuracy)) {
       v.violation += 1;
-      fails.push_back(e.tt_rank ? fmt::format("accuracy unknown (not measured) at TT rank {}", e.tt_rank)
+      // The lookup's reason, without a "not measured: " the message already says.
+      std::string why = e.accuracy_unknown;
+      if (why.rfind("not measured: ", 0) == 0) why = why.substr(14);
+      fails.push_back(e.tt_rank ? fmt::format("accuracy unknown (not measured) at TT rank {}{}", e.tt_rank,
+                                              why.empty() ? "" : ": " + why)
                                 : "accuracy unknown: " + (e.accuracy_unknown.empty()
                                                               ? std::string("per-layer TT ranks the table cannot estimate")
                                                               : e.accuracy_unknown));
