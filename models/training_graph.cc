@@ -89,7 +89,11 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       } else if (variant == kAddTranspose) {  // forward L_d -> L_d^T; every call's buffers override these
         set("x", kChain1Mem), set("out", kSaved0Mem);
       } else if (variant == kAddAccumulate) {
-        set("x", kBwdBMem), set("acc", kGradMem);
+        if (role == "bias.add") {  // Y += b in place: the bias (param) into the layer output (out)
+          set("x", kParamMem), set("acc", kOutMem);
+        } else {
+          set("x", kBwdBMem), set("acc", kGradMem);
+        }
       } else {
         set("x", kBwdBMem), set("sum", kGradMem);
       }
@@ -241,7 +245,7 @@ class Builder {
     // are transposed copies, every other add is plain.
     if (op == TaskOp::kAdd) {
       t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
-                        : role == "embedding.grad" ? ttsim_spec::kAddAccumulate
+                        : role == "embedding.grad" || role == "bias.add" ? ttsim_spec::kAddAccumulate
                         : role == "btt.transpose"  ? ttsim_spec::kAddTranspose
                                                    : ttsim_spec::kAddPlain;
     }
@@ -531,7 +535,7 @@ class TrainingGraph {
       out.bias = b_.parameter(l.name + ".bias", l.name, {l.out_dim});
       out.params.push_back(out.bias);
       b_.task(l.name + ".fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder,
-              "bias.add", rows_cols(tokens, l.out_dim), {out.y, out.bias}, {out.y});
+              "bias.add", rows_cols(tokens, l.out_dim), {out.bias, out.y}, {out.y});
     }
     return out;
   }

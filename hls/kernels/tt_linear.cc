@@ -214,7 +214,7 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
   } else {
     contraction(index, Z, saved0 + sv.r[1], Y, plain_desc(K, rd, t.N()));
   }
-  if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
+  if (bias) add_accumulate(bias, Y, K, t.N(), 0, t.N());  // Y += b: one in-out argument
 }
 
 namespace {
@@ -432,7 +432,7 @@ void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CR
   } else {
     contraction(index, T0(last - 1), cores + t.core_offset(last), Y, tt_out_desc(t, K, last));
   }
-  if (bias) add(Y, bias, Y, K, t.N(), t.N(), 0, t.N());
+  if (bias) add_accumulate(bias, Y, K, t.N(), 0, t.N());  // Y += b: one in-out argument
 }
 
 void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
@@ -467,7 +467,7 @@ void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef b
                    Ref Y) {
 #pragma HLS INLINE
   contraction(index, X, W, Y, plain_desc(K, M, N));
-  if (bias) add(Y, bias, Y, K, N, N, 0, N);
+  if (bias) add_accumulate(bias, Y, K, N, 0, N);  // Y += b: one in-out argument
 }
 
 void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
