@@ -75,7 +75,7 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       set("x", kOutMem), set("y", kActMem);
       break;
     case TaskOp::kGeluGrad:
-      set("x", kOutMem), set("dy", kBwdCMem), set("dx", kBwdCMem);
+      set("x", kOutMem), set("d", kBwdCMem);
       break;
     case TaskOp::kAdd:
       if (variant == kAddPlain) {
@@ -129,7 +129,7 @@ std::vector<ArgumentBinding> kernel_arguments(TaskOp op, int variant) {
       return {{"dy", 'r', 0},     {"xhat", 'r', 1},   {"rstd", 'r', 1},  {"gamma", 'r', 2},
               {"dx", 'w', 0},     {"dgamma", 'w', 1}, {"dbeta", 'w', 2}};
     case TaskOp::kGelu: return {{"x", 'r', 0}, {"y", 'w', 0}};
-    case TaskOp::kGeluGrad: return {{"dy", 'r', 0}, {"x", 'r', 1}, {"dx", 'w', 0}};
+    case TaskOp::kGeluGrad: return {{"d", 'r', 0}, {"x", 'r', 1}, {"d", 'w', 0}};
     case TaskOp::kAdd:
       if (variant == ttsim_spec::kAddAccumulate) return {{"x", 'r', 0}, {"acc", 'w', 0}};
       if (variant == ttsim_spec::kAddColumnSum) return {{"x", 'r', 0}, {"sum", 'w', 0}};

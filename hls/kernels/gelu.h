@@ -47,15 +47,14 @@ gelu:
   }
 }
 
-/// GELU gradient: dx = dy · (s + x·s·(1 − s)·kGeluK·(1 + 3·kGeluC·x²)), s = σ(w) as in
-/// gelu_kernel; x is the saved pre-activation. dx may alias dy. Loop gelu_grad
-/// (II: TTSIM_II_GELU_GRAD).
+/// GELU gradient in place: d = d · (s + x·s·(1 − s)·kGeluK·(1 + 3·kGeluC·x²)), s = σ(w) as
+/// in gelu_kernel; x is the saved pre-activation, d holds dy on entry and dx on return (one
+/// in-out argument: the gradient is never bound to two arguments of one call). Loop
+/// gelu_grad (II: TTSIM_II_GELU_GRAD).
 template <int LANES, int B>
-void gelu_grad_kernel(const float x_mem[][B], int x_off, const float dy_mem[][B], int dy_off, float dx_mem[][B],
-                      int dx_off, int R, int cols) {
+void gelu_grad_kernel(const float x_mem[][B], int x_off, float d_mem[][B], int d_off, int R, int cols) {
   const Banked<const float, B> x(x_mem, x_off);
-  const Banked<const float, B> dy(dy_mem, dy_off);
-  const Banked<float, B> dx(dx_mem, dx_off);
+  const Banked<float, B> d(d_mem, d_off);
   Elementwise<LANES, TTSIM_II_GELU_GRAD> c(R, cols);
   const long total = c.total();
   TTSIM_LOOP_BEGIN("gelu_grad");
@@ -63,13 +62,15 @@ gelu_grad:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_GELU_GRAD
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
+// every d element is read and written in one iteration, no other iteration touches it.
+#pragma HLS DEPENDENCE variable = d_mem type = inter false
     TTSIM_LOOP_ITER("gelu_grad");
     float xv[LANES], dyv[LANES], ov[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
 #pragma HLS ARRAY_PARTITION variable = dyv complete
 #pragma HLS ARRAY_PARTITION variable = ov complete
     lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
-    lane_read<LANES>("dy", dy, c.base(), c.lanes(), dyv);
+    lane_read<LANES>("d", d, c.base(), c.lanes(), dyv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       float o = 0.0f;
@@ -82,7 +83,7 @@ gelu_grad:
       }
       ov[l] = o;
     }
-    lane_write<LANES>("dx", dx, c.base(), c.lanes(), ov);
+    lane_write<LANES>("d", d, c.base(), c.lanes(), ov);
     c.next();
   }
 }
@@ -95,8 +96,8 @@ void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) 
 
 /// gelu_grad_kernel on Banked views (host code and tests).
 template <int LANES, int B>
-void gelu_grad_kernel(Banked<const float, B> x, Banked<const float, B> dy, Banked<float, B> dx, int R, int cols) {
-  gelu_grad_kernel<LANES, B>(x.rows, x.off, dy.rows, dy.off, dx.rows, dx.off, R, cols);
+void gelu_grad_kernel(Banked<const float, B> x, Banked<float, B> d, int R, int cols) {
+  gelu_grad_kernel<LANES, B>(x.rows, x.off, d.rows, d.off, R, cols);
 }
 
 }  // namespace ttsim_hls

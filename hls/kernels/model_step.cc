@@ -407,7 +407,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     update_group(L, a, es.ln2_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false);
     update_linear(L, a, ls[5], lr, grad_mode, grad_out);
-    gelu_grad(a.out + ls[4].y, dF, dF, K, m.ffn_dim);
+    gelu_grad(a.out + ls[4].y, dF, K, m.ffn_dim);
     linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true);  // dB = dh1
     update_linear(L, a, ls[4], lr, grad_mode, grad_out);
     layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + L.tensors[es.ln1_t].grad,

@@ -58,11 +58,9 @@ void ttsim_gelu(const float x[][kArenaBanks], int x_off, float y[][kArenaBanks],
 #pragma HLS INLINE off
   gelu_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, y, y_off, R, cols);
 }
-void ttsim_gelu_grad(const float x[][kArenaBanks], int x_off, const float dy[][kArenaBanks], int dy_off,
-                     float dx[][kArenaBanks], int dx_off, int R, int cols) {
+void ttsim_gelu_grad(const float x[][kArenaBanks], int x_off, float d[][kArenaBanks], int d_off, int R, int cols) {
 #pragma HLS INLINE off
-  gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, dy, dy_off, dx, dx_off, R,
-                                                       cols);
+  gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, d, d_off, R, cols);
 }
 void ttsim_add(const float a[][kArenaBanks], int a_off, const float b[][kArenaBanks], int b_off,
                float out[][kArenaBanks], int out_off, int R, int cols, int a_rs, int b_rs, int o_rs) {

@@ -76,8 +76,7 @@ void ttsim_layernorm_grad(TTSIM_CARENA(dy), int dy_off, TTSIM_CARENA(xhat), int 
                           TTSIM_ARENA(dgamma), int dg_off, TTSIM_ARENA(dbeta), int db_off, int R, int cols,
                           TTSIM_ARENA(stat), int stat_off);
 void ttsim_gelu(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(y), int y_off, int R, int cols);
-void ttsim_gelu_grad(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(dy), int dy_off, TTSIM_ARENA(dx), int dx_off, int R,
-                     int cols);
+void ttsim_gelu_grad(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(d), int d_off, int R, int cols);
 void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARENA(out), int out_off, int R,
                int cols, int a_rs, int b_rs, int o_rs);
 void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_off, int R, int cols, int x_rs,
@@ -125,9 +124,10 @@ inline void gelu(CRef x, Ref y, int R, int cols) {
 #pragma HLS INLINE
   ttsim_gelu(x.rows, x.off, y.rows, y.off, R, cols);
 }
-inline void gelu_grad(CRef x, CRef dy, Ref dx, int R, int cols) {
+/// d = GELU'(x) · d in place (d: dy in, dx out).
+inline void gelu_grad(CRef x, Ref d, int R, int cols) {
 #pragma HLS INLINE
-  ttsim_gelu_grad(x.rows, x.off, dy.rows, dy.off, dx.rows, dx.off, R, cols);
+  ttsim_gelu_grad(x.rows, x.off, d.rows, d.off, R, cols);
 }
 inline void add(CRef a, CRef b, Ref out, int R, int cols, int a_rs, int b_rs, int o_rs) {
 #pragma HLS INLINE

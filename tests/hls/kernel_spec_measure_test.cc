@@ -507,7 +507,7 @@ SpecShape run_row(RowOp op, int R, int C, int off) {
       ttsim_hls::layernorm_grad_kernel<LANES, B>(xv, yv, yv, gv, zv, dgv, dbv, R, C, sv);
       break;
     case RowOp::kGelu: ttsim_hls::gelu_kernel<LANES, B>(xv, zv, R, C); break;
-    case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES, B>(xv, yv, zv, R, C); break;
+    case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES, B>(xv, zv, R, C); break;
     case RowOp::kAdd:
       ttsim_hls::add_kernel<LANES, B>(xv, yv, zv, R, C, C, C, C);
       break;

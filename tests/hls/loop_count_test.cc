@@ -110,7 +110,7 @@ Counts run(TaskOp op, const TaskShape& s) {
       ttsim_hls::gelu_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C);
       break;
     case TaskOp::kGeluGrad:
-      ttsim_hls::gelu_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C);
+      ttsim_hls::gelu_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C);
       break;
     case TaskOp::kAdd:
       if (s.variant == ttsim_spec::kAddAccumulate) {
