@@ -60,7 +60,7 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       set("in", kSaved0Mem), set("out", kSaved0Mem), set("stat", kStatMem);
       break;
     case TaskOp::kSoftmaxGrad:
-      set("P", kSaved0Mem), set("dP", kBwdAMem), set("dS", kBwdAMem), set("stat", kStatMem);
+      set("P", kSaved0Mem), set("d", kBwdAMem), set("stat", kStatMem);
       break;
     case TaskOp::kLayerNorm:
       set("x", kActMem), set("gamma", kParamMem), set("beta", kParamMem), set("y", kActMem);
@@ -122,7 +122,7 @@ struct ArgumentBinding {
 std::vector<ArgumentBinding> kernel_arguments(TaskOp op, int variant) {
   switch (op) {
     case TaskOp::kSoftmax: return {{"in", 'r', 0}, {"out", 'w', 0}};
-    case TaskOp::kSoftmaxGrad: return {{"P", 'r', 0}, {"dP", 'r', 1}, {"dS", 'w', 0}};
+    case TaskOp::kSoftmaxGrad: return {{"P", 'r', 0}, {"d", 'r', 1}, {"d", 'w', 0}};
     case TaskOp::kLayerNorm:
       return {{"x", 'r', 0}, {"gamma", 'r', 1}, {"beta", 'r', 2}, {"y", 'w', 0}, {"xhat", 'w', 1}, {"rstd", 'w', 1}};
     case TaskOp::kLayerNormGrad:

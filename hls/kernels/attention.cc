@@ -49,7 +49,7 @@ void attention_backward(const int* index, int K, int D, int H, CRef Q, CRef Kx, 
   c.b_b = dh; c.b_p = D; c.b_j = 1;
   c.c_b = dh; c.c_i = D; c.c_j = 1;
   contraction(index, P, dctx, dV, c);
-  softmax_grad(P, dP, dP, H * K, K, stat);  // dS, in place
+  softmax_grad(P, dP, H * K, K, stat);  // dS, in place
   c = head_desc(K, H, K, dh);  // dQ = dS · K_h / √dh
   c.a_b = KK; c.a_i = K; c.a_p = 1;
   c.b_b = dh; c.b_p = D; c.b_j = 1;

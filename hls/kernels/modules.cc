@@ -27,12 +27,10 @@ void ttsim_softmax(const float in[][kArenaBanks], int in_off, float out[][kArena
   softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(in, in_off, out, out_off, R, cols,
                                                         valid_cols, stat, stat_off);
 }
-void ttsim_softmax_grad(const float P[][kArenaBanks], int p_off, const float dP[][kArenaBanks], int dp_off,
-                        float dS[][kArenaBanks], int ds_off, int R, int cols, float stat[][kArenaBanks],
-                        int stat_off) {
+void ttsim_softmax_grad(const float P[][kArenaBanks], int p_off, float d[][kArenaBanks], int d_off, int R, int cols,
+                        float stat[][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, p_off, dP, dp_off, dS, ds_off,
-                                                             R, cols, stat, stat_off);
+  softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, p_off, d, d_off, R, cols, stat, stat_off);
 }
 void ttsim_layernorm(const float x[][kArenaBanks], int x_off, const float gamma[][kArenaBanks], int g_off,
                      const float beta[][kArenaBanks], int b_off, float y[][kArenaBanks], int y_off,

@@ -66,8 +66,8 @@ void ttsim_contraction(TTSIM_CARENA(A), int a_off, TTSIM_CARENA(B), int b_off, T
                        const int index[], const ttsim_hls::ContractDesc& d);
 void ttsim_softmax(TTSIM_CARENA(in), int in_off, TTSIM_ARENA(out), int out_off, int R, int cols, int valid_cols,
                    TTSIM_ARENA(stat), int stat_off);
-void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_CARENA(dP), int dp_off, TTSIM_ARENA(dS), int ds_off,
-                        int R, int cols, TTSIM_ARENA(stat), int stat_off);
+void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_ARENA(d), int d_off, int R, int cols, TTSIM_ARENA(stat),
+                        int stat_off);
 void ttsim_layernorm(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(gamma), int g_off, TTSIM_CARENA(beta), int b_off,
                      TTSIM_ARENA(y), int y_off, TTSIM_ARENA(xhat), int xhat_off, TTSIM_ARENA(rstd), int rstd_off,
                      int R, int cols, TTSIM_ARENA(stat), int stat_off);
@@ -105,9 +105,10 @@ inline void softmax(CRef in, Ref out, int R, int cols, int valid_cols, Ref stat)
 #pragma HLS INLINE
   ttsim_softmax(in.rows, in.off, out.rows, out.off, R, cols, valid_cols, stat.rows, stat.off);
 }
-inline void softmax_grad(CRef P, CRef dP, Ref dS, int R, int cols, Ref stat) {
+/// d = P ⊙ (d − rowsum(d ⊙ P)) in place (d: dP in, dS out).
+inline void softmax_grad(CRef P, Ref d, int R, int cols, Ref stat) {
 #pragma HLS INLINE
-  ttsim_softmax_grad(P.rows, P.off, dP.rows, dP.off, dS.rows, dS.off, R, cols, stat.rows, stat.off);
+  ttsim_softmax_grad(P.rows, P.off, d.rows, d.off, R, cols, stat.rows, stat.off);
 }
 inline void layernorm(CRef x, CRef gamma, CRef beta, Ref y, Ref xhat, Ref rstd, int R, int cols, Ref stat) {
 #pragma HLS INLINE

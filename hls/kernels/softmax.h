@@ -113,13 +113,13 @@ softmax_normalize:
   }
 }
 
-/// softmax_grad_dot: stat[r] = Σ_j dP·P over row r.
+/// softmax_grad_dot: stat[r] = Σ_j dP·P over row r (dP: the in-out array d, read).
 template <int LANES, int B>
-void softmax_grad_dot_loop(const float P_mem[][B], int P_off, const float dP_mem[][B], int dP_off, int R, int cols,
+void softmax_grad_dot_loop(const float P_mem[][B], int P_off, const float d_mem[][B], int d_off, int R, int cols,
                            float stat_mem[][B], int stat_off) {
 #pragma HLS INLINE
   const Banked<const float, B> P(P_mem, P_off);
-  const Banked<const float, B> dP(dP_mem, dP_off);
+  const Banked<const float, B> d(d_mem, d_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   float acc[kAccSlots];
   RowReduce<LANES, TTSIM_II_SOFTMAX_GRAD_DOT> c(R, cols);
@@ -135,7 +135,7 @@ softmax_grad_dot:
       float dpv[LANES], pv[LANES];
 #pragma HLS ARRAY_PARTITION variable = dpv complete
 #pragma HLS ARRAY_PARTITION variable = pv complete
-      lane_read<LANES>("dP", dP, c.base(), c.lanes(), dpv);
+      lane_read<LANES>("d", d, c.base(), c.lanes(), dpv);
       lane_read<LANES>("P", P, c.base(), c.lanes(), pv);
       float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
@@ -151,14 +151,13 @@ softmax_grad_dot:
   }
 }
 
-/// softmax_grad_apply: dS = (dP − stat[r])·P.
+/// softmax_grad_apply: d = (d − stat[r])·P in place (d: dP in, dS out).
 template <int LANES, int B>
-void softmax_grad_apply_loop(const float P_mem[][B], int P_off, const float dP_mem[][B], int dP_off,
-                             float dS_mem[][B], int dS_off, int R, int cols, float stat_mem[][B], int stat_off) {
+void softmax_grad_apply_loop(const float P_mem[][B], int P_off, float d_mem[][B], int d_off, int R, int cols,
+                             float stat_mem[][B], int stat_off) {
 #pragma HLS INLINE
   const Banked<const float, B> P(P_mem, P_off);
-  const Banked<const float, B> dP(dP_mem, dP_off);
-  const Banked<float, B> dS(dS_mem, dS_off);
+  const Banked<float, B> d(d_mem, d_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_SOFTMAX_GRAD_APPLY> c(R, cols);
   const long total = c.total();
@@ -167,19 +166,21 @@ softmax_grad_apply:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_GRAD_APPLY
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MAX
+// every d element is read and written in one iteration, no other iteration touches it.
+#pragma HLS DEPENDENCE variable = d_mem type = inter false
     TTSIM_LOOP_ITER("softmax_grad_apply");
     const float dot = bank_read("stat", stat, c.row());
     float dpv[LANES], pv[LANES], ov[LANES];
 #pragma HLS ARRAY_PARTITION variable = dpv complete
 #pragma HLS ARRAY_PARTITION variable = pv complete
 #pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>("dP", dP, c.base(), c.lanes(), dpv);
+    lane_read<LANES>("d", d, c.base(), c.lanes(), dpv);
     lane_read<LANES>("P", P, c.base(), c.lanes(), pv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       ov[l] = c.valid(l) ? (dpv[l] - dot) * pv[l] : 0.0f;
     }
-    lane_write<LANES>("dS", dS, c.base(), c.lanes(), ov);
+    lane_write<LANES>("d", d, c.base(), c.lanes(), ov);
     c.next();
   }
 }
@@ -201,15 +202,14 @@ void softmax_kernel(const float in_mem[][B], int in_off, float out_mem[][B], int
   detail::softmax_normalize_loop<LANES, B>(out_mem, out_off, R, cols, stat_mem, stat_off);
 }
 
-/// Softmax gradient: dS = P ⊙ (dP − rowsum(dP ⊙ P)). All R × cols; dS may alias dP.
-/// stat: R words. Loops softmax_grad_dot, softmax_grad_apply (II: TTSIM_II_SOFTMAX_GRAD_DOT,
-/// _APPLY).
+/// Softmax gradient in place: d = P ⊙ (d − rowsum(d ⊙ P)), d holding dP on entry and dS on
+/// return (one in-out argument). All R × cols; stat: R words. Loops softmax_grad_dot,
+/// softmax_grad_apply (II: TTSIM_II_SOFTMAX_GRAD_DOT, _APPLY).
 template <int LANES, int B>
-void softmax_grad_kernel(const float P_mem[][B], int P_off, const float dP_mem[][B], int dP_off, float dS_mem[][B],
-                         int dS_off, int R, int cols, float stat_mem[][B], int stat_off) {
-  detail::softmax_grad_dot_loop<LANES, B>(P_mem, P_off, dP_mem, dP_off, R, cols, stat_mem, stat_off);
-  detail::softmax_grad_apply_loop<LANES, B>(P_mem, P_off, dP_mem, dP_off, dS_mem, dS_off, R, cols, stat_mem,
-                                            stat_off);
+void softmax_grad_kernel(const float P_mem[][B], int P_off, float d_mem[][B], int d_off, int R, int cols,
+                         float stat_mem[][B], int stat_off) {
+  detail::softmax_grad_dot_loop<LANES, B>(P_mem, P_off, d_mem, d_off, R, cols, stat_mem, stat_off);
+  detail::softmax_grad_apply_loop<LANES, B>(P_mem, P_off, d_mem, d_off, R, cols, stat_mem, stat_off);
 }
 
 /// softmax_kernel on Banked views (host code and tests).
@@ -221,9 +221,8 @@ void softmax_kernel(Banked<const float, B> in, Banked<float, B> out, int R, int 
 
 /// softmax_grad_kernel on Banked views (host code and tests).
 template <int LANES, int B>
-void softmax_grad_kernel(Banked<const float, B> P, Banked<const float, B> dP, Banked<float, B> dS, int R, int cols,
-                         Banked<float, B> stat) {
-  softmax_grad_kernel<LANES, B>(P.rows, P.off, dP.rows, dP.off, dS.rows, dS.off, R, cols, stat.rows, stat.off);
+void softmax_grad_kernel(Banked<const float, B> P, Banked<float, B> d, int R, int cols, Banked<float, B> stat) {
+  softmax_grad_kernel<LANES, B>(P.rows, P.off, d.rows, d.off, R, cols, stat.rows, stat.off);
 }
 
 }  // namespace ttsim_hls

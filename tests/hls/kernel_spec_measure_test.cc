@@ -498,7 +498,7 @@ SpecShape run_row(RowOp op, int R, int C, int off) {
       ttsim_hls::softmax_kernel<LANES, B>(xv, zv, R, C, C > 3 ? C - 3 : 1, sv);
       break;
     case RowOp::kSoftmaxGrad:
-      ttsim_hls::softmax_grad_kernel<LANES, B>(yv, xv, zv, R, C, sv);
+      ttsim_hls::softmax_grad_kernel<LANES, B>(yv, zv, R, C, sv);
       break;
     case RowOp::kLayerNorm:
       ttsim_hls::layernorm_kernel<LANES, B>(xv, gv, bev, zv, wv, rv, R, C, sv);

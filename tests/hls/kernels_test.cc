@@ -503,7 +503,8 @@ TEST(RowKernels, SoftmaxAndLossForwardAndGradient) {
     for (int c = 0; c < C; ++c) want[r * C + c] = std::exp(static_cast<double>(x[r * C + c])) / s;
   }
   EXPECT_LE(rel_err(p, want), 1e-5);
-  ttsim_hls::softmax_grad_kernel<3, 3>(BV<3>(p), BV<3>(w), BV<3>(ds), R, C, BV<3>(st));
+  ds = w;  // the gradient is computed in place: dP in, dS out
+  ttsim_hls::softmax_grad_kernel<3, 3>(BV<3>(p), BV<3>(ds), R, C, BV<3>(st));
   auto sm_loss = [&](const Vf& xx) {
     Vf pp(R * C), s(3 * R);
     ttsim_hls::softmax_kernel<3, 3>(BV<3>(xx), BV<3>(pp), R, C, C, BV<3>(s));

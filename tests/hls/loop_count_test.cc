@@ -94,7 +94,7 @@ Counts run(TaskOp op, const TaskShape& s) {
       ttsim_hls::softmax_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kSoftmaxGrad:
-      ttsim_hls::softmax_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, ttsim_hls::bank_view<LANES>(stat.data()));
+      ttsim_hls::softmax_grad_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, ttsim_hls::bank_view<LANES>(stat.data()));
       break;
     case TaskOp::kLayerNorm:
       ttsim_hls::layernorm_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(g.data()), ttsim_hls::bank_view<LANES>(be.data()), ttsim_hls::bank_view<LANES>(z.data()), ttsim_hls::bank_view<LANES>(y.data()),
