@@ -26,6 +26,64 @@ std::vector<std::int64_t> distinct_ints(const JsonView& v, std::int64_t min, std
   return list;
 }
 
+/// Encoder count -> (base model path, document), for the layer_ranks designs.
+using BaseModels = std::map<std::int64_t, std::pair<std::string, Json>>;
+
+/// The runs (seed not yet set) of the grid's "layer_ranks" designs, appended to `by_model`
+/// (which holds the uniform-rank runs, so a design repeating one of them is refused). Errors
+/// as parse_grid_spec's.
+void add_layer_rank_designs(const JsonView& designs, const BaseModels& base_of, const Json& fixed,
+                            std::vector<GridRun>& by_model) {
+  std::set<std::string> names;
+  for (const auto& dv : designs.as_array(0)) {
+    dv.allow_keys({"name", "encoders", "ranks"});
+    const std::string name = dv.at("name").as_string();
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
+      dv.at("name").fail("a name of a-z, 0-9 and _ (it names the run files)", "\"" + name + "\"");
+    }
+    if (!names.insert(name).second) dv.at("name").fail("each name once", "\"" + name + "\" again");
+    const std::int64_t enc = dv.at("encoders").as_int(1, 1024);
+    const auto base = base_of.find(enc);
+    if (base == base_of.end()) dv.at("encoders").fail("the encoder count of one of /models", std::to_string(enc));
+    const JsonView ranks = dv.at("ranks");
+    if (!ranks.is_object()) ranks.fail("an object of TT rank axis -> rank");
+    if (ranks.raw().empty()) ranks.fail("an object of TT rank axis -> rank", "an empty object");
+    Json model = base->second.second;
+    Json arch = Json::object();
+    for (auto it = ranks.raw().begin(); it != ranks.raw().end(); ++it) {
+      const std::string axis = it.key();
+      const bool kind_axis = axis == "tt_rank.attention" || axis == "tt_rank.ffn_in" || axis == "tt_rank.ffn_out";
+      const int axis_enc = layer_rank_axis_encoder(axis);
+      if (!kind_axis && (axis_enc < 0 || axis_enc >= enc)) {
+        ranks.at(axis).fail(fmt::format("a TT rank axis of a {}-encoder model (tt_rank.<attention|ffn_in|ffn_out> "
+                                        "or tt_rank.enc<0..{}>.<q|k|v|o|attention|ffn_in|ffn_out>)",
+                                        enc, enc - 1),
+                            "\"" + axis + "\"");
+      }
+      validate_axis_value(axis, ranks.at(axis));
+      apply_axis(axis, it.value(), model, arch);
+    }
+    std::string why;
+    const auto key = accuracy_key_of(model, fixed, why);
+    if (!key) ranks.fail("ranks the accuracy table can key", why);
+    if (!key->per_layer()) {
+      ranks.fail("ranks that differ between TT layers (a uniform rank belongs in /tt_ranks)",
+                 fmt::format("every TT layer at rank {}", key->tt_rank));
+    }
+    for (const auto& r : by_model) {
+      if (r.key == *key) ranks.fail("ranks no other design has", "the ranks of " + r.model_name);
+    }
+    model["name"] = fmt::format("{}_{}", model.value("name", std::string("model")), name);
+    GridRun r;
+    r.key = *key;
+    r.base_file = base->second.first;
+    r.model = model;
+    r.model_name = model["name"].get<std::string>();
+    r.label = name;
+    by_model.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 GridSpec parse_grid_spec(const Json& doc, const std::string& file) {
@@ -42,7 +100,7 @@ GridSpec parse_grid_spec(const Json& doc, const std::string& file) {
   g.max_epochs = root.at("max_epochs").as_int(1, kMaxInt);
   g.patience = root.at("patience").as_int(0, kMaxInt);
 
-  std::map<std::int64_t, std::pair<std::string, Json>> base_of;  // encoders -> (path, document)
+  BaseModels base_of;
   std::vector<GridRun> by_model;  // models × ranks, then layer_ranks designs; seed not yet set
   for (const auto& mv : root.at("models").as_array(1)) {
     const std::string given = mv.as_string();
@@ -80,56 +138,7 @@ GridSpec parse_grid_spec(const Json& doc, const std::string& file) {
       by_model.push_back(std::move(r));
     }
   }
-  if (auto designs = root.find("layer_ranks")) {
-    std::set<std::string> names;
-    for (const auto& dv : designs->as_array(0)) {
-      dv.allow_keys({"name", "encoders", "ranks"});
-      const std::string name = dv.at("name").as_string();
-      if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
-        dv.at("name").fail("a name of a-z, 0-9 and _ (it names the run files)", "\"" + name + "\"");
-      }
-      if (!names.insert(name).second) dv.at("name").fail("each name once", "\"" + name + "\" again");
-      const std::int64_t enc = dv.at("encoders").as_int(1, 1024);
-      const auto base = base_of.find(enc);
-      if (base == base_of.end()) dv.at("encoders").fail("the encoder count of one of /models", std::to_string(enc));
-      const JsonView ranks = dv.at("ranks");
-      if (!ranks.is_object()) ranks.fail("an object of TT rank axis -> rank");
-      if (ranks.raw().empty()) ranks.fail("an object of TT rank axis -> rank", "an empty object");
-      Json model = base->second.second;
-      Json arch = Json::object();
-      for (auto it = ranks.raw().begin(); it != ranks.raw().end(); ++it) {
-        const std::string axis = it.key();
-        const bool kind_axis = axis == "tt_rank.attention" || axis == "tt_rank.ffn_in" || axis == "tt_rank.ffn_out";
-        const int axis_enc = layer_rank_axis_encoder(axis);
-        if (!kind_axis && (axis_enc < 0 || axis_enc >= enc)) {
-          ranks.at(axis).fail(fmt::format("a TT rank axis of a {}-encoder model (tt_rank.<attention|ffn_in|ffn_out> "
-                                          "or tt_rank.enc<0..{}>.<q|k|v|o|attention|ffn_in|ffn_out>)",
-                                          enc, enc - 1),
-                              "\"" + axis + "\"");
-        }
-        validate_axis_value(axis, ranks.at(axis));
-        apply_axis(axis, it.value(), model, arch);
-      }
-      std::string why;
-      const auto key = accuracy_key_of(model, g.fixed, why);
-      if (!key) ranks.fail("ranks the accuracy table can key", why);
-      if (!key->per_layer()) {
-        ranks.fail("ranks that differ between TT layers (a uniform rank belongs in /tt_ranks)",
-                   fmt::format("every TT layer at rank {}", key->tt_rank));
-      }
-      for (const auto& r : by_model) {
-        if (r.key == *key) ranks.fail("ranks no other design has", "the ranks of " + r.model_name);
-      }
-      model["name"] = fmt::format("{}_{}", model.value("name", std::string("model")), name);
-      GridRun r;
-      r.key = *key;
-      r.base_file = base->second.first;
-      r.model = model;
-      r.model_name = model["name"].get<std::string>();
-      r.label = name;
-      by_model.push_back(std::move(r));
-    }
-  }
+  if (auto designs = root.find("layer_ranks")) add_layer_rank_designs(*designs, base_of, g.fixed, by_model);
   // Seed-major: every key gets its first seed before any key gets its second, so a grid
   // stopped halfway still covers every (encoders, rank).
   for (std::int64_t seed : g.seeds) {
