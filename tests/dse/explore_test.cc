@@ -706,21 +706,28 @@ TEST(SweepSpec, ABaseModelOfTheWrongShapeIsAConfigErrorNotACrash) {
   EXPECT_NE(e[2].find("another type"), std::string::npos) << e[2];
 }
 
+/// A sweep of the 2-encoder preset on u50_paper with `axes` (a JSON object), written to
+/// <dir>/s.json.
+void write_axes_sweep(const std::string& dir, const std::string& axes) {
+  write_file_atomic(dir + "/s.json",
+                    R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
+               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}");
+}
+
+/// "<pointer>: <message>" of the ConfigError loading write_axes_sweep(dir, axes) raises, or "no error".
+std::string axes_sweep_error(const std::string& dir, const std::string& axes) {
+  write_axes_sweep(dir, axes);
+  try {
+    load_sweep_spec(dir + "/s.json");
+  } catch (const ConfigError& e) {
+    return e.pointer() + ": " + e.what();
+  }
+  return "no error";
+}
+
 TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
   const std::string dir = tmp_dir("per_layer");
-  auto body = [&](const std::string& axes) {
-    return R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
-               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}";
-  };
-  auto pointer_of = [&](const std::string& axes) {
-    write_file_atomic(dir + "/s.json", body(axes));
-    try {
-      load_sweep_spec(dir + "/s.json");
-    } catch (const ConfigError& e) {
-      return e.pointer() + ": " + e.what();
-    }
-    return std::string("no error");
-  };
+  auto pointer_of = [&](const std::string& axes) { return axes_sweep_error(dir, axes); };
   // An encoder no point has, a layer set by two axes, an unknown layer.
   EXPECT_EQ(pointer_of(R"({"encoders": [2, 4], "tt_rank.enc4.q": [4]})").rfind("/axes/tt_rank.enc4.q: ", 0), 0u);
   EXPECT_NE(pointer_of(R"({"tt_rank.enc0.attention": [4], "tt_rank.enc0.k": [8]})").find("enc0.k is also set by"),
@@ -728,7 +735,7 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
   EXPECT_EQ(pointer_of(R"({"tt_rank.enc0.x": [4]})").rfind("/axes/tt_rank.enc0.x: ", 0), 0u);
   EXPECT_EQ(pointer_of(R"({"tt_rank.enc0.q": [0]})").rfind("/axes/tt_rank.enc0.q/0: ", 0), 0u);
 
-  write_file_atomic(dir + "/s.json", body(R"({"encoders": [2, 4], "tt_rank.enc3.attention": [4, 8], "tt_rank.enc0.ffn_in": [20]})"));
+  write_axes_sweep(dir, R"({"encoders": [2, 4], "tt_rank.enc3.attention": [4, 8], "tt_rank.enc0.ffn_in": [20]})");
   const SweepSpec s = load_sweep_spec(dir + "/s.json");
   ASSERT_EQ(s.space.axes().size(), 3u);
   std::size_t enc3 = 0;
@@ -768,19 +775,7 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
 
 TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
   const std::string dir = tmp_dir("nonlinear_lanes");
-  auto body = [&](const std::string& axes) {
-    return R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_paper.json",
-               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}";
-  };
-  auto error_of = [&](const std::string& axes) {
-    write_file_atomic(dir + "/s.json", body(axes));
-    try {
-      load_sweep_spec(dir + "/s.json");
-    } catch (const ConfigError& e) {
-      return e.pointer() + ": " + e.what();
-    }
-    return std::string("no error");
-  };
+  auto error_of = [&](const std::string& axes) { return axes_sweep_error(dir, axes); };
   // A unit set twice (the all-units axis and one class's), a lane count of 0, an unknown class.
   EXPECT_NE(error_of(R"({"nonlinear_lanes": [8], "lanes.gelu": [16]})").find("also set by axis \"nonlinear_lanes\""),
             std::string::npos)
@@ -789,7 +784,7 @@ TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
       << error_of(R"({"nonlinear_lanes": [0]})");
   EXPECT_EQ(error_of(R"({"lanes.tanh": [8]})").rfind("/axes/lanes.tanh", 0), 0u) << error_of(R"({"lanes.tanh": [8]})");
 
-  write_file_atomic(dir + "/s.json", body(R"({"nonlinear_lanes": [16], "lanes": [32]})"));
+  write_axes_sweep(dir, R"({"nonlinear_lanes": [16], "lanes": [32]})");
   const SweepSpec s = load_sweep_spec(dir + "/s.json");
   const PointConfig p = resolve_point(s, 0);
   for (const char* unit : {"softmax", "layernorm", "gelu", "elementwise", "loss", "update"}) {
@@ -798,7 +793,7 @@ TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
   EXPECT_EQ(p.arch.at("contraction").at("lanes"), 32);
   EXPECT_EQ(point_name(s, 0), "atis_2enc-32lanes-16nonlinear_lanes");
 
-  write_file_atomic(dir + "/s.json", body(R"({"lanes.layernorm": [32]})"));
+  write_axes_sweep(dir, R"({"lanes.layernorm": [32]})");
   const SweepSpec one = load_sweep_spec(dir + "/s.json");
   const PointConfig q = resolve_point(one, 0);
   EXPECT_EQ(q.arch.at("nonlinear").at("layernorm").at("lanes"), 32);
