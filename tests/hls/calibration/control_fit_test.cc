@@ -22,6 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 
 // Prints the per-design table of `f` (the figures docs/resources.md summarises).
+/// TTSIM_SHARED/data/hls_reports (the real csynth reports), or "" when absent.
+std::string real_reports_root() {
+  const char* shared = std::getenv("TTSIM_SHARED");
+  if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) return "";
+  return (fs::path(shared) / "data/hls_reports").string();
+}
+
 void print_fit(const char* what, const LoopControlFit& f) {
   std::cout << fmt::format("{:<40} {:<9} {:<22} {:>7} {:>7} {:>7} {:>7}\n", "design", "tool", "part", "modules",
                            "median", "min", "max");
@@ -62,14 +69,10 @@ TEST(ControlFit, MedianOfDesignMedians) {
 }
 
 TEST(ControlFit, TheLutEstimateUsesTheFitOfTheRealReports) {
-  const char* shared = std::getenv("TTSIM_SHARED");
-  if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) {
-    GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
-  }
-  const std::string root = (fs::path(shared) / "data/hls_reports").string();
-  const ReportSet set = read_reports(root);
+  const std::string root = real_reports_root();
+  if (root.empty()) GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
   int left_out = 0;
-  const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
+  const std::vector<LoopControlSample> samples = loop_control_samples(read_reports(root), root, &left_out);
   const LoopControlFit f = fit_loop_control(samples, left_out);
   print_fit("LUT", f);
   EXPECT_GE(f.designs.size(), 5u);
@@ -100,14 +103,10 @@ TEST(ControlFit, FfsAreFittedOverTheModulesWithAnFfFigure) {
 }
 
 TEST(ControlFit, TheFfEstimateUsesTheFitOfTheRealReports) {
-  const char* shared = std::getenv("TTSIM_SHARED");
-  if (!shared || !fs::exists(fs::path(shared) / "data/hls_reports")) {
-    GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
-  }
-  const std::string root = (fs::path(shared) / "data/hls_reports").string();
-  const ReportSet set = read_reports(root);
+  const std::string root = real_reports_root();
+  if (root.empty()) GTEST_SKIP() << "TTSIM_SHARED/data/hls_reports not found (set TTSIM_SHARED to the shared folder)";
   int left_out = 0;
-  const std::vector<LoopControlSample> samples = loop_control_samples(set, root, &left_out);
+  const std::vector<LoopControlSample> samples = loop_control_samples(read_reports(root), root, &left_out);
   const LoopControlFit f = fit_loop_control(samples, left_out, ControlMeasure::kFfs);
   print_fit("FF", f);
   EXPECT_GE(f.designs.size(), 5u);
