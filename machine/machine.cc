@@ -478,8 +478,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kSaved0Arena, -1, "embedding.saved", "", L.emb_saved[0]);
   put(kSaved1Arena, -1, "embedding.saved", "", L.emb_saved[1]);
   // The slots shared by buffers of disjoint lifetimes (make_layout).
-  put(kOutArena, -1, "shared.proj (E, every o.y and ffn_out.y)", "", L.proj);
-  put(kActArena, -1, "shared.resid (x0, every a1 and a2)", "", L.resid);
+  put(kOutArena, -1, "shared.proj (E, every o.y and ffn_out.y; x0, a1, a2 in place)", "", L.proj);
   put(kActArena, -1, "embedding.h0", "", L.h0);
   put(kSaved1Arena, -1, "embedding.ln.xhat", "", L.xhat0);
   put(kSaved1Arena, -1, "embedding.ln.rstd", "", L.rstd0);
@@ -611,8 +610,8 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   static const char* const kHolds[ttsim_hls::kFloatArenas] = {
       "parameters",
       "gradients of one update group",
-      "layer inputs; LN inputs (shared)",
-      "linear Y, logits; E, o, ffn_out (shared)",
+      "layer inputs",
+      "linear Y, logits; E, o, ffn_out, LN inputs (shared)",
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",

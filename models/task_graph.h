@@ -113,7 +113,8 @@ struct Task {
   /// The backward roles of each flow ("btt.grad_zr", "btt.grad_core_left", "tt.grad_input",
   /// "attn.grad_q", "ttm.grad_core", ...) are listed with the step lists in models/flows.h;
   /// element-wise tasks of the training graph use "bias.add", "bias.grad", "residual.add",
-  /// "embedding.add", "embedding.grad", and the BTT flow's transposed copies
+  /// "embedding.add" (the last three accumulate in place into the layer output),
+  /// "embedding.lookup_add" (dense table), "embedding.grad", and the BTT flow's transposed copies
   /// "btt.transpose" (L_d → L_dᵀ, dL_dᵀ → dL_d) (gradients that meet are summed by the contraction
   /// that produces the second one, with its accumulate flag, not by an add task).
   std::string role;

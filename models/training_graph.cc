@@ -78,19 +78,15 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       set("x", kOutMem), set("d", kBwdCMem);
       break;
     case TaskOp::kAdd:
-      if (variant == kAddPlain) {
-        if (role == "residual.add") {  // h (act) + layer output (out) -> residual sum (act)
-          set("a", kActMem), set("b", kOutMem), set("out", kActMem);
-        } else if (role == "embedding.add") {  // E (out) + position (param) -> x0 (act)
-          set("a", kOutMem), set("b", kParamMem), set("out", kActMem);
-        } else {  // bias add in place on a layer output
-          set("a", kOutMem), set("b", kParamMem), set("out", kOutMem);
-        }
+      if (variant == kAddPlain) {  // the dense table's lookup and position add -> x0 (act)
+        set("a", kIndexMem), set("b", kParamMem), set("out", kActMem);
       } else if (variant == kAddTranspose) {  // forward L_d -> L_d^T; every call's buffers override these
         set("x", kChain1Mem), set("out", kSaved0Mem);
       } else if (variant == kAddAccumulate) {
-        if (role == "bias.add") {  // Y += b in place: the bias (param) into the layer output (out)
+        if (role == "bias.add" || role == "embedding.add") {  // Y += b, E += position (param into out)
           set("x", kParamMem), set("acc", kOutMem);
+        } else if (role == "residual.add") {  // o.y += h, ffn_out.y += h1 (act into out)
+          set("x", kActMem), set("acc", kOutMem);
         } else {
           set("x", kBwdBMem), set("acc", kGradMem);
         }
@@ -245,7 +241,9 @@ class Builder {
     // are transposed copies, every other add is plain.
     if (op == TaskOp::kAdd) {
       t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
-                        : role == "embedding.grad" || role == "bias.add" ? ttsim_spec::kAddAccumulate
+                        : role == "embedding.grad" || role == "bias.add" || role == "residual.add" ||
+                                  role == "embedding.add"
+                            ? ttsim_spec::kAddAccumulate
                         : role == "btt.transpose"  ? ttsim_spec::kAddTranspose
                                                    : ttsim_spec::kAddPlain;
     }
@@ -597,18 +595,19 @@ class TrainingGraph {
     return din;
   }
 
+  /// The residual sum a + b, accumulated in place into the layer output b (out_mem,
+  /// model_step.cc); returns b, which then holds the sum.
   int residual(const std::string& layer, int encoder, int a, int b) {
-    const int out = b_.buffer(layer + ".out", layer, {K_, m_.d_model}, ttsim_spec::kActMem);
     b_.task(layer + ".fwd", TaskOp::kAdd, Stage::kForward, layer, encoder, "residual.add",
-            rows_cols(K_, m_.d_model), {a, b}, {out});
-    return out;
+            rows_cols(K_, m_.d_model), {a, b}, {b});
+    return b;
   }
 
   int embedding_forward() {
     const auto& emb = m_.token_embedding;
     const I D = m_.d_model;
     position_ = b_.parameter("embedding.position", "embedding", {m_.seq_len, D});
-    const int sum = b_.buffer("embedding.sum", "embedding", {K_, D}, ttsim_spec::kActMem);
+    int sum = -1;
     if (emb.format == WeightFormat::kTTM && emb.ttm.cores() >= 2) {
       ttm_ = std::make_shared<BoundPlan>(b_, plan_ttm_lookup(emb.ttm, K_), "embedding", -1);
       for (std::size_t k = 1; k <= emb.ttm.cores(); ++k) {
@@ -622,8 +621,10 @@ class TrainingGraph {
       const int tok = b_.buffer("embedding.tok", "embedding", {K_, D}, ttsim_spec::kOutMem);
       ttm_->bind("Y", tok);
       ttm_->emit(FlowStage::kForward, {ids_});
+      // The position embedding accumulates into E in place (model_step.cc).
       b_.task("embedding.fwd.position_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
-              "embedding.add", rows_cols(K_, D), {tok, position_}, {sum});
+              "embedding.add", rows_cols(K_, D), {position_, tok}, {tok});
+      sum = tok;
     } else {
       // Dense table (or a one-core TTM, which is the table itself): gather K rows and add
       // the position embedding in one element-wise pass.
@@ -632,8 +633,9 @@ class TrainingGraph {
       table_ = b_.parameter(emb.format == WeightFormat::kTTM ? "embedding.core1" : "embedding.table",
                             "embedding", shape);
       token_params_.push_back(table_);
+      sum = b_.buffer("embedding.sum", "embedding", {K_, D}, ttsim_spec::kActMem);
       b_.task("embedding.fwd.lookup_add", TaskOp::kAdd, Stage::kForward, "embedding", -1,
-              "embedding.add", rows_cols(K_, D), {ids_, table_, position_}, {sum});
+              "embedding.lookup_add", rows_cols(K_, D), {ids_, table_, position_}, {sum});
     }
     emb_ln_ = layernorm_forward("embedding.ln", -1, sum);
     return emb_ln_.out;

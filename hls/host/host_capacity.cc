@@ -189,7 +189,8 @@ void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64
   *grad = std::max(*grad, mul(2, D));  // a LayerNorm's update group
   c.array(P, "parameter", {"ln", e}, mul(4, D));
   c.array(A, "activation", {"attention", e}, mul(H, K, K));
-  // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 share the resid slot).
+  // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 accumulate in place into
+  // the o and ffn_out outputs, in the proj slot).
   c.array(A, "activation", {"residual", e}, add(mul(5, mul(K, D)), mul(2, K)));
   c.array(A, "activation", {"ffn", e}, mul(K, F));
 }
@@ -234,9 +235,9 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
   w.grad = std::max({w.grad, mul(add(D, 1), m.intents), mul(add(D, 1), m.slot_tags)});
   c.array(A, "activation", emb_name, emb_saved);
-  // h0, x̂0, 1/σ0, and the shared slots resid (x0, every a1 and a2) and proj (E, every o
-  // and ffn_out output).
-  c.array(A, "activation", {"embedding"}, add(mul(4, mul(K, D)), K));
+  // h0, x̂0, 1/σ0, and the shared slot proj (E, every o and ffn_out output, and in place
+  // the LayerNorm inputs x0, a1, a2).
+  c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
   c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
   // Scratch arenas (make_layout): dA, dP; the head dlogits | dB | dctx | dk (one slot); dv,
   // dF|dq; statistics; the chain scratch.

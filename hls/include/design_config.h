@@ -106,11 +106,11 @@ constexpr int kParamPartition = 64;
 //   128 BRAM36, 0 URAM288.
 constexpr int kGradWords = 97663;
 constexpr int kGradPartition = 64;
-// act_mem (layer inputs; LN inputs (shared)): uram, 245760 words of 32 bits in 64 bank(s) of 3840 words;
+// act_mem (layer inputs): uram, 221184 words of 32 bits in 64 bank(s) of 3456 words;
 //   0 BRAM36, 64 URAM288.
-constexpr int kActWords = 245760;
+constexpr int kActWords = 221184;
 constexpr int kActPartition = 64;
-// out_mem (linear Y, logits; E, o, ffn_out (shared)): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
+// out_mem (linear Y, logits; E, o, ffn_out, LN inputs (shared)): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
 //   0 BRAM36, 64 URAM288.
 constexpr int kOutWords = 225274;
 constexpr int kOutPartition = 64;
@@ -221,8 +221,8 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_GELU_MAX 3072
 #define TTSIM_TRIPS_GELU_GRAD_MIN 3072
 #define TTSIM_TRIPS_GELU_GRAD_MAX 3072
-#define TTSIM_TRIPS_ADD_MIN 3072
-#define TTSIM_TRIPS_ADD_MAX 3072
+#define TTSIM_TRIPS_ADD_MIN 1
+#define TTSIM_TRIPS_ADD_MAX 1
 #define TTSIM_TRIPS_ADD_ACCUMULATE_MIN 4
 #define TTSIM_TRIPS_ADD_ACCUMULATE_MAX 3072
 #define TTSIM_TRIPS_COLUMN_SUM_MIN 16

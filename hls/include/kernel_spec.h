@@ -523,6 +523,35 @@ constexpr int kernel_array_slot(const KernelSpec& k, const char* array) {
   return -1;
 }
 
+/// Arrays of one kernel that its module takes as one argument (hls/kernels/modules.h): one
+/// interface of the shared instance, whose accesses the callee's own schedule places on that
+/// array's ports together (the ResMII of kernel_latency counts them per bank). Every other
+/// array of a kernel is an argument of its own, so a call may bind it to one array of the
+/// top only when no loop accesses both in one iteration (machine/aliasing.h).
+struct SharedArgument {
+  const char* module;    ///< kernel module, e.g. "ttsim_layernorm"
+  const char* argument;  ///< the module's argument, e.g. "params"
+  const char* arrays[2];  ///< the kernel_spec.h arrays it carries, e.g. {"gamma", "beta"}
+};
+constexpr SharedArgument kSharedArguments[] = {
+    {"ttsim_softmax", "P", {"in", "out"}},
+    {"ttsim_layernorm", "params", {"gamma", "beta"}},
+    {"ttsim_layernorm", "saved", {"xhat", "rstd"}},
+    {"ttsim_layernorm_grad", "saved", {"xhat", "rstd"}},
+    {"ttsim_layernorm_grad", "grads", {"dgamma", "dbeta"}},
+};
+/// The module argument that carries arrays `a` and `b` of module `module` together, or null
+/// when they are arguments of their own.
+constexpr const char* shared_argument(const char* module, const char* a, const char* b) {
+  for (const SharedArgument& s : kSharedArguments) {
+    if (!str_eq(s.module, module)) continue;
+    if ((str_eq(s.arrays[0], a) && str_eq(s.arrays[1], b)) || (str_eq(s.arrays[0], b) && str_eq(s.arrays[1], a))) {
+      return s.argument;
+    }
+  }
+  return nullptr;
+}
+
 /// The physical memories of the top that a kernel argument may live in (TaskShape::memories:
 /// kMemoryBits per argument slot); kOwnMemory: counted as its own memory. One id per float
 /// arena of hls/kernels/model_step.h (ArenaId + 1) and the int index array; kSharedInputs

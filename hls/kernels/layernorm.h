@@ -97,6 +97,9 @@ layernorm_normalize:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_NORMALIZE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MIN max = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MAX
+// x̂ and rstd are one argument in the build (modules.cc): x̂ is written here and never read,
+// rstd read and never written, so no write feeds a later iteration.
+#pragma HLS DEPENDENCE variable = xhat_mem type = inter false
     TTSIM_LOOP_ITER("layernorm_normalize");
     const float mean = bank_read("stat", stat, c.row());
     const float rs = bank_read("rstd", rstd, c.row());

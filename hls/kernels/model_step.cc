@@ -162,12 +162,10 @@ class LayoutBuilder {
     es.ln2_b = param(D);
     es.P = alloc(kSaved0Arena, H * K * K);
     es.ctx = alloc(kActArena, K * D);
-    es.a1 = L_.resid;
     es.h1 = alloc(kActArena, K * D);
     es.xhat1 = alloc(kSaved1Arena, K * D);
     es.rstd1 = alloc(kSaved1Arena, K);
     es.g = alloc(kActArena, K * m_.ffn_dim);
-    es.a2 = L_.resid;
     es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
@@ -258,11 +256,10 @@ bool make_layout(const ModelDims& m, Layout* out) {
   int* W = L.words;
   b.embedding_params();
   // Slots shared by buffers whose lifetimes do not overlap (arrays by lifetime):
-  //  - resid (act): every LayerNorm input — x0 and each encoder's residual sums a1, a2 —
-  //    read only by its LayerNorm, whose backward reads x̂ and 1/σ instead;
-  //  - proj (out): the embedding's E and each encoder's o and ffn_out outputs, each read
-  //    only by the add that follows it.
-  L.resid = b.alloc(kActArena, K * D);
+  //  - proj (out): the embedding's E and each encoder's o and ffn_out outputs; the add that
+  //    follows each (the position embedding, the residual) accumulates into it in place,
+  //    and the sum is read only by the LayerNorm after it, whose backward reads x̂ and 1/σ
+  //    instead.
   L.proj = b.alloc(kOutArena, K * D);
   for (int e = 0; e < m.encoders; ++e) {
     if (!b.encoder(e)) return false;
@@ -279,7 +276,6 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.emb_saved[0] = b.alloc(kSaved0Arena, ttm_saved_words(m.emb, K, 0));
   L.emb_saved[1] = b.alloc(kSaved1Arena, ttm_saved_words(m.emb, K, 1));
   L.E = L.proj;
-  L.x0 = L.resid;
   L.h0 = b.alloc(kActArena, K * D);
   L.xhat0 = b.alloc(kSaved1Arena, K * D);
   L.rstd0 = b.alloc(kSaved1Arena, K);
@@ -302,8 +298,8 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
               a.saved1 + L.emb_saved[1]);
-  add(a.out + L.E, P + L.pos, a.act + L.x0, K, D, D, D, D);
-  layernorm(a.act + L.x0, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
+  add_accumulate(P + L.pos, a.out + L.E, K, D, D, D);  // x0 = E + position, in place on E
+  layernorm(a.out + L.E, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
             stat);
   int h = L.h0;  // the encoder input, in act
   for (int e = 0; e < m.encoders; ++e) {
@@ -313,14 +309,14 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
     attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
                       a.saved0 + es.P, a.act + es.ctx, stat);
     linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx);
-    add(a.act + h, a.out + ls[3].y, a.act + es.a1, K, D, D, D, D);
-    layernorm(a.act + es.a1, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
+    add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
+    layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
               a.saved1 + es.rstd1, K, D, stat);
     linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1);
     gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
     linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g);
-    add(a.act + es.h1, a.out + ls[5].y, a.act + es.a2, K, D, D, D, D);
-    layernorm(a.act + es.a2, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
+    add_accumulate(a.act + es.h1, a.out + ls[5].y, K, D, D, D);  // a2 = h1 + ffn_out, in place
+    layernorm(a.out + ls[5].y, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
               a.saved1 + es.rstd2, K, D, stat);
     h = es.h2;
   }

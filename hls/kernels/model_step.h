@@ -61,11 +61,11 @@ struct ModelDims {
 /// keeps the output of every contraction out of the memories its inputs are in, so each
 /// call holds at most two ports of any bank (kernel_spec.h kBankPorts) and the
 /// contraction runs at II = 1:
-///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output — and
-///            one slot (resid) shared by the LayerNorm inputs x0, a1, a2 of every layer;
+///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output;
 ///  - out:    layer outputs — each linear layer's Y (q, k, v, ffn_in), one slot (proj)
-///            shared by the TTM embedding's E and every o and ffn_out output, the head
-///            logits;
+///            shared by the TTM embedding's E and every o and ffn_out output (the
+///            position add and the residual adds accumulate into it in place: it holds
+///            the LayerNorm inputs x0, a1, a2), the head logits;
 ///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
 ///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
 ///            k reads one, writes the other), BTT's L_dᵀ in saved0 and Z in saved1; attention
@@ -117,8 +117,7 @@ struct EncoderSlots {
   LinearSlots lin[kLinearsPerEncoder];
   int ln1_g = 0, ln1_b = 0, ln2_g = 0, ln2_b = 0;
   int ln1_t = 0, ln2_t = 0;
-  int P = 0, ctx = 0, a1 = 0, h1 = 0, xhat1 = 0, rstd1 = 0, g = 0, a2 = 0, h2 = 0, xhat2 = 0,
-      rstd2 = 0;
+  int P = 0, ctx = 0, h1 = 0, xhat1 = 0, rstd1 = 0, g = 0, h2 = 0, xhat2 = 0, rstd2 = 0;
 };
 
 /// One parameter tensor: its words at `offset` in the param arena (and in param_io), its
@@ -145,12 +144,11 @@ struct Layout {
   EncoderSlots enc[kMaxEncoders];
   int wi = 0, bi = 0, ws = 0, bs = 0;
   LinearSlots head_i, head_s;  ///< the heads' update groups (w, b, gw, gb, tensor, tensors)
-  // act: x0 (= resid), h0; out: E (= proj), logit_i, logit_s; saved0/saved1: emb_saved;
-  // saved1: xhat0, rstd0.
-  int emb_saved[2] = {0, 0}, E = 0, x0 = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
+  // act: h0; out: E (= proj, then x0 = E + position in place), logit_i, logit_s;
+  // saved0/saved1: emb_saved; saved1: xhat0, rstd0.
+  int emb_saved[2] = {0, 0}, E = 0, h0 = 0, xhat0 = 0, rstd0 = 0, logit_i = 0, logit_s = 0;
   int merge[2] = {0, 0};  ///< saved0 / saved1: the merge slots of the layers that recompute them
-  int resid = 0;  ///< act: the slot every LayerNorm input shares (x0, each a1 and a2)
-  int proj = 0;   ///< out: the slot E and every o and ffn_out output share
+  int proj = 0;  ///< out: the slot E and every o and ffn_out output share (and x0, a1, a2 in place)
   // bwd_a: dA, dP; bwd_b: dB = dctx = dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
   // stat: stat;
   // chain0/chain1: lin_scratch, ttm_scratch.

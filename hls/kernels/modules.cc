@@ -21,36 +21,33 @@ void ttsim_contraction(const float A[][kArenaBanks], int a_off, const float B[][
 #pragma HLS INLINE off
   contract_kernel<ttsim_cfg::kContractLanes, kArenaBanks>(A, a_off, B, b_off, C, c_off, index, d);
 }
-void ttsim_softmax(const float in[][kArenaBanks], int in_off, float out[][kArenaBanks], int out_off, int R,
-                   int cols, int valid_cols, float stat[][kArenaBanks], int stat_off) {
+// softmax, layernorm and layernorm_grad take each array once (ttsim_spec::kSharedArguments):
+// two views of one argument are two access sites of one interface in the kernel.
+void ttsim_softmax(float P[][kArenaBanks], int in_off, int out_off, int R, int cols, int valid_cols,
+                   float stat[][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(in, in_off, out, out_off, R, cols,
-                                                        valid_cols, stat, stat_off);
+  softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, in_off, P, out_off, R, cols, valid_cols, stat, stat_off);
 }
 void ttsim_softmax_grad(const float P[][kArenaBanks], int p_off, float d[][kArenaBanks], int d_off, int R, int cols,
                         float stat[][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, p_off, d, d_off, R, cols, stat, stat_off);
 }
-void ttsim_layernorm(const float x[][kArenaBanks], int x_off, const float gamma[][kArenaBanks], int g_off,
-                     const float beta[][kArenaBanks], int b_off, float y[][kArenaBanks], int y_off,
-                     float xhat[][kArenaBanks], int xhat_off, float rstd[][kArenaBanks], int rstd_off, int R,
-                     int cols, float stat[][kArenaBanks], int stat_off) {
+void ttsim_layernorm(const float x[][kArenaBanks], int x_off, const float params[][kArenaBanks], int g_off,
+                     int b_off, float y[][kArenaBanks], int y_off, float saved[][kArenaBanks], int xhat_off,
+                     int rstd_off, int R, int cols, float stat[][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(x, x_off, gamma, g_off,
-                                                            beta, b_off, y, y_off,
-                                                            xhat, xhat_off, rstd, rstd_off, R, cols,
-                                                            stat, stat_off);
+  layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(x, x_off, params, g_off, params, b_off, y, y_off, saved,
+                                                            xhat_off, saved, rstd_off, R, cols, stat, stat_off);
 }
-void ttsim_layernorm_grad(const float dy[][kArenaBanks], int dy_off, const float xhat[][kArenaBanks], int xhat_off,
-                          const float rstd[][kArenaBanks], int rstd_off, const float gamma[][kArenaBanks],
-                          int g_off, float dx[][kArenaBanks], int dx_off, float dgamma[][kArenaBanks],
-                          int dg_off, float dbeta[][kArenaBanks], int db_off, int R, int cols,
+void ttsim_layernorm_grad(const float dy[][kArenaBanks], int dy_off, const float saved[][kArenaBanks], int xhat_off,
+                          int rstd_off, const float gamma[][kArenaBanks], int g_off, float dx[][kArenaBanks],
+                          int dx_off, float grads[][kArenaBanks], int dg_off, int db_off, int R, int cols,
                           float stat[][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(
-      dy, dy_off, xhat, xhat_off, rstd, rstd_off, gamma, g_off, dx, dx_off,
-      dgamma, dg_off, dbeta, db_off, R, cols, stat, stat_off);
+  layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(dy, dy_off, saved, xhat_off, saved, rstd_off, gamma,
+                                                                 g_off, dx, dx_off, grads, dg_off, grads, db_off, R,
+                                                                 cols, stat, stat_off);
 }
 void ttsim_gelu(const float x[][kArenaBanks], int x_off, float y[][kArenaBanks], int y_off, int R, int cols) {
 #pragma HLS INLINE off

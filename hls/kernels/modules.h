@@ -61,20 +61,27 @@ constexpr TtsimModuleName kTtsimModules[] = {
 /// offset into it.
 #define TTSIM_ARENA(name) float name[][ttsim_cfg::kArenaBanks]
 #define TTSIM_CARENA(name) const float name[][ttsim_cfg::kArenaBanks]
+/// Two views the module takes as one array argument (ttsim_spec::kSharedArguments) must be
+/// views of one array (checked in C simulation).
+#if defined(__SYNTHESIS__)
+#define TTSIM_SAME_ARRAY(a, b)
+#else
+#include <cassert>
+#define TTSIM_SAME_ARRAY(a, b) assert(static_cast<const void*>((a).rows) == static_cast<const void*>((b).rows))
+#endif
 
 void ttsim_contraction(TTSIM_CARENA(A), int a_off, TTSIM_CARENA(B), int b_off, TTSIM_ARENA(C), int c_off,
                        const int index[], const ttsim_hls::ContractDesc& d);
-void ttsim_softmax(TTSIM_CARENA(in), int in_off, TTSIM_ARENA(out), int out_off, int R, int cols, int valid_cols,
-                   TTSIM_ARENA(stat), int stat_off);
+void ttsim_softmax(TTSIM_ARENA(P), int in_off, int out_off, int R, int cols, int valid_cols, TTSIM_ARENA(stat),
+                   int stat_off);
 void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_ARENA(d), int d_off, int R, int cols, TTSIM_ARENA(stat),
                         int stat_off);
-void ttsim_layernorm(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(gamma), int g_off, TTSIM_CARENA(beta), int b_off,
-                     TTSIM_ARENA(y), int y_off, TTSIM_ARENA(xhat), int xhat_off, TTSIM_ARENA(rstd), int rstd_off,
-                     int R, int cols, TTSIM_ARENA(stat), int stat_off);
-void ttsim_layernorm_grad(TTSIM_CARENA(dy), int dy_off, TTSIM_CARENA(xhat), int xhat_off, TTSIM_CARENA(rstd),
-                          int rstd_off, TTSIM_CARENA(gamma), int g_off, TTSIM_ARENA(dx), int dx_off,
-                          TTSIM_ARENA(dgamma), int dg_off, TTSIM_ARENA(dbeta), int db_off, int R, int cols,
-                          TTSIM_ARENA(stat), int stat_off);
+void ttsim_layernorm(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(params), int g_off, int b_off, TTSIM_ARENA(y),
+                     int y_off, TTSIM_ARENA(saved), int xhat_off, int rstd_off, int R, int cols, TTSIM_ARENA(stat),
+                     int stat_off);
+void ttsim_layernorm_grad(TTSIM_CARENA(dy), int dy_off, TTSIM_CARENA(saved), int xhat_off, int rstd_off,
+                          TTSIM_CARENA(gamma), int g_off, TTSIM_ARENA(dx), int dx_off, TTSIM_ARENA(grads), int dg_off,
+                          int db_off, int R, int cols, TTSIM_ARENA(stat), int stat_off);
 void ttsim_gelu(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(y), int y_off, int R, int cols);
 void ttsim_gelu_grad(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(d), int d_off, int R, int cols);
 void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARENA(out), int out_off, int R,
@@ -101,25 +108,33 @@ inline void contraction(const int* index, CRef A, CRef B, Ref C, const ContractD
 #pragma HLS INLINE
   ttsim_contraction(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
 }
+/// The probabilities in place of the scores (in and out: one array, the module's `P`).
 inline void softmax(CRef in, Ref out, int R, int cols, int valid_cols, Ref stat) {
 #pragma HLS INLINE
-  ttsim_softmax(in.rows, in.off, out.rows, out.off, R, cols, valid_cols, stat.rows, stat.off);
+  TTSIM_SAME_ARRAY(in, out);
+  ttsim_softmax(out.rows, in.off, out.off, R, cols, valid_cols, stat.rows, stat.off);
 }
 /// d = P ⊙ (d − rowsum(d ⊙ P)) in place (d: dP in, dS out).
 inline void softmax_grad(CRef P, Ref d, int R, int cols, Ref stat) {
 #pragma HLS INLINE
   ttsim_softmax_grad(P.rows, P.off, d.rows, d.off, R, cols, stat.rows, stat.off);
 }
+/// gamma and beta in one array (the module's `params`), xhat and rstd in one (`saved`).
 inline void layernorm(CRef x, CRef gamma, CRef beta, Ref y, Ref xhat, Ref rstd, int R, int cols, Ref stat) {
 #pragma HLS INLINE
-  ttsim_layernorm(x.rows, x.off, gamma.rows, gamma.off, beta.rows, beta.off, y.rows, y.off, xhat.rows, xhat.off,
-                  rstd.rows, rstd.off, R, cols, stat.rows, stat.off);
+  TTSIM_SAME_ARRAY(gamma, beta);
+  TTSIM_SAME_ARRAY(xhat, rstd);
+  ttsim_layernorm(x.rows, x.off, gamma.rows, gamma.off, beta.off, y.rows, y.off, xhat.rows, xhat.off, rstd.off, R,
+                  cols, stat.rows, stat.off);
 }
+/// xhat and rstd in one array (the module's `saved`), dgamma and dbeta in one (`grads`).
 inline void layernorm_grad(CRef dy, CRef xhat, CRef rstd, CRef gamma, Ref dx, Ref dgamma, Ref dbeta, int R,
                            int cols, Ref stat) {
 #pragma HLS INLINE
-  ttsim_layernorm_grad(dy.rows, dy.off, xhat.rows, xhat.off, rstd.rows, rstd.off, gamma.rows, gamma.off, dx.rows,
-                       dx.off, dgamma.rows, dgamma.off, dbeta.rows, dbeta.off, R, cols, stat.rows, stat.off);
+  TTSIM_SAME_ARRAY(xhat, rstd);
+  TTSIM_SAME_ARRAY(dgamma, dbeta);
+  ttsim_layernorm_grad(dy.rows, dy.off, xhat.rows, xhat.off, rstd.off, gamma.rows, gamma.off, dx.rows, dx.off,
+                       dgamma.rows, dgamma.off, dbeta.off, R, cols, stat.rows, stat.off);
 }
 inline void gelu(CRef x, Ref y, int R, int cols) {
 #pragma HLS INLINE

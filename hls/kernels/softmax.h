@@ -58,6 +58,9 @@ softmax_exp_sum:
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MIN max = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MAX
 // stat is read in its first half (row r) and written in its second (R + r) only.
 #pragma HLS DEPENDENCE variable = stat_mem type = inter false
+// `out` is `in` in place in the build (one argument, P: modules.cc): each element is read
+// and written in its own iteration only.
+#pragma HLS DEPENDENCE variable = out_mem type = inter false
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("softmax_exp_sum");
     if (c.active()) {

@@ -1,0 +1,124 @@
+// No call of the step binds two arguments that one loop iteration accesses to one array
+// (machine/aliasing.h): on every preset and every buildable shipped arch the non-contraction
+// kernels need none (LayerNorm, its gradient and softmax take each array once:
+// ttsim_spec::kSharedArguments), the contraction's remaining ones are listed, and a graph
+// that binds two arguments to one array — or one argument to two — is found and refused
+// with the task, loop, arguments and array.
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "hls/include/kernel_spec.h"
+#include "machine/aliasing.h"
+#include "models/training_graph.h"
+#include "hw/arch_spec.h"
+
+namespace ttsim {
+namespace {
+
+TaskGraph graph_of(const std::string& model_name, const std::string& arch_name) {
+  const ModelSpec model = load_model_spec("configs/models/" + model_name + ".json");
+  const ArchSpec arch = load_arch_spec("configs/arch/" + arch_name + ".json");
+  GraphOptions o;
+  o.flow_by_kind = arch.flow_by_kind;
+  o.recompute_merges = arch.recompute_merges;
+  return build_training_graph(model, o);
+}
+
+struct Case {
+  const char* model;
+  const char* arch;
+};
+
+class NoAliasedBinding : public ::testing::TestWithParam<Case> {};
+
+// What the contraction still binds twice: the first merge of two TT cores (both operands in
+// param_mem: the left and right BTT merges, the TTM lookup of the first two cores) and
+// Q·Kᵀ (Q and K both layer outputs in out_mem). Anything else fails.
+TEST_P(NoAliasedBinding, OnlyTheContractionsOfTwoCoresAndQKBindOneArrayTwice) {
+  const TaskGraph g = graph_of(GetParam().model, GetParam().arch);
+  const std::set<std::string> known_core_pairs = {"btt.merge_left", "btt.merge_right", "ttm.lookup"};
+  for (const auto& a : machine::aliased_bindings(g)) {
+    const Task& t = g.tasks[a.task];
+    const bool core_pair = a.module == "ttsim_contraction" && a.array == "param_mem" &&
+                           known_core_pairs.count(t.role) > 0;
+    const bool qk = a.module == "ttsim_contraction" && a.array == "out_mem" && t.role == "attn.qk";
+    EXPECT_TRUE(core_pair || qk) << a.task_name << " " << a.module << "/" << a.loop << ": " << a.first << ", "
+                                 << a.second << " -> " << a.array;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, NoAliasedBinding,
+                         ::testing::Values(Case{"atis_2enc", "u50_paper"}, Case{"atis_4enc", "u50_paper"},
+                                           Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
+                                           Case{"atis_2enc", "u50_tt_sequential"}));
+
+/// The first task of `g` running `op`.
+Task& first_task(TaskGraph& g, TaskOp op) {
+  for (Task& t : g.tasks) {
+    if (t.op == op) return t;
+  }
+  throw std::logic_error("no task of that op");
+}
+
+/// The graph of (model, arch) with every contraction's arguments apart (memories 0), so the
+/// injected binding is the only one.
+TaskGraph graph_without_contraction_bindings(const std::string& model, const std::string& arch) {
+  TaskGraph g = graph_of(model, arch);
+  for (Task& t : g.tasks) {
+    if (t.op == TaskOp::kContraction) t.shape.memories = 0;
+  }
+  return g;
+}
+
+int slot(TaskOp op, const char* array) {
+  const auto& k = ttsim_spec::kKernelSpecs[ttsim_spec::kernel_index(to_string(op))];
+  return ttsim_spec::kernel_array_slot(k, array);
+}
+
+TEST(AliasedBinding, TwoArgumentsOfOneIterationInOneArrayAreFoundAndRefused) {
+  TaskGraph g = graph_without_contraction_bindings("atis_2enc", "u50_paper");
+  ASSERT_NO_THROW(machine::check_no_aliased_bindings(g, "u50_paper"));
+  // LayerNorm's gradient with dx in the array of dy: both accessed in layernorm_grad_input.
+  Task& t = first_task(g, TaskOp::kLayerNormGrad);
+  const int dy = ttsim_spec::memory_of(t.shape.memories, slot(t.op, "dy"));
+  t.shape.memories = ttsim_spec::with_memory(t.shape.memories, slot(t.op, "dx"), dy);
+  const auto found = machine::aliased_bindings(g);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].task_name, t.name);
+  EXPECT_EQ(found[0].module, "ttsim_layernorm_grad");
+  EXPECT_EQ(found[0].loop, "layernorm_grad_input");
+  EXPECT_EQ(found[0].first, "dy");
+  EXPECT_EQ(found[0].second, "dx");
+  EXPECT_EQ(found[0].array, machine::memory_array_name(dy));
+  EXPECT_FALSE(found[0].split);
+  try {
+    machine::check_no_aliased_bindings(g, "u50_paper");
+    FAIL() << "an aliased binding passed the check";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(t.name), std::string::npos) << what;
+    EXPECT_NE(what.find("\"dy\" and \"dx\""), std::string::npos) << what;
+    EXPECT_NE(what.find(machine::memory_array_name(dy)), std::string::npos) << what;
+  }
+}
+
+TEST(AliasedBinding, OneArgumentBoundToTwoArraysIsFound) {
+  TaskGraph g = graph_without_contraction_bindings("atis_2enc", "u50_paper");
+  // LayerNorm's x̂ and 1/σ are one argument (`saved`) of ttsim_layernorm: 1/σ elsewhere
+  // cannot be built.
+  Task& t = first_task(g, TaskOp::kLayerNorm);
+  ASSERT_NE(ttsim_spec::shared_argument("ttsim_layernorm", "xhat", "rstd"), nullptr);
+  t.shape.memories = ttsim_spec::with_memory(t.shape.memories, slot(t.op, "rstd"), ttsim_spec::kChain0Mem);
+  const auto found = machine::aliased_bindings(g);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].split);
+  EXPECT_EQ(found[0].loop, "layernorm_normalize");
+  EXPECT_EQ(found[0].array, "saved1_mem and chain0_mem");
+}
+
+}  // namespace
+}  // namespace ttsim
