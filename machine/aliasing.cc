@@ -1,6 +1,8 @@
 #include "machine/aliasing.h"
 
+#include <array>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,8 +12,56 @@
 
 namespace ttsim::machine {
 
+namespace {
+
+using namespace ttsim_spec;
+
+/// Two arrays one loop of a kernel accesses in one iteration.
+struct LoopPair {
+  const char* loop;
+  const char* first;
+  const char* second;
+  int slot_first, slot_second;  ///< kernel_array_slot of each
+  bool one_argument;            ///< the module takes both as one argument (kSharedArguments)
+};
+
+/// Variants a task can carry: contraction forms with the reduce bit, add variants.
+constexpr int kVariants = 8;
+
+/// The pairs of every kernel and variant, from the specification, computed once.
+struct PairTable {
+  std::array<std::array<std::vector<LoopPair>, kVariants>, kKernelSpecCount> of;
+  PairTable() {
+    for (int k = 0; k < kKernelSpecCount; ++k) {
+      const KernelSpec& spec = kKernelSpecs[k];
+      for (int v = 0; v < kVariants; ++v) {
+        for (int li = 0; li < spec.n_loops; ++li) {
+          const LoopSpec& l = spec.loops[li];
+          // A loop runs for the variant when its trip count for a 1-element task is non-zero.
+          if (loop_trip(l.trip, l.variant, v, 1, 1, 1, 1, 1) == 0) continue;
+          for (int a = 0; a < l.n_access; ++a) {
+            for (int b = a + 1; b < l.n_access; ++b) {
+              if (str_eq(l.access[a].array, l.access[b].array)) continue;
+              of[k][v].push_back({l.name, l.access[a].array, l.access[b].array,
+                                  kernel_array_slot(spec, l.access[a].array),
+                                  kernel_array_slot(spec, l.access[b].array),
+                                  shared_argument(spec.module, l.access[a].array, l.access[b].array) != nullptr});
+            }
+          }
+        }
+      }
+    }
+  }
+};
+
+const PairTable& pair_table() {
+  static const PairTable table;
+  return table;
+}
+
+}  // namespace
+
 std::string memory_array_name(int memory_id) {
-  using namespace ttsim_spec;
   if (memory_id >= kParamMem && memory_id < kParamMem + ttsim_hls::kFloatArenas) {
     return std::string(ttsim_hls::kArenaStems[memory_id - kParamMem]) + "_mem";
   }
@@ -21,30 +71,21 @@ std::string memory_array_name(int memory_id) {
 }
 
 std::vector<AliasedBinding> aliased_bindings(const TaskGraph& graph) {
-  using namespace ttsim_spec;
+  const PairTable& table = pair_table();
   std::vector<AliasedBinding> out;
   for (const Task& t : graph.tasks) {
     const int k = kernel_index(to_string(t.op));
     if (k < 0) throw std::logic_error("aliased_bindings: no kernel specification for task " + t.name);
-    const KernelSpec& spec = kKernelSpecs[k];
-    const TaskShape& s = t.shape;
-    for (int li = 0; li < spec.n_loops; ++li) {
-      const LoopSpec& l = spec.loops[li];
-      if (loop_trip(l.trip, l.variant, s.variant, s.batch, s.rows, s.inner, s.cols, 1) == 0) continue;
-      for (int a = 0; a < l.n_access; ++a) {
-        const int ma = memory_of(s.memories, kernel_array_slot(spec, l.access[a].array));
-        if (ma == kOwnMemory) continue;
-        for (int b = a + 1; b < l.n_access; ++b) {
-          if (str_eq(l.access[a].array, l.access[b].array)) continue;
-          const int mb = memory_of(s.memories, kernel_array_slot(spec, l.access[b].array));
-          const bool one_argument = shared_argument(spec.module, l.access[a].array, l.access[b].array) != nullptr;
-          if (one_argument ? mb == ma || mb == kOwnMemory : mb != ma) continue;
-          out.push_back({t.id, t.name, spec.module, l.name, l.access[a].array, l.access[b].array,
-                         one_argument ? memory_array_name(ma) + " and " + memory_array_name(mb)
-                                      : memory_array_name(ma),
-                         one_argument});
-        }
-      }
+    const int v = t.shape.variant;
+    if (v < 0 || v >= kVariants) throw std::logic_error("aliased_bindings: variant out of range in task " + t.name);
+    for (const LoopPair& p : table.of[k][v]) {
+      const int ma = memory_of(t.shape.memories, p.slot_first);
+      const int mb = memory_of(t.shape.memories, p.slot_second);
+      if (ma == kOwnMemory) continue;
+      if (p.one_argument ? mb == ma || mb == kOwnMemory : mb != ma) continue;
+      out.push_back({t.id, t.name, kKernelSpecs[k].module, p.loop, p.first, p.second,
+                     p.one_argument ? memory_array_name(ma) + " and " + memory_array_name(mb) : memory_array_name(ma),
+                     p.one_argument});
     }
   }
   return out;

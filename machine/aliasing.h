@@ -33,22 +33,25 @@ struct AliasedBinding {
 /// Every (task, loop, argument pair) of `graph` whose two arguments the loop accesses
 /// in one iteration and whose TaskShape::memories put in one array of the top, unless
 /// the module takes the two as one argument (ttsim_spec::kSharedArguments); and every pair
-/// the module takes as one argument that the call binds to two arrays (split). (The
-/// kernel_spec.h access lists of the loops the task's variant runs; arguments with no
-/// memory of the top, kOwnMemory, are apart by definition; kSharedInputs, a
-/// contraction's unplaced A and B, counts as one array). Empty when the graph's step
-/// needs no aliased binding. Throws std::logic_error for a task whose op has no kernel
-/// specification.
+/// the module takes as one argument that the call binds to two arrays (split). Pairs come
+/// from the kernel_spec.h access lists of the loops the task's variant runs (computed once
+/// per kernel and variant); an argument with no memory of the top (kOwnMemory) is apart by
+/// definition; kSharedInputs, a contraction's unplaced A and B, counts as one array. Empty
+/// when the graph's step needs no aliased binding; costs a few comparisons per task.
+/// Throws std::logic_error for a task whose op has no kernel specification or whose
+/// variant is outside 0..7.
 /// Source of the rule: UG1399 schedules a non-inlined function once for every call site,
 /// each array argument an interface of its own (hls-scheduling reference, "Functions,
 /// instances and concurrency").
 std::vector<AliasedBinding> aliased_bindings(const TaskGraph& graph);
 
-/// "param_mem", "index_mem", "A and B (not placed)" ... for a ttsim_spec::MemoryId.
+/// "param_mem", "index_mem", "one unplaced array", "its own memory" for a
+/// ttsim_spec::MemoryId.
 std::string memory_array_name(int memory_id);
 
-/// Throws ConfigError naming `where` (the arch file's JSON pointer or the design) and the
-/// first of aliased_bindings(graph) with every other count, when the list is not empty.
+/// Throws ConfigError naming `where` (the arch file, or the arch's name) and the first of
+/// aliased_bindings(graph) with the count of the others, when the list is not empty.
+/// machine::describe_into runs it on every design.
 void check_no_aliased_bindings(const TaskGraph& graph, const std::string& where);
 
 }  // namespace ttsim::machine

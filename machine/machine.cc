@@ -1,5 +1,7 @@
 #include "machine/machine.h"
 
+#include "machine/aliasing.h"
+
 #include "hw/fpga_power.h"
 
 #include <algorithm>
@@ -610,14 +612,14 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   static const char* const kHolds[ttsim_hls::kFloatArenas] = {
       "parameters",
       "gradients of one update group",
-      "layer inputs",
+      "layer inputs; K",
       "linear Y, logits; E, o, ffn_out, LN inputs (shared)",
       "saved chain steps (even), attn P",
       "saved chain steps (odd), LN x^, 1/s",
       "act. gradients dA, dP",
       "act. gradients dlogit|dB|dctx|dk",
       "act. gradients dv, dF|dq",
-      "backward chain temporaries (even)",
+      "chain temps (even); first-core copies",
       "BTT L_d; backward chain temps (odd)",
       "row statistics"};
   m.memories.resize(ttsim_hls::kFloatArenas + 1);
@@ -688,6 +690,7 @@ void partition_arenas(Machine& m, const ArchSpec& arch) {
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes) {
   check_buildable(arch);
+  check_no_aliased_bindings(graph, arch.source_file.empty() ? arch.name : arch.source_file);
   describe_instances(m, arch, device, graph, bound, classes, true);
   describe_memories(m, graph, hd);
   partition_arenas(m, arch);

@@ -155,7 +155,9 @@ void check_buildable(const ArchSpec& arch);
 /// and arch with the padded token count). Storage per array: of the URAM/BRAM assignments
 /// of the arrays with banks at least 2,048 words deep (the others stay in BRAM), the one
 /// with the smallest larger utilisation of the device's URAM288 and BRAM36 (ties: fewer
-/// blocks); over_device reports a design none of them fits. Throws ConfigError from check_buildable,
+/// blocks); over_device reports a design none of them fits. Throws ConfigError from check_buildable
+/// and from check_no_aliased_bindings (machine/aliasing.h: a call that binds two arguments of
+/// one loop iteration to one array, or one argument to two),
 /// InputError from hls_design, and InputError when a task of the graph has no kernel
 /// module.
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,

@@ -231,21 +231,40 @@ FlowPlan plan_dense(const LinearLayerSpec& layer, I K) {
 
 /// The BTT merges (left merges, L_dᵀ by transpose, right merges) of `x` as steps of
 /// `stage` named "<prefix>merge_left.k" / "<prefix>merge_right.j" / "<prefix>transpose_l",
-/// writing x's merge tensors and `lt`; levels 1..P+1.
+/// writing x's merge tensors and `lt`; levels 1..P+2. The first merge of each chain
+/// multiplies two cores, both parameters in param_mem: its A operand is first copied,
+/// transposed, into chain0 ("<prefix>copy_left" G_1ᵀ, "<prefix>copy_right" G_{d+e-1}ᵀ, level
+/// 1; hls/kernels/tt_linear.cc), so that no call binds param_mem to two arguments.
 void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& lt, FlowStage stage,
                 const std::string& prefix) {
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
+  std::string left_a = x.L(1), right_a = TtIndex::G(x.d + x.e - 1);
+  if (x.d >= 2) {
+    const I rows = x.Mpre(1), inner = x.r(1);
+    left_a = "G1t" + x.merge_suffix;
+    b.tensor(left_a, TensorKind::kIntermediate, {inner, rows}, ttsim_spec::kChain0Mem);
+    b.step(prefix + "copy_left", "btt.transpose", stage, shape4(1, rows, 1, inner), {TtIndex::G(1)}, {left_a}, 1,
+           TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  }
   for (std::size_t k = 2; k <= x.d; ++k) {
     b.step(prefix + "merge_left." + std::to_string(k), "btt.merge_left", stage,
-           shape4(1, x.Mpre(k - 1), x.r(k - 1), x.m(k) * x.r(k)), {x.L(k - 1), TtIndex::G(k)}, {x.L(k)},
-           static_cast<int>(k - 1));
+           shape4(1, x.Mpre(k - 1), x.r(k - 1), x.m(k) * x.r(k)), {k == 2 ? left_a : x.L(k - 1), TtIndex::G(k)},
+           {x.L(k)}, static_cast<int>(k));
+  }
+  // The right chain after the left one (hls/kernels/tt_linear.cc btt_remerge).
+  if (x.e >= 2) {
+    const I rows = x.r(x.d + x.e - 2) * x.n(x.e - 1), inner = x.r(x.d + x.e - 1);
+    right_a = TtIndex::G(x.d + x.e - 1) + "t" + x.merge_suffix;
+    b.tensor(right_a, TensorKind::kIntermediate, {inner, rows}, ttsim_spec::kChain0Mem);
+    b.step(prefix + "copy_right", "btt.transpose", stage, shape4(1, rows, 1, inner), {TtIndex::G(x.d + x.e - 1)},
+           {right_a}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
   }
   for (std::size_t j = x.e - 1; j >= 1; --j) {
     b.step(prefix + "merge_right." + std::to_string(j), "btt.merge_right", stage,
-           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)), {TtIndex::G(x.d + j), x.R(j + 1)},
-           {x.R(j)}, static_cast<int>(x.e - j));
+           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)),
+           {j == x.e - 1 ? right_a : TtIndex::G(x.d + j), x.R(j + 1)}, {x.R(j)}, static_cast<int>(x.e - j + 1));
   }
-  b.step(prefix + "transpose_l", "btt.transpose", stage, shape4(1, M, 1, rd), {x.L(x.d)}, {lt}, P + 1,
+  b.step(prefix + "transpose_l", "btt.transpose", stage, shape4(1, M, 1, rd), {x.L(x.d)}, {lt}, P + 2,
          TaskOp::kAdd, ttsim_spec::kAddTranspose);
 }
 
@@ -263,9 +282,9 @@ FlowPlan plan_btt(const TtIndex& x, I K, bool recompute) {
   b.tensor("dLt", TensorKind::kIntermediate, {rd, M}, ttsim_spec::kChain1Mem);
   const int P = static_cast<int>(std::max(x.d, x.e)) - 1;
   btt_merges(b, x, M, rd, "Lt", FlowStage::kForward, "fwd.");
-  b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", "Lt"}, {"Z"}, P + 2);
+  b.step("fwd.xl", "btt.xl", FlowStage::kForward, shape4(1, K, M, rd), {"X", "Lt"}, {"Z"}, P + 3);
   b.step("fwd.zr", "btt.zr", FlowStage::kForward, shape4(1, K, rd, N), {"Z", x.R(1)}, {"Y"},
-         P + 3);
+         P + 4);
   // With recomputation the backward first makes the merges again (hls/kernels/tt_linear.h
   // btt_remerge, in the same memories), as tensors of their own, and reads those.
   TtIndex xb = x;
@@ -283,7 +302,7 @@ FlowPlan plan_btt(const TtIndex& x, I K, bool recompute) {
     }
     b.tensor(lt, TensorKind::kIntermediate, {rd, M}, ttsim_spec::kSaved0Mem);
     btt_merges(b, xb, M, rd, lt, FlowStage::kGradInput, "bwd.re");
-    shift = P + 1;
+    shift = P + 2;
   }
   b.step("bwd.grad_z", "btt.grad_zr", FlowStage::kGradInput, shape4(1, K, N, rd),
          {"dY", xb.R(1)}, {"dZ"}, 1 + shift);
@@ -474,10 +493,21 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
     b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, saved_mem(k));
     b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, chain_mem(k));
   }
+  // The first lookup reads core 1 from its copy in chain0 (a plain copy by the elementwise
+  // unit's transposed copy of a one-column view, role "ttm.copy": hls/kernels/ttm_embedding.cc),
+  // so that it reads its two operands from two arrays.
+  std::string first_a = E(1);
+  if (d >= 2) {
+    const I words = r(0) * ttm.vocab_factors[0] * e(1) * r(1);
+    first_a = "G1c";
+    b.tensor(first_a, TensorKind::kIntermediate, {words}, ttsim_spec::kChain0Mem);
+    b.step("fwd.ttm_copy.1", "ttm.copy", FlowStage::kForward, shape4(1, words, 1, 1), {G(1)}, {first_a}, 1,
+           TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  }
   for (std::size_t k = 2; k <= d; ++k) {
     b.step("fwd.ttm_lookup." + std::to_string(k), "ttm.lookup", FlowStage::kForward,
-           shape4(K, Epre(k - 1), r(k - 1), e(k) * r(k)), {E(k - 1), G(k)}, {E(k)},
-           static_cast<int>(k - 1));
+           shape4(K, Epre(k - 1), r(k - 1), e(k) * r(k)), {k == 2 ? first_a : E(k - 1), G(k)}, {E(k)},
+           static_cast<int>(k));
   }
   for (std::size_t k = d; k >= 2; --k) {
     const int level = static_cast<int>(d - k + 1);

@@ -244,7 +244,7 @@ class Builder {
                         : role == "embedding.grad" || role == "bias.add" || role == "residual.add" ||
                                   role == "embedding.add"
                             ? ttsim_spec::kAddAccumulate
-                        : role == "btt.transpose"  ? ttsim_spec::kAddTranspose
+                        : role == "btt.transpose" || role == "ttm.copy" ? ttsim_spec::kAddTranspose
                                                    : ttsim_spec::kAddPlain;
     }
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)
@@ -394,7 +394,9 @@ class BoundPlan {
     for (const auto& s : plan_->steps) {
       const bool take = s.stage == stage || (all_backward && s.stage != FlowStage::kForward);
       if (!take) continue;
-      std::vector<int> reads = extra_reads, writes;
+      // The extra reads (the TTM's token ids: the contraction's index tables) go to the
+      // contractions only; the other kernels take no index argument.
+      std::vector<int> reads = s.op == TaskOp::kContraction ? extra_reads : std::vector<int>{}, writes;
       for (const auto& r : s.reads) reads.push_back(id(r));
       for (const auto& w : s.writes) {
         writes.push_back(id(w));
@@ -503,8 +505,9 @@ class TrainingGraph {
     return it->second;
   }
 
-  /// Parameters of the layer, the forward steps and the bias add; output "<layer>.Y".
-  Linear linear_forward(const LinearLayerSpec& l, int x, I tokens) {
+  /// Parameters of the layer, the forward steps and the bias add; output "<layer>.Y" in
+  /// `y_memory` (out_mem; the K projection's in act_mem: model_step.h kKeyArena).
+  Linear linear_forward(const LinearLayerSpec& l, int x, I tokens, int y_memory = ttsim_spec::kOutMem) {
     Linear out;
     out.spec = &l;
     out.x = x;
@@ -525,7 +528,7 @@ class TrainingGraph {
       p.bind("W", w);
       p.bind("dW", b_.grad(w));
     }
-    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim}, ttsim_spec::kOutMem);
+    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim}, y_memory);
     p.bind("X", x);
     p.bind("Y", out.y);
     p.emit(FlowStage::kForward);
@@ -667,7 +670,7 @@ class TrainingGraph {
     enc.h_in = h_in;
     const std::string p = "enc" + std::to_string(e) + ".";
     enc.q = linear_forward(linear(p + "q"), h_in, K_);
-    enc.k = linear_forward(linear(p + "k"), h_in, K_);
+    enc.k = linear_forward(linear(p + "k"), h_in, K_, ttsim_spec::kActMem);
     enc.v = linear_forward(linear(p + "v"), h_in, K_);
     const std::string attn = p + "attn";
     enc.attn = std::make_shared<BoundPlan>(

@@ -204,11 +204,19 @@ std::string shape_lines(const BuildDesign& d) {
 /// `storage_macros`.
 std::string arena_lines(const BuildDesign& d, std::string& storage_macros) {
   const machine::Machine& mc = d.machine;
+  std::int64_t rows = 1;
+  for (const machine::Memory& mem : mc.memories) {
+    if (mem.partition == mc.partition) rows = std::max(rows, mem.bank_words());
+  }
   std::string h = fmt::format(
       "// Banks of every float arena (the largest lane count): a lane access of any module\n"
       "// finds each of its lanes in a bank of its own (hls/include/banked.h).\n"
-      "constexpr int kArenaBanks = {};\n\n",
-      mc.partition);
+      "constexpr int kArenaBanks = {};\n"
+      "// Rows of the deepest float arena: every module's arena argument is declared\n"
+      "// [kArenaRows][kArenaBanks] (hls/kernels/modules.h), one interface shape for every\n"
+      "// array a shared instance is bound to.\n"
+      "constexpr int kArenaRows = {};\n\n",
+      mc.partition, rows);
   for (const machine::Memory& mem : mc.memories) {
     if (mem.storage == machine::Storage::kRegisters) {
       throw InputError("design \"" + d.label + "\": memory " + mem.array +

@@ -97,6 +97,10 @@ constexpr int kSgdLanes = 8;
 // Banks of every float arena (the largest lane count): a lane access of any module
 // finds each of its lanes in a bank of its own (hls/include/banked.h).
 constexpr int kArenaBanks = 64;
+// Rows of the deepest float arena: every module's arena argument is declared
+// [kArenaRows][kArenaBanks] (hls/kernels/modules.h), one interface shape for every
+// array a shared instance is bound to.
+constexpr int kArenaRows = 4800;
 
 // param_mem (parameters): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
 //   0 BRAM36, 128 URAM288.
@@ -106,20 +110,20 @@ constexpr int kParamPartition = 64;
 //   128 BRAM36, 0 URAM288.
 constexpr int kGradWords = 97663;
 constexpr int kGradPartition = 64;
-// act_mem (layer inputs): uram, 221184 words of 32 bits in 64 bank(s) of 3456 words;
-//   0 BRAM36, 64 URAM288.
-constexpr int kActWords = 221184;
-constexpr int kActPartition = 64;
-// out_mem (linear Y, logits; E, o, ffn_out, LN inputs (shared)): uram, 225274 words of 32 bits in 64 bank(s) of 3520 words;
-//   0 BRAM36, 64 URAM288.
-constexpr int kOutWords = 225274;
-constexpr int kOutPartition = 64;
-// saved0_mem (saved chain steps (even), attn P): uram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+// act_mem (layer inputs; K): uram, 270336 words of 32 bits in 64 bank(s) of 4224 words;
 //   0 BRAM36, 128 URAM288.
+constexpr int kActWords = 270336;
+constexpr int kActPartition = 64;
+// out_mem (linear Y, logits; E, o, ffn_out, LN inputs (shared)): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
+//   0 BRAM36, 64 URAM288.
+constexpr int kOutWords = 176122;
+constexpr int kOutPartition = 64;
+// saved0_mem (saved chain steps (even), attn P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+//   320 BRAM36, 0 URAM288.
 constexpr int kSaved0Words = 307200;
 constexpr int kSaved0Partition = 64;
-// saved1_mem (saved chain steps (odd), LN x^, 1/s): bram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
-//   192 BRAM36, 0 URAM288.
+// saved1_mem (saved chain steps (odd), LN x^, 1/s): uram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
+//   0 BRAM36, 64 URAM288.
 constexpr int kSaved1Words = 155296;
 constexpr int kSaved1Partition = 64;
 // bwd_a_mem (act. gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
@@ -134,7 +138,7 @@ constexpr int kBwdBPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
-// chain0_mem (backward chain temporaries (even)): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
+// chain0_mem (chain temps (even); first-core copies): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
@@ -166,8 +170,8 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_GRAD_STORAGE bram
 #define TTSIM_ACT_STORAGE uram
 #define TTSIM_OUT_STORAGE uram
-#define TTSIM_SAVED0_STORAGE uram
-#define TTSIM_SAVED1_STORAGE bram
+#define TTSIM_SAVED0_STORAGE bram
+#define TTSIM_SAVED1_STORAGE uram
 #define TTSIM_BWD_A_STORAGE bram
 #define TTSIM_BWD_B_STORAGE bram
 #define TTSIM_BWD_C_STORAGE bram
@@ -227,8 +231,8 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_ADD_ACCUMULATE_MAX 3072
 #define TTSIM_TRIPS_COLUMN_SUM_MIN 16
 #define TTSIM_TRIPS_COLUMN_SUM_MAX 3072
-#define TTSIM_TRIPS_TRANSPOSE_MIN 1552
-#define TTSIM_TRIPS_TRANSPOSE_MAX 1552
+#define TTSIM_TRIPS_TRANSPOSE_MIN 48
+#define TTSIM_TRIPS_TRANSPOSE_MAX 2416
 #define TTSIM_TRIPS_LOSS_MAX_MIN 64
 #define TTSIM_TRIPS_LOSS_MAX_MAX 512
 #define TTSIM_TRIPS_LOSS_EXP_SUM_MIN 64

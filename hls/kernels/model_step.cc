@@ -19,16 +19,16 @@ int linear_scratch_words(const LinearDims& l, int K, int parity) {
 }
 
 /// Y (out) = X (act) · W + b (BTT: L_d passes through chain1's linear scratch).
-void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L, CRef X) {
+void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L, CRef X,
+                    Ref Y) {
 #pragma HLS INLINE
-  Ref Y = a.out + s.y;
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
   if (!l.tt) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
   } else if (l.btt) {
     btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
-                a.chain1 + L.lin_scratch[1]);
+                a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   } else {
     tt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
   }
@@ -47,7 +47,8 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
     if (l.recompute) {
-      btt_remerge(a.index, l.t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain1 + L.lin_scratch[1]);
+      btt_remerge(a.index, l.t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain0 + L.lin_scratch[0],
+                  a.chain1 + L.lin_scratch[1]);
     }
     btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
                  dW, db, a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
@@ -141,7 +142,7 @@ class LayoutBuilder {
       s.saved[1] = alloc(kSaved1Arena, linear_saved_words(l, K, 1));
     }
     if ((i == 3 || i == 5) && l.out_dim != D_) return false;  // a residual branch is D wide
-    s.y = i == 3 || i == 5 ? L_.proj : alloc(kOutArena, K * l.out_dim);
+    s.y = i == 3 || i == 5 ? L_.proj : alloc(i == 1 ? kKeyArena : kOutArena, K * l.out_dim);
     for (int p = 0; p < 2; ++p) lin_scratch_[p] = max_i(lin_scratch_[p], linear_scratch_words(l, K, p));
     return true;
   }
@@ -297,7 +298,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   Ref stat = a.stat + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
-              a.saved1 + L.emb_saved[1]);
+              a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_scratch[0]);
   add_accumulate(P + L.pos, a.out + L.E, K, D, D, D);  // x0 = E + position, in place on E
   layernorm(a.out + L.E, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
             stat);
@@ -305,16 +306,20 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   for (int e = 0; e < m.encoders; ++e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    for (int i = 0; i < 3; ++i) linear_forward(m.lin[e][i], ls[i], K, a, L, a.act + h);
-    attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
+    // Q and V in out, K in act (kKeyArena): one call site each, so every argument is bound
+    // to a fixed array.
+    linear_forward(m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
+    linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
+    linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
+    attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                       a.saved0 + es.P, a.act + es.ctx, stat);
-    linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx);
+    linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
     add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
     layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
               a.saved1 + es.rstd1, K, D, stat);
-    linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1);
+    linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, a.out + ls[4].y);
     gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
-    linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g);
+    linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, a.out + ls[5].y);
     add_accumulate(a.act + es.h1, a.out + ls[5].y, K, D, D, D);  // a2 = h1 + ffn_out, in place
     layernorm(a.out + ls[5].y, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
               a.saved1 + es.rstd2, K, D, stat);
@@ -411,7 +416,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
-    attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.out + ls[1].y, a.out + ls[2].y,
+    attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                        a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
     linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true);

@@ -61,8 +61,9 @@ struct ModelDims {
 /// keeps the output of every contraction out of the memories its inputs are in, so each
 /// call holds at most two ports of any bank (kernel_spec.h kBankPorts) and the
 /// contraction runs at II = 1:
-///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output;
-///  - out:    layer outputs — each linear layer's Y (q, k, v, ffn_in), one slot (proj)
+///  - act:    layer inputs — LayerNorm outputs h, attention context, GELU output — and
+///            the K projection's output (so that Q·Kᵀ reads Q and K from two arrays);
+///  - out:    layer outputs — each linear layer's Y (q, v, ffn_in), one slot (proj)
 ///            shared by the TTM embedding's E and every o and ffn_out output (the
 ///            position add and the residual adds accumulate into it in place: it holds
 ///            the LayerNorm inputs x0, a1, a2), the head logits;
@@ -107,8 +108,12 @@ struct LinearSlots {
   int tensor = 0, tensors = 0;  ///< its parameter tensors: Layout::tensors[tensor, tensor + tensors)
   int saved[2] = {0, 0};   ///< saved intermediates in saved0 / saved1 (BTT: the merges L, R; TT: T_s)
   int z = 0;               ///< BTT: Z (K × r_d) in saved1, kept per layer
-  int y = 0;               ///< output K × N in out
+  int y = 0;               ///< output K × N in out (the K projection's in act: kKeyArena)
 };
+
+/// The arena of the K projection's output: act, so that Q·Kᵀ reads its two operands from
+/// two arrays (Q in out); every other linear output is in out.
+constexpr ArenaId kKeyArena = kActArena;
 
 /// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved0/saved1; ctx, a*, h*,
 /// g in act). Each LayerNorm's gain and bias are one update group: tensors ln*_t (gain)

@@ -10,84 +10,85 @@
 
 using namespace ttsim_hls;
 using ttsim_cfg::kArenaBanks;
+using ttsim_cfg::kArenaRows;
 
 // Each module takes the arena of every argument whole (the same arrays at every call site
 // of the shared instance: the top multiplexes its arenas onto the instance's ports) and a
 // runtime word offset, and hands both to the kernel (which names the arena in its
 // DEPENDENCE pragmas and reads it through Banked views, banked.h).
 
-void ttsim_contraction(const float A[][kArenaBanks], int a_off, const float B[][kArenaBanks], int b_off,
-                       float C[][kArenaBanks], int c_off, const int index[], const ContractDesc& d) {
+void ttsim_contraction(const float A[kArenaRows][kArenaBanks], int a_off, const float B[kArenaRows][kArenaBanks], int b_off,
+                       float C[kArenaRows][kArenaBanks], int c_off, const int index[], const ContractDesc& d) {
 #pragma HLS INLINE off
   contract_kernel<ttsim_cfg::kContractLanes, kArenaBanks>(A, a_off, B, b_off, C, c_off, index, d);
 }
 // softmax, layernorm and layernorm_grad take each array once (ttsim_spec::kSharedArguments):
 // two views of one argument are two access sites of one interface in the kernel.
-void ttsim_softmax(float P[][kArenaBanks], int in_off, int out_off, int R, int cols, int valid_cols,
-                   float stat[][kArenaBanks], int stat_off) {
+void ttsim_softmax(float P[kArenaRows][kArenaBanks], int in_off, int out_off, int R, int cols, int valid_cols,
+                   float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, in_off, P, out_off, R, cols, valid_cols, stat, stat_off);
 }
-void ttsim_softmax_grad(const float P[][kArenaBanks], int p_off, float d[][kArenaBanks], int d_off, int R, int cols,
-                        float stat[][kArenaBanks], int stat_off) {
+void ttsim_softmax_grad(const float P[kArenaRows][kArenaBanks], int p_off, float d[kArenaRows][kArenaBanks], int d_off, int R, int cols,
+                        float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, p_off, d, d_off, R, cols, stat, stat_off);
 }
-void ttsim_layernorm(const float x[][kArenaBanks], int x_off, const float params[][kArenaBanks], int g_off,
-                     int b_off, float y[][kArenaBanks], int y_off, float saved[][kArenaBanks], int xhat_off,
-                     int rstd_off, int R, int cols, float stat[][kArenaBanks], int stat_off) {
+void ttsim_layernorm(const float x[kArenaRows][kArenaBanks], int x_off, const float params[kArenaRows][kArenaBanks], int g_off,
+                     int b_off, float y[kArenaRows][kArenaBanks], int y_off, float saved[kArenaRows][kArenaBanks], int xhat_off,
+                     int rstd_off, int R, int cols, float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(x, x_off, params, g_off, params, b_off, y, y_off, saved,
                                                             xhat_off, saved, rstd_off, R, cols, stat, stat_off);
 }
-void ttsim_layernorm_grad(const float dy[][kArenaBanks], int dy_off, const float saved[][kArenaBanks], int xhat_off,
-                          int rstd_off, const float gamma[][kArenaBanks], int g_off, float dx[][kArenaBanks],
-                          int dx_off, float grads[][kArenaBanks], int dg_off, int db_off, int R, int cols,
-                          float stat[][kArenaBanks], int stat_off) {
+void ttsim_layernorm_grad(const float dy[kArenaRows][kArenaBanks], int dy_off, const float saved[kArenaRows][kArenaBanks], int xhat_off,
+                          int rstd_off, const float gamma[kArenaRows][kArenaBanks], int g_off, float dx[kArenaRows][kArenaBanks],
+                          int dx_off, float grads[kArenaRows][kArenaBanks], int dg_off, int db_off, int R, int cols,
+                          float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(dy, dy_off, saved, xhat_off, saved, rstd_off, gamma,
                                                                  g_off, dx, dx_off, grads, dg_off, grads, db_off, R,
                                                                  cols, stat, stat_off);
 }
-void ttsim_gelu(const float x[][kArenaBanks], int x_off, float y[][kArenaBanks], int y_off, int R, int cols) {
+void ttsim_gelu(const float x[kArenaRows][kArenaBanks], int x_off, float y[kArenaRows][kArenaBanks], int y_off, int R, int cols) {
 #pragma HLS INLINE off
   gelu_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, y, y_off, R, cols);
 }
-void ttsim_gelu_grad(const float x[][kArenaBanks], int x_off, float d[][kArenaBanks], int d_off, int R, int cols) {
+void ttsim_gelu_grad(const float x[kArenaRows][kArenaBanks], int x_off, float d[kArenaRows][kArenaBanks], int d_off, int R, int cols) {
 #pragma HLS INLINE off
   gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, d, d_off, R, cols);
 }
-void ttsim_add(const float a[][kArenaBanks], int a_off, const float b[][kArenaBanks], int b_off,
-               float out[][kArenaBanks], int out_off, int R, int cols, int a_rs, int b_rs, int o_rs) {
+void ttsim_add(const float a[kArenaRows][kArenaBanks], int a_off, const float b[kArenaRows][kArenaBanks], int b_off,
+               float out[kArenaRows][kArenaBanks], int out_off, int R, int cols, int a_rs, int b_rs, int o_rs) {
 #pragma HLS INLINE off
   add_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(a, a_off, b, b_off, out, out_off, R, cols,
                                                 a_rs, b_rs, o_rs);
 }
-void ttsim_add_accumulate(const float x[][kArenaBanks], int x_off, float acc[][kArenaBanks], int acc_off, int R,
+void ttsim_add_accumulate(const float x[kArenaRows][kArenaBanks], int x_off, float acc[kArenaRows][kArenaBanks], int acc_off, int R,
                           int cols, int x_rs, int acc_rs) {
 #pragma HLS INLINE off
   add_accumulate_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, acc, acc_off, R, cols, x_rs,
                                                            acc_rs);
 }
-void ttsim_column_sum(const float x[][kArenaBanks], int x_off, float sum[][kArenaBanks], int sum_off, int R,
+void ttsim_column_sum(const float x[kArenaRows][kArenaBanks], int x_off, float sum[kArenaRows][kArenaBanks], int sum_off, int R,
                       int cols, int x_rs) {
 #pragma HLS INLINE off
   column_sum_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, sum, sum_off, R, cols, x_rs);
 }
-void ttsim_transpose(const float x[][kArenaBanks], int x_off, float out[][kArenaBanks], int out_off, int R, int cols,
+void ttsim_transpose(const float x[kArenaRows][kArenaBanks], int x_off, float out[kArenaRows][kArenaBanks], int out_off, int R, int cols,
                      int x_rs, int o_rs) {
 #pragma HLS INLINE off
   transpose_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, out, out_off, R, cols, x_rs, o_rs);
 }
-float ttsim_loss(const float logits[][kArenaBanks], int logits_off, const int index[], int labels_off,
-                 float dlogits[][kArenaBanks], int dlogits_off, int R, int cols, float scale,
-                 float stat[][kArenaBanks], int stat_off) {
+float ttsim_loss(const float logits[kArenaRows][kArenaBanks], int logits_off, const int index[], int labels_off,
+                 float dlogits[kArenaRows][kArenaBanks], int dlogits_off, int R, int cols, float scale,
+                 float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
   return loss_kernel<ttsim_cfg::kLossLanes, kArenaBanks>(logits, logits_off, index, labels_off,
                                                          dlogits, dlogits_off, R, cols, scale,
                                                          stat, stat_off);
 }
-void ttsim_sgd_update(float w[][kArenaBanks], int w_off, float g[][kArenaBanks], int g_off, int words, float lr) {
+void ttsim_sgd_update(float w[kArenaRows][kArenaBanks], int w_off, float g[kArenaRows][kArenaBanks], int g_off, int words, float lr) {
 #pragma HLS INLINE off
   sgd_kernel<ttsim_cfg::kSgdLanes, kArenaBanks>(w, w_off, g, g_off, words, lr);
 }

@@ -58,9 +58,11 @@ constexpr TtsimModuleName kTtsimModules[] = {
 
 /// Arena arrays as the modules take them: rows of kArenaBanks words, dim 2 completely
 /// partitioned (banked.h). Every float argument of a module is one such arena and a word
-/// offset into it.
-#define TTSIM_ARENA(name) float name[][ttsim_cfg::kArenaBanks]
-#define TTSIM_CARENA(name) const float name[][ttsim_cfg::kArenaBanks]
+/// offset into it, declared with the rows of the deepest arena (kArenaRows), so the one
+/// shared instance of a module has one interface shape whichever array a call binds (a
+/// shallower array uses the low addresses).
+#define TTSIM_ARENA(name) float name[ttsim_cfg::kArenaRows][ttsim_cfg::kArenaBanks]
+#define TTSIM_CARENA(name) const float name[ttsim_cfg::kArenaRows][ttsim_cfg::kArenaBanks]
 /// Two views the module takes as one array argument (ttsim_spec::kSharedArguments) must be
 /// views of one array (checked in C simulation).
 #if defined(__SYNTHESIS__)

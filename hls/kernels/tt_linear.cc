@@ -74,6 +74,9 @@ BttSaved btt_saved(const TtDims& t, int /*K*/) {
 // (where L_d passes in the forward, between its merge and its transpose); dL_k in
 // chain[(d−k) mod 2] (dL_d in chain0); dR_j in chain[(j−1) mod 2].
 struct BttScratch {
+  /// The transposed copies of the first core of each merge chain (G_1ᵀ, G_{d+e-1}ᵀ), at the
+  /// start of chain0 while the merges run (before the backward's dZ and dL / dR there).
+  int copy_left = 0, copy_right = 0;
   int dz = 0;
   int dlt = 0;  ///< offset of dL_dᵀ (and of L_d in the forward)
   int dl[kMaxTtFactors + 1] = {};
@@ -84,6 +87,9 @@ BttScratch btt_scratch(const TtDims& t, int K) {
   BttScratch b;
   b.dz = b.words[0];
   b.words[0] += K * t.r[t.d];
+  b.copy_left = 0;
+  b.copy_right = t.d >= 2 ? t.m[0] * t.r[1] : 0;
+  const int copies = b.copy_right + (t.e >= 2 ? t.r[t.d + t.e - 2] * t.n[t.e - 2] * t.r[t.d + t.e - 1] : 0);
   b.dlt = b.words[1];
   b.words[1] += t.M() * t.r[t.d];
   for (int k = 2; k <= t.d; ++k) {
@@ -96,6 +102,7 @@ BttScratch btt_scratch(const TtDims& t, int K) {
     b.dr[j] = b.words[p];
     b.words[p] += r_words(t, j);
   }
+  b.words[0] = b.words[0] > copies ? b.words[0] : copies;
   return b;
 }
 
@@ -126,19 +133,35 @@ int tt_scratch_words(const TtDims& t, int K, int /*parity*/) { return tt_largest
 
 namespace {
 
-/// BTT left merge into L_d: L_2 = G_1 · G_2, L_k = L_{k-1} · G_k (k = 3..d), the last into
-/// `ld` (chain1's dL_dᵀ slot), the others alternating between the saved arenas.
+/// The A operand of the first merge of a chain, G (rows × inner, a core in param_mem),
+/// copied transposed to `copy` (chain0: btt_scratch) by the elementwise unit, so that the
+/// merge reads its two operands from two arrays; returns the merge's descriptor `d` reading
+/// A from that copy (a_i = 1, a_p = rows: the column form reads A one word per iteration,
+/// at any strides, so the merge's loop and trip count are unchanged).
+ContractDesc from_transposed_copy(CRef G, Ref copy, ContractDesc d) {
+#pragma HLS INLINE
+  transpose(G, copy, d.rows, d.inner, d.inner, d.rows);
+  d.a_i = 1;
+  d.a_p = d.rows;
+  return d;
+}
+
+/// BTT left merge into L_d: L_2 = G_1 · G_2 (G_1 from its transposed copy in chain0),
+/// L_k = L_{k-1} · G_k (k = 3..d), the last into `ld` (chain1's dL_dᵀ slot), the others
+/// alternating between the saved arenas.
 void btt_left_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1,
-                     Ref ld) {
+                     Ref ld, Ref copy) {
 #pragma HLS INLINE
   const int d = t.d;
   auto left = [&](int k) { return plain_desc(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k]); };
-  if (d == 2) contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), ld, left(2));
-  if (d >= 3) {
-    if ((d - 2) & 1) {
-      contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved1 + sv.l[2], left(2));
+  if (d >= 2) {
+    const ContractDesc first = from_transposed_copy(cores + t.core_offset(1), copy, left(2));
+    if (d == 2) {
+      contraction(index, copy, cores + t.core_offset(2), ld, first);
+    } else if ((d - 2) & 1) {
+      contraction(index, copy, cores + t.core_offset(2), saved1 + sv.l[2], first);
     } else {
-      contraction(index, cores + t.core_offset(1), cores + t.core_offset(2), saved0 + sv.l[2], left(2));
+      contraction(index, copy, cores + t.core_offset(2), saved0 + sv.l[2], first);
     }
   }
   for (int k = 3; k < d; ++k) {
@@ -151,18 +174,19 @@ void btt_left_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef
   if (d >= 3) contraction(index, saved1 + sv.l[d - 1], cores + t.core_offset(d), ld, left(d));
 }
 
-/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e}; R_j = G_{d+j} · R_{j+1}.
-void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1) {
+/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e} (G_{d+e-1} from its transposed copy in
+/// chain0); R_j = G_{d+j} · R_{j+1}.
+void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1,
+                      Ref copy) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
   if (e >= 2) {
+    const ContractDesc first = from_transposed_copy(cores + t.core_offset(d + e - 1), copy, right(e - 1));
     if ((e - 2) & 1) {
-      contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e), saved1 + sv.r[e - 1],
-                  right(e - 1));
+      contraction(index, copy, cores + t.core_offset(d + e), saved1 + sv.r[e - 1], first);
     } else {
-      contraction(index, cores + t.core_offset(d + e - 1), cores + t.core_offset(d + e), saved0 + sv.r[e - 1],
-                  right(e - 1));
+      contraction(index, copy, cores + t.core_offset(d + e), saved0 + sv.r[e - 1], first);
     }
   }
   for (int j = e - 2; j >= 1; --j) {
@@ -176,7 +200,8 @@ void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRe
 
 }  // namespace
 
-void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch1) {
+void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch0,
+                 Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, M = t.M(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
@@ -185,8 +210,8 @@ void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved
   // a different call site from one that reads saved1 and writes saved0, and the steps whose
   // operand is a core (parameters) instead of an intermediate are peeled, so no module
   // argument is chosen between arrays at run time.
-  btt_left_merges(index, t, sv, cores, saved0, saved1, scratch1 + sc.dlt);
-  btt_right_merges(index, t, sv, cores, saved0, saved1);
+  btt_left_merges(index, t, sv, cores, saved0, saved1, scratch1 + sc.dlt, scratch0 + sc.copy_left);
+  btt_right_merges(index, t, sv, cores, saved0, saved1, scratch0 + sc.copy_right);
   // L_dᵀ (r_d × M) into saved0 from L_d (chain1; G_1 when d = 1): the products on L then
   // run their lanes along M.
   Ref Lt = saved0 + sv.lt;
@@ -198,11 +223,11 @@ void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved
 }
 
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias, Ref Y, Ref saved0,
-                 Ref saved1, Ref Z, Ref scratch1) {
+                 Ref saved1, Ref Z, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
-  btt_remerge(index, t, K, cores, saved0, saved1, scratch1);
+  btt_remerge(index, t, K, cores, saved0, saved1, scratch0, scratch1);
   Ref Lt = saved0 + sv.lt;
   // Z = X · L_d in the dot form (X and L_dᵀ contiguous along M), Y = Z · R_1 (R_1 = G_{d+1}
   // when e = 1).

@@ -56,7 +56,8 @@ struct TtDims {
 int btt_saved_words(const TtDims& t, int K, int parity);
 /// Temporary words of btt_forward / btt_backward in chain arena `parity`: dZ in chain0,
 /// dL_dᵀ (r_d·M; L_d in the forward) in chain1, dL_k in chain[(d−k) mod 2], dR_j in
-/// chain[(j−1) mod 2].
+/// chain[(j−1) mod 2]; while the merges run, the transposed copies G_1ᵀ and G_{d+e-1}ᵀ of
+/// the first cores of the two merge chains at the start of chain0.
 int btt_scratch_words(const TtDims& t, int K, int parity);
 /// Saved-activation words of the TT flow in saved arena `parity`: T_s (s < d+e) with
 /// s mod 2 = parity.
@@ -67,17 +68,19 @@ int tt_scratch_words(const TtDims& t, int K, int parity);
 
 /// BTT forward. X: K × M, cores: t.total_words(), bias: N or null, Y: K × N,
 /// saved0 / saved1: btt_saved_words(t, K, 0 / 1) (the merges, written by btt_remerge),
-/// Z: K·r_d (written; read by btt_backward), scratch1: btt_scratch_words(t, K, 1) (L_d
-/// passes through it; free again on return). X and Y in arrays other than saved0, saved1,
-/// Z's and scratch1 (model_step.h arena plan: every step then writes an array it does not
-/// read).
+/// Z: K·r_d (written; read by btt_backward), scratch0 / scratch1: btt_scratch_words(t, K,
+/// 0 / 1) (the first cores' transposed copies and L_d pass through them; free again on
+/// return). X and Y in arrays other than saved0, saved1, Z's, scratch0 and scratch1
+/// (model_step.h arena plan: every step then writes an array it does not read, and no step
+/// reads one array through two arguments).
 void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,
-                 Ref Y, Ref saved0, Ref saved1, Ref Z, Ref scratch1);
+                 Ref Y, Ref saved0, Ref saved1, Ref Z, Ref scratch0, Ref scratch1);
 /// The BTT merges of btt_forward alone (left merges, L_dᵀ, right merges) into saved0 /
 /// saved1 from the cores: the same calls, the same words. Run before btt_backward by a
 /// layer that recomputes its merges (LinearDims::recompute) instead of keeping them from
 /// the forward pass; the cores must not have changed since the forward pass.
-void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch1);
+void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch0,
+                 Ref scratch1);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. saved0 / saved1 / Z: as btt_forward left them.

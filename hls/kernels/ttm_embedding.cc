@@ -38,7 +38,9 @@ int ttm_saved_words(const TtmDims& t, int K, int parity) {
   return w;
 }
 int ttm_scratch_words(const TtmDims& t, int K, int parity) {
-  int mx = 0;  // dE_k (k = 2..d-1) in scratch[k mod 2] (ttm_backward)
+  // dE_k (k = 2..d-1) in scratch[k mod 2] (ttm_backward); in the forward, core 1's copy at
+  // the start of scratch0 (ttm_forward).
+  int mx = (parity & 1) == 0 && t.d >= 2 ? t.core_words(1) : 0;
   for (int k = 2; k < t.d; ++k) {
     if ((k & 1) == (parity & 1)) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
   }
@@ -57,10 +59,13 @@ ttm_index:
 }
 
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1) {
+                 Ref saved0, Ref saved1, Ref scratch0) {
 #pragma HLS INLINE
   // E_k = E_{k-1} · S_k (k = 2..d), S_k the per-token slice of core k (index table k − 1);
-  // E_1 = S_1 is read straight from core 1 (table 0) by the k = 2 step, and E_d is E.
+  // E_1 = S_1 is read by the k = 2 step from a copy of core 1 at the start of scratch0
+  // (table 0 offsets are relative to core 1, which is at offset 0 of the cores), made by
+  // the elementwise unit's transposed copy of a one-column view (a plain copy), so that the
+  // step reads its two operands from two arrays. E_d is E.
   // E_k (k < d) lives in saved[k mod 2]: each step reads one saved arena and writes the
   // other (or E), one call site per direction, so no module argument is chosen between
   // arrays at run time.
@@ -77,10 +82,11 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   };
   ContractDesc first = desc(2);
   first.a_index = 0;
+  if (t.d >= 2) transpose(cores, scratch0, t.core_words(1), 1, 1, t.core_words(1));
   if (t.d == 2) {
-    contraction(index, cores, cores, E, first);
-  } else {
-    contraction(index, cores, cores, saved0 + e_offset(t, K, 2), first);
+    contraction(index, scratch0, cores, E, first);
+  } else if (t.d >= 3) {
+    contraction(index, scratch0, cores, saved0 + e_offset(t, K, 2), first);
   }
   for (int k = 3; k < t.d; ++k) {
     if (k & 1) {

@@ -32,8 +32,9 @@ struct TtmDims {
 /// Words of the saved intermediates E_k (k = 2..d-1, K tokens) in saved arena `parity`:
 /// E_k in saved[k mod 2].
 int ttm_saved_words(const TtmDims& t, int K, int parity);
-/// Temporary words of ttm_backward in each chain arena: the largest dE_k, k = 2..d-1
-/// (dE_k in chain[k mod 2]).
+/// Temporary words of ttm_forward / ttm_backward in each chain arena: the largest dE_k,
+/// k = 2..d-1 (dE_k in chain[k mod 2]), and in chain0 at least core 1 (its copy, read by the
+/// forward's first lookup).
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
 /// Fills idx[(k-1)·K + i] = core_offset(k) + digit_k(tokens[i]) · e_k · r_k, the word
@@ -42,9 +43,10 @@ void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 
 /// E (K × D) = rows of the TTM table for `tokens`. index: the top's int array, words
 /// 0 .. d·K − 1 filled by ttm_slice_offsets (every contraction call passes it).
-/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1); E in another array.
+/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1); scratch0: ttm_scratch_words(t, K, 0)
+/// (core 1's copy; free again on return); E in another array.
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1);
+                 Ref saved0, Ref saved1, Ref scratch0);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
 /// dE: K × D, in an array other than scratch0 / scratch1 (ttm_scratch_words each).
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,

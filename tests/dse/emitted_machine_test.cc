@@ -311,6 +311,14 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     EXPECT_EQ(a.partition, mem.partition) << mem.array;
   }
   for (const auto& [array, a] : e.arrays) EXPECT_TRUE(arrays.count(array)) << "undescribed array " << array;
+  // One interface shape per shared instance: every module's arena argument is declared with
+  // the rows of the deepest banked arena (modules.h TTSIM_ARENA, design_config.h kArenaRows).
+  std::int64_t deepest = 0;
+  for (const machine::Memory& mem : m.memories) {
+    if (mem.partition == m.partition) deepest = std::max(deepest, mem.bank_words());
+  }
+  ASSERT_TRUE(e.ints.count("kArenaRows")) << "design_config.h has no kArenaRows";
+  EXPECT_EQ(e.ints.at("kArenaRows"), deepest);
   EXPECT_EQ(e.maxi_depth, m.param_words);
   // The blocks the emitted arrays take (their parsed storage, banks and bank depth, 32-bit
   // words, bound ram_t2p) are the BRAM36 / URAM288 figures the run reported for the design.

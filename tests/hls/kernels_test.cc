@@ -135,9 +135,9 @@ std::vector<TtDims> tt_cases() {
 struct FlowFns {
   using CRef = ttsim_hls::CRef;
   using Ref = ttsim_hls::Ref;
-  /// Forward; its last two arguments are BTT's Z and chain arena 1 (the TT flow takes
-  /// neither: tt_fwd_adapter).
-  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref, Ref, Ref);
+  /// Forward; its last three arguments are BTT's Z and chain arenas 0 and 1 (the TT flow
+  /// takes none: tt_fwd_adapter).
+  void (*fwd)(const int*, const TtDims&, int, CRef, CRef, CRef, Ref, Ref, Ref, Ref, Ref, Ref);
   void (*bwd)(const int*, const TtDims&, int, CRef, CRef, CRef, CRef, CRef, CRef, Ref, bool, Ref, Ref, Ref, Ref);
   int (*saved)(const TtDims&, int, int);    ///< words in saved arena 0 / 1
   int (*scratch)(const TtDims&, int, int);  ///< words in chain arena 0 / 1
@@ -147,7 +147,7 @@ struct FlowFns {
 /// forward).
 void tt_fwd_adapter(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef cores,
                     ttsim_hls::CRef bias, ttsim_hls::Ref Y, ttsim_hls::Ref saved0, ttsim_hls::Ref saved1,
-                    ttsim_hls::Ref, ttsim_hls::Ref) {
+                    ttsim_hls::Ref, ttsim_hls::Ref, ttsim_hls::Ref) {
   ttsim_hls::tt_forward(index, t, K, X, cores, bias, Y, saved0, saved1);
 }
 /// tt_backward with btt_backward's arguments (no Z).
@@ -168,7 +168,8 @@ void check_flow(const FlowFns& f) {
       // Each saved / chain block in its own vector (the arenas of model_step.h).
       Vf Y(K * N), saved0(f.saved(t, K, 0) + 1), saved1(f.saved(t, K, 1) + 1), scratch0(f.scratch(t, K, 0) + 1),
           scratch1(f.scratch(t, K, 1) + 1), Z(K * t.r[t.d] + 1);
-      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1), BV(Z), BV(scratch1));
+      f.fwd(nullptr, t, K, BV(X), BV(cores), BV(bias), BV(Y), BV(saved0), BV(saved1), BV(Z), BV(scratch0),
+            BV(scratch1));
       Vd want = matmul(X, tt_dense(t, cores), K, M, N);
       for (int k = 0; k < K; ++k)
         for (int n = 0; n < N; ++n) want[k * N + n] += bias[n];
@@ -269,7 +270,7 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
     {
       ttsim_hls::LoopCountScope scope;
       ttsim_hls::btt_forward(nullptr, t, K, BV(X), BV(cores), nullptr, BV(Y), BV(saved0), BV(saved1), BV(Z),
-                             BV(scratch1));
+                             BV(scratch0), BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(fwd));
     }
     {
@@ -284,7 +285,7 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
       const Vf s0 = saved0, s1 = saved1;
       std::fill(saved0.begin(), saved0.end(), 7.0f);
       std::fill(saved1.begin(), saved1.end(), -7.0f);
-      ttsim_hls::btt_remerge(nullptr, t, K, BV(cores), BV(saved0), BV(saved1), BV(scratch1));
+      ttsim_hls::btt_remerge(nullptr, t, K, BV(cores), BV(saved0), BV(saved1), BV(scratch0), BV(scratch1));
       EXPECT_EQ(std::vector<float>(saved0.begin(), saved0.end() - 1), std::vector<float>(s0.begin(), s0.end() - 1));
       EXPECT_EQ(std::vector<float>(saved1.begin(), saved1.end() - 1), std::vector<float>(s1.begin(), s1.end() - 1));
     }
@@ -332,7 +333,7 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
     Vf E(K * D), saved0(ttsim_hls::ttm_saved_words(t, K, 0) + 1), saved1(ttsim_hls::ttm_saved_words(t, K, 1) + 1),
         scratch0(ttsim_hls::ttm_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::ttm_scratch_words(t, K, 1) + 1);
-    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved0), BV(saved1));
+    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved0), BV(saved1), BV(scratch0));
     Vd want;
     for (int tok : tokens) {
       const Vd r = ttm_row(t, cores, tok);

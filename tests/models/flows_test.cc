@@ -46,14 +46,15 @@ FlowCost cost(const LinearLayerSpec& l, Flow f, std::int64_t K, FlowStage s) {
 }
 
 // Hand computation (K = 7), d = e = 2, r = [1,2,3,4,1], M = 6, N = 20:
-//  BTT fwd: L2 = G1·G2 2·2·9 = 36; R1 = G3·G4 12·4·5 = 240; L2ᵀ = transpose of L2 (no
-//           MACs); Z = X·L2 7·6·3 = 126; Y = Z·R1 7·3·20 = 420; total 822; four levels
-//           (merges, transpose, X·L, Z·R). Live at Y: L2ᵀ (18) + R1 (60) + Z (21) = 99.
+//  BTT fwd: G1ᵀ (2·2 = 4 words) and G3ᵀ (12·4 = 48) copied (no MACs); L2 = G1·G2 2·2·9 =
+//           36; R1 = G3·G4 12·4·5 = 240; L2ᵀ = transpose of L2 (no MACs); Z = X·L2 7·6·3 =
+//           126; Y = Z·R1 7·3·20 = 420; total 822; five levels (copies, merges, transpose,
+//           X·L, Z·R). Peak at R1 = G3ᵀᵀ·G4: L2 (18) + G3ᵀ (48) + R1 (60) = 126.
 TEST(FlowCosts, BttSmallForward) {
   const auto c = cost(small_tt(), Flow::kBTT, 7, FlowStage::kForward);
   EXPECT_EQ(c.macs, 822);
-  EXPECT_EQ(c.critical_path, 4);
-  EXPECT_EQ(c.peak_intermediate_words, 99);
+  EXPECT_EQ(c.critical_path, 5);
+  EXPECT_EQ(c.peak_intermediate_words, 126);
 }
 
 //  BTT grad-input: dZ = dY·R1ᵀ 7·20·3 = 420, dX = dZ·L2ᵀ 7·3·6 = 126.
@@ -132,7 +133,8 @@ TEST(FlowCosts, DenseLayerIsOneProductPerStageWhateverTheFlow) {
 }
 
 // TTM vocab [2,3,2], dims [2,3,4], ranks [1,2,3,1], K = 5:
-//  fwd E2 = S1·S2 5·2·2·9 = 180, E3 = E2·S3 5·6·3·4 = 360; E2 (5·6·3 = 90 words) saved.
+//  fwd: core 1 copied (1·2·2·2 = 8 words, no MACs), E2 = S1·S2 5·2·2·9 = 180, E3 = E2·S3
+//  5·6·3·4 = 360; three levels; peak at E2: the copy (8) + E2 (5·6·3 = 90 words, saved) = 98.
 //  bwd dS3 5·3·6·4 = 360, dE2 5·6·4·3 = 360, dS2 5·2·2·9 = 180, dE1 5·2·9·2 = 180.
 TEST(FlowCosts, TtmLookup) {
   TtmShape t;
@@ -142,8 +144,8 @@ TEST(FlowCosts, TtmLookup) {
   const auto plan = plan_ttm_lookup(t, 5);
   const auto f = stage_cost(plan, FlowStage::kForward);
   EXPECT_EQ(f.macs, 540);
-  EXPECT_EQ(f.critical_path, 2);
-  EXPECT_EQ(f.peak_intermediate_words, 90);
+  EXPECT_EQ(f.critical_path, 3);
+  EXPECT_EQ(f.peak_intermediate_words, 98);
   const auto g = stage_cost(plan, FlowStage::kGradWeights);
   EXPECT_EQ(g.macs, 1080);
   EXPECT_EQ(g.critical_path, 2);
@@ -176,7 +178,7 @@ TEST(FlowCosts, ReferenceLayerAtK32BttBeatsTtAndMm) {
   EXPECT_EQ(btt.peak_intermediate_words, 29952);
   EXPECT_LT(btt.peak_intermediate_words, tt.peak_intermediate_words);
   EXPECT_LT(btt.peak_intermediate_words, mm.peak_intermediate_words);
-  EXPECT_EQ(btt.critical_path, 5);
+  EXPECT_EQ(btt.critical_path, 6);  // copies, two merges, transpose, X·L, Z·R
   EXPECT_EQ(tt.critical_path, 6);
 }
 
@@ -263,7 +265,7 @@ TEST(FlowPlans, RandomShapesAreWellFormedAndMatchClosedForms) {
       const int cp_i = stage_cost(plan, FlowStage::kGradInput).critical_path;
       const int cp_w = stage_cost(plan, FlowStage::kGradWeights).critical_path;
       if (f == Flow::kBTT) {
-        EXPECT_EQ(cp_f, P + 3);
+        EXPECT_EQ(cp_f, P + 4);
         EXPECT_EQ(cp_i, 2);
         EXPECT_EQ(cp_w, std::max(d + 1, e));
       } else if (f == Flow::kTT) {

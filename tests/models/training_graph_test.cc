@@ -256,11 +256,12 @@ TEST(TrainingGraph, SummaryCounts) {
   EXPECT_EQ(s.tasks_by_unit.at("gelu"), 2 * 2);
   EXPECT_EQ(s.tasks_by_unit.at("layernorm"), 2 * 5);
   // One task per add call of the HLS step: forward 14 bias adds (12 linears + 2 heads),
-  // 4 residual adds, the position add and 12 L_d transposes (one per BTT layer); backward
-  // 14 bias gradients (column sums), the position gradient and 12 dL_d transposes. The
-  // residual, Q/K/V and heads gradient sums are contractions' accumulate flags, not adds
-  // (tests/models/graph_matches_hls_test).
-  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 12 + 14 + 1 + 12);
+  // 4 residual adds, the position add, 12 L_d transposes (one per BTT layer), 24 copies of
+  // a first core (G_1ᵀ and G_{d+e-1}ᵀ per BTT layer) and the TTM's copy of core 1;
+  // backward 14 bias gradients (column sums), the position gradient and 12 dL_d
+  // transposes. The residual, Q/K/V and heads gradient sums are contractions' accumulate
+  // flags, not adds (tests/models/graph_matches_hls_test).
+  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 12 + 24 + 1 + 14 + 1 + 12);
 }
 
 TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {
