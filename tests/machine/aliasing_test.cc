@@ -122,5 +122,29 @@ TEST(AliasedBinding, OneArgumentBoundToTwoArraysIsFound) {
   EXPECT_EQ(found[0].array, "saved1_mem and chain0_mem");
 }
 
+TEST(AliasedBinding, AContractionReadingTwoCoresFromParamMemIsRefused) {
+  // What the first merge of a BTT chain did before its A core was copied to chain0: A and B
+  // both in param_mem.
+  TaskGraph g = graph_of("atis_2enc", "u50_paper");
+  Task* merge = nullptr;
+  for (Task& t : g.tasks) {
+    if (t.role == "btt.merge_left") {
+      merge = &t;
+      break;
+    }
+  }
+  ASSERT_NE(merge, nullptr);
+  merge->shape.memories = ttsim_spec::with_memory(merge->shape.memories, slot(merge->op, "A"), ttsim_spec::kParamMem);
+  merge->shape.memories = ttsim_spec::with_memory(merge->shape.memories, slot(merge->op, "B"), ttsim_spec::kParamMem);
+  const auto found = machine::aliased_bindings(g);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].task_name, merge->name);
+  EXPECT_EQ(found[0].module, "ttsim_contraction");
+  EXPECT_EQ(found[0].first, "A");
+  EXPECT_EQ(found[0].second, "B");
+  EXPECT_EQ(found[0].array, "param_mem");
+  EXPECT_THROW(machine::check_no_aliased_bindings(g, "u50_paper.json"), ConfigError);
+}
+
 }  // namespace
 }  // namespace ttsim
