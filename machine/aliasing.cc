@@ -28,10 +28,13 @@ struct LoopPair {
 /// Variants a task can carry: contraction forms with the reduce bit, add variants.
 constexpr int kVariants = 8;
 
-/// The pairs of every kernel and variant, from the specification, computed once.
+/// The pairs of every kernel and variant, from the specification, computed once; and the
+/// kernel of each TaskOp (-1: none), so a task costs no name lookup.
 struct PairTable {
   std::array<std::array<std::vector<LoopPair>, kVariants>, kKernelSpecCount> of;
+  std::array<int, kTaskOpCount> kernel_of_op{};
   PairTable() {
+    for (int op = 0; op < kTaskOpCount; ++op) kernel_of_op[op] = kernel_index(to_string(static_cast<TaskOp>(op)));
     for (int k = 0; k < kKernelSpecCount; ++k) {
       const KernelSpec& spec = kKernelSpecs[k];
       for (int v = 0; v < kVariants; ++v) {
@@ -74,7 +77,7 @@ std::vector<AliasedBinding> aliased_bindings(const TaskGraph& graph) {
   const PairTable& table = pair_table();
   std::vector<AliasedBinding> out;
   for (const Task& t : graph.tasks) {
-    const int k = kernel_index(to_string(t.op));
+    const int k = table.kernel_of_op[static_cast<int>(t.op)];
     if (k < 0) throw std::logic_error("aliased_bindings: no kernel specification for task " + t.name);
     const int v = t.shape.variant;
     if (v < 0 || v >= kVariants) throw std::logic_error("aliased_bindings: variant out of range in task " + t.name);

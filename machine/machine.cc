@@ -228,7 +228,9 @@ Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec&
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                  const TaskGraph& graph, const KernelLatencyModel& lat) {
   check_buildable(arch);
-  const HlsDesign hd = hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
+  const std::string where = arch.source_file.empty() ? arch.name : arch.source_file;
+  check_no_aliased_bindings(graph, where);
+  const HlsDesign hd = hls_design(model, arch, where);
   Machine m;
   describe_into(m, arch, device, graph, lat, hd);
   return m;
@@ -690,7 +692,6 @@ void partition_arenas(Machine& m, const ArchSpec& arch) {
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes) {
   check_buildable(arch);
-  check_no_aliased_bindings(graph, arch.source_file.empty() ? arch.name : arch.source_file);
   describe_instances(m, arch, device, graph, bound, classes, true);
   describe_memories(m, graph, hd);
   partition_arenas(m, arch);

@@ -157,7 +157,9 @@ void check_buildable(const ArchSpec& arch);
 /// with the smallest larger utilisation of the device's URAM288 and BRAM36 (ties: fewer
 /// blocks); over_device reports a design none of them fits. Throws ConfigError from check_buildable
 /// and from check_no_aliased_bindings (machine/aliasing.h: a call that binds two arguments of
-/// one loop iteration to one array, or one argument to two),
+/// one loop iteration to one array, or one argument to two; checked here, on every fresh
+/// description, and not again by describe_into, whose reuse re-describes a graph reshaped to
+/// other ranks: a reshape changes shapes, never a task's op, variant or bindings),
 /// InputError from hls_design, and InputError when a task of the graph has no kernel
 /// module.
 Machine describe(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
@@ -181,8 +183,9 @@ struct TaskClasses {
 /// view is `hd` (hls_design of that model and arch), reusing `m`'s storage: describing into
 /// the machine of another model of the same structure (same encoders, layers and flows,
 /// other TT ranks) allocates nothing, so a sweep of ranks re-describes one machine. Every
-/// field of `m` is overwritten: the result equals a fresh describe. Throws as describe.
-/// `classes`, when given, must group `graph`'s tasks as TaskClasses says (std::invalid_argument
+/// field of `m` is overwritten: the result equals a fresh describe. Throws as describe, except
+/// that it does not re-check the bindings (check_no_aliased_bindings): the graph it
+/// re-describes was described fresh (describe) before it was reshaped. `classes`, when given, must group `graph`'s tasks as TaskClasses says (std::invalid_argument
 /// when they do not cover its tasks).
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes = {});
