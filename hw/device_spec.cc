@@ -141,7 +141,9 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   d.source_file = file;
   d.name = root.at("name").as_string();
   if (auto v = root.find("description")) v->as_string();
-  if (auto v = root.find("sources")) v->as_array(0);
+  if (auto v = root.find("sources")) {
+    for (const JsonView& s : v->as_array(0)) d.sources.push_back(s.as_string());
+  }
   d.part = root.at("part").as_string();
   d.platform = root.at("platform").as_string();
   read_resources(root.at("resources"), d);

@@ -37,6 +37,8 @@ struct PowerCoefficients {
 struct DeviceSpec {
   std::string name;         ///< "u50"
   std::string source_file;
+  /// The file's "sources": where each figure comes from (free text, as the file states it).
+  std::vector<std::string> sources;
   std::string part;         ///< "xcu50-fsvh2104-2-e"
   std::string platform;     ///< Vitis platform, e.g. "xilinx_u50_gen3x16_xdma_5_202210_1"
   std::int64_t bram36 = 0;  ///< RAMB36 blocks (2 × RAMB18 each)

@@ -25,6 +25,16 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
   dev["operator_latency_cycles"] = ops;
   dev["operator_latency_source"] = source;
   dev["operator_dsp"] = dsp;
+  // Units of the device file's figures, and the file's own sources for them.
+  dev["units"] = {{"card.idle_watts", "W"},
+                  {"card.max_watts", "W"},
+                  {"clocks.*_mhz", "MHz"},
+                  {"float_ops.*.latency.cycles", "cycles at the kernel clock"},
+                  {"float_ops.*.latency.max_clock_mhz", "MHz (the highest clock the latency holds at)"},
+                  {"float_ops.*.dsp", "DSP48E2 slices per operator core"},
+                  {"memory.*_latency", "cycles"},
+                  {"resources.*", "blocks or cells of the device"}};
+  dev["sources"] = device.sources;
   const BankInstance bank;  // the memory model's defaults
   const memplan::HlsStorageRules storage;
   return {{"clock_mhz", clock_mhz},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `simulate --json` names every default the run used: the device's figures (operator
 # latencies at the run's clock, power coefficients, resource totals), the memory model's
-# ports and word width, the LUT estimate's constants and the HLS storage thresholds.
+# ports and word width, the LUT estimate's constants and the HLS storage thresholds, the
+# device figures' units and the device file's sources.
 set -uo pipefail
 R="${TEST_SRCDIR}/ttsim"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -33,6 +34,10 @@ assert h["complete_partition_threshold_elements"]["value"] == 4 and h["lutram_ma
 assert h["uram_min_bank_words"]["value"] == 2048 and all(v["unit"] and v["source"] for v in h.values()), h
 f = d["fit_rule"]["resource_headroom_pct"]
 assert f["value"] == 5 and f["unit"] and f["source"], d["fit_rule"]
+# The device's figures carry their units and the device file's own sources.
+u = d["device"]["units"]
+assert u["card.idle_watts"] == "W" and u["clocks.*_mhz"] == "MHz" and "cycles" in u["float_ops.*.latency.cycles"], u
+assert d["device"]["sources"] == dev["sources"] and d["device"]["sources"], d["device"]["sources"]
 PY
 
 # Under a calibration (fitted fadd latency and static power, timing not met): defaults_used
