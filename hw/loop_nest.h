@@ -78,7 +78,7 @@ std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, in
 /// recurrences and accesses.
 /// Throws std::invalid_argument when lanes < 1, a shape extent is < 1, the variant is
 /// negative, or the variant selects no loop of the kernel (e.g. a contraction form 3, an
-/// add variant other than kAddPlain / kAddAccumulate / kAddColumnSum / kAddTranspose).
+/// add variant other than kAddAccumulate / kAddColumnSum / kAddTranspose).
 std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes);
 
 /// Every loop of `op`'s kernel regardless of variant (the loops a csynth report of the

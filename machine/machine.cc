@@ -79,7 +79,6 @@ TaskOp op_named(const std::string& name) {
 
 /// The add-kernel variant a module runs (modules.h table); -1 for modules of other ops.
 int module_variant(const std::string& module) {
-  if (module == "ttsim_add") return ttsim_spec::kAddPlain;
   if (module == "ttsim_add_accumulate") return ttsim_spec::kAddAccumulate;
   if (module == "ttsim_column_sum") return ttsim_spec::kAddColumnSum;
   if (module == "ttsim_transpose") return ttsim_spec::kAddTranspose;

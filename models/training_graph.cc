@@ -78,15 +78,15 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       set("x", kOutMem), set("d", kBwdCMem);
       break;
     case TaskOp::kAdd:
-      if (variant == kAddPlain) {  // the dense table's lookup and position add -> x0 (act)
-        set("a", kIndexMem), set("b", kParamMem), set("out", kActMem);
-      } else if (variant == kAddTranspose) {  // forward L_d -> L_d^T; every call's buffers override these
+      if (variant == kAddTranspose) {  // forward L_d -> L_d^T; every call's buffers override these
         set("x", kChain1Mem), set("out", kSaved0Mem);
       } else if (variant == kAddAccumulate) {
         if (role == "bias.add" || role == "embedding.add") {  // Y += b, E += position (param into out)
           set("x", kParamMem), set("acc", kOutMem);
         } else if (role == "residual.add") {  // o.y += h, ffn_out.y += h1 (act into out)
           set("x", kActMem), set("acc", kOutMem);
+        } else if (role == "embedding.lookup_add") {  // the dense table's rows (+ position) into x0
+          set("x", kParamMem), set("acc", kActMem);
         } else {
           set("x", kBwdBMem), set("acc", kGradMem);
         }
@@ -130,7 +130,7 @@ std::vector<ArgumentBinding> kernel_arguments(TaskOp op, int variant) {
       if (variant == ttsim_spec::kAddAccumulate) return {{"x", 'r', 0}, {"acc", 'w', 0}};
       if (variant == ttsim_spec::kAddColumnSum) return {{"x", 'r', 0}, {"sum", 'w', 0}};
       if (variant == ttsim_spec::kAddTranspose) return {{"x", 'r', 0}, {"out", 'w', 0}};
-      return {{"a", 'r', 0}, {"b", 'r', 1}, {"out", 'w', 0}};
+      break;
     case TaskOp::kLoss: return {{"logits", 'r', 0}, {"labels", 'r', 1}, {"dlogits", 'w', 0}, {"stat", 'w', 1}};
     case TaskOp::kSgdUpdate: return {{"w", 'r', 0}, {"g", 'r', 1}};
     case TaskOp::kContraction: break;
@@ -238,14 +238,13 @@ class Builder {
     t.shape = shape;
     // Add kernels (hls/include/kernel_spec.h): the bias gradient is a column sum of dY, the
     // embedding gradients accumulate into distinct elements, BTT's L_d / dL_d transposes
-    // are transposed copies, every other add is plain.
+    // and the first-core copies are transposed copies, every other add accumulates into its
+    // output (bias, position and residual adds in place; the dense table's lookup, which the
+    // kernel tree does not build, priced the same way).
     if (op == TaskOp::kAdd) {
       t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
-                        : role == "embedding.grad" || role == "bias.add" || role == "residual.add" ||
-                                  role == "embedding.add"
-                            ? ttsim_spec::kAddAccumulate
                         : role == "btt.transpose" || role == "ttm.copy" ? ttsim_spec::kAddTranspose
-                                                   : ttsim_spec::kAddPlain;
+                                                   : ttsim_spec::kAddAccumulate;
     }
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)
                                                   : bound_memories(op, t.shape.variant, role, reads, writes);

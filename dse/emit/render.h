@@ -18,7 +18,7 @@ extern const char* const kReferenceStepFile;
 ///  - model shape, TT/TTM shapes and kUseBtt from d.hls (the ModelDims the top builds);
 ///  - k<Unit>Lanes from Machine::instances[].lanes (kContractLanes = ttsim_contraction,
 ///    kSoftmaxLanes = ttsim_softmax / ttsim_softmax_grad, kLayerNormLanes, kGeluLanes,
-///    kAddLanes = ttsim_add / ttsim_add_accumulate / ttsim_column_sum / ttsim_transpose,
+///    kAddLanes = ttsim_add_accumulate / ttsim_column_sum / ttsim_transpose,
 ///    kLossLanes, kSgdLanes:
 ///    the constants hls/kernels/modules.cc instantiates each module with);
 ///  - per Machine::memories entry <stem>_mem: k<Stem>Words (words), k<Stem>Partition

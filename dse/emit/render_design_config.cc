@@ -34,7 +34,7 @@ const std::vector<LaneConstant>& lane_constants() {
       {"kSoftmaxLanes", {"ttsim_softmax", "ttsim_softmax_grad"}},
       {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}},
       {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}},
-      {"kAddLanes", {"ttsim_add", "ttsim_add_accumulate", "ttsim_column_sum", "ttsim_transpose"}},
+      {"kAddLanes", {"ttsim_add_accumulate", "ttsim_column_sum", "ttsim_transpose"}},
       {"kLossLanes", {"ttsim_loss"}},
       {"kSgdLanes", {"ttsim_sgd_update"}},
   };

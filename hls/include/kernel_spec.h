@@ -133,10 +133,11 @@ constexpr int kContractDot = 1;
 constexpr int kContractScalar = 2;
 constexpr int kContractFormMask = 3;
 constexpr int kContractReduceBatch = 4;
-/// Elementwise-unit (TaskOp add) variants: out = a + b; acc += x (distinct elements);
-/// column sums into acc; the transposed copy out = xᵀ (BTT's L_d → L_dᵀ and dL_dᵀ → dL_d,
-/// so that the products on L run their lanes along M: models/flows.h plan_btt).
-constexpr int kAddPlain = 0;
+/// Elementwise-unit (TaskOp add) variants: acc += x (distinct elements; every add of the
+/// step accumulates in place into its output: biases, position, residuals); column sums
+/// into acc; the transposed copy out = xᵀ (BTT's L_d → L_dᵀ and dL_dᵀ → dL_d, so that the
+/// products on L run their lanes along M: models/flows.h plan_btt; the first-core copies).
+/// (Variant 0, a plain out = a + b, is gone: no call of the step needs it.)
 constexpr int kAddAccumulate = 1;
 constexpr int kAddColumnSum = 2;
 constexpr int kAddTranspose = 3;
@@ -375,18 +376,9 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"x", kLaneAccess, 1, 0}, {"d", kLaneAccess, 1, 1}},
        2}},
      1},
-    {"ttsim_add",
+    {"ttsim_add_accumulate",
      "add",
-     {{"add",
-       kTripElementwise,
-       kAddPlain,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
-       3,
-       {},
-       0,
-       {{"a", kLaneAccess, 1, 0}, {"b", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}},
-       3},
-      {"add_accumulate",
+     {{"add_accumulate",
        kTripElementwise,
        kAddAccumulate,
        {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
@@ -417,7 +409,7 @@ constexpr KernelSpec kKernelSpecs[] = {
        0,
        {{"x", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}},
        2}},
-     4},
+     3},
     {"ttsim_loss",
      "loss",
      {{"loss_max",

@@ -1,44 +1,14 @@
 #pragma once
-// The elementwise-unit kernels (TaskOp add): residual/bias add, in-place accumulate, the
-// bias gradient as column sums, and the transposed copy. Loops, trip counts and accesses:
-// hls/include/kernel_spec.h ("ttsim_add": add, add_accumulate, column_sum, transpose);
+// The elementwise-unit kernels (TaskOp add): in-place accumulate (bias, position and
+// residual adds, embedding gradients), the bias gradient as column sums, and the transposed
+// copy. Loops, trip counts and accesses: hls/include/kernel_spec.h ("ttsim_add_accumulate":
+// add_accumulate, column_sum, transpose);
 // loop structure and arguments of the first three: row_reduce.h. The II of each loop is its TTSIM_II_<LOOP>
 // of design_config.h.
 
 #include "hls/kernels/row_reduce.h"
 
 namespace ttsim_hls {
-
-/// out[r·o_rs + j] = a[r·a_rs + j] + b[r·b_rs + j] for R rows of cols (a row stride of
-/// 0 broadcasts one row, e.g. a bias). Loop add (II: TTSIM_II_ADD).
-template <int LANES, int B>
-void add_kernel(const float a_mem[][B], int a_off, const float b_mem[][B], int b_off, float out_mem[][B], int out_off,
-                int R, int cols, int a_rs, int b_rs, int o_rs) {
-  const Banked<const float, B> a(a_mem, a_off);
-  const Banked<const float, B> b(b_mem, b_off);
-  const Banked<float, B> out(out_mem, out_off);
-  Elementwise<LANES, TTSIM_II_ADD> c(R, cols, a_rs, b_rs, o_rs);
-  const long total = c.total();
-  TTSIM_LOOP_BEGIN("add");
-add:
-  for (long n = 0; n < total; ++n) {
-#pragma HLS PIPELINE II = TTSIM_II_ADD
-#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_ADD_MIN max = TTSIM_TRIPS_ADD_MAX
-    TTSIM_LOOP_ITER("add");
-    float av[LANES], bv[LANES], ov[LANES];
-#pragma HLS ARRAY_PARTITION variable = av complete
-#pragma HLS ARRAY_PARTITION variable = bv complete
-#pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>("a", a, c.at(0), c.lanes(), av);
-    lane_read<LANES>("b", b, c.at(1), c.lanes(), bv);
-    for (int l = 0; l < LANES; ++l) {
-#pragma HLS UNROLL
-      ov[l] = c.valid(l) ? av[l] + bv[l] : 0.0f;
-    }
-    lane_write<LANES>("out", out, c.at(2), c.lanes(), ov);
-    c.next();
-  }
-}
 
 /// acc[r·acc_rs + j] += x[r·x_rs + j] for R rows of cols; every acc element distinct
 /// (acc_rs >= cols; column sums are column_sum_kernel). Loop add_accumulate
@@ -196,13 +166,6 @@ transpose:
       orow = orow0;
     }
   }
-}
-
-/// add_kernel on Banked views (host code and tests).
-template <int LANES, int B>
-void add_kernel(Banked<const float, B> a, Banked<const float, B> b, Banked<float, B> out, int R, int cols, int a_rs,
-                int b_rs, int o_rs) {
-  add_kernel<LANES, B>(a.rows, a.off, b.rows, b.off, out.rows, out.off, R, cols, a_rs, b_rs, o_rs);
 }
 
 /// add_accumulate_kernel on Banked views (host code and tests).

@@ -58,12 +58,6 @@ void ttsim_gelu_grad(const float x[kArenaRows][kArenaBanks], int x_off, float d[
 #pragma HLS INLINE off
   gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, d, d_off, R, cols);
 }
-void ttsim_add(const float a[kArenaRows][kArenaBanks], int a_off, const float b[kArenaRows][kArenaBanks], int b_off,
-               float out[kArenaRows][kArenaBanks], int out_off, int R, int cols, int a_rs, int b_rs, int o_rs) {
-#pragma HLS INLINE off
-  add_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(a, a_off, b, b_off, out, out_off, R, cols,
-                                                a_rs, b_rs, o_rs);
-}
 void ttsim_add_accumulate(const float x[kArenaRows][kArenaBanks], int x_off, float acc[kArenaRows][kArenaBanks], int acc_off, int R,
                           int cols, int x_rs, int acc_rs) {
 #pragma HLS INLINE off

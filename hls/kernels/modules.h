@@ -17,7 +17,6 @@
 //   ttsim_layernorm_grad   layernorm_grad  layernorm_grad_reduce, _input, _params
 //   ttsim_gelu             gelu            gelu
 //   ttsim_gelu_grad        gelu_grad       gelu_grad
-//   ttsim_add              add             add
 //   ttsim_add_accumulate   add             add_accumulate (in place, distinct elements)
 //   ttsim_column_sum       add             column_sum   (bias gradient: column sums)
 //   ttsim_transpose        add             transpose    (transposed copy through a lane tile)
@@ -49,7 +48,7 @@ constexpr TtsimModuleName kTtsimModules[] = {
     {"ttsim_contraction", "contraction"},  {"ttsim_softmax", "softmax"},
     {"ttsim_softmax_grad", "softmax_grad"}, {"ttsim_layernorm", "layernorm"},
     {"ttsim_layernorm_grad", "layernorm_grad"}, {"ttsim_gelu", "gelu"},
-    {"ttsim_gelu_grad", "gelu_grad"},      {"ttsim_add", "add"},
+    {"ttsim_gelu_grad", "gelu_grad"},
     {"ttsim_add_accumulate", "add"},       {"ttsim_column_sum", "add"},
     {"ttsim_transpose", "add"},
     {"ttsim_loss", "loss"},
@@ -86,8 +85,6 @@ void ttsim_layernorm_grad(TTSIM_CARENA(dy), int dy_off, TTSIM_CARENA(saved), int
                           int db_off, int R, int cols, TTSIM_ARENA(stat), int stat_off);
 void ttsim_gelu(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(y), int y_off, int R, int cols);
 void ttsim_gelu_grad(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(d), int d_off, int R, int cols);
-void ttsim_add(TTSIM_CARENA(a), int a_off, TTSIM_CARENA(b), int b_off, TTSIM_ARENA(out), int out_off, int R,
-               int cols, int a_rs, int b_rs, int o_rs);
 void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_off, int R, int cols, int x_rs,
                           int acc_rs);
 void ttsim_column_sum(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(sum), int sum_off, int R, int cols, int x_rs);
@@ -146,10 +143,6 @@ inline void gelu(CRef x, Ref y, int R, int cols) {
 inline void gelu_grad(CRef x, Ref d, int R, int cols) {
 #pragma HLS INLINE
   ttsim_gelu_grad(x.rows, x.off, d.rows, d.off, R, cols);
-}
-inline void add(CRef a, CRef b, Ref out, int R, int cols, int a_rs, int b_rs, int o_rs) {
-#pragma HLS INLINE
-  ttsim_add(a.rows, a.off, b.rows, b.off, out.rows, out.off, R, cols, a_rs, b_rs, o_rs);
 }
 inline void add_accumulate(CRef x, Ref acc, int R, int cols, int x_rs, int acc_rs) {
 #pragma HLS INLINE

@@ -71,7 +71,6 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ALLOCATION function instances = ttsim_layernorm_grad limit = TTSIM_INSTANCES_TTSIM_LAYERNORM_GRAD
 #pragma HLS ALLOCATION function instances = ttsim_gelu limit = TTSIM_INSTANCES_TTSIM_GELU
 #pragma HLS ALLOCATION function instances = ttsim_gelu_grad limit = TTSIM_INSTANCES_TTSIM_GELU_GRAD
-#pragma HLS ALLOCATION function instances = ttsim_add limit = TTSIM_INSTANCES_TTSIM_ADD
 #pragma HLS ALLOCATION function instances = ttsim_add_accumulate limit = TTSIM_INSTANCES_TTSIM_ADD_ACCUMULATE
 #pragma HLS ALLOCATION function instances = ttsim_column_sum limit = TTSIM_INSTANCES_TTSIM_COLUMN_SUM
 #pragma HLS ALLOCATION function instances = ttsim_transpose limit = TTSIM_INSTANCES_TTSIM_TRANSPOSE

@@ -435,7 +435,6 @@ enum class RowOp {
   kLayerNormGrad,
   kGelu,
   kGeluGrad,
-  kAdd,
   kAddBroadcast,
   kAddAccumulate,
   kColumnSum,
@@ -457,8 +456,7 @@ const RowCase kRowCases[] = {
     {RowOp::kLayerNormGrad, "layernorm_grad", "layernorm_grad", 0},
     {RowOp::kGelu, "gelu", "gelu", 0},
     {RowOp::kGeluGrad, "gelu_grad", "gelu_grad", 0},
-    {RowOp::kAdd, "add", "add", ttsim_spec::kAddPlain},
-    {RowOp::kAddBroadcast, "add (bias broadcast)", "add", ttsim_spec::kAddPlain},
+    {RowOp::kAddBroadcast, "add_accumulate (bias broadcast)", "add", ttsim_spec::kAddAccumulate},
     {RowOp::kAddAccumulate, "add_accumulate", "add", ttsim_spec::kAddAccumulate},
     {RowOp::kColumnSum, "column_sum", "add", ttsim_spec::kAddColumnSum},
     {RowOp::kTranspose, "transpose", "add", ttsim_spec::kAddTranspose},
@@ -508,11 +506,8 @@ SpecShape run_row(RowOp op, int R, int C, int off) {
       break;
     case RowOp::kGelu: ttsim_hls::gelu_kernel<LANES, B>(xv, zv, R, C); break;
     case RowOp::kGeluGrad: ttsim_hls::gelu_grad_kernel<LANES, B>(xv, zv, R, C); break;
-    case RowOp::kAdd:
-      ttsim_hls::add_kernel<LANES, B>(xv, yv, zv, R, C, C, C, C);
-      break;
-    case RowOp::kAddBroadcast:
-      ttsim_hls::add_kernel<LANES, B>(xv, gv, zv, R, C, C, 0, C);
+    case RowOp::kAddBroadcast:  // Y += b: the bias row broadcast (x row stride 0), as the build's bias adds
+      ttsim_hls::add_accumulate_kernel<LANES, B>(gv, av, R, C, 0, rs);
       break;
     case RowOp::kAddAccumulate:
       ttsim_hls::add_accumulate_kernel<LANES, B>(xv, av, R, C, C, rs);

@@ -118,7 +118,7 @@ Counts run(TaskOp op, const TaskShape& s) {
       } else if (s.variant == ttsim_spec::kAddColumnSum) {
         ttsim_hls::column_sum_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C);
       } else {
-        ttsim_hls::add_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(y.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, C, C);
+        ttsim_hls::transpose_kernel<LANES, LANES>(ttsim_hls::bank_view<LANES>(x.data()), ttsim_hls::bank_view<LANES>(z.data()), rows, C, C, rows);
       }
       break;
     case TaskOp::kLoss:
@@ -159,7 +159,7 @@ std::vector<TaskShape> shapes(TaskOp op) {
                           kContractColumn | kContractReduceBatch, kContractDot | kContractReduceBatch});
   }
   std::vector<TaskShape> base = {{1, 1, 1, 1}, {1, 32, 1, 768}, {12, 32, 1, 32}, {1, 1, 1, 26}, {2, 3, 1, 17}};
-  if (op == TaskOp::kAdd) return with_variants(base, {kAddPlain, kAddAccumulate, kAddColumnSum});
+  if (op == TaskOp::kAdd) return with_variants(base, {kAddAccumulate, kAddColumnSum, kAddTranspose});
   return base;
 }
 

@@ -195,8 +195,8 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   EXPECT_EQ(names(TaskOp::kContraction, s, 4), "contract_dot");
   s.variant = kContractScalar | kContractReduceBatch;
   EXPECT_EQ(names(TaskOp::kContraction, s, 4), "contract_scalar");
-  s.variant = kAddPlain;
-  EXPECT_EQ(names(TaskOp::kAdd, s, 4), "add");
+  s.variant = kAddTranspose;
+  EXPECT_EQ(names(TaskOp::kAdd, s, 4), "transpose");
   s.variant = kAddAccumulate;
   EXPECT_EQ(names(TaskOp::kAdd, s, 4), "add_accumulate");
   s.variant = kAddColumnSum;
@@ -235,7 +235,7 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   EXPECT_THROW(kernel_loops(TaskOp::kGelu, TaskShape{}, 0), std::invalid_argument);
   // Every loop regardless of variant, for report mapping.
   EXPECT_EQ(all_kernel_loops(TaskOp::kContraction, 1).size(), 3u);
-  EXPECT_EQ(all_kernel_loops(TaskOp::kAdd, 1).size(), 4u);  // add, add_accumulate, column_sum, transpose
+  EXPECT_EQ(all_kernel_loops(TaskOp::kAdd, 1).size(), 3u);  // add_accumulate, column_sum, transpose
   for (int k = 0; k < kTaskOpCount; ++k) EXPECT_NO_THROW(kernel_spec(static_cast<TaskOp>(k)));
 }
 
@@ -293,7 +293,7 @@ TaskShape random_shape(TaskOp op) {
     s.variant = *rc::gen::element(kContractColumn, kContractDot, kContractScalar) |
                 (*rc::gen::arbitrary<bool>() ? kContractReduceBatch : 0);
   } else if (op == TaskOp::kAdd) {
-    s.variant = *rc::gen::element(kAddPlain, kAddAccumulate, kAddColumnSum);
+    s.variant = *rc::gen::element(kAddAccumulate, kAddColumnSum, kAddTranspose);
   }
   return s;
 }

@@ -48,6 +48,7 @@ TaskGraph random_graph(std::uint32_t seed, int n, int nbuf) {
     t.layer = "l" + std::to_string(i % 7);
     t.shape = {1, 1 + static_cast<std::int64_t>(rng() % 64), kind == 0 ? 1 + static_cast<std::int64_t>(rng() % 64) : 1,
                1 + static_cast<std::int64_t>(rng() % 256)};
+    if (kind == 2) t.shape.variant = ttsim_spec::kAddAccumulate;  // the elementwise loop of the step's adds
     t.macs = kind == 0 ? t.shape.macs() : 0;
     for (int k = 0; k < 3 && i > 0; ++k) {
       if (rng() % 2) t.deps.push_back(static_cast<int>(rng() % i));

@@ -98,16 +98,16 @@ TEST(KernelSamples, AModuleOfOneVariantHoldsOnlyItsLoop) {
   k.module = "ttsim_column_sum";
   k.op = TaskOp::kAdd;
   k.lanes = 16;
-  k.trips = {0, 0, 480, 0};  // add, add_accumulate, column_sum, transpose
-  k.iis = {1, 1, 1, 1};
-  k.depths = {9, 9, 12, 4};
+  k.trips = {0, 480, 0};  // add_accumulate, column_sum, transpose
+  k.iis = {1, 1, 1};
+  k.depths = {9, 12, 4};
   testing::write_kernel_report(dir + "/csynth.xml", k);
   const KernelSampleSet set = collect_kernel_samples(read_reports(dir).csynth);
   ASSERT_EQ(set.samples.size(), 1u) << (set.skipped.empty() ? "" : set.skipped[0].reason);
   EXPECT_EQ(set.samples[0].op, TaskOp::kAdd);
   ASSERT_EQ(set.samples[0].loops.size(), 1u);
   EXPECT_EQ(set.samples[0].loops[0].name, "column_sum");
-  EXPECT_EQ(set.samples[0].trips(), (std::vector<std::int64_t>{0, 0, 480, 0}));
+  EXPECT_EQ(set.samples[0].trips(), (std::vector<std::int64_t>{0, 480, 0}));
   // A softmax module without its (every-variant) normalize loop is skipped, naming it.
   const std::string bad = tmp("missing_loop");
   testing::SyntheticKernel m;
