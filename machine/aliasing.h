@@ -51,7 +51,8 @@ std::string memory_array_name(int memory_id);
 
 /// Throws ConfigError naming `where` (the arch file, or the arch's name) and the first of
 /// aliased_bindings(graph) with the count of the others, when the list is not empty.
-/// machine::describe_into runs it on every design.
+/// machine::describe runs it on every fresh description (not describe_into's reuse path:
+/// a reshape to other ranks changes no binding).
 void check_no_aliased_bindings(const TaskGraph& graph, const std::string& where);
 
 }  // namespace ttsim::machine

@@ -1,8 +1,7 @@
 #include "machine/machine.h"
 
-#include "machine/aliasing.h"
-
 #include "hw/fpga_power.h"
+#include "machine/aliasing.h"
 
 #include <algorithm>
 #include <array>

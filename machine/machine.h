@@ -185,8 +185,9 @@ struct TaskClasses {
 /// other TT ranks) allocates nothing, so a sweep of ranks re-describes one machine. Every
 /// field of `m` is overwritten: the result equals a fresh describe. Throws as describe, except
 /// that it does not re-check the bindings (check_no_aliased_bindings): the graph it
-/// re-describes was described fresh (describe) before it was reshaped. `classes`, when given, must group `graph`'s tasks as TaskClasses says (std::invalid_argument
-/// when they do not cover its tasks).
+/// re-describes was described fresh (describe) before it was reshaped. `classes`, when
+/// given, must group `graph`'s tasks as TaskClasses says (std::invalid_argument when they
+/// do not cover its tasks).
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                    const KernelLatencyModel& bound, const HlsDesign& hd, const TaskClasses& classes = {});
 

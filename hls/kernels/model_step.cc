@@ -18,7 +18,8 @@ int linear_scratch_words(const LinearDims& l, int K, int parity) {
   return l.btt ? btt_scratch_words(l.t, K, parity) : tt_scratch_words(l.t, K, parity);
 }
 
-/// Y (out) = X (act) · W + b (BTT: L_d passes through chain1's linear scratch).
+/// Y = X (act) · W + b, Y in out (the K projection's in act: kKeyArena); BTT: the first
+/// cores' copies and L_d pass through the chain arenas' linear scratch.
 void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L, CRef X,
                     Ref Y) {
 #pragma HLS INLINE

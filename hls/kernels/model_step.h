@@ -115,7 +115,7 @@ struct LinearSlots {
 /// two arrays (Q in out); every other linear output is in out.
 constexpr ArenaId kKeyArena = kActArena;
 
-/// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved0/saved1; ctx, a*, h*,
+/// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved0/saved1; ctx, h*,
 /// g in act). Each LayerNorm's gain and bias are one update group: tensors ln*_t (gain)
 /// and ln*_t + 1 (bias), gradients at grad offsets 0 and D.
 struct EncoderSlots {
