@@ -461,7 +461,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
     put(kParamArena, e, "ln1.bias", "", es.ln1_b);
     put(kParamArena, e, "ln2.gain", "", es.ln2_g);
     put(kParamArena, e, "ln2.bias", "", es.ln2_b);
-    put(kSaved0Arena, e, "attn.P", "", es.P);
+    put(kSaved1Arena, e, "attn.P", "", es.P);
     put(kActArena, e, "attn.ctx", "", es.ctx);
     put(kActArena, e, "h1", "", es.h1);
     put(kSaved1Arena, e, "ln1.xhat", "", es.xhat1);
@@ -491,10 +491,10 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kBwdBArena, -1, "dlogits | dB | dctx | dk", "", L.dB);
   put(kBwdCArena, -1, "dv", "", L.dv);
   put(kBwdCArena, -1, "dF | dq", "", L.dF);
-  put(kStatArena, -1, "stat", "", L.stat);
   // The linear layers' and the embedding's chain scratch share each chain arena.
   put(kChain0Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[0]);
   put(kChain1Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[1]);
+  put(kChain1Arena, -1, "stat", "", L.stat);
 }
 
 /// The buffers of arena `arena` among `slots` into `out` (storage reused): the slots in
@@ -614,14 +614,13 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "gradients of one update group",
       "layer inputs; K",
       "linear Y, logits; E, o, ffn_out, LN inputs (shared)",
-      "saved chain steps (even), attn P",
-      "saved chain steps (odd), LN x^, 1/s",
+      "saved chain steps (even)",
+      "saved chain steps (odd), attn P, LN x^, 1/s",
       "act. gradients dA, dP",
       "act. gradients dlogit|dB|dctx|dk",
       "act. gradients dv, dF|dq",
       "chain temps (even); first-core copies",
-      "BTT L_d; backward chain temps (odd)",
-      "row statistics"};
+      "BTT L_d; backward chain temps (odd); row statistics"};
   m.memories.resize(ttsim_hls::kFloatArenas + 1);
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     Memory& mem = m.memories[a];

@@ -12,10 +12,10 @@
 //    (UG1399, ALLOCATION), so Vitis builds no per-call-site copies;
 //  - schedule: the top calls one kernel at a time in program order (the calls share the
 //    arenas' ports and run in a sequential region): no two tasks overlap;
-//  - memories: thirteen static arrays — the twelve FP32 arenas of
+//  - memories: twelve static arrays — the eleven FP32 arenas of
 //    hls/kernels/model_step.h (ArenaId: parameters, gradients, layer inputs, layer
 //    outputs, two saved-chain arenas, three activation-gradient arenas, two backward-chain
-//    arenas, row statistics), planned so that no kernel call's output shares an array
+//    arenas, the second also holding the row statistics), planned so that no kernel call's output shares an array
 //    with its inputs, and the int32 index arena — bound as true dual-port RAM (ram_t2p;
 //    URAM or BRAM, chosen per array to fit the device: see describe) with dim 2 of
 //    <array>[rows][banks] completely partitioned (banks = the largest lane count), every

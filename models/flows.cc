@@ -534,9 +534,9 @@ FlowPlan plan_attention(std::int64_t sequences, std::int64_t seq_len, std::int64
   b.tensor("C", TensorKind::kOutput, {K, D});
   b.tensor("dC", TensorKind::kOutputGrad, {K, D});
   for (const char* n : {"dQ", "dK", "dV"}) b.tensor(n, TensorKind::kInputGrad, {K, D});
-  // S and P in the P slot of saved0_mem (softmax in place), dP and dS in the dP slot of
+  // S and P in the P slot of saved1_mem (softmax in place), dP and dS in the dP slot of
   // bwd_a_mem (softmax_grad in place): hls/kernels/attention.cc, model_step.cc.
-  for (const char* n : {"S", "P"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L}, ttsim_spec::kSaved0Mem);
+  for (const char* n : {"S", "P"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L}, ttsim_spec::kSaved1Mem);
   for (const char* n : {"dP", "dS"}) b.tensor(n, TensorKind::kIntermediate, {B, L, L}, ttsim_spec::kBwdAMem);
   const auto F = FlowStage::kForward;
   const auto G = FlowStage::kGradInput;

@@ -57,19 +57,19 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
     case TaskOp::kContraction:
       throw std::logic_error("task_memories: a contraction's memories are its operands' (contraction_memories)");
     case TaskOp::kSoftmax:
-      set("in", kSaved0Mem), set("out", kSaved0Mem), set("stat", kStatMem);
+      set("in", kSaved1Mem), set("out", kSaved1Mem), set("stat", kChain1Mem);
       break;
     case TaskOp::kSoftmaxGrad:
-      set("P", kSaved0Mem), set("d", kBwdAMem), set("stat", kStatMem);
+      set("P", kSaved1Mem), set("d", kBwdAMem), set("stat", kChain1Mem);
       break;
     case TaskOp::kLayerNorm:
       set("x", kActMem), set("gamma", kParamMem), set("beta", kParamMem), set("y", kActMem);
-      set("xhat", kSaved1Mem), set("stat", kStatMem), set("rstd", kSaved1Mem);
+      set("xhat", kSaved1Mem), set("stat", kChain1Mem), set("rstd", kSaved1Mem);
       break;
     case TaskOp::kLayerNormGrad:
       // dy and dx alternate between bwd_a_mem and bwd_b_mem (one in each).
       set("dy", kBwdAMem), set("gamma", kParamMem), set("xhat", kSaved1Mem), set("dx", kBwdBMem);
-      set("stat", kStatMem), set("rstd", kSaved1Mem), set("dgamma", kGradMem), set("dbeta", kGradMem);
+      set("stat", kChain1Mem), set("rstd", kSaved1Mem), set("dgamma", kGradMem), set("dbeta", kGradMem);
       break;
     case TaskOp::kGelu:
       set("x", kOutMem), set("y", kActMem);
@@ -95,7 +95,7 @@ std::uint64_t task_memories(TaskOp op, int variant, const std::string& role) {
       }
       break;
     case TaskOp::kLoss:
-      set("logits", kOutMem), set("dlogits", kBwdBMem), set("labels", kIndexMem), set("stat", kStatMem);
+      set("logits", kOutMem), set("dlogits", kBwdBMem), set("labels", kIndexMem), set("stat", kChain1Mem);
       break;
     case TaskOp::kSgdUpdate:
       set("w", kParamMem), set("g", kGradMem);
@@ -731,8 +731,8 @@ class TrainingGraph {
   int loss(const std::string& which, int logits, int labels, I rows, I classes) {
     const std::string layer = "loss." + which;
     const int dlogits = b_.buffer(layer + ".dlogits", layer, {rows, classes}, ttsim_spec::kBwdBMem);
-    // The kernel returns the loss from its row statistics (stat_mem).
-    const int value = b_.buffer(layer + ".value", layer, {1}, ttsim_spec::kStatMem);
+    // The kernel returns the loss from its row statistics (stat, in chain1_mem).
+    const int value = b_.buffer(layer + ".value", layer, {1}, ttsim_spec::kChain1Mem);
     b_.task(layer, TaskOp::kLoss, Stage::kBackward, layer, -1, "", rows_cols(rows, classes),
             {logits, labels}, {dlogits, value});
     return dlogits;

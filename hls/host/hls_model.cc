@@ -248,7 +248,6 @@ ttsim_hls::Arenas HlsModel::arenas() {
           view(ttsim_hls::kBwdCArena),
           view(ttsim_hls::kChain0Arena),
           view(ttsim_hls::kChain1Arena),
-          view(ttsim_hls::kStatArena),
           index_.data()};
 }
 

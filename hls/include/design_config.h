@@ -100,7 +100,7 @@ constexpr int kArenaBanks = 64;
 // Rows of the deepest float arena: every module's arena argument is declared
 // [kArenaRows][kArenaBanks] (hls/kernels/modules.h), one interface shape for every
 // array a shared instance is bound to.
-constexpr int kArenaRows = 4800;
+constexpr int kArenaRows = 4708;
 
 // param_mem (parameters): uram, 301281 words of 32 bits in 64 bank(s) of 4708 words;
 //   0 BRAM36, 128 URAM288.
@@ -118,13 +118,13 @@ constexpr int kActPartition = 64;
 //   0 BRAM36, 64 URAM288.
 constexpr int kOutWords = 176122;
 constexpr int kOutPartition = 64;
-// saved0_mem (saved chain steps (even), attn P): bram, 307200 words of 32 bits in 64 bank(s) of 4800 words;
+// saved0_mem (saved chain steps (even)): bram, 282624 words of 32 bits in 64 bank(s) of 4416 words;
 //   320 BRAM36, 0 URAM288.
-constexpr int kSaved0Words = 307200;
+constexpr int kSaved0Words = 282624;
 constexpr int kSaved0Partition = 64;
-// saved1_mem (saved chain steps (odd), LN x^, 1/s): uram, 155296 words of 32 bits in 64 bank(s) of 2427 words;
+// saved1_mem (saved chain steps (odd), attn P, LN x^, 1/s): uram, 179872 words of 32 bits in 64 bank(s) of 2811 words;
 //   0 BRAM36, 64 URAM288.
-constexpr int kSaved1Words = 155296;
+constexpr int kSaved1Words = 179872;
 constexpr int kSaved1Partition = 64;
 // bwd_a_mem (act. gradients dA, dP): bram, 36864 words of 32 bits in 64 bank(s) of 576 words;
 //   64 BRAM36, 0 URAM288.
@@ -142,14 +142,10 @@ constexpr int kBwdCPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (BTT L_d; backward chain temps (odd)): bram, 11520 words of 32 bits in 64 bank(s) of 180 words;
+// chain1_mem (BTT L_d; backward chain temps (odd); row statistics): bram, 12672 words of 32 bits in 64 bank(s) of 198 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 11520;
+constexpr int kChain1Words = 12672;
 constexpr int kChain1Partition = 64;
-// stat_mem (row statistics): bram, 1152 words of 32 bits in 64 bank(s) of 18 words;
-//   64 BRAM36, 0 URAM288.
-constexpr int kStatWords = 1152;
-constexpr int kStatPartition = 64;
 // index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;
 //   1 BRAM36, 0 URAM288.
 constexpr int kIndexWords = 129;
@@ -177,7 +173,6 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_BWD_C_STORAGE bram
 #define TTSIM_CHAIN0_STORAGE bram
 #define TTSIM_CHAIN1_STORAGE bram
-#define TTSIM_STAT_STORAGE bram
 #define TTSIM_INDEX_STORAGE bram
 #define TTSIM_INSTANCES_TTSIM_CONTRACTION 1
 #define TTSIM_INSTANCES_TTSIM_SOFTMAX 1

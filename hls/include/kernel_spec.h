@@ -562,9 +562,8 @@ enum MemoryId : int {
   kBwdCMem = 9,
   kChain0Mem = 10,
   kChain1Mem = 11,
-  kStatMem = 12,
-  kIndexMem = 13,
-  kSharedInputs = 14,
+  kIndexMem = 12,
+  kSharedInputs = 13,
   kMemoryIds = 16
 };
 constexpr int kMemoryBits = 4;

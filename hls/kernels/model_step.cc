@@ -162,7 +162,7 @@ class LayoutBuilder {
     es.ln2_t = group();
     es.ln2_g = param(D);
     es.ln2_b = param(D);
-    es.P = alloc(kSaved0Arena, H * K * K);
+    es.P = alloc(kSaved1Arena, H * K * K);
     es.ctx = alloc(kActArena, K * D);
     es.h1 = alloc(kActArena, K * D);
     es.xhat1 = alloc(kSaved1Arena, K * D);
@@ -220,7 +220,6 @@ class LayoutBuilder {
     L_.dv = alloc(kBwdCArena, K * D);
     L_.dF = alloc(kBwdCArena, K * max_i(D, m_.ffn_dim));
     L_.dq = L_.dF;
-    L_.stat = alloc(kStatArena, 3 * max_i(H * K, K));
   }
 
   /// The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
@@ -233,6 +232,8 @@ class LayoutBuilder {
       L_.ttm_scratch[p] = 0;
       L_.words[arena] = max_i(lin_scratch_[p], ttm_scratch_words(m_.emb, K_, p));
     }
+    // The row statistics after chain1's scratch (no call binds both).
+    L_.stat = alloc(kChain1Arena, 3 * max_i(m_.heads * K_, K_));
   }
 
  private:
@@ -286,8 +287,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
   b.gradients();
   b.chain_scratch();
   L.act_words = W[kActArena] + W[kOutArena] + W[kSaved0Arena] + W[kSaved1Arena];
-  L.scratch_words = W[kBwdAArena] + W[kBwdBArena] + W[kBwdCArena] + W[kChain0Arena] + W[kChain1Arena] +
-                    W[kStatArena];
+  L.scratch_words = W[kBwdAArena] + W[kBwdBArena] + W[kBwdCArena] + W[kChain0Arena] + W[kChain1Arena];
   L.index_words = m.emb.d * K + K + 1;
   return true;
 }
@@ -296,7 +296,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
 #pragma HLS INLINE
   const int D = m.d_model;
   CRef P = a.param;
-  Ref stat = a.stat + L.stat;
+  Ref stat = a.chain1 + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
               a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_scratch[0]);
@@ -313,7 +313,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
     linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
     linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
     attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
-                      a.saved0 + es.P, a.act + es.ctx, stat);
+                      a.saved1 + es.P, a.act + es.ctx, stat);
     linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
     add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
     layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
@@ -377,7 +377,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   model_forward(m, L, a, K, smp.tokens);
   CRef P = a.param;
   Ref G = a.grad;
-  Ref stat = a.stat + L.stat;
+  Ref stat = a.chain1 + L.stat;
   // Labels live after the TTM slice offsets in the int arena.
   const int labels = m.emb.d * K;
   for (int i = 0; i < K; ++i) a.index[labels + i] = smp.slot_tags[i];
@@ -418,7 +418,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
     attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
-                       a.saved0 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
+                       a.saved1 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
     linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true);
     update_linear(L, a, ls[0], lr, grad_mode, grad_out);

@@ -70,7 +70,7 @@ struct ModelDims {
 ///  - saved0, saved1: forward intermediates kept for the backward pass: a chain
 ///            L_2..L_{d-1} / R_{e-1}..R_1 / T_1.. / E_2.. alternates between the two (step
 ///            k reads one, writes the other), BTT's L_dᵀ in saved0 and Z in saved1; attention
-///            probabilities P in saved0, LayerNorm x̂ and 1/σ in saved1; the BTT layers that
+///            probabilities P, LayerNorm x̂ and 1/σ in saved1; the BTT layers that
 ///            recompute their merges share one merge slot in each;
 ///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | the head dlogits, dB, dctx and dk
 ///            (one slot) | dv, dF and dq (one slot) — each backward product's dY and dX in
@@ -79,7 +79,8 @@ struct ModelDims {
 ///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
 ///            ones, and BTT's L_d in chain1 between its merge and its transpose; the
 ///            linear layers' and the embedding's scratch share each arena from word 0;
-///  - stat:   per-row statistics of softmax, LayerNorm and the loss.
+///            chain1 also holds the per-row statistics of softmax, LayerNorm and the
+///            loss (stat) after that scratch: no call binds a chain temporary and stat.
 enum ArenaId : int {
   kParamArena = 0,
   kGradArena,  ///< the gradients of one update group at a time (Layout::tensors[].grad)
@@ -92,13 +93,12 @@ enum ArenaId : int {
   kBwdCArena,
   kChain0Arena,
   kChain1Arena,
-  kStatArena,
   kFloatArenas
 };
 /// C++ stem of each arena's array in top.cc (<stem>_mem) and design_config.h
 /// (k<Stem>Words, TTSIM_<STEM>_STORAGE).
 constexpr const char* kArenaStems[kFloatArenas] = {"param", "grad",  "act",   "out",    "saved0", "saved1",
-                                                   "bwd_a", "bwd_b", "bwd_c", "chain0", "chain1", "stat"};
+                                                   "bwd_a", "bwd_b", "bwd_c", "chain0", "chain1"};
 
 /// Word offsets of one linear layer in the arenas.
 struct LinearSlots {
@@ -115,7 +115,7 @@ struct LinearSlots {
 /// two arrays (Q in out); every other linear output is in out.
 constexpr ArenaId kKeyArena = kActArena;
 
-/// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved0/saved1; ctx, h*,
+/// Offsets of one encoder (param: ln*; P, xhat*, rstd* in saved1; ctx, h*,
 /// g in act). Each LayerNorm's gain and bias are one update group: tensors ln*_t (gain)
 /// and ln*_t + 1 (bias), gradients at grad offsets 0 and D.
 struct EncoderSlots {
@@ -155,14 +155,14 @@ struct Layout {
   int merge[2] = {0, 0};  ///< saved0 / saved1: the merge slots of the layers that recompute them
   int proj = 0;  ///< out: the slot E and every o and ffn_out output share (and x0, a1, a2 in place)
   // bwd_a: dA, dP; bwd_b: dB = dctx = dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
-  // stat: stat;
+  // chain1 (after the scratch): stat;
   // chain0/chain1: lin_scratch, ttm_scratch.
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
   int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0};
   int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
   int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1
-  int scratch_words = 0;         ///< Σ words of bwd_a, bwd_b, bwd_c, chain0, chain1, stat
+  int scratch_words = 0;         ///< Σ words of bwd_a, bwd_b, bwd_c, chain0, chain1 (stat in chain1)
   int index_words = 0;           ///< int arena: TTM slice offsets, then labels
   ParamTensor tensors[kMaxParamTensors];
   int n_tensors = 0;
@@ -176,7 +176,7 @@ bool make_layout(const ModelDims& m, Layout* out);
 struct Arenas {
   Ref param;    ///< parameters
   Ref grad;     ///< one update group's gradients; zero before the first step (each update re-zeroes it)
-  Ref act, out, saved0, saved1, bwd_a, bwd_b, bwd_c, chain0, chain1, stat;
+  Ref act, out, saved0, saved1, bwd_a, bwd_b, bwd_c, chain0, chain1;
   int* index;  ///< index_words
 };
 

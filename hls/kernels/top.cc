@@ -95,8 +95,7 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
                     kBwdBPartition == kArenaBanks &&
                     kBwdCPartition == kArenaBanks &&
                     kChain0Partition == kArenaBanks &&
-                    kChain1Partition == kArenaBanks &&
-                    kStatPartition == kArenaBanks,
+                    kChain1Partition == kArenaBanks,
                 "every float arena has kArenaBanks banks");
   static float param_mem[(kParamWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static float grad_mem[(kGradWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
@@ -109,7 +108,6 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
   static float bwd_c_mem[(kBwdCWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static float chain0_mem[(kChain0Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static float chain1_mem[(kChain1Words + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
-  static float stat_mem[(kStatWords + kArenaBanks - 1) / kArenaBanks][kArenaBanks];
   static int index_mem[kIndexWords];
 #pragma HLS BIND_STORAGE variable = param_mem type = ram_t2p impl = TTSIM_PARAM_STORAGE
 #pragma HLS BIND_STORAGE variable = grad_mem type = ram_t2p impl = TTSIM_GRAD_STORAGE
@@ -122,7 +120,6 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS BIND_STORAGE variable = bwd_c_mem type = ram_t2p impl = TTSIM_BWD_C_STORAGE
 #pragma HLS BIND_STORAGE variable = chain0_mem type = ram_t2p impl = TTSIM_CHAIN0_STORAGE
 #pragma HLS BIND_STORAGE variable = chain1_mem type = ram_t2p impl = TTSIM_CHAIN1_STORAGE
-#pragma HLS BIND_STORAGE variable = stat_mem type = ram_t2p impl = TTSIM_STAT_STORAGE
 #pragma HLS BIND_STORAGE variable = index_mem type = ram_t2p impl = TTSIM_INDEX_STORAGE
 #pragma HLS ARRAY_PARTITION variable = param_mem type = complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = grad_mem type = complete dim = 2
@@ -135,13 +132,12 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ARRAY_PARTITION variable = bwd_c_mem type = complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = chain0_mem type = complete dim = 2
 #pragma HLS ARRAY_PARTITION variable = chain1_mem type = complete dim = 2
-#pragma HLS ARRAY_PARTITION variable = stat_mem type = complete dim = 2
 
   const ModelDims dims = design_config_dims();
   Layout layout;
   losses[2] = 0.0f;
   const int capacity[kFloatArenas] = {kParamWords, kGradWords, kActWords,    kOutWords,   kSaved0Words, kSaved1Words,
-                                      kBwdAWords,  kBwdBWords, kBwdCWords,   kChain0Words, kChain1Words, kStatWords};
+                                      kBwdAWords,  kBwdBWords, kBwdCWords,   kChain0Words, kChain1Words};
   if (!make_layout(dims, &layout) || layout.param_words != kParamWords || layout.index_words > kIndexWords) {
     return;
   }
@@ -150,7 +146,7 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
   }
   const Arenas arenas{Ref(param_mem, 0),  Ref(grad_mem, 0),   Ref(act_mem, 0),    Ref(out_mem, 0),
                       Ref(saved0_mem, 0), Ref(saved1_mem, 0), Ref(bwd_a_mem, 0),  Ref(bwd_b_mem, 0),
-                      Ref(bwd_c_mem, 0),  Ref(chain0_mem, 0), Ref(chain1_mem, 0), Ref(stat_mem, 0),
+                      Ref(bwd_c_mem, 0),  Ref(chain0_mem, 0), Ref(chain1_mem, 0),
                       index_mem};
   if (mode == kTtsimLoadParams) {
   param_load:

@@ -14,11 +14,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 grep -q "fits: yes" "$TMP/out" || fail "no 'fits: yes'"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['fits'] is True, d['fits']" "$TMP/fits.json" || fail "fits.json"
 
-"$T" memplan --model "$R/configs/models/atis_6enc.json" "${args[@]}" --json "$TMP/over.json" >"$TMP/out" 2>"$TMP/err"
+"$T" memplan --model "$R/configs/models/atis_12enc_r64.json" "${args[@]}" --json "$TMP/over.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 2 ] || fail "a design over the device exited $rc, expected 2"
 grep -q "fits: NO" "$TMP/out" || fail "the table of a design over the device was not printed"
-grep -q "does not fit u50" "$TMP/err" && grep -q "BRAM36 1,281 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 % headroom)" "$TMP/err" ||
+grep -q "does not fit u50" "$TMP/err" && grep -q "BRAM36 7,361 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 % headroom)" "$TMP/err" ||
   fail "error does not name the resources: $(cat "$TMP/err")"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['fits'] is False and d['over_device'], d" "$TMP/over.json" ||
   fail "over.json"

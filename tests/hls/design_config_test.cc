@@ -26,7 +26,7 @@ TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
   EXPECT_EQ(L.param_words, kParamWords);
   const int words[ttsim_hls::kFloatArenas] = {kParamWords,  kGradWords, kActWords,  kOutWords,
                                               kSaved0Words, kSaved1Words, kBwdAWords, kBwdBWords,
-                                              kBwdCWords,   kChain0Words, kChain1Words, kStatWords};
+                                              kBwdCWords,   kChain0Words, kChain1Words};
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     EXPECT_EQ(std::max(1, L.words[a]), words[a]) << ttsim_hls::kArenaStems[a];
   }
