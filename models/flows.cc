@@ -14,17 +14,17 @@ namespace {
 /// The contraction form (hls/include/kernel_spec.h) the HLS kernels use for a flow step
 /// of `role`, from the strides of its call in hls/kernels (tt_linear.cc, attention.cc,
 /// ttm_embedding.cc): products whose B operand is read transposed (…·Gᵀ, …·Rᵀ, Q·Kᵀ,
-/// X·(L_dᵀ)ᵀ) run the dot form; every other the column form. Roles of the sequential TT flow
+/// X·(L_dᵀ)ᵀ, a dense layer's X·Wᵀ) run the dot form; every other the column form. Roles of the sequential TT flow
 /// depend on the core and are given explicitly. Throws std::invalid_argument for a role
 /// with no known form.
 int contraction_form_of_role(const std::string& role) {
   static const char* const kDot[] = {"btt.grad_zr",      "btt.xl",           "btt.grad_merge_left",
-                                     "btt.grad_core_right", "dense.grad_input", "mm.grad_input",
+                                     "btt.grad_core_right", "dense.product",    "mm.grad_input",
                                      "mm.grad_l",        "attn.qk",          "attn.grad_p",
                                      "ttm.grad_chain"};
   static const char* const kColumn[] = {
       "btt.merge_left", "btt.merge_right", "btt.grad_xl",  "btt.zr",         "btt.grad_r",
-      "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.product",
+      "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.grad_input",
       "dense.grad_w",   "mm.rebuild",      "mm.product",   "mm.grad_w",      "mm.grad_r",
       "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
       "ttm.grad_core",  "tt.step",         "tt.grad_input", "tt.grad_core"};
@@ -218,13 +218,14 @@ FlowPlan plan_dense(const LinearLayerSpec& layer, I K) {
   PlanBuilder b(K);
   const I M = layer.in_dim, N = layer.out_dim;
   add_io(b, K, M, N);
-  b.tensor("W", TensorKind::kCore, {M, N});
-  b.tensor("dW", TensorKind::kCoreGrad, {M, N});
+  // W stored N × M (one row per output feature: hls/kernels/tt_linear.cc dense_forward).
+  b.tensor("W", TensorKind::kCore, {N, M});
+  b.tensor("dW", TensorKind::kCoreGrad, {N, M});
   b.step("fwd.product", "dense.product", FlowStage::kForward, shape4(1, K, M, N), {"X", "W"},
          {"Y"}, 1);
   b.step("bwd.grad_x", "dense.grad_input", FlowStage::kGradInput, shape4(1, K, N, M),
          {"dY", "W"}, {"dX"}, 1);
-  b.step("bwd.grad_w", "dense.grad_w", FlowStage::kGradWeights, shape4(1, M, K, N), {"X", "dY"},
+  b.step("bwd.grad_w", "dense.grad_w", FlowStage::kGradWeights, shape4(1, N, K, M), {"dY", "X"},
          {"dW"}, 1);
   return b.take();
 }

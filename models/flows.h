@@ -149,8 +149,9 @@ struct FlowPlan {
 /// (K, N, M; "mm.grad_input"). MM grad-weights: dW = Xᵀ·dY (M, K, N; "mm.grad_w", level 1),
 /// dL_d = dW·R_1ᵀ (M, N, r_d; "mm.grad_l") and dR_1 = L_dᵀ·dW (r_d, M, N; "mm.grad_r") at
 /// level 2, then both BTT chains one level later.
-/// Dense-format layer (any flow): Y = X·W (K, M, N; "dense.product"), dX = dY·Wᵀ (K, N, M;
-/// "dense.grad_input"), dW = Xᵀ·dY (M, K, N; "dense.grad_w").
+/// Dense-format layer (any flow), W stored N × M (one row per output feature): Y = X·Wᵀ
+/// (K, M, N; "dense.product", dot form), dX = dY·W (K, N, M; "dense.grad_input"), dW =
+/// dYᵀ·X (N, K, M; "dense.grad_w").
 /// Bias gradients and bias adds are not contractions and are not part of a flow.
 /// Throws InputError when tokens < 1 or a TT layer has no input or no output cores.
 /// With `recompute_merges` (BTT only; ignored by the other flows), the backward stage first

@@ -522,7 +522,7 @@ class TrainingGraph {
         p.bind("dG" + std::to_string(k), b_.grad(c));
       }
     } else {
-      const int w = b_.parameter(l.name + ".weight", l.name, {l.in_dim, l.out_dim});
+      const int w = b_.parameter(l.name + ".weight", l.name, {l.out_dim, l.in_dim});  // N × M (dense_forward)
       out.params.push_back(w);
       p.bind("W", w);
       p.bind("dW", b_.grad(w));

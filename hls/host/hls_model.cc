@@ -96,13 +96,16 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
 
 namespace {
 
-/// Names and shapes of the parameter tensors of `dims`, in make_layout's allocation order.
+/// Names and shapes (in_dim × out_dim for a dense weight) of the parameter tensors of
+/// `dims`, in make_layout's allocation order; `transposed`: stored out_dim × in_dim in the
+/// arena (the dense weights, hls/kernels/tt_linear.h dense_forward).
 void parameter_table(const ttsim_hls::ModelDims& dims, std::vector<std::string>& names,
-                     std::vector<std::vector<std::int64_t>>& shapes) {
+                     std::vector<std::vector<std::int64_t>>& shapes, std::vector<bool>& transposed) {
   const std::int64_t Dl = dims.d_model;
-  auto add = [&](std::string name, std::vector<std::int64_t> shape) {
+  auto add = [&](std::string name, std::vector<std::int64_t> shape, bool t = false) {
     names.push_back(std::move(name));
     shapes.push_back(std::move(shape));
+    transposed.push_back(t);
   };
   for (int k = 0; k < dims.emb.d; ++k) {
     add("embedding.token.core" + std::to_string(k),
@@ -121,7 +124,7 @@ void parameter_table(const ttsim_hls::ModelDims& dims, std::vector<std::string>&
           add(n + ".core" + std::to_string(k - 1), {l.t.r[k - 1], l.t.mode(k), l.t.r[k]});
         }
       } else {
-        add(n + ".weight", {l.in_dim, l.out_dim});
+        add(n + ".weight", {l.in_dim, l.out_dim}, true);
       }
       add(n + ".bias", {l.out_dim});
     }
@@ -130,9 +133,9 @@ void parameter_table(const ttsim_hls::ModelDims& dims, std::vector<std::string>&
     add(p + "ln2.gain", {Dl});
     add(p + "ln2.bias", {Dl});
   }
-  add("intent_head.weight", {Dl, dims.intents});
+  add("intent_head.weight", {Dl, dims.intents}, true);
   add("intent_head.bias", {dims.intents});
-  add("slot_head.weight", {Dl, dims.slot_tags});
+  add("slot_head.weight", {Dl, dims.slot_tags}, true);
   add("slot_head.bias", {dims.slot_tags});
 }
 
@@ -148,6 +151,16 @@ class ParamInit {
     std::normal_distribution<double> dist(0.0, sd);
     const ttsim_hls::ParamTensor& t = layout_.tensors[next_++];
     for (int i = 0; i < t.words; ++i) param_[t.offset + i] = static_cast<float>(dist(rng_));
+  }
+  /// The next tensor, a dense weight stored out × in: drawn in in × out order (as
+  /// `normal` would draw it untransposed), so each element gets the value it had when the
+  /// arena stored the weight in × out.
+  void normal_transposed(int in, int out, double sd) {
+    std::normal_distribution<double> dist(0.0, sd);
+    const ttsim_hls::ParamTensor& t = layout_.tensors[next_++];
+    for (int i = 0; i < in; ++i) {
+      for (int o = 0; o < out; ++o) param_[t.offset + o * in + i] = static_cast<float>(dist(rng_));
+    }
   }
   /// The next tensor, every word `v`.
   void constant(float v) {
@@ -180,7 +193,7 @@ void init_linear(const ttsim_hls::LinearDims& l, ParamInit& init) {
     const auto sd = tt_core_stddevs_balanced(modes, ranks, l.in_dim, l.out_dim);
     for (int k = 0; k < c; ++k) init.normal(sd[k]);
   } else {
-    init.normal(std::sqrt(2.0 / (l.in_dim + l.out_dim)));
+    init.normal_transposed(l.in_dim, l.out_dim, std::sqrt(2.0 / (l.in_dim + l.out_dim)));
   }
   init.constant(0.0f);
 }
@@ -201,9 +214,9 @@ void init_parameters(const ttsim_hls::ModelDims& dims, const ttsim_hls::Layout& 
     init.constant(1.0f);
     init.constant(0.0f);
   }
-  init.normal(std::sqrt(2.0 / (D + dims.intents)));
+  init.normal_transposed(D, dims.intents, std::sqrt(2.0 / (D + dims.intents)));
   init.constant(0.0f);
-  init.normal(std::sqrt(2.0 / (D + dims.slot_tags)));
+  init.normal_transposed(D, dims.slot_tags, std::sqrt(2.0 / (D + dims.slot_tags)));
   init.constant(0.0f);
 }
 
@@ -220,7 +233,7 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
       words.grad != layout_.words[ttsim_hls::kGradArena]) {
     throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");
   }
-  parameter_table(dims_, names_, shapes_);
+  parameter_table(dims_, names_, shapes_, transposed_);
   if (static_cast<int>(names_.size()) != layout_.n_tensors) {
     throw std::logic_error("HlsModel: parameter table and layout disagree");
   }
@@ -340,23 +353,41 @@ std::vector<std::int64_t> HlsModel::parameter_shape(const std::string& name) con
   return shapes_[index_of(name)];
 }
 
-std::vector<float> HlsModel::parameter(const std::string& name) const {
-  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
-  return {param_.begin() + t.offset, param_.begin() + t.offset + t.words};
+namespace {
+/// `rows` × `cols` row-major `v` transposed (cols × rows).
+std::vector<float> transpose_of(const float* v, std::int64_t rows, std::int64_t cols) {
+  std::vector<float> out(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j) out[static_cast<std::size_t>(j * rows + i)] = v[i * cols + j];
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<float> HlsModel::tensor_view(const std::vector<float>& arena, const std::string& name) const {
+  const int k = index_of(name);
+  const ttsim_hls::ParamTensor& t = layout_.tensors[k];
+  if (transposed_[k]) return transpose_of(arena.data() + t.offset, shapes_[k][1], shapes_[k][0]);
+  return {arena.begin() + t.offset, arena.begin() + t.offset + t.words};
 }
 
-std::vector<float> HlsModel::gradient(const std::string& name) const {
-  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
-  return {grad_out_.begin() + t.offset, grad_out_.begin() + t.offset + t.words};
-}
+std::vector<float> HlsModel::parameter(const std::string& name) const { return tensor_view(param_, name); }
+
+std::vector<float> HlsModel::gradient(const std::string& name) const { return tensor_view(grad_out_, name); }
 
 void HlsModel::set_parameter(const std::string& name, const std::vector<float>& values) {
-  const ttsim_hls::ParamTensor& t = layout_.tensors[index_of(name)];
+  const int k = index_of(name);
+  const ttsim_hls::ParamTensor& t = layout_.tensors[k];
   if (static_cast<int>(values.size()) != t.words) {
     throw InputError("HlsModel: parameter " + name + " has " + std::to_string(t.words) +
                      " values; got " + std::to_string(values.size()));
   }
-  std::copy(values.begin(), values.end(), param_.begin() + t.offset);
+  if (transposed_[k]) {
+    const std::vector<float> stored = transpose_of(values.data(), shapes_[k][0], shapes_[k][1]);
+    std::copy(stored.begin(), stored.end(), param_.begin() + t.offset);
+  } else {
+    std::copy(values.begin(), values.end(), param_.begin() + t.offset);
+  }
 }
 
 void HlsModel::set_parameters(const std::vector<float>& values) {

@@ -78,12 +78,16 @@ class HlsModel {
 
   /// Every parameter name in arena order.
   const std::vector<std::string>& parameter_names() const { return names_; }
-  /// Shape of a parameter; throws InputError for an unknown name.
+  /// Shape of a parameter; throws InputError for an unknown name. A dense weight is
+  /// in_dim × out_dim here (the reference model's convention), though the parameter arena
+  /// stores it out_dim × in_dim (hls/kernels/tt_linear.h dense_forward).
   std::vector<std::int64_t> parameter_shape(const std::string& name) const;
-  /// Copy of a parameter / its gradient (row-major); throws InputError for an unknown name.
+  /// Copy of a parameter / its gradient, row-major in parameter_shape (a dense weight
+  /// transposed from the arena's order); throws InputError for an unknown name.
   std::vector<float> parameter(const std::string& name) const;
   std::vector<float> gradient(const std::string& name) const;
-  /// Overwrites a parameter; throws InputError on an unknown name or a size mismatch.
+  /// Overwrites a parameter, given row-major in parameter_shape; throws InputError on an
+  /// unknown name or a size mismatch.
   void set_parameter(const std::string& name, const std::vector<float>& values);
   /// All parameters, flat in arena order (layout().tensors); size parameter_count().
   const std::vector<float>& parameters() const { return param_; }
@@ -107,6 +111,8 @@ class HlsModel {
 
  private:
   int index_of(const std::string& name) const;
+  /// Parameter `name`'s words of `arena` (param_ or grad_out_), row-major in its shape.
+  std::vector<float> tensor_view(const std::vector<float>& arena, const std::string& name) const;
   void check_sample(const std::vector<int>& tokens, int intent,
                     const std::vector<int>& slot_tags) const;
   ttsim_hls::Arenas arenas();
@@ -118,6 +124,8 @@ class HlsModel {
   ttsim_hls::Layout layout_;
   std::vector<std::string> names_;
   std::vector<std::vector<std::int64_t>> shapes_;
+  /// By parameter: stored transposed in the arena (dense weights, shape_[1] × shape_[0]).
+  std::vector<bool> transposed_;
   std::vector<float> param_;
   std::vector<float> grad_;      ///< the grad arena (the largest update group)
   std::vector<float> grad_out_;  ///< the last forward_backward's gradients (param_words, Layout order)

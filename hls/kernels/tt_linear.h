@@ -98,11 +98,13 @@ void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef
                  CRef saved0, CRef saved1, Ref dX, bool accumulate_dx, Ref dcores, Ref dbias,
                  Ref scratch0, Ref scratch1);
 
-/// Dense layer Y = X·W (+ b), W: M × N row-major, X: K × M.
+/// Dense layer Y = X·Wᵀ (+ b), X: K × M, W: N × M row-major (one row per output feature,
+/// as torch.nn.Linear stores it), so that every product of the layer runs its lanes along
+/// M (forward: dot form; backward: column form) whatever K and N are.
 void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
                    Ref Y);
-/// Dense backward: dX (+)= dY·Wᵀ (skipped when null), dW = Xᵀ·dY (overwritten),
-/// dbias += column sums of dY (when non-null).
+/// Dense backward (W: N × M): dX (+)= dY·W (skipped when null), dW = dYᵀ·X (N × M,
+/// overwritten), dbias += column sums of dY (when non-null).
 void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
                     Ref dX, bool accumulate_dx, Ref dW, Ref dbias);
 
