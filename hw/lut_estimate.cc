@@ -98,13 +98,27 @@ Json lut_estimate_json() {
        {{"unit", "LUT"},
         {"rule", "per access site of the kernel specification, 32 bits: lane_read_network_luts / "
                  "lane_write_network_luts / scalar_read_network_luts (hls/include/banked.h)"},
-        {"source", "multiplexer structure: LUT6 as a 4:1 multiplexer, barrel rotator stages"}}},
+        {"source", "multiplexer structure: LUT6 as a 4:1 multiplexer, barrel rotator stages"},
+        {"low_factor", kMuxStructureLowFactor},
+        {"high_factor", kNetworkStructureHighFactor},
+        {"range_source",
+         "low: F7/F8/F9 slice multiplexers (UG574) build a 16:1 / 32:1 select in 4 / 8 LUT6 where the 4:1 tree takes "
+         "5 / 11; high: one 2:1 rotator stage per LUT level instead of two (hw/lut_estimate.h)"}}},
       {"binding_multiplexer_luts",
        {{"unit", "LUT"},
         {"rule", "array select: per instance read site, an A:1 multiplexer (A = arrays its unit's tasks use) of 32 "
                  "bits per bank (lane site) or 32 bits (scalar site); port multiplexers: per array bank, 2 ports x "
                  "(32 data + address + 1 enable) bits x ceil(U/2):1 (U = instances bound to the array)"},
-        {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"}}}};
+        {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"},
+        {"low_factor", kMuxStructureLowFactor},
+        {"high_factor", 1.0},
+        {"range_source", "low: F7/F8/F9 slice multiplexers (UG574); high: the 4:1 tree itself (hw/lut_estimate.h)"}}}};
+}
+
+double lut_total_at_mux_bound(const LutTerms& t, bool high) {
+  const double networks = t.networks * (high ? kNetworkStructureHighFactor : kMuxStructureLowFactor);
+  const double binding = (t.array_select + t.port_mux) * (high ? 1.0 : kMuxStructureLowFactor);
+  return t.operators + t.control + networks + binding;
 }
 
 double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores(unit, lanes, operator_core_luts); }

@@ -83,6 +83,24 @@ inline constexpr double kControlLutsPerPipelinedLoop = 296;
 inline constexpr double kControlLutsPerPipelinedLoopLow = 52;
 inline constexpr double kControlLutsPerPipelinedLoopHigh = 476;
 
+/// Range of the multiplexer-structure terms (networks, array select, port multiplexers),
+/// which count every multiplexer as a tree of 4:1 multiplexers, one LUT6 per bit each, and a
+/// barrel rotator as two 2:1 stages per LUT6 (hls/include/banked.h). Low end: UltraScale+
+/// slices chain LUT6 outputs through their F7/F8/F9 multiplexers (UG574, CLB user guide), a
+/// 16:1 multiplexer in 4 LUT6 and a 32:1 in 8 where the 4:1 tree takes 5 and 11 — 0.73 of
+/// the tree's LUTs for wide selects. High end of the networks: one 2:1 rotator stage per
+/// LUT level instead of two, B·ceil(log2 B) LUT6 per bit instead of B·ceil(log2 B / 2) —
+/// twice the rotators (the direct multiplexers of narrow units are already 4:1 trees: their
+/// high end is the estimate); the binding multiplexers' high end is the 4:1 tree. Structure
+/// bounds, not csynth figures: a synthesis of the emitted top settles the terms.
+inline constexpr double kMuxStructureLowFactor = 0.73;
+inline constexpr double kNetworkStructureHighFactor = 2.0;
+
+/// The LUT estimate of `t` with its multiplexer-structure terms at the low or high end of
+/// their range (kMuxStructureLowFactor on networks, array select and port multiplexers;
+/// kNetworkStructureHighFactor on networks), LUTs.
+double lut_total_at_mux_bound(const LutTerms& t, bool high);
+
 /// Pipelined loops of one instance of each kernel module that runs on `unit` (every loop
 /// of the kernel specification is pipelined and outlined into its own RTL module).
 int unit_pipelined_loops(UnitKind unit);

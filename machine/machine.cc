@@ -613,14 +613,14 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "parameters",
       "gradients of one update group",
       "layer inputs; K",
-      "linear Y, logits; E, o, ffn_out, LN inputs (shared)",
+      "linear Y, logits; E/o/ffn_out, LN inputs",
       "saved chain steps (even)",
-      "saved chain steps (odd), attn P, LN x^, 1/s",
+      "odd saved chain steps; P; LN x^, 1/s",
       "act. gradients dA, dP",
       "act. gradients dlogit|dB|dctx|dk",
       "act. gradients dv, dF|dq",
       "chain temps (even); first-core copies",
-      "BTT L_d; backward chain temps (odd); row statistics"};
+      "L_d; odd bwd chain temps; row stats"};
   m.memories.resize(ttsim_hls::kFloatArenas + 1);
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     Memory& mem = m.memories[a];

@@ -211,6 +211,24 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
     }
     rows.push_back(row);
   }
+  {  // The multiplexer-structure terms at their structural range (hw/lut_estimate.h
+     // lut_total_at_mux_bound): logic and clock-tree power scale with the estimate.
+    const double total = ev->lut_terms.total();
+    SensitivityRow row{"mux_structure_factor", "hw/lut_estimate.h", 1.0,
+                       lut_total_at_mux_bound(ev->lut_terms, false) / total,
+                       lut_total_at_mux_bound(ev->lut_terms, true) / total};
+    for (int end = 0; end < 2; ++end) {
+      const double kilo_lut = ((end == 0 ? row.lo : row.hi) - 1.0) * total / 1000;
+      const double watts = ev->power->total_watts() + (device.power.logic_watts_per_kilolut_mhz +
+                                                       device.power.clock_watts_per_kilolut_mhz) *
+                                                          kilo_lut * arch.clock_mhz;
+      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+    }
+    rows.push_back(row);
+    r.fpga_luts_mux_low = lut_total_at_mux_bound(ev->lut_terms, false);
+    r.fpga_luts_mux_high = lut_total_at_mux_bound(ev->lut_terms, true);
+  }
   std::stable_sort(rows.begin(), rows.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
     return std::abs(a.vs_tt_hi - a.vs_tt_lo) > std::abs(b.vs_tt_hi - b.vs_tt_lo);
   });
@@ -234,6 +252,7 @@ Json BaselineResult::to_json() const {
           {"fpga_epoch_cycles", fpga_epoch_cycles},
           {"fpga_epoch_seconds", fpga_epoch_seconds},
           {"fpga_luts_estimated", fpga_power.kilo_lut * 1000},
+          {"fpga_luts_at_mux_structure_range", {fpga_luts_mux_low, fpga_luts_mux_high}},
           {"power_watts", power_json(fpga_power.clocked)},
           {"power_scenarios_watts",
            {{"clocked", power_json(fpga_power.clocked)},

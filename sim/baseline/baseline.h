@@ -88,7 +88,10 @@ struct BaselineResult {
   double energy_ratio_vs_gpu_tt_busy_scaled = 0;  ///< against the busy-scaled FPGA figure
   double energy_ratio_vs_gpu_tt_card = 0;         ///< against the card-level FPGA figure
   double energy_ratio_vs_gpu_tt_no_foreach = 0;   ///< GPU-TT with SGD without foreach
-  std::vector<SensitivityRow> sensitivity;   ///< three rows, largest swing of vs-TT first
+  std::vector<SensitivityRow> sensitivity;   ///< every ranged constant, largest swing of vs-TT first
+  /// The LUT estimate with its multiplexer-structure terms at the low / high end of their
+  /// range (hw/lut_estimate.h lut_total_at_mux_bound), LUTs.
+  double fpga_luts_mux_low = 0, fpga_luts_mux_high = 0;
   Json to_json() const;
 };
 

@@ -93,6 +93,10 @@ std::string baseline_inputs(const BaselineResult& r, const GpuSpec& gpu, const F
       r.fpga_epoch_seconds, static_cast<double>(r.fpga_epoch_cycles) / static_cast<double>(r.epoch_samples) / 1e6,
       clock_mhz, p.total_watts(), p.static_watts, r.fpga_power.hbm_static_watts, p.dsp_watts, p.bram_watts,
       p.uram_watts, p.logic_watts, p.clock_watts, r.fpga_power.kilo_lut, r.fpga_energy_joules_per_epoch);
+  s += fmt::format(
+      "    LUT estimate {:.0f}k; {:.0f}k .. {:.0f}k with its multiplexer-structure terms (bank networks, array "
+      "select, port multiplexers) at the ends of their range (hw/lut_estimate.h; the fit rule takes the estimate)\n",
+      r.fpga_power.kilo_lut, r.fpga_luts_mux_low / 1000, r.fpga_luts_mux_high / 1000);
   s += gpu_run_line("GPU-TT", r.gpu_tt, r.epoch_samples, gpu);
   s += gpu_run_line("GPU-BTT", r.gpu_btt, r.epoch_samples, gpu);
   s += fmt::format(
@@ -103,12 +107,12 @@ std::string baseline_inputs(const BaselineResult& r, const GpuSpec& gpu, const F
       card.at("card_idle_watts"), r.energy_ratio_vs_gpu_tt_card, r.gpu_tt.energy_joules_per_epoch_no_foreach,
       r.energy_ratio_vs_gpu_tt_no_foreach);
   s += "  sensitivity: energy ratio with one constant at each end of its sourced range (the three that move vs GPU-TT "
-       "most, and the LUT estimate's control figure; every row in --json)\n";
+       "most, and the LUT estimate's control figure and multiplexer structure; every row in --json)\n";
   s += fmt::format("    {:<32} {:<15} {:>10} {:>22} {:>15} {:>15}\n", "constant", "file", "value", "range",
                    "vs GPU-TT", "vs GPU-BTT");
   for (std::size_t i = 0; i < r.sensitivity.size(); ++i) {
     const SensitivityRow& row = r.sensitivity[i];
-    if (i >= 3 && row.constant != "control_luts_per_pipelined_loop") continue;
+    if (i >= 3 && row.constant != "control_luts_per_pipelined_loop" && row.constant != "mux_structure_factor") continue;
     s += fmt::format("    {:<32} {:<15} {:>10.4g} {:>22} {:>6.2f} .. {:<6.2f} {:>6.2f} .. {:.2f}\n", row.constant,
                      file_name(row.file), row.value, fmt::format("[{:.4g}, {:.4g}]", row.lo, row.hi), row.vs_tt_lo,
                      row.vs_tt_hi, row.vs_btt_lo, row.vs_btt_hi);
