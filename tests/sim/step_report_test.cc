@@ -2,6 +2,10 @@
 // product rows account for every contraction and transpose cycle and MAC, each rate is
 // MACs / (cycles × lanes), and the BTT products on L run their lanes along M.
 
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hls/include/kernel_spec.h"
@@ -67,6 +71,27 @@ TEST_F(StepReport, BttProductsOnLRunTheirLanesAlongM) {
     EXPECT_GE(lane_efficiency(p.macs, p.cycles, lanes), 0.9) << p.role;
   }
   EXPECT_EQ(seen, 3);
+}
+
+// The lane rule (docs/kernels.md#lane-efficiency): a product whose outputs per batch
+// (rows × cols) or reduction length reach the lane count runs at half its lanes or more.
+// The exceptions are exactly the products at the rank-1 end of a tensor train, whose only
+// contiguous index is the last mode (e_3 = 12 of the TTM embedding, n_3 = 12 of the last
+// output core) or r_2 = 30 — a short index, named here with its shape so that a change that
+// fixes one (or breaks another) fails the test until the list says so.
+TEST_F(StepReport, EveryProductWideEnoughRunsAtHalfItsLanesButTheRankOneEnds) {
+  const std::set<std::string> boundary = {
+      "ttm.lookup 32x64x30x12",          "ttm.grad_chain 32x64x12x30",   "ttm.grad_core 32x30x64x12",
+      "btt.merge_right 1x96x12x12",      "btt.grad_core_right 1x96x12x12", "btt.grad_merge_right 1x12x96x12"};
+  std::set<std::string> below;
+  for (const ProductBreakdown& p : product_breakdown(r.graph(), r.run.schedule)) {
+    if (p.shape.variant < 0) continue;  // transposes run no MAC
+    const std::int64_t outputs = p.shape.rows * p.shape.cols;
+    if (outputs < lanes && p.shape.inner < lanes) continue;
+    if (lane_efficiency(p.macs, p.cycles, lanes) >= 0.5) continue;
+    below.insert(fmt::format("{} {}x{}x{}x{}", p.role, p.shape.batch, p.shape.rows, p.shape.inner, p.shape.cols));
+  }
+  EXPECT_EQ(below, boundary);
 }
 
 TEST_F(StepReport, JsonRatesAreNullWhereNoMacRuns) {
