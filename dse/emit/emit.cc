@@ -76,6 +76,7 @@ std::vector<std::pair<std::string, std::string>> default_tree_files(const std::s
   const BuildDesign d = default_design(root);
   const HlsScripts s = render_scripts(d, hls_sources(root));
   return {{"hls/include/design_config.h", render_design_config(d)},
+          {"hls/kernels/design_layout.h", render_design_layout(d)},
           {"hls/scripts/run_hls.tcl", s.run_hls_tcl},
           {"hls/scripts/hls_config.cfg", s.hls_config_cfg},
           {"hls/scripts/" + s.link_cfg_name, s.link_cfg}};

@@ -28,13 +28,17 @@ std::string slurp(const fs::path& p) {
 }
 
 /// The copied sources of hls/<sub> (kernels, include): *.h and *.cc but the rendered
-/// design_config.h and the test helper spec_check.*, sorted, as paths under the build.
+/// design_config.h and design_layout.h and the test helper spec_check.*, sorted, as paths
+/// under the build.
 std::vector<fs::path> copied_sources(const fs::path& src, const char* sub) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(src / "hls" / sub)) {
     const std::string name = e.path().filename().string();
     const auto ext = e.path().extension();
-    if ((ext != ".h" && ext != ".cc") || name == "design_config.h" || name.rfind("spec_check.", 0) == 0) continue;
+    if ((ext != ".h" && ext != ".cc") || name == "design_config.h" || name == "design_layout.h" ||
+        name.rfind("spec_check.", 0) == 0) {
+      continue;
+    }
     files.push_back(fs::path("hls") / sub / name);
   }
   std::sort(files.begin(), files.end());

@@ -32,6 +32,11 @@ extern const char* const kReferenceStepFile;
 /// BIND_STORAGE impl (registers).
 std::string render_design_config(const BuildDesign& d);
 
+/// hls/kernels/design_layout.h of `d`: the constexpr function ttsim_hls::design_layout()
+/// returning d.hls.layout (make_layout of the design's ModelDims), one assignment per
+/// non-zero field (hls/host/layout_fields.h), which the top takes its arena offsets from.
+std::string render_design_layout(const BuildDesign& d);
+
 /// The Vitis scripts of a build, rendered from the same design.
 struct HlsScripts {
   std::string run_hls_tcl;     ///< hls/scripts/run_hls.tcl

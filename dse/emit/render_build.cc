@@ -79,8 +79,8 @@ std::string readme_build(const BuildDesign& d, const std::string& link_cfg) {
       "- Vitis unified: `v++ -c --mode hls --config hls/scripts/hls_config.cfg --work_dir build/hls/{0}/{1}`.\n"
       "- Link for the board: `v++ -l -t hw --config hls/scripts/{2} -o ttsim.xclbin ttsim_train_step.xo`.\n"
       "- Feed the csynth/Vivado reports back with `ttsim calibrate` to refine the simulator.\n\n"
-      "The kernel sources under hls/ are copies of the ttsim tree's `hls/`; `hls/include/design_config.h` "
-      "and `hls/scripts/*` are rendered for this design.\n",
+      "The kernel sources under hls/ are copies of the ttsim tree's `hls/`; `hls/include/design_config.h`, "
+      "`hls/kernels/design_layout.h` and `hls/scripts/*` are rendered for this design.\n",
       d.device.name, d.label, link_cfg);
 }
 
@@ -95,7 +95,7 @@ std::string render_makefile(const std::vector<std::string>& sources) {
   for (const auto& s : sources) make += " hls/" + s;
   for (const char* tb : {kCsimTestbench, kReferenceTestbench}) {
     const std::string bin = std::filesystem::path(tb).stem().string();
-    make += "\n\n" + bin + ": $(SRCS) hls/" + tb + " hls/include/design_config.h\n\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/" +
+    make += "\n\n" + bin + ": $(SRCS) hls/" + tb + " hls/include/design_config.h hls/kernels/design_layout.h\n\t$(CXX) $(CXXFLAGS) -I. $(SRCS) hls/" +
             tb + " -o $@";
   }
   make += "\n\ncsim: csim_tb reference_tb\n\t./csim_tb\n\t./reference_tb " + std::string(kReferenceStepFile) +
@@ -114,6 +114,7 @@ std::vector<RenderedFile> render_hls_build(const HlsBuild& b) {
   std::vector<RenderedFile> files = b.kernels.copies;
   files.push_back({kReferenceStepFile, reference_step_file(d.model)});
   files.push_back({"hls/include/design_config.h", header});
+  files.push_back({"hls/kernels/design_layout.h", render_design_layout(d)});
   files.push_back({"hls/scripts/run_hls.tcl", scripts.run_hls_tcl});
   files.push_back({"hls/scripts/hls_config.cfg", scripts.hls_config_cfg});
   files.push_back({"hls/scripts/" + scripts.link_cfg_name, scripts.link_cfg});

@@ -114,7 +114,7 @@ constexpr int kGradPartition = 64;
 //   0 BRAM36, 128 URAM288.
 constexpr int kActWords = 270336;
 constexpr int kActPartition = 64;
-// out_mem (linear Y, logits; E, o, ffn_out, LN inputs (shared)): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
+// out_mem (linear Y, logits; E/o/ffn_out, LN inputs): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
 //   0 BRAM36, 64 URAM288.
 constexpr int kOutWords = 176122;
 constexpr int kOutPartition = 64;
@@ -122,7 +122,7 @@ constexpr int kOutPartition = 64;
 //   320 BRAM36, 0 URAM288.
 constexpr int kSaved0Words = 282624;
 constexpr int kSaved0Partition = 64;
-// saved1_mem (saved chain steps (odd), attn P, LN x^, 1/s): uram, 179872 words of 32 bits in 64 bank(s) of 2811 words;
+// saved1_mem (odd saved chain steps; P; LN x^, 1/s): uram, 179872 words of 32 bits in 64 bank(s) of 2811 words;
 //   0 BRAM36, 64 URAM288.
 constexpr int kSaved1Words = 179872;
 constexpr int kSaved1Partition = 64;
@@ -142,7 +142,7 @@ constexpr int kBwdCPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (BTT L_d; backward chain temps (odd); row statistics): bram, 12672 words of 32 bits in 64 bank(s) of 198 words;
+// chain1_mem (L_d; odd bwd chain temps; row stats): bram, 12672 words of 32 bits in 64 bank(s) of 198 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain1Words = 12672;
 constexpr int kChain1Partition = 64;

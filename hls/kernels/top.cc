@@ -1,10 +1,24 @@
 #include "hls/kernels/top.h"
 
+#include "hls/kernels/design_layout.h"
 #include "hls/kernels/model_step.h"
 
 namespace ttsim_hls {
 
 namespace {
+/// True when layout `L` fits the top's arrays (design_config.h capacities): the parameter
+/// port's depth, every float arena, the index arena.
+constexpr bool layout_fits(const Layout& L) {
+  using namespace ttsim_cfg;
+  const int capacity[kFloatArenas] = {kParamWords, kGradWords, kActWords,    kOutWords,   kSaved0Words, kSaved1Words,
+                                      kBwdAWords,  kBwdBWords, kBwdCWords,   kChain0Words, kChain1Words};
+  if (L.param_words != kParamWords || L.index_words > kIndexWords) return false;
+  for (int i = 0; i < kFloatArenas; ++i) {
+    if (L.words[i] > capacity[i]) return false;
+  }
+  return true;
+}
+
 void set_tt(LinearDims* l, int dm, const int* inf, int ne, const int* outf,
             const int* ranks) {
   l->tt = true;
@@ -134,16 +148,13 @@ void ttsim_train_step(int mode, int K, const int tokens[ttsim_cfg::kSeqLen],
 #pragma HLS ARRAY_PARTITION variable = chain1_mem type = complete dim = 2
 
   const ModelDims dims = design_config_dims();
-  Layout layout;
+  // The arena layout is a compile-time constant (design_layout.h, rendered by `ttsim emit`
+  // from make_layout of these dims): every offset the glue adds is a constant, read from a
+  // ROM where its index is a runtime value (the encoder, the layer); nothing is laid out at
+  // run time, and the layout's fit into the arrays above is checked at compile time.
+  static constexpr Layout layout = design_layout();
+  static_assert(layout_fits(layout), "design_layout.h does not fit the arrays of design_config.h: emit both together");
   losses[2] = 0.0f;
-  const int capacity[kFloatArenas] = {kParamWords, kGradWords, kActWords,    kOutWords,   kSaved0Words, kSaved1Words,
-                                      kBwdAWords,  kBwdBWords, kBwdCWords,   kChain0Words, kChain1Words};
-  if (!make_layout(dims, &layout) || layout.param_words != kParamWords || layout.index_words > kIndexWords) {
-    return;
-  }
-  for (int i = 0; i < kFloatArenas; ++i) {
-    if (layout.words[i] > capacity[i]) return;
-  }
   const Arenas arenas{Ref(param_mem, 0),  Ref(grad_mem, 0),   Ref(act_mem, 0),    Ref(out_mem, 0),
                       Ref(saved0_mem, 0), Ref(saved1_mem, 0), Ref(bwd_a_mem, 0),  Ref(bwd_b_mem, 0),
                       Ref(bwd_c_mem, 0),  Ref(chain0_mem, 0), Ref(chain1_mem, 0),

@@ -9,15 +9,47 @@
 #include "tests/hls/test_models.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "hls/host/hls_model.h"
+#include "hls/host/layout_fields.h"
 #include "hls/include/design_config.h"
+#include "hls/kernels/design_layout.h"
 #include "hls/kernels/top.h"
 #include "models/model_spec.h"
 
 namespace {
+
+// The top's compile-time layout (design_layout.h) is make_layout of the configured model,
+// field by field.
+TEST(DesignConfig, CompileTimeLayoutIsMakeLayoutOfTheConfiguredModel) {
+  static constexpr ttsim_hls::Layout fixed = ttsim_hls::design_layout();
+  ttsim_hls::Layout L;
+  ASSERT_TRUE(ttsim_hls::make_layout(ttsim_hls::design_config_dims(), &L));
+  int fields = 0;
+  std::vector<std::pair<std::string, int>> made;
+  ttsim_hls::for_each_layout_field(L, [&](const std::string& path, const int& v) { made.emplace_back(path, v); });
+  ttsim_hls::for_each_layout_field(fixed, [&](const std::string& path, const int& v) {
+    EXPECT_EQ(v, made[static_cast<std::size_t>(fields)].second) << path;
+    ++fields;
+  });
+  EXPECT_EQ(fields, static_cast<int>(made.size()));
+}
+
+// The walk design_layout.h is rendered from reaches every byte of a Layout: a field added to
+// the struct and not to hls/host/layout_fields.h fails here.
+TEST(DesignConfig, LayoutWalkReachesEveryField) {
+  auto* L = new ttsim_hls::Layout();
+  std::memset(static_cast<void*>(L), 0xff, sizeof(ttsim_hls::Layout));
+  ttsim_hls::for_each_layout_field(*L, [](const std::string&, int& v) { v = 0; });
+  const auto* bytes = reinterpret_cast<const unsigned char*>(L);
+  const auto left = std::count_if(bytes, bytes + sizeof(ttsim_hls::Layout), [](unsigned char b) { return b != 0; });
+  EXPECT_EQ(left, 0) << "bytes of Layout no field of for_each_layout_field covers";
+  delete L;
+}
 
 TEST(DesignConfig, CapacitiesEqualTheLayoutOfTheConfiguredModel) {
   ttsim_hls::Layout L;
