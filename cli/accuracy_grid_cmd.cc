@@ -14,6 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/errors.h"
 #include "dse/accuracy/accuracy_grid.h"
 #include "dse/accuracy/accuracy_grid_spec.h"
@@ -156,6 +157,9 @@ int run_accuracy_grid_cmd(const std::vector<std::string>& args) {
   if (o.limit < 0) throw InputError(fmt::format("--limit: expected >= 0, found {}", o.limit));
   if (o.eval_limit < 0) throw InputError(fmt::format("--eval-limit: expected >= 0, found {}", o.eval_limit));
   if (o.jobs < 1) throw InputError(fmt::format("--jobs: expected >= 1, found {}", o.jobs));
+  refuse_clashing_paths({{"--out", o.table_out}}, {{"--grid", grid_file}});
+  refuse_output_inside({"--out", o.table_out}, {"--data", o.data});
+  check_output_writable({"--out", o.table_out});
   const auto grid = dse::load_grid_spec(grid_file);
   o.command = "ttsim accuracy-grid";
   for (const auto& a : args) o.command += " " + a;

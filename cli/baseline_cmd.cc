@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "models/dataset/dataset_lengths.h"
@@ -58,12 +59,20 @@ bool parse_baseline_options(const std::vector<std::string>& args, BaselineOption
 int run_baseline_cmd(const std::vector<std::string>& args) {
   BaselineOptions o;
   if (!parse_baseline_options(args, o)) return 0;
+  std::vector<NamedPath> inputs = {{"--arch", o.arch_path},
+                                   {"--device", o.device_path},
+                                   {"--gpu", o.src.gpu_file},
+                                   {"--card", o.src.card_file},
+                                   {"--dataset-lengths", o.src.lengths_file}};
+  for (const auto& m : o.models) inputs.push_back({"--model", m});
+  refuse_clashing_paths({{"--json", o.json_out}}, inputs);
+  check_output_writable({"--json", o.json_out});
   const ArchSpec arch = load_arch_spec(o.arch_path);
   const DeviceSpec device = load_device_spec(o.device_path);
   const GpuSpec gpu = load_gpu_spec(o.src.gpu_file);
   const FpgaCardSpec card = load_fpga_card_spec(o.src.card_file);
   const auto lengths = dataset::load_dataset_lengths(o.src.lengths_file);
-  const auto& hist = lengths.split(o.src.split);
+  const auto& hist = lengths.epoch_split(o.src.split);
 
   std::vector<BaselineResult> results;
   for (const auto& m : o.models) results.push_back(run_baseline(load_model_spec(m), arch, device, gpu, card, hist));

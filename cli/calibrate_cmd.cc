@@ -85,6 +85,8 @@ std::optional<PowerFitRecord> fit_power_reports(const PowerSelection& power, con
 int run_calibrate(const std::vector<std::string>& args) {
   CalibrateOptions o;
   if (!parse_calibrate_options(args, o)) return 0;
+  refuse_clashing_paths({{"--out", o.out}},
+                        {{"--arch", o.arch_path}, {"--device", o.device_path}, {"--model", o.model_path}});
   refuse_output_inside({"--out", o.out}, {"--reports", o.dir});
   check_output_writable({"--out", o.out});
   const ArchSpec arch = load_arch_spec(o.arch_path);

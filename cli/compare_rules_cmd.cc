@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "hls/reports/latency_rules.h"
@@ -50,6 +51,8 @@ int run_compare_rules(const std::vector<std::string>& args) {
   else if (c.rules_name == "textbook") rules = RuleSet::kTextbook;
   else throw InputError("--rules: expected hls or textbook, found \"" + c.rules_name + "\"");
 
+  refuse_output_inside({"--json", out}, {"DIR", c.dir});
+  check_output_writable({"--json", out});
   const ReportSet s = read_reports(c.dir);
   if (s.csynth.empty()) throw InputError(c.dir + ": no *csynth.xml report found");
   std::cout << timing_warnings(s.csynth);

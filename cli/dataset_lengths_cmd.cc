@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "models/dataset/atis_dataset.h"
 #include "models/dataset/dataset_lengths.h"
@@ -36,6 +37,8 @@ int run_dataset_lengths(const std::vector<std::string>& args) {
   }
   if (seq_len < 1) throw InputError("--seq-len: expected an integer >= 1, found " +
                                     std::to_string(seq_len));
+  refuse_output_inside({"--out", out}, {"--data", data});
+  check_output_writable({"--out", out});
   const auto ds = dataset::load_atis_dataset(data);
   const auto lengths = dataset::compute_dataset_lengths(ds, source.empty() ? data : source);
   const std::string json = dataset::dataset_lengths_to_json(lengths);

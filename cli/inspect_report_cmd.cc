@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/options.h"
+#include "cli/output_files.h"
 #include "core/atomic_file.h"
 #include "hls/reports/report_checks.h"
 #include "hls/reports/report_consistency.h"
@@ -231,6 +232,9 @@ int run_inspect_report(const std::vector<std::string>& args) {
   if (!parse_options("inspect-report", "PATH [--json OUT] [--modules]", options, pos, args, vm)) {
     return 0;
   }
+  refuse_clashing_paths({{"--json", out}}, {{"PATH", path}});
+  refuse_output_inside({"--json", out}, {"PATH", path});
+  check_output_writable({"--json", out});
   const ReportSet s = read_reports(path);
   const std::vector<DesignGroup> designs = group_designs(s.csynth);
   for (const auto& g : designs) {

@@ -121,7 +121,7 @@ int run_simulate(const std::vector<std::string>& args) {
   // refused before any simulation when the emitted top cannot carry out the arch
   // (ConfigError at its pointer); a design whose instances or memories exceed the device
   // exits 2 naming the resource.
-  const auto eval = evaluate_design(model, arch, device, lengths ? &lengths->split(o.split) : nullptr);
+  const auto eval = evaluate_design(model, arch, device, lengths ? &lengths->epoch_split(o.split) : nullptr);
   require_fits(*eval, model, arch, device, o.device_path);
   const StepResult& r = eval->step;
   Json j = design_json(*eval, model, arch, device, o.split);

@@ -142,6 +142,9 @@ int run_train(const std::vector<std::string>& args) {
 
   const ModelSpec model = load_model_spec(o.model_path);
   const auto ds = dataset::load_atis_dataset(o.data);
+  if (ds.train.size() == 0) {
+    throw InputError(ds.train.dir + "/seq.in: expected at least one training utterance, found none");
+  }
   training::check_model_fits_dataset(model, ds);
   o.opt.seq_len = static_cast<int>(model.seq_len);
 

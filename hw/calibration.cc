@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "hw/device_spec.h"
 #include "hw/loop_nest.h"
 
 namespace ttsim {
@@ -219,6 +220,10 @@ Calibration parse_calibration(const Json& doc, const std::string& file) {
   const JsonView ops = root.at("op_latency");
   if (!ops.is_object()) ops.fail("object operator → cycles");
   for (const auto& [name, value] : ops.raw().items()) {
+    if (!is_float_operator(name)) {
+      ops.fail("a floating-point operator of the kernel specification (" + float_operator_names() + ")",
+               "key \"" + name + "\"");
+    }
     c.op_latency[name] = static_cast<int>(ops.at(name).as_int(0, 1000));
   }
   if (auto p = root.find("power")) c.power = read_power_fit(*p);

@@ -2,7 +2,23 @@
 
 #include <algorithm>
 
+#include "hls/include/kernel_spec.h"
+
 namespace ttsim {
+
+bool is_float_operator(const std::string& name) {
+  for (int k = ttsim_spec::kFadd; k < ttsim_spec::kOprCount; ++k) {
+    if (name == ttsim_spec::kOprNames[k]) return true;
+  }
+  return false;
+}
+
+std::string float_operator_names() {
+  std::string s;
+  for (int k = ttsim_spec::kFadd; k < ttsim_spec::kOprCount; ++k) s += (s.empty() ? "" : ", ") + std::string(ttsim_spec::kOprNames[k]);
+  return s;
+}
+
 
 int FloatOpSpec::latency_at(double clock_mhz) const {
   for (const auto& [max_mhz, cycles] : latency_by_clock) {
@@ -105,6 +121,10 @@ FloatOpSpec read_float_op(const JsonView& o, double max_clock_mhz) {
 void read_float_ops(const JsonView& ops, DeviceSpec& d) {
   if (!ops.is_object() || ops.raw().empty()) ops.fail("a non-empty object of operators");
   for (auto it = ops.raw().begin(); it != ops.raw().end(); ++it) {
+    if (!is_float_operator(it.key())) {
+      ops.fail("a floating-point operator of the kernel specification (" + float_operator_names() + ")",
+               "key \"" + it.key() + "\"");
+    }
     d.float_ops[it.key()] = read_float_op(ops.at(it.key()), d.max_clock_mhz);
   }
   for (const char* required : {"fadd", "fmul"}) {

@@ -33,6 +33,13 @@ struct PowerCoefficients {
   std::string source;                ///< where the coefficients come from
 };
 
+/// True when `name` is a floating-point operator of the kernel specification
+/// (hls/include/kernel_spec.h kOprNames but read/write: fadd, fmul, fdiv, fexp, flog, fsqrt,
+/// fcmp) — the names a device's float_ops and a calibration's op_latency may give.
+bool is_float_operator(const std::string& name);
+/// Those names, comma-separated, for messages.
+std::string float_operator_names();
+
 /// One FPGA device/board.
 struct DeviceSpec {
   std::string name;         ///< "u50"

@@ -1,8 +1,11 @@
 #include "models/model_spec.h"
 
+#include <algorithm>
 #include <array>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace ttsim {
 
@@ -255,6 +258,30 @@ void read_dimensions(const JsonView& root, ModelSpec& m) {
   m.vocab = root.at("vocab").as_int(1, 1 << 26);
   m.intents = root.at("intents").as_int(1, kMaxDim);
   m.slot_tags = root.at("slot_tags").as_int(1, kMaxDim);
+  // Every count of the workload (MACs, words, cycles) is a 64-bit integer: refuse a model
+  // whose dense-equivalent step could not be counted in one. Per encoder and token the step
+  // multiplies at most ~ 3 · (4 d² + 2 d·f + 2 L·d) (forward and two backward products of the
+  // projections, the FFN and attention); 2^50 leaves room for the sums over an epoch's samples
+  // (a step's cycles are at most its MACs on one lane).
+  const long double d = static_cast<long double>(m.d_model), f = static_cast<long double>(m.ffn_dim);
+  const long double tokens = static_cast<long double>(m.seq_len) * static_cast<long double>(m.batch);
+  const long double step_macs =
+      3.0L * tokens *
+      (static_cast<long double>(std::max(m.encoders, 1)) * (4 * d * d + 2 * d * f + 2 * static_cast<long double>(m.seq_len) * d) +
+       d * static_cast<long double>(m.intents + m.slot_tags));
+  if (step_macs > 1125899906842624.0L) {  // 2^50
+    root.at("d_model").fail(
+        "a model whose training step ttsim can count in 64-bit integers (about 3 x tokens x (encoders x (4 d_model^2 "
+        "+ 2 d_model x ffn_dim + 2 seq_len x d_model) + d_model x (intents + slot_tags)) multiply-accumulates at most "
+        "2^50)",
+        [&] {
+          std::ostringstream s;
+          s << std::setprecision(3) << static_cast<double>(step_macs) << " multiply-accumulates per step (d_model "
+            << m.d_model << ", ffn_dim " << m.ffn_dim << ", seq_len " << m.seq_len << ", batch " << m.batch
+            << ", encoders " << m.encoders << ")";
+          return s.str();
+        }());
+  }
 }
 
 /// Checks the TTM factors `t` read from `e`: as many of each, with products vocab and d_model.

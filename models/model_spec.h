@@ -116,7 +116,9 @@ inline constexpr std::int64_t kMaxRank = 4096;
 
 /// Loads and validates a model config. Throws InputError / ConfigError (file, JSON
 /// pointer, expected, found) on any problem: unknown keys, wrong types, factor
-/// products that differ from the dimension, ranks < 1, empty lists, out-of-range values.
+/// products that differ from the dimension, ranks < 1, empty lists, out-of-range values,
+/// a model whose dense-equivalent training step exceeds 2^50 multiply-accumulates (its
+/// counts would not fit the workload's 64-bit integers over an epoch; at /d_model).
 ModelSpec load_model_spec(const std::string& path);
 
 /// Same as load_model_spec for an already parsed document; `file` is used in errors.

@@ -25,7 +25,7 @@ SimContext make_sim_context(const DeviceSpec& device, const std::string& lengths
   SimContext c;
   c.device = device;
   if (!lengths_file.empty()) {
-    c.train = dataset::load_dataset_lengths(lengths_file).split(split);
+    c.train = dataset::load_dataset_lengths(lengths_file).epoch_split(split);
     c.has_lengths = true;
   }
   return c;

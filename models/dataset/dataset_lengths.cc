@@ -43,6 +43,15 @@ const LengthHistogram& DatasetLengths::split(const std::string& name) const {
   return it->second;
 }
 
+const LengthHistogram& DatasetLengths::epoch_split(const std::string& name) const {
+  const LengthHistogram& h = split(name);
+  if (h.count < 1) {
+    throw InputError((file.empty() ? source : file) + ": /splits/" + name +
+                     "/count: expected a split with at least one sample to price an epoch over, found 0");
+  }
+  return h;
+}
+
 DatasetLengths compute_dataset_lengths(const AtisDataset& ds, const std::string& source) {
   DatasetLengths out;
   out.source = source;

@@ -49,6 +49,10 @@ struct DatasetLengths {
 
   /// The split called `name`; throws InputError naming the available splits.
   const LengthHistogram& split(const std::string& name) const;
+  /// split(name) for pricing an epoch over it: also throws InputError (the file and
+  /// /splits/<name>/count) when the split holds no sample, so no epoch of 0 samples (0 s,
+  /// 0 J) is ever printed.
+  const LengthHistogram& epoch_split(const std::string& name) const;
 };
 
 /// Histograms of the train, dev and test splits of `ds`.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `ttsim simulate` and `ttsim model` refuse outputs that clash with each other or with an
-# input, and unwritable output folders, and every command refuses arguments that are not
+# `ttsim simulate`, `model`, `baseline`, `calibrate`, `dataset-lengths`, `inspect-report`,
+# `compare-rules` and `accuracy-grid` refuse outputs that clash with each other or with an
+# input (or lie inside an input folder), and unwritable output folders, and every command refuses arguments that are not
 # UTF-8, with exit 2 before any work and without touching existing files.
 set -uo pipefail
 
@@ -43,6 +44,27 @@ expect_exit2 "simulate --json a symbolic link" "found a symbolic link" "${SIM[@]
 mkdir -p "$TMP/reports"
 expect_exit2 "calibrate --out inside --reports" "outside the --reports folder" calibrate --reports "$TMP/reports" \
   --arch "$TMP/arch.json" --device "$TMP/device.json" --model "$TMP/model.json" --out "$TMP/reports/c.json"
+expect_exit2 "calibrate --out = --arch" "names the input --arch" calibrate --reports "$TMP/reports" \
+  --arch "$TMP/arch.json" --device "$TMP/device.json" --model "$TMP/model.json" --out "$TMP/arch.json"
+expect_exit2 "baseline --json = --model" "names the input --model" baseline --model "$TMP/model.json" \
+  --arch "$TMP/arch.json" --device "$TMP/device.json" --gpu "$CONFIGS/devices/rtx3090.json" \
+  --card "$CONFIGS/devices/u50_card.json" --dataset-lengths "$CONFIGS/datasets/atis_lengths.json" --json "$TMP/model.json"
+mkdir -p "$TMP/data" "$TMP/rep"
+echo "x" > "$TMP/data/intent_label.txt"
+echo "<x/>" > "$TMP/rep/a_csynth.xml"
+cp "$TMP/data/intent_label.txt" "$TMP/label.orig"
+expect_exit2 "dataset-lengths --out inside --data" "outside the --data folder" dataset-lengths --data "$TMP/data" \
+  --out "$TMP/data/intent_label.txt"
+expect_exit2 "inspect-report --json = PATH" "names the input PATH" inspect-report "$TMP/rep/a_csynth.xml" \
+  --json "$TMP/rep/a_csynth.xml"
+expect_exit2 "compare-rules --json inside DIR" "outside the DIR folder" compare-rules "$TMP/rep" --json "$TMP/rep/r.json"
+echo '{}' > "$TMP/grid.json"
+cp "$TMP/grid.json" "$TMP/grid.orig"
+expect_exit2 "accuracy-grid --out = --grid" "names the input --grid" accuracy-grid --grid "$TMP/grid.json" \
+  --data "$TMP/data" --runs "$TMP/runs" --out "$TMP/grid.json"
+cmp -s "$TMP/data/intent_label.txt" "$TMP/label.orig" || fail "dataset file was modified"
+cmp -s "$TMP/grid.json" "$TMP/grid.orig" || fail "grid file was modified"
+[ "$(cat "$TMP/rep/a_csynth.xml")" = "<x/>" ] || fail "report file was modified"
 # A path that is not UTF-8 cannot be recorded in the JSON outputs: refused before any work.
 bad="$TMP/$(printf 'sw_\xff')"
 cp "$CONFIGS/sweeps/smoke.json" "$bad.json"

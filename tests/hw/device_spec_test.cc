@@ -81,6 +81,10 @@ TEST(DeviceSpecLoader, UnknownKey) {
                "latency", "unknown key \"ii\"");
   expect_error("unknown_power.json", op("add", "/power/hbm_watts", 1), "/power/hbm_watts",
                "static_watts", "unknown key \"hbm_watts\"");
+  // An operator name the kernel specification does not use (a typo would never be priced).
+  expect_error("unknown_float_op.json",
+               Json::array({{{"op", "copy"}, {"from", "/float_ops/fadd"}, {"path", "/float_ops/fpow"}}}),
+               "/float_ops", "floating-point operator of the kernel specification", "key \"fpow\"");
 }
 
 TEST(DeviceSpecLoader, WrongType) {

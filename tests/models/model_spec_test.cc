@@ -91,6 +91,16 @@ TEST(ModelSpecLoader, UnknownKey) {
                "ffn_in", "unknown key \"mlp\"");
 }
 
+// A model whose step the workload's 64-bit counts cannot hold is refused at /d_model, not
+// printed with wrapped-around totals.
+TEST(ModelSpecLoader, StepTooLargeToCount) {
+  const Json patch = Json::array({{{"op", "replace"}, {"path", "/d_model"}, {"value", 1 << 20}},
+                                  {{"op", "replace"}, {"path", "/ffn_dim"}, {"value", 1 << 20}},
+                                  {{"op", "replace"}, {"path", "/seq_len"}, {"value", 65536}},
+                                  {{"op", "replace"}, {"path", "/encoders"}, {"value", 8}}});
+  expect_error("too_large.json", patch, "/d_model", "count in 64-bit integers", "multiply-accumulates per step");
+}
+
 TEST(ModelSpecLoader, WrongType) {
   expect_error("type_int.json", op("replace", "/d_model", "64"), "/d_model", "an integer",
                "string \"64\"");

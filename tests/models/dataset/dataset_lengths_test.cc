@@ -43,6 +43,24 @@ TEST(DatasetLengths, HistogramOfEverySplit) {
   EXPECT_THROW(l.split("valid"), InputError);
 }
 
+// An epoch is never priced over a split of no sample (it would print 0 s and 0 J).
+TEST(DatasetLengths, AnEmptySplitPricesNoEpoch) {
+  const auto l = parse_dataset_lengths(
+      Json::parse(R"({"source":"s","splits":{"train":{"count":0,"histogram":{}},"dev":{"count":1,"histogram":{"2":1}}},)"
+                  R"("max_length":2})"),
+      "l.json");
+  EXPECT_EQ(l.split("train").count, 0);
+  EXPECT_EQ(l.epoch_split("dev").count, 1);
+  try {
+    l.epoch_split("train");
+    ADD_FAILURE() << "no InputError for an empty split";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("l.json: /splits/train/count: expected a split with at least one sample"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DatasetLengths, JsonRoundTripKeepsNumericKeyOrder) {
   const auto l = compute_dataset_lengths(three_splits(), "synthetic");
   const std::string text = dataset_lengths_to_json(l);
