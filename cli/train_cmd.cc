@@ -73,7 +73,7 @@ bool parse_train_options(const std::vector<std::string>& args, TrainCmdOptions& 
   po::variables_map vm;
   if (!parse_options("train",
                      "--data DIR --model M [--arch A] [--epochs N] [--lr X] [--seed S] "
-                     "[--limit N] [--json OUT] [--checkpoint F] [--dense]",
+                     "[--limit N] [--eval-limit N] [--json OUT] [--checkpoint F] [--dense | --engine E]",
                      options, {}, args, vm)) {
     return false;
   }
