@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "hls/include/banked.h"
 #include "hls/include/kernel_spec.h"
 
 namespace ttsim {
@@ -99,26 +100,35 @@ Json lut_estimate_json() {
         {"rule", "per access site of the kernel specification, 32 bits: lane_read_network_luts / "
                  "lane_write_network_luts / scalar_read_network_luts (hls/include/banked.h)"},
         {"source", "multiplexer structure: LUT6 as a 4:1 multiplexer, barrel rotator stages"},
-        {"low_factor", kMuxStructureLowFactor},
-        {"high_factor", kNetworkStructureHighFactor},
         {"range_source",
-         "low: F7/F8/F9 slice multiplexers (UG574) build a 16:1 / 32:1 select in 4 / 8 LUT6 where the 4:1 tree takes "
-         "5 / 11; high: one 2:1 rotator stage per LUT level instead of two (hw/lut_estimate.h)"}}},
+         "low: selects wider than 4:1 through the slice's F7/F8/F9 multiplexers (UG574: 8:1 in 2 LUT6, 16:1 in 4, "
+         "32:1 in 8, where the 4:1 tree takes 3, 5, 11), rotators unchanged; high: a rotator one 2:1 stage per LUT "
+         "level (B x ceil(log2 B) LUT6 per bit instead of B x ceil(log2 B / 2)), direct selects unchanged "
+         "(hw/lut_estimate.h MuxBound)"}}},
       {"binding_multiplexer_luts",
        {{"unit", "LUT"},
         {"rule", "array select: per instance read site, an A:1 multiplexer (A = arrays its unit's tasks use) of 32 "
                  "bits per bank (lane site) or 32 bits (scalar site); port multiplexers: per array bank, 2 ports x "
                  "(32 data + address + 1 enable) bits x ceil(U/2):1 (U = instances bound to the array)"},
         {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"},
-        {"low_factor", kMuxStructureLowFactor},
-        {"high_factor", 1.0},
-        {"range_source", "low: F7/F8/F9 slice multiplexers (UG574); high: the 4:1 tree itself (hw/lut_estimate.h)"}}}};
+        {"range_source", "low: selects wider than 4:1 through F7/F8/F9 slice multiplexers (UG574); high: the 4:1 "
+                         "tree itself (hw/lut_estimate.h MuxBound)"}}}};
 }
 
+int wide_mux_luts(int n) {
+  if (n <= 1) return 0;
+  if (n <= 4) return 1;
+  if (n <= 8) return 2;
+  if (n <= 16) return 4;
+  if (n <= 32) return 8;
+  const int blocks = (n + 31) / 32;
+  return blocks * 8 + ttsim_hls::mux_luts(blocks);
+}
+
+int select_luts(int n, MuxBound bound) { return bound == MuxBound::kLow ? wide_mux_luts(n) : ttsim_hls::mux_luts(n); }
+
 double lut_total_at_mux_bound(const LutTerms& t, bool high) {
-  const double networks = t.networks * (high ? kNetworkStructureHighFactor : kMuxStructureLowFactor);
-  const double binding = (t.array_select + t.port_mux) * (high ? 1.0 : kMuxStructureLowFactor);
-  return t.operators + t.control + networks + binding;
+  return t.operators + t.control + (high ? t.mux_high : t.mux_low);
 }
 
 double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores(unit, lanes, operator_core_luts); }

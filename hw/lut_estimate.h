@@ -23,6 +23,9 @@ struct LutTerms {
   double control = 0;       ///< per pipelined loop module (fitted on real csynth reports)
   double array_select = 0;  ///< read sites selecting among the arrays bound to an instance
   double port_mux = 0;      ///< multiplexers in front of the arrays' bank ports
+  /// networks + array_select + port_mux with every multiplexer mapped at the low / high end
+  /// of its range (MuxBound kLow / kHigh); not part of total().
+  double mux_low = 0, mux_high = 0;
   double total() const { return operators + networks + control + array_select + port_mux; }
   /// {"operators", ..., "total"}.
   Json to_json() const;
@@ -83,22 +86,30 @@ inline constexpr double kControlLutsPerPipelinedLoop = 296;
 inline constexpr double kControlLutsPerPipelinedLoopLow = 52;
 inline constexpr double kControlLutsPerPipelinedLoopHigh = 476;
 
-/// Range of the multiplexer-structure terms (networks, array select, port multiplexers),
-/// which count every multiplexer as a tree of 4:1 multiplexers, one LUT6 per bit each, and a
-/// barrel rotator as two 2:1 stages per LUT6 (hls/include/banked.h). Low end: UltraScale+
-/// slices chain LUT6 outputs through their F7/F8/F9 multiplexers (UG574, CLB user guide), a
-/// 16:1 multiplexer in 4 LUT6 and a 32:1 in 8 where the 4:1 tree takes 5 and 11 — 0.73 of
-/// the tree's LUTs for wide selects. High end of the networks: one 2:1 rotator stage per
-/// LUT level instead of two, B·ceil(log2 B) LUT6 per bit instead of B·ceil(log2 B / 2) —
-/// twice the rotators (the direct multiplexers of narrow units are already 4:1 trees: their
-/// high end is the estimate); the binding multiplexers' high end is the 4:1 tree. Structure
-/// bounds, not csynth figures: a synthesis of the emitted top settles the terms.
-inline constexpr double kMuxStructureLowFactor = 0.73;
-inline constexpr double kNetworkStructureHighFactor = 2.0;
+/// How the multiplexers of the structure terms (bank networks, array select, port
+/// multiplexers) are mapped onto LUT6, for the estimate and the two ends of its range:
+///  - kEstimate: every n:1 select a tree of 4:1 multiplexers, one LUT6 per bit each
+///    (mux_luts), a barrel rotator two 2:1 stages per LUT6 (hls/include/banked.h);
+///  - kLow: selects wider than 4:1 use the slice's F7/F8/F9 multiplexers (UG574, CLB user
+///    guide: an 8:1 select in 2 LUT6, 16:1 in 4, 32:1 in one slice of 8; wide_mux_luts),
+///    a rotator as in the estimate (its stages are already 4:1 per LUT6);
+///  - kHigh: a rotator one 2:1 stage per LUT level (B · ceil(log2 B) LUT6 per bit), every
+///    select as in the estimate (a 4:1 tree is the natural mapping).
+/// The structure each site builds (direct multiplexers or a rotator) is the kernel's, fixed
+/// at compile time; only its mapping varies. Bounds from structure, not csynth figures.
+enum class MuxBound { kEstimate, kLow, kHigh };
+
+/// LUT6 per bit of an n:1 select built with the slice's F7/F8/F9 multiplexers (UG574): 1 up
+/// to 4:1, 2 up to 8:1, 4 up to 16:1, 8 up to 32:1, and 32:1 blocks joined by a 4:1 tree
+/// above; 0 for n <= 1.
+int wide_mux_luts(int n);
+
+/// LUT6 per bit of an n:1 select under `bound` (MuxBound): mux_luts(n), or wide_mux_luts(n)
+/// for kLow.
+int select_luts(int n, MuxBound bound);
 
 /// The LUT estimate of `t` with its multiplexer-structure terms at the low or high end of
-/// their range (kMuxStructureLowFactor on networks, array select and port multiplexers;
-/// kNetworkStructureHighFactor on networks), LUTs.
+/// their range (LutTerms::mux_low / mux_high), LUTs.
 double lut_total_at_mux_bound(const LutTerms& t, bool high);
 
 /// Pipelined loops of one instance of each kernel module that runs on `unit` (every loop

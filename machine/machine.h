@@ -15,8 +15,8 @@
 //  - memories: twelve static arrays — the eleven FP32 arenas of
 //    hls/kernels/model_step.h (ArenaId: parameters, gradients, layer inputs, layer
 //    outputs, two saved-chain arenas, three activation-gradient arenas, two backward-chain
-//    arenas, the second also holding the row statistics), planned so that no kernel call's output shares an array
-//    with its inputs, and the int32 index arena — bound as true dual-port RAM (ram_t2p;
+//    arenas, the second also holding the row statistics), planned so that no kernel
+//    call's output shares an array with its inputs, and the int32 index arena — bound as true dual-port RAM (ram_t2p;
 //    URAM or BRAM, chosen per array to fit the device: see describe) with dim 2 of
 //    <array>[rows][banks] completely partitioned (banks = the largest lane count), every
 //    buffer of the step at a fixed word offset for the whole step (ttsim_hls::Layout).

@@ -32,7 +32,7 @@ struct Buffer {
   int first_task = -1;
   int last_task = -1;
   /// The memory of the HLS top that holds it (ttsim_spec::MemoryId, hls/include/kernel_spec.h:
-  /// param_mem … stat_mem, index_mem), as the arena plan of hls/kernels/model_step.h places
+  /// param_mem … chain1_mem, index_mem), as the arena plan of hls/kernels/model_step.h places
   /// it; 0 (kOwnMemory) when the kernel tree has no place for it (MM flow, dense tables).
   int memory = 0;
 };

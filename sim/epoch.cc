@@ -1,5 +1,9 @@
 #include "sim/epoch.h"
 
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
 namespace ttsim {
 
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
@@ -19,7 +23,15 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
       e.by_length.push_back({len, samples, cycles});
     }
   }
-  for (const auto& l : e.by_length) e.cycles += l.samples * l.step_cycles;
+  for (const auto& l : e.by_length) {
+    std::int64_t c = 0;
+    if (__builtin_mul_overflow(l.samples, l.step_cycles, &c) || __builtin_add_overflow(e.cycles, c, &e.cycles)) {
+      throw InputError(fmt::format("{}: the epoch's cycles ({} samples of {} tokens at {} cycles each) exceed "
+                                   "what 64-bit counts hold; expected a smaller model or dataset",
+                                   model.source_file.empty() ? model.name : model.source_file, l.samples, l.length,
+                                   l.step_cycles));
+    }
+  }
   e.seconds = e.cycles / (arch.clock_mhz * 1e6);
   return e;
 }
@@ -30,7 +42,12 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
     EpochResult e;
     e.samples = split.count;
     e.by_length.push_back({model.seq_len, split.count, padded_step_cycles});
-    e.cycles = split.count * padded_step_cycles;
+    if (__builtin_mul_overflow(split.count, padded_step_cycles, &e.cycles)) {
+      throw InputError(fmt::format("{}: the epoch's cycles ({} samples at {} cycles each) exceed what 64-bit counts "
+                                   "hold; expected a smaller model or dataset",
+                                   model.source_file.empty() ? model.name : model.source_file, split.count,
+                                   padded_step_cycles));
+    }
     e.seconds = e.cycles / (arch.clock_mhz * 1e6);
     return e;
   }

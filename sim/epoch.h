@@ -34,6 +34,7 @@ struct EpochResult {
 /// Epoch over `split`. `padded` is the simulated step of the padded length (the
 /// hardware: its machine serves every length); effective-length designs simulate
 /// the other lengths on it with simulate_step (StepOptions::on_hardware) and `options` (the fidelity of `padded`).
+/// Throws InputError naming the model when the epoch's cycles exceed 64 bits.
 EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                            const dataset::LengthHistogram& split, const StepResult& padded,
                            const EngineOptions& options = {});

@@ -64,7 +64,24 @@ BankActivityShape bank_activity_shape(const TaskGraph& graph, const BankMap& ban
   return s;
 }
 
-double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
+namespace {
+
+/// LUT6 per bit of one lane read (write) site's network under `bound`: the structure the
+/// kernel builds for (lanes, banks) (banked.h lane_read_barrel / lane_write_barrel), mapped
+/// as MuxBound says.
+double lane_site_luts(bool write, int lanes, int banks, MuxBound bound) {
+  const bool barrel = write ? ttsim_hls::lane_write_barrel(lanes, banks) : ttsim_hls::lane_read_barrel(lanes, banks);
+  if (barrel) {
+    return bound == MuxBound::kHigh ? static_cast<double>(banks) * ttsim_hls::ceil_log2(banks)
+                                    : static_cast<double>(ttsim_hls::barrel_luts(banks));
+  }
+  return write ? static_cast<double>(banks) * select_luts(lanes, bound)
+               : static_cast<double>(lanes) * select_luts(banks, bound);
+}
+
+}  // namespace
+
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound) {
   if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
   double luts = 0;
   for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
@@ -72,10 +89,10 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks) {
       const ttsim_spec::ArrayAccess& acc = loop.access[a];
       if (int_table_array(acc.array)) continue;  // int tables, not banked
       if (acc.kind == ttsim_spec::kLaneAccess) {
-        luts += 32.0 * (acc.reads * ttsim_hls::lane_read_network_luts(lanes, banks) +
-                        acc.writes * ttsim_hls::lane_write_network_luts(lanes, banks));
+        luts += 32.0 * (acc.reads * lane_site_luts(false, lanes, banks, bound) +
+                        acc.writes * lane_site_luts(true, lanes, banks, bound));
       } else {
-        luts += 32.0 * acc.reads * ttsim_hls::scalar_read_network_luts(banks);
+        luts += 32.0 * acc.reads * select_luts(banks, bound);
       }
     }
   });
@@ -94,16 +111,23 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
     t.operators += n * unit_operator_luts(unit, arch.units[k].lanes);
     t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks);
     t.control += n * control_luts(unit_pipelined_loops(unit));
-    const int select = ttsim_hls::mux_luts(shape.unit_arrays[k]);
-    t.array_select += n * 32.0 * select *
-                      (static_cast<double>(arena_banks) * unit_read_sites(unit, true) + unit_read_sites(unit, false));
+    const double read_site_bits =
+        32.0 * (static_cast<double>(arena_banks) * unit_read_sites(unit, true) + unit_read_sites(unit, false));
+    t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
+    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kLow) +
+                      read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
+    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kHigh) +
+                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh));
   }
   for (const ArrayPorts& a : shape.arrays) {
     int users = 0;
     for (int k = 0; k < kUnitKinds; ++k) {
       if (a.units & (1u << k)) users += instances[k];
     }
-    t.port_mux += static_cast<double>(a.partitions) * 2 * a.port_bits * ttsim_hls::mux_luts((users + 1) / 2);
+    const double port_bits = static_cast<double>(a.partitions) * 2 * a.port_bits;
+    t.port_mux += port_bits * ttsim_hls::mux_luts((users + 1) / 2);
+    t.mux_low += port_bits * select_luts((users + 1) / 2, MuxBound::kLow);
+    t.mux_high += port_bits * select_luts((users + 1) / 2, MuxBound::kHigh);
   }
   return t;
 }

@@ -71,9 +71,11 @@ void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, con
 /// barrel rotator, lane_read_network_luts / lane_write_network_luts — and a scalar read
 /// selects one of `banks` words (scalar_read_network_luts); 32 bits each. Summed over
 /// every loop of every module of the unit (each
-/// pipelined loop keeps its own datapath). Throws std::invalid_argument for lanes or
-/// banks < 1. An estimate from the multiplexer structure, not a csynth figure.
-double unit_bank_network_luts(UnitKind unit, int lanes, int banks);
+/// pipelined loop keeps its own datapath). `bound` maps the same structures at the low or
+/// high end of their range (hw/lut_estimate.h MuxBound; kEstimate: the functions above).
+/// Throws std::invalid_argument for lanes or banks < 1. An estimate from the multiplexer
+/// structure, not a csynth figure.
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound = MuxBound::kEstimate);
 
 /// Estimated LUTs of a design, Σ over unit kinds k with n_k = instances[k] instances and
 /// lanes_k lanes, on arenas of B banks (the largest lane count, machine::Machine::partition):
@@ -89,7 +91,9 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks);
 ///    the U = Σ_{k bound to it} n_k instances that use it, so each port's inputs (data,
 ///    address, write enable: ArrayPorts::port_bits) pass a ceil(U / 2):1 multiplexer:
 ///    Σ_arrays partitions · 2 · port_bits · mux_luts(ceil(U / 2)).
-/// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). An estimate
+/// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). LutTerms
+/// mux_low / mux_high: the three multiplexer terms again with every select and rotator
+/// mapped at the low / high end of its range (hw/lut_estimate.h MuxBound). An estimate
 /// from operator figures, a fitted control figure and multiplexer structure, not csynth.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    const BankActivityShape& shape);

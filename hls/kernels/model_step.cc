@@ -189,7 +189,7 @@ class LayoutBuilder {
     }
   }
 
-  /// A head's update group: weight D × classes, then bias.
+  /// A head's update group: weight classes × D (one row per class), then bias.
   void head(LinearSlots& s, int classes) {
     s.tensor = group();
     s.w = param(D_ * classes);

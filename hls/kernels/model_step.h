@@ -102,7 +102,7 @@ constexpr const char* kArenaStems[kFloatArenas] = {"param", "grad",  "act",   "o
 
 /// Word offsets of one linear layer in the arenas.
 struct LinearSlots {
-  int w = 0, w_words = 0;  ///< weights (TT cores contiguous, or dense M × N) in param
+  int w = 0, w_words = 0;  ///< weights (TT cores contiguous, or dense N × M: one row per output) in param
   int b = 0;               ///< bias (N) in param
   int gw = 0, gb = 0;      ///< their gradients' offsets in grad (the layer's update group)
   int tensor = 0, tensors = 0;  ///< its parameter tensors: Layout::tensors[tensor, tensor + tensors)

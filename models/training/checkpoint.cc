@@ -9,7 +9,9 @@
 namespace ttsim::training {
 
 namespace {
-constexpr const char* kMagic = "ttsim-checkpoint 1";
+// Format 2: the HLS engine's dense weights are stored out × in (format 1: in × out); a
+// format-1 file is refused rather than loaded with those weights transposed.
+constexpr const char* kMagic = "ttsim-checkpoint 2";
 }  // namespace
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {

@@ -2,7 +2,7 @@
 // Training checkpoints: a JSON header (run identity, epochs done, epoch history) and the
 // engine's parameter blob, in one file written atomically.
 //
-// Layout: the line "ttsim-checkpoint 1", the header as one line of JSON, the decimal
+// Layout: the line "ttsim-checkpoint 2" (format 2: the HLS engine's dense weights out × in), the header as one line of JSON, the decimal
 // byte count of the blob on its own line, then the blob bytes.
 
 #include <string>

@@ -146,7 +146,7 @@ TEST(Trainer, CheckpointOfAnotherRunIsRejected) {
   EXPECT_THROW(train(e2, f.ds, o, f.id, nullptr), InputError);
   {
     std::ofstream out(ckpt, std::ios::trunc);
-    out << "ttsim-checkpoint 1\n{}\n100\nshort";
+    out << "ttsim-checkpoint 2\n{}\n100\nshort";
   }
   try {
     read_checkpoint(ckpt);
