@@ -157,6 +157,9 @@ int run_accuracy_grid_cmd(const std::vector<std::string>& args) {
   if (o.limit < 0) throw InputError(fmt::format("--limit: expected >= 0, found {}", o.limit));
   if (o.eval_limit < 0) throw InputError(fmt::format("--eval-limit: expected >= 0, found {}", o.eval_limit));
   if (o.jobs < 1) throw InputError(fmt::format("--jobs: expected >= 1, found {}", o.jobs));
+  if (!std::isfinite(o.progress_seconds) || o.progress_seconds <= 0) {
+    throw InputError(fmt::format("--progress-seconds: expected seconds > 0, found {}", o.progress_seconds));
+  }
   refuse_clashing_paths({{"--out", o.table_out}}, {{"--grid", grid_file}});
   refuse_output_inside({"--out", o.table_out}, {"--data", o.data});
   check_output_writable({"--out", o.table_out});

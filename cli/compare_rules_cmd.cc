@@ -46,6 +46,9 @@ int run_compare_rules(const std::vector<std::string>& args) {
                      options, pos, args, vm)) {
     return 0;
   }
+  if (!std::isfinite(c.threshold) || c.threshold < 0) {
+    throw InputError(fmt::format("--threshold: expected a percentage >= 0, found {}", c.threshold));
+  }
   RuleSet rules;
   if (c.rules_name == "hls") rules = RuleSet::kHlsStates;
   else if (c.rules_name == "textbook") rules = RuleSet::kTextbook;

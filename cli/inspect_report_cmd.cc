@@ -236,6 +236,11 @@ int run_inspect_report(const std::vector<std::string>& args) {
   refuse_output_inside({"--json", out}, {"PATH", path});
   check_output_writable({"--json", out});
   const ReportSet s = read_reports(path);
+  if (s.csynth.empty() && s.export_impl.empty() && s.cosim.empty() && s.utilization.empty() && s.power.empty() &&
+      s.rejected.empty()) {
+    throw InputError(path + ": no report of a known kind found (*csynth.xml, export_impl.xml, *_cosim.rpt, "
+                            "*utilization*.rpt, *power*.rpt)");
+  }
   const std::vector<DesignGroup> designs = group_designs(s.csynth);
   for (const auto& g : designs) {
     const CsynthReport& r = s.csynth[g.report];

@@ -65,6 +65,12 @@ expect_exit2 "accuracy-grid --out = --grid" "names the input --grid" accuracy-gr
 cmp -s "$TMP/data/intent_label.txt" "$TMP/label.orig" || fail "dataset file was modified"
 cmp -s "$TMP/grid.json" "$TMP/grid.orig" || fail "grid file was modified"
 [ "$(cat "$TMP/rep/a_csynth.xml")" = "<x/>" ] || fail "report file was modified"
+# Nothing to read, or a flag value that means nothing: refused, not an empty success.
+mkdir -p "$TMP/norep"
+expect_exit2 "inspect-report of a folder of no report" "no report of a known kind" inspect-report "$TMP/norep"
+expect_exit2 "compare-rules --threshold -5" "expected a percentage >= 0" compare-rules "$TMP/rep" --threshold -5
+expect_exit2 "accuracy-grid --progress-seconds 0" "expected seconds > 0" accuracy-grid --grid "$TMP/grid.json" \
+  --data "$TMP/data" --runs "$TMP/runs" --out "$TMP/table.json" --progress-seconds 0
 # A path that is not UTF-8 cannot be recorded in the JSON outputs: refused before any work.
 bad="$TMP/$(printf 'sw_\xff')"
 cp "$CONFIGS/sweeps/smoke.json" "$bad.json"
