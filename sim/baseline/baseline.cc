@@ -196,39 +196,31 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
     }
     rows.push_back(row);
   }
-  {  // The LUT estimate's fitted control figure at its range: logic and clock-tree power
-     // scale with the estimate (hw/fpga_power.h, clocked scenario).
-    const double loops = ev->lut_terms.control / kControlLutsPerPipelinedLoop;
-    SensitivityRow row{"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
-                       kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh};
+  // A LUT-estimate row: the estimate `delta_luts(end)` LUTs away from its value at each end of
+  // the row's range; logic and clock-tree power scale with the estimate (hw/fpga_power.h,
+  // clocked scenario).
+  auto lut_row = [&](SensitivityRow row, auto delta_luts) {
     for (int end = 0; end < 2; ++end) {
-      const double kilo_lut = ((end == 0 ? row.lo : row.hi) - row.value) * loops / 1000;
-      const double watts = ev->power->total_watts() + (device.power.logic_watts_per_kilolut_mhz +
-                                                       device.power.clock_watts_per_kilolut_mhz) *
-                                                          kilo_lut * arch.clock_mhz;
+      const double watts = ev->power->total_watts() +
+                           (device.power.logic_watts_per_kilolut_mhz + device.power.clock_watts_per_kilolut_mhz) *
+                               delta_luts(end == 0 ? row.lo : row.hi) / 1000 * arch.clock_mhz;
       (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
       (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
     }
     rows.push_back(row);
-  }
-  {  // The multiplexer-structure terms at their structural range (hw/lut_estimate.h
-     // lut_total_at_mux_bound): logic and clock-tree power scale with the estimate.
-    const double total = ev->lut_terms.total();
-    SensitivityRow row{"mux_structure_factor", "hw/lut_estimate.h", 1.0,
-                       lut_total_at_mux_bound(ev->lut_terms, false) / total,
-                       lut_total_at_mux_bound(ev->lut_terms, true) / total};
-    for (int end = 0; end < 2; ++end) {
-      const double kilo_lut = ((end == 0 ? row.lo : row.hi) - 1.0) * total / 1000;
-      const double watts = ev->power->total_watts() + (device.power.logic_watts_per_kilolut_mhz +
-                                                       device.power.clock_watts_per_kilolut_mhz) *
-                                                          kilo_lut * arch.clock_mhz;
-      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
-      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
-    }
-    rows.push_back(row);
-    r.fpga_luts_mux_low = lut_total_at_mux_bound(ev->lut_terms, false);
-    r.fpga_luts_mux_high = lut_total_at_mux_bound(ev->lut_terms, true);
-  }
+  };
+  // The fitted control figure at its range.
+  const double loops = ev->lut_terms.control / kControlLutsPerPipelinedLoop;
+  lut_row({"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
+           kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh},
+          [&](double v) { return (v - kControlLutsPerPipelinedLoop) * loops; });
+  // The multiplexer-structure terms at their structural range (lut_total_at_mux_bound).
+  const double total = ev->lut_terms.total();
+  r.fpga_luts_mux_low = lut_total_at_mux_bound(ev->lut_terms, false);
+  r.fpga_luts_mux_high = lut_total_at_mux_bound(ev->lut_terms, true);
+  lut_row({"mux_structure_factor", "hw/lut_estimate.h", 1.0, r.fpga_luts_mux_low / total,
+           r.fpga_luts_mux_high / total},
+          [&](double v) { return (v - 1.0) * total; });
   std::stable_sort(rows.begin(), rows.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
     return std::abs(a.vs_tt_hi - a.vs_tt_lo) > std::abs(b.vs_tt_hi - b.vs_tt_lo);
   });
