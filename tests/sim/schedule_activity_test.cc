@@ -151,3 +151,38 @@ TEST(BankNetworkLuts, MultiplexersOfTheAccessSites) {
             ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64) / 3);
   EXPECT_THROW(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 0, 8), std::invalid_argument);
 }
+
+// The multiplexer range (hw/lut_estimate.h MuxBound) maps the same structures: F7/F8/F9
+// selects at the low end, one 2:1 rotator stage per LUT level at the high end.
+TEST(BankNetworkLuts, RangeMapsTheSameStructures) {
+  using ttsim::MuxBound;
+  EXPECT_EQ(ttsim::wide_mux_luts(1), 0);
+  EXPECT_EQ(ttsim::wide_mux_luts(4), 1);
+  EXPECT_EQ(ttsim::wide_mux_luts(8), 2);    // the 4:1 tree takes 3
+  EXPECT_EQ(ttsim::wide_mux_luts(16), 4);   // 5
+  EXPECT_EQ(ttsim::wide_mux_luts(32), 8);   // 11
+  EXPECT_EQ(ttsim::wide_mux_luts(64), 17);  // two 32:1 slices and a 2:1 LUT; 21
+  // GELU, 8 lanes on 64 banks: direct selects only. Low: lane reads 8 x 17, writes 64 x 2;
+  // high: the estimate (no rotator).
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 8, 64, MuxBound::kLow),
+                   32.0 * (3 * 8 * 17 + 2 * 64 * 2));
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 8, 64, MuxBound::kHigh),
+                   ttsim::unit_bank_network_luts(ttsim::UnitKind::kGelu, 8, 64));
+  // Contraction, 64 lanes on 64 banks: every lane site a rotator, 64 x 6 LUT6 per bit at the
+  // high end instead of 192; its scalar reads 64:1 (17 at the low end, 21 otherwise).
+  double low = 0, high = 0;
+  for (const auto& k : ttsim_spec::kKernelSpecs) {
+    if (std::string(k.task_op) != "contraction") continue;
+    for (int l = 0; l < k.n_loops; ++l) {
+      for (int a = 0; a < k.loops[l].n_access; ++a) {
+        const auto& acc = k.loops[l].access[a];
+        if (std::string(acc.array) == "index") continue;
+        const bool lane = acc.kind == ttsim_spec::kLaneAccess;
+        low += 32.0 * (lane ? (acc.reads + acc.writes) * 192 : acc.reads * 17);
+        high += 32.0 * (lane ? (acc.reads + acc.writes) * 384 : acc.reads * 21);
+      }
+    }
+  }
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64, MuxBound::kLow), low);
+  EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64, MuxBound::kHigh), high);
+}
