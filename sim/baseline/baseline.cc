@@ -127,6 +127,71 @@ ModelSpec densified(const ModelSpec& model) {
   return d;
 }
 
+namespace {
+
+/// The sensitivity table of `r` (its FPGA figures, GPU runs and multiplexer range already
+/// set): the energy ratios against GPU-TT and GPU-BTT with each ranged constant of `gpu` and
+/// `card`, the LUT estimate's control figure and its multiplexer structure at each end of
+/// its range, largest swing against GPU-TT first. `tt`, `btt`: the GPU programs priced
+/// again under each GPU constant; `ev`: the FPGA evaluation (power, LUT terms).
+std::vector<SensitivityRow> sensitivity_rows(const BaselineResult& r, const DesignEvaluation& ev, const ArchSpec& arch,
+                                             const DeviceSpec& device, const GpuSpec& gpu, const FpgaCardSpec& card,
+                                             const GpuPrograms& tt, const GpuPrograms& btt) {
+  const double e = r.fpga_energy_joules_per_epoch;
+  std::vector<SensitivityRow> rows;
+  for (const auto& [name, c] : gpu.constants) {
+    if (!c.has_range || c.lo == c.hi) continue;
+    SensitivityRow row{name, gpu.source_file, c.value, c.lo, c.hi};
+    for (int end = 0; end < 2; ++end) {
+      const GpuSpec g = gpu.with(name, end == 0 ? c.lo : c.hi);
+      const double vs_tt = ratio(price(tt, g).energy_joules_per_epoch, e);
+      const double vs_btt = ratio(price(btt, g).energy_joules_per_epoch, e);
+      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = vs_tt;
+      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = vs_btt;
+    }
+    rows.push_back(row);
+  }
+  for (const auto& [name, c] : card.constants) {
+    if (!c.has_range || c.lo == c.hi) continue;
+    SensitivityRow row{name, card.source_file, c.value, c.lo, c.hi};
+    for (int end = 0; end < 2; ++end) {
+      const double joules = fpga_watts(*ev.power, card, card.with(name, end == 0 ? c.lo : c.hi)) * r.fpga_epoch_seconds;
+      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, joules);
+      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, joules);
+    }
+    rows.push_back(row);
+  }
+  // A LUT-estimate row: the estimate `delta_luts(end)` LUTs away from its value at each end of
+  // the row's range; logic and clock-tree power scale with the estimate (hw/fpga_power.h,
+  // clocked scenario).
+  auto lut_row = [&](SensitivityRow row, auto delta_luts) {
+    for (int end = 0; end < 2; ++end) {
+      const double watts = ev.power->total_watts() +
+                           (device.power.logic_watts_per_kilolut_mhz + device.power.clock_watts_per_kilolut_mhz) *
+                               delta_luts(end == 0 ? row.lo : row.hi) / 1000 * arch.clock_mhz;
+      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
+    }
+    rows.push_back(row);
+  };
+  // The fitted control figure at its range.
+  const double loops = ev.lut_terms.control / kControlLutsPerPipelinedLoop;
+  lut_row({"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
+           kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh},
+          [&](double v) { return (v - kControlLutsPerPipelinedLoop) * loops; });
+  // The multiplexer-structure terms at their structural range (lut_total_at_mux_bound).
+  const double total = ev.lut_terms.total();
+  lut_row({"mux_structure_factor", "hw/lut_estimate.h", 1.0, r.fpga_luts_mux_low / total,
+           r.fpga_luts_mux_high / total},
+          [&](double v) { return (v - 1.0) * total; });
+  std::stable_sort(rows.begin(), rows.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
+    return std::abs(a.vs_tt_hi - a.vs_tt_lo) > std::abs(b.vs_tt_hi - b.vs_tt_lo);
+  });
+  return rows;
+}
+
+}  // namespace
+
 BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const DeviceSpec& device,
                             const GpuSpec& gpu, const FpgaCardSpec& card,
                             const dataset::LengthHistogram& split) {
@@ -172,59 +237,9 @@ BaselineResult run_baseline(const ModelSpec& model, const ArchSpec& arch, const 
   r.energy_ratio_vs_gpu_tt_card = ratio(r.gpu_tt.energy_joules_per_epoch, r.fpga_energy_card_joules);
   r.energy_ratio_vs_gpu_tt_no_foreach = ratio(r.gpu_tt.energy_joules_per_epoch_no_foreach, e);
 
-  // Sensitivity: every constant with a sourced range, at both ends.
-  std::vector<SensitivityRow> rows;
-  for (const auto& [name, c] : gpu.constants) {
-    if (!c.has_range || c.lo == c.hi) continue;
-    SensitivityRow row{name, gpu.source_file, c.value, c.lo, c.hi};
-    for (int end = 0; end < 2; ++end) {
-      const GpuSpec g = gpu.with(name, end == 0 ? c.lo : c.hi);
-      const double vs_tt = ratio(price(tt, g).energy_joules_per_epoch, e);
-      const double vs_btt = ratio(price(btt, g).energy_joules_per_epoch, e);
-      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = vs_tt;
-      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = vs_btt;
-    }
-    rows.push_back(row);
-  }
-  for (const auto& [name, c] : card.constants) {
-    if (!c.has_range || c.lo == c.hi) continue;
-    SensitivityRow row{name, card.source_file, c.value, c.lo, c.hi};
-    for (int end = 0; end < 2; ++end) {
-      const double joules = fpga_watts(*ev->power, card, card.with(name, end == 0 ? c.lo : c.hi)) * r.fpga_epoch_seconds;
-      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, joules);
-      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, joules);
-    }
-    rows.push_back(row);
-  }
-  // A LUT-estimate row: the estimate `delta_luts(end)` LUTs away from its value at each end of
-  // the row's range; logic and clock-tree power scale with the estimate (hw/fpga_power.h,
-  // clocked scenario).
-  auto lut_row = [&](SensitivityRow row, auto delta_luts) {
-    for (int end = 0; end < 2; ++end) {
-      const double watts = ev->power->total_watts() +
-                           (device.power.logic_watts_per_kilolut_mhz + device.power.clock_watts_per_kilolut_mhz) *
-                               delta_luts(end == 0 ? row.lo : row.hi) / 1000 * arch.clock_mhz;
-      (end == 0 ? row.vs_tt_lo : row.vs_tt_hi) = ratio(r.gpu_tt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
-      (end == 0 ? row.vs_btt_lo : row.vs_btt_hi) = ratio(r.gpu_btt.energy_joules_per_epoch, watts * r.fpga_epoch_seconds);
-    }
-    rows.push_back(row);
-  };
-  // The fitted control figure at its range.
-  const double loops = ev->lut_terms.control / kControlLutsPerPipelinedLoop;
-  lut_row({"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
-           kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh},
-          [&](double v) { return (v - kControlLutsPerPipelinedLoop) * loops; });
-  // The multiplexer-structure terms at their structural range (lut_total_at_mux_bound).
-  const double total = ev->lut_terms.total();
   r.fpga_luts_mux_low = lut_total_at_mux_bound(ev->lut_terms, false);
   r.fpga_luts_mux_high = lut_total_at_mux_bound(ev->lut_terms, true);
-  lut_row({"mux_structure_factor", "hw/lut_estimate.h", 1.0, r.fpga_luts_mux_low / total,
-           r.fpga_luts_mux_high / total},
-          [&](double v) { return (v - 1.0) * total; });
-  std::stable_sort(rows.begin(), rows.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
-    return std::abs(a.vs_tt_hi - a.vs_tt_lo) > std::abs(b.vs_tt_hi - b.vs_tt_lo);
-  });
-  r.sensitivity = rows;
+  r.sensitivity = sensitivity_rows(r, *ev, arch, device, gpu, card, tt, btt);
   return r;
 }
 
