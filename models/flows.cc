@@ -21,13 +21,14 @@ int contraction_form_of_role(const std::string& role) {
   static const char* const kDot[] = {"btt.grad_zr",      "btt.xl",           "btt.grad_merge_left",
                                      "btt.grad_core_right", "dense.product",    "mm.grad_input",
                                      "mm.grad_l",        "attn.qk",          "attn.grad_p",
-                                     "ttm.grad_chain"};
+                                     "ttm.grad_chain",   "ttm.grad_core_t"};
   static const char* const kColumn[] = {
       "btt.merge_left", "btt.merge_right", "btt.grad_xl",  "btt.zr",         "btt.grad_r",
       "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.grad_input",
       "dense.grad_w",   "mm.rebuild",      "mm.product",   "mm.grad_w",      "mm.grad_r",
       "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
-      "ttm.grad_core",  "tt.step",         "tt.grad_input", "tt.grad_core"};
+      "ttm.grad_core",  "ttm.lookup_t",    "ttm.grad_chain_t", "tt.step",      "tt.grad_input",
+      "tt.grad_core"};
   for (const char* r : kDot) {
     if (role == r) return ttsim_spec::kContractDot;
   }
@@ -489,10 +490,25 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
     b.tensor(G(k), TensorKind::kCore, core);
     b.tensor(dG(k), TensorKind::kCoreGrad, core);
   }
+  // With d >= 3 the k = d products run transposed (hls/kernels/ttm_embedding.cc
+  // last_lookup_desc): E_{d-1} is saved transposed ("E{d-1}t", [r][token][i]), the forward
+  // writes E_{d-1} and Eᵀ ("Yt") to chain1 and copies each transposed; the backward copies
+  // dY transposed ("dYt") into chain[(d−1) mod 2], writes dE_{d-1}ᵀ into chain[d mod 2] and
+  // copies it transposed into dE_{d-1}.
+  const bool last_t = d >= 3;
+  const I ep = Epre(d - 1), cd = e(d) * r(d);
+  auto Et = [&](std::size_t k) { return E(k) + "t"; };
   for (std::size_t k = 2; k < d; ++k) {
     // E_k in saved[k mod 2], dE_k in chain[k mod 2] (hls/kernels/ttm_embedding.cc).
-    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, saved_mem(k));
+    const bool t_k = last_t && k == d - 1;
+    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, t_k ? ttsim_spec::kChain1Mem : saved_mem(k));
+    if (t_k) b.tensor(Et(k), TensorKind::kIntermediate, {r(k), K, Epre(k)}, saved_mem(k));
     b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, chain_mem(k));
+  }
+  if (last_t) {
+    b.tensor("Yt", TensorKind::kIntermediate, {cd, K, ep}, ttsim_spec::kChain1Mem);
+    b.tensor("dYt", TensorKind::kIntermediate, {cd, K, ep}, chain_mem(d - 1));
+    b.tensor("d" + Et(d - 1), TensorKind::kIntermediate, {r(d - 1), K, ep}, chain_mem(d));
   }
   // The first lookup reads core 1 from its copy in chain0 (a plain copy by the elementwise
   // unit's transposed copy of a one-column view, role "ttm.copy": hls/kernels/ttm_embedding.cc),
@@ -506,17 +522,38 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
            TaskOp::kAdd, ttsim_spec::kAddTranspose);
   }
   for (std::size_t k = 2; k <= d; ++k) {
+    if (last_t && k == d) break;
     b.step("fwd.ttm_lookup." + std::to_string(k), "ttm.lookup", FlowStage::kForward,
            shape4(K, Epre(k - 1), r(k - 1), e(k) * r(k)), {k == 2 ? first_a : E(k - 1), G(k)}, {E(k)},
            static_cast<int>(k));
   }
-  for (std::size_t k = d; k >= 2; --k) {
-    const int level = static_cast<int>(d - k + 1);
+  int level = 1;
+  if (last_t) {
+    const int L = static_cast<int>(d);
+    b.step("fwd.ttm_transpose_e." + std::to_string(d - 1), "ttm.transpose", FlowStage::kForward,
+           shape4(1, K * ep, 1, r(d - 1)), {E(d - 1)}, {Et(d - 1)}, L, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+    b.step("fwd.ttm_lookup." + std::to_string(d), "ttm.lookup_t", FlowStage::kForward,
+           shape4(K, cd, r(d - 1), ep), {G(d), Et(d - 1)}, {"Yt"}, L + 1);
+    b.step("fwd.ttm_transpose_y", "ttm.transpose", FlowStage::kForward, shape4(1, cd, 1, K * ep), {"Yt"},
+           {"Y"}, L + 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+    b.step("bwd.ttm_transpose_dy", "ttm.transpose", FlowStage::kGradWeights, shape4(1, K * ep, 1, cd), {"dY"},
+           {"dYt"}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+    b.step("bwd.ttm_grad_core." + std::to_string(d), "ttm.grad_core_t", FlowStage::kGradWeights,
+           shape4(K, r(d - 1), ep, cd), {Et(d - 1), "dYt"}, {dG(d)}, 2);
+    b.step("bwd.ttm_grad_chain." + std::to_string(d - 1), "ttm.grad_chain_t", FlowStage::kGradWeights,
+           shape4(K, r(d - 1), cd, ep), {G(d), "dYt"}, {"d" + Et(d - 1)}, 2);
+    b.step("bwd.ttm_transpose_de." + std::to_string(d - 1), "ttm.transpose", FlowStage::kGradWeights,
+           shape4(1, r(d - 1), 1, K * ep), {"d" + Et(d - 1)}, {dE(d - 1)}, 3, TaskOp::kAdd,
+           ttsim_spec::kAddTranspose);
+    level = 3;
+  }
+  for (std::size_t k = last_t ? d - 1 : d; k >= 2; --k) {
+    const int lv = level + static_cast<int>(d - k);
     b.step("bwd.ttm_grad_core." + std::to_string(k), "ttm.grad_core", FlowStage::kGradWeights,
-           shape4(K, r(k - 1), Epre(k - 1), e(k) * r(k)), {E(k - 1), dE(k)}, {dG(k)}, level);
+           shape4(K, r(k - 1), Epre(k - 1), e(k) * r(k)), {E(k - 1), dE(k)}, {dG(k)}, lv);
     b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain",
            FlowStage::kGradWeights, shape4(K, Epre(k - 1), e(k) * r(k), r(k - 1)),
-           {dE(k), G(k)}, {dE(k - 1)}, level);
+           {dE(k), G(k)}, {dE(k - 1)}, lv);
   }
   return b.take();
 }

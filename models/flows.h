@@ -164,13 +164,23 @@ FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t token
 /// TTM embedding lookup of K = `tokens` tokens (TtmShape: d cores r_{k-1} × v_k × e_k × r_k,
 /// Epre(k) = e_1···e_k). Per token the slice S_k = G_k[:, v_k, :, :] (r_{k-1} × e_k·r_k)
 /// is read straight from core "G{k}" (the token's index selects it), E_1 = S_1.
-/// Forward ("ttm.lookup", level k-1) for k = 2..d: E_k = E_{k-1}·S_k with batch K, rows
+/// Forward ("ttm.lookup", level k) for k = 2..d (after the copy of core 1, level 1): E_k = E_{k-1}·S_k with batch K, rows
 /// Epre(k-1), inner r_{k-1}, cols e_k·r_k; E_d is "Y" (K × D). Grad-weights (core
 /// gradients only) for k = d..2 at level d-k+1: dS_k = E_{k-1}ᵀ·dE_k (batch K, rows r_{k-1},
 /// inner Epre(k-1), cols e_k·r_k; "ttm.grad_core", scatter-added into slice v_k of "dG{k}")
 /// and dE_{k-1} = dE_k·S_kᵀ (batch K, rows Epre(k-1), inner e_k·r_k, cols r_{k-1};
 /// "ttm.grad_chain"); dE_d = "dY", dE_1 = dS_1 is written into "dG1". No grad-input stage.
 /// Intermediates "E2".."E{d-1}" (K × Epre(k) × r_k) and "dE2".."dE{d-1}".
+/// With d >= 3 the k = d products run transposed (hls/kernels/ttm_embedding.cc), so that
+/// their lanes run along ep = Epre(d-1) rather than cd = e_d·r_d: forward, E_{d-1} copied
+/// transposed into "E{d-1}t" (r_{d-1} × K × ep, saved; role "ttm.transpose", a kAddTranspose
+/// step of rows K·ep, cols r_{d-1}, level d), "Yt" = S_dᵀ·E_{d-1}ᵀ (batch K, rows cd, inner
+/// r_{d-1}, cols ep; "ttm.lookup_t", column form, level d+1) copied transposed into "Y"
+/// (level d+2); grad-weights, "dY" copied transposed into "dYt" (level 1), dS_d =
+/// E_{d-1}ᵀ·dYtᵀ (batch K, rows r_{d-1}, inner ep, cols cd; "ttm.grad_core_t", dot form)
+/// and "dE{d-1}t" = S_d·dYt (batch K, rows r_{d-1}, inner cd, cols ep; "ttm.grad_chain_t",
+/// column form) at level 2, copied transposed into dE_{d-1} (level 3); the steps k = d-1..2
+/// follow at level d-k+3.
 /// Throws InputError when tokens < 1 or the shape has no cores.
 FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens);
 

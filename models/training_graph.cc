@@ -243,7 +243,8 @@ class Builder {
     // kernel tree does not build, priced the same way).
     if (op == TaskOp::kAdd) {
       t.shape.variant = role == "bias.grad"        ? ttsim_spec::kAddColumnSum
-                        : role == "btt.transpose" || role == "ttm.copy" ? ttsim_spec::kAddTranspose
+                        : role == "btt.transpose" || role == "ttm.copy" || role == "ttm.transpose"
+                                                       ? ttsim_spec::kAddTranspose
                                                    : ttsim_spec::kAddAccumulate;
     }
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)

@@ -92,7 +92,9 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
 /// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
 /// position table and the LayerNorm into the parameter arena; its saved
 /// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest of each parity into
-/// scratch[k mod 2] (dE_k lives in chain[k mod 2]).
+/// scratch[k mod 2] (dE_k lives in chain[k mod 2]); with d >= 3 the transposed last step's
+/// temporaries (ttm_scratch_words): E_{d-1} and Eᵀ = K·D in chain1, dEᵀ in
+/// chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
 void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {
   const Layer emb_name{"embedding.token"};
   for (int k = 1; k <= emb.d; ++k) {
@@ -106,6 +108,12 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
     const I64 ek = mul(K, epre, emb.r[k]);
     c.array(saved, "activation", emb_name, ek);
     scratch[k & 1] = std::max(scratch[k & 1], ek);  // dE_k in chain[k mod 2]
+    if (k == emb.d - 1) {
+      const I64 dim = mul(K, D);
+      scratch[1] = std::max({scratch[1], ek, dim});
+      scratch[k & 1] = std::max(scratch[k & 1], dim);
+      scratch[(k + 1) & 1] = std::max(scratch[(k + 1) & 1], ek);
+    }
   }
 }
 

@@ -142,9 +142,9 @@ constexpr int kBwdCPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (L_d; odd bwd chain temps; row stats): bram, 12672 words of 32 bits in 64 bank(s) of 198 words;
+// chain1_mem (L_d; odd bwd chain temps; row stats): bram, 62592 words of 32 bits in 64 bank(s) of 978 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 12672;
+constexpr int kChain1Words = 62592;
 constexpr int kChain1Partition = 64;
 // index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;
 //   1 BRAM36, 0 URAM288.
@@ -188,9 +188,9 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_INSTANCES_TTSIM_SGD_UPDATE 1
 // LOOP_TRIPCOUNT bounds of each kernel loop over this design's calls (iterations).
 #define TTSIM_TRIPS_CONTRACT_COLUMN_MIN 320
-#define TTSIM_TRIPS_CONTRACT_COLUMN_MAX 65536
+#define TTSIM_TRIPS_CONTRACT_COLUMN_MAX 49152
 #define TTSIM_TRIPS_CONTRACT_DOT_MIN 288
-#define TTSIM_TRIPS_CONTRACT_DOT_MAX 61440
+#define TTSIM_TRIPS_CONTRACT_DOT_MAX 48768
 #define TTSIM_TRIPS_CONTRACT_SCALAR_MIN 1
 #define TTSIM_TRIPS_CONTRACT_SCALAR_MAX 1
 #define TTSIM_TRIPS_SOFTMAX_MAX_MIN 1536
@@ -224,7 +224,7 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_COLUMN_SUM_MIN 16
 #define TTSIM_TRIPS_COLUMN_SUM_MAX 3072
 #define TTSIM_TRIPS_TRANSPOSE_MIN 48
-#define TTSIM_TRIPS_TRANSPOSE_MAX 2416
+#define TTSIM_TRIPS_TRANSPOSE_MAX 8208
 #define TTSIM_TRIPS_LOSS_MAX_MIN 64
 #define TTSIM_TRIPS_LOSS_MAX_MAX 512
 #define TTSIM_TRIPS_LOSS_EXP_SUM_MIN 64

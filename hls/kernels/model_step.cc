@@ -299,7 +299,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   Ref stat = a.chain1 + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
-              a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_scratch[0]);
+              a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
   add_accumulate(P + L.pos, a.out + L.E, K, D, D, D);  // x0 = E + position, in place on E
   layernorm(a.out + L.E, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
             stat);

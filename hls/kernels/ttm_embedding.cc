@@ -38,11 +38,24 @@ int ttm_saved_words(const TtmDims& t, int K, int parity) {
   return w;
 }
 int ttm_scratch_words(const TtmDims& t, int K, int parity) {
-  // dE_k (k = 2..d-1) in scratch[k mod 2] (ttm_backward); in the forward, core 1's copy at
-  // the start of scratch0 (ttm_forward).
-  int mx = (parity & 1) == 0 && t.d >= 2 ? t.core_words(1) : 0;
+  // chain0: core 1's copy (ttm_forward). dE_k (k = 2..d-1) in scratch[k mod 2]
+  // (ttm_backward). With d >= 3 the last step runs transposed (ttm_last_desc): the forward's
+  // E_{d-1} and Eᵀ in scratch1, the backward's dEᵀ in scratch[(d−1) mod 2] and dE_{d-1}ᵀ in
+  // scratch[d mod 2].
+  const int p = parity & 1;
+  int mx = p == 0 && t.d >= 2 ? t.core_words(1) : 0;
   for (int k = 2; k < t.d; ++k) {
-    if ((k & 1) == (parity & 1)) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
+    if ((k & 1) == p) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
+  }
+  if (t.d >= 3) {
+    const int last = e_words(t, K, t.d - 1), dim = K * t.dim();
+    auto at_least = [&](int w) { mx = w > mx ? w : mx; };
+    if (p == 1) {
+      at_least(last);
+      at_least(dim);
+    }
+    if (p == ((t.d - 1) & 1)) at_least(dim);
+    if (p == (t.d & 1)) at_least(last);
   }
   return mx;
 }
@@ -58,102 +71,171 @@ ttm_index:
   }
 }
 
+namespace {
+/// Step k (2..d) in the normal form: E_k(b) = E_{k-1}(b)·S_k(b), rows Epre(k-1), inner
+/// r_{k-1}, cols e_k·r_k (lanes along e_k·r_k, contiguous in S_k and E_k).
+ContractDesc lookup_desc(const TtmDims& t, int K, int k) {
+  const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
+  ContractDesc c;
+  c.batch = K; c.rows = ep; c.inner = rp; c.cols = cols;
+  c.a_b = ep * rp;
+  c.a_i = rp; c.a_p = 1;
+  c.b_index = (k - 1) * K;
+  c.b_p = t.v[k - 1] * cols; c.b_j = 1;
+  c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
+  return c;
+}
+/// dS_k(b) = E_{k-1}(b)ᵀ·dE_k(b), scatter-added into slice v_k of dG_k (k = 2..d-1).
+ContractDesc grad_core_desc(const TtmDims& t, int K, int k) {
+  const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
+  ContractDesc c;
+  c.batch = K; c.rows = rp; c.inner = ep; c.cols = cols;
+  c.a_b = ep * rp;
+  c.a_i = 1; c.a_p = rp;
+  c.b_b = ep * cols; c.b_p = cols; c.b_j = 1;
+  c.c_index = (k - 1) * K; c.c_i = t.v[k - 1] * cols; c.c_j = 1;
+  c.accumulate = true;
+  return c;
+}
+/// dE_{k-1}(b) = dE_k(b)·S_k(b)ᵀ (k = 2..d-1; for k = 2 the caller scatters into dG_1).
+ContractDesc grad_chain_desc(const TtmDims& t, int K, int k) {
+  const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
+  ContractDesc g;
+  g.batch = K; g.rows = ep; g.inner = cols; g.cols = rp;
+  g.a_b = ep * cols; g.a_i = cols; g.a_p = 1;
+  g.b_index = (k - 1) * K; g.b_p = 1; g.b_j = t.v[k - 1] * cols;
+  g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
+  return g;
+}
+
+// The last step (k = d, d >= 3) runs transposed, with the lanes along the Epre(d-1) rows
+// of E_{d-1} rather than the e_d·r_d columns of S_d (12 of 64 lanes for the reference
+// model): E_{d-1} is kept transposed, token-interleaved — E_{d-1}ᵀ[p][b][i] at
+// p·K·ep + b·ep + i (ep = Epre(d-1)) — and the step's output and its gradient pass through
+// the same layout, by a transposed copy each (ttsim_transpose).
+/// Eᵀ(b) = S_d(b)ᵀ·E_{d-1}ᵀ(b): rows e_d·r_d, inner r_{d-1}, cols ep; column form (lanes
+/// along ep). Eᵀ at j·K·ep + b·ep + i.
+ContractDesc last_lookup_desc(const TtmDims& t, int K) {
+  const int d = t.d, rp = t.r[d - 1], ep = t.epre(d - 1), cd = t.e[d - 1] * t.r[d];
+  ContractDesc c;
+  c.batch = K; c.rows = cd; c.inner = rp; c.cols = ep;
+  c.a_index = (d - 1) * K; c.a_i = 1; c.a_p = t.v[d - 1] * cd;
+  c.b_b = ep; c.b_p = K * ep; c.b_j = 1;
+  c.c_b = ep; c.c_i = K * ep; c.c_j = 1;
+  return c;
+}
+/// dS_d(b) = E_{d-1}ᵀ(b)·dEᵀ(b)ᵀ: rows r_{d-1}, inner ep, cols e_d·r_d, dot form (lanes
+/// along ep, contiguous in both), scatter-added into slice v_d of dG_d.
+ContractDesc last_grad_core_desc(const TtmDims& t, int K) {
+  const int d = t.d, rp = t.r[d - 1], ep = t.epre(d - 1), cd = t.e[d - 1] * t.r[d];
+  ContractDesc c;
+  c.batch = K; c.rows = rp; c.inner = ep; c.cols = cd;
+  c.a_b = ep; c.a_i = K * ep; c.a_p = 1;
+  c.b_b = ep; c.b_p = 1; c.b_j = K * ep;
+  c.c_index = (d - 1) * K; c.c_i = t.v[d - 1] * cd; c.c_j = 1;
+  c.accumulate = true;
+  return c;
+}
+/// dE_{d-1}ᵀ(b) = S_d(b)·dEᵀ(b): rows r_{d-1}, inner e_d·r_d, cols ep; column form.
+ContractDesc last_grad_chain_desc(const TtmDims& t, int K) {
+  const int d = t.d, rp = t.r[d - 1], ep = t.epre(d - 1), cd = t.e[d - 1] * t.r[d];
+  ContractDesc g;
+  g.batch = K; g.rows = rp; g.inner = cd; g.cols = ep;
+  g.a_index = (d - 1) * K; g.a_i = t.v[d - 1] * cd; g.a_p = 1;
+  g.b_b = ep; g.b_p = K * ep; g.b_j = 1;
+  g.c_b = ep; g.c_i = K * ep; g.c_j = 1;
+  return g;
+}
+}  // namespace
+
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1, Ref scratch0) {
+                 Ref saved0, Ref saved1, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   // E_k = E_{k-1} · S_k (k = 2..d), S_k the per-token slice of core k (index table k − 1);
   // E_1 = S_1 is read by the k = 2 step from a copy of core 1 at the start of scratch0
   // (table 0 offsets are relative to core 1, which is at offset 0 of the cores), made by
   // the elementwise unit's transposed copy of a one-column view (a plain copy), so that the
-  // step reads its two operands from two arrays. E_d is E.
-  // E_k (k < d) lives in saved[k mod 2]: each step reads one saved arena and writes the
-  // other (or E), one call site per direction, so no module argument is chosen between
-  // arrays at run time.
-  auto desc = [&](int k) {
-    const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
-    ContractDesc c;
-    c.batch = K; c.rows = ep; c.inner = rp; c.cols = cols;
-    c.a_b = ep * rp;
-    c.a_i = rp; c.a_p = 1;
-    c.b_index = (k - 1) * K;
-    c.b_p = t.v[k - 1] * cols; c.b_j = 1;
-    c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
-    return c;
-  };
-  ContractDesc first = desc(2);
+  // step reads its two operands from two arrays.
+  // E_k (2 <= k < d-1) lives in saved[k mod 2]: each step reads one saved arena and writes
+  // the other, one call site per direction, so no module argument is chosen between arrays
+  // at run time. With d >= 3, E_{d-1} is written to scratch1 and copied transposed into its
+  // saved slot; the last step writes Eᵀ to scratch1, copied transposed into E.
+  const int d = t.d;
+  ContractDesc first = lookup_desc(t, K, 2);
   first.a_index = 0;
-  if (t.d >= 2) transpose(cores, scratch0, t.core_words(1), 1, 1, t.core_words(1));
-  if (t.d == 2) {
+  transpose(cores, scratch0, t.core_words(1), 1, 1, t.core_words(1));
+  if (d == 2) {
     contraction(index, scratch0, cores, E, first);
-  } else if (t.d >= 3) {
+    return;
+  }
+  if (d == 3) {
+    contraction(index, scratch0, cores, scratch1, first);
+  } else {
     contraction(index, scratch0, cores, saved0 + e_offset(t, K, 2), first);
   }
-  for (int k = 3; k < t.d; ++k) {
+  for (int k = 3; k < d - 1; ++k) {
     if (k & 1) {
-      contraction(index, saved0 + e_offset(t, K, k - 1), cores, saved1 + e_offset(t, K, k), desc(k));
+      contraction(index, saved0 + e_offset(t, K, k - 1), cores, saved1 + e_offset(t, K, k), lookup_desc(t, K, k));
     } else {
-      contraction(index, saved1 + e_offset(t, K, k - 1), cores, saved0 + e_offset(t, K, k), desc(k));
+      contraction(index, saved1 + e_offset(t, K, k - 1), cores, saved0 + e_offset(t, K, k), lookup_desc(t, K, k));
     }
   }
-  if (t.d >= 3) {
-    if ((t.d - 1) & 1) {
-      contraction(index, saved1 + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
+  if (d >= 4) {
+    if ((d - 2) & 1) {
+      contraction(index, saved1 + e_offset(t, K, d - 2), cores, scratch1, lookup_desc(t, K, d - 1));
     } else {
-      contraction(index, saved0 + e_offset(t, K, t.d - 1), cores, E, desc(t.d));
+      contraction(index, saved0 + e_offset(t, K, d - 2), cores, scratch1, lookup_desc(t, K, d - 1));
     }
   }
+  const int ep = t.epre(d - 1), rp = t.r[d - 1], cd = t.e[d - 1] * t.r[d];
+  const ContractDesc last = last_lookup_desc(t, K);
+  if ((d - 1) & 1) {
+    transpose(scratch1, saved1 + e_offset(t, K, d - 1), K * ep, rp, rp, K * ep);
+    contraction(index, cores, saved1 + e_offset(t, K, d - 1), scratch1, last);
+  } else {
+    transpose(scratch1, saved0 + e_offset(t, K, d - 1), K * ep, rp, rp, K * ep);
+    contraction(index, cores, saved0 + e_offset(t, K, d - 1), scratch1, last);
+  }
+  transpose(scratch1, E, cd, K * ep, K * ep, cd);
 }
 
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
                   CRef dE, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
-  // k = d..3 on the saved arenas and the chain arenas (dE_{k-1} in scratch[(k−1) mod 2]);
-  // the k = 2 step (E_1 = S_1 read from core 1, dE_1 = dS_1 scattered into dG_1) is its own
-  // pair of call sites, so each call binds fixed arrays (see ttm_forward).
-  // dS_k = E_{k-1}ᵀ · dE_k, scatter-added into slice v_k of dG_k.
-  auto grad_desc = [&](int k) {
-    const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
-    ContractDesc c;
-    c.batch = K; c.rows = rp; c.inner = ep; c.cols = cols;
-    c.a_b = ep * rp;
-    c.a_i = 1; c.a_p = rp;
-    c.b_b = ep * cols; c.b_p = cols; c.b_j = 1;
-    c.c_index = (k - 1) * K; c.c_i = t.v[k - 1] * cols; c.c_j = 1;
-    c.accumulate = true;
-    return c;
-  };
-  // dE_{k-1} = dE_k · S_kᵀ (into scratch), or for k = 2 dS_1, scatter-added into dG_1.
-  auto back_desc = [&](int k) {
-    const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
-    ContractDesc g;
-    g.batch = K; g.rows = ep; g.inner = cols; g.cols = rp;
-    g.a_b = ep * cols; g.a_i = cols; g.a_p = 1;
-    g.b_index = (k - 1) * K; g.b_p = 1; g.b_j = t.v[k - 1] * cols;
-    g.c_b = ep * rp; g.c_i = rp; g.c_j = 1;
-    return g;
-  };
+  // k = d (d >= 3) on the transposed layout (see last_lookup_desc): dEᵀ in
+  // scratch[(d−1) mod 2], dS_d scatter-added into dG_d, dE_{d-1}ᵀ in scratch[d mod 2],
+  // copied transposed into dE_{d-1} in scratch[(d−1) mod 2]. Then k = d-1..3 on the saved
+  // arenas and the chain arenas (dE_{k-1} in scratch[(k−1) mod 2]); the k = 2 step (E_1 =
+  // S_1 read from core 1, dE_1 = dS_1 scattered into dG_1) is its own pair of call sites, so
+  // each call binds fixed arrays (see ttm_forward).
   const int d = t.d;
-  if (d >= 3) {  // k = d: dE_d = dE
+  if (d >= 3) {
+    const int ep = t.epre(d - 1), rp = t.r[d - 1], cd = t.e[d - 1] * t.r[d];
+    const ContractDesc c = last_grad_core_desc(t, K), g = last_grad_chain_desc(t, K);
     if ((d - 1) & 1) {
-      contraction(index, saved1 + e_offset(t, K, d - 1), dE, dcores, grad_desc(d));
-      contraction(index, dE, cores, scratch1, back_desc(d));
+      transpose(dE, scratch1, K * ep, cd, cd, K * ep);
+      contraction(index, saved1 + e_offset(t, K, d - 1), scratch1, dcores, c);
+      contraction(index, cores, scratch1, scratch0, g);
+      transpose(scratch0, scratch1, rp, K * ep, K * ep, rp);
     } else {
-      contraction(index, saved0 + e_offset(t, K, d - 1), dE, dcores, grad_desc(d));
-      contraction(index, dE, cores, scratch0, back_desc(d));
+      transpose(dE, scratch0, K * ep, cd, cd, K * ep);
+      contraction(index, saved0 + e_offset(t, K, d - 1), scratch0, dcores, c);
+      contraction(index, cores, scratch0, scratch1, g);
+      transpose(scratch1, scratch0, rp, K * ep, K * ep, rp);
     }
   }
   for (int k = d - 1; k >= 3; --k) {  // dE_k in scratch[k mod 2]
     if (k & 1) {
-      contraction(index, saved0 + e_offset(t, K, k - 1), scratch1, dcores, grad_desc(k));
-      contraction(index, scratch1, cores, scratch0, back_desc(k));
+      contraction(index, saved0 + e_offset(t, K, k - 1), scratch1, dcores, grad_core_desc(t, K, k));
+      contraction(index, scratch1, cores, scratch0, grad_chain_desc(t, K, k));
     } else {
-      contraction(index, saved1 + e_offset(t, K, k - 1), scratch0, dcores, grad_desc(k));
-      contraction(index, scratch0, cores, scratch1, back_desc(k));
+      contraction(index, saved1 + e_offset(t, K, k - 1), scratch0, dcores, grad_core_desc(t, K, k));
+      contraction(index, scratch0, cores, scratch1, grad_chain_desc(t, K, k));
     }
   }
-  ContractDesc c = grad_desc(2);
+  ContractDesc c = grad_core_desc(t, K, 2);
   c.a_index = 0;
-  ContractDesc g = back_desc(2);
+  ContractDesc g = grad_chain_desc(t, K, 2);
   g.c_index = 0;
   g.accumulate = true;
   if (d == 2) {

@@ -9,6 +9,10 @@
 // Backward, k = d..2: dS_k = E_{k-1}ᵀ·dE_k and dE_{k-1} = dE_k·S_kᵀ, each scatter-added
 // into the slice v_k of the core gradient (dS_1 = dE_1 is scattered by the k = 2 step
 // directly). Requires d >= 2.
+// With d >= 3 the k = d products run transposed (Eᵀ = S_dᵀ·E_{d-1}ᵀ, dS_d = E_{d-1}ᵀ·dE,
+// dE_{d-1}ᵀ = S_d·dEᵀ) so that their lanes run along the Epre(d-1) rows rather than the
+// e_d·r_d columns (r_d = 1): E_{d-1} is saved transposed, and E, dE and dE_{d-1} pass
+// through ttsim_transpose on their way in or out (ttm_embedding.cc, last_lookup_desc).
 
 #include "hls/kernels/modules.h"
 
@@ -33,8 +37,9 @@ struct TtmDims {
 /// E_k in saved[k mod 2].
 int ttm_saved_words(const TtmDims& t, int K, int parity);
 /// Temporary words of ttm_forward / ttm_backward in each chain arena: the largest dE_k,
-/// k = 2..d-1 (dE_k in chain[k mod 2]), and in chain0 at least core 1 (its copy, read by the
-/// forward's first lookup).
+/// k = 2..d-1 (dE_k in chain[k mod 2]), in chain0 at least core 1 (its copy, read by the
+/// forward's first lookup), and with d >= 3 the transposed last step's temporaries: E_{d-1}
+/// and Eᵀ (K·D) in chain1, dEᵀ in chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
 /// Fills idx[(k-1)·K + i] = core_offset(k) + digit_k(tokens[i]) · e_k · r_k, the word
@@ -43,10 +48,11 @@ void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 
 /// E (K × D) = rows of the TTM table for `tokens`. index: the top's int array, words
 /// 0 .. d·K − 1 filled by ttm_slice_offsets (every contraction call passes it).
-/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1); scratch0: ttm_scratch_words(t, K, 0)
-/// (core 1's copy; free again on return); E in another array.
+/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1) (E_{d-1} transposed when d >= 3);
+/// scratch0 / scratch1: ttm_scratch_words(t, K, 0 / 1) (free again on return); E in
+/// another array.
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1, Ref scratch0);
+                 Ref saved0, Ref saved1, Ref scratch0, Ref scratch1);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
 /// dE: K × D, in an array other than scratch0 / scratch1 (ttm_scratch_words each).
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,

@@ -133,9 +133,12 @@ TEST(FlowCosts, DenseLayerIsOneProductPerStageWhateverTheFlow) {
 }
 
 // TTM vocab [2,3,2], dims [2,3,4], ranks [1,2,3,1], K = 5:
-//  fwd: core 1 copied (1·2·2·2 = 8 words, no MACs), E2 = S1·S2 5·2·2·9 = 180, E3 = E2·S3
-//  5·6·3·4 = 360; three levels; peak at E2: the copy (8) + E2 (5·6·3 = 90 words, saved) = 98.
-//  bwd dS3 5·3·6·4 = 360, dE2 5·6·4·3 = 360, dS2 5·2·2·9 = 180, dE1 5·2·9·2 = 180.
+//  fwd: core 1 copied (1·2·2·2 = 8 words, no MACs), E2 = S1·S2 5·2·2·9 = 180, E2 copied
+//  transposed into E2t (90 words), Yt = S3ᵀ·E2t 5·4·3·6 = 360, copied transposed into Y;
+//  five levels; peak at Yt: E2t (90) + Yt (5·4·6 = 120) = 210.
+//  bwd dY copied transposed into dYt (120), dS3 5·3·6·4 = 360 and dE2t = S3·dYt 5·3·4·6 =
+//  360 (level 2; peak dYt + dE2t = 210), dE2t copied transposed into dE2, dS2 5·2·2·9 =
+//  180, dE1 5·2·9·2 = 180 (level 4).
 TEST(FlowCosts, TtmLookup) {
   TtmShape t;
   t.vocab_factors = {2, 3, 2};
@@ -144,12 +147,12 @@ TEST(FlowCosts, TtmLookup) {
   const auto plan = plan_ttm_lookup(t, 5);
   const auto f = stage_cost(plan, FlowStage::kForward);
   EXPECT_EQ(f.macs, 540);
-  EXPECT_EQ(f.critical_path, 3);
-  EXPECT_EQ(f.peak_intermediate_words, 98);
+  EXPECT_EQ(f.critical_path, 5);
+  EXPECT_EQ(f.peak_intermediate_words, 210);
   const auto g = stage_cost(plan, FlowStage::kGradWeights);
   EXPECT_EQ(g.macs, 1080);
-  EXPECT_EQ(g.critical_path, 2);
-  EXPECT_EQ(g.peak_intermediate_words, 90);
+  EXPECT_EQ(g.critical_path, 4);
+  EXPECT_EQ(g.peak_intermediate_words, 210);
   EXPECT_EQ(stage_cost(plan, FlowStage::kGradInput).macs, 0);
 }
 

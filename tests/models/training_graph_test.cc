@@ -213,7 +213,8 @@ TEST_P(TwoEncoderGraph, RolesForSchedulingPolicies) {
 TEST_P(TwoEncoderGraph, MeetingGradientsAccumulateInTheContraction) {
   for (const auto& t : graph.tasks) {
     if (t.op == TaskOp::kAdd && t.stage == Stage::kBackward) {
-      EXPECT_TRUE(t.role == "bias.grad" || t.role == "embedding.grad" || t.role == "btt.transpose")
+      EXPECT_TRUE(t.role == "bias.grad" || t.role == "embedding.grad" || t.role == "btt.transpose" ||
+                  t.role == "ttm.transpose")
           << t.name << " " << t.role;
     }
   }
@@ -257,11 +258,12 @@ TEST(TrainingGraph, SummaryCounts) {
   EXPECT_EQ(s.tasks_by_unit.at("layernorm"), 2 * 5);
   // One task per add call of the HLS step: forward 14 bias adds (12 linears + 2 heads),
   // 4 residual adds, the position add, 12 L_d transposes (one per BTT layer), 24 copies of
-  // a first core (G_1ᵀ and G_{d+e-1}ᵀ per BTT layer) and the TTM's copy of core 1;
-  // backward 14 bias gradients (column sums), the position gradient and 12 dL_d
-  // transposes. The residual, Q/K/V and heads gradient sums are contractions' accumulate
+  // a first core (G_1ᵀ and G_{d+e-1}ᵀ per BTT layer), the TTM's copy of core 1 and the
+  // transposed copies of its last step (E_2 → E_2ᵀ, Eᵀ → E); backward 14 bias gradients
+  // (column sums), the position gradient, 12 dL_d transposes and the TTM's two (dE → dEᵀ,
+  // dE_2ᵀ → dE_2). The residual, Q/K/V and heads gradient sums are contractions' accumulate
   // flags, not adds (tests/models/graph_matches_hls_test).
-  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 12 + 24 + 1 + 14 + 1 + 12);
+  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 12 + 24 + 1 + 2 + 14 + 1 + 12 + 2);
 }
 
 TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {
