@@ -21,14 +21,14 @@ int contraction_form_of_role(const std::string& role) {
   static const char* const kDot[] = {"btt.grad_zr",      "btt.xl",           "btt.grad_merge_left",
                                      "btt.grad_core_right", "dense.product",    "mm.grad_input",
                                      "mm.grad_l",        "attn.qk",          "attn.grad_p",
-                                     "ttm.grad_chain",   "ttm.grad_core_t"};
+                                     "ttm.grad_chain",   "ttm.grad_core_t",  "btt.grad_merge_right_t"};
   static const char* const kColumn[] = {
       "btt.merge_left", "btt.merge_right", "btt.grad_xl",  "btt.zr",         "btt.grad_r",
       "btt.grad_l",     "btt.grad_core_left", "btt.grad_merge_right", "dense.grad_input",
       "dense.grad_w",   "mm.rebuild",      "mm.product",   "mm.grad_w",      "mm.grad_r",
       "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
       "ttm.grad_core",  "ttm.lookup_t",    "ttm.grad_chain_t", "tt.step",      "tt.grad_input",
-      "tt.grad_core"};
+      "tt.grad_core",   "btt.merge_right_t", "btt.grad_core_right_t"};
   for (const char* r : kDot) {
     if (role == r) return ttsim_spec::kContractDot;
   }
@@ -192,8 +192,14 @@ void merges(PlanBuilder& b, const TtIndex& x, const std::string& left_role,
 
 /// The two core-gradient chains of BTT (and MM): the left one from dL_d, whose producer
 /// is at level `left_base` + 1, the right one from dR_1, whose producer is at level
-/// `right_base` + 1.
-void grad_chains(PlanBuilder& b, const TtIndex& x, int left_base, int right_base) {
+/// `right_base` + 1. With `right_end_t` (BTT: hls/kernels/tt_linear.cc btt_right_chain) the
+/// rank-1 end j = e−1 runs on transposed operands, its lanes along rows = r_{d+e-2}·n_{e-1}:
+/// dR_{e-1} and G_{d+e-1} copied transposed ("dR{j}t" in chain[j mod 2], "G{d+j}t.b" in
+/// chain[(j−1) mod 2]; role "btt.transpose"), dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} (rows
+/// r_{d+e-1}, inner rows, cols n_e; "btt.grad_merge_right_t", dot form), "dG{d+j}t" =
+/// G_{d+e}·dR_{e-1}ᵀ (rows r_{d+e-1}, inner n_e, cols rows; "btt.grad_core_right_t", column
+/// form, in chain[(j−1) mod 2]) copied transposed into dG_{d+e-1}.
+void grad_chains(PlanBuilder& b, const TtIndex& x, int left_base, int right_base, bool right_end_t = false) {
   const auto d = x.d;
   for (std::size_t k = d; k >= 2; --k) {
     const int level = left_base + static_cast<int>(d - k) + 2;
@@ -206,6 +212,26 @@ void grad_chains(PlanBuilder& b, const TtIndex& x, int left_base, int right_base
   }
   for (std::size_t j = 1; j < x.e; ++j) {
     const int level = right_base + static_cast<int>(j) + 1;
+    if (right_end_t && j == x.e - 1) {
+      const I rows = x.r(d + j - 1) * x.n(j), ne = x.n(x.e), rj = x.r(d + j);
+      const std::string drt = "dR" + std::to_string(j) + "t", gt = TtIndex::G(d + j) + "t.b",
+                        dgt = TtIndex::dG(d + j) + "t";
+      b.tensor(drt, TensorKind::kIntermediate, {ne, rows}, chain_mem(j));
+      b.tensor(gt, TensorKind::kIntermediate, {rj, rows}, chain_mem(j - 1));
+      b.tensor(dgt, TensorKind::kIntermediate, {rj, rows}, chain_mem(j - 1));
+      b.step("bwd.transpose_dr." + std::to_string(j), "btt.transpose", FlowStage::kGradWeights,
+             shape4(1, rows, 1, ne), {x.dR(j)}, {drt}, level, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+      b.step("bwd.copy_core." + std::to_string(d + j), "btt.transpose", FlowStage::kGradWeights,
+             shape4(1, rows, 1, rj), {TtIndex::G(d + j)}, {gt}, level, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+      b.step("bwd.grad_right." + std::to_string(j + 1), "btt.grad_merge_right_t", FlowStage::kGradWeights,
+             shape4(1, rj, rows, ne), {gt, drt}, {x.dR(j + 1)}, level + 1);
+      b.step("bwd.grad_core." + std::to_string(d + j), "btt.grad_core_right_t", FlowStage::kGradWeights,
+             shape4(1, rj, ne, rows), {TtIndex::G(d + x.e), drt}, {dgt}, level + 1);
+      b.step("bwd.transpose_dg." + std::to_string(d + j), "btt.transpose", FlowStage::kGradWeights,
+             shape4(1, rj, 1, rows), {dgt}, {TtIndex::dG(d + j)}, level + 2, TaskOp::kAdd,
+             ttsim_spec::kAddTranspose);
+      continue;
+    }
     b.step("bwd.grad_core." + std::to_string(d + j), "btt.grad_core_right",
            FlowStage::kGradWeights, shape4(1, x.r(d + j - 1) * x.n(j), x.Nsuf(j), x.r(d + j)),
            {x.dR(j), x.R(j + 1)}, {TtIndex::dG(d + j)}, level);
@@ -261,10 +287,23 @@ void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& 
     b.step(prefix + "copy_right", "btt.transpose", stage, shape4(1, rows, 1, inner), {TtIndex::G(x.d + x.e - 1)},
            {right_a}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
   }
+  // R_{e-1} transposed (hls/kernels/tt_linear.cc btt_right_merges): "R{e-1}t" = G_{d+e}ᵀ·G_{d+e-1}ᵀ
+  // (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form, in
+  // chain1) copied transposed into R_{e-1} ("<prefix>transpose_r", level 3).
   for (std::size_t j = x.e - 1; j >= 1; --j) {
+    if (j == x.e - 1) {
+      const I rows = x.r(x.d + j - 1) * x.n(j), ne = x.n(x.e);
+      const std::string rt = "R" + std::to_string(j) + "t" + x.merge_suffix;
+      b.tensor(rt, TensorKind::kIntermediate, {ne, rows}, ttsim_spec::kChain1Mem);
+      b.step(prefix + "merge_right." + std::to_string(j), "btt.merge_right_t", stage,
+             shape4(1, ne, x.r(x.d + j), rows), {TtIndex::G(x.d + x.e), right_a}, {rt}, 2);
+      b.step(prefix + "transpose_r", "btt.transpose", stage, shape4(1, ne, 1, rows), {rt}, {x.R(j)}, 3,
+             TaskOp::kAdd, ttsim_spec::kAddTranspose);
+      continue;
+    }
     b.step(prefix + "merge_right." + std::to_string(j), "btt.merge_right", stage,
-           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)),
-           {j == x.e - 1 ? right_a : TtIndex::G(x.d + j), x.R(j + 1)}, {x.R(j)}, static_cast<int>(x.e - j + 1));
+           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)), {TtIndex::G(x.d + j), x.R(j + 1)},
+           {x.R(j)}, static_cast<int>(x.e - j + 2));
   }
   b.step(prefix + "transpose_l", "btt.transpose", stage, shape4(1, M, 1, rd), {x.L(x.d)}, {lt}, P + 2,
          TaskOp::kAdd, ttsim_spec::kAddTranspose);
@@ -314,7 +353,7 @@ FlowPlan plan_btt(const TtIndex& x, I K, bool recompute) {
   b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, rd, K, M), {"dZ", "X"}, {"dLt"}, 1);
   b.step("bwd.transpose_dl", "btt.transpose", FlowStage::kGradWeights, shape4(1, rd, 1, M), {"dLt"},
          {x.dL(x.d)}, 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-  grad_chains(b, xb, 1, 0);
+  grad_chains(b, xb, 1, 0, true);
   return b.take();
 }
 

@@ -120,7 +120,10 @@ struct FlowPlan {
 ///
 /// BTT forward: left merge L_k = L_{k-1}·G_k for k = 2..d (rows Mpre(k-1), inner r_{k-1},
 /// cols m_k·r_k; role "btt.merge_left", level k-1); right merge R_j = G_{d+j}·R_{j+1} for
-/// j = e-1..1 (rows r_{d+j-1}·n_j, inner r_{d+j}, cols Nsuf(j); "btt.merge_right", level e-j);
+/// j = e-2..1 (rows r_{d+j-1}·n_j, inner r_{d+j}, cols Nsuf(j); "btt.merge_right", level
+/// e-j+2), the rank-1 end j = e-1 transposed — R_{e-1}ᵀ = G_{d+e}ᵀ·G_{d+e-1}ᵀ (rows n_e,
+/// inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form, level 2, in
+/// chain1) copied transposed into R_{e-1} ("btt.transpose", level 3);
 /// L_dᵀ = transpose of L_d (rows M, cols r_d; the add kernel's transposed copy, variant
 /// kAddTranspose, role "btt.transpose", level P+1), Z = X·L_d (rows K, inner M, cols r_d;
 /// "btt.xl", dot form: X and L_dᵀ both contiguous along M) and Y = Z·R_1 (rows K, inner
@@ -131,9 +134,11 @@ struct FlowPlan {
 /// "btt.grad_l", column form along M) at level 1; dL_d = transpose of dL_dᵀ (rows r_d,
 /// cols M; "btt.transpose", level 2); left chain k = d..2 at level d-k+3: dG_k = L_{k-1}ᵀ·dL_k
 /// (r_{k-1}, Mpre(k-1), m_k·r_k; "btt.grad_core_left") and dL_{k-1} = dL_k·G_kᵀ
-/// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-1 at level j+1:
+/// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-2 at level j+1:
 /// dG_{d+j} = dR_j·R_{j+1}ᵀ (r_{d+j-1}·n_j, Nsuf(j), r_{d+j}; "btt.grad_core_right") and
-/// dR_{j+1} = G_{d+j}ᵀ·dR_j (r_{d+j}, r_{d+j-1}·n_j, Nsuf(j); "btt.grad_merge_right").
+/// dR_{j+1} = G_{d+j}ᵀ·dR_j (r_{d+j}, r_{d+j-1}·n_j, Nsuf(j); "btt.grad_merge_right"); its
+/// rank-1 end j = e-1 on transposed operands at levels e..e+2 (grad_chains in flows.cc:
+/// "btt.grad_merge_right_t", dot form, and "btt.grad_core_right_t", column form).
 /// TT forward ("tt.step", level t), as hls/kernels/tt_linear.cc runs it: input core
 /// k = 1..d: T_k = T_{k-1}·G_k as batch K (one product per token over the shared core),
 /// rows Msuf(k), inner r_{k-1}·m_k, cols r_k (scalar form when Msuf(k) > 1: T_k is stored

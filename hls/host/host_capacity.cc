@@ -121,7 +121,7 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
 /// merges[parity] (Σ_{k=2..d-1} Mpre(k)·r_k, M·r_d (L_dᵀ), Σ_{j=1..e-1} r_{d+j-1}·Nsuf(j-1),
 /// by the saved arena each is in); its temporaries into the two chains
 /// (dZ in chain0, dL_dᵀ in chain1, dL_k (k = 2..d) in chain[(d−k) mod 2], dR_j in
-/// chain[(j−1) mod 2]).
+/// chain[(j−1) mod 2]; the transposed right end's temporaries, each at least as many words).
 void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I64 K, I64* saved, I64 merges[2],
                      I64 scratch[2]) {
   const I64 z = mul(K, t.r[t.d]);
@@ -136,6 +136,12 @@ void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, 
     const I64 w = mul(t.r[t.d + j - 1], nsuf(t, j - 1));
     c.array(&merges[(j - 1) & 1], "activation", name, w);
     c.array(&scratch[(j - 1) & 1], "scratch", name, w);
+  }
+  if (t.e >= 2) {  // the transposed right end (tt_linear.cc BttScratch): R_{e-1}ᵀ after L_d, dR_{e-1}ᵀ, G_{d+e-1}ᵀ
+    const I64 w = mul(t.r[t.d + t.e - 2], nsuf(t, t.e - 2));
+    const I64 core = mul(t.r[t.d + t.e - 2], t.n[t.e - 2], t.r[t.d + t.e - 1]);
+    scratch[1] = std::max(scratch[1], add(lt, w));
+    for (int q = 0; q < 2; ++q) scratch[q] = std::max({scratch[q], w, core});
   }
 }
 

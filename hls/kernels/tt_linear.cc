@@ -73,12 +73,19 @@ BttSaved btt_saved(const TtDims& t, int /*K*/) {
 // Placement of the BTT temporaries in the two chain arenas: dZ in chain0; dL_dᵀ in chain1
 // (where L_d passes in the forward, between its merge and its transpose); dL_k in
 // chain[(d−k) mod 2] (dL_d in chain0); dR_j in chain[(j−1) mod 2].
+// The rank-1 end of the right chain (j = e−1: R_{e-1} = G_{d+e-1}·G_{d+e} and its two
+// gradients, n_e columns) runs transposed, its lanes along the r_{d+e-2}·n_{e-1} rows
+// (btt_right_merges, btt_right_end_grads): R_{e-1}ᵀ passes through chain1 after L_d in
+// the forward; the backward keeps dR_{e-1}ᵀ at the start of chain[(e−1) mod 2] and
+// G_{d+e-1}ᵀ, then dG_{d+e-1}ᵀ, at the start of chain[e mod 2] (every other chain
+// temporary of the layer is dead by then).
 struct BttScratch {
   /// The transposed copies of the first core of each merge chain (G_1ᵀ, G_{d+e-1}ᵀ), at the
   /// start of chain0 while the merges run (before the backward's dZ and dL / dR there).
   int copy_left = 0, copy_right = 0;
   int dz = 0;
   int dlt = 0;  ///< offset of dL_dᵀ (and of L_d in the forward)
+  int rt = 0;   ///< offset of R_{e-1}ᵀ in chain1 (forward, after L_d)
   int dl[kMaxTtFactors + 1] = {};
   int dr[kMaxTtFactors] = {};
   int words[2] = {0, 0};
@@ -103,6 +110,13 @@ BttScratch btt_scratch(const TtDims& t, int K) {
     b.words[p] += r_words(t, j);
   }
   b.words[0] = b.words[0] > copies ? b.words[0] : copies;
+  if (t.e >= 2) {
+    b.rt = t.M() * t.r[t.d];
+    const int rt_end = b.rt + r_words(t, t.e - 1), core = t.core_words(t.d + t.e - 1);
+    const int end = r_words(t, t.e - 1) > core ? r_words(t, t.e - 1) : core;
+    b.words[1] = b.words[1] > rt_end ? b.words[1] : rt_end;
+    for (int p = 0; p < 2; ++p) b.words[p] = b.words[p] > end ? b.words[p] : end;
+  }
   return b;
 }
 
@@ -174,19 +188,25 @@ void btt_left_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef
   if (d >= 3) contraction(index, saved1 + sv.l[d - 1], cores + t.core_offset(d), ld, left(d));
 }
 
-/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e} (G_{d+e-1} from its transposed copy in
-/// chain0); R_j = G_{d+j} · R_{j+1}.
+/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e}, computed transposed — R_{e-1}ᵀ =
+/// G_{d+e}ᵀ·G_{d+e-1}ᵀ (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}: column form, lanes
+/// along the long side) from the transposed copy of G_{d+e-1} in chain0 into `rt` (chain1),
+/// then copied transposed into its saved slot; R_j = G_{d+j} · R_{j+1}.
 void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1,
-                      Ref copy) {
+                      Ref copy, Ref rt) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
   if (e >= 2) {
-    const ContractDesc first = from_transposed_copy(cores + t.core_offset(d + e - 1), copy, right(e - 1));
+    const int rows = t.r[d + e - 2] * t.n[e - 2], rj = t.r[d + e - 1], ne = t.n[e - 1];
+    ContractDesc first = plain_desc(ne, rj, rows);  // R_{e-1}ᵀ = G_{d+e}ᵀ · G_{d+e-1}ᵀ
+    first.a_i = 1; first.a_p = ne;
+    transpose(cores + t.core_offset(d + e - 1), copy, rows, rj, rj, rows);
+    contraction(index, cores + t.core_offset(d + e), copy, rt, first);
     if ((e - 2) & 1) {
-      contraction(index, copy, cores + t.core_offset(d + e), saved1 + sv.r[e - 1], first);
+      transpose(rt, saved1 + sv.r[e - 1], ne, rows, rows, ne);
     } else {
-      contraction(index, copy, cores + t.core_offset(d + e), saved0 + sv.r[e - 1], first);
+      transpose(rt, saved0 + sv.r[e - 1], ne, rows, rows, ne);
     }
   }
   for (int j = e - 2; j >= 1; --j) {
@@ -211,7 +231,7 @@ void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved
   // operand is a core (parameters) instead of an intermediate are peeled, so no module
   // argument is chosen between arrays at run time.
   btt_left_merges(index, t, sv, cores, saved0, saved1, scratch1 + sc.dlt, scratch0 + sc.copy_left);
-  btt_right_merges(index, t, sv, cores, saved0, saved1, scratch0 + sc.copy_right);
+  btt_right_merges(index, t, sv, cores, saved0, saved1, scratch0 + sc.copy_right, scratch1 + sc.rt);
   // L_dᵀ (r_d × M) into saved0 from L_d (chain1; G_1 when d = 1): the products on L then
   // run their lanes along M.
   Ref Lt = saved0 + sv.lt;
@@ -340,18 +360,28 @@ void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, cons
     }
   }
   if (e >= 2) {
+    // j = e−1 on transposed operands (see BttScratch): dR_{e-1}ᵀ (n_e × rows) at the start of
+    // chain[(e−1) mod 2], G_{d+e-1}ᵀ (r_{d+e-1} × rows) at the start of chain[e mod 2];
+    // dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} in the dot form (lanes along rows), dG_{d+e-1}ᵀ =
+    // G_{d+e}·dR_{e-1}ᵀ in the column form (lanes along rows) over G_{d+e-1}ᵀ's words, then
+    // copied transposed into dG_{d+e-1}.
     const int j = e - 1;
-    const int rows = t.r[d + j - 1] * t.n[j - 1], inner = t.nsuf(j), rj = t.r[d + j];
-    ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ
-    g.b_p = 1; g.b_j = inner;
-    ContractDesc h = plain_desc(rj, rows, inner);  // dG_{d+e} = G_{d+e-1}ᵀ · dR_{e-1}
-    h.a_i = 1; h.a_p = rj;
-    if ((j - 1) & 1) {
-      contraction(index, scratch1 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
-      contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], dcores + t.core_offset(d + e), h);
+    const int rows = t.r[d + j - 1] * t.n[j - 1], ne = t.n[e - 1], rj = t.r[d + j];
+    ContractDesc h = plain_desc(rj, rows, ne);  // dG_{d+e} = (G_{d+e-1}ᵀ)·(dR_{e-1}ᵀ)ᵀ
+    h.b_p = 1; h.b_j = rows;
+    const ContractDesc g = plain_desc(rj, ne, rows);  // dG_{d+e-1}ᵀ = G_{d+e} · dR_{e-1}ᵀ
+    if ((j - 1) & 1) {  // dR_{e-1} in chain1
+      transpose(scratch1 + sc.dr[j], scratch0, rows, ne, ne, rows);
+      transpose(cores + t.core_offset(d + j), scratch1, rows, rj, rj, rows);
+      contraction(index, scratch1, scratch0, dcores + t.core_offset(d + e), h);
+      contraction(index, cores + t.core_offset(d + e), scratch0, scratch1, g);
+      transpose(scratch1, dcores + t.core_offset(d + j), rj, rows, rows, rj);
     } else {
-      contraction(index, scratch0 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
-      contraction(index, cores + t.core_offset(d + j), scratch0 + sc.dr[j], dcores + t.core_offset(d + e), h);
+      transpose(scratch0 + sc.dr[j], scratch1, rows, ne, ne, rows);
+      transpose(cores + t.core_offset(d + j), scratch0, rows, rj, rj, rows);
+      contraction(index, scratch0, scratch1, dcores + t.core_offset(d + e), h);
+      contraction(index, cores + t.core_offset(d + e), scratch1, scratch0, g);
+      transpose(scratch0, dcores + t.core_offset(d + j), rj, rows, rows, rj);
     }
   }
 }

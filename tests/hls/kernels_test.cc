@@ -230,8 +230,11 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
       return s;
     };
     for (int k = 2; k <= d; ++k) fwd.push_back(shape(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k], kCol));
-    for (int j = e - 1; j >= 1; --j)
-      fwd.push_back(shape(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j), kCol));
+    // The rank-1 end j = e-1 transposed: R_{e-1}ᵀ = G_{d+e}ᵀ·G_{d+e-1}ᵀ, lanes along the rows.
+    for (int j = e - 1; j >= 1; --j) {
+      const int rows = t.r[d + j - 1] * t.n[j - 1];
+      fwd.push_back(j == e - 1 ? shape(t.n[e - 1], t.r[d + j], rows, kCol) : shape(rows, t.r[d + j], t.nsuf(j), kCol));
+    }
     fwd.push_back(shape(K, M, rd, kDot));  // X · L_d with L_dᵀ stored: lanes along M
     fwd.push_back(shape(K, rd, N, kCol));
     bwd = {shape(K, N, rd, kDot), shape(K, rd, M, kCol), shape(rd, K, N, kCol), shape(rd, K, M, kCol)};
@@ -240,8 +243,14 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
       bwd.push_back(shape(t.mpre(k - 1), t.m[k - 1] * t.r[k], t.r[k - 1], kDot));
     }
     for (int j = 1; j < e; ++j) {
-      bwd.push_back(shape(t.r[d + j - 1] * t.n[j - 1], t.nsuf(j), t.r[d + j], kDot));
-      bwd.push_back(shape(t.r[d + j], t.r[d + j - 1] * t.n[j - 1], t.nsuf(j), kCol));
+      const int rows = t.r[d + j - 1] * t.n[j - 1];
+      if (j == e - 1) {  // dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} (dot), dG_{d+e-1}ᵀ = G_{d+e}·dR_{e-1}ᵀ
+        bwd.push_back(shape(t.r[d + j], rows, t.n[e - 1], kDot));
+        bwd.push_back(shape(t.r[d + j], t.n[e - 1], rows, kCol));
+        continue;
+      }
+      bwd.push_back(shape(rows, t.nsuf(j), t.r[d + j], kDot));
+      bwd.push_back(shape(t.r[d + j], rows, t.nsuf(j), kCol));
     }
     auto trips = [&](const std::vector<ttsim::TaskShape>& steps) {
       std::int64_t s = 0;

@@ -103,9 +103,10 @@ Mat<double> entrywise_w(const TtTensor<double>& w) {
 /// products of Msuf(k) rows over the shared core, the core gradient with the batch
 /// reduced), the reference as one product over all K·Msuf(k) rows (same operands, same
 /// MACs), so they are compared as that one product: (b·rows, inner, cols), or
-/// (rows, b·inner, cols) when the batch is reduced; and the TTM's last lookup and its
-/// chain gradient, which the plan computes transposed (Cᵀ = Bᵀ·Aᵀ: hls/kernels/
-/// ttm_embedding.cc), compared as the reference's product (cols, inner, rows).
+/// (rows, b·inner, cols) when the batch is reduced; and the products the plan computes
+/// transposed (Cᵀ = Bᵀ·Aᵀ: the TTM's last lookup and its chain gradient, hls/kernels/
+/// ttm_embedding.cc; BTT's last right merge and its core gradient, tt_linear.cc), compared
+/// as the reference's product (cols, inner, rows).
 std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> plan_steps(
     const FlowPlan& plan, FlowStage stage) {
   std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> out;
@@ -120,7 +121,8 @@ std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> plan_steps(
       out.emplace_back(s.batch * s.rows, s.inner, s.cols);
       continue;
     }
-    const bool transposed = st.role == "ttm.lookup_t" || st.role == "ttm.grad_chain_t";
+    const bool transposed = st.role == "ttm.lookup_t" || st.role == "ttm.grad_chain_t" ||
+                            st.role == "btt.merge_right_t" || st.role == "btt.grad_core_right_t";
     for (std::int64_t b = 0; b < s.batch; ++b) {
       if (transposed) {
         out.emplace_back(s.cols, s.inner, s.rows);

@@ -192,7 +192,8 @@ TEST_P(TwoEncoderGraph, RolesForSchedulingPolicies) {
   }
   if (GetParam() == Flow::kBTT) {
     EXPECT_EQ(roles["btt.merge_left"], 2);
-    EXPECT_EQ(roles["btt.merge_right"], 2);
+    EXPECT_EQ(roles["btt.merge_right"], 1);
+    EXPECT_EQ(roles["btt.merge_right_t"], 1);  // the rank-1 end, computed transposed
     EXPECT_EQ(roles["btt.xl"], 1);
     EXPECT_EQ(roles["btt.zr"], 1);
   } else if (GetParam() == Flow::kTT) {
@@ -259,11 +260,14 @@ TEST(TrainingGraph, SummaryCounts) {
   // One task per add call of the HLS step: forward 14 bias adds (12 linears + 2 heads),
   // 4 residual adds, the position add, 12 L_d transposes (one per BTT layer), 24 copies of
   // a first core (G_1ᵀ and G_{d+e-1}ᵀ per BTT layer), the TTM's copy of core 1 and the
-  // transposed copies of its last step (E_2 → E_2ᵀ, Eᵀ → E); backward 14 bias gradients
-  // (column sums), the position gradient, 12 dL_d transposes and the TTM's two (dE → dEᵀ,
-  // dE_2ᵀ → dE_2). The residual, Q/K/V and heads gradient sums are contractions' accumulate
-  // flags, not adds (tests/models/graph_matches_hls_test).
-  EXPECT_EQ(s.tasks_by_unit.at("elementwise"), 14 + 4 + 1 + 12 + 24 + 1 + 2 + 14 + 1 + 12 + 2);
+  // transposed copies of its last step (E_2 → E_2ᵀ, Eᵀ → E), 12 R_2ᵀ → R_2 (the transposed
+  // last right merge of each BTT layer); backward 14 bias gradients (column sums), the
+  // position gradient, 12 dL_d transposes, the TTM's two (dE → dEᵀ, dE_2ᵀ → dE_2) and three
+  // per BTT layer at the right chain's end (dR_2 → dR_2ᵀ, G_5 → G_5ᵀ, dG_5ᵀ → dG_5). The
+  // residual, Q/K/V and heads gradient sums are contractions' accumulate flags, not adds
+  // (tests/models/graph_matches_hls_test).
+  EXPECT_EQ(s.tasks_by_unit.at("elementwise"),
+            14 + 4 + 1 + 12 + 24 + 1 + 2 + 12 + 14 + 1 + 12 + 2 + 3 * 12);
 }
 
 TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {

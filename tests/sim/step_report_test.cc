@@ -74,23 +74,23 @@ TEST_F(StepReport, BttProductsOnLRunTheirLanesAlongM) {
 }
 
 // The lane rule (docs/kernels.md#lane-efficiency): a product whose outputs per batch
-// (rows × cols) or reduction length reach the lane count runs at half its lanes or more.
-// The exceptions are exactly the products at the rank-1 end of a tensor train, whose only
-// contiguous index is the last mode (e_3 = 12 of the TTM embedding, n_3 = 12 of the last
-// output core) or r_2 = 30 — a short index, named here with its shape so that a change that
-// fixes one (or breaks another) fails the test until the list says so.
-TEST_F(StepReport, EveryProductWideEnoughRunsAtHalfItsLanesButTheRankOneEnds) {
-  const std::set<std::string> boundary = {
-      "btt.merge_right 1x96x12x12", "btt.grad_core_right 1x96x12x12", "btt.grad_merge_right 1x12x96x12"};
+// (rows × cols) or reduction length reach the lane count runs at half its lanes or more —
+// every product of the 2-encoder step, including the rank-1 ends of the tensor trains (the
+// TTM's last lookup and the last right merge, computed transposed), which the list names
+// with its shape should one fall below.
+TEST_F(StepReport, EveryProductWideEnoughRunsAtHalfItsLanes) {
   std::set<std::string> below;
+  int checked = 0;
   for (const ProductBreakdown& p : product_breakdown(r.graph(), r.run.schedule)) {
     if (p.shape.variant < 0) continue;  // transposes run no MAC
     const std::int64_t outputs = p.shape.rows * p.shape.cols;
     if (outputs < lanes && p.shape.inner < lanes) continue;
+    ++checked;
     if (lane_efficiency(p.macs, p.cycles, lanes) >= 0.5) continue;
     below.insert(fmt::format("{} {}x{}x{}x{}", p.role, p.shape.batch, p.shape.rows, p.shape.inner, p.shape.cols));
   }
-  EXPECT_EQ(below, boundary);
+  EXPECT_GT(checked, 20);
+  EXPECT_EQ(below, std::set<std::string>{});
 }
 
 TEST_F(StepReport, JsonRatesAreNullWhereNoMacRuns) {
