@@ -620,7 +620,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
       "act. gradients dlogit|dB|dctx|dk",
       "act. gradients dv, dF|dq",
       "chain temps (even); first-core copies",
-      "L_d; odd bwd chain temps; row stats"};
+      "L_d, fwd temps; odd chain temps; stats"};
   m.memories.resize(ttsim_hls::kFloatArenas + 1);
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) {
     Memory& mem = m.memories[a];

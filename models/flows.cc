@@ -113,6 +113,11 @@ struct TtIndex {
   I Npre(std::size_t j) const { return product(tt.out_factors, 0, j); }
   I Nsuf(std::size_t j) const { return product(tt.out_factors, j, e); }
   I mode(std::size_t k) const { return k <= d ? m(k) : n(k - d); }
+  /// Whether the rank-1 end of the right chain runs transposed (hls/kernels/tt_linear.h
+  /// btt_right_end_transposed: e >= 2 and r_{d+e-2}·n_{e-1} > n_e).
+  bool right_end_transposed() const {
+    return e >= 2 && ttsim_spec::lanes_along_rows(r(d + e - 2) * n(e - 1), n(e));
+  }
 
   static std::string G(std::size_t k) { return "G" + std::to_string(k); }
   static std::string dG(std::size_t k) { return "dG" + std::to_string(k); }
@@ -287,11 +292,11 @@ void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& 
     b.step(prefix + "copy_right", "btt.transpose", stage, shape4(1, rows, 1, inner), {TtIndex::G(x.d + x.e - 1)},
            {right_a}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
   }
-  // R_{e-1} transposed (hls/kernels/tt_linear.cc btt_right_merges): "R{e-1}t" = G_{d+e}ᵀ·G_{d+e-1}ᵀ
+  // R_{e-1} transposed when right_end_transposed (hls/kernels/tt_linear.cc btt_right_merges): "R{e-1}t" = G_{d+e}ᵀ·G_{d+e-1}ᵀ
   // (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form, in
   // chain1) copied transposed into R_{e-1} ("<prefix>transpose_r", level 3).
   for (std::size_t j = x.e - 1; j >= 1; --j) {
-    if (j == x.e - 1) {
+    if (j == x.e - 1 && x.right_end_transposed()) {
       const I rows = x.r(x.d + j - 1) * x.n(j), ne = x.n(x.e);
       const std::string rt = "R" + std::to_string(j) + "t" + x.merge_suffix;
       b.tensor(rt, TensorKind::kIntermediate, {ne, rows}, ttsim_spec::kChain1Mem);
@@ -302,8 +307,9 @@ void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& 
       continue;
     }
     b.step(prefix + "merge_right." + std::to_string(j), "btt.merge_right", stage,
-           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)), {TtIndex::G(x.d + j), x.R(j + 1)},
-           {x.R(j)}, static_cast<int>(x.e - j + 2));
+           shape4(1, x.r(x.d + j - 1) * x.n(j), x.r(x.d + j), x.Nsuf(j)),
+           {j == x.e - 1 ? right_a : TtIndex::G(x.d + j), x.R(j + 1)}, {x.R(j)},
+           static_cast<int>(x.e - j + (x.right_end_transposed() ? 2 : 1)));
   }
   b.step(prefix + "transpose_l", "btt.transpose", stage, shape4(1, M, 1, rd), {x.L(x.d)}, {lt}, P + 2,
          TaskOp::kAdd, ttsim_spec::kAddTranspose);
@@ -353,7 +359,7 @@ FlowPlan plan_btt(const TtIndex& x, I K, bool recompute) {
   b.step("bwd.grad_l", "btt.grad_l", FlowStage::kGradWeights, shape4(1, rd, K, M), {"dZ", "X"}, {"dLt"}, 1);
   b.step("bwd.transpose_dl", "btt.transpose", FlowStage::kGradWeights, shape4(1, rd, 1, M), {"dLt"},
          {x.dL(x.d)}, 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-  grad_chains(b, xb, 1, 0, true);
+  grad_chains(b, xb, 1, 0, x.right_end_transposed());
   return b.take();
 }
 
@@ -529,12 +535,12 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
     b.tensor(G(k), TensorKind::kCore, core);
     b.tensor(dG(k), TensorKind::kCoreGrad, core);
   }
-  // With d >= 3 the k = d products run transposed (hls/kernels/ttm_embedding.cc
-  // last_lookup_desc): E_{d-1} is saved transposed ("E{d-1}t", [r][token][i]), the forward
+  // With d >= 3 and Epre(d-1) > e_d·r_d the k = d products run transposed
+  // (hls/kernels/ttm_embedding.cc ttm_last_transposed, last_lookup_desc): E_{d-1} is saved transposed ("E{d-1}t", [r][token][i]), the forward
   // writes E_{d-1} and Eᵀ ("Yt") to chain1 and copies each transposed; the backward copies
   // dY transposed ("dYt") into chain[(d−1) mod 2], writes dE_{d-1}ᵀ into chain[d mod 2] and
   // copies it transposed into dE_{d-1}.
-  const bool last_t = d >= 3;
+  const bool last_t = d >= 3 && ttsim_spec::lanes_along_rows(Epre(d - 1), e(d) * r(d));
   const I ep = Epre(d - 1), cd = e(d) * r(d);
   auto Et = [&](std::size_t k) { return E(k) + "t"; };
   for (std::size_t k = 2; k < d; ++k) {

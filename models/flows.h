@@ -118,26 +118,29 @@ struct FlowPlan {
 
 /// The steps of a linear layer (TT or dense) for flow `flow` and K = `tokens` rows of X.
 ///
-/// BTT forward: left merge L_k = L_{k-1}·G_k for k = 2..d (rows Mpre(k-1), inner r_{k-1},
-/// cols m_k·r_k; role "btt.merge_left", level k-1); right merge R_j = G_{d+j}·R_{j+1} for
-/// j = e-2..1 (rows r_{d+j-1}·n_j, inner r_{d+j}, cols Nsuf(j); "btt.merge_right", level
-/// e-j+2), the rank-1 end j = e-1 transposed — R_{e-1}ᵀ = G_{d+e}ᵀ·G_{d+e-1}ᵀ (rows n_e,
-/// inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form, level 2, in
-/// chain1) copied transposed into R_{e-1} ("btt.transpose", level 3);
+/// BTT forward: the first core of each merge chain copied transposed (G_1ᵀ, G_{d+e-1}ᵀ:
+/// role "btt.transpose", level 1); left merge L_k = L_{k-1}·G_k for k = 2..d (rows
+/// Mpre(k-1), inner r_{k-1}, cols m_k·r_k; role "btt.merge_left", level k); right merge
+/// R_j = G_{d+j}·R_{j+1} for j = e-1..1 (rows r_{d+j-1}·n_j, inner r_{d+j}, cols Nsuf(j);
+/// "btt.merge_right", level e-j+1, one more when the rank-1 end is transposed), the rank-1
+/// end j = e-1, when r_{d+e-2}·n_{e-1} > n_e, transposed — R_{e-1}ᵀ = G_{d+e}ᵀ·G_{d+e-1}ᵀ
+/// (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form,
+/// level 2, in chain1) copied transposed into R_{e-1} ("btt.transpose", level 3);
 /// L_dᵀ = transpose of L_d (rows M, cols r_d; the add kernel's transposed copy, variant
-/// kAddTranspose, role "btt.transpose", level P+1), Z = X·L_d (rows K, inner M, cols r_d;
+/// kAddTranspose, role "btt.transpose", level P+2), Z = X·L_d (rows K, inner M, cols r_d;
 /// "btt.xl", dot form: X and L_dᵀ both contiguous along M) and Y = Z·R_1 (rows K, inner
-/// r_d, cols N; "btt.zr") after both merges, levels P+2 and P+3 with P = max(d-1, e-1).
+/// r_d, cols N; "btt.zr") after both merges, levels P+3 and P+4 with P = max(d-1, e-1).
 /// BTT grad-input: dZ = dY·R_1ᵀ (K, N, r_d; "btt.grad_zr"), dX = dZ·L_dᵀ (K, r_d, M;
 /// "btt.grad_xl", column form along M).
 /// BTT grad-weights: dR_1 = Zᵀ·dY (r_d, K, N; "btt.grad_r") and dL_dᵀ = dZᵀ·X (r_d, K, M;
 /// "btt.grad_l", column form along M) at level 1; dL_d = transpose of dL_dᵀ (rows r_d,
 /// cols M; "btt.transpose", level 2); left chain k = d..2 at level d-k+3: dG_k = L_{k-1}ᵀ·dL_k
 /// (r_{k-1}, Mpre(k-1), m_k·r_k; "btt.grad_core_left") and dL_{k-1} = dL_k·G_kᵀ
-/// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-2 at level j+1:
+/// (Mpre(k-1), m_k·r_k, r_{k-1}; "btt.grad_merge_left"); right chain j = 1..e-1 (e-2 when
+/// the rank-1 end is transposed) at level j+1:
 /// dG_{d+j} = dR_j·R_{j+1}ᵀ (r_{d+j-1}·n_j, Nsuf(j), r_{d+j}; "btt.grad_core_right") and
 /// dR_{j+1} = G_{d+j}ᵀ·dR_j (r_{d+j}, r_{d+j-1}·n_j, Nsuf(j); "btt.grad_merge_right"); its
-/// rank-1 end j = e-1 on transposed operands at levels e..e+2 (grad_chains in flows.cc:
+/// rank-1 end j = e-1 (when transposed, as the forward's) on transposed operands at levels e..e+2 (grad_chains in flows.cc:
 /// "btt.grad_merge_right_t", dot form, and "btt.grad_core_right_t", column form).
 /// TT forward ("tt.step", level t), as hls/kernels/tt_linear.cc runs it: input core
 /// k = 1..d: T_k = T_{k-1}·G_k as batch K (one product per token over the shared core),
@@ -176,7 +179,8 @@ FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t token
 /// and dE_{k-1} = dE_k·S_kᵀ (batch K, rows Epre(k-1), inner e_k·r_k, cols r_{k-1};
 /// "ttm.grad_chain"); dE_d = "dY", dE_1 = dS_1 is written into "dG1". No grad-input stage.
 /// Intermediates "E2".."E{d-1}" (K × Epre(k) × r_k) and "dE2".."dE{d-1}".
-/// With d >= 3 the k = d products run transposed (hls/kernels/ttm_embedding.cc), so that
+/// With d >= 3 and Epre(d-1) > e_d·r_d the k = d products run transposed
+/// (hls/kernels/ttm_embedding.cc ttm_last_transposed), so that
 /// their lanes run along ep = Epre(d-1) rather than cd = e_d·r_d: forward, E_{d-1} copied
 /// transposed into "E{d-1}t" (r_{d-1} × K × ep, saved; role "ttm.transpose", a kAddTranspose
 /// step of rows K·ep, cols r_{d-1}, level d), "Yt" = S_dᵀ·E_{d-1}ᵀ (batch K, rows cd, inner

@@ -108,7 +108,7 @@ void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I6
     const I64 ek = mul(K, epre, emb.r[k]);
     c.array(saved, "activation", emb_name, ek);
     scratch[k & 1] = std::max(scratch[k & 1], ek);  // dE_k in chain[k mod 2]
-    if (k == emb.d - 1) {
+    if (k == emb.d - 1 && ttsim_hls::ttm_last_transposed(emb)) {
       const I64 dim = mul(K, D);
       scratch[1] = std::max({scratch[1], ek, dim});
       scratch[k & 1] = std::max(scratch[k & 1], dim);
@@ -137,7 +137,7 @@ void count_btt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, 
     c.array(&merges[(j - 1) & 1], "activation", name, w);
     c.array(&scratch[(j - 1) & 1], "scratch", name, w);
   }
-  if (t.e >= 2) {  // the transposed right end (tt_linear.cc BttScratch): R_{e-1}ᵀ after L_d, dR_{e-1}ᵀ, G_{d+e-1}ᵀ
+  if (ttsim_hls::btt_right_end_transposed(t)) {  // the transposed right end (tt_linear.cc BttScratch): R_{e-1}ᵀ after L_d, dR_{e-1}ᵀ, G_{d+e-1}ᵀ
     const I64 w = mul(t.r[t.d + t.e - 2], nsuf(t, t.e - 2));
     const I64 core = mul(t.r[t.d + t.e - 2], t.n[t.e - 2], t.r[t.d + t.e - 1]);
     scratch[1] = std::max(scratch[1], add(lt, w));

@@ -142,7 +142,7 @@ constexpr int kBwdCPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain0Words = 61440;
 constexpr int kChain0Partition = 64;
-// chain1_mem (L_d; odd bwd chain temps; row stats): bram, 62592 words of 32 bits in 64 bank(s) of 978 words;
+// chain1_mem (L_d, fwd temps; odd chain temps; stats): bram, 62592 words of 32 bits in 64 bank(s) of 978 words;
 //   64 BRAM36, 0 URAM288.
 constexpr int kChain1Words = 62592;
 constexpr int kChain1Partition = 64;

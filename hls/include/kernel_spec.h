@@ -156,6 +156,13 @@ constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_b
 }
 
 constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+/// Lane orientation of a product whose natural layout makes its `cols` side contiguous
+/// while its `rows` side is not (the rank-1 ends of a tensor train: the TTM embedding's last
+/// lookup, hls/kernels/ttm_embedding.cc, and BTT's last right merge, tt_linear.cc, with
+/// their gradients): true when the kernels compute it transposed — Cᵀ = Bᵀ·Aᵀ through
+/// transposed copies — so that the lanes run along the rows, the longer side.
+constexpr bool lanes_along_rows(long long rows, long long cols) { return rows > cols; }
 /// Adder-tree levels over `lanes` values.
 constexpr int tree_levels(int lanes) {
   int levels = 0;

@@ -222,9 +222,10 @@ class LayoutBuilder {
     L_.dq = L_.dF;
   }
 
-  /// The linear layers' chain scratch (BTT's L_d in the forward pass, every layer's
-  /// backward chain) and the TTM embedding's (its backward, after every linear layer's)
-  /// never live at once: both from word 0 of each chain arena.
+  /// The linear layers' chain scratch (BTT's L_d and R_{e-1}ᵀ in the forward pass, every
+  /// layer's backward chain) and the TTM embedding's (its forward, before every linear
+  /// layer's; its backward, after every linear layer's) never live at once: both from word 0
+  /// of each chain arena.
   void chain_scratch() {
     for (int p = 0; p < 2; ++p) {
       const int arena = p == 0 ? kChain0Arena : kChain1Arena;

@@ -32,10 +32,16 @@ int TtDims::nsuf(int j) const {
   return p;
 }
 
+bool btt_right_end_transposed(const TtDims& t) {
+  return t.e >= 2 && ttsim_spec::lanes_along_rows(t.r[t.d + t.e - 2] * t.n[t.e - 2], t.n[t.e - 1]);
+}
+
 namespace {
 
 // R_j has shape r_{d+j-1} × Nsuf(j-1).
 int r_words(const TtDims& t, int j) { return t.r[t.d + j - 1] * t.nsuf(j - 1); }
+// Rows of the rank-1 end of the right chain: R_{e-1} is (r_{d+e-2}·n_{e-1}) × n_e.
+int right_end_rows(const TtDims& t) { return t.r[t.d + t.e - 2] * t.n[t.e - 2]; }
 // Words of the TT-flow intermediate T_s (1 <= s <= d+e).
 int tt_t_words(const TtDims& t, int K, int s) {
   return s <= t.d ? K * t.msuf(s) * t.r[s] : K * t.npre(s - t.d) * t.r[s];
@@ -73,9 +79,9 @@ BttSaved btt_saved(const TtDims& t, int /*K*/) {
 // Placement of the BTT temporaries in the two chain arenas: dZ in chain0; dL_dᵀ in chain1
 // (where L_d passes in the forward, between its merge and its transpose); dL_k in
 // chain[(d−k) mod 2] (dL_d in chain0); dR_j in chain[(j−1) mod 2].
-// The rank-1 end of the right chain (j = e−1: R_{e-1} = G_{d+e-1}·G_{d+e} and its two
-// gradients, n_e columns) runs transposed, its lanes along the r_{d+e-2}·n_{e-1} rows
-// (btt_right_merges, btt_right_end_grads): R_{e-1}ᵀ passes through chain1 after L_d in
+// When btt_right_end_transposed, the rank-1 end of the right chain (j = e−1: R_{e-1} =
+// G_{d+e-1}·G_{d+e} and its two gradients, n_e columns) runs transposed, its lanes along the
+// r_{d+e-2}·n_{e-1} rows (btt_right_merges, btt_right_chain): R_{e-1}ᵀ passes through chain1 after L_d in
 // the forward; the backward keeps dR_{e-1}ᵀ at the start of chain[(e−1) mod 2] and
 // G_{d+e-1}ᵀ, then dG_{d+e-1}ᵀ, at the start of chain[e mod 2] (every other chain
 // temporary of the layer is dead by then).
@@ -110,7 +116,7 @@ BttScratch btt_scratch(const TtDims& t, int K) {
     b.words[p] += r_words(t, j);
   }
   b.words[0] = b.words[0] > copies ? b.words[0] : copies;
-  if (t.e >= 2) {
+  if (btt_right_end_transposed(t)) {
     b.rt = t.M() * t.r[t.d];
     const int rt_end = b.rt + r_words(t, t.e - 1), core = t.core_words(t.d + t.e - 1);
     const int end = r_words(t, t.e - 1) > core ? r_words(t, t.e - 1) : core;
@@ -188,17 +194,25 @@ void btt_left_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef
   if (d >= 3) contraction(index, saved1 + sv.l[d - 1], cores + t.core_offset(d), ld, left(d));
 }
 
-/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e}, computed transposed — R_{e-1}ᵀ =
+/// BTT right merge: R_{e-1} = G_{d+e-1} · G_{d+e} (G_{d+e-1} from its transposed copy in
+/// chain0), when btt_right_end_transposed computed transposed — R_{e-1}ᵀ =
 /// G_{d+e}ᵀ·G_{d+e-1}ᵀ (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}: column form, lanes
-/// along the long side) from the transposed copy of G_{d+e-1} in chain0 into `rt` (chain1),
-/// then copied transposed into its saved slot; R_j = G_{d+j} · R_{j+1}.
+/// along the long side) into `rt` (chain1), then copied transposed into its saved slot;
+/// R_j = G_{d+j} · R_{j+1}.
 void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRef cores, Ref saved0, Ref saved1,
                       Ref copy, Ref rt) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
-  if (e >= 2) {
-    const int rows = t.r[d + e - 2] * t.n[e - 2], rj = t.r[d + e - 1], ne = t.n[e - 1];
+  if (e >= 2 && !btt_right_end_transposed(t)) {
+    const ContractDesc first = from_transposed_copy(cores + t.core_offset(d + e - 1), copy, right(e - 1));
+    if ((e - 2) & 1) {
+      contraction(index, copy, cores + t.core_offset(d + e), saved1 + sv.r[e - 1], first);
+    } else {
+      contraction(index, copy, cores + t.core_offset(d + e), saved0 + sv.r[e - 1], first);
+    }
+  } else if (e >= 2) {
+    const int rows = right_end_rows(t), rj = t.r[d + e - 1], ne = t.n[e - 1];
     ContractDesc first = plain_desc(ne, rj, rows);  // R_{e-1}ᵀ = G_{d+e}ᵀ · G_{d+e-1}ᵀ
     first.a_i = 1; first.a_p = ne;
     transpose(cores + t.core_offset(d + e - 1), copy, rows, rj, rj, rows);
@@ -340,7 +354,8 @@ void btt_left_chain(const int* index, const TtDims& t, const BttSaved& sv, const
 }
 
 /// Right chain, j = 1..e-2 (dR_j in scratch[(j−1) mod 2], R_{j+1} and dR_{j+1} in the
-/// arenas of parity j mod 2), then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}).
+/// arenas of parity j mod 2), then j = e-1 (R_e = G_{d+e}, dR_e = dG_{d+e}; on transposed
+/// operands when btt_right_end_transposed).
 void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, const BttScratch& sc, CRef cores,
                      CRef saved0, CRef saved1, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
@@ -359,14 +374,28 @@ void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, cons
       contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], scratch0 + sc.dr[j + 1], h);
     }
   }
-  if (e >= 2) {
+  if (e >= 2 && !btt_right_end_transposed(t)) {
+    const int j = e - 1;
+    const int rows = right_end_rows(t), inner = t.nsuf(j), rj = t.r[d + j];
+    ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ
+    g.b_p = 1; g.b_j = inner;
+    ContractDesc h = plain_desc(rj, rows, inner);  // dG_{d+e} = G_{d+e-1}ᵀ · dR_{e-1}
+    h.a_i = 1; h.a_p = rj;
+    if ((j - 1) & 1) {
+      contraction(index, scratch1 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], dcores + t.core_offset(d + e), h);
+    } else {
+      contraction(index, scratch0 + sc.dr[j], cores + t.core_offset(d + e), dcores + t.core_offset(d + j), g);
+      contraction(index, cores + t.core_offset(d + j), scratch0 + sc.dr[j], dcores + t.core_offset(d + e), h);
+    }
+  } else if (e >= 2) {
     // j = e−1 on transposed operands (see BttScratch): dR_{e-1}ᵀ (n_e × rows) at the start of
     // chain[(e−1) mod 2], G_{d+e-1}ᵀ (r_{d+e-1} × rows) at the start of chain[e mod 2];
     // dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} in the dot form (lanes along rows), dG_{d+e-1}ᵀ =
     // G_{d+e}·dR_{e-1}ᵀ in the column form (lanes along rows) over G_{d+e-1}ᵀ's words, then
     // copied transposed into dG_{d+e-1}.
     const int j = e - 1;
-    const int rows = t.r[d + j - 1] * t.n[j - 1], ne = t.n[e - 1], rj = t.r[d + j];
+    const int rows = right_end_rows(t), ne = t.n[e - 1], rj = t.r[d + j];
     ContractDesc h = plain_desc(rj, rows, ne);  // dG_{d+e} = (G_{d+e-1}ᵀ)·(dR_{e-1}ᵀ)ᵀ
     h.b_p = 1; h.b_j = rows;
     const ContractDesc g = plain_desc(rj, ne, rows);  // dG_{d+e-1}ᵀ = G_{d+e} · dR_{e-1}ᵀ

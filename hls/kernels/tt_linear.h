@@ -57,8 +57,16 @@ int btt_saved_words(const TtDims& t, int K, int parity);
 /// Temporary words of btt_forward / btt_backward in chain arena `parity`: dZ in chain0,
 /// dL_dᵀ (r_d·M; L_d in the forward) in chain1, dL_k in chain[(d−k) mod 2], dR_j in
 /// chain[(j−1) mod 2]; while the merges run, the transposed copies G_1ᵀ and G_{d+e-1}ᵀ of
-/// the first cores of the two merge chains at the start of chain0.
+/// the first cores of the two merge chains at the start of chain0; and when
+/// btt_right_end_transposed, its temporaries (see there).
 int btt_scratch_words(const TtDims& t, int K, int parity);
+/// Whether the rank-1 end of BTT's right chain (R_{e-1} = G_{d+e-1}·G_{d+e}, rows
+/// r_{d+e-2}·n_{e-1}, cols n_e, and its two core gradients) runs transposed, lanes along the
+/// rows: e >= 2 and the rows are the longer side (ttsim_spec::lanes_along_rows). Its
+/// temporaries then pass through the chain arenas (btt_scratch_words: R_{e-1}ᵀ after L_d in
+/// chain1; dR_{e-1}ᵀ, G_{d+e-1}ᵀ and dG_{d+e-1}ᵀ from word 0 of the chains). models/flows.cc
+/// applies the same rule.
+bool btt_right_end_transposed(const TtDims& t);
 /// Saved-activation words of the TT flow in saved arena `parity`: T_s (s < d+e) with
 /// s mod 2 = parity.
 int tt_saved_words(const TtDims& t, int K, int parity);

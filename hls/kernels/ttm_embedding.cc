@@ -21,6 +21,10 @@ int TtmDims::core_offset(int k) const {
   return off;
 }
 
+bool ttm_last_transposed(const TtmDims& t) {
+  return t.d >= 3 && ttsim_spec::lanes_along_rows(t.epre(t.d - 1), t.e[t.d - 1] * t.r[t.d]);
+}
+
 namespace {
 int e_words(const TtmDims& t, int K, int k) { return K * t.epre(k) * t.r[k]; }  // E_k
 // E_k (k = 2..d-1) in saved[k mod 2], after the earlier E of the same parity.
@@ -39,7 +43,7 @@ int ttm_saved_words(const TtmDims& t, int K, int parity) {
 }
 int ttm_scratch_words(const TtmDims& t, int K, int parity) {
   // chain0: core 1's copy (ttm_forward). dE_k (k = 2..d-1) in scratch[k mod 2]
-  // (ttm_backward). With d >= 3 the last step runs transposed (ttm_last_desc): the forward's
+  // (ttm_backward). When the last step runs transposed (ttm_last_transposed): the forward's
   // E_{d-1} and Eᵀ in scratch1, the backward's dEᵀ in scratch[(d−1) mod 2] and dE_{d-1}ᵀ in
   // scratch[d mod 2].
   const int p = parity & 1;
@@ -47,7 +51,7 @@ int ttm_scratch_words(const TtmDims& t, int K, int parity) {
   for (int k = 2; k < t.d; ++k) {
     if ((k & 1) == p) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
   }
-  if (t.d >= 3) {
+  if (ttm_last_transposed(t)) {
     const int last = e_words(t, K, t.d - 1), dim = K * t.dim();
     auto at_least = [&](int w) { mx = w > mx ? w : mx; };
     if (p == 1) {
@@ -85,7 +89,8 @@ ContractDesc lookup_desc(const TtmDims& t, int K, int k) {
   c.c_b = ep * cols; c.c_i = cols; c.c_j = 1;
   return c;
 }
-/// dS_k(b) = E_{k-1}(b)ᵀ·dE_k(b), scatter-added into slice v_k of dG_k (k = 2..d-1).
+/// dS_k(b) = E_{k-1}(b)ᵀ·dE_k(b), scatter-added into slice v_k of dG_k (k = 2..d; k = d
+/// only when the last step is not transposed).
 ContractDesc grad_core_desc(const TtmDims& t, int K, int k) {
   const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
   ContractDesc c;
@@ -97,7 +102,8 @@ ContractDesc grad_core_desc(const TtmDims& t, int K, int k) {
   c.accumulate = true;
   return c;
 }
-/// dE_{k-1}(b) = dE_k(b)·S_k(b)ᵀ (k = 2..d-1; for k = 2 the caller scatters into dG_1).
+/// dE_{k-1}(b) = dE_k(b)·S_k(b)ᵀ (k = 2..d, as grad_core_desc; for k = 2 the caller
+/// scatters into dG_1).
 ContractDesc grad_chain_desc(const TtmDims& t, int K, int k) {
   const int rp = t.r[k - 1], ep = t.epre(k - 1), cols = t.e[k - 1] * t.r[k];
   ContractDesc g;
@@ -108,9 +114,9 @@ ContractDesc grad_chain_desc(const TtmDims& t, int K, int k) {
   return g;
 }
 
-// The last step (k = d, d >= 3) runs transposed, with the lanes along the Epre(d-1) rows
-// of E_{d-1} rather than the e_d·r_d columns of S_d (12 of 64 lanes for the reference
-// model): E_{d-1} is kept transposed, token-interleaved — E_{d-1}ᵀ[p][b][i] at
+// The last step (k = d) runs transposed when ttm_last_transposed, with the lanes along the
+// Epre(d-1) rows of E_{d-1} rather than the e_d·r_d columns of S_d (12 of 64 lanes for the
+// reference model): E_{d-1} is kept transposed, token-interleaved — E_{d-1}ᵀ[p][b][i] at
 // p·K·ep + b·ep + i (ep = Epre(d-1)) — and the step's output and its gradient pass through
 // the same layout, by a transposed copy each (ttsim_transpose).
 /// Eᵀ(b) = S_d(b)ᵀ·E_{d-1}ᵀ(b): rows e_d·r_d, inner r_{d-1}, cols ep; column form (lanes
@@ -159,8 +165,10 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   // E_k (2 <= k < d-1) lives in saved[k mod 2]: each step reads one saved arena and writes
   // the other, one call site per direction, so no module argument is chosen between arrays
   // at run time. With d >= 3, E_{d-1} is written to scratch1 and copied transposed into its
-  // saved slot; the last step writes Eᵀ to scratch1, copied transposed into E.
+  // saved slot; the last step writes Eᵀ to scratch1, copied transposed into E (when
+  // ttm_last_transposed; otherwise E_{d-1} stays in its saved slot and E = E_{d-1}·S_d).
   const int d = t.d;
+  const bool tl = ttm_last_transposed(t);
   ContractDesc first = lookup_desc(t, K, 2);
   first.a_index = 0;
   transpose(cores, scratch0, t.core_words(1), 1, 1, t.core_words(1));
@@ -168,17 +176,25 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
     contraction(index, scratch0, cores, E, first);
     return;
   }
-  if (d == 3) {
+  if (d == 3 && tl) {
     contraction(index, scratch0, cores, scratch1, first);
   } else {
     contraction(index, scratch0, cores, saved0 + e_offset(t, K, 2), first);
   }
-  for (int k = 3; k < d - 1; ++k) {
+  for (int k = 3; k < (tl ? d - 1 : d); ++k) {
     if (k & 1) {
       contraction(index, saved0 + e_offset(t, K, k - 1), cores, saved1 + e_offset(t, K, k), lookup_desc(t, K, k));
     } else {
       contraction(index, saved1 + e_offset(t, K, k - 1), cores, saved0 + e_offset(t, K, k), lookup_desc(t, K, k));
     }
+  }
+  if (!tl) {
+    if ((d - 1) & 1) {
+      contraction(index, saved1 + e_offset(t, K, d - 1), cores, E, lookup_desc(t, K, d));
+    } else {
+      contraction(index, saved0 + e_offset(t, K, d - 1), cores, E, lookup_desc(t, K, d));
+    }
+    return;
   }
   if (d >= 4) {
     if ((d - 2) & 1) {
@@ -202,14 +218,23 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
                   CRef dE, Ref dcores, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
-  // k = d (d >= 3) on the transposed layout (see last_lookup_desc): dEᵀ in
-  // scratch[(d−1) mod 2], dS_d scatter-added into dG_d, dE_{d-1}ᵀ in scratch[d mod 2],
-  // copied transposed into dE_{d-1} in scratch[(d−1) mod 2]. Then k = d-1..3 on the saved
+  // k = d (d >= 3): on the transposed layout when ttm_last_transposed (see
+  // last_lookup_desc) — dEᵀ in scratch[(d−1) mod 2], dS_d scatter-added into dG_d,
+  // dE_{d-1}ᵀ in scratch[d mod 2], copied transposed into dE_{d-1} in scratch[(d−1) mod 2]
+  // — otherwise as the other steps, from dE. Then k = d-1..3 on the saved
   // arenas and the chain arenas (dE_{k-1} in scratch[(k−1) mod 2]); the k = 2 step (E_1 =
   // S_1 read from core 1, dE_1 = dS_1 scattered into dG_1) is its own pair of call sites, so
   // each call binds fixed arrays (see ttm_forward).
   const int d = t.d;
-  if (d >= 3) {
+  if (d >= 3 && !ttm_last_transposed(t)) {
+    if ((d - 1) & 1) {
+      contraction(index, saved1 + e_offset(t, K, d - 1), dE, dcores, grad_core_desc(t, K, d));
+      contraction(index, dE, cores, scratch1, grad_chain_desc(t, K, d));
+    } else {
+      contraction(index, saved0 + e_offset(t, K, d - 1), dE, dcores, grad_core_desc(t, K, d));
+      contraction(index, dE, cores, scratch0, grad_chain_desc(t, K, d));
+    }
+  } else if (d >= 3) {
     const int ep = t.epre(d - 1), rp = t.r[d - 1], cd = t.e[d - 1] * t.r[d];
     const ContractDesc c = last_grad_core_desc(t, K), g = last_grad_chain_desc(t, K);
     if ((d - 1) & 1) {

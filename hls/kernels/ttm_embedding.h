@@ -9,7 +9,7 @@
 // Backward, k = d..2: dS_k = E_{k-1}ᵀ·dE_k and dE_{k-1} = dE_k·S_kᵀ, each scatter-added
 // into the slice v_k of the core gradient (dS_1 = dE_1 is scattered by the k = 2 step
 // directly). Requires d >= 2.
-// With d >= 3 the k = d products run transposed (Eᵀ = S_dᵀ·E_{d-1}ᵀ, dS_d = E_{d-1}ᵀ·dE,
+// With d >= 3 and Epre(d-1) > e_d·r_d (ttm_last_transposed) the k = d products run transposed (Eᵀ = S_dᵀ·E_{d-1}ᵀ, dS_d = E_{d-1}ᵀ·dE,
 // dE_{d-1}ᵀ = S_d·dEᵀ) so that their lanes run along the Epre(d-1) rows rather than the
 // e_d·r_d columns (r_d = 1): E_{d-1} is saved transposed, and E, dE and dE_{d-1} pass
 // through ttsim_transpose on their way in or out (ttm_embedding.cc, last_lookup_desc).
@@ -33,12 +33,17 @@ struct TtmDims {
   int total_words() const { return core_offset(d + 1); }
 };
 
+/// Whether the last step (k = d) runs transposed, its lanes along the Epre(d-1) rows of
+/// E_{d-1} rather than the e_d·r_d columns of S_d: d >= 3 and the rows are the longer side
+/// (ttsim_spec::lanes_along_rows). models/flows.cc plan_ttm_lookup applies the same rule.
+bool ttm_last_transposed(const TtmDims& t);
+
 /// Words of the saved intermediates E_k (k = 2..d-1, K tokens) in saved arena `parity`:
 /// E_k in saved[k mod 2].
 int ttm_saved_words(const TtmDims& t, int K, int parity);
 /// Temporary words of ttm_forward / ttm_backward in each chain arena: the largest dE_k,
 /// k = 2..d-1 (dE_k in chain[k mod 2]), in chain0 at least core 1 (its copy, read by the
-/// forward's first lookup), and with d >= 3 the transposed last step's temporaries: E_{d-1}
+/// forward's first lookup), and when ttm_last_transposed the last step's temporaries: E_{d-1}
 /// and Eᵀ (K·D) in chain1, dEᵀ in chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
@@ -48,7 +53,7 @@ void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 
 /// E (K × D) = rows of the TTM table for `tokens`. index: the top's int array, words
 /// 0 .. d·K − 1 filled by ttm_slice_offsets (every contraction call passes it).
-/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1) (E_{d-1} transposed when d >= 3);
+/// saved0 / saved1: ttm_saved_words(t, K, 0 / 1) (E_{d-1} transposed when ttm_last_transposed);
 /// scratch0 / scratch1: ttm_scratch_words(t, K, 0 / 1) (free again on return); E in
 /// another array.
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,

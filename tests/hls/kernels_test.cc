@@ -129,7 +129,9 @@ std::vector<TtDims> tt_cases() {
           make_tt({2, 3}, {3, 2}, {1, 2, 3, 2, 1}),
           make_tt({3, 2, 2}, {2, 2, 3}, {1, 3, 2, 4, 2, 3, 1}),
           make_tt({2, 2, 2}, {5}, {1, 2, 3, 2, 1}),
-          make_tt({6}, {2, 3, 2}, {1, 3, 2, 2, 1})};
+          make_tt({6}, {2, 3, 2}, {1, 3, 2, 2, 1}),
+          // r_2·n_1 = 6 = n_2: the rank-1 end of the right chain keeps its plain form.
+          make_tt({2, 2}, {2, 6}, {1, 2, 3, 2, 1})};
 }
 
 struct FlowFns {
@@ -230,10 +232,13 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
       return s;
     };
     for (int k = 2; k <= d; ++k) fwd.push_back(shape(t.mpre(k - 1), t.r[k - 1], t.m[k - 1] * t.r[k], kCol));
-    // The rank-1 end j = e-1 transposed: R_{e-1}ᵀ = G_{d+e}ᵀ·G_{d+e-1}ᵀ, lanes along the rows.
+    // The rank-1 end j = e-1 transposed when its rows are the longer side: R_{e-1}ᵀ =
+    // G_{d+e}ᵀ·G_{d+e-1}ᵀ, lanes along the rows.
+    const bool right_t = ttsim_hls::btt_right_end_transposed(t);
     for (int j = e - 1; j >= 1; --j) {
       const int rows = t.r[d + j - 1] * t.n[j - 1];
-      fwd.push_back(j == e - 1 ? shape(t.n[e - 1], t.r[d + j], rows, kCol) : shape(rows, t.r[d + j], t.nsuf(j), kCol));
+      fwd.push_back(j == e - 1 && right_t ? shape(t.n[e - 1], t.r[d + j], rows, kCol)
+                                          : shape(rows, t.r[d + j], t.nsuf(j), kCol));
     }
     fwd.push_back(shape(K, M, rd, kDot));  // X · L_d with L_dᵀ stored: lanes along M
     fwd.push_back(shape(K, rd, N, kCol));
@@ -244,7 +249,7 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
     }
     for (int j = 1; j < e; ++j) {
       const int rows = t.r[d + j - 1] * t.n[j - 1];
-      if (j == e - 1) {  // dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} (dot), dG_{d+e-1}ᵀ = G_{d+e}·dR_{e-1}ᵀ
+      if (j == e - 1 && right_t) {  // dG_{d+e} = G_{d+e-1}ᵀ·dR_{e-1} (dot), dG_{d+e-1}ᵀ = G_{d+e}·dR_{e-1}ᵀ
         bwd.push_back(shape(t.r[d + j], rows, t.n[e - 1], kDot));
         bwd.push_back(shape(t.r[d + j], t.n[e - 1], rows, kCol));
         continue;
@@ -329,12 +334,16 @@ Vd ttm_row(const TtmDims& t, const Vf& cores, int token) {
 
 TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
   std::mt19937 rng(5);
-  for (int dd : {2, 3, 4}) {
+  // d = 3 and 4 with the last step transposed (Epre(d-1) > e_d), d = 2, and d = 3 with a
+  // long last mode (e_3 = 8 > Epre(2) = 4: the plain form).
+  for (int dd : {2, 3, 4, 5}) {
     TtmDims t;
-    t.d = dd;
-    const int vs[] = {3, 4, 2, 2}, es[] = {2, 3, 2, 2}, rs[] = {1, 3, 2, 2, 1};
-    for (int k = 0; k < dd; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
-    for (int k = 0; k <= dd; ++k) t.r[k] = k == dd ? 1 : rs[k];
+    t.d = dd == 5 ? 3 : dd;
+    const bool long_last = dd == 5;
+    const int vs[] = {3, 4, 2, 2}, es[] = {2, long_last ? 2 : 3, long_last ? 8 : 2, 2}, rs[] = {1, 3, 2, 2, 1};
+    for (int k = 0; k < t.d; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
+    for (int k = 0; k <= t.d; ++k) t.r[k] = k == t.d ? 1 : rs[k];
+    EXPECT_EQ(ttsim_hls::ttm_last_transposed(t), t.d >= 3 && !long_last) << "d " << dd;
     const int K = 6, D = t.dim();
     std::vector<int> tokens = {0, 5, t.vocab() - 1, 5, 3, 1};
     const Vf cores = randv(t.total_words(), rng);

@@ -97,6 +97,22 @@ TEST(ModelStep, OneStepMatchesReferenceLossGradientsAndUpdate) {
   EXPECT_LT(got2.total(), got.total());
 }
 
+// The rank-1 ends in their plain form (the TTM's last lookup, the attention layers' last
+// right merge) and transposed (FFN-in) in one step: losses and gradients as the reference's.
+TEST(ModelStep, PlainRankOneEndsMatchReference) {
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_plain_ends_spec();
+  ttsim::reference::ReferenceModel ref(spec);
+  ttsim::HlsModel hls(spec);
+  sync(ref, hls);
+  const auto want = ref.forward_backward(kTokens, kIntent, kTags);
+  const ttsim::HlsLosses got = hls.forward_backward(kTokens, kIntent, kTags);
+  EXPECT_NEAR(got.intent, want.intent_loss, 1e-5 * want.intent_loss);
+  EXPECT_NEAR(got.slot, want.slot_loss, 1e-5 * want.slot_loss);
+  for (const auto& n : hls.parameter_names()) {
+    EXPECT_LE(rel(hls.gradient(n), flat(ref.gradient(n))), 1e-4) << n;
+  }
+}
+
 // The fused update is the SGD of the gradients the step computes, bit for bit: the train
 // step's parameters equal p − lr·g with the gradient mode's g (a tensor updated before its
 // last reader would differ); recomputing the BTT merges in the backward pass gives the same

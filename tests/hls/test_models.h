@@ -29,6 +29,26 @@ inline ModelSpec tiny_2enc_spec() {
   return parse_model_spec(doc, "tiny_2enc.json");
 }
 
+/// A small model whose rank-1 ends keep their plain form (the rows are not the longer side):
+/// a 3-core TTM with e_3 = 4 = e_1·e_2 (hls/kernels/ttm_embedding.h ttm_last_transposed) and
+/// an attention layer with r·n_1 = 6 < n_2 = 8 (tt_linear.h btt_right_end_transposed); its
+/// FFN-in layer (r·n_1 = 8 > n_2 = 4) runs transposed. d_model 16, 4 heads, seq_len 5.
+inline ModelSpec tiny_plain_ends_spec() {
+  const Json doc = Json::parse(R"({
+    "name": "tiny_plain_ends", "encoders": 1, "d_model": 16, "heads": 4, "ffn_dim": 16,
+    "seq_len": 5, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [2, 2, 5], "dim_factors": [2, 2, 4], "rank": 3},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [4, 4], "out_factors": [2, 8], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [16], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  return parse_model_spec(doc, "tiny_plain_ends.json");
+}
+
 /// Path of configs/models/<name> in the test's runfiles (the target needs
 /// data = ["//configs:models"]).
 inline std::string model_preset_path(const std::string& name) {

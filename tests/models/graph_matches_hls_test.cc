@@ -314,6 +314,12 @@ TEST(GraphMatchesHls, BttWithRecomputedMerges) {
   expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 0, true);
 }
 
+// The rank-1 ends in their plain form (and one transposed) in both memory plans.
+TEST(GraphMatchesHls, PlainRankOneEnds) {
+  expect_graph_matches_hls(testing::tiny_plain_ends_spec(), Flow::kBTT);
+  expect_graph_matches_hls(testing::tiny_plain_ends_spec(), Flow::kBTT, 0, true);
+}
+
 TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT); }
 
 // A sample shorter than seq_len (one sequence of K tokens, unpadded) in both flows.

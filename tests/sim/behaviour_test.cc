@@ -85,7 +85,7 @@ TEST_F(Behaviour, ParallelMergesShortenTheMergeChains) {
     const StepResult r = simulate_step(m2, a, u50, StepOptions::what_if_study(unlimited));
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> span;
     for (const Task& t : r.graph().tasks) {
-      if (t.role != "btt.merge_left" && t.role != "btt.merge_right") continue;
+      if (t.role != "btt.merge_left" && t.role != "btt.merge_right" && t.role != "btt.merge_right_t") continue;
       auto& s = span.try_emplace(t.layer, INT64_MAX, 0).first->second;
       s.first = std::min(s.first, r.run.schedule.tasks[t.id].start);
       s.second = std::max(s.second, r.run.schedule.tasks[t.id].end);
