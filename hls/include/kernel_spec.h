@@ -21,11 +21,13 @@
 //  - Row statistics (softmax, LayerNorm, loss) interleave kAccSlots rows: the loop runs
 //    (row block, column tile, row in block); column sums (LayerNorm γ/β gradients, bias
 //    gradients) interleave kAccSlots column tiles: (tile block, row, tile in block).
-//  - Contractions are output-stationary: kAccSlots output slots (each `lanes` adjacent
-//    columns of one row, or one element in the dot form) accumulate in registers while the
-//    reduction index advances; C is read (when accumulating) at the first and written at
-//    the last reduction step, so C carries a recurrence only through elements two chunks
-//    share (the TTM gradient scatter), at distance kAccSlots.
+//  - Contractions are output-stationary: a chunk of output slots (each `lanes` adjacent
+//    columns of one row, or one element in the dot form) accumulates in registers while the
+//    reduction index advances — acc_chunks(slots) chunks of acc_chunk_width(slots) slots
+//    (kAccSlots, or one chunk of at least kAccMinSlots for a product of fewer slots, which
+//    then does not idle a full chunk); C is read (when accumulating) at the first and written at the last
+//    reduction step, so C carries a recurrence only through elements two chunks share (the
+//    TTM gradient scatter), at distance kAccMinSlots or more.
 //  - Every array is banked at compile time (hls/include/banked.h: rows of kArenaBanks
 //    words, dim 2 completely partitioned). A lane access (kLaneAccess: `lanes`
 //    consecutive words from a runtime start) addresses every bank with its unrolled
@@ -37,11 +39,19 @@
 
 namespace ttsim_spec {
 
-/// Interleaved accumulator slots (iteration distance of every accumulation). 16 covers
-/// the longest accumulation cycle on the supported clocks (C read + fadd + C write = 8
-/// cycles at 260-500 MHz on UltraScale+, fadd 6) with room for a slower operator library.
+/// Interleaved accumulator slots (iteration distance of every accumulation but the
+/// contraction's, kAccMinSlots). 16 covers the longest accumulation cycle on the supported
+/// clocks (C read + fadd + C write = 9 cycles at 260-500 MHz on UltraScale+: URAM read 2,
+/// fadd 6, write 1) with room for a slower operator library.
 #define TTSIM_ACC_SLOTS 16
 constexpr int kAccSlots = TTSIM_ACC_SLOTS;
+/// The least chunk width of a contraction (acc_chunk_width), hence the iteration distance
+/// of its accumulator and C recurrences (the DEPENDENCE pragmas of hls/kernels/contract.h):
+/// 12 covers its longest accumulation cycle on the supported clocks, C read + fadd + C
+/// write = 9 cycles at 260-500 MHz (URAM read 2, fadd 6, write 1), with room for a slower
+/// operator library, so those recurrences keep RecMII 1.
+#define TTSIM_ACC_MIN_SLOTS 12
+constexpr int kAccMinSlots = TTSIM_ACC_MIN_SLOTS;
 /// Ports of one BRAM36 / URAM288 bank (true dual port: the top binds its arenas as
 /// ram_t2p).
 constexpr int kBankPorts = 2;
@@ -93,9 +103,9 @@ enum TripKind : int {
   kTripElementwise,      ///< R · tiles
   kTripRowSlots,         ///< ceil(R / S) · S · tiles
   kTripColumnSlots,      ///< ceil(tiles / S) · S · R
-  kTripContractColumn,   ///< column form: nb · ceil(rows·tiles / S) · S · nred
-  kTripContractDot,      ///< dot form: nb · ceil(rows·cols / S) · S · ceil(inner / lanes) · rb
-  kTripContractScalar,   ///< scalar form: nb · ceil(rows·cols / S) · S · nred
+  kTripContractColumn,   ///< column form: nb · acc_chunks(g) · acc_chunk_width(g) · nred, g = rows·tiles
+  kTripContractDot,      ///< dot form: nb · acc_chunks(g) · acc_chunk_width(g) · ceil(inner / lanes) · rb, g = rows·cols
+  kTripContractScalar,   ///< scalar form: nb · acc_chunks(g) · acc_chunk_width(g) · nred, g = rows·cols
   kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
 };
 
@@ -156,6 +166,14 @@ constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_b
 }
 
 constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+/// Chunks of a contraction of `slots` output slots (>= 1): ceil(slots / kAccSlots).
+constexpr long long acc_chunks(long long slots) { return ceil_div(slots, kAccSlots); }
+/// Slots of each chunk of a contraction of `slots` output slots: kAccSlots (the accumulator
+/// depth) when it has that many; otherwise one chunk of its slots, at least kAccMinSlots
+/// (the recurrence distance). A compare and a select per call: no divider in the kernel.
+constexpr long long acc_chunk_width(long long slots) {
+  return slots >= kAccSlots ? kAccSlots : slots > kAccMinSlots ? slots : kAccMinSlots;
+}
 
 /// Lane orientation of a product whose natural layout makes its `cols` side contiguous
 /// while its `rows` side is not (the rank-1 ends of a tensor train: the TTM embedding's last
@@ -173,7 +191,7 @@ constexpr int tree_levels(int lanes) {
 /// Trip count of a loop of kind `k` for a task of extents (batch, rows, inner, cols),
 /// variant `variant` and `lanes` lanes; 0 when the loop does not run for this variant
 /// (`loop_variant` >= 0 and != the task's form). R = batch·rows, tiles = ceil(cols/lanes),
-/// S = kAccSlots; contraction: nb = reduce ? 1 : batch, rb = reduce ? batch : 1,
+/// S = kAccSlots (row and column slots); contraction: nb = reduce ? 1 : batch, rb = reduce ? batch : 1,
 /// nred = inner · rb.
 constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long long batch,
                               long long rows, long long inner, long long cols, int lanes) {
@@ -187,9 +205,11 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
     case kTripElementwise: return R * tiles;
     case kTripRowSlots: return ceil_div(R, S) * S * tiles;
     case kTripColumnSlots: return ceil_div(tiles, S) * S * R;
-    case kTripContractColumn: return nb * ceil_div(rows * tiles, S) * S * inner * rb;
-    case kTripContractDot: return nb * ceil_div(rows * cols, S) * S * ceil_div(inner, lanes) * rb;
-    case kTripContractScalar: return nb * ceil_div(rows * cols, S) * S * inner * rb;
+    case kTripContractColumn:
+      return nb * acc_chunks(rows * tiles) * acc_chunk_width(rows * tiles) * inner * rb;
+    case kTripContractDot:
+      return nb * acc_chunks(rows * cols) * acc_chunk_width(rows * cols) * ceil_div(inner, lanes) * rb;
+    case kTripContractScalar: return nb * acc_chunks(rows * cols) * acc_chunk_width(rows * cols) * inner * rb;
     case kTripTranspose: return (ceil_div(R, lanes) * tiles + transpose_buffers(lanes) - 1) * lanes;
   }
   return 0;
@@ -208,8 +228,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        kContractColumn,
        {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,
-       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccMinSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
        {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4},
@@ -219,8 +239,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd),
         TTSIM_ONCE(kWrite)},
        6,
-       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccMinSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
        {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4},
@@ -229,8 +249,8 @@ constexpr KernelSpec kKernelSpecs[] = {
        kContractScalar,
        {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)},
        5,
-       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccSlots},
-        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccSlots}},
+       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccMinSlots},
+        {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
        {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4}},
@@ -590,5 +610,6 @@ constexpr unsigned long long with_memory(unsigned long long memories, int slot, 
 
 // The kernels rely on the interleave covering the recurrences they declare.
 static_assert(kAccSlots >= 1 && (kAccSlots & (kAccSlots - 1)) == 0, "kAccSlots: a power of two");
+static_assert(kAccMinSlots >= 1 && kAccMinSlots <= kAccSlots, "kAccMinSlots: a chunk width up to kAccSlots");
 
 }  // namespace ttsim_spec

@@ -6,11 +6,13 @@
 // one of three pipelined loops, chosen from the operand strides (contract_variant):
 //
 //  contract_column  lanes = LANES adjacent output columns j (B and C contiguous in j).
-//                   Output-stationary: kAccSlots output slots — slot = (row i, column
-//                   tile) — accumulate in registers acc[slot][lane] while the reduction
-//                   index advances; order (output batch, chunk of kAccSlots slots,
-//                   reduction step (b if reduced, p), slot). Each accumulator is updated
-//                   every kAccSlots iterations (RecMII 1 for fadd latencies <= kAccSlots).
+//                   Output-stationary: a chunk of output slots — slot = (row i, column
+//                   tile) — accumulates in registers acc[slot][lane] while the reduction
+//                   index advances; order (output batch, chunk, reduction step (b if
+//                   reduced, p), slot). A call of g slots runs acc_chunks(g) chunks of
+//                   w = acc_chunk_width(g) slots (kernel_spec.h: kAccMinSlots <= w <=
+//                   kAccSlots), so each accumulator is updated every w >= kAccMinSlots
+//                   iterations (RecMII 1 for accumulation cycles <= kAccMinSlots).
 //  contract_dot     lanes = LANES consecutive reduction indices p (A and B contiguous in
 //                   p: transposed B); slot = one output element; the lane products are
 //                   summed by an adder tree, then accumulated as above.
@@ -19,7 +21,7 @@
 // C is read (when accumulating) at the first reduction step of a chunk and written at
 // the last, so it carries a recurrence only through elements two chunks share (several
 // batches mapped to one C row by c_index: the TTM gradient scatter), at distance
-// kAccSlots iterations or more.
+// kAccMinSlots iterations or more.
 //
 // Arithmetic: the column and scalar forms accumulate every C element over p in increasing
 // order (then over b when the batch is reduced), starting from C_old when accumulating —
@@ -54,7 +56,7 @@ using ttsim_spec::kAccSlots;
 /// (cbase = 0: C is shared by every b; c_b and c_index are unused).
 /// When several batches map to one C element through c_index, `accumulate` must be set,
 /// and batches must map to identical or disjoint C slices (c_index entries equal, or
-/// rows·cols apart or more): the DEPENDENCE distance kAccSlots on C holds only then
+/// rows·cols apart or more): the DEPENDENCE distance kAccMinSlots on C holds only then
 /// (tests/hls/kernel_spec_measure_test Injection.MisalignedScatterIsReported).
 struct ContractDesc {
   int batch = 1, rows = 1, inner = 1, cols = 1;  ///< extents, each >= 1
@@ -118,7 +120,7 @@ namespace detail {
 /// the call are read by two fixed sites, `t0` and `t1`; each operand takes its base from
 /// one of them or from its batch stride (selected once per call, before the loop).
 ///
-/// Slot g (chunk · kAccSlots + s) is the output at row g / width, column (or column tile)
+/// Slot g (chunk · w + s, w the chunk width) is the output at row g / width, column (or column tile)
 /// g mod width; the cursor keeps that pair (si, sj) by increments — no division in the
 /// loop body — and the pair of the chunk's first slot (ci, cj) to restart from when the
 /// chunk repeats for the next reduction step. si >= rows marks an idle slot.
@@ -133,7 +135,7 @@ namespace detail {
 struct SlotCursor {
   const ContractDesc& d;
   const int* index;
-  int nq, rbn, chunks, width;
+  int nq, rbn, chunks, width, w;  ///< w: slots per chunk (acc_chunk_width)
   int ob = 0, chunk = 0, rb = 0, q = 0, s = 0;
   int si = 0, sj = 0;  ///< row and column (tile) of the current slot
   int ci = 0, cj = 0;  ///< row and column (tile) of the first slot of the current chunk
@@ -145,9 +147,9 @@ struct SlotCursor {
   int abase = 0, bbase = 0, cbase = 0;
   int t0 = -1, t1 = -1;               ///< word offsets of the two tables read, or -1
   int a_src = -1, b_src = -1, c_src = -1;  ///< 0: t0, 1: t1, -1: batch stride
-  SlotCursor(const ContractDesc& desc, const int* index_, int nq_, int chunks_, int width_)
+  SlotCursor(const ContractDesc& desc, const int* index_, int nq_, int chunks_, int w_, int width_)
       : d(desc), index(index_), nq(nq_), rbn(desc.reduce_batch ? desc.batch : 1), chunks(chunks_),
-        width(width_) {
+        width(width_), w(w_) {
     a_src = take(d.a_index);
     b_src = take(d.b_index);
     c_src = d.reduce_batch ? -1 : take(d.c_index);
@@ -212,7 +214,7 @@ struct SlotCursor {
       jb += d.b_j;
       jc += d.c_j;
     }
-    if (++s < kAccSlots) return;
+    if (++s < w) return;
     s = 0;
     if (++q < nq) {  // the same chunk again, next reduction step
       pa += d.a_p;
@@ -253,19 +255,20 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const Banked<float, BANKS> C(C_mem, c_off);
   const int tiles = (d.cols + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * tiles;
-  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
+  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
-  detail::SlotCursor cur(d, index, d.inner, chunks, tiles);
+  detail::SlotCursor cur(d, index, d.inner, chunks, width, tiles);
 contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
-#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
     if (cur.si < d.rows) {
       const int t = cur.sj;
@@ -301,18 +304,19 @@ void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[
   const Banked<float, BANKS> C(C_mem, c_off);
   const int ptiles = (d.inner + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * d.cols;
-  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
+  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_dot");
-  detail::SlotCursor cur(d, index, ptiles, chunks, d.cols);
+  detail::SlotCursor cur(d, index, ptiles, chunks, width, d.cols);
 contract_dot:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_DOT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_DOT_MIN max = TTSIM_TRIPS_CONTRACT_DOT_MAX
-#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
     if (cur.si < d.rows) {
       const int q = cur.q;
@@ -348,18 +352,19 @@ void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
   const long slots = static_cast<long>(d.rows) * d.cols;
-  const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
+  const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
+  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, 1);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_scalar");
-  detail::SlotCursor cur(d, index, d.inner, chunks, d.cols);
+  detail::SlotCursor cur(d, index, d.inner, chunks, width, d.cols);
 contract_scalar:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_SCALAR
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_SCALAR_MIN max = TTSIM_TRIPS_CONTRACT_SCALAR_MAX
-#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_scalar");
     if (cur.si < d.rows) {
       const bool first = cur.first(), last = cur.last();

@@ -2,10 +2,11 @@
 // (every header of hls/kernels), each pipelined loop of the kernel specification must carry
 //  - for every recurrence through a kernel array (e.g. the contraction's C), a DEPENDENCE
 //    pragma on that array (`<array>_mem`, the function argument) with its declared
-//    distance (TTSIM_ACC_SLOTS = kAccSlots): without it Vitis assumes distance 1 and the
-//    loop's II becomes the read → fadd → write latency;
+//    distance (TTSIM_ACC_SLOTS = kAccSlots; the contraction's TTSIM_ACC_MIN_SLOTS =
+//    kAccMinSlots): without it Vitis assumes distance 1 and the loop's II becomes the
+//    read → fadd → write latency;
 //  - for every recurrence through an accumulator register file, a DEPENDENCE pragma with
-//    distance TTSIM_ACC_SLOTS;
+//    that distance;
 //  - for every array the loop both reads and writes without a declared recurrence (each
 //    element touched in one iteration only, or disjoint halves), `inter false` on it.
 #include <algorithm>
@@ -63,6 +64,7 @@ bool is_array(const ttsim_spec::LoopSpec& l, const std::string& name) {
 
 TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
   ASSERT_EQ(ttsim_spec::kAccSlots, 16) << "the pragmas name TTSIM_ACC_SLOTS; update this test with the spec";
+  ASSERT_EQ(ttsim_spec::kAccMinSlots, 12) << "the contraction's pragmas name TTSIM_ACC_MIN_SLOTS";
   const auto pragmas = loop_pragmas();
   int checked = 0;
   for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
@@ -72,15 +74,19 @@ TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
       ASSERT_TRUE(pragmas.count(l.name)) << "no pipelined loop labelled " << l.name << " in the kernel sources";
       const std::string& p = pragmas.at(l.name);
       auto has = [&](const std::string& re) { return std::regex_search(p, std::regex(re)); };
+      // The contraction's chunks are kAccMinSlots to kAccSlots slots wide (acc_chunk_width):
+      // its recurrences are declared at the least, every other kernel's at kAccSlots.
+      const bool contraction = std::string(k.module) == "ttsim_contraction";
+      const std::string dist = contraction ? "TTSIM_ACC_MIN_SLOTS" : "TTSIM_ACC_SLOTS";
       for (int r = 0; r < l.n_rec; ++r) {
         const std::string v = l.rec[r].variable;
-        EXPECT_EQ(l.rec[r].distance, ttsim_spec::kAccSlots) << v;
+        EXPECT_EQ(l.rec[r].distance, contraction ? ttsim_spec::kAccMinSlots : ttsim_spec::kAccSlots) << v;
         if (is_array(l, v)) {
-          EXPECT_TRUE(has("DEPENDENCE variable = " + v + "_mem type = inter direction = RAW distance = "
-                          "TTSIM_ACC_SLOTS dependent = true"))
+          EXPECT_TRUE(has("DEPENDENCE variable = " + v + "_mem type = inter direction = RAW distance = " + dist +
+                          " dependent = true"))
               << "recurrence through array " << v << " without its DEPENDENCE pragma:\n" << p;
         } else {
-          EXPECT_TRUE(has("DEPENDENCE variable = \\w+ type = inter direction = RAW distance = TTSIM_ACC_SLOTS"))
+          EXPECT_TRUE(has("DEPENDENCE variable = \\w+ type = inter direction = RAW distance = " + dist))
               << "recurrence through accumulator " << v << " without a DEPENDENCE pragma:\n" << p;
         }
         ++checked;

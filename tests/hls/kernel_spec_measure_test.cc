@@ -732,7 +732,7 @@ TEST_F(KernelsMatchSpec, Lanes32) { check_every_kernel<32>(&seen_); }
 TEST_F(KernelsMatchSpec, Lanes64) { check_every_kernel<64>(&seen_); }
 
 // A scatter whose batches share C elements at different output slots (slices offset by
-// one row) brings a write and a read of one element closer than kAccSlots: the probe
+// one row) brings a write and a read of one element closer than kAccMinSlots: the probe
 // sees it, the specification's distance does not hold.
 // A contraction whose C lies inside A's buffer (C written at one output slot, read back as
 // A a few iterations later): the probe keys words by address, so the read through A closes
@@ -757,7 +757,7 @@ TEST(Injection, MisalignedScatterIsReported) {
   const Loops m = probe(4, [&] { run_contract<4, 4>(run, 0); });
   const auto v = ttsim_hls::check_kernel("contraction", m, ttsim_hls::contract_variant(run.d),
                                          SpecShape{4, 3, 2, 8}, 4);
-  EXPECT_TRUE(any_contains(v, "recurrence through C at distance", "< declared distance 16")) << join(v);
+  EXPECT_TRUE(any_contains(v, "recurrence through C at distance", "< declared distance 12")) << join(v);
 }
 
 // ---- what was measured, lanes 16 -----------------------------------------------

@@ -681,10 +681,11 @@ TEST(Addressing, RunningOffsetsEqualTheProductsTheyReplace) {
     if (trial % 7 == 3) d.b_index = 4;
     const int width = 1 + trial % 6, nq = 1 + trial % 5;
     const long slots = static_cast<long>(d.rows) * width;
-    const int chunks = static_cast<int>((slots + kAccSlots - 1) / kAccSlots);
-    ttsim_hls::detail::SlotCursor c(d, index, nq, chunks, width);
+    const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
+    const int w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
+    ttsim_hls::detail::SlotCursor c(d, index, nq, chunks, w, width);
     const long total = static_cast<long>(d.reduce_batch ? 1 : d.batch) * chunks * (d.reduce_batch ? d.batch : 1) *
-                       nq * kAccSlots;
+                       nq * w;
     for (long n = 0; n < total; ++n) {
       const int b = c.batch();
       ASSERT_EQ(c.ia, c.si * d.a_i) << trial << " " << n;

@@ -136,7 +136,7 @@ TEST(DerivedII, ArgumentsInOneMemoryPoolItsPorts) {
 }
 
 TEST(DerivedII, EveryShippedRecurrenceIsCoveredAndOneLaneReachesIiOne) {
-  // kAccSlots covers every accumulation cycle at the supported latencies (RecMII 1 at any
+  // kAccSlots (kAccMinSlots for the contraction) covers every accumulation cycle at the supported latencies (RecMII 1 at any
   // lane count), and no array alone is asked for more than its two ports at any lane count
   // (banked arrays: a lane site is one access per bank).
   // u50 at 300-500 MHz: fadd 6, fmul 3, fcmp 1, fexp 16, fdiv 9, fsqrt 12, flog 19; a
@@ -203,11 +203,12 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   EXPECT_EQ(names(TaskOp::kAdd, s, 4), "column_sum");
   s.variant = 0;
   EXPECT_EQ(names(TaskOp::kSoftmax, s, 4), "softmax_max,softmax_exp_sum,softmax_normalize");
-  // Trip counts are the specification's formulas (R = 6, tiles = 3, S = 16).
+  // Trip counts are the specification's formulas (R = 6, tiles = 3, S = 16; a contraction
+  // of fewer than 16 output slots runs one chunk of max(slots, kAccMinSlots = 12)).
   s.variant = kContractColumn;
-  EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].trip, 2 * 16 * 40);  // nb · ceil(3·3/16)·16 · inner
+  EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].trip, 2 * 12 * 40);  // nb · 1 chunk of max(3·3, 12) · inner
   s.variant = kContractColumn | kContractReduceBatch;
-  EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].trip, 1 * 16 * 40 * 2);
+  EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].trip, 1 * 12 * 40 * 2);
   s.variant = kContractDot;
   EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].trip, 2 * 32 * 10);  // ceil(30/16)·16 · ceil(40/4)
   s.variant = kAddColumnSum;
@@ -220,7 +221,7 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   const auto dot = kernel_loops(TaskOp::kContraction, s, 64)[0];
   EXPECT_EQ(std::count(dot.chain.begin(), dot.chain.end(), "fadd"), 6 + 1);
   EXPECT_EQ(dot.recurrences.size(), 2u);
-  EXPECT_EQ(dot.recurrences[0].distance, kAccSlots);
+  EXPECT_EQ(dot.recurrences[0].distance, kAccMinSlots);
   EXPECT_EQ(dot.accesses.size(), 4u);  // A, B, C and the index tables
   // Variants that select nothing, and bad shapes.
   for (int bad : {3, 7}) {
@@ -391,12 +392,12 @@ TEST(KernelLatency, ContractionAtAKnownPoint) {
   ArchSpec a;
   a.unit(UnitKind::kContraction) = UnitSpec{1, 4, 5};
   const KernelLatencyModel m(a, d);
-  // Column form, shape 2×3×5×10: tiles 3, trip 2 · ceil(9/16)·16 · 5 = 160; RecMII:
-  // acc ceil(7/16) = 1, C ceil((2+7+1)/16) = 1; ResMII: C (1 read + 1 write site, one
-  // access per bank each) / 2 ports = 1. depth = read 2 + fmul 3 + fmul 3 + fadd 7 +
-  // write 1 = 16; 159 · 1 + 16 + 5 = 180.
+  // Column form, shape 2×3×5×10: tiles 3, 9 slots: one chunk of 12 (kAccMinSlots), trip
+  // 2 · 12 · 5 = 120; RecMII: acc ceil(7/12) = 1, C ceil((2+7+1)/12) = 1; ResMII: C (1 read
+  // + 1 write site, one access per bank each) / 2 ports = 1. depth = read 2 + fmul 3 + fmul
+  // 3 + fadd 7 + write 1 = 16; 119 · 1 + 16 + 5 = 140.
   TaskShape s{2, 3, 5, 10, kContractColumn};
-  EXPECT_EQ(m.task_cycles(UnitKind::kContraction, TaskOp::kContraction, s), 180);
+  EXPECT_EQ(m.task_cycles(UnitKind::kContraction, TaskOp::kContraction, s), 140);
   // Dot form: trip 2 · ceil(30/16)·16 · ceil(5/4) = 128; ResMII: A, B one site each = 1;
   // depth 2 + 3 + 2·7 (tree over 4 lanes) + 3 + 7 + 1 = 30; 127 · 1 + 30 + 5 = 162.
   s.variant = kContractDot;
@@ -406,13 +407,13 @@ TEST(KernelLatency, ContractionAtAKnownPoint) {
   EXPECT_EQ(loops[0].name, "contract_dot");
   EXPECT_EQ(loops[0].depth, 30);
   EXPECT_EQ(loops[0].ii, 1);
-  // An fadd slower than the interleave: RecMII = ceil(40 / 16) = 3 (acc), C: ceil(43/16) = 3.
+  // An fadd slower than the interleave: RecMII = ceil(40 / 12) = 4 (acc), C: ceil(43/12) = 4.
   d.float_ops["fadd"].latency_by_clock = {{500.0, 40}};
   const KernelLatencyModel slow(a, d);
   const auto sl = slow.loops(UnitKind::kContraction, TaskOp::kContraction, s);
-  EXPECT_EQ(sl[0].rec_mii, 3);
-  EXPECT_EQ(sl[0].ii, 3);
-  EXPECT_EQ(sl[0].cycles, 127 * 3 + (2 + 3 + 2 * 40 + 40 + 3 + 1));
+  EXPECT_EQ(sl[0].rec_mii, 4);
+  EXPECT_EQ(sl[0].ii, 4);
+  EXPECT_EQ(sl[0].cycles, 127 * 4 + (2 + 3 + 2 * 40 + 40 + 3 + 1));
 }
 
 TEST(KernelLatency, EveryCallRunsAtItsInstancesWorstII) {
