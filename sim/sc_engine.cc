@@ -20,15 +20,31 @@ std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, 
   std::vector<std::vector<BankTraffic>> out(graph.tasks.size());
   for (const Task& t : graph.tasks) {
     auto& v = out[t.id];
+    // A contraction's operands (models/training_graph.cc contraction_memories): C is the
+    // written buffer, A and B the first two other reads outside index_mem.
+    const TaskShape& s = t.shape;
+    const bool reduce = s.variant >= 0 && (s.variant & ttsim_spec::kContractReduceBatch) != 0;
+    const std::int64_t c_words = (reduce ? 1 : s.batch) * s.rows * s.cols;
+    const std::int64_t ab_words[2] = {s.batch * s.rows * s.inner, s.batch * s.inner * s.cols};
+    const int c_buffer = t.writes.empty() ? -1 : t.writes[0];
+    int operand = 0;
     for (const auto* list : {&t.reads, &t.writes}) {
       for (int b : *list) {
         const int bank = banks.bank_of_buffer[b];
         if (bank < 0) continue;
         // A row-wise or element-wise task touches at most its elements of any buffer (the
         // position add of a K-token step reads K rows of the 32-row table); a contraction
-        // streams each operand whole.
-        const std::int64_t words =
-            t.op == TaskOp::kContraction ? footprint[b] : std::min(footprint[b], t.elements);
+        // streams each operand once, at most the operand's elements of it (the intent head
+        // accumulates one row of dX into the slot head's K-row buffer).
+        std::int64_t words = std::min(footprint[b], t.elements);
+        if (t.op == TaskOp::kContraction) {
+          words = footprint[b];
+          if (b == c_buffer) {
+            words = std::min(words, c_words);
+          } else if (list == &t.reads && graph.buffers[b].memory != ttsim_spec::kIndexMem && operand < 2) {
+            words = std::min(words, ab_words[operand++]);
+          }
+        }
         auto it = std::find_if(v.begin(), v.end(), [&](const BankTraffic& x) { return x.bank == bank; });
         if (it == v.end()) v.push_back({bank, words});
         else it->words += words;

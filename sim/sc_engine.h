@@ -36,7 +36,10 @@ struct BankTraffic {
 /// Per task (by id), the banks it reads or writes and the words moved through each:
 /// the footprint words of every buffer it touches, summed per bank (each buffer
 /// streamed once), a non-contraction task's capped at its elements (Task::elements: it
-/// touches no more of a buffer than that). Buffers without a bank are skipped.
+/// touches no more of a buffer than that), a contraction's at its operands' elements (C:
+/// batch·rows·cols, one batch when reduced; A: batch·rows·inner; B: batch·inner·cols; A
+/// and B the first two reads other than C outside index_mem). Buffers without a bank are
+/// skipped.
 std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, const BankMap& banks,
                                                         const std::vector<std::int64_t>& footprint);
 

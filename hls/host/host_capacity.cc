@@ -92,7 +92,8 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
 /// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
 /// position table and the LayerNorm into the parameter arena; its saved
 /// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest of each parity into
-/// scratch[k mod 2] (dE_k lives in chain[k mod 2]); with d >= 3 the transposed last step's
+/// scratch[k mod 2] (dE_k lives in chain[k mod 2]); when the last step runs transposed
+/// (ttm_last_transposed) its
 /// temporaries (ttm_scratch_words): E_{d-1} and Eᵀ = K·D in chain1, dEᵀ in
 /// chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
 void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {

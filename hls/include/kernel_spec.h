@@ -41,15 +41,16 @@ namespace ttsim_spec {
 
 /// Interleaved accumulator slots (iteration distance of every accumulation but the
 /// contraction's, kAccMinSlots). 16 covers the longest accumulation cycle on the supported
-/// clocks (C read + fadd + C write = 9 cycles at 260-500 MHz on UltraScale+: URAM read 2,
+/// clocks (C read + fadd + C write = 8-9 cycles at 260-500 MHz on UltraScale+: read 1-2,
 /// fadd 6, write 1) with room for a slower operator library.
 #define TTSIM_ACC_SLOTS 16
 constexpr int kAccSlots = TTSIM_ACC_SLOTS;
 /// The least chunk width of a contraction (acc_chunk_width), hence the iteration distance
 /// of its accumulator and C recurrences (the DEPENDENCE pragmas of hls/kernels/contract.h):
 /// 12 covers its longest accumulation cycle on the supported clocks, C read + fadd + C
-/// write = 9 cycles at 260-500 MHz (URAM read 2, fadd 6, write 1), with room for a slower
-/// operator library, so those recurrences keep RecMII 1.
+/// write = 8 cycles at 260-500 MHz with the device files' latencies (read 1, fadd 6, write
+/// 1) and 9 with a 2-cycle URAM read, with room for a slower operator library, so those
+/// recurrences keep RecMII 1.
 #define TTSIM_ACC_MIN_SLOTS 12
 constexpr int kAccMinSlots = TTSIM_ACC_MIN_SLOTS;
 /// Ports of one BRAM36 / URAM288 bank (true dual port: the top binds its arenas as
@@ -103,9 +104,9 @@ enum TripKind : int {
   kTripElementwise,      ///< R · tiles
   kTripRowSlots,         ///< ceil(R / S) · S · tiles
   kTripColumnSlots,      ///< ceil(tiles / S) · S · R
-  kTripContractColumn,   ///< column form: nb · acc_chunks(g) · acc_chunk_width(g) · nred, g = rows·tiles
-  kTripContractDot,      ///< dot form: nb · acc_chunks(g) · acc_chunk_width(g) · ceil(inner / lanes) · rb, g = rows·cols
-  kTripContractScalar,   ///< scalar form: nb · acc_chunks(g) · acc_chunk_width(g) · nred, g = rows·cols
+  kTripContractColumn,   ///< column form: nb · acc_slot_iterations(g) · nred, g = rows·tiles
+  kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols
+  kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols
   kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
 };
 
@@ -174,6 +175,12 @@ constexpr long long acc_chunks(long long slots) { return ceil_div(slots, kAccSlo
 constexpr long long acc_chunk_width(long long slots) {
   return slots >= kAccSlots ? kAccSlots : slots > kAccMinSlots ? slots : kAccMinSlots;
 }
+/// Iterations of one reduction step over `slots` output slots, acc_chunks · acc_chunk_width:
+/// slots rounded up to a multiple of kAccSlots (a mask), or the one chunk's width — no
+/// runtime multiply in the kernels' trip counts.
+constexpr long long acc_slot_iterations(long long slots) {
+  return slots >= kAccSlots ? ceil_div(slots, kAccSlots) * kAccSlots : acc_chunk_width(slots);
+}
 
 /// Lane orientation of a product whose natural layout makes its `cols` side contiguous
 /// while its `rows` side is not (the rank-1 ends of a tensor train: the TTM embedding's last
@@ -205,11 +212,9 @@ constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long lo
     case kTripElementwise: return R * tiles;
     case kTripRowSlots: return ceil_div(R, S) * S * tiles;
     case kTripColumnSlots: return ceil_div(tiles, S) * S * R;
-    case kTripContractColumn:
-      return nb * acc_chunks(rows * tiles) * acc_chunk_width(rows * tiles) * inner * rb;
-    case kTripContractDot:
-      return nb * acc_chunks(rows * cols) * acc_chunk_width(rows * cols) * ceil_div(inner, lanes) * rb;
-    case kTripContractScalar: return nb * acc_chunks(rows * cols) * acc_chunk_width(rows * cols) * inner * rb;
+    case kTripContractColumn: return nb * acc_slot_iterations(rows * tiles) * inner * rb;
+    case kTripContractDot: return nb * acc_slot_iterations(rows * cols) * ceil_div(inner, lanes) * rb;
+    case kTripContractScalar: return nb * acc_slot_iterations(rows * cols) * inner * rb;
     case kTripTranspose: return (ceil_div(R, lanes) * tiles + transpose_buffers(lanes) - 1) * lanes;
   }
   return 0;

@@ -256,13 +256,13 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const int tiles = (d.cols + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * tiles;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
-  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
+  const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
-  detail::SlotCursor cur(d, index, d.inner, chunks, width, tiles);
+  detail::SlotCursor cur(d, index, d.inner, chunks, chunk_w, tiles);
 contract_column:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
@@ -305,12 +305,12 @@ void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[
   const int ptiles = (d.inner + LANES - 1) / LANES;
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
-  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
+  const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_dot");
-  detail::SlotCursor cur(d, index, ptiles, chunks, width, d.cols);
+  detail::SlotCursor cur(d, index, ptiles, chunks, chunk_w, d.cols);
 contract_dot:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_DOT
@@ -353,12 +353,12 @@ void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const Banked<float, BANKS> C(C_mem, c_off);
   const long slots = static_cast<long>(d.rows) * d.cols;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
-  const int width = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
+  const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
   const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, 1);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_scalar");
-  detail::SlotCursor cur(d, index, d.inner, chunks, width, d.cols);
+  detail::SlotCursor cur(d, index, d.inner, chunks, chunk_w, d.cols);
 contract_scalar:
   for (long n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_SCALAR

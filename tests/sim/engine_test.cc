@@ -220,20 +220,19 @@ TEST_F(EngineTest, OccupancyIsTheSortedEventSweep) {
   }
 }
 
-TEST_F(EngineTest, TwoTasksOnOneBankSerialize) {
-  // Two independent contractions hammering the same buffer: with contention the
-  // second waits for the first's ports. One lane, so that a task is short (II 1) next to
-  // the 512 words it streams.
+TEST_F(EngineTest, ThreeTasksOnOneDualPortBankSerialize) {
+  // Three independent contractions streaming the same 512-word buffer (their A operand,
+  // one word per iteration: one port each): with contention two run at once on the bank's
+  // two ports and the third waits for one of them. One lane.
   arch.unit(UnitKind::kContraction).lanes = 1;
   TaskGraph g;
   g.buffers.push_back({0, "shared", BufferClass::kParameter, 512, {512}, "l", -1, -1});
-  g.buffers.push_back({1, "out0", BufferClass::kTemporary, 64, {64}, "l", -1, -1});
-  g.buffers.push_back({2, "out1", BufferClass::kTemporary, 64, {64}, "l", -1, -1});
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
+    g.buffers.push_back({1 + i, "out" + std::to_string(i), BufferClass::kTemporary, 1, {1}, "l", -1, -1});
     Task t;
     t.id = i;
     t.name = "t" + std::to_string(i);
-    t.shape = {1, 1, 1, 1};  // short task (16 slots) that must stream all 512 words of `shared`
+    t.shape = {1, 1, 512, 1};  // 1 × 512 · 512 × 1: all 512 words of `shared` as A
     t.reads = {0};
     t.writes = {1 + i};
     g.tasks.push_back(t);
@@ -243,10 +242,11 @@ TEST_F(EngineTest, TwoTasksOnOneBankSerialize) {
   o.unlimited_units = true;
   o.port_contention = false;
   const auto free = run_systemc(p.sg, p.banks, p.traffic, o).schedule;
-  EXPECT_EQ(free.tasks[0].start, free.tasks[1].start);
+  EXPECT_EQ(free.tasks[0].start, free.tasks[2].start);
   o.port_contention = true;
   const auto busy = run_systemc(p.sg, p.banks, p.traffic, o).schedule;
-  EXPECT_GE(busy.tasks[1].start, busy.tasks[0].end);
+  EXPECT_EQ(busy.tasks[0].start, busy.tasks[1].start);
+  EXPECT_GE(busy.tasks[2].start, std::min(busy.tasks[0].end, busy.tasks[1].end));
   EXPECT_GT(busy.makespan, free.makespan);
 }
 
