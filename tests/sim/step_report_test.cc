@@ -93,6 +93,31 @@ TEST_F(StepReport, EveryProductWideEnoughRunsAtHalfItsLanes) {
   EXPECT_EQ(below, std::set<std::string>{});
 }
 
+// The same rule at TT rank 4 (the shipped sweep's chosen rank): the BTT merge products whose
+// sides are the rank (4) and at most 32 columns or 96 reduction steps — the engine runs its
+// lanes along one index, which no orientation fills to 32 of 64 lanes; packing several rows
+// into one lane group is not built. Named with their shapes, so that a change that fixes one
+// (or breaks another) fails the test until the list says so.
+TEST(StepReportRank4, EveryProductWideEnoughRunsAtHalfItsLanesButTheRankFourMerges) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc_r4.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const StepResult r = simulate_step(model, arch, device, StepOptions{});
+  const int lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
+  const std::set<std::string> rank4 = {
+      "btt.grad_core_left 1x4x96x32",  "btt.grad_merge_left 1x96x32x4",  "btt.merge_left 1x96x4x32",
+      "btt.grad_merge_right 1x4x32x96", "btt.grad_core_left 1x4x12x32",  "btt.grad_core_right_t 1x4x12x32",
+      "btt.merge_left 1x12x4x32",       "btt.merge_right_t 1x12x4x32"};
+  std::set<std::string> below;
+  for (const ProductBreakdown& p : product_breakdown(r.graph(), r.run.schedule)) {
+    if (p.shape.variant < 0) continue;
+    if (p.shape.rows * p.shape.cols < lanes && p.shape.inner < lanes) continue;
+    if (lane_efficiency(p.macs, p.cycles, lanes) >= 0.5) continue;
+    below.insert(fmt::format("{} {}x{}x{}x{}", p.role, p.shape.batch, p.shape.rows, p.shape.inner, p.shape.cols));
+  }
+  EXPECT_EQ(below, rank4);
+}
+
 TEST_F(StepReport, JsonRatesAreNullWhereNoMacRuns) {
   const Json j = step_json(r, arch);
   bool transpose = false;
