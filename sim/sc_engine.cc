@@ -30,12 +30,11 @@ std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, 
     int operand = 0;
     for (const auto* list : {&t.reads, &t.writes}) {
       for (int b : *list) {
-        const int bank = banks.bank_of_buffer[b];
-        if (bank < 0) continue;
         // A row-wise or element-wise task touches at most its elements of any buffer (the
         // position add of a K-token step reads K rows of the 32-row table); a contraction
-        // streams each operand once, at most the operand's elements of it (the intent head
-        // accumulates one row of dX into the slot head's K-row buffer).
+        // streams the distinct words of each operand once, at most the operand's elements
+        // (the intent head accumulates one row of dX into the slot head's K-row buffer). The
+        // operand's role is decided before the bank check, so an unbanked A leaves B its own.
         std::int64_t words = std::min(footprint[b], t.elements);
         if (t.op == TaskOp::kContraction) {
           words = footprint[b];
@@ -45,6 +44,8 @@ std::vector<std::vector<BankTraffic>> task_bank_traffic(const TaskGraph& graph, 
             words = std::min(words, ab_words[operand++]);
           }
         }
+        const int bank = banks.bank_of_buffer[b];
+        if (bank < 0) continue;
         auto it = std::find_if(v.begin(), v.end(), [&](const BankTraffic& x) { return x.bank == bank; });
         if (it == v.end()) v.push_back({bank, words});
         else it->words += words;

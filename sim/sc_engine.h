@@ -36,7 +36,8 @@ struct BankTraffic {
 /// Per task (by id), the banks it reads or writes and the words moved through each:
 /// the footprint words of every buffer it touches, summed per bank (each buffer
 /// streamed once), a non-contraction task's capped at its elements (Task::elements: it
-/// touches no more of a buffer than that), a contraction's at its operands' elements (C:
+/// touches no more of a buffer than that), a contraction's (the distinct words of each
+/// operand, each streamed once: a lower bound of what its lane reads move) at its operands' elements (C:
 /// batch·rows·cols, one batch when reduced; A: batch·rows·inner; B: batch·inner·cols; A
 /// and B the first two reads other than C outside index_mem). Buffers without a bank are
 /// skipped.

@@ -93,9 +93,9 @@ TEST_F(EngineTest, KernelLatencyIsTheLoopNestFormula) {
   const KernelLatencyModel lat(arch, u50);
   const int fmul = u50.op("fmul").latency_at(100), fadd = u50.op("fadd").latency_at(100);
   const int read = std::max(u50.bram_read_latency, u50.uram_read_latency), write = u50.write_latency;
-  // Column form (variant 0) on 64 lanes: kAccSlots (16) output slots interleaved, so the
-  // fadd recurrence is at distance 16 (RecMII 1); C's read and write sites are one
-  // access per bank each on 2 ports (banked arrays): II 1;
+  // Column form (variant 0) on 64 lanes: 32 output slots in chunks of kAccSlots (16), the
+  // fadd recurrence declared at distance kAccMinSlots (12; RecMII 1); C's read and write
+  // sites are one access per bank each on 2 ports (banked arrays): II 1;
   // trip = ceil(rows · tiles / 16) · 16 · inner.
   const TaskShape s{1, 32, 768, 12};
   const std::int64_t trip = ceil_div(32 * ceil_div(12, 64), 16) * 16 * 768;
@@ -222,8 +222,9 @@ TEST_F(EngineTest, OccupancyIsTheSortedEventSweep) {
 
 TEST_F(EngineTest, ThreeTasksOnOneDualPortBankSerialize) {
   // Three independent contractions streaming the same 512-word buffer (their A operand,
-  // one word per iteration: one port each): with contention two run at once on the bank's
-  // two ports and the third waits for one of them. One lane.
+  // read once in about 6,000 cycles: one port each): with contention two hold the bank's two
+  // ports at once and the third waits for one of them (the engine reserves a port for a
+  // task's whole duration). One lane.
   arch.unit(UnitKind::kContraction).lanes = 1;
   TaskGraph g;
   g.buffers.push_back({0, "shared", BufferClass::kParameter, 512, {512}, "l", -1, -1});

@@ -93,11 +93,12 @@ TEST_F(StepReport, EveryProductWideEnoughRunsAtHalfItsLanes) {
   EXPECT_EQ(below, std::set<std::string>{});
 }
 
-// The same rule at TT rank 4 (the shipped sweep's chosen rank): the BTT merge products whose
-// sides are the rank (4) and at most 32 columns or 96 reduction steps — the engine runs its
-// lanes along one index, which no orientation fills to 32 of 64 lanes; packing several rows
-// into one lane group is not built. Named with their shapes, so that a change that fixes one
-// (or breaks another) fails the test until the list says so.
+// The same rule at TT rank 4 (the shipped sweep's chosen rank): eight BTT merge products miss
+// it — the column form along 32 columns (half the lanes at best) or 96 (two tiles, 75 %) with
+// 4 or 8 output slots in a chunk of at least 12 (kAccMinSlots), the inner merges in their
+// plain layouts (a transposed or dot-form layout would reach about 2/3), and the 12 × 4 × 32
+// products' per-call depth and overhead on 48-iteration loops. Named with their shapes, so
+// that a change that fixes one (or breaks another) fails the test until the list says so.
 TEST(StepReportRank4, EveryProductWideEnoughRunsAtHalfItsLanesButTheRankFourMerges) {
   const ModelSpec model = load_model_spec("configs/models/atis_2enc_r4.json");
   const ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
