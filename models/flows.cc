@@ -512,93 +512,104 @@ FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t token
   throw std::logic_error("unknown flow");
 }
 
+/// Index helpers of a TTM embedding, 1-based as in the header's notation; E_d is "Y".
+struct TtmIndex {
+  const TtmShape& ttm;
+  std::size_t d;
+  explicit TtmIndex(const TtmShape& t) : ttm(t), d(t.cores()) {}
+  I r(std::size_t k) const { return ttm.ranks[k]; }
+  I e(std::size_t k) const { return ttm.dim_factors[k - 1]; }
+  I Epre(std::size_t k) const { return product(ttm.dim_factors, 0, k); }
+  static std::string G(std::size_t k) { return "G" + std::to_string(k); }
+  static std::string dG(std::size_t k) { return "dG" + std::to_string(k); }
+  std::string E(std::size_t k) const { return k == 1 ? G(1) : k == d ? std::string("Y") : "E" + std::to_string(k); }
+  std::string dE(std::size_t k) const { return k == 1 ? dG(1) : k == d ? std::string("dY") : "dE" + std::to_string(k); }
+  std::string Et(std::size_t k) const { return E(k) + "t"; }
+  /// Whether the k = d products run transposed (hls/kernels/ttm_embedding.cc ttm_last_transposed).
+  bool last_transposed() const { return d >= 3 && ttsim_spec::lanes_along_rows(Epre(d - 1), e(d) * r(d)); }
+};
+
+/// The transposed last step of `x` (x.last_transposed()), forward at levels d..d+2 and
+/// grad-weights at levels 1..3 (see plan_ttm_lookup).
+void ttm_last_steps_transposed(PlanBuilder& b, const TtmIndex& x, I K) {
+  const std::size_t d = x.d;
+  const I ep = x.Epre(d - 1), cd = x.e(d) * x.r(d);
+  const int L = static_cast<int>(d);
+  b.step("fwd.ttm_transpose_e." + std::to_string(d - 1), "ttm.transpose", FlowStage::kForward,
+         shape4(1, K * ep, 1, x.r(d - 1)), {x.E(d - 1)}, {x.Et(d - 1)}, L, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  b.step("fwd.ttm_lookup." + std::to_string(d), "ttm.lookup_t", FlowStage::kForward,
+         shape4(K, cd, x.r(d - 1), ep), {TtmIndex::G(d), x.Et(d - 1)}, {"Yt"}, L + 1);
+  b.step("fwd.ttm_transpose_y", "ttm.transpose", FlowStage::kForward, shape4(1, cd, 1, K * ep), {"Yt"}, {"Y"},
+         L + 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  b.step("bwd.ttm_transpose_dy", "ttm.transpose", FlowStage::kGradWeights, shape4(1, K * ep, 1, cd), {"dY"},
+         {"dYt"}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+  b.step("bwd.ttm_grad_core." + std::to_string(d), "ttm.grad_core_t", FlowStage::kGradWeights,
+         shape4(K, x.r(d - 1), ep, cd), {x.Et(d - 1), "dYt"}, {TtmIndex::dG(d)}, 2);
+  b.step("bwd.ttm_grad_chain." + std::to_string(d - 1), "ttm.grad_chain_t", FlowStage::kGradWeights,
+         shape4(K, x.r(d - 1), cd, ep), {TtmIndex::G(d), "dYt"}, {"d" + x.Et(d - 1)}, 2);
+  b.step("bwd.ttm_transpose_de." + std::to_string(d - 1), "ttm.transpose", FlowStage::kGradWeights,
+         shape4(1, x.r(d - 1), 1, K * ep), {"d" + x.Et(d - 1)}, {x.dE(d - 1)}, 3, TaskOp::kAdd,
+         ttsim_spec::kAddTranspose);
+}
+
 FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
   check_tokens(tokens, "TTM embedding");
-  const std::size_t d = ttm.cores();
+  const TtmIndex x(ttm);
+  const std::size_t d = x.d;
   if (d == 0) throw InputError("TTM embedding: expected at least one core, found none");
   const I K = tokens;
-  auto r = [&](std::size_t k) { return ttm.ranks[k]; };
-  auto e = [&](std::size_t k) { return ttm.dim_factors[k - 1]; };
-  auto Epre = [&](std::size_t k) { return product(ttm.dim_factors, 0, k); };
-  auto G = [](std::size_t k) { return "G" + std::to_string(k); };
-  auto dG = [](std::size_t k) { return "dG" + std::to_string(k); };
-  auto E = [&](std::size_t k) { return k == 1 ? G(1) : k == d ? std::string("Y") : "E" + std::to_string(k); };
-  auto dE = [&](std::size_t k) {
-    return k == 1 ? dG(1) : k == d ? std::string("dY") : "dE" + std::to_string(k);
-  };
   PlanBuilder b(K);
-  const I D = Epre(d);
+  const I D = x.Epre(d);
   b.tensor("Y", TensorKind::kOutput, {K, D});
   b.tensor("dY", TensorKind::kOutputGrad, {K, D});
   for (std::size_t k = 1; k <= d; ++k) {
-    std::vector<I> core{r(k - 1), ttm.vocab_factors[k - 1], e(k), r(k)};
-    b.tensor(G(k), TensorKind::kCore, core);
-    b.tensor(dG(k), TensorKind::kCoreGrad, core);
+    std::vector<I> core{x.r(k - 1), ttm.vocab_factors[k - 1], x.e(k), x.r(k)};
+    b.tensor(TtmIndex::G(k), TensorKind::kCore, core);
+    b.tensor(TtmIndex::dG(k), TensorKind::kCoreGrad, core);
   }
   // With d >= 3 and Epre(d-1) > e_d·r_d the k = d products run transposed
-  // (hls/kernels/ttm_embedding.cc ttm_last_transposed, last_lookup_desc): E_{d-1} is saved transposed ("E{d-1}t", [r][token][i]), the forward
-  // writes E_{d-1} and Eᵀ ("Yt") to chain1 and copies each transposed; the backward copies
-  // dY transposed ("dYt") into chain[(d−1) mod 2], writes dE_{d-1}ᵀ into chain[d mod 2] and
-  // copies it transposed into dE_{d-1}.
-  const bool last_t = d >= 3 && ttsim_spec::lanes_along_rows(Epre(d - 1), e(d) * r(d));
-  const I ep = Epre(d - 1), cd = e(d) * r(d);
-  auto Et = [&](std::size_t k) { return E(k) + "t"; };
+  // (hls/kernels/ttm_embedding.cc ttm_last_transposed, last_lookup_desc): E_{d-1} is saved
+  // transposed ("E{d-1}t", [r][token][i]), the forward writes E_{d-1} and Eᵀ ("Yt") to chain1
+  // and copies each transposed; the backward copies dY transposed ("dYt") into
+  // chain[(d−1) mod 2], writes dE_{d-1}ᵀ into chain[d mod 2] and copies it transposed into dE_{d-1}.
+  const bool last_t = x.last_transposed();
   for (std::size_t k = 2; k < d; ++k) {
     // E_k in saved[k mod 2], dE_k in chain[k mod 2] (hls/kernels/ttm_embedding.cc).
     const bool t_k = last_t && k == d - 1;
-    b.tensor(E(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, t_k ? ttsim_spec::kChain1Mem : saved_mem(k));
-    if (t_k) b.tensor(Et(k), TensorKind::kIntermediate, {r(k), K, Epre(k)}, saved_mem(k));
-    b.tensor(dE(k), TensorKind::kIntermediate, {K, Epre(k), r(k)}, chain_mem(k));
+    b.tensor(x.E(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, t_k ? ttsim_spec::kChain1Mem : saved_mem(k));
+    if (t_k) b.tensor(x.Et(k), TensorKind::kIntermediate, {x.r(k), K, x.Epre(k)}, saved_mem(k));
+    b.tensor(x.dE(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, chain_mem(k));
   }
   if (last_t) {
+    const I ep = x.Epre(d - 1), cd = x.e(d) * x.r(d);
     b.tensor("Yt", TensorKind::kIntermediate, {cd, K, ep}, ttsim_spec::kChain1Mem);
     b.tensor("dYt", TensorKind::kIntermediate, {cd, K, ep}, chain_mem(d - 1));
-    b.tensor("d" + Et(d - 1), TensorKind::kIntermediate, {r(d - 1), K, ep}, chain_mem(d));
+    b.tensor("d" + x.Et(d - 1), TensorKind::kIntermediate, {x.r(d - 1), K, ep}, chain_mem(d));
   }
   // The first lookup reads core 1 from its copy in chain0 (a plain copy by the elementwise
   // unit's transposed copy of a one-column view, role "ttm.copy": hls/kernels/ttm_embedding.cc),
   // so that it reads its two operands from two arrays.
-  std::string first_a = E(1);
+  std::string first_a = x.E(1);
   if (d >= 2) {
-    const I words = r(0) * ttm.vocab_factors[0] * e(1) * r(1);
+    const I words = x.r(0) * ttm.vocab_factors[0] * x.e(1) * x.r(1);
     first_a = "G1c";
     b.tensor(first_a, TensorKind::kIntermediate, {words}, ttsim_spec::kChain0Mem);
-    b.step("fwd.ttm_copy.1", "ttm.copy", FlowStage::kForward, shape4(1, words, 1, 1), {G(1)}, {first_a}, 1,
-           TaskOp::kAdd, ttsim_spec::kAddTranspose);
+    b.step("fwd.ttm_copy.1", "ttm.copy", FlowStage::kForward, shape4(1, words, 1, 1), {TtmIndex::G(1)}, {first_a},
+           1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
   }
-  for (std::size_t k = 2; k <= d; ++k) {
-    if (last_t && k == d) break;
+  for (std::size_t k = 2; k <= (last_t ? d - 1 : d); ++k) {
     b.step("fwd.ttm_lookup." + std::to_string(k), "ttm.lookup", FlowStage::kForward,
-           shape4(K, Epre(k - 1), r(k - 1), e(k) * r(k)), {k == 2 ? first_a : E(k - 1), G(k)}, {E(k)},
-           static_cast<int>(k));
+           shape4(K, x.Epre(k - 1), x.r(k - 1), x.e(k) * x.r(k)), {k == 2 ? first_a : x.E(k - 1), TtmIndex::G(k)},
+           {x.E(k)}, static_cast<int>(k));
   }
-  int level = 1;
-  if (last_t) {
-    const int L = static_cast<int>(d);
-    b.step("fwd.ttm_transpose_e." + std::to_string(d - 1), "ttm.transpose", FlowStage::kForward,
-           shape4(1, K * ep, 1, r(d - 1)), {E(d - 1)}, {Et(d - 1)}, L, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-    b.step("fwd.ttm_lookup." + std::to_string(d), "ttm.lookup_t", FlowStage::kForward,
-           shape4(K, cd, r(d - 1), ep), {G(d), Et(d - 1)}, {"Yt"}, L + 1);
-    b.step("fwd.ttm_transpose_y", "ttm.transpose", FlowStage::kForward, shape4(1, cd, 1, K * ep), {"Yt"},
-           {"Y"}, L + 2, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-    b.step("bwd.ttm_transpose_dy", "ttm.transpose", FlowStage::kGradWeights, shape4(1, K * ep, 1, cd), {"dY"},
-           {"dYt"}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
-    b.step("bwd.ttm_grad_core." + std::to_string(d), "ttm.grad_core_t", FlowStage::kGradWeights,
-           shape4(K, r(d - 1), ep, cd), {Et(d - 1), "dYt"}, {dG(d)}, 2);
-    b.step("bwd.ttm_grad_chain." + std::to_string(d - 1), "ttm.grad_chain_t", FlowStage::kGradWeights,
-           shape4(K, r(d - 1), cd, ep), {G(d), "dYt"}, {"d" + Et(d - 1)}, 2);
-    b.step("bwd.ttm_transpose_de." + std::to_string(d - 1), "ttm.transpose", FlowStage::kGradWeights,
-           shape4(1, r(d - 1), 1, K * ep), {"d" + Et(d - 1)}, {dE(d - 1)}, 3, TaskOp::kAdd,
-           ttsim_spec::kAddTranspose);
-    level = 3;
-  }
+  if (last_t) ttm_last_steps_transposed(b, x, K);
+  const int level = last_t ? 3 : 1;
   for (std::size_t k = last_t ? d - 1 : d; k >= 2; --k) {
     const int lv = level + static_cast<int>(d - k);
     b.step("bwd.ttm_grad_core." + std::to_string(k), "ttm.grad_core", FlowStage::kGradWeights,
-           shape4(K, r(k - 1), Epre(k - 1), e(k) * r(k)), {E(k - 1), dE(k)}, {dG(k)}, lv);
-    b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain",
-           FlowStage::kGradWeights, shape4(K, Epre(k - 1), e(k) * r(k), r(k - 1)),
-           {dE(k), G(k)}, {dE(k - 1)}, lv);
+           shape4(K, x.r(k - 1), x.Epre(k - 1), x.e(k) * x.r(k)), {x.E(k - 1), x.dE(k)}, {TtmIndex::dG(k)}, lv);
+    b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain", FlowStage::kGradWeights,
+           shape4(K, x.Epre(k - 1), x.e(k) * x.r(k), x.r(k - 1)), {x.dE(k), TtmIndex::G(k)}, {x.dE(k - 1)}, lv);
   }
   return b.take();
 }
