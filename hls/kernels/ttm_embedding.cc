@@ -162,11 +162,11 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   // (table 0 offsets are relative to core 1, which is at offset 0 of the cores), made by
   // the elementwise unit's transposed copy of a one-column view (a plain copy), so that the
   // step reads its two operands from two arrays.
-  // E_k (2 <= k < d-1) lives in saved[k mod 2]: each step reads one saved arena and writes
+  // E_k (2 <= k < d) lives in saved[k mod 2]: each step reads one saved arena and writes
   // the other, one call site per direction, so no module argument is chosen between arrays
-  // at run time. With d >= 3, E_{d-1} is written to scratch1 and copied transposed into its
-  // saved slot; the last step writes Eᵀ to scratch1, copied transposed into E (when
-  // ttm_last_transposed; otherwise E_{d-1} stays in its saved slot and E = E_{d-1}·S_d).
+  // at run time. When ttm_last_transposed, E_{d-1} is instead written to scratch1 and copied
+  // transposed into its saved slot, and the last step writes Eᵀ to scratch1, copied
+  // transposed into E; otherwise E = E_{d-1}·S_d directly.
   const int d = t.d;
   const bool tl = ttm_last_transposed(t);
   ContractDesc first = lookup_desc(t, K, 2);

@@ -9,8 +9,9 @@
 // Backward, k = d..2: dS_k = E_{k-1}ᵀ·dE_k and dE_{k-1} = dE_k·S_kᵀ, each scatter-added
 // into the slice v_k of the core gradient (dS_1 = dE_1 is scattered by the k = 2 step
 // directly). Requires d >= 2.
-// With d >= 3 and Epre(d-1) > e_d·r_d (ttm_last_transposed) the k = d products run transposed (Eᵀ = S_dᵀ·E_{d-1}ᵀ, dS_d = E_{d-1}ᵀ·dE,
-// dE_{d-1}ᵀ = S_d·dEᵀ) so that their lanes run along the Epre(d-1) rows rather than the
+// With d >= 3 and Epre(d-1) > e_d·r_d (ttm_last_transposed) the k = d products run
+// transposed (Eᵀ = S_dᵀ·E_{d-1}ᵀ, dS_d = E_{d-1}ᵀ·dE, dE_{d-1}ᵀ = S_d·dEᵀ) so that their
+// lanes run along the Epre(d-1) rows rather than the
 // e_d·r_d columns (r_d = 1): E_{d-1} is saved transposed, and E, dE and dE_{d-1} pass
 // through ttsim_transpose on their way in or out (ttm_embedding.cc, last_lookup_desc).
 
