@@ -60,6 +60,20 @@ std::int64_t OperatorDsp::operator[](ttsim_spec::Opr op) const {
   return dsp_[op];
 }
 
+std::int64_t OperatorDsp::int_mul32() const { return device_->int_mul32_dsp; }
+
+std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& table) {
+  bool seen[ttsim_spec::kTripTranspose + 1] = {};
+  std::int64_t products = 0;
+  for (int i = 0; i < ks.n_loops; ++i) {
+    const ttsim_spec::LoopSpec& l = ks.loops[i];
+    if ((variant >= 0 && l.variant != variant) || seen[l.trip]) continue;
+    seen[l.trip] = true;
+    products += ttsim_spec::trip_products(l.trip);
+  }
+  return products * table.int_mul32();
+}
+
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& table) {
   bool lane_loop = false;
   for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;
@@ -86,7 +100,7 @@ std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t dsp = 0;
   for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, table);
-  return dsp;
+  return dsp + setup_dsp(ks, -1, table);
 }
 
 }  // namespace

@@ -108,6 +108,8 @@ class OperatorDsp {
   /// Slices per instance of `op`. Throws InputError (DeviceSpec::op) for an operator the
   /// device file lacks.
   std::int64_t operator[](ttsim_spec::Opr op) const;
+  /// Slices per 32-bit integer multiplier (DeviceSpec::int_mul32_dsp).
+  std::int64_t int_mul32() const;
 
  private:
   const DeviceSpec* device_;
@@ -121,6 +123,14 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec
 /// loop_dsp with the device's operator table.
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& dsp);
 
+/// DSP48E2 slices of the per-call setup of a kernel module: its trip-count products
+/// (ttsim_spec::trip_products), once per distinct trip kind among the loops it runs (loops of
+/// one kind evaluate the same products over the same extents), each a 32-bit multiplier of
+/// dsp.int_mul32() slices. `variant` >= 0: only the loops of that variant (the add kernel's
+/// modules, hls/kernels/modules.h); -1: every loop. An upper bound: Vitis may bind a module's
+/// sequential products to one multiplier.
+std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& dsp);
+
 /// DSP48E2 slices of one instance of `op`'s kernel module with `lanes` lanes, from the
 /// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:
 /// Σ over every loop of the kernel (Vitis HLS outlines each pipelined loop into its own
@@ -128,7 +138,8 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDs
 /// the three contraction forms included, do not share DSPs), per loop Σ over its chain:
 /// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
 /// operator, one of a kScalar operator or of any operator in a loop without lane accesses;
-/// "read"/"write" use none. Throws InputError for an operator the device file lacks.
+/// "read"/"write" use none; plus setup_dsp (the trip-count multipliers). Throws InputError
+/// for an operator the device file lacks.
 std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device);
 
 /// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (models/task_graph.h) (every op is

@@ -46,12 +46,14 @@ Json DeviceSpec::to_json() const {
   j["slrs"] = slrs;
   j["clocks"] = {{"default_mhz", default_clock_mhz},
                  {"max_mhz", max_clock_mhz},
-                 {"achievable_mhz", achievable_clock_mhz > 0 ? Json(achievable_clock_mhz) : Json(nullptr)}};
+                 {"achievable_mhz", achievable_clock_mhz > 0 ? Json(achievable_clock_mhz) : Json(nullptr)},
+                 {"multi_slr_mhz", multi_slr_clock_mhz > 0 ? Json(multi_slr_clock_mhz) : Json(nullptr)}};
   if (card_max_watts > 0) j["card"] = {{"idle_watts", card_idle_watts}, {"max_watts", card_max_watts}};
   j["memory"] = {{"bram_read_latency", bram_read_latency},
                  {"uram_read_latency", uram_read_latency},
                  {"write_latency", write_latency},
                  {"uram_cascade_height", uram_cascade_height}};
+  j["int_mul32"] = {{"dsp", int_mul32_dsp}};
   Json ops = Json::object();
   for (const auto& [n, o] : float_ops) {
     Json lat = Json::array();
@@ -153,7 +155,7 @@ void read_power(const JsonView& p, DeviceSpec& d) {
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   JsonView root(doc, file);
   root.allow_keys({"kind", "name", "description", "part", "platform", "resources", "slrs",
-                   "clocks", "memory", "float_ops", "power", "card", "sources"});
+                   "clocks", "memory", "int_mul32", "float_ops", "power", "card", "sources"});
   // configs/devices also holds GPU baselines ("kind": "gpu", models/gpu); this loader
   // reads FPGA boards only and says so instead of failing on their first unknown key.
   if (auto k = root.find("kind")) k->as_enum({"fpga"});
@@ -170,11 +172,12 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   d.slrs = static_cast<int>(root.get_int("slrs", 1, 1, 16));
 
   JsonView clocks = root.at("clocks");
-  clocks.allow_keys({"default_mhz", "max_mhz", "achievable_mhz"});
+  clocks.allow_keys({"default_mhz", "max_mhz", "achievable_mhz", "multi_slr_mhz"});
   d.max_clock_mhz = clocks.at("max_mhz").as_double(1, 2000);
   d.default_clock_mhz = clocks.at("default_mhz").as_double(1, d.max_clock_mhz);
   d.achievable_clock_mhz = 0;
   if (auto a = clocks.find("achievable_mhz")) d.achievable_clock_mhz = a->as_double(1, d.max_clock_mhz);
+  if (auto a = clocks.find("multi_slr_mhz")) d.multi_slr_clock_mhz = a->as_double(1, d.max_clock_mhz);
   if (auto card = root.find("card")) {
     card->allow_keys({"idle_watts", "max_watts"});
     d.card_max_watts = card->at("max_watts").as_double(1, 10000);
@@ -182,6 +185,10 @@ DeviceSpec parse_device_spec(const Json& doc, const std::string& file) {
   }
 
   if (auto mem = root.find("memory")) read_memory(*mem, d);
+  if (auto m = root.find("int_mul32")) {
+    m->allow_keys({"dsp"});
+    d.int_mul32_dsp = static_cast<int>(m->at("dsp").as_int(0, 64));
+  }
   read_float_ops(root.at("float_ops"), d);
   if (auto p = root.find("power")) read_power(*p, d);
   return d;
@@ -203,10 +210,11 @@ bool operator==(const DeviceSpec& a, const DeviceSpec& b) {
          a.platform == b.platform && a.bram36 == b.bram36 && a.uram288 == b.uram288 && a.dsp == b.dsp &&
          a.lut == b.lut && a.ff == b.ff && a.slrs == b.slrs && a.default_clock_mhz == b.default_clock_mhz &&
          a.max_clock_mhz == b.max_clock_mhz && a.achievable_clock_mhz == b.achievable_clock_mhz &&
+         a.multi_slr_clock_mhz == b.multi_slr_clock_mhz &&
          a.card_idle_watts == b.card_idle_watts && a.card_max_watts == b.card_max_watts &&
          a.bram_read_latency == b.bram_read_latency &&
          a.uram_read_latency == b.uram_read_latency && a.write_latency == b.write_latency &&
-         a.uram_cascade_height == b.uram_cascade_height;
+         a.uram_cascade_height == b.uram_cascade_height && a.int_mul32_dsp == b.int_mul32_dsp;
 }
 
 DeviceSpec load_device_spec(const std::string& path) {

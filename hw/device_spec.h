@@ -63,6 +63,10 @@ struct DeviceSpec {
   /// upper bound from the builds known, not a prediction for a given design. A design asking
   /// for more does not fit (hw/resource_fit.h). 0: the device file states none (not checked).
   double achievable_clock_mhz = 0;
+  /// The kernel clock a design spread over more than one SLR is expected to reach without
+  /// floorplanning (clocks.multi_slr_mhz, MHz; hw/resource_fit.h achievable_clock); 0: none
+  /// stated (no multi-SLR limit).
+  double multi_slr_clock_mhz = 0;
   /// The card's draw with the shell loaded and no kernel running (card.idle_watts, W) and
   /// its power limit (card.max_watts, W): a design's card-level power, idle + its dynamic
   /// power, must stay within the limit (hw/resource_fit.h). 0: the device file states no card
@@ -76,6 +80,11 @@ struct DeviceSpec {
   /// "write_latency", default 1.
   int write_latency = 1;
   int uram_cascade_height = 8;
+  /// DSP48E2 slices of one 32-bit integer multiplier (int_mul32.dsp, default 3): each runtime
+  /// product of a kernel's per-call trip-count setup (ttsim_spec::trip_products) is one. The
+  /// default is the csynth binding `mul_32s_32s_32_1_1` (DSP 3, latency 0 at 8 and 10 ns) in
+  /// shared/data/hls_reports/ahls_stencil3d (xcu50) and systolic_multiplier (xck26).
+  int int_mul32_dsp = 3;
   std::map<std::string, FloatOpSpec> float_ops;  ///< "fadd", "fmul", "fdiv", "fexp", "fsqrt", ...
   PowerCoefficients power;
 

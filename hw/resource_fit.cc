@@ -11,7 +11,8 @@ namespace ttsim {
 
 std::string ResourceOverrun::line() const {
   if (resource == "clock") {
-    return fmt::format("clock {:g} MHz asked, {:g} MHz achievable (the device at {})", used, limit, device_pointer);
+    return fmt::format("clock {:g} MHz asked, {:g} MHz achievable ({}the device at {})", used, limit,
+                       basis.empty() ? "" : basis + "; ", device_pointer);
   }
   if (resource == "card power") {
     return fmt::format("card power {:.1f} W needed, {:.1f} W usable ({:g} W on the device at {}, {:g} % headroom)",
@@ -22,6 +23,43 @@ std::string ResourceOverrun::line() const {
                      resource == "LUT" || resource == "FF" ? "estimated" : "needed",
                      grouped(static_cast<std::int64_t>(limit)), grouped(static_cast<std::int64_t>(total)),
                      device_pointer, headroom_pct);
+}
+
+std::string ClockEstimate::basis() const {
+  if (!slr_resource) return "";
+  return fmt::format("spans {} SLRs: {} {} > {} per SLR", slrs, slr_resource,
+                     grouped(static_cast<std::int64_t>(std::ceil(slr_used))),
+                     grouped(static_cast<std::int64_t>(slr_share)));
+}
+
+ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device) {
+  ClockEstimate c;
+  if (device.achievable_clock_mhz <= 0) return c;
+  c.mhz = device.achievable_clock_mhz;
+  c.device_pointer = "/clocks/achievable_mhz";
+  c.slrs = device.slrs;
+  if (device.slrs < 2 || device.multi_slr_clock_mhz <= 0 || device.multi_slr_clock_mhz >= c.mhz) return c;
+  double worst = 1;  // the resource furthest above its share of one SLR, if any
+  auto share = [&](const char* what, double used, std::int64_t total) {
+    if (total <= 0) return;
+    const double per_slr = std::floor(static_cast<double>(total) / device.slrs);
+    if (per_slr > 0 && used > per_slr && used / per_slr > worst) {
+      worst = used / per_slr;
+      c.slr_resource = what;
+      c.slr_used = used;
+      c.slr_share = per_slr;
+    }
+  };
+  share("BRAM36", use.bram36, device.bram36);
+  share("URAM288", use.uram288, device.uram288);
+  share("DSP", use.dsp, device.dsp);
+  share("LUT (estimated)", use.lut, device.lut);
+  share("FF (estimated)", use.ff, device.ff);
+  if (c.slr_resource) {
+    c.mhz = device.multi_slr_clock_mhz;
+    c.device_pointer = "/clocks/multi_slr_mhz";
+  }
+  return c;
 }
 
 std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
@@ -46,9 +84,9 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
       out.push_back({"card power", "/card/max_watts", use.card_watts, limit, device.card_max_watts, headroom_pct});
     }
   }
-  if (device.achievable_clock_mhz > 0 && use.clock_mhz > device.achievable_clock_mhz) {
-    out.push_back({"clock", "/clocks/achievable_mhz", use.clock_mhz, device.achievable_clock_mhz,
-                   device.achievable_clock_mhz, 0});
+  const ClockEstimate clock = achievable_clock(use, device);
+  if (clock.mhz > 0 && use.clock_mhz > clock.mhz) {
+    out.push_back({"clock", clock.device_pointer, use.clock_mhz, clock.mhz, clock.mhz, 0, clock.basis()});
   }
   return out;
 }

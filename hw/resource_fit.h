@@ -11,10 +11,8 @@
 //  - card power: the card's idle draw plus the design's dynamic power (hw/fpga_power.h,
 //    clocked scenario) within (100 − headroom) % of the card's maximum (card.max_watts),
 //    when the device file states a card;
-//  - clock: the design's clock at most the device's achievable clock (clocks.achievable_mhz:
-//    the highest post-route kernel clock real builds on the device are known to have
-//    closed at — an upper bound, not a prediction for the design), no headroom; a device
-//    file that states none checks no clock.
+//  - clock: the design's clock at most its achievable clock (achievable_clock below), no
+//    headroom; a device file that states no achievable clock checks no clock.
 
 #include <cstdint>
 #include <string>
@@ -40,6 +38,32 @@ struct ResourceUse {
   double clock_mhz = 0;  ///< the design's kernel clock, MHz; 0: not checked
 };
 
+/// A design's achievable kernel clock (MHz) and what sets it: the lower of
+///  - the device's clocks.achievable_mhz, the highest post-route kernel clock real builds on
+///    the device are known to have closed at (the U50: 250 MHz, DGN_compute_one_graph; an
+///    upper bound, not a prediction), and
+///  - when the design does not fit one SLR (some resource above its total / slrs: the
+///    emitted link pins no SLR and the kernel has no floorplan), the device's
+///    clocks.multi_slr_mhz: the average clock of HLS designs spread over the dies of a
+///    multi-die Alveo card without floorplanning (147 MHz over 43 designs on U250 and U280;
+///    AutoBridge, Guo et al., FPGA'21, doi 10.1145/3431920.3439289, whose floorplanning and
+///    pipelining raised them to 297 MHz).
+/// The logic depth of the bank networks the kernels build is below both: a 64-bank lane
+/// rotator (3 LUT levels), an array select among at most 16 arrays (2) and the block-RAM
+/// start (counted as one level) are 6 levels, 1.8 ns at report_failfast's 0.300 ns per
+/// LUT and net for UltraScale+ -2 (Xilinx/XilinxTclStore designutils/report_failfast.tcl), so
+/// no depth term is priced.
+struct ClockEstimate {
+  double mhz = 0;  ///< 0: the device states no achievable clock (no clock is checked)
+  /// The device file's figure that sets it: "/clocks/achievable_mhz" or "/clocks/multi_slr_mhz".
+  const char* device_pointer = "";
+  int slrs = 1;                        ///< the device's SLRs
+  const char* slr_resource = nullptr;  ///< the resource furthest above its one-SLR share, or null
+  double slr_used = 0, slr_share = 0;  ///< its use and its one-SLR share (total / slrs, floored)
+  /// Why, when the multi-SLR figure sets it: "spans 2 SLRs: BRAM36 769 > 672 per SLR"; "" otherwise.
+  std::string basis() const;
+};
+
 /// One resource over its limit.
 struct ResourceOverrun {
   std::string resource;  ///< "BRAM36", "URAM288", "DSP", "LUT", "FF", "card power", "clock"
@@ -48,12 +72,18 @@ struct ResourceOverrun {
   double limit = 0;  ///< usable: floor(total · (100 − headroom) / 100)
   double total = 0;  ///< on the device
   double headroom_pct = 0;
+  std::string basis;  ///< the clock's: ClockEstimate::basis
   /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
   /// headroom)" ("estimated" for LUTs); "card power 78.4 W needed, 71.2 W usable (75 W on
   /// the device at /card/max_watts, 5 % headroom)"; "clock 300 MHz asked, 250 MHz achievable
-  /// (the device at /clocks/achievable_mhz)".
+  /// (the device at /clocks/achievable_mhz)"; "clock 200 MHz asked, 147 MHz achievable (spans
+  /// 2 SLRs: BRAM36 769 > 672 per SLR; the device at /clocks/multi_slr_mhz)".
   std::string line() const;
 };
+
+/// The achievable clock of a design using `use` on `device` (the rule above; use.clock_mhz
+/// is not read).
+ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device);
 
 /// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
 /// free, in the order BRAM36, URAM288, DSP, LUT, FF, card power, clock; empty when the design

@@ -84,10 +84,11 @@ int module_variant(const std::string& module) {
   return -1;
 }
 
-/// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs.
+/// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs, plus the
+/// multipliers of their trip-count setup (setup_dsp).
 std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
-  std::int64_t d = 0;
+  std::int64_t d = setup_dsp(ks, variant, dsp);
   for (int i = 0; i < ks.n_loops; ++i) {
     if (variant >= 0 && ks.loops[i].variant != variant) continue;
     d += loop_dsp(ks.loops[i], lanes, dsp);
@@ -317,6 +318,11 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRan
   for (int i = 0; runs && i < ks.n_loops; ++i) {
     const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
     if (trip <= 0) continue;
+    if (trip > kMaxKernelTrip) {
+      throw InputError(fmt::format("task {} ({}): loop {} runs {} iterations, more than the kernels' 32-bit trip "
+                                   "count holds ({}; hls/include/kernel_spec.h loop_trip<int>)",
+                                   t.name, ttsim::to_string(t.op), ks.loops[i].name, trip, kMaxKernelTrip));
+    }
     any = true;
     std::int64_t& lo = trips.min[idx * kSpecLoops + i];
     std::int64_t& hi = trips.max[idx * kSpecLoops + i];
@@ -725,8 +731,7 @@ double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceS
   return device.card_idle_watts + fpga_power(device, a).dynamic_watts();
 }
 
-std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
-                                     const DeviceSpec& device, double headroom_pct) {
+ResourceUse machine_use(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device) {
   ResourceUse use;
   use.bram36 = static_cast<double>(m.bram36());
   use.uram288 = static_cast<double>(m.uram288());
@@ -735,6 +740,12 @@ std::vector<std::string> over_device(const Machine& m, double luts, double ffs, 
   use.ff = ffs;
   use.card_watts = card_watts(m, luts, clock_mhz, device);
   use.clock_mhz = clock_mhz;
+  return use;
+}
+
+std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
+                                     const DeviceSpec& device, double headroom_pct) {
+  const ResourceUse use = machine_use(m, luts, ffs, clock_mhz, device);
   std::vector<std::string> out;
   for (const ResourceOverrun& o : resource_overruns(use, device, headroom_pct)) out.push_back(o.line());
   return out;

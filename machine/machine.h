@@ -142,6 +142,11 @@ struct Machine {
 /// where a URAM block would be mostly empty. `memplan --uram-min-depth` defaults to it.
 inline constexpr std::int64_t kUramMinBankWords = 2048;
 
+/// Most iterations one call of a kernel loop may run (INT32_MAX): the kernels evaluate their
+/// trip counts in 32-bit arithmetic (hls/include/kernel_spec.h loop_trip<int>, priced as
+/// 32-bit multipliers); describe refuses a task above it (InputError naming the task and loop).
+inline constexpr std::int64_t kMaxKernelTrip = 2147483647;
+
 /// Refuses an arch the emitted top cannot carry out, naming the arch file and its JSON
 /// pointer: more than one contraction engine or nonlinear unit of a kind (/contraction/
 /// engines, /nonlinear/<kind>/count: the top builds one instance per module), a parallel
@@ -213,12 +218,16 @@ int memory_index(int id);
 /// prints. 0 when the device file states no card or has no power coefficients.
 double card_watts(const Machine& m, double luts, double clock_mhz, const DeviceSpec& device);
 
+/// What `m` uses by the fit rule's measures (hw/resource_fit.h ResourceUse): its BRAM36,
+/// URAM288 and DSPs, `luts` and `ffs` (the design's estimates), its card_watts and `clock_mhz`.
+ResourceUse machine_use(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device);
+
 /// Resources of `m` beyond the device by the one fit rule (hw/resource_fit.h
 /// resource_overruns): its DSPs, BRAM36 and URAM288, `luts` (the design's LUT estimate,
 /// sim/machine_luts.h) and `ffs` (its FF estimate, hw/ff_estimate.h design_ff_terms), each
 /// within floor(total · (100 − headroom_pct) / 100); its card power
-/// (card_watts) within the card's limit less the headroom; `clock_mhz` at most the device's
-/// achievable clock. One line per limit exceeded ("BRAM36 1,345 needed, 1,276 usable (1,344
+/// (card_watts) within the card's limit less the headroom; `clock_mhz` at most the design's
+/// achievable clock (hw/resource_fit.h achievable_clock). One line per limit exceeded ("BRAM36 1,345 needed, 1,276 usable (1,344
 /// on the device at /resources/bram36, 5 % headroom)"); empty when it fits.
 std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
                                      const DeviceSpec& device, double headroom_pct = kDefaultResourceHeadroomPct);

@@ -96,8 +96,12 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   j["over_device"] = e.over_device;
   const double card = machine::card_watts(mach, e.luts, arch.clock_mhz, device);
   j["card_watts"] = card > 0 ? Json(card) : Json(nullptr);
+  const ClockEstimate achievable =
+      achievable_clock(machine::machine_use(mach, e.luts, e.ff_terms.total(), arch.clock_mhz, device), device);
   j["clock"] = {{"mhz", arch.clock_mhz},
-                {"achievable_mhz", device.achievable_clock_mhz > 0 ? Json(device.achievable_clock_mhz) : Json(nullptr)},
+                {"achievable_mhz", achievable.mhz > 0 ? Json(achievable.mhz) : Json(nullptr)},
+                {"achievable_source", achievable.mhz > 0 ? Json(achievable.device_pointer) : Json(nullptr)},
+                {"achievable_basis", achievable.slr_resource ? Json(achievable.basis()) : Json(nullptr)},
                 {"max_mhz", device.max_clock_mhz},
                 {"operator_latencies", priced_operator_latencies(device, arch.clock_mhz, arch.calibration.get())}};
   j["machine"] = machine::machine_json(mach);

@@ -33,6 +33,7 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
                   {"float_ops.*.latency.max_clock_mhz", "MHz (the highest clock the latency holds at)"},
                   {"float_ops.*.dsp", "DSP48E2 slices per operator core"},
                   {"memory.*_latency", "cycles"},
+                  {"int_mul32.dsp", "DSP48E2 slices per 32-bit integer multiplier (a kernel's trip-count setup)"},
                   {"resources.*", "blocks or cells of the device"}};
   dev["sources"] = device.sources;
   const BankInstance bank;  // the memory model's defaults
@@ -47,6 +48,12 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"bram_read_latency_cycles", device.bram_read_latency},
             {"uram_read_latency_cycles", device.uram_read_latency},
             {"write_latency_cycles", device.write_latency}}},
+          {"kernel_trip_limit",
+           {{"value", machine::kMaxKernelTrip},
+            {"unit", "iterations of one kernel loop call"},
+            {"source", "machine/machine.h kMaxKernelTrip: the kernels evaluate their trip counts in 32-bit "
+                       "arithmetic (hls/include/kernel_spec.h loop_trip<int>, priced as int_mul32 multipliers); "
+                       "describe refuses a task above it"}}},
           {"lut_estimate", lut_estimate_json()},
           {"ff_estimate", ff_estimate_json()},
           {"hls_storage",
@@ -73,7 +80,9 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
                          "chosen.json was chosen under"}}},
             {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100); "
                           "card power (the device file's card.idle_watts + the design's dynamic power) <= "
-                          "card.max_watts * (100 - headroom) / 100; clock <= clocks.achievable_mhz"}}}};
+                          "card.max_watts * (100 - headroom) / 100; clock <= the design's achievable clock: clocks.achievable_mhz, or "
+                          "clocks.multi_slr_mhz when some resource is above its total / slrs (hw/resource_fit.h "
+                          "achievable_clock)"}}}};
 }
 
 }  // namespace ttsim

@@ -9,6 +9,23 @@
 
 namespace ttsim::dse {
 
+ResourceUse point_use(const Evaluation& e, const DeviceSpec& device) {
+  ResourceUse use;
+  auto metric = [&](Metric m) { return e.metrics.has(m) ? e.metrics[m] : 0.0; };
+  use.bram36 = metric(Metric::kBram36);
+  use.uram288 = metric(Metric::kUram288);
+  use.dsp = metric(Metric::kDsp);
+  use.lut = metric(Metric::kLut);
+  use.ff = metric(Metric::kFf);
+  // Card power: the card's idle draw plus the point's dynamic power (the clocked figure
+  // machine::card_watts gives the other commands).
+  if (device.card_max_watts > 0 && e.metrics.has(Metric::kPowerDynamicWatts)) {
+    use.card_watts = device.card_idle_watts + e.metrics[Metric::kPowerDynamicWatts];
+  }
+  use.clock_mhz = metric(Metric::kClockMhz);
+  return use;
+}
+
 Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& device,
               const std::vector<Metric>& objectives, bool check_accuracy) {
   Verdict v;
@@ -18,21 +35,8 @@ Verdict judge(const Evaluation& e, const ConstraintSpec& c, const DeviceSpec& de
     return v;
   }
   std::vector<std::string> fails;
-  // The one fit rule (hw/resource_fit.h), with the sweep's headroom; a metric the evaluator
-  // does not provide counts as none used.
-  ResourceUse use;
-  auto metric = [&](Metric m) { return e.metrics.has(m) ? e.metrics[m] : 0.0; };
-  use.bram36 = metric(Metric::kBram36);
-  use.uram288 = metric(Metric::kUram288);
-  use.dsp = metric(Metric::kDsp);
-  use.lut = metric(Metric::kLut);
-  use.ff = metric(Metric::kFf);
-  // Card power: the card's idle draw plus the point's dynamic power (the clocked figure
-  // machine::card_watts gives the other commands); the clock against the achievable one.
-  if (device.card_max_watts > 0 && e.metrics.has(Metric::kPowerDynamicWatts)) {
-    use.card_watts = device.card_idle_watts + e.metrics[Metric::kPowerDynamicWatts];
-  }
-  use.clock_mhz = metric(Metric::kClockMhz);
+  // The one fit rule (hw/resource_fit.h), with the sweep's headroom.
+  const ResourceUse use = point_use(e, device);
   for (const ResourceOverrun& o : resource_overruns(use, device, c.resource_headroom_pct)) {
     v.violation += o.limit > 0 ? o.used / o.limit - 1 : 1;
     fails.push_back(o.line());

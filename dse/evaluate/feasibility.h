@@ -8,6 +8,7 @@
 #include "dse/evaluate/evaluator.h"
 #include "dse/space/sweep_spec.h"
 #include "hw/device_spec.h"
+#include "hw/resource_fit.h"
 
 namespace ttsim::dse {
 
@@ -22,12 +23,18 @@ struct Verdict {
   std::string reason;  ///< "" when feasible; "; "-joined failed checks otherwise
 };
 
+/// What the point of `e` uses by the fit rule's measures (hw/resource_fit.h ResourceUse),
+/// from its metrics (a metric the evaluator does not provide counts as none used): BRAM36,
+/// URAM288, DSP, LUT and FF estimates, the card power (the device's card idle watts + the
+/// point's dynamic power, when the device file states a card) and its clock.
+ResourceUse point_use(const Evaluation& e, const DeviceSpec& device);
+
 /// Checks `e` against `constraints` on `device`. Resources by the one fit rule every
 /// command applies (hw/resource_fit.h resource_overruns) with the sweep's headroom:
 /// BRAM36, URAM288, DSP, (when the evaluator estimates it and the device file has a
 /// LUT count) LUT, the card power (the device's card idle watts + the point's dynamic
-/// power, when the device file states a card) and the clock (clock_mhz at most the device's
-/// achievable clock). A constraint whose metric the evaluator cannot provide
+/// power, when the device file states a card) and the clock (clock_mhz at most the point's
+/// achievable clock, hw/resource_fit.h achievable_clock). A constraint whose metric the evaluator cannot provide
 /// for any point is skipped by the caller (listed as unavailable in the summary);
 /// `check_accuracy` = false skips min_accuracy; with it, a point without an accuracy is
 /// infeasible with the reason "accuracy unknown at rank R" (R = Evaluation::tt_rank).

@@ -32,7 +32,13 @@ std::string constraints_text(const SweepEvaluator& eval) {
     s += fmt::format(", card power (idle {:g} W + dynamic) within {:g}% of {:g} W", d.card_idle_watts,
                      100 - c.resource_headroom_pct, d.card_max_watts);
   }
-  if (d.achievable_clock_mhz > 0) s += fmt::format(", clock <= {:g} MHz (achievable)", d.achievable_clock_mhz);
+  if (d.achievable_clock_mhz > 0) {
+    s += fmt::format(", clock <= {:g} MHz (achievable", d.achievable_clock_mhz);
+    if (d.slrs > 1 && d.multi_slr_clock_mhz > 0 && d.multi_slr_clock_mhz < d.achievable_clock_mhz) {
+      s += fmt::format("; {:g} MHz for a design above one SLR's share", d.multi_slr_clock_mhz);
+    }
+    s += ")";
+  }
   if (c.max_epoch_seconds) s += fmt::format(", epoch <= {:g} s", *c.max_epoch_seconds);
   if (c.min_compression) s += fmt::format(", compression >= {:g}x", *c.min_compression);
   if (c.max_compression) s += fmt::format(", compression <= {:g}x", *c.max_compression);

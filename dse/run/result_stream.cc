@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "dse/evaluate/feasibility.h"
 #include "dse/evaluate/resolve.h"
 #include "hw/kernel_latency.h"
 
@@ -24,20 +25,28 @@ void put(Buffer& b, std::string_view text) { b.append(text.data(), text.data() +
 
 void put_int(Buffer& b, std::uint64_t v) { put(b, fmt::format_int(v).c_str()); }
 
-// ,"clock":{"achievable_mhz":..,"mhz":..,"operator_latencies":{op: cycles}}: the point's clock
-// (NaN: not evaluated, "clock":null), the device's achievable clock and the operator
-// latencies at the point's clock the kernel loops were priced with (a calibration's where it
-// has them).
+// ,"clock":{"achievable_basis":..,"achievable_mhz":..,"mhz":..,"operator_latencies":{op: cycles}}:
+// the point's clock (NaN: not evaluated, "clock":null), its achievable clock by the fit rule
+// (hw/resource_fit.h achievable_clock; null when the device states none) with what sets it
+// (the device file's pointer, and why for the multi-SLR figure) and the operator latencies at
+// the point's clock the kernel loops were priced with (a calibration's where it has them).
 void append_clock_json(std::string& out, const DeviceSpec& device, const KernelCalibration* calibration, double mhz,
-                       JsonNumbers numbers) {
+                       const ClockEstimate& achievable, JsonNumbers numbers) {
   out += ",\"clock\":";
   if (std::isnan(mhz) || mhz > device.max_clock_mhz) {
     out += "null";
     return;
   }
-  out += "{\"achievable_mhz\":";
-  if (device.achievable_clock_mhz > 0) {
-    append_json_number(out, device.achievable_clock_mhz, numbers);
+  out += "{\"achievable_basis\":";
+  if (achievable.mhz > 0) {
+    const std::string basis = achievable.basis();
+    append_json_string(out, std::string(achievable.device_pointer) + (basis.empty() ? "" : ": " + basis));
+  } else {
+    out += "null";
+  }
+  out += ",\"achievable_mhz\":";
+  if (achievable.mhz > 0) {
+    append_json_number(out, achievable.mhz, numbers);
   } else {
     out += "null";
   }
@@ -67,7 +76,8 @@ void append_point_json(std::string& out, const SweepEvaluator& eval, const Resul
     out += ",\"analytic_metrics\":";
     append_metrics_json(out, r.rec.analytic.metrics, numbers);
   }
-  append_clock_json(out, eval.priced_device(), eval.kernel_calibration(), metric(Metric::kClockMhz), numbers);
+  append_clock_json(out, eval.priced_device(), eval.kernel_calibration(), metric(Metric::kClockMhz),
+                    achievable_clock(point_use(e, eval.device()), eval.device()), numbers);
   out += ",\"energy_joules_per_epoch\":";
   append_json_number(out, metric(Metric::kEpochEnergyJoules), numbers);
   out += r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":\"" : ",\"feasible\":false,\"fidelity\":\"";

@@ -195,29 +195,54 @@ constexpr int tree_levels(int lanes) {
   return levels;
 }
 
+/// Non-deduced template argument (C++14 has no std::type_identity).
+template <typename T>
+struct Same {
+  using type = T;
+};
+
 /// Trip count of a loop of kind `k` for a task of extents (batch, rows, inner, cols),
 /// variant `variant` and `lanes` lanes; 0 when the loop does not run for this variant
 /// (`loop_variant` >= 0 and != the task's form). R = batch·rows, tiles = ceil(cols/lanes),
-/// S = kAccSlots (row and column slots); contraction: nb = reduce ? 1 : batch, rb = reduce ? batch : 1,
-/// nred = inner · rb.
-constexpr long long loop_trip(TripKind k, int loop_variant, int variant, long long batch,
-                              long long rows, long long inner, long long cols, int lanes) {
-  const long long S = kAccSlots;
-  const long long R = batch * rows, tiles = ceil_div(cols, lanes);
-  const bool reduce = (variant & kContractReduceBatch) != 0;
-  const long long nb = reduce ? 1 : batch, rb = reduce ? batch : 1;
+/// S = kAccSlots (row and column slots); contraction: batch · acc_slot_iterations(g) · reduction
+/// steps (the batch is an outer loop, or part of the reduction when it is reduced: either way
+/// batch times). `Int`: the arithmetic's type — long long on the host (the simulator),
+/// int in the kernels (hls/kernels: the per-call setup evaluates it in 32-bit multipliers,
+/// trip_products(k) of them; the simulator refuses a task whose trip exceeds INT32_MAX,
+/// machine/machine.h). Divisions and products by `lanes` and S are shifts and masks for the
+/// power-of-two counts the shipped configs use.
+template <typename Int = long long>
+constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same<Int>::type batch,
+                        typename Same<Int>::type rows, typename Same<Int>::type inner,
+                        typename Same<Int>::type cols, int lanes) {
+  const Int S = kAccSlots;
+  const Int R = batch * rows, tiles = static_cast<Int>(ceil_div(cols, lanes));
   const int form = k >= kTripContractColumn && k <= kTripContractScalar ? (variant & kContractFormMask) : variant;
   if (loop_variant >= 0 && loop_variant != form) return 0;
   switch (k) {
     case kTripElementwise: return R * tiles;
-    case kTripRowSlots: return ceil_div(R, S) * S * tiles;
-    case kTripColumnSlots: return ceil_div(tiles, S) * S * R;
-    case kTripContractColumn: return nb * acc_slot_iterations(rows * tiles) * inner * rb;
-    case kTripContractDot: return nb * acc_slot_iterations(rows * cols) * ceil_div(inner, lanes) * rb;
-    case kTripContractScalar: return nb * acc_slot_iterations(rows * cols) * inner * rb;
-    case kTripTranspose: return (ceil_div(R, lanes) * tiles + transpose_buffers(lanes) - 1) * lanes;
+    case kTripRowSlots: return static_cast<Int>(ceil_div(R, S)) * S * tiles;
+    case kTripColumnSlots: return static_cast<Int>(ceil_div(tiles, S)) * S * R;
+    case kTripContractColumn: return batch * static_cast<Int>(acc_slot_iterations(rows * tiles)) * inner;
+    case kTripContractDot:
+      return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * static_cast<Int>(ceil_div(inner, lanes));
+    case kTripContractScalar: return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * inner;
+    case kTripTranspose: return (static_cast<Int>(ceil_div(R, lanes)) * tiles + transpose_buffers(lanes) - 1) * lanes;
   }
   return 0;
+}
+
+/// Runtime integer products loop_trip evaluates for a loop of kind `k` in a kernel's per-call
+/// setup (before the pipelined loop; none is in a loop body): the contraction forms three —
+/// rows·tiles (column) or rows·cols (dot, scalar), that times the reduction steps, that times
+/// the batch — and the row-wise kinds one, R·tiles (the row kernels pass batch 1, so
+/// R = rows; products with kAccSlots or `lanes` are shifts). The contraction's chunk count
+/// and width come from the same rows·tiles (rows·cols) product. Each is a 32-bit multiplier
+/// in the DSP count (hw/arch_spec.h kernel_dsp): an upper bound, as Vitis may share one
+/// multiplier between a module's sequential setups (csynth binds two products to one
+/// mul_32s_32s_32 in shared/data/hls_reports/ahls_stencil3d).
+constexpr int trip_products(TripKind k) {
+  return k >= kTripContractColumn && k <= kTripContractScalar ? 3 : 1;
 }
 
 // ---- The specification ------------------------------------------------------------

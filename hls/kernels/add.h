@@ -19,10 +19,10 @@ void add_accumulate_kernel(const float x_mem[][B], int x_off, float acc_mem[][B]
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> acc(acc_mem, acc_off);
   Elementwise<LANES, TTSIM_II_ADD_ACCUMULATE> c(R, cols, acc_rs, x_rs);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("add_accumulate");
 add_accumulate:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_ADD_ACCUMULATE
 // every acc element is read and written in one iteration (acc_rs >= cols: distinct elements).
 #pragma HLS DEPENDENCE variable = acc_mem type = inter false
@@ -52,10 +52,10 @@ void column_sum_kernel(const float x_mem[][B], int x_off, float sum_mem[][B], in
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   ColumnReduce<LANES, TTSIM_II_COLUMN_SUM> c(R, cols, x_rs);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("column_sum");
 column_sum:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_COLUMN_SUM
 // sum[j] is read and written once per call, in the iteration of the last row.
 #pragma HLS DEPENDENCE variable = sum_mem type = inter false
@@ -98,18 +98,18 @@ void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int
   const Banked<float, B> out(out_mem, out_off);
   float tile[NB][LANES][LANES];
 #pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
-  const long tiles = static_cast<long>((R + LANES - 1) / LANES) * ((cols + LANES - 1) / LANES);
-  const long total = (tiles + NB - 1) * LANES;
+  const int tiles = ((R + LANES - 1) / LANES) * ((cols + LANES - 1) / LANES);  // the one setup product
+  const int total = (tiles + NB - 1) * LANES;
   int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
   int i0 = 0, j0 = 0;         // first row and column of the tile being read
   int wi0 = 0, wj0 = 0;       // of the tile being written
   // Increment-only addressing: (i0 + s)·x_rs and (wj0 + s)·o_rs as running sums, and the
   // tile starts i0·x_rs, wj0·o_rs they restart from (LANES·stride: a shift).
   int xrow = 0, xrow0 = 0, orow = 0, orow0 = 0;
-  long t = 0;
+  int t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
 // A tile buffer is read at least kTransposeLag iterations after its last write (the loop's

@@ -130,8 +130,10 @@ namespace detail {
 /// sums, advanced by adding the stride when their counter advances and restored or reset
 /// when it restarts, so the pipelined loop bodies add and compare but never multiply a
 /// runtime index by a runtime stride (a 32-bit multiplier is DSPs and pipeline depth the
-/// kernel specification does not price). The products outside the loop (trip counts,
-/// chunk counts) are per-call setup.
+/// kernel specification does not price). The products outside the loop (the trip count and
+/// the slot count the chunk count and width come from) are per-call setup in 32-bit
+/// arithmetic: ttsim_spec::trip_products of them per form, priced as 32-bit multipliers in
+/// the DSP count (hw/arch_spec.h setup_dsp).
 struct SlotCursor {
   const ContractDesc& d;
   const int* index;
@@ -254,17 +256,17 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
   const int tiles = (d.cols + LANES - 1) / LANES;
-  const long slots = static_cast<long>(d.rows) * tiles;
+  const int slots = d.rows * tiles;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
   const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
-  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
+  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
   detail::SlotCursor cur(d, index, d.inner, chunks, chunk_w, tiles);
 contract_column:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
@@ -303,16 +305,16 @@ void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
   const int ptiles = (d.inner + LANES - 1) / LANES;
-  const long slots = static_cast<long>(d.rows) * d.cols;
+  const int slots = d.rows * d.cols;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
   const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
-  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractDot, -1, contract_variant(d),
+  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractDot, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, LANES);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_dot");
   detail::SlotCursor cur(d, index, ptiles, chunks, chunk_w, d.cols);
 contract_dot:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_DOT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_DOT_MIN max = TTSIM_TRIPS_CONTRACT_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
@@ -351,16 +353,16 @@ void contract_scalar_loop(const float A_mem[][BANKS], int a_off, const float B_m
                           float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const long slots = static_cast<long>(d.rows) * d.cols;
+  const int slots = d.rows * d.cols;
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
   const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
-  const long total = ttsim_spec::loop_trip(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
+  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractScalar, -1, contract_variant(d),
                                            d.batch, d.rows, d.inner, d.cols, 1);
   float acc[kAccSlots];
   TTSIM_LOOP_BEGIN("contract_scalar");
   detail::SlotCursor cur(d, index, d.inner, chunks, chunk_w, d.cols);
 contract_scalar:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_SCALAR
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_SCALAR_MIN max = TTSIM_TRIPS_CONTRACT_SCALAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true

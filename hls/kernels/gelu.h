@@ -21,10 +21,10 @@ void gelu_kernel(const float x_mem[][B], int x_off, float y_mem[][B], int y_off,
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> y(y_mem, y_off);
   Elementwise<LANES, TTSIM_II_GELU> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("gelu");
 gelu:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_GELU
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_MIN max = TTSIM_TRIPS_GELU_MAX
     TTSIM_LOOP_ITER("gelu");
@@ -56,10 +56,10 @@ void gelu_grad_kernel(const float x_mem[][B], int x_off, float d_mem[][B], int d
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> d(d_mem, d_off);
   Elementwise<LANES, TTSIM_II_GELU_GRAD> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("gelu_grad");
 gelu_grad:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_GELU_GRAD
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_GELU_GRAD_MIN max = TTSIM_TRIPS_GELU_GRAD_MAX
 // every d element is read and written in one iteration, no other iteration touches it.

@@ -23,10 +23,10 @@ void layernorm_mean_loop(const float x_mem[][B], int x_off, int R, int cols, flo
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_LAYERNORM_MEAN> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_mean");
 layernorm_mean:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_MEAN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_MEAN_MIN max = TTSIM_TRIPS_LAYERNORM_MEAN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -51,10 +51,10 @@ void layernorm_var_loop(const float x_mem[][B], int x_off, float rstd_mem[][B], 
   const Banked<float, B> rstd(rstd_mem, rstd_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_LAYERNORM_VAR> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_var");
 layernorm_var:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_VAR
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_VAR_MIN max = TTSIM_TRIPS_LAYERNORM_VAR_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -91,10 +91,10 @@ void layernorm_normalize_loop(const float x_mem[][B], int x_off, const float gam
   const Banked<float, B> y(y_mem, y_off), xhat(xhat_mem, xhat_off), rstd(rstd_mem, rstd_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_LAYERNORM_NORMALIZE> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_normalize");
 layernorm_normalize:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_NORMALIZE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MIN max = TTSIM_TRIPS_LAYERNORM_NORMALIZE_MAX
 // x̂ and rstd are one argument in the build (modules.cc): x̂ is written here and never read,
@@ -139,10 +139,10 @@ void layernorm_grad_reduce_loop(const float dy_mem[][B], int dy_off, const float
   const Banked<float, B> stat(stat_mem, stat_off);
   float acc1[kAccSlots], acc2[kAccSlots];
   RowReduce<LANES, TTSIM_II_LAYERNORM_GRAD_REDUCE> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_grad_reduce");
 layernorm_grad_reduce:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_REDUCE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_REDUCE_MAX
 #pragma HLS DEPENDENCE variable = acc1 type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -191,10 +191,10 @@ void layernorm_grad_input_loop(const float dy_mem[][B], int dy_off, const float 
   const Banked<const float, B> gamma(gamma_mem, gamma_off);
   const Banked<float, B> dx(dx_mem, dx_off), stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_LAYERNORM_GRAD_INPUT> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_grad_input");
 layernorm_grad_input:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_INPUT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MIN max = TTSIM_TRIPS_LAYERNORM_GRAD_INPUT_MAX
     TTSIM_LOOP_ITER("layernorm_grad_input");
@@ -235,10 +235,10 @@ void layernorm_grad_params_loop(const float dy_mem[][B], int dy_off, const float
 #pragma HLS ARRAY_PARTITION variable = accg dim = 2 complete
 #pragma HLS ARRAY_PARTITION variable = accb dim = 2 complete
   ColumnReduce<LANES, TTSIM_II_LAYERNORM_GRAD_PARAMS> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_grad_params");
 layernorm_grad_params:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LAYERNORM_GRAD_PARAMS
 // dgamma[j] / dbeta[j] are read and written once per call, in the iteration of the last row.
 #pragma HLS DEPENDENCE variable = dgamma_mem type = inter false

@@ -20,10 +20,10 @@ void loss_max_loop(const float logits_mem[][B], int logits_off, int R, int cols,
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_LOSS_MAX> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_max");
 loss_max:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LOSS_MAX
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_MAX_MIN max = TTSIM_TRIPS_LOSS_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -49,10 +49,10 @@ void loss_exp_sum_loop(const float logits_mem[][B], int logits_off, const int in
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_LOSS_EXP_SUM> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_exp_sum");
 loss_exp_sum:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LOSS_EXP_SUM
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_LOSS_EXP_SUM_MIN max = TTSIM_TRIPS_LOSS_EXP_SUM_MAX
 // stat is read in its first half (row r) and written in its second (R + r) only.
@@ -105,10 +105,10 @@ void loss_grad_loop(const int index[], int labels_off, float dlogits_mem[][B], i
 #pragma HLS INLINE
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_LOSS_GRAD> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_grad");
 loss_grad:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_LOSS_GRAD
 // dlogits[k] is read and written in the same iteration only.
 #pragma HLS DEPENDENCE variable = dlogits_mem type = inter false

@@ -143,8 +143,8 @@ struct RowTiles {
 };
 
 /// Trip count of a loop of kind k over R rows of cols (kernel_spec.h loop_trip, batch 1).
-inline long trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
-  return ttsim_spec::loop_trip(k, -1, 0, 1, R, 1, cols, lanes);
+inline int trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
+  return ttsim_spec::loop_trip<int>(k, -1, 0, 1, R, 1, cols, lanes);
 }
 
 }  // namespace detail
@@ -163,7 +163,7 @@ class RowReduce {
 
   RowReduce(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, cols, 0, 0) {}
   /// Iterations of the loop: ceil(R / kAccSlots)·kAccSlots·ceil(cols / LANES).
-  long total() const { return detail::trip(ttsim_spec::kTripRowSlots, R_, cols_, LANES); }
+  int total() const { return detail::trip(ttsim_spec::kTripRowSlots, R_, cols_, LANES); }
   /// Row of this iteration (>= R: an idle slot).
   int row() const { return c_.row(); }
   bool active() const { return c_.row() < R_; }
@@ -238,7 +238,7 @@ class ColumnReduce {
   ColumnReduce(int R, int cols, int rs0 = -1, int rs1 = 0, int rs2 = 0)
       : R_(R), cols_(cols), tiles_((cols + LANES - 1) / LANES), c_(R, rs0 < 0 ? cols : rs0, rs1, rs2) {}
   /// Iterations of the loop: ceil(ceil(cols / LANES) / kAccSlots)·kAccSlots·R.
-  long total() const { return detail::trip(ttsim_spec::kTripColumnSlots, R_, cols_, LANES); }
+  int total() const { return detail::trip(ttsim_spec::kTripColumnSlots, R_, cols_, LANES); }
   /// Column tile of this iteration (>= tiles: an idle slot).
   int tile() const { return c_.tile(); }
   bool active() const { return c_.tile() < tiles_; }
@@ -296,7 +296,7 @@ class Elementwise {
   Elementwise(int R, int cols, int rs0 = -1, int rs1 = 0, int rs2 = 0)
       : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, rs0 < 0 ? cols : rs0, rs1, rs2) {}
   /// Iterations of the loop: R·ceil(cols / LANES).
-  long total() const { return detail::trip(ttsim_spec::kTripElementwise, R_, cols_, LANES); }
+  int total() const { return detail::trip(ttsim_spec::kTripElementwise, R_, cols_, LANES); }
   int row() const { return c_.r; }
   /// First column of this iteration's tile.
   int first() const { return c_.t * LANES; }

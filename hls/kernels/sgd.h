@@ -15,10 +15,10 @@ template <int LANES, int B>
 void sgd_kernel(float w_mem[][B], int w_off, float g_mem[][B], int g_off, int words, float lr) {
   const Banked<float, B> w(w_mem, w_off);
   const Banked<float, B> g(g_mem, g_off);
-  const long total = detail::trip(ttsim_spec::kTripElementwise, 1, words, LANES);
+  const int total = detail::trip(ttsim_spec::kTripElementwise, 1, words, LANES);
   TTSIM_LOOP_BEGIN("sgd_update");
 sgd_update:
-  for (long t = 0; t < total; ++t) {
+  for (int t = 0; t < total; ++t) {
 #pragma HLS PIPELINE II = TTSIM_II_SGD_UPDATE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SGD_UPDATE_MIN max = TTSIM_TRIPS_SGD_UPDATE_MAX
 // w[k] and g[k] are read and written in the same iteration only.

@@ -20,10 +20,10 @@ void softmax_max_loop(const float in_mem[][B], int in_off, int R, int cols, int 
   const Banked<const float, B> in(in_mem, in_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_SOFTMAX_MAX> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("softmax_max");
 softmax_max:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_MAX
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_MAX_MIN max = TTSIM_TRIPS_SOFTMAX_MAX_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -50,10 +50,10 @@ void softmax_exp_sum_loop(const float in_mem[][B], int in_off, float out_mem[][B
   const Banked<float, B> out(out_mem, out_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   RowReduce<LANES, TTSIM_II_SOFTMAX_EXP_SUM> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("softmax_exp_sum");
 softmax_exp_sum:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_EXP_SUM
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MIN max = TTSIM_TRIPS_SOFTMAX_EXP_SUM_MAX
 // stat is read in its first half (row r) and written in its second (R + r) only.
@@ -94,10 +94,10 @@ void softmax_normalize_loop(float out_mem[][B], int out_off, int R, int cols, fl
   const Banked<float, B> out(out_mem, out_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_SOFTMAX_NORMALIZE> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("softmax_normalize");
 softmax_normalize:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_NORMALIZE
 // out[k] is read and written in the same iteration only: no carried dependence.
 #pragma HLS DEPENDENCE variable = out_mem type = inter false
@@ -126,10 +126,10 @@ void softmax_grad_dot_loop(const float P_mem[][B], int P_off, const float d_mem[
   const Banked<float, B> stat(stat_mem, stat_off);
   float acc[kAccSlots];
   RowReduce<LANES, TTSIM_II_SOFTMAX_GRAD_DOT> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("softmax_grad_dot");
 softmax_grad_dot:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_GRAD_DOT
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_DOT_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
@@ -163,10 +163,10 @@ void softmax_grad_apply_loop(const float P_mem[][B], int P_off, float d_mem[][B]
   const Banked<float, B> d(d_mem, d_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   Elementwise<LANES, TTSIM_II_SOFTMAX_GRAD_APPLY> c(R, cols);
-  const long total = c.total();
+  const int total = c.total();
   TTSIM_LOOP_BEGIN("softmax_grad_apply");
 softmax_grad_apply:
-  for (long n = 0; n < total; ++n) {
+  for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_SOFTMAX_GRAD_APPLY
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MIN max = TTSIM_TRIPS_SOFTMAX_GRAD_APPLY_MAX
 // every d element is read and written in one iteration, no other iteration touches it.

@@ -11,7 +11,7 @@
 //    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
 //    depth equals Machine::param_words;
 //  - Σ over modules of (parsed limit × DSPs of one instance at the parsed lanes, from the
-//    kernel specification and hw/arch_spec.h loop_dsp) equals the design's "dsp" metric,
+//    kernel specification and hw/arch_spec.h loop_dsp and setup_dsp) equals the design's "dsp" metric,
 //    and the blocks of the parsed arrays its "bram36" and "uram288" metrics;
 //  - the scripts synthesize the emitted sources for the device's part at the arch's clock;
 //  - the emitted schedule has no overlapping calls (see SequentialTop below), and the
@@ -225,7 +225,8 @@ Emitted read_emitted(const fs::path& out) {
 /// DSPs of one instance of `module` with `lanes` lanes, from the kernel specification:
 /// Σ loop_dsp over the loops of its TaskOp (modules.h table) that the module runs — for a
 /// module named after one of its op's loops (ttsim_add → loop "add", ttsim_column_sum →
-/// "column_sum"), the loops of that loop's variant; else every loop of the op.
+/// "column_sum"), the loops of that loop's variant; else every loop of the op — plus the
+/// 32-bit multipliers of their trip-count setup (hw/arch_spec.h setup_dsp).
 std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device) {
   const TtsimModuleName* entry = nullptr;
   for (const auto& m : kTtsimModules) {
@@ -244,7 +245,7 @@ std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& 
   for (int i = 0; i < ks.n_loops; ++i) {
     if ("ttsim_" + std::string(ks.loops[i].name) == module) variant = ks.loops[i].variant;
   }
-  std::int64_t dsp = 0;
+  std::int64_t dsp = setup_dsp(ks, variant, OperatorDsp(device));
   for (int i = 0; i < ks.n_loops; ++i) {
     if (variant >= 0 && ks.loops[i].variant != variant) continue;
     dsp += loop_dsp(ks.loops[i], lanes, device);

@@ -216,23 +216,26 @@ TEST(ExploreReference, SimulateExploreAndBaselineAgreeWhetherTheReferenceFits) {
 }
 
 // The clock and card-power limits of the fit rule (hw/resource_fit.h): explore of u50_paper
-// at 100, 250 and 300 MHz on the U50 (achievable clock 250 MHz, card limit 75 W less 5 %)
-// gives each point its clock and the operator latencies it was priced with; 300 MHz is
-// infeasible by both limits, with the lines `simulate` (evaluate_design) and `baseline`
-// give; the card figure is the card's idle draw plus the dynamic power simulate prints.
+// at 100, 200 and 300 MHz on the U50 (card limit 72 W less 5 %) gives each point its clock,
+// its achievable clock with what sets it (u50_paper is above one SLR's share of LUTs, so the
+// multi-SLR figure, 147 MHz, not the device's 250 MHz) and the operator latencies it was
+// priced with; 200 MHz is infeasible by the clock, 300 MHz by both limits, with the lines
+// `simulate` (evaluate_design) and `baseline` give; the card figure is the card's idle draw
+// plus the dynamic power simulate prints.
 TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasibleEverywhere) {
   const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
   const dataset::LengthHistogram split =
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train");
   const std::string dir = tmp_dir("clock_and_card");
   // The U50 with a 72 W card (68.4 W usable): the reference at 300 MHz (about 70 W) is over
-  // it, at 250 MHz (about 61 W) within.
+  // it, at 200 MHz (about 53 W) within.
   Json dev = load_json_file("configs/devices/u50.json");
   dev["card"]["max_watts"] = 72;
   const std::string device_file = dir + "/u50_72w.json";
   write_file_atomic(device_file, dev.dump(2));
   const DeviceSpec device = load_device_spec(device_file);
   ASSERT_EQ(device.achievable_clock_mhz, 250);
+  ASSERT_EQ(device.multi_slr_clock_mhz, 147);
   ASSERT_EQ(device.card_max_watts, 72);
   Json card_json = load_json_file("configs/devices/u50_card.json");  // baseline's card file agrees with it
   card_json["constants"]["card_max_watts"]["value"] = 72;
@@ -243,7 +246,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
                                                         {"device", fs::absolute(device_file)}}},
                                               {"dataset", {{"lengths", fs::absolute("configs/datasets/atis_lengths.json")},
                                                            {"split", "train"}}},
-                                              {"axes", {{"clock_mhz", {100, 250, 300}}}},
+                                              {"axes", {{"clock_mhz", {100, 200, 300}}}},
                                               {"objectives", {"epoch_seconds"}},
                                               {"search", {{"strategy", "grid"}}},
                                               {"fidelity", "analytic"}}
@@ -257,12 +260,16 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
   ASSERT_EQ(points.size(), 3u);
   const GpuSpec gpu = load_gpu_spec("configs/devices/rtx3090.json");
   const FpgaCardSpec card = load_fpga_card_spec(dir + "/u50_card_72w.json");
-  const std::map<double, int> fadd = {{100, 3}, {250, 4}, {300, 6}};
+  const std::map<double, int> fadd = {{100, 3}, {200, 4}, {300, 6}};
+  const std::map<double, int> fexp = {{100, 7}, {200, 12}, {300, 13}};
   for (const Json& p : points) {
     const double mhz = p.at("clock").at("mhz").get<double>();
     EXPECT_EQ(p.at("metrics").at("kernel_clock_mhz").get<double>(), mhz);
-    EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 250);
+    EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 147);
+    const std::string basis = p.at("clock").at("achievable_basis").get<std::string>();
+    EXPECT_EQ(basis.rfind("/clocks/multi_slr_mhz: spans 2 SLRs: LUT (estimated) ", 0), 0u) << basis;
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fadd").get<int>(), fadd.at(mhz)) << p.dump();
+    EXPECT_EQ(p.at("clock").at("operator_latencies").at("fexp").get<int>(), fexp.at(mhz)) << p.dump();
     ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
     arch.clock_mhz = mhz;
     const auto sim = evaluate_design(model, arch, device, &split);
@@ -270,8 +277,18 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
                 device.card_idle_watts + sim->power->dynamic_watts(), 1e-9);
     const BaselineResult base = run_baseline(model, arch, device, gpu, card, split);
     EXPECT_EQ(base.fpga_over_device, sim->over_device);
-    EXPECT_EQ(p.at("feasible").get<bool>(), mhz < 300) << p.dump();
-    EXPECT_EQ(sim->over_device.empty(), mhz < 300);
+    EXPECT_EQ(p.at("feasible").get<bool>(), mhz < 147) << p.dump();
+    EXPECT_EQ(sim->over_device.empty(), mhz < 147);
+    const std::string clock_line = fmt::format(
+        "clock {:g} MHz asked, 147 MHz achievable (spans 2 SLRs: LUT (estimated) ", mhz);
+    if (mhz == 200) {
+      ASSERT_EQ(sim->over_device.size(), 1u);
+      EXPECT_EQ(sim->over_device.at(0).rfind(clock_line, 0), 0u) << sim->over_device.at(0);
+      EXPECT_NE(sim->over_device.at(0).find(" > 435,840 per SLR; the device at /clocks/multi_slr_mhz)"),
+                std::string::npos)
+          << sim->over_device.at(0);
+      EXPECT_NE(p.at("reason").get<std::string>().find(sim->over_device.at(0)), std::string::npos) << p.dump();
+    }
     if (mhz == 300) {
       ASSERT_EQ(sim->over_device.size(), 2u);
       EXPECT_EQ(sim->over_device.at(0).rfind("card power ", 0), 0u) << sim->over_device.at(0);
@@ -279,7 +296,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
                                             "headroom)"),
                 std::string::npos)
           << sim->over_device.at(0);
-      EXPECT_EQ(sim->over_device.at(1), "clock 300 MHz asked, 250 MHz achievable (the device at /clocks/achievable_mhz)");
+      EXPECT_EQ(sim->over_device.at(1).rfind(clock_line, 0), 0u) << sim->over_device.at(1);
       for (const std::string& line : sim->over_device) {
         EXPECT_NE(p.at("reason").get<std::string>().find(line), std::string::npos) << p.dump();
       }

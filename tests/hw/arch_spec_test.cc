@@ -40,18 +40,24 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
   const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
   const std::int64_t fadd = u50.op("fadd").dsp, fmul = u50.op("fmul").dsp, fexp = u50.op("fexp").dsp;
   const std::int64_t fdiv = u50.op("fdiv").dsp, fsqrt = u50.op("fsqrt").dsp;
+  const std::int64_t mul32 = u50.int_mul32_dsp;
+  ASSERT_EQ(mul32, 3);  // mul_32s_32s_32_1_1 in the real reports
   for (int L : {1, 16, 64}) {
     // Contraction: the three forms are separate pipelined loops (separate modules):
     // column = one alpha fmul + L (fmul + fadd); dot = L fmul + (L − 1) tree fadds + the
-    // alpha fmul and the slot fadd after the tree; scalar = two fmul + one fadd.
+    // alpha fmul and the slot fadd after the tree; scalar = two fmul + one fadd. Setup: three
+    // 32-bit trip-count products per form (slots, · reduction steps, · batch).
     EXPECT_EQ(kernel_dsp(TaskOp::kContraction, L, u50),
-              (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd))
+              (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd) +
+                  9 * mul32)
         << L;
-    EXPECT_EQ(kernel_dsp(TaskOp::kSgdUpdate, L, u50), L * (fmul + fadd)) << L;
+    // SGD: L (fmul + fadd) and one setup product (an upper bound: its R is a literal 1).
+    EXPECT_EQ(kernel_dsp(TaskOp::kSgdUpdate, L, u50), L * (fmul + fadd) + mul32) << L;
     // Softmax: max (fcmp only, no DSP), exp_sum (L fadd, L fexp, L − 1 tree fadds, then the
-    // slot fadd and the fdiv per row), normalize (L fmul).
+    // slot fadd and the fdiv per row), normalize (L fmul); setup: the row-slot trip of max and
+    // exp_sum (one product, the same extents) and the element-wise trip of normalize.
     EXPECT_EQ(kernel_dsp(TaskOp::kSoftmax, L, u50),
-              L * (fadd + fexp) + (L - 1) * fadd + fadd + fdiv + L * fmul)
+              L * (fadd + fexp) + (L - 1) * fadd + fadd + fdiv + L * fmul + 2 * mul32)
         << L;
     // A unit runs several modules: the LayerNorm unit is ttsim_layernorm + ttsim_layernorm_grad.
     EXPECT_EQ(unit_dsp(UnitKind::kLayerNorm, L, u50),

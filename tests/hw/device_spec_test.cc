@@ -145,11 +145,27 @@ TEST(DeviceSpecLoader, AchievableClockAndCardLimits) {
   EXPECT_EQ(d.card_max_watts, 75);
   expect_error("achievable_above_max.json", op("add", "/clocks/achievable_mhz", 600), "/clocks/achievable_mhz",
                "a number in [1, 500]", "number 600");
+  // clocks.multi_slr_mhz: absent, no multi-SLR limit; at most max_mhz.
+  EXPECT_EQ(plain.multi_slr_clock_mhz, 0);
+  doc["clocks"]["multi_slr_mhz"] = 147;
+  EXPECT_EQ(load_device_spec(write_doc("multi_slr.json", doc.dump())).multi_slr_clock_mhz, 147);
+  expect_error("multi_slr_zero.json", op("add", "/clocks/multi_slr_mhz", 0), "/clocks/multi_slr_mhz",
+               "a number in [1, 500]", "number 0");
   expect_error("card_idle_above_max.json", op("add", "/card", Json{{"idle_watts", 80}, {"max_watts", 75}}),
                "/card/idle_watts", "a number in [0, 75]", "number 80");
   expect_error("card_no_max.json", op("add", "/card", Json{{"idle_watts", 10}}), "/card", "max_watts", "");
   expect_error("card_unknown_key.json", op("add", "/card", Json{{"max_watts", 75}, {"tdp", 75}, {"idle_watts", 1}}),
                "/card/tdp", "", "");
+}
+
+// int_mul32.dsp: DSPs per 32-bit integer multiplier (the kernels' trip-count setup), default 3.
+TEST(DeviceSpecLoader, IntegerMultiplierDsps) {
+  EXPECT_EQ(load_device_spec(write_doc("no_mul.json", base_doc().dump())).int_mul32_dsp, 3);
+  const std::string path = write_doc("mul4.json", base_doc().patch(op("add", "/int_mul32", Json{{"dsp", 4}})).dump());
+  EXPECT_EQ(load_device_spec(path).int_mul32_dsp, 4);
+  expect_error("mul_range.json", op("add", "/int_mul32", Json{{"dsp", -1}}), "/int_mul32/dsp",
+               "an integer in [0, 64]", "number -1");
+  expect_error("mul_key.json", op("add", "/int_mul32", Json{{"dsp", 3}, {"luts", 1}}), "/int_mul32/luts", "", "");
 }
 
 TEST(DeviceSpecLoader, WriteLatencyDefaultsToOneCycle) {
@@ -251,6 +267,8 @@ TEST(DeviceSpec, EqualityComparesEveryField) {
       [](DeviceSpec& x) { x.default_clock_mhz += 1; },
       [](DeviceSpec& x) { x.max_clock_mhz += 1; },
       [](DeviceSpec& x) { x.achievable_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.multi_slr_clock_mhz += 1; },
+      [](DeviceSpec& x) { x.int_mul32_dsp += 1; },
       [](DeviceSpec& x) { x.card_idle_watts += 1; },
       [](DeviceSpec& x) { x.card_max_watts += 1; },
       [](DeviceSpec& x) { x.bram_read_latency += 1; },

@@ -47,6 +47,48 @@ TEST(ResourceFit, CardPowerAndClockOverTheirLimitsAreNamed) {
   EXPECT_EQ(resource_overruns(u, u50_like(), 0)[0].resource, "clock");
 }
 
+TEST(ResourceFit, ADesignAboveOneSlrsShareIsHeldToTheMultiSlrClock) {
+  DeviceSpec d = u50_like();
+  d.slrs = 2;
+  d.multi_slr_clock_mhz = 147;
+  ResourceUse u;
+  u.bram36 = 672;  // exactly one SLR's share of every resource: the device's figure
+  u.uram288 = 320;
+  u.dsp = 2976;
+  u.lut = 435840;
+  u.ff = 871680;
+  u.clock_mhz = 250;
+  ClockEstimate c = achievable_clock(u, d);
+  EXPECT_EQ(c.mhz, 250);
+  EXPECT_STREQ(c.device_pointer, "/clocks/achievable_mhz");
+  EXPECT_EQ(c.basis(), "");
+  EXPECT_TRUE(resource_overruns(u, d, 5).empty());
+  // One block over the share of one SLR: the multi-SLR figure, named by the resource furthest
+  // above its share (BRAM36 769 / 672 = 1.14 beats LUT 470k / 436k = 1.08).
+  u.bram36 = 769;
+  u.lut = 470000;
+  c = achievable_clock(u, d);
+  EXPECT_EQ(c.mhz, 147);
+  EXPECT_STREQ(c.device_pointer, "/clocks/multi_slr_mhz");
+  EXPECT_EQ(c.basis(), "spans 2 SLRs: BRAM36 769 > 672 per SLR");
+  const auto over = resource_overruns(u, d, 5);
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0].line(),
+            "clock 250 MHz asked, 147 MHz achievable (spans 2 SLRs: BRAM36 769 > 672 per SLR; the device at "
+            "/clocks/multi_slr_mhz)");
+  u.clock_mhz = 147;
+  EXPECT_TRUE(resource_overruns(u, d, 5).empty());
+  // A one-SLR device, or one that states no multi-SLR figure, keeps the device's figure.
+  d.multi_slr_clock_mhz = 0;
+  EXPECT_EQ(achievable_clock(u, d).mhz, 250);
+  d.multi_slr_clock_mhz = 147;
+  d.slrs = 1;
+  EXPECT_EQ(achievable_clock(u, d).mhz, 250);
+  // No achievable clock stated: nothing is checked.
+  d.achievable_clock_mhz = 0;
+  EXPECT_EQ(achievable_clock(u, d).mhz, 0);
+}
+
 TEST(ResourceFit, ADeviceWithoutACardChecksNoPowerAndAnUnknownPowerIsNotChecked) {
   DeviceSpec d = u50_like();
   d.card_max_watts = 0;
