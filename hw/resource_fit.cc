@@ -1,6 +1,8 @@
 #include "hw/resource_fit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -27,27 +29,33 @@ std::string ResourceOverrun::line() const {
 
 std::string ClockEstimate::basis() const {
   if (!slr_resource) return "";
-  return fmt::format("spans {} SLRs: {} {} > {} per SLR", slrs, slr_resource,
+  return fmt::format("spans {} SLRs: {} {} > {} usable in one SLR", slrs, slr_resource,
                      grouped(static_cast<std::int64_t>(std::ceil(slr_used))),
                      grouped(static_cast<std::int64_t>(slr_share)));
 }
 
-ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device) {
+double one_slr_usable(std::int64_t total, int slrs, double headroom_pct) {
+  return std::floor(static_cast<double>(total) / std::max(1, slrs) *
+                    std::max(0.0, 100.0 - headroom_pct - kSlrInfrastructurePct) / 100.0);
+}
+
+ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device, double headroom_pct) {
   ClockEstimate c;
   if (device.achievable_clock_mhz <= 0) return c;
   c.mhz = device.achievable_clock_mhz;
   c.device_pointer = "/clocks/achievable_mhz";
   c.slrs = device.slrs;
   if (device.slrs < 2 || device.multi_slr_clock_mhz <= 0 || device.multi_slr_clock_mhz >= c.mhz) return c;
-  double worst = 1;  // the resource furthest above its share of one SLR, if any
+  double worst = 1;  // the resource furthest above what one SLR holds of it, if any
   auto share = [&](const char* what, double used, std::int64_t total) {
     if (total <= 0) return;
-    const double per_slr = std::floor(static_cast<double>(total) / device.slrs);
-    if (per_slr > 0 && used > per_slr && used / per_slr > worst) {
-      worst = used / per_slr;
+    const double usable = one_slr_usable(total, device.slrs, headroom_pct);
+    const double ratio = usable > 0 ? used / usable : std::numeric_limits<double>::infinity();
+    if (used > usable && ratio > worst) {
+      worst = ratio;
       c.slr_resource = what;
       c.slr_used = used;
-      c.slr_share = per_slr;
+      c.slr_share = usable;
     }
   };
   share("BRAM36", use.bram36, device.bram36);
@@ -84,7 +92,7 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
       out.push_back({"card power", "/card/max_watts", use.card_watts, limit, device.card_max_watts, headroom_pct});
     }
   }
-  const ClockEstimate clock = achievable_clock(use, device);
+  const ClockEstimate clock = achievable_clock(use, device, headroom_pct);
   if (clock.mhz > 0 && use.clock_mhz > clock.mhz) {
     out.push_back({"clock", clock.device_pointer, use.clock_mhz, clock.mhz, clock.mhz, 0, clock.basis()});
   }

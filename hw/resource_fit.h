@@ -38,16 +38,29 @@ struct ResourceUse {
   double clock_mhz = 0;  ///< the design's kernel clock, MHz; 0: not checked
 };
 
+/// Percent of each SLR's resources the platform's infrastructure may take from the kernel:
+/// "10% of the available resources can be used by system infrastructure" (UG1393, Vitis
+/// Application Acceleration, "Determining Where to Place the Kernels"; the U50 shell's own
+/// per-SLR figures are not known here).
+inline constexpr double kSlrInfrastructurePct = 10;
+
+/// What one SLR holds for a kernel of a resource with `total` on a device of `slrs` SLRs,
+/// keeping `headroom_pct` free: floor(total / slrs · max(0, 100 − headroom_pct −
+/// kSlrInfrastructurePct) / 100).
+double one_slr_usable(std::int64_t total, int slrs, double headroom_pct);
+
 /// A design's achievable kernel clock (MHz) and what sets it: the lower of
 ///  - the device's clocks.achievable_mhz, the highest post-route kernel clock real builds on
 ///    the device are known to have closed at (the U50: 250 MHz, DGN_compute_one_graph; an
 ///    upper bound, not a prediction), and
-///  - when the design does not fit one SLR (some resource above its total / slrs: the
-///    emitted link pins no SLR and the kernel has no floorplan), the device's
-///    clocks.multi_slr_mhz: the average clock of HLS designs spread over the dies of a
-///    multi-die Alveo card without floorplanning (147 MHz over 43 designs on U250 and U280;
-///    AutoBridge, Guo et al., FPGA'21, doi 10.1145/3431920.3439289, whose floorplanning and
-///    pipelining raised them to 297 MHz).
+///  - when the design does not fit one SLR — some resource above one_slr_usable: its share
+///    of the device (total / slrs), less the fit rule's headroom and the
+///    kSlrInfrastructurePct the platform's infrastructure may take (the emitted link pins no
+///    SLR and the kernel has no floorplan) — the device's clocks.multi_slr_mhz: the average
+///    clock of HLS designs spread over the dies of a multi-die Alveo card without
+///    floorplanning (147 MHz over 43 designs on U250 and U280, 16 of which did not route at
+///    all; AutoBridge, Guo et al., FPGA'21, doi 10.1145/3431920.3439289, whose floorplanning
+///    and pipelining raised them to 297 MHz).
 /// The logic depth of the bank networks the kernels build is below both: a 64-bank lane
 /// rotator (3 LUT levels), an array select among at most 16 arrays (2) and the block-RAM
 /// start (counted as one level) are 6 levels, 1.8 ns at report_failfast's 0.300 ns per
@@ -59,8 +72,9 @@ struct ClockEstimate {
   const char* device_pointer = "";
   int slrs = 1;                        ///< the device's SLRs
   const char* slr_resource = nullptr;  ///< the resource furthest above its one-SLR share, or null
-  double slr_used = 0, slr_share = 0;  ///< its use and its one-SLR share (total / slrs, floored)
-  /// Why, when the multi-SLR figure sets it: "spans 2 SLRs: BRAM36 769 > 672 per SLR"; "" otherwise.
+  double slr_used = 0, slr_share = 0;  ///< its use and what one SLR holds of it (one_slr_usable)
+  /// Why, when the multi-SLR figure sets it: "spans 2 SLRs: BRAM36 769 > 571 usable in one
+  /// SLR"; "" otherwise.
   std::string basis() const;
 };
 
@@ -77,13 +91,13 @@ struct ResourceOverrun {
   /// headroom)" ("estimated" for LUTs); "card power 78.4 W needed, 71.2 W usable (75 W on
   /// the device at /card/max_watts, 5 % headroom)"; "clock 300 MHz asked, 250 MHz achievable
   /// (the device at /clocks/achievable_mhz)"; "clock 200 MHz asked, 147 MHz achievable (spans
-  /// 2 SLRs: BRAM36 769 > 672 per SLR; the device at /clocks/multi_slr_mhz)".
+  /// 2 SLRs: BRAM36 769 > 571 usable in one SLR; the device at /clocks/multi_slr_mhz)".
   std::string line() const;
 };
 
-/// The achievable clock of a design using `use` on `device` (the rule above; use.clock_mhz
-/// is not read).
-ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device);
+/// The achievable clock of a design using `use` on `device` with `headroom_pct` percent of
+/// each resource kept free (the rule above; use.clock_mhz is not read).
+ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device, double headroom_pct);
 
 /// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
 /// free, in the order BRAM36, URAM288, DSP, LUT, FF, card power, clock; empty when the design

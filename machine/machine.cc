@@ -314,6 +314,13 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRan
   const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
   const TaskShape& s = t.shape;
   bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
+  for (const auto& [what, extent] : {std::pair<const char*, std::int64_t>{"batch", s.batch}, {"rows", s.rows},
+                                     {"inner", s.inner}, {"cols", s.cols}}) {
+    if (extent > kMaxKernelTrip) {
+      throw InputError(fmt::format("task {} ({}): {} {} is more than the kernels' 32-bit extents hold ({})", t.name,
+                                   ttsim::to_string(t.op), what, extent, kMaxKernelTrip));
+    }
+  }
   bool any = false;
   for (int i = 0; runs && i < ks.n_loops; ++i) {
     const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);

@@ -142,9 +142,11 @@ struct Machine {
 /// where a URAM block would be mostly empty. `memplan --uram-min-depth` defaults to it.
 inline constexpr std::int64_t kUramMinBankWords = 2048;
 
-/// Most iterations one call of a kernel loop may run (INT32_MAX): the kernels evaluate their
+/// Most iterations one call of a kernel loop may run, and the largest extent (batch, rows,
+/// inner, cols) of a call (INT32_MAX): the kernels take their extents as int and evaluate their
 /// trip counts in 32-bit arithmetic (hls/include/kernel_spec.h loop_trip<int>, priced as
-/// 32-bit multipliers); describe refuses a task above it (InputError naming the task and loop).
+/// 32-bit multipliers); describe refuses a task above either (InputError naming the task and
+/// the loop or extent).
 inline constexpr std::int64_t kMaxKernelTrip = 2147483647;
 
 /// Refuses an arch the emitted top cannot carry out, naming the arch file and its JSON

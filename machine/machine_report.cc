@@ -76,13 +76,13 @@ namespace {
 /// — the card and clock limits of the fit rule (hw/resource_fit.h); the card part only when
 /// the device file states a card.
 std::string card_and_clock(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
-                           const char* sep, const char* of) {
+                           double headroom_pct, const char* sep, const char* of) {
   std::string s;
   if (device.card_max_watts > 0 && has_power_coefficients(device)) {
     s += fmt::format("{}card power {:.1f} {} {:g} W", sep, card_watts(m, luts, clock_mhz, device), of,
                      device.card_max_watts);
   }
-  const ClockEstimate clock = achievable_clock(machine_use(m, luts, ffs, clock_mhz, device), device);
+  const ClockEstimate clock = achievable_clock(machine_use(m, luts, ffs, clock_mhz, device), device, headroom_pct);
   if (clock.mhz <= 0) return s + fmt::format("{}clock {:g} MHz (no achievable clock stated)", sep, clock_mhz);
   return s + fmt::format("{}clock {:g} {} {:g} MHz achievable{}", sep, clock_mhz, of, clock.mhz,
                          clock.slr_resource ? " (" + clock.basis() + ")" : "");
@@ -99,7 +99,7 @@ std::string built_line(const Machine& m, double luts, double ffs, double clock_m
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288), grouped(dsp),
       grouped(device.dsp), 100.0 * dsp / device.dsp, grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)),
       grouped(device.lut / 1000), grouped(static_cast<std::int64_t>(ffs / 1000 + 0.5)), grouped(device.ff / 1000),
-      card_and_clock(m, luts, ffs, clock_mhz, device, "; ", "/"), mib(m.onchip_bytes()),
+      card_and_clock(m, luts, ffs, clock_mhz, device, headroom_pct, "; ", "/"), mib(m.onchip_bytes()),
       headroom_pct);
 }
 
@@ -112,7 +112,7 @@ std::string fit_summary(const Machine& m, double luts, double ffs, double clock_
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288),
       grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)), grouped(device.lut / 1000),
       grouped(static_cast<std::int64_t>(ffs / 1000 + 0.5)), grouped(device.ff / 1000),
-      card_and_clock(m, luts, ffs, clock_mhz, device, ", ", "of"), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO",
+      card_and_clock(m, luts, ffs, clock_mhz, device, headroom_pct, ", ", "of"), m.onchip_bytes() / 1048576.0, over.empty() ? "yes" : "NO",
       headroom_pct);
   for (const auto& o : over) s += "  over the device: " + o + "\n";
   return s;

@@ -97,7 +97,8 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
   const double card = machine::card_watts(mach, e.luts, arch.clock_mhz, device);
   j["card_watts"] = card > 0 ? Json(card) : Json(nullptr);
   const ClockEstimate achievable =
-      achievable_clock(machine::machine_use(mach, e.luts, e.ff_terms.total(), arch.clock_mhz, device), device);
+      achievable_clock(machine::machine_use(mach, e.luts, e.ff_terms.total(), arch.clock_mhz, device), device,
+                       kDefaultResourceHeadroomPct);
   j["clock"] = {{"mhz", arch.clock_mhz},
                 {"achievable_mhz", achievable.mhz > 0 ? Json(achievable.mhz) : Json(nullptr)},
                 {"achievable_source", achievable.mhz > 0 ? Json(achievable.device_pointer) : Json(nullptr)},

@@ -47,7 +47,10 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
             {"uram288_words_per_port_cycle_per_block", 2},  // 72-bit row: two FP32 words
             {"bram_read_latency_cycles", device.bram_read_latency},
             {"uram_read_latency_cycles", device.uram_read_latency},
-            {"write_latency_cycles", device.write_latency}}},
+            {"write_latency_cycles", device.write_latency},
+            {"source", "UG573: RAMB36E2 and URAM288 have two ports each, a 36-bit BRAM port carries one FP32 word "
+                       "and a 72-bit URAM row two per cycle (shared/reference/hls-reports.md section 2.3); the "
+                       "latencies are the device file's memory entries (cycles)"}}},
           {"kernel_trip_limit",
            {{"value", machine::kMaxKernelTrip},
             {"unit", "iterations of one kernel loop call"},
@@ -78,11 +81,17 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
               {"source", "hw/resource_fit.h kDefaultResourceHeadroomPct: simulate, memplan and baseline; explore "
                          "uses its sweep's constraints/resource_headroom_pct (default the same), emit the one its "
                          "chosen.json was chosen under"}}},
-            {"resources", "BRAM36, URAM288, DSP48E2 and the LUT estimate, each <= floor(total * (100 - headroom) / 100); "
-                          "card power (the device file's card.idle_watts + the design's dynamic power) <= "
-                          "card.max_watts * (100 - headroom) / 100; clock <= the design's achievable clock: clocks.achievable_mhz, or "
-                          "clocks.multi_slr_mhz when some resource is above its total / slrs (hw/resource_fit.h "
-                          "achievable_clock)"}}}};
+            {"slr_infrastructure_pct",
+             {{"value", kSlrInfrastructurePct},
+              {"unit", "% of each SLR's resources"},
+              {"source", "UG1393 \"Determining Where to Place the Kernels\": 10% of the available resources can be "
+                         "used by system infrastructure; what one SLR holds for the kernel is floor(total / slrs * "
+                         "(100 - headroom - 10) / 100) (hw/resource_fit.h one_slr_usable)"}}},
+            {"resources", "BRAM36, URAM288, DSP48E2, the LUT estimate and the FF estimate, each <= floor(total * (100 - "
+                          "headroom) / 100); card power (the device file's card.idle_watts + the design's dynamic power) <= "
+                          "card.max_watts * (100 - headroom) / 100; clock <= the design's achievable clock: "
+                          "clocks.achievable_mhz, or clocks.multi_slr_mhz when some resource is above what one SLR holds "
+                          "(hw/resource_fit.h achievable_clock)"}}}};
 }
 
 }  // namespace ttsim

@@ -77,7 +77,8 @@ void append_point_json(std::string& out, const SweepEvaluator& eval, const Resul
     append_metrics_json(out, r.rec.analytic.metrics, numbers);
   }
   append_clock_json(out, eval.priced_device(), eval.kernel_calibration(), metric(Metric::kClockMhz),
-                    achievable_clock(point_use(e, eval.device()), eval.device()), numbers);
+                    achievable_clock(point_use(e, eval.device()), eval.device(), eval.sweep().constraints.resource_headroom_pct),
+                    numbers);
   out += ",\"energy_joules_per_epoch\":";
   append_json_number(out, metric(Metric::kEpochEnergyJoules), numbers);
   out += r.verdict.feasible ? ",\"feasible\":true,\"fidelity\":\"" : ",\"feasible\":false,\"fidelity\":\"";

@@ -284,7 +284,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     if (mhz == 200) {
       ASSERT_EQ(sim->over_device.size(), 1u);
       EXPECT_EQ(sim->over_device.at(0).rfind(clock_line, 0), 0u) << sim->over_device.at(0);
-      EXPECT_NE(sim->over_device.at(0).find(" > 435,840 per SLR; the device at /clocks/multi_slr_mhz)"),
+      EXPECT_NE(sim->over_device.at(0).find(" > 370,464 usable in one SLR; the device at /clocks/multi_slr_mhz)"),
                 std::string::npos)
           << sim->over_device.at(0);
       EXPECT_NE(p.at("reason").get<std::string>().find(sim->over_device.at(0)), std::string::npos) << p.dump();

@@ -51,42 +51,52 @@ TEST(ResourceFit, ADesignAboveOneSlrsShareIsHeldToTheMultiSlrClock) {
   DeviceSpec d = u50_like();
   d.slrs = 2;
   d.multi_slr_clock_mhz = 147;
+  // One SLR holds half of each resource less the 5 % headroom and the 10 % infrastructure
+  // share (UG1393): floor(1,344 / 2 · 0.85) = 571 BRAM36, and so on.
+  EXPECT_EQ(one_slr_usable(1344, 2, 5), 571);
+  EXPECT_EQ(one_slr_usable(871680, 2, 5), 370464);
+  EXPECT_EQ(one_slr_usable(871680, 2, 0), 392256);
+  EXPECT_EQ(one_slr_usable(1344, 2, 95), 0);
   ResourceUse u;
-  u.bram36 = 672;  // exactly one SLR's share of every resource: the device's figure
-  u.uram288 = 320;
-  u.dsp = 2976;
-  u.lut = 435840;
-  u.ff = 871680;
+  u.bram36 = 571;  // exactly what one SLR holds of every resource: the device's figure
+  u.uram288 = 272;
+  u.dsp = 2529;
+  u.lut = 370464;
+  u.ff = 740928;
   u.clock_mhz = 250;
-  ClockEstimate c = achievable_clock(u, d);
+  ClockEstimate c = achievable_clock(u, d, 5);
   EXPECT_EQ(c.mhz, 250);
   EXPECT_STREQ(c.device_pointer, "/clocks/achievable_mhz");
   EXPECT_EQ(c.basis(), "");
   EXPECT_TRUE(resource_overruns(u, d, 5).empty());
-  // One block over the share of one SLR: the multi-SLR figure, named by the resource furthest
-  // above its share (BRAM36 769 / 672 = 1.14 beats LUT 470k / 436k = 1.08).
+  // One BRAM36 more: the multi-SLR figure; with less headroom the same design fits one SLR.
+  u.bram36 = 572;
+  EXPECT_EQ(achievable_clock(u, d, 5).mhz, 147);
+  EXPECT_EQ(achievable_clock(u, d, 0).mhz, 250);
+  // Named by the resource furthest above what one SLR holds (BRAM36 769 / 571 = 1.35 beats
+  // LUT 470k / 370k = 1.27).
   u.bram36 = 769;
   u.lut = 470000;
-  c = achievable_clock(u, d);
+  c = achievable_clock(u, d, 5);
   EXPECT_EQ(c.mhz, 147);
   EXPECT_STREQ(c.device_pointer, "/clocks/multi_slr_mhz");
-  EXPECT_EQ(c.basis(), "spans 2 SLRs: BRAM36 769 > 672 per SLR");
+  EXPECT_EQ(c.basis(), "spans 2 SLRs: BRAM36 769 > 571 usable in one SLR");
   const auto over = resource_overruns(u, d, 5);
   ASSERT_EQ(over.size(), 1u);
   EXPECT_EQ(over[0].line(),
-            "clock 250 MHz asked, 147 MHz achievable (spans 2 SLRs: BRAM36 769 > 672 per SLR; the device at "
-            "/clocks/multi_slr_mhz)");
+            "clock 250 MHz asked, 147 MHz achievable (spans 2 SLRs: BRAM36 769 > 571 usable in one SLR; the device "
+            "at /clocks/multi_slr_mhz)");
   u.clock_mhz = 147;
   EXPECT_TRUE(resource_overruns(u, d, 5).empty());
   // A one-SLR device, or one that states no multi-SLR figure, keeps the device's figure.
   d.multi_slr_clock_mhz = 0;
-  EXPECT_EQ(achievable_clock(u, d).mhz, 250);
+  EXPECT_EQ(achievable_clock(u, d, 5).mhz, 250);
   d.multi_slr_clock_mhz = 147;
   d.slrs = 1;
-  EXPECT_EQ(achievable_clock(u, d).mhz, 250);
+  EXPECT_EQ(achievable_clock(u, d, 5).mhz, 250);
   // No achievable clock stated: nothing is checked.
   d.achievable_clock_mhz = 0;
-  EXPECT_EQ(achievable_clock(u, d).mhz, 0);
+  EXPECT_EQ(achievable_clock(u, d, 5).mhz, 0);
 }
 
 TEST(ResourceFit, ADeviceWithoutACardChecksNoPowerAndAnUnknownPowerIsNotChecked) {

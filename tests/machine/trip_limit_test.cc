@@ -1,7 +1,7 @@
 // The kernels count their loop trips in 32-bit arithmetic (hls/include/kernel_spec.h
 // loop_trip<int>, the setup the DSP count prices as 32-bit multipliers): describe refuses a
 // task whose loop would run more than machine::kMaxKernelTrip iterations, naming the task and
-// the loop, and accepts one at the limit's side.
+// the loop, accepts one just below, and refuses an extent an int does not hold.
 
 #include <string>
 
@@ -30,29 +30,43 @@ TEST(TripLimit, ATaskAboveTheKernelsThirtyTwoBitTripIsRefused) {
   }
   ASSERT_GE(sgd, 0);
   const std::int64_t lanes = arch.unit(UnitKind::kUpdate).lanes;
-  // sgd_update runs ceil(cols / lanes) iterations over one row: just above INT32_MAX.
+  // sgd_update runs rows · ceil(cols / lanes) iterations: 2^16 · 2^15 = 2^31, one above the
+  // limit, with extents an int holds.
   Task& t = g.tasks[sgd];
   t.shape.batch = 1;
-  t.shape.rows = 1;
   t.shape.inner = 1;
-  t.shape.cols = (machine::kMaxKernelTrip + 1) * lanes;
-  KernelLatencyModel lat(arch, device);
-  lat.bind_instances(g);
-  try {
+  t.shape.rows = 65536;
+  t.shape.cols = 32768 * lanes;
+  auto describe = [&] {
+    KernelLatencyModel lat(arch, device);
+    lat.bind_instances(g);
     machine::describe(model, arch, device, g, lat);
+  };
+  try {
+    describe();
     FAIL() << "a loop of 2^31 iterations was accepted";
   } catch (const InputError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("task " + t.name), std::string::npos) << what;
-    EXPECT_NE(what.find("sgd_update"), std::string::npos) << what;
-    EXPECT_NE(what.find("2147483648 iterations"), std::string::npos) << what;
+    EXPECT_NE(what.find("loop sgd_update runs 2147483648 iterations"), std::string::npos) << what;
     EXPECT_NE(what.find("32-bit"), std::string::npos) << what;
   }
-  // At the limit it is accepted.
-  t.shape.cols = machine::kMaxKernelTrip * lanes;
-  KernelLatencyModel at_limit(arch, device);
-  at_limit.bind_instances(g);
-  EXPECT_NO_THROW(machine::describe(model, arch, device, g, at_limit));
+  // One row fewer: 2,147,450,880 iterations, within the limit.
+  t.shape.rows = 65535;
+  EXPECT_NO_THROW(describe());
+  // An extent an int does not hold is refused even where the trip would (one row of
+  // 2^31 · lanes words is 2^31 iterations; 2^31 rows of one tile also).
+  t.shape.rows = 1;
+  t.shape.cols = (machine::kMaxKernelTrip + 1) * lanes;
+  try {
+    describe();
+    FAIL() << "an extent of 2^31 words was accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("task " + t.name), std::string::npos) << what;
+    EXPECT_NE(what.find("cols " + std::to_string((machine::kMaxKernelTrip + 1) * lanes)), std::string::npos) << what;
+    EXPECT_NE(what.find("32-bit extents"), std::string::npos) << what;
+  }
 }
 
 }  // namespace
