@@ -13,8 +13,9 @@ namespace ttsim {
 
 std::string ResourceOverrun::line() const {
   if (resource == "clock") {
-    return fmt::format("clock {:g} MHz asked, {:g} MHz achievable ({}the device at {})", used, limit,
-                       basis.empty() ? "" : basis + "; ", device_pointer);
+    return fmt::format("clock {:g} MHz asked, {:g} MHz usable ({:g} MHz achievable{}; the device at {}, {:g} % "
+                       "headroom)",
+                       used, limit, total, basis.empty() ? "" : ": " + basis, device_pointer, headroom_pct);
   }
   if (resource == "card power") {
     return fmt::format("card power {:.1f} W needed, {:.1f} W usable ({:g} W on the device at {}, {:g} % headroom)",
@@ -93,8 +94,9 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
     }
   }
   const ClockEstimate clock = achievable_clock(use, device, headroom_pct);
-  if (clock.mhz > 0 && use.clock_mhz > clock.mhz) {
-    out.push_back({"clock", clock.device_pointer, use.clock_mhz, clock.mhz, clock.mhz, 0, clock.basis()});
+  const double clock_limit = clock.mhz * usable;
+  if (clock.mhz > 0 && use.clock_mhz > clock_limit) {
+    out.push_back({"clock", clock.device_pointer, use.clock_mhz, clock_limit, clock.mhz, headroom_pct, clock.basis()});
   }
   return out;
 }

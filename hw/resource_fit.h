@@ -11,8 +11,9 @@
 //  - card power: the card's idle draw plus the design's dynamic power (hw/fpga_power.h,
 //    clocked scenario) within (100 − headroom) % of the card's maximum (card.max_watts),
 //    when the device file states a card;
-//  - clock: the design's clock at most its achievable clock (achievable_clock below), no
-//    headroom; a device file that states no achievable clock checks no clock.
+//  - clock: the design's clock at most its achievable clock (achievable_clock below) less the
+//    same headroom — the multi-SLR figure is an average over designs, some of which did not
+//    route; a device file that states no achievable clock checks no clock.
 
 #include <cstdint>
 #include <string>
@@ -89,9 +90,10 @@ struct ResourceOverrun {
   std::string basis;  ///< the clock's: ClockEstimate::basis
   /// "BRAM36 1,345 needed, 1,276 usable (1,344 on the device at /resources/bram36, 5 %
   /// headroom)" ("estimated" for LUTs); "card power 78.4 W needed, 71.2 W usable (75 W on
-  /// the device at /card/max_watts, 5 % headroom)"; "clock 300 MHz asked, 250 MHz achievable
-  /// (the device at /clocks/achievable_mhz)"; "clock 200 MHz asked, 147 MHz achievable (spans
-  /// 2 SLRs: BRAM36 769 > 571 usable in one SLR; the device at /clocks/multi_slr_mhz)".
+  /// the device at /card/max_watts, 5 % headroom)"; "clock 300 MHz asked, 237.5 MHz usable (250
+  /// MHz achievable; the device at /clocks/achievable_mhz, 5 % headroom)"; "clock 200 MHz asked,
+  /// 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: BRAM36 769 > 571 usable in one SLR;
+  /// the device at /clocks/multi_slr_mhz, 5 % headroom)".
   std::string line() const;
 };
 

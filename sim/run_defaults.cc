@@ -89,9 +89,9 @@ Json run_defaults_json(const DeviceSpec& device, double clock_mhz, const KernelC
                          "(100 - headroom - 10) / 100) (hw/resource_fit.h one_slr_usable)"}}},
             {"resources", "BRAM36, URAM288, DSP48E2, the LUT estimate and the FF estimate, each <= floor(total * (100 - "
                           "headroom) / 100); card power (the device file's card.idle_watts + the design's dynamic power) <= "
-                          "card.max_watts * (100 - headroom) / 100; clock <= the design's achievable clock: "
-                          "clocks.achievable_mhz, or clocks.multi_slr_mhz when some resource is above what one SLR holds "
-                          "(hw/resource_fit.h achievable_clock)"}}}};
+                          "card.max_watts * (100 - headroom) / 100; clock <= the design's achievable clock * (100 - "
+                          "headroom) / 100, the achievable clock being clocks.achievable_mhz, or clocks.multi_slr_mhz "
+                          "when some resource is above what one SLR holds (hw/resource_fit.h achievable_clock)"}}}};
 }
 
 }  // namespace ttsim

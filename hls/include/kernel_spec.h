@@ -9,8 +9,8 @@
 //   RecMII = max over recurrences ceil(Σ latency(op on the cycle) / distance)
 //   ResMII = max over arrays ceil(accesses per iteration to one bank / kBankPorts)
 //   depth = Σ latency(op in chain)
-// with the device's operator latencies at the clock (configs/devices/*.json, from the
-// csynth BindNodes of real reports: shared/reference/hls-reports.md §2.6).
+// with the device's operator latencies at the clock (configs/devices/*.json: each figure
+// read from real csynth bindings or marked as an assumption in the file's sources).
 //
 // How the kernels reach II = 1 (shared/reference/hls-scheduling.md):
 //  - Floating-point sums are never carried iteration to iteration (Vitis does not

@@ -29,8 +29,11 @@ TEST(ResourceFit, EveryLimitAtItsBoundFits) {
   u.dsp = 5654;
   u.lut = 828096;
   u.card_watts = 71.25;  // 75 · 0.95
-  u.clock_mhz = 250;
+  u.clock_mhz = 237.5;   // 250 · 0.95
   EXPECT_TRUE(resource_overruns(u, u50_like(), 5).empty());
+  u.clock_mhz = 237.6;
+  ASSERT_EQ(resource_overruns(u, u50_like(), 5).size(), 1u);
+  EXPECT_EQ(resource_overruns(u, u50_like(), 5)[0].resource, "clock");
 }
 
 TEST(ResourceFit, CardPowerAndClockOverTheirLimitsAreNamed) {
@@ -40,11 +43,15 @@ TEST(ResourceFit, CardPowerAndClockOverTheirLimitsAreNamed) {
   const auto over = resource_overruns(u, u50_like(), 5);
   ASSERT_EQ(over.size(), 2u);
   EXPECT_EQ(over[0].line(), "card power 71.6 W needed, 71.2 W usable (75 W on the device at /card/max_watts, 5 % headroom)");
-  EXPECT_EQ(over[1].line(), "clock 300 MHz asked, 250 MHz achievable (the device at /clocks/achievable_mhz)");
-  // The clock keeps no headroom; the card power the rule's.
+  EXPECT_EQ(over[1].line(),
+            "clock 300 MHz asked, 237.5 MHz usable (250 MHz achievable; the device at /clocks/achievable_mhz, 5 % "
+            "headroom)");
+  // Both keep the rule's headroom: with none, 74 W is within the card and 250 MHz is usable.
   u.card_watts = 74;
   EXPECT_TRUE(resource_overruns(u, u50_like(), 0).size() == 1u);
   EXPECT_EQ(resource_overruns(u, u50_like(), 0)[0].resource, "clock");
+  u.clock_mhz = 250;
+  EXPECT_TRUE(resource_overruns(u, u50_like(), 0).empty());
 }
 
 TEST(ResourceFit, ADesignAboveOneSlrsShareIsHeldToTheMultiSlrClock) {
@@ -63,7 +70,7 @@ TEST(ResourceFit, ADesignAboveOneSlrsShareIsHeldToTheMultiSlrClock) {
   u.dsp = 2529;
   u.lut = 370464;
   u.ff = 740928;
-  u.clock_mhz = 250;
+  u.clock_mhz = 237.5;
   ClockEstimate c = achievable_clock(u, d, 5);
   EXPECT_EQ(c.mhz, 250);
   EXPECT_STREQ(c.device_pointer, "/clocks/achievable_mhz");
@@ -84,9 +91,9 @@ TEST(ResourceFit, ADesignAboveOneSlrsShareIsHeldToTheMultiSlrClock) {
   const auto over = resource_overruns(u, d, 5);
   ASSERT_EQ(over.size(), 1u);
   EXPECT_EQ(over[0].line(),
-            "clock 250 MHz asked, 147 MHz achievable (spans 2 SLRs: BRAM36 769 > 571 usable in one SLR; the device "
-            "at /clocks/multi_slr_mhz)");
-  u.clock_mhz = 147;
+            "clock 237.5 MHz asked, 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: BRAM36 769 > 571 usable in "
+            "one SLR; the device at /clocks/multi_slr_mhz, 5 % headroom)");
+  u.clock_mhz = 139.65;
   EXPECT_TRUE(resource_overruns(u, d, 5).empty());
   // A one-SLR device, or one that states no multi-SLR figure, keeps the device's figure.
   d.multi_slr_clock_mhz = 0;
