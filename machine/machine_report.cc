@@ -72,7 +72,8 @@ std::string buffers_listing(const Machine& m, const TaskGraph& graph) {
 }
 
 namespace {
-/// "<sep>card power 35.5 <of> 75 W<sep>clock 100 <of> 147 MHz achievable (spans 2 SLRs: ...)"
+/// "<sep>card power 35.5 <of> 75 W<sep>clock 100 <of> 139.65 MHz usable (147 MHz achievable: spans
+/// 2 SLRs: ..., 5 % headroom)"
 /// — the card and clock limits of the fit rule (hw/resource_fit.h); the card part only when
 /// the device file states a card.
 std::string card_and_clock(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
@@ -84,8 +85,9 @@ std::string card_and_clock(const Machine& m, double luts, double ffs, double clo
   }
   const ClockEstimate clock = achievable_clock(machine_use(m, luts, ffs, clock_mhz, device), device, headroom_pct);
   if (clock.mhz <= 0) return s + fmt::format("{}clock {:g} MHz (no achievable clock stated)", sep, clock_mhz);
-  return s + fmt::format("{}clock {:g} {} {:g} MHz achievable{}", sep, clock_mhz, of, clock.mhz,
-                         clock.slr_resource ? " (" + clock.basis() + ")" : "");
+  return s + fmt::format("{}clock {:g} {} {:g} MHz usable ({:g} MHz achievable{}, {:g} % headroom)", sep, clock_mhz, of,
+                         clock.mhz * (100 - headroom_pct) / 100, clock.mhz,
+                         clock.slr_resource ? ": " + clock.basis() : "", headroom_pct);
 }
 }  // namespace
 

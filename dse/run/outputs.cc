@@ -33,9 +33,12 @@ std::string constraints_text(const SweepEvaluator& eval) {
                      100 - c.resource_headroom_pct, d.card_max_watts);
   }
   if (d.achievable_clock_mhz > 0) {
-    s += fmt::format(", clock <= {:g} MHz (achievable", d.achievable_clock_mhz);
+    const double usable = (100 - c.resource_headroom_pct) / 100;
+    s += fmt::format(", clock within {:g}% of the achievable clock ({:g} MHz: <= {:g} MHz", 100 - c.resource_headroom_pct,
+                     d.achievable_clock_mhz, d.achievable_clock_mhz * usable);
     if (d.slrs > 1 && d.multi_slr_clock_mhz > 0 && d.multi_slr_clock_mhz < d.achievable_clock_mhz) {
-      s += fmt::format("; {:g} MHz for a design above one SLR's share", d.multi_slr_clock_mhz);
+      s += fmt::format("; {:g} MHz for a design above what one SLR holds: <= {:g} MHz", d.multi_slr_clock_mhz,
+                       d.multi_slr_clock_mhz * usable);
     }
     s += ")";
   }

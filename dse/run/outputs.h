@@ -61,7 +61,7 @@ Json point_json(const SweepEvaluator& eval, const ResultRow& row, bool configs);
 
 /// The sweep's constraints in words: "resources within 95% of the device (BRAM36 1344,
 /// ..., LUT 871680, FF 1743360 against the estimates), card power (idle 17.4 W + dynamic)
-/// within 95% of 75 W, clock <= 250 MHz (achievable; 147 MHz for a design above one SLR's share), compression >= 10x, accuracy >= 0.84"
+/// within 95% of 75 W, clock within 95% of the achievable clock (250 MHz: <= 237.5 MHz; 147 MHz for a design above what one SLR holds: <= 139.65 MHz), compression >= 10x, accuracy >= 0.84"
 /// (the card and clock parts when the device file states them).
 std::string constraints_text(const SweepEvaluator& eval);
 
