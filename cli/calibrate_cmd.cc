@@ -24,6 +24,7 @@
 #include "hls/reports/report_set.h"
 #include "models/model_spec.h"
 #include "models/training_graph.h"
+#include "sim/step_sim.h"
 #include "hw/arch_spec.h"
 #include "hw/calibration.h"
 #include "hw/device_spec.h"
@@ -98,10 +99,7 @@ int run_calibrate(const std::vector<std::string>& args) {
   std::cout << format_inventory(report_inventory(reports, set, &power), o.dir) << timing_warnings(reports.csynth);
   // The model's training step: its calls decide each module instance's II (the emitted
   // PIPELINE II), which the fit prices every loop at.
-  GraphOptions g;
-  g.flow_by_kind = arch.flow_by_kind;
-  g.recompute_merges = arch.recompute_merges;
-  const TaskGraph step = build_training_graph(model, g);
+  const TaskGraph step = build_training_graph(model, graph_options(arch, 0));
   Calibration c = fit_calibration(set, arch, device, model.name, &step);
   for (const auto& n : c.notes) std::cout << "note: " << n << "\n";
   if (auto p = fit_power_reports(power, device, o.device_path)) c.power = std::move(p);

@@ -133,7 +133,7 @@ int run_memplan(const std::vector<std::string>& args) {
   const TaskGraph& graph = ev->step.graph();
   std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}{}\n", model.name,
                            model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name,
-                           arch.recompute_merges ? "; BTT merges recomputed in the backward pass" : "")
+                           recompute_note(arch))
             << machine::arrays_table(m) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
             << machine::fit_summary(m, ev->luts, ev->ff_terms.total(), arch.clock_mhz, device, ev->over_device);
   Json j = machine::arrays_json(m, graph, ev->over_device);

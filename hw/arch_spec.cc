@@ -15,6 +15,22 @@ const char* to_string(SequenceLength s) {
   return s == SequenceLength::kPadded ? "padded" : "effective";
 }
 
+const std::vector<std::string>& recompute_choices() {
+  static const std::vector<std::string> choices = {"none", "btt_merges", "encoders", "encoders_btt_merges"};
+  return choices;
+}
+
+const char* recompute_choice(bool merges, bool encoders) {
+  return recompute_choices()[(merges ? 1 : 0) + (encoders ? 2 : 0)].c_str();
+}
+
+std::string recompute_note(const ArchSpec& arch) {
+  std::string note;
+  if (arch.recompute_merges) note += "; BTT merges recomputed in the backward pass";
+  if (arch.recompute_encoders) note += "; encoders recomputed before their backward (all but the last)";
+  return note;
+}
+
 namespace {
 
 // JSON names of the nonlinear unit kinds, in UnitKind order after kContraction.
@@ -135,7 +151,8 @@ bool operator==(const ArchSpec& a, const ArchSpec& b) {
          a.policy == b.policy && a.parallel_merges == b.parallel_merges && a.qkv_reschedule == b.qkv_reschedule &&
          a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
          a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
-         a.recompute_merges == b.recompute_merges && a.calibration == b.calibration;
+         a.recompute_merges == b.recompute_merges && a.recompute_encoders == b.recompute_encoders &&
+         a.calibration == b.calibration;
 }
 
 Json ArchSpec::to_json() const {
@@ -155,7 +172,7 @@ Json ArchSpec::to_json() const {
   j["flows"] = flows;
   j["memory"] = {{"strategy", to_string(memory)},
                  {"port_contention", port_contention},
-                 {"recompute", recompute_merges ? "btt_merges" : "none"}};
+                 {"recompute", recompute_choice(recompute_merges, recompute_encoders)}};
   j["sequence_length"] = to_string(sequence_length);
   return j;
 }
@@ -198,7 +215,9 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   a.memory = mem.at("strategy").as_enum({"naive", "grouped"}) == "naive" ? MemoryStrategy::kNaive
                                                                          : MemoryStrategy::kGrouped;
   a.port_contention = mem.get_bool("port_contention", true);
-  a.recompute_merges = mem.has("recompute") && mem.at("recompute").as_enum({"none", "btt_merges"}) == "btt_merges";
+  const std::string recompute = mem.has("recompute") ? mem.at("recompute").as_enum(recompute_choices()) : "none";
+  a.recompute_merges = recompute == "btt_merges" || recompute == "encoders_btt_merges";
+  a.recompute_encoders = recompute == "encoders" || recompute == "encoders_btt_merges";
   a.sequence_length = root.at("sequence_length").as_enum({"padded", "effective"}) == "padded"
                           ? SequenceLength::kPadded
                           : SequenceLength::kEffective;

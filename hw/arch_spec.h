@@ -50,6 +50,18 @@ const char* to_string(MemoryStrategy s);
 enum class SequenceLength { kPadded, kEffective };
 const char* to_string(SequenceLength s);
 
+/// The /memory/recompute choices, in the arch file's order: "none", "btt_merges",
+/// "encoders", "encoders_btt_merges".
+const std::vector<std::string>& recompute_choices();
+/// The /memory/recompute name of (BTT merges recomputed, encoders recomputed).
+const char* recompute_choice(bool merges, bool encoders);
+
+struct ArchSpec;
+/// What the arch recomputes in the backward pass, for a summary line: "" (nothing), or
+/// "; BTT merges recomputed in the backward pass", "; encoders recomputed before their
+/// backward (all but the last)", or both joined.
+std::string recompute_note(const ArchSpec& arch);
+
 /// A resolved architecture.
 struct ArchSpec {
   std::string name;
@@ -71,8 +83,15 @@ struct ArchSpec {
   /// /memory/recompute "btt_merges": every BTT layer recomputes its weight-only merges
   /// (L_k, L_dᵀ, R_j) in its backward pass instead of keeping them from the forward pass
   /// (hls/kernels/tt_linear.h btt_remerge): less saved0/saved1, more contraction cycles.
-  /// "none" (default): they are kept.
+  /// "none" (default): they are kept. "encoders" sets recompute_encoders instead,
+  /// "encoders_btt_merges" both.
   bool recompute_merges = false;
+  /// /memory/recompute "encoders" (or "encoders_btt_merges"): activation checkpointing by
+  /// encoder — only each encoder's output is kept from the forward pass; every encoder but
+  /// the last runs its forward again before its backward (hls/kernels/model_step.h
+  /// ModelDims::recompute_encoders): its activations share one region of act, out, saved0
+  /// and saved1 with every other encoder's, at the cost of (encoders − 1) encoder forwards.
+  bool recompute_encoders = false;
   /// Calibrated kernel parameters (hw/kernel_params.h: per-loop depth adjustments and
   /// the overhead replacing the unit's) for the kernels they cover; null = uncalibrated defaults. Set from a
   /// calibration file (`--calibration`), not from the arch file, so not in to_json().

@@ -143,13 +143,16 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                                                          : model.name;
   d.btt = single_tt_flow_is_btt(arch, arch_file);
   if (arch.recompute_merges && !d.btt) {
-    throw InputError(arch_file + ": /memory/recompute: \"btt_merges\" recomputes the merges of the BTT flow, "
+    throw InputError(arch_file + ": /memory/recompute: \"" +
+                     recompute_choice(arch.recompute_merges, arch.recompute_encoders) +
+                     "\" recomputes the merges of the BTT flow, "
                      "but the arch runs its TT layers with the tt flow (/flows), which has none");
   }
   d.recompute = arch.recompute_merges;
   check_hls_batch_and_embedding(model, file);
   ttsim_hls::ModelDims& m = d.dims;
   set_model_dims(m, model);
+  m.recompute_encoders = arch.recompute_encoders;
   set_encoder_dims(m, model, file, d.btt);
   for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) m.lin[e][i].recompute = d.recompute;

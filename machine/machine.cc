@@ -408,7 +408,7 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
 }
 
 /// The slots of the arenas, (arena, name, word offset) in the order the layout lists them.
-/// Their names depend on the encoder count, the flow and whether merges are recomputed
+/// Their names depend on the encoder count, the flow and what is recomputed
 /// only: built once per such structure, so filling the slots of another model of the same
 /// structure builds no string.
 class ArenaSlots {
@@ -430,8 +430,9 @@ class ArenaSlots {
   int count_ = 0;
   std::array<std::vector<Slot>, ttsim_hls::kFloatArenas> by_arena_;
   /// Slot names by the structure the put sequence depends on: (encoders, BTT flow, merges
-  /// recomputed).
-  std::map<std::tuple<int, bool, bool>, std::vector<std::string>> names_by_structure_;
+  /// recomputed, encoders recomputed).
+  std::map<std::tuple<int, bool, bool, bool>, std::vector<std::string>> names_by_structure_;
+  bool shared_encoders_ = false;  ///< the encoders' activations share one region (enc*.)
   std::vector<std::string>* names_ = nullptr;
   bool naming_ = false;
 };
@@ -439,14 +440,19 @@ class ArenaSlots {
 void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset) {
   const int i = count_++;
   if (naming_) {
-    names_->push_back((encoder >= 0 ? "enc" + std::to_string(encoder) + "." : std::string()) + stem + suffix);
+    // The shared region of a recomputing step holds every encoder's activations but h2.
+    const bool shared = shared_encoders_ && a != ttsim_hls::kParamArena && std::string(stem) != "h2";
+    names_->push_back((encoder < 0 ? std::string() : shared ? std::string("enc*.") : "enc" + std::to_string(encoder) + ".") +
+                      stem + suffix);
   }
   by_arena_[a].push_back({a, i, offset});
 }
 
 void ArenaSlots::fill(const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
-  auto [it, inserted] = names_by_structure_.try_emplace(std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute));
+  auto [it, inserted] = names_by_structure_.try_emplace(
+      std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute, hd.dims.recompute_encoders));
+  shared_encoders_ = hd.dims.recompute_encoders;
   names_ = &it->second;
   naming_ = inserted;
   count_ = 0;

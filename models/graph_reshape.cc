@@ -120,9 +120,13 @@ void GraphReshaper::classify(Site& s, std::vector<std::int64_t> shape_key, const
   if (!p) p = s.plan;
 }
 
-void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& names) {
+void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& names, const std::string& tag) {
   s.step_task.reserve(s.plan->steps.size());
-  for (const FlowStep& st : s.plan->steps) s.step_task.push_back(NameIndex::find(names.task, layer + "." + st.name));
+  // A recomputation's tag names its forward steps only (training_graph.cc BoundPlan).
+  for (const FlowStep& st : s.plan->steps) {
+    const std::string& t = st.stage == FlowStage::kForward ? tag : std::string();
+    s.step_task.push_back(NameIndex::find(names.task, layer + t + "." + st.name));
+  }
   for (const FlowTensor& t : s.plan->tensors) {
     int buffer = -1, update = -1;
     if (t.kind == TensorKind::kCore) {
@@ -132,7 +136,7 @@ void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& name
     } else if (t.kind == TensorKind::kCoreGrad) {
       buffer = NameIndex::need(names.buffer, layer + ".core" + t.name.substr(2) + ".grad");
     } else if (t.kind == TensorKind::kIntermediate) {
-      buffer = NameIndex::find(names.buffer, layer + "." + t.name);
+      buffer = NameIndex::find(names.buffer, layer + tag + "." + t.name);
     }
     s.tensor_buffer.push_back(buffer);
     s.tensor_update.push_back(update);
@@ -174,6 +178,8 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     s.recompute = options.recompute_merges;
     s.plan = std::make_shared<const FlowPlan>(plan_linear(l, s.flow, s.tokens, s.recompute));
     classify(s, std::move(key), l.tt.ranks, classes);
+    // An encoder's recomputation runs the layer's forward steps again (training_graph.h).
+    if (options.recompute_encoders && l.encoder >= 0 && l.encoder < model.encoders - 1) bind(s, l.name, names, ".re");
     bind(std::move(s), l.name, names);
   }
 }

@@ -76,8 +76,10 @@ class GraphReshaper {
   void classify(Site& s, std::vector<std::int64_t> shape_key, const std::vector<std::int64_t>& ranks,
                 PlanClasses& classes);
   /// Binds the plan of `s` for `layer` (whose cores are "<layer>.core<k>") into the graph
-  /// indexed by `names`, and keeps the site.
-  void bind(Site s, const std::string& layer, const NameIndex& names);
+  /// indexed by `names`, and keeps the site; `tag` goes between the layer and the step or
+  /// intermediate in the names of its forward tasks and the intermediates they create (".re":
+  /// an encoder's recomputation; its backward steps keep the layer's names).
+  void bind(Site s, const std::string& layer, const NameIndex& names, const std::string& tag = "");
 
   std::vector<Site> sites_;
   /// By (plan class, rank vector): the plan, shared by the layers of that class and ranks;

@@ -222,6 +222,11 @@ class Builder {
   }
   const Buffer& buf(int id) const { return g_.buffers[id]; }
 
+  /// While set, every task added is a recomputation (an encoder's forward run again before
+  /// its backward): it runs in the backward stage, and what it writes counts as a forward
+  /// value (an activation when the backward reads it).
+  void recomputing(bool on) { recomputing_ = on; }
+
   /// Appends a task; its deps are every earlier task it conflicts with on a buffer.
   int task(const std::string& name, TaskOp op, Stage stage, const std::string& layer,
            int encoder, const std::string& role, const TaskShape& shape,
@@ -231,7 +236,8 @@ class Builder {
     t.name = name;
     t.op = op;
     t.unit = unit_of(op);
-    t.stage = stage;
+    t.stage = recomputing_ ? Stage::kBackward : stage;
+    recompute_task_.push_back(recomputing_ ? 1 : 0);
     t.layer = layer;
     t.encoder = encoder;
     t.role = role;
@@ -303,14 +309,15 @@ class Builder {
     std::vector<bool> fwd_value(g_.buffers.size(), false), read_bwd(g_.buffers.size(), false),
         written(g_.buffers.size(), false);
     for (const auto& t : g_.tasks) {
+      const bool recompute = recompute_task_[t.id] != 0;
       for (int b : t.reads) {
         touch(b, t.id);
-        if (t.stage == Stage::kBackward) read_bwd[b] = true;
+        if (t.stage == Stage::kBackward && !recompute) read_bwd[b] = true;
       }
       for (int b : t.writes) {
         touch(b, t.id);
         written[b] = true;
-        if (t.stage == Stage::kForward) fwd_value[b] = true;
+        if (t.stage == Stage::kForward || recompute) fwd_value[b] = true;
       }
     }
     for (auto& b : g_.buffers) {
@@ -356,6 +363,8 @@ class Builder {
   std::vector<int> params_;
   std::vector<int> grad_of_;  // by buffer id: the gradient of a parameter, else -1
   std::vector<char> updated_;  // by buffer id: the parameter's sgd task was added
+  std::vector<char> recompute_task_;  // by task id: added while recomputing
+  bool recomputing_ = false;
 };
 
 Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward : Stage::kBackward; }
@@ -364,11 +373,14 @@ Stage stage_of(FlowStage s) { return s == FlowStage::kForward ? Stage::kForward 
 /// Intermediates become buffers "<layer>.<tensor>" on first use.
 class BoundPlan {
  public:
-  BoundPlan(Builder& b, FlowPlan plan, std::string layer, int encoder)
-      : BoundPlan(b, std::make_shared<const FlowPlan>(std::move(plan)), std::move(layer), encoder) {}
-  /// A plan shared by the layers of one shape (TrainingGraph::linear_plan).
-  BoundPlan(Builder& b, std::shared_ptr<const FlowPlan> plan, std::string layer, int encoder)
-      : b_(b), plan_(std::move(plan)), layer_(std::move(layer)), encoder_(encoder) {}
+  BoundPlan(Builder& b, FlowPlan plan, std::string layer, int encoder, std::string tag = "")
+      : BoundPlan(b, std::make_shared<const FlowPlan>(std::move(plan)), std::move(layer), encoder, std::move(tag)) {}
+  /// A plan shared by the layers of one shape (TrainingGraph::linear_plan). `tag` goes
+  /// between the layer and the step or tensor in the names of its forward steps' tasks and
+  /// of the intermediates they create (".re" for a recomputation).
+  BoundPlan(Builder& b, std::shared_ptr<const FlowPlan> plan, std::string layer, int encoder,
+            std::string tag = "")
+      : b_(b), plan_(std::move(plan)), layer_(std::move(layer)), encoder_(encoder), tag_(std::move(tag)) {}
 
   void bind(const std::string& tensor, int buffer) { ids_[tensor] = buffer; }
   /// The steps that write `tensor` add into it (the kernel's `accumulate` flag: C is read
@@ -382,7 +394,7 @@ class BoundPlan {
     if (t.kind != TensorKind::kIntermediate) {
       throw std::logic_error(layer_ + ": unbound flow tensor " + tensor);
     }
-    return ids_[tensor] = b_.buffer(layer_ + "." + tensor, layer_, t.shape, t.memory);
+    return ids_[tensor] = b_.buffer(layer_ + step_tag_ + "." + tensor, layer_, t.shape, t.memory);
   }
   const FlowPlan& plan() const { return *plan_; }
 
@@ -394,6 +406,9 @@ class BoundPlan {
     for (const auto& s : plan_->steps) {
       const bool take = s.stage == stage || (all_backward && s.stage != FlowStage::kForward);
       if (!take) continue;
+      // A recomputation's tag names its forward steps and what they create; the backward
+      // steps keep the layer's own names.
+      step_tag_ = s.stage == FlowStage::kForward ? tag_ : std::string();
       // The extra reads (the TTM's token ids: the contraction's index tables) go to the
       // contractions only; the other kernels take no index argument.
       std::vector<int> reads = s.op == TaskOp::kContraction ? extra_reads : std::vector<int>{}, writes;
@@ -402,7 +417,7 @@ class BoundPlan {
         writes.push_back(id(w));
         if (accumulated_.count(w)) reads.push_back(id(w));
       }
-      b_.task(layer_ + "." + s.name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape,
+      b_.task(layer_ + step_tag_ + "." + s.name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape,
               reads, writes);
     }
   }
@@ -412,6 +427,8 @@ class BoundPlan {
   std::shared_ptr<const FlowPlan> plan_;
   std::string layer_;
   int encoder_;
+  std::string tag_;
+  std::string step_tag_;  ///< tag_ while a forward step is emitted, else empty
   std::map<std::string, int> ids_;
   std::set<std::string> accumulated_;
 };
@@ -449,7 +466,11 @@ class TrainingGraph {
     // the slot head's dX (accumulate flag), no separate add.
     linear_backward(intent, d_intent, dx_slot);
     int dh = dx_slot;
-    for (int e = m_.encoders - 1; e >= 0; --e) dh = encoder_backward(encs[e], dh);
+    for (int e = m_.encoders - 1; e >= 0; --e) {
+      // The last encoder's activations are still those of the forward pass.
+      if (o_.recompute_encoders && e < m_.encoders - 1) encs[e] = encoder_recompute(encs[e]);
+      dh = encoder_backward(encs[e], dh);
+    }
     embedding_backward(dh);
     return b_.finish();
   }
@@ -600,8 +621,8 @@ class TrainingGraph {
 
   /// The residual sum a + b, accumulated in place into the layer output b (out_mem,
   /// model_step.cc); returns b, which then holds the sum.
-  int residual(const std::string& layer, int encoder, int a, int b) {
-    b_.task(layer + ".fwd", TaskOp::kAdd, Stage::kForward, layer, encoder, "residual.add",
+  int residual(const std::string& layer, int encoder, int a, int b, const std::string& tag = "") {
+    b_.task(layer + tag + ".fwd", TaskOp::kAdd, Stage::kForward, layer, encoder, "residual.add",
             rows_cols(K_, m_.d_model), {a, b}, {b});
     return b;
   }
@@ -693,6 +714,83 @@ class TrainingGraph {
     enc.ln2 = layernorm_forward(p + "ln2", e, res2);
     *h_out = enc.ln2.out;
     return enc;
+  }
+
+  /// The recomputation of encoder `f.e` before its backward (GraphOptions::recompute_encoders):
+  /// its forward tasks again, as "<layer>.re.<step>", from its kept input and with its
+  /// parameters, into new buffers "<layer>.re.<tensor>" — except its output, which the HLS
+  /// step writes again in its kept slot (the next encoder's input; the same values). Returns
+  /// the encoder with the recomputed buffers, which its backward then reads.
+  Encoder encoder_recompute(const Encoder& f) {
+    const std::string re = ".re";
+    b_.recomputing(true);
+    Encoder enc = f;
+    const int e = f.e;
+    const std::string p = "enc" + std::to_string(e) + ".";
+    enc.q = linear_recompute(f.q, f.h_in);
+    enc.k = linear_recompute(f.k, f.h_in, ttsim_spec::kActMem);
+    enc.v = linear_recompute(f.v, f.h_in);
+    const std::string attn = p + "attn";
+    enc.attn = std::make_shared<BoundPlan>(b_, plan_attention(sequences_, L_, m_.heads, m_.head_dim()), attn, e, re);
+    enc.attn->bind("Q", enc.q.y);
+    enc.attn->bind("K", enc.k.y);
+    enc.attn->bind("V", enc.v.y);
+    const int c = b_.buffer(attn + re + ".C", attn, {K_, m_.d_model}, ttsim_spec::kActMem);
+    enc.attn->bind("C", c);
+    enc.attn->emit(FlowStage::kForward);
+    enc.o = linear_recompute(f.o, c);
+    const int res1 = residual(p + "res1", e, f.h_in, enc.o.y, re);
+    enc.ln1 = layernorm_recompute(f.ln1, e, res1, -1);
+    enc.ffn_in = linear_recompute(f.ffn_in, enc.ln1.out);
+    const int g = b_.buffer(p + "gelu" + re + ".out", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kActMem);
+    b_.task(p + "gelu" + re + ".fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
+            rows_cols(K_, m_.ffn_dim), {enc.ffn_in.y}, {g});
+    enc.ffn_out = linear_recompute(f.ffn_out, g);
+    const int res2 = residual(p + "res2", e, enc.ln1.out, enc.ffn_out.y, re);
+    enc.ln2 = layernorm_recompute(f.ln2, e, res2, f.ln2.out);
+    b_.recomputing(false);
+    return enc;
+  }
+
+  /// Linear layer `f` recomputed from input `x`: its forward steps and bias add again, bound
+  /// to its parameters, with new intermediates and output "<layer>.re.Y" in `y_memory`.
+  Linear linear_recompute(const Linear& f, int x, int y_memory = ttsim_spec::kOutMem) {
+    const LinearLayerSpec& l = *f.spec;
+    Linear out = f;
+    out.x = x;
+    out.plan = std::make_shared<BoundPlan>(b_, linear_plan(l, flow_for(l), f.tokens), l.name, l.encoder, ".re");
+    BoundPlan& p = *out.plan;
+    if (l.format == WeightFormat::kTT) {
+      for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
+        const int c = f.params[k - 1];
+        p.bind("G" + std::to_string(k), c);
+        p.bind("dG" + std::to_string(k), b_.grad(c));
+      }
+    } else {
+      p.bind("W", f.params[0]);
+      p.bind("dW", b_.grad(f.params[0]));
+    }
+    out.y = b_.buffer(l.name + ".re.Y", l.name, {f.tokens, l.out_dim}, y_memory);
+    p.bind("X", x);
+    p.bind("Y", out.y);
+    p.emit(FlowStage::kForward);
+    if (l.bias) {
+      b_.task(l.name + ".re.fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder, "bias.add",
+              rows_cols(f.tokens, l.out_dim), {out.bias, out.y}, {out.y});
+    }
+    return out;
+  }
+
+  /// LayerNorm `f` recomputed from `in`: new statistics "<layer>.re.stats" and output
+  /// "<layer>.re.out", or the output into buffer `out` when `out` >= 0.
+  LayerNormBufs layernorm_recompute(const LayerNormBufs& f, int encoder, int in, int out) {
+    LayerNormBufs n = f;
+    n.in = in;
+    n.out = out >= 0 ? out : b_.buffer(f.layer + ".re.out", f.layer, {K_, m_.d_model}, ttsim_spec::kActMem);
+    n.stats = b_.buffer(f.layer + ".re.stats", f.layer, {K_, m_.d_model + 1}, ttsim_spec::kSaved1Mem);
+    b_.task(f.layer + ".re.fwd", TaskOp::kLayerNorm, Stage::kForward, f.layer, encoder, "",
+            rows_cols(K_, m_.d_model), {in, n.gain, n.bias}, {n.out, n.stats});
+    return n;
   }
 
   /// Backward through one encoder given the gradient of its output; returns the

@@ -21,6 +21,12 @@ struct GraphOptions {
   /// BTT layers recompute their merges in the backward pass (plan_linear's
   /// recompute_merges; ArchSpec::recompute_merges).
   bool recompute_merges = false;
+  /// Every encoder but the last runs its forward again just before its backward
+  /// (ArchSpec::recompute_encoders; hls/kernels/model_step.h ModelDims::recompute_encoders):
+  /// the recomputation's tasks are named "<layer>.re.<step>" and run in the backward stage;
+  /// they write new buffers "<layer>.re.<tensor>" (the same arrays of the top as the
+  /// forward's), which the encoder's backward (its tasks named as without recomputation) reads.
+  bool recompute_encoders = false;
 };
 
 /// The complete training step: forward, backward through every layer (attention and

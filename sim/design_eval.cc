@@ -69,13 +69,14 @@ void finish_evaluation(DesignEvaluation& e, const ModelSpec& model, const ArchSp
 }
 
 /// True when a step of `arch` has the task graph, schedule-graph dependencies and fused
-/// buffers of a step of `other` for the same model: the same flows and merge recomputation
+/// buffers of a step of `other` for the same model: the same flows and recomputation
 /// (the graph), scheduling
 /// policy and refinements (the policy's edges) and fusion. Lanes, clock, unit overheads,
 /// calibration and the memory and sequence-length settings may differ: they change
 /// latencies, the machine and the figures, which re-simulation recomputes.
 bool same_step_structure(const ArchSpec& arch, const ArchSpec& other) {
   return arch.flow_by_kind == other.flow_by_kind && arch.recompute_merges == other.recompute_merges &&
+         arch.recompute_encoders == other.recompute_encoders &&
          arch.policy == other.policy &&
          arch.parallel_merges == other.parallel_merges && arch.qkv_reschedule == other.qkv_reschedule &&
          arch.fusion == other.fusion;

@@ -72,7 +72,7 @@ std::string design_summary(const DesignEvaluation& e, const ModelSpec& model, co
                            const DeviceSpec& device, const std::string& split, const std::string& clock_note) {
   return fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({:.4g} MHz){}, device {}{}\n", model.name,
                      model.encoders, e.step.tokens, arch.name, arch.clock_mhz, clock_note, device.name,
-                     arch.recompute_merges ? "; BTT merges recomputed in the backward pass" : "") +
+                     recompute_note(arch)) +
          step_lines(e.step, arch.clock_mhz) + epoch_line(e, arch, split) + power_line(e, device) +
          onchip_lines(e, arch.clock_mhz, device);
 }

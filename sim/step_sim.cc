@@ -15,6 +15,7 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens) {
   GraphOptions g;
   g.flow_by_kind = arch.flow_by_kind;
   g.recompute_merges = arch.recompute_merges;
+  g.recompute_encoders = arch.recompute_encoders;
   g.tokens = tokens;
   return g;
 }

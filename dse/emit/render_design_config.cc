@@ -157,6 +157,8 @@ std::string config_preamble(const BuildDesign& d) {
       "//  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT);\n"
       "//                 kRecomputeMerges (true: every BTT layer recomputes its merges in its\n"
       "//                 backward pass, hls/kernels/tt_linear.h btt_remerge)\n"
+      "//                 kRecomputeEncoders (true: every encoder but the last runs its forward\n"
+      "//                 again before its backward, hls/kernels/model_step.h ModelDims)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
@@ -196,7 +198,8 @@ std::string shape_lines(const BuildDesign& d) {
       "constexpr int kTtmDimFactors[kTtmD] = {{{2}}};\nconstexpr int kTtmRanks[kTtmD + 1] = {{{3}}};\n\n",
       m.emb.d, int_list(m.emb.v, m.emb.d), int_list(m.emb.e, m.emb.d), int_list(m.emb.r, m.emb.d + 1));
   h += fmt::format("constexpr bool kUseBtt = {};\n", d.hls.btt ? "true" : "false");
-  h += fmt::format("constexpr bool kRecomputeMerges = {};\n\n", d.hls.recompute ? "true" : "false");
+  h += fmt::format("constexpr bool kRecomputeMerges = {};\n", d.hls.recompute ? "true" : "false");
+  h += fmt::format("constexpr bool kRecomputeEncoders = {};\n\n", m.recompute_encoders ? "true" : "false");
   return h;
 }
 

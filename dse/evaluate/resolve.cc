@@ -37,7 +37,11 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (starts("lanes.")) return t + axis.substr(6) + "_lanes";
   if (axis == "clock_mhz") return t + "mhz";
   if (axis == "sequence_length") return t + "_length";
-  if (axis == "recompute") return t == "none" ? "merges_kept" : "merges_recomputed";
+  if (axis == "recompute") {
+    if (t == "none") return "merges_kept";
+    if (t == "btt_merges") return "merges_recomputed";
+    return t == "encoders" ? "encoders_recomputed" : "encoders_merges_recomputed";
+  }
   if (axis == "parallel_merges" || axis == "qkv_reschedule" || axis == "fusion") {
     return v.is_boolean() && v.get<bool>() ? axis : "no_" + axis;
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "hw/arch_spec.h"
 #include "models/model_spec.h"
 
 namespace ttsim::dse {
@@ -142,7 +143,7 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
   } else if (name == "memory_strategy") {
     v.as_enum({"naive", "grouped"});
   } else if (name == "recompute") {
-    v.as_enum({"none", "btt_merges"});
+    v.as_enum(recompute_choices());
   } else if (name == "clock_mhz") {
     v.as_double(1, 2000);
   } else if (name == "sequence_length") {

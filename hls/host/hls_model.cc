@@ -50,6 +50,7 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
   m.seq_len = to_int(spec.seq_len);
   m.intents = to_int(spec.intents);
   m.slot_tags = to_int(spec.slot_tags);
+  m.recompute_encoders = options.recompute_encoders;
   const EmbeddingSpec& emb = spec.token_embedding;
   if (emb.format != WeightFormat::kTTM) fail(spec, "a dense token embedding (TTM required)");
   const TtmShape& ts = emb.ttm;
@@ -228,7 +229,10 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
   const HlsArenaWords words =
       check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
   if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
-  if (words.param != layout_.param_words || words.act != layout_.act_words ||
+  // With encoder recomputation the layout shares one region among the encoders' activations;
+  // the capacity check counts every encoder apart (an upper bound of it).
+  const bool act_agrees = dims_.recompute_encoders ? words.act >= layout_.act_words : words.act == layout_.act_words;
+  if (words.param != layout_.param_words || !act_agrees ||
       words.scratch != layout_.scratch_words || words.index != layout_.index_words ||
       words.grad != layout_.words[ttsim_hls::kGradArena]) {
     throw std::logic_error("HlsModel: host capacity check and make_layout disagree on arena sizes");

@@ -24,6 +24,9 @@ struct HlsModelOptions {
   /// Every BTT layer recomputes its merges in its backward pass (LinearDims::recompute);
   /// the same arithmetic, less saved memory.
   bool recompute_merges = false;
+  /// Every encoder but the last runs its forward again before its backward
+  /// (ModelDims::recompute_encoders); the same arithmetic, less saved memory.
+  bool recompute_encoders = false;
 };
 
 /// Losses of one sample (nats), computed before any update.

@@ -17,7 +17,9 @@ constexpr std::int64_t kHlsMaxArenaWords = 2147483647;
 constexpr std::int64_t kHlsMaxHostWords = std::int64_t{1} << 31;
 
 /// Arena sizes (words) of ModelDims, mirroring ttsim_hls::make_layout in int64
-/// (saturating at INT64_MAX on overflow).
+/// (saturating at INT64_MAX on overflow). With ModelDims::recompute_encoders the activation
+/// count keeps every encoder's activations apart: an upper bound of the layout, whose
+/// encoders share one region.
 struct HlsArenaWords {
   std::int64_t param = 0, act = 0, scratch = 0, index = 0;
   std::int64_t grad = 0;  ///< the grad arena: the largest update group (make_layout)

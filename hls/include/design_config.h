@@ -16,6 +16,8 @@
 //  Flow           kUseBtt (true: BTT flow for every TT layer; false: sequential TT);
 //                 kRecomputeMerges (true: every BTT layer recomputes its merges in its
 //                 backward pass, hls/kernels/tt_linear.h btt_remerge)
+//                 kRecomputeEncoders (true: every encoder but the last runs its forward
+//                 again before its backward, hls/kernels/model_step.h ModelDims)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
@@ -85,6 +87,7 @@ constexpr int kTtmRanks[kTtmD + 1] = {1, 30, 30, 1};
 
 constexpr bool kUseBtt = true;
 constexpr bool kRecomputeMerges = false;
+constexpr bool kRecomputeEncoders = false;
 
 constexpr int kContractLanes = 64;
 constexpr int kSoftmaxLanes = 8;

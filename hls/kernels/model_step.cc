@@ -148,9 +148,9 @@ class LayoutBuilder {
     return true;
   }
 
-  /// Encoder e: its six linear layers, two LayerNorm groups and its activations; false
-  /// when a layer cannot run.
-  bool encoder(int e) {
+  /// Encoder e: its six linear layers, two LayerNorm groups and its activations (its output
+  /// h2 too unless `h2_placed`); false when a layer cannot run.
+  bool encoder(int e, bool h2_placed = false) {
     const int K = K_, D = D_, H = m_.heads;
     EncoderSlots& es = L_.enc[e];
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
@@ -168,9 +168,27 @@ class LayoutBuilder {
     es.xhat1 = alloc(kSaved1Arena, K * D);
     es.rstd1 = alloc(kSaved1Arena, K);
     es.g = alloc(kActArena, K * m_.ffn_dim);
-    es.h2 = alloc(kActArena, K * D);
+    if (!h2_placed) es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
+    return true;
+  }
+
+  /// The encoders of a step that recomputes them (ModelDims::recompute_encoders): each
+  /// encoder's output h2 in act, kept; then every encoder's other activations from one base
+  /// in each activation arena (act, out, saved0, saved1), the region as large as the
+  /// largest encoder's. False when a layer cannot run.
+  bool recomputed_encoders() {
+    static constexpr int kActivationArenas[] = {kActArena, kOutArena, kSaved0Arena, kSaved1Arena};
+    for (int e = 0; e < m_.encoders; ++e) L_.enc[e].h2 = alloc(kActArena, K_ * D_);
+    int base[kFloatArenas], end[kFloatArenas];
+    for (int a = 0; a < kFloatArenas; ++a) base[a] = end[a] = L_.words[a];
+    for (int e = 0; e < m_.encoders; ++e) {
+      for (int a : kActivationArenas) L_.words[a] = base[a];
+      if (!encoder(e, true)) return false;
+      for (int a : kActivationArenas) end[a] = max_i(end[a], L_.words[a]);
+    }
+    for (int a : kActivationArenas) L_.words[a] = end[a];
     return true;
   }
 
@@ -265,8 +283,12 @@ bool make_layout(const ModelDims& m, Layout* out) {
   //    and the sum is read only by the LayerNorm after it, whose backward reads x̂ and 1/σ
   //    instead.
   L.proj = b.alloc(kOutArena, K * D);
-  for (int e = 0; e < m.encoders; ++e) {
-    if (!b.encoder(e)) return false;
+  if (m.recompute_encoders) {
+    if (!b.recomputed_encoders()) return false;
+  } else {
+    for (int e = 0; e < m.encoders; ++e) {
+      if (!b.encoder(e)) return false;
+    }
   }
   b.merge_slots();
   b.head(L.head_i, m.intents);
@@ -293,6 +315,42 @@ bool make_layout(const ModelDims& m, Layout* out) {
   return true;
 }
 
+namespace {
+
+/// The input of encoder e in act: the embedding's h0 or the previous encoder's h2.
+int encoder_input(const Layout& L, int e) { return e == 0 ? L.h0 : L.enc[e - 1].h2; }
+
+/// The forward pass of encoder e, from its input in act to its output h2 in act, saving
+/// what its backward reads (the forward pass, and a recomputing step's recomputation).
+void encoder_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, int e) {
+#pragma HLS INLINE
+  const int D = m.d_model;
+  CRef P = a.param;
+  Ref stat = a.chain1 + L.stat;
+  const int h = encoder_input(L, e);
+  const EncoderSlots& es = L.enc[e];
+  const LinearSlots* ls = es.lin;
+  // Q and V in out, K in act (kKeyArena): one call site each, so every argument is bound
+  // to a fixed array.
+  linear_forward(m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
+  linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
+  linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
+  attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
+                    a.saved1 + es.P, a.act + es.ctx, stat);
+  linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
+  add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
+  layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
+            a.saved1 + es.rstd1, K, D, stat);
+  linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, a.out + ls[4].y);
+  gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
+  linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, a.out + ls[5].y);
+  add_accumulate(a.act + es.h1, a.out + ls[5].y, K, D, D, D);  // a2 = h1 + ffn_out, in place
+  layernorm(a.out + ls[5].y, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
+            a.saved1 + es.rstd2, K, D, stat);
+}
+
+}  // namespace
+
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens) {
 #pragma HLS INLINE
   const int D = m.d_model;
@@ -304,29 +362,8 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   add_accumulate(P + L.pos, a.out + L.E, K, D, D, D);  // x0 = E + position, in place on E
   layernorm(a.out + L.E, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
             stat);
-  int h = L.h0;  // the encoder input, in act
-  for (int e = 0; e < m.encoders; ++e) {
-    const EncoderSlots& es = L.enc[e];
-    const LinearSlots* ls = es.lin;
-    // Q and V in out, K in act (kKeyArena): one call site each, so every argument is bound
-    // to a fixed array.
-    linear_forward(m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
-    linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
-    linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
-    attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
-                      a.saved1 + es.P, a.act + es.ctx, stat);
-    linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
-    add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
-    layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
-              a.saved1 + es.rstd1, K, D, stat);
-    linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, a.out + ls[4].y);
-    gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
-    linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, a.out + ls[5].y);
-    add_accumulate(a.act + es.h1, a.out + ls[5].y, K, D, D, D);  // a2 = h1 + ffn_out, in place
-    layernorm(a.out + ls[5].y, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
-              a.saved1 + es.rstd2, K, D, stat);
-    h = es.h2;
-  }
+  for (int e = 0; e < m.encoders; ++e) encoder_forward(m, L, a, K, e);
+  const int h = m.encoders > 0 ? L.enc[m.encoders - 1].h2 : L.h0;
   dense_forward(a.index, D, m.intents, 1, a.act + h, P + L.wi, P + L.bi, a.out + L.logit_i);
   dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s);
 }
@@ -403,7 +440,11 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
     const LinearSlots* ls = es.lin;
-    CRef hin = a.act + (e == 0 ? L.h0 : L.enc[e - 1].h2);
+    CRef hin = a.act + encoder_input(L, e);
+    // A recomputing step runs the encoder's forward again (its region of the activation
+    // arenas holds the later encoder's values since the forward pass); the last encoder's
+    // are still there. Its parameters are not updated yet: the values are the forward's.
+    if (m.recompute_encoders && e < m.encoders - 1) encoder_forward(m, L, a, K, e);
     // dA = dh2 → dB = da2 (= dh1 residual part and dY of ffn_out).
     layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G + L.tensors[es.ln2_t].grad,
                    G + L.tensors[es.ln2_t + 1].grad, K, D, stat);

@@ -55,6 +55,15 @@ struct ModelDims {
   int intents = 0, slot_tags = 0;
   TtmDims emb;  ///< vocab = emb.vocab()
   LinearDims lin[kMaxEncoders][kLinearsPerEncoder];
+  /// Encoder recomputation (activation checkpointing by encoder): the step keeps only each
+  /// encoder's output h2 (the next encoder's input) from the forward pass; every encoder
+  /// but the last runs its forward again, from its saved input and with its parameters not
+  /// yet updated, just before its backward. The encoders' other activations (linear
+  /// outputs, saved merges and Z, P, ctx, h1, GELU output, LayerNorm x̂ and 1/σ) then share
+  /// one region per arena (Layout: every encoder's slots from the same base), sized by the
+  /// largest encoder. The same arithmetic as keeping them: the recomputed values are the
+  /// forward's, bit for bit.
+  bool recompute_encoders = false;
 };
 
 /// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan

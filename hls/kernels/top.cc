@@ -45,6 +45,7 @@ ModelDims design_config_dims() {
   m.seq_len = kSeqLen;
   m.intents = kIntents;
   m.slot_tags = kSlotTags;
+  m.recompute_encoders = kRecomputeEncoders;
   m.emb.d = kTtmD;
   for (int k = 0; k < kTtmD; ++k) {
     m.emb.v[k] = kTtmVocabFactors[k];

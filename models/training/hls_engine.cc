@@ -90,6 +90,7 @@ std::unique_ptr<TrainingEngine> make_hls_engine(const EngineSetup& setup) {
     }
     // Recomputed BTT merges: the same step bit for bit, run as the emitted build runs it.
     options.recompute_merges = arch.recompute_merges;
+    options.recompute_encoders = arch.recompute_encoders;
     if (arch.recompute_merges) {
       for (const auto& [kind, flow] : arch.flow_by_kind) {
         if (flow != Flow::kBTT) {

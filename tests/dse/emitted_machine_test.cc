@@ -428,7 +428,7 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   std::map<std::string, bool> btt_by_kind;
   for (const auto& [kind, flow] : arch.flow_by_kind) btt_by_kind[kind] = flow == Flow::kBTT;
   const testing::ProbedStep step =
-      testing::run_probed_step(model, btt_by_kind, model.seq_len, arch.recompute_merges);
+      testing::run_probed_step(model, btt_by_kind, model.seq_len, arch.recompute_merges, arch.recompute_encoders);
   const std::vector<std::string> want = testing::graph_loop_sequence(graph, m.schedule.order);
   std::string around;
   const std::size_t at = testing::first_difference(want, step.sequence, &around);

@@ -112,10 +112,10 @@ TEST(ModelStep, PlainRankOneEndsMatchReference) {
 // step's parameters equal p − lr·g with the gradient mode's g (a tensor updated before its
 // last reader would differ); recomputing the BTT merges in the backward pass gives the same
 // losses, gradients and updated parameters, bit for bit.
-TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
-  const ttsim::ModelSpec spec = ttsim::testing::tiny_2enc_spec();
-  ttsim::HlsModelOptions re;
-  re.recompute_merges = true;
+/// A step of `spec` with the recomputation `re` against the step that keeps every forward
+/// value: the same losses and gradients, and after the fused update the parameters w − lr·g
+/// of the kept step's gradients, bit for bit.
+void expect_recomputation_exact(const ttsim::ModelSpec& spec, const ttsim::HlsModelOptions& re) {
   ttsim::HlsModel kept(spec), again(spec, re);
   const float lr = 0.05f;
   const ttsim::HlsLosses g1 = kept.forward_backward(kTokens, kIntent, kTags);
@@ -137,6 +137,28 @@ TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
     EXPECT_EQ(kept.parameter(n), want[i]) << n;
     EXPECT_EQ(again.parameter(n), want[i]) << n;
     ++i;
+  }
+}
+
+TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
+  ttsim::HlsModelOptions re;
+  re.recompute_merges = true;
+  expect_recomputation_exact(ttsim::testing::tiny_2enc_spec(), re);
+}
+
+// Encoder recomputation (each encoder but the last runs its forward again before its
+// backward, its activations in one region shared with the other encoders'): 2 and 3
+// encoders (the middle one recomputed from the first one's kept output), alone and with the
+// BTT merges recomputed too.
+TEST(ModelStep, RecomputedEncodersAreExact) {
+  for (int encoders : {2, 3}) {
+    for (bool merges : {false, true}) {
+      SCOPED_TRACE(std::to_string(encoders) + " encoders, merges " + (merges ? "recomputed" : "kept"));
+      ttsim::HlsModelOptions re;
+      re.recompute_encoders = true;
+      re.recompute_merges = merges;
+      expect_recomputation_exact(ttsim::testing::tiny_spec(encoders), re);
+    }
   }
 }
 

@@ -9,9 +9,10 @@
 namespace ttsim::testing {
 
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
-                           std::int64_t K, bool recompute_merges) {
+                           std::int64_t K, bool recompute_merges, bool recompute_encoders) {
   HlsModelOptions o;
   o.recompute_merges = recompute_merges;
+  o.recompute_encoders = recompute_encoders;
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) {
     const auto it = btt_by_kind.find(k);
     o.btt_by_kind[k] = it == btt_by_kind.end() || it->second;

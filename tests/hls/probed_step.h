@@ -24,11 +24,11 @@ struct ProbedStep {
 
 /// Runs one train step (K tokens of a fixed synthetic sample; SGD fused into the backward
 /// pass) of `spec` on the HLS model, its BTT layers recomputing their merges when
-/// `recompute_merges`, every TT layer of kind k in the BTT flow when btt_by_kind[k]
+/// `recompute_merges` and its encoders recomputed when `recompute_encoders`, every TT layer of kind k in the BTT flow when btt_by_kind[k]
 /// (kinds "attention", "ffn_in", "ffn_out"; a missing kind: BTT). Throws what HlsModel throws
 /// (InputError for a model the kernel tree cannot hold).
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
-                           std::int64_t K, bool recompute_merges = false);
+                           std::int64_t K, bool recompute_merges = false, bool recompute_encoders = false);
 
 /// The UNROLL factor the compiled design_config.h gives the kernel module that runs `op`
 /// (hls/kernels/modules.cc).

@@ -10,11 +10,11 @@
 
 namespace ttsim::testing {
 
-/// The small 2-encoder model: d_model 12, 3 heads, FFN 16, seq_len 6; a 2-core TTM, a
-/// 2+2-core attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1: no right
-/// merge); dense heads.
-inline ModelSpec tiny_2enc_spec() {
-  const Json doc = Json::parse(R"({
+/// The small model with `encoders` encoders: d_model 12, 3 heads, FFN 16, seq_len 6; a
+/// 2-core TTM, a 2+2-core attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1:
+/// no right merge); dense heads. Named "tiny_<encoders>enc".
+inline ModelSpec tiny_spec(int encoders) {
+  Json doc = Json::parse(R"({
     "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
     "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
     "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
@@ -26,8 +26,14 @@ inline ModelSpec tiny_2enc_spec() {
       "slot_head": {"format": "dense"}
     }
   })");
-  return parse_model_spec(doc, "tiny_2enc.json");
+  const std::string name = "tiny_" + std::to_string(encoders) + "enc";
+  doc["name"] = name;
+  doc["encoders"] = encoders;
+  return parse_model_spec(doc, name + ".json");
 }
+
+/// tiny_spec(2), the small 2-encoder model.
+inline ModelSpec tiny_2enc_spec() { return tiny_spec(2); }
 
 /// A small model whose rank-1 ends keep their plain form (the rows are not the longer side):
 /// a 3-core TTM with e_3 = 4 = e_1·e_2 (hls/kernels/ttm_embedding.h ttm_last_transposed) and

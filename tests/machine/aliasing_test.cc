@@ -29,6 +29,7 @@ TaskGraph graph_of(const std::string& model_name, const std::string& arch_name) 
   GraphOptions o;
   o.flow_by_kind = arch.flow_by_kind;
   o.recompute_merges = arch.recompute_merges;
+  o.recompute_encoders = arch.recompute_encoders;
   return build_training_graph(model, o);
 }
 
@@ -50,7 +51,8 @@ TEST_P(NoAliasedBinding, NoCallBindsTwoArgumentsOfOneIterationToOneArray) {
 INSTANTIATE_TEST_SUITE_P(Presets, NoAliasedBinding,
                          ::testing::Values(Case{"atis_2enc", "u50_paper"}, Case{"atis_4enc", "u50_paper"},
                                            Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
-                                           Case{"atis_2enc", "u50_tt_sequential"}));
+                                           Case{"atis_2enc", "u50_tt_sequential"},
+                                           Case{"atis_4enc", "u50_paper_recompute_encoders"}));
 
 /// The first task of `g` running `op`.
 Task& first_task(TaskGraph& g, TaskOp op) {

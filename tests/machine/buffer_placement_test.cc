@@ -35,6 +35,7 @@ TEST_P(BufferPlacement, EveryArrayHoldsItsBuffersAtEveryPointOfTheStep) {
   GraphOptions o;
   o.flow_by_kind = arch.flow_by_kind;
   o.recompute_merges = arch.recompute_merges;
+  o.recompute_encoders = arch.recompute_encoders;
   const TaskGraph graph = build_training_graph(model, o);
   const machine::Machine m = machine::describe(model, arch, device, graph);
 
@@ -90,7 +91,9 @@ INSTANTIATE_TEST_SUITE_P(Presets, BufferPlacement,
                                            Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_tt_sequential"},
                                            Case{"atis_6enc", "u50_tt_sequential"}, Case{"atis_2enc_r4", "u50_paper"},
                                            Case{"atis_2enc_r16", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
-                                           Case{"atis_6enc", "u50_paper_recompute"}),
+                                           Case{"atis_6enc", "u50_paper_recompute"},
+                                           Case{"atis_2enc", "u50_paper_recompute_encoders"},
+                                           Case{"atis_6enc", "u50_paper_recompute_encoders"}),
                          [](const auto& info) {
                            return std::string(info.param.model) + "_" + info.param.arch;
                          });

@@ -186,10 +186,10 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recompute,
                   std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr,
-                  std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr) {
+                  std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr, bool recompute_encoders = false) {
   std::map<std::string, bool> btt_by_kind;
   for (const char* k : kKinds) btt_by_kind[k] = btt;
-  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K, recompute);
+  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K, recompute, recompute_encoders);
   Counts c;
   for (const auto& [name, l] : step.loops) {
     c[name] = {l.invocations, l.iterations};
@@ -202,19 +202,22 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recomput
 
 /// The graph of `spec` for K tokens (0: exactly seq_len, the padded length the simulator
 /// uses) against the HLS step on as many tokens, every TT layer in `flow` (BTT layers
-/// recomputing their merges when `recompute`).
-void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0, bool recompute = false) {
+/// recomputing their merges when `recompute`; the encoders recomputed when
+/// `recompute_encoders`).
+void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0, bool recompute = false,
+                              bool recompute_encoders = false) {
   if (K == 0) K = spec.seq_len;
   GraphOptions o;
   for (const char* k : kKinds) o.flow_by_kind[k] = flow;
   o.tokens = K;
   o.recompute_merges = recompute;
+  o.recompute_encoders = recompute_encoders;
   const TaskGraph g = build_training_graph(spec, o);
   std::map<std::string, std::vector<std::string>> who;
   const Counts want = graph_counts(g, &who);
   std::map<std::string, ttsim_hls::MeasuredLoop> ports;
   std::vector<ttsim_hls::LoopInvocation> sequence;
-  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, recompute, &ports, &sequence);
+  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, recompute, &ports, &sequence, recompute_encoders);
   // The order: the graph's tasks, in the order the machine runs them (one call at a time, in
   // task order), run the same loops with the same trip counts in the same sequence as the
   // real step's kernel calls.
@@ -312,6 +315,17 @@ TEST(GraphMatchesHls, TinyModelBtt) { expect_graph_matches_hls(testing::tiny_2en
 TEST(GraphMatchesHls, BttWithRecomputedMerges) {
   expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT, 0, true);
   expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 0, true);
+}
+
+// Encoders recomputed before their backward: the graph's ".re" tasks are the step's second
+// encoder_forward calls, in the same place, binding the same arrays; 3 encoders (two
+// recomputed), both flows, with and without the merges recomputed, and the ATIS preset.
+TEST(GraphMatchesHls, RecomputedEncoders) {
+  for (bool merges : {false, true}) {
+    expect_graph_matches_hls(testing::tiny_spec(3), Flow::kBTT, 0, merges, true);
+  }
+  expect_graph_matches_hls(testing::tiny_spec(3), Flow::kTT, 0, false, true);
+  expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 0, true, true);
 }
 
 // The rank-1 ends in their plain form (and one transposed) in both memory plans.

@@ -1,7 +1,7 @@
 // GraphReshaper against build_training_graph: a graph built once and reshaped for other
 // TT ranks (uniform per layer, different at every bond, rank 1, the TTM embedding's)
-// equals the graph built for those ranks, field by field, for every flow and for a
-// shorter token count; a reshape whose flow plans change structure leaves the graph
+// equals the graph built for those ranks, field by field, for every flow, for a
+// shorter token count and with the encoders recomputed; a reshape whose flow plans change structure leaves the graph
 // untouched; same_graph_structure tells the models apart that share a graph.
 
 #include "models/graph_reshape.h"
@@ -40,6 +40,8 @@ void expect_same_graph(const TaskGraph& got, const TaskGraph& want) {
     EXPECT_EQ(a.reads, b.reads);
     EXPECT_EQ(a.writes, b.writes);
     EXPECT_EQ(a.deps, b.deps);
+    EXPECT_EQ(a.macs, b.macs) << b.name;
+    EXPECT_EQ(a.elements, b.elements) << b.name;
   }
   for (std::size_t i = 0; i < want.buffers.size(); ++i) {
     const Buffer &a = got.buffers[i], &b = want.buffers[i];
@@ -73,6 +75,7 @@ void draw_ranks(ModelSpec& m, std::mt19937& rng, const std::vector<std::int64_t>
 struct Case {
   Flow flow;
   std::int64_t tokens;
+  bool recompute_encoders = false;  ///< GraphOptions::recompute_encoders (its ".re" layer sites)
 };
 
 class Reshape : public ::testing::TestWithParam<Case> {};
@@ -82,6 +85,7 @@ TEST_P(Reshape, EqualsTheGraphBuiltForTheNewRanks) {
   GraphOptions o;
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) o.flow_by_kind[k] = GetParam().flow;
   o.tokens = GetParam().tokens;
+  o.recompute_encoders = GetParam().recompute_encoders;
   TaskGraph g = build_training_graph(base, o);
   GraphReshaper reshaper(base, o, g);
   std::mt19937 rng(7);
@@ -102,7 +106,8 @@ TEST_P(Reshape, EqualsTheGraphBuiltForTheNewRanks) {
 
 INSTANTIATE_TEST_SUITE_P(Flows, Reshape,
                          ::testing::Values(Case{Flow::kBTT, 0}, Case{Flow::kTT, 0}, Case{Flow::kMM, 0},
-                                           Case{Flow::kBTT, 17}, Case{Flow::kTT, 9}));
+                                           Case{Flow::kBTT, 17}, Case{Flow::kTT, 9}, Case{Flow::kBTT, 0, true},
+                                           Case{Flow::kTT, 9, true}));
 
 TEST(Reshape, RankOneEitherMatchesOrLeavesTheGraphUntouched) {
   // Rank 1 bonds may turn contractions into other variants or degenerate shapes; the

@@ -287,5 +287,68 @@ TEST(TrainingGraph, DenseEmbeddingAndOtherTokenCounts) {
   }
 }
 
+// Encoders recomputed before their backward (GraphOptions::recompute_encoders) on the
+// 4-encoder preset: encoders 0-2 run their forward again in the backward stage, right before
+// their own backward and after the later encoder's, as "<layer>.re.<step>" tasks with the
+// forward's shapes; the last encoder is not recomputed; the backward reads the recomputed
+// activations, which are activations live from their recomputation only; the forward's
+// copies of them die in the forward pass.
+TEST(TrainingGraph, RecomputedEncodersRunTheirForwardAgainBeforeTheirBackward) {
+  const ModelSpec model = preset("atis_4enc");
+  GraphOptions kept;
+  GraphOptions re;
+  re.recompute_encoders = true;
+  const TaskGraph a = build_training_graph(model, kept), b = build_training_graph(model, re);
+  std::map<std::string, const Task*> by_name;
+  for (const Task& t : b.tasks) by_name[t.name] = &t;
+  std::map<int, std::int64_t> forward_macs, recompute_macs;
+  std::map<int, int> recomputed;
+  for (const Task& t : a.tasks) {
+    if (t.stage == Stage::kForward && t.encoder >= 0) forward_macs[t.encoder] += t.macs;
+  }
+  for (const Task& t : b.tasks) {
+    if (t.name.find(".re.") == std::string::npos) continue;
+    EXPECT_EQ(t.stage, Stage::kBackward) << t.name;
+    ++recomputed[t.encoder];
+    recompute_macs[t.encoder] += t.macs;
+    // The recomputation has the forward's shape, task for task.
+    std::string fwd = t.name;
+    fwd.erase(fwd.find(".re."), 3);
+    ASSERT_TRUE(by_name.count(fwd)) << fwd;
+    EXPECT_EQ(by_name[fwd]->shape.rows, t.shape.rows) << t.name;
+    EXPECT_EQ(by_name[fwd]->shape.cols, t.shape.cols) << t.name;
+    EXPECT_EQ(by_name[fwd]->shape.inner, t.shape.inner) << t.name;
+    EXPECT_EQ(by_name[fwd]->shape.variant, t.shape.variant) << t.name;
+  }
+  EXPECT_EQ(recomputed.size(), 3u);
+  EXPECT_FALSE(recomputed.count(3)) << "the last encoder is recomputed";
+  for (int e = 0; e < 3; ++e) {
+    EXPECT_EQ(recompute_macs[e], forward_macs[e]) << "encoder " << e;
+    int per_encoder_forward = 0;
+    for (const Task& t : a.tasks) per_encoder_forward += t.stage == Stage::kForward && t.encoder == e;
+    EXPECT_EQ(recomputed[e], per_encoder_forward) << "encoder " << e;
+    // Its recomputation runs after the later encoder's last backward task and before its own first.
+    const Task* first_re = by_name.at("enc" + std::to_string(e) + ".q.re.fwd.copy_left");
+    for (const Task& t : b.tasks) {
+      if (t.stage != Stage::kBackward || t.name.find(".re.") != std::string::npos) continue;
+      if (t.encoder == e + 1) {
+        EXPECT_LT(t.id, first_re->id) << t.name;
+      } else if (t.encoder == e) {
+        EXPECT_GT(t.id, first_re->id) << t.name;
+      }
+    }
+  }
+  // The backward reads the recomputed copies; they are activations, the forward's copies
+  // temporaries.
+  const Buffer* y = find_buffer(b, "enc0.q.Y");
+  const Buffer* ry = find_buffer(b, "enc0.q.re.Y");
+  ASSERT_TRUE(y && ry);
+  EXPECT_EQ(ry->cls, BufferClass::kActivation);
+  EXPECT_EQ(y->cls, BufferClass::kTemporary);
+  EXPECT_EQ(b.tasks[static_cast<std::size_t>(y->last_task)].stage, Stage::kForward);
+  EXPECT_EQ(ry->memory, y->memory);
+  EXPECT_EQ(a.tasks.size() + 3 * static_cast<std::size_t>(recomputed[0]), b.tasks.size());
+}
+
 }  // namespace
 }  // namespace ttsim
