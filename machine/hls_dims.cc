@@ -149,6 +149,12 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                      "but the arch runs its TT layers with the tt flow (/flows), which has none");
   }
   d.recompute = arch.recompute_merges;
+  if (arch.recompute_encoders && model.encoders < 2) {
+    throw InputError(arch_file + ": /memory/recompute: \"" + recompute_choice(arch.recompute_merges, true) +
+                     "\" recomputes every encoder but the last, but " + file + " has " +
+                     std::to_string(model.encoders) + " encoder" + (model.encoders == 1 ? "" : "s") +
+                     ": nothing to recompute (use \"" + recompute_choice(arch.recompute_merges, false) + "\")");
+  }
   check_hls_batch_and_embedding(model, file);
   ttsim_hls::ModelDims& m = d.dims;
   set_model_dims(m, model);

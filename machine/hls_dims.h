@@ -21,8 +21,8 @@ struct HlsDesign {
 /// Converts `model` for the HLS kernel tree. `arch_file` names the arch in messages about
 /// its flows; model problems name the model's source_file (or `model_file` when given).
 /// Throws InputError when the kernel tree cannot build it: flows other than one of
-/// btt / tt for every layer kind (/flows), merges recomputed without the BTT flow
-/// (/memory/recompute), a batch other than 1 (/batch: the top takes one
+/// btt / tt for every layer kind (/flows), merges recomputed without the BTT flow or
+/// encoders recomputed in a model of fewer than 2 (/memory/recompute), a batch other than 1 (/batch: the top takes one
 /// sample per step), a non-TTM token embedding, TT factors differing within a layer kind
 /// (design_config.h holds one factorisation per kind; ranks may differ per layer,
 /// kLayerRanks), non-TT encoder layers,

@@ -432,18 +432,25 @@ class ArenaSlots {
   /// Slot names by the structure the put sequence depends on: (encoders, BTT flow, merges
   /// recomputed, encoders recomputed).
   std::map<std::tuple<int, bool, bool, bool>, std::vector<std::string>> names_by_structure_;
-  bool shared_encoders_ = false;  ///< the encoders' activations share one region (enc*.)
+  bool shared_encoders_ = false;  ///< the encoders' activations share one region
+  /// By arena: the start of the encoders' shared region (-1: none), while filling.
+  std::array<std::int64_t, ttsim_hls::kFloatArenas> region_start_{};
   std::vector<std::string>* names_ = nullptr;
   bool naming_ = false;
 };
 
 void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const char* suffix, std::int64_t offset) {
+  // A recomputing step's encoders share one region of each activation arena (every
+  // activation but h2): listed as one slot from the region's start (fill), since encoders of
+  // different shapes place their slots at different offsets within it.
+  if (shared_encoders_ && encoder >= 0 && a != ttsim_hls::kParamArena && std::string(stem) != "h2") {
+    std::int64_t& start = region_start_[static_cast<std::size_t>(a)];
+    start = start < 0 ? offset : std::min(start, offset);
+    return;
+  }
   const int i = count_++;
   if (naming_) {
-    // The shared region of a recomputing step holds every encoder's activations but h2.
-    const bool shared = shared_encoders_ && a != ttsim_hls::kParamArena && std::string(stem) != "h2";
-    names_->push_back((encoder < 0 ? std::string() : shared ? std::string("enc*.") : "enc" + std::to_string(encoder) + ".") +
-                      stem + suffix);
+    names_->push_back((encoder >= 0 ? "enc" + std::to_string(encoder) + "." : std::string()) + stem + suffix);
   }
   by_arena_[a].push_back({a, i, offset});
 }
@@ -453,6 +460,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   auto [it, inserted] = names_by_structure_.try_emplace(
       std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute, hd.dims.recompute_encoders));
   shared_encoders_ = hd.dims.recompute_encoders;
+  region_start_.fill(-1);
   names_ = &it->second;
   naming_ = inserted;
   count_ = 0;
@@ -474,7 +482,9 @@ void ArenaSlots::fill(const HlsDesign& hd) {
         put(kSaved0Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[0]);
         put(kSaved1Arena, e, kLinearNames[i], ".saved", es.lin[i].saved[1]);
       }
-      if (es.lin[i].y != L.proj) put(kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
+      // The K projection's output is in act (kKeyArena), the others in out; o's and
+      // ffn_out's are the proj slot (make_layout), listed once below.
+      if (i != 3 && i != 5) put(i == 1 ? kKeyArena : kOutArena, e, kLinearNames[i], ".y", es.lin[i].y);
     }
     put(kParamArena, e, "ln1.gain", "", es.ln1_g);
     put(kParamArena, e, "ln1.bias", "", es.ln1_b);
@@ -489,6 +499,11 @@ void ArenaSlots::fill(const HlsDesign& hd) {
     put(kActArena, e, "h2", "", es.h2);
     put(kSaved1Arena, e, "ln2.xhat", "", es.xhat2);
     put(kSaved1Arena, e, "ln2.rstd", "", es.rstd2);
+  }
+  for (int a = 0; a < kFloatArenas; ++a) {
+    if (region_start_[static_cast<std::size_t>(a)] < 0) continue;
+    put(static_cast<ArenaId>(a), -1, "shared.encoders (every encoder's activations but h2; recomputed)", "",
+        region_start_[static_cast<std::size_t>(a)]);
   }
   put(kSaved0Arena, -1, "shared.merges (BTT layers that recompute them)", "", L.merge[0]);
   put(kSaved1Arena, -1, "shared.merges (BTT layers that recompute them)", "", L.merge[1]);

@@ -148,16 +148,18 @@ TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
 
 // Encoder recomputation (each encoder but the last runs its forward again before its
 // backward, its activations in one region shared with the other encoders'): 2 and 3
-// encoders (the middle one recomputed from the first one's kept output), alone and with the
+// encoders (the middle one recomputed from the first one's kept output), encoders of
+// uneven ranks (the region sized by the largest encoder of each arena), alone and with the
 // BTT merges recomputed too.
 TEST(ModelStep, RecomputedEncodersAreExact) {
-  for (int encoders : {2, 3}) {
+  for (const ttsim::ModelSpec& spec :
+       {ttsim::testing::tiny_spec(2), ttsim::testing::tiny_spec(3), ttsim::testing::tiny_uneven_spec()}) {
     for (bool merges : {false, true}) {
-      SCOPED_TRACE(std::to_string(encoders) + " encoders, merges " + (merges ? "recomputed" : "kept"));
+      SCOPED_TRACE(spec.name + ", merges " + (merges ? "recomputed" : "kept"));
       ttsim::HlsModelOptions re;
       re.recompute_encoders = true;
       re.recompute_merges = merges;
-      expect_recomputation_exact(ttsim::testing::tiny_spec(encoders), re);
+      expect_recomputation_exact(spec, re);
     }
   }
 }

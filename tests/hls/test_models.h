@@ -35,6 +35,31 @@ inline ModelSpec tiny_spec(int encoders) {
 /// tiny_spec(2), the small 2-encoder model.
 inline ModelSpec tiny_2enc_spec() { return tiny_spec(2); }
 
+/// tiny_spec(3) with the encoders' TT ranks uneven (per-layer overrides): encoder 0 at rank 1,
+/// encoder 1 at rank 3 and encoder 2 at rank 2 in every linear layer, so that each arena's
+/// share of a recomputing step's encoder region is another encoder's. Named "tiny_uneven".
+inline ModelSpec tiny_uneven_spec() {
+  Json doc = Json::parse(R"({
+    "name": "tiny_uneven", "encoders": 3, "d_model": 12, "heads": 3, "ffn_dim": 16,
+    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  const int ranks[3] = {1, 3, 2};
+  for (int e = 0; e < 3; ++e) {
+    for (const char* l : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) {
+      doc["overrides"]["enc" + std::to_string(e) + "." + l] = {{"rank", ranks[e]}};
+    }
+  }
+  return parse_model_spec(doc, "tiny_uneven.json");
+}
+
 /// A small model whose rank-1 ends keep their plain form (the rows are not the longer side):
 /// a 3-core TTM with e_3 = 4 = e_1·e_2 (hls/kernels/ttm_embedding.h ttm_last_transposed) and
 /// an attention layer with r·n_1 = 6 < n_2 = 8 (tt_linear.h btt_right_end_transposed); its

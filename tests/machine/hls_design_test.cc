@@ -56,6 +56,35 @@ TEST(HlsDesign, RecomputesMergesOfTheBttFlowOnly) {
   EXPECT_FALSE(machine::hls_design(m, paper(), "a.json", "m.json").dims.lin[0][0].recompute);
 }
 
+// /memory/recompute "encoders": the layout shares one region among the encoders (smaller
+// activation arenas than keeping them); a model of one encoder has nothing to recompute, and
+// such an arch is refused naming the key and the encoder count.
+TEST(HlsDesign, RecomputesEncodersOfModelsWithTwoOrMore) {
+  const ModelSpec m = parse_model_spec(atis_2enc(), "m.json");
+  const ArchSpec a = load_arch_spec("configs/arch/u50_paper_recompute_encoders.json");
+  ASSERT_TRUE(a.recompute_encoders);
+  ASSERT_FALSE(a.recompute_merges);
+  const machine::HlsDesign d = machine::hls_design(m, a, "a.json", "m.json");
+  const machine::HlsDesign kept = machine::hls_design(m, paper(), "a.json", "m.json");
+  EXPECT_TRUE(d.dims.recompute_encoders);
+  EXPECT_FALSE(kept.dims.recompute_encoders);
+  EXPECT_LT(d.layout.act_words, kept.layout.act_words);
+  EXPECT_EQ(d.layout.param_words, kept.layout.param_words);
+  // Both encoders' first activation slots start the region: one place for both.
+  EXPECT_EQ(d.layout.enc[0].ctx, d.layout.enc[1].ctx);
+  EXPECT_NE(d.layout.enc[0].h2, d.layout.enc[1].h2);
+  Json one = atis_2enc();
+  one["encoders"] = 1;
+  try {
+    machine::hls_design(parse_model_spec(one, "m.json"), a, "a.json", "m.json");
+    FAIL() << "a 1-encoder model recomputing its encoders was accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a.json: /memory/recompute: \"encoders\""), std::string::npos) << what;
+    EXPECT_NE(what.find("1 encoder:"), std::string::npos) << what;
+  }
+}
+
 TEST(HlsDesign, TakesARankPerEncoderLayer) {
   Json m = atis_2enc();
   m["overrides"] = {{"enc1.q", {{"rank", 4}}}, {"enc0.ffn_out", {{"rank", 20}}}};

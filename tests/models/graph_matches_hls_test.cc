@@ -319,12 +319,14 @@ TEST(GraphMatchesHls, BttWithRecomputedMerges) {
 
 // Encoders recomputed before their backward: the graph's ".re" tasks are the step's second
 // encoder_forward calls, in the same place, binding the same arrays; 3 encoders (two
-// recomputed), both flows, with and without the merges recomputed, and the ATIS preset.
+// recomputed), both flows, with and without the merges recomputed, encoders of uneven ranks,
+// and the ATIS preset.
 TEST(GraphMatchesHls, RecomputedEncoders) {
   for (bool merges : {false, true}) {
     expect_graph_matches_hls(testing::tiny_spec(3), Flow::kBTT, 0, merges, true);
   }
   expect_graph_matches_hls(testing::tiny_spec(3), Flow::kTT, 0, false, true);
+  expect_graph_matches_hls(testing::tiny_uneven_spec(), Flow::kBTT, 0, true, true);
   expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 0, true, true);
 }
 
