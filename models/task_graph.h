@@ -107,6 +107,9 @@ struct Task {
   Stage stage = Stage::kForward;
   std::string layer;  ///< "embedding", "enc0.q", "enc0.attn", "enc0.ln1", "intent_head", "loss", ...
   int encoder = -1;   ///< encoder index, -1 outside the encoders
+  /// Part of an encoder's recomputation (GraphOptions::recompute_encoders): a forward
+  /// kernel call run again in the backward stage ("<layer>.re.<step>").
+  bool recompute = false;
   /// Role of the task within its flow, used by scheduling policies:
   /// "btt.merge_left", "btt.merge_right", "btt.xl", "btt.zr", "tt.step", "mm.rebuild",
   /// "mm.product", "dense.product", "attn.qk", "attn.pv", "ttm.lookup", "" for others.

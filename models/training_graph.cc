@@ -237,7 +237,7 @@ class Builder {
     t.op = op;
     t.unit = unit_of(op);
     t.stage = recomputing_ ? Stage::kBackward : stage;
-    recompute_task_.push_back(recomputing_ ? 1 : 0);
+    t.recompute = recomputing_;
     t.layer = layer;
     t.encoder = encoder;
     t.role = role;
@@ -309,7 +309,7 @@ class Builder {
     std::vector<bool> fwd_value(g_.buffers.size(), false), read_bwd(g_.buffers.size(), false),
         written(g_.buffers.size(), false);
     for (const auto& t : g_.tasks) {
-      const bool recompute = recompute_task_[t.id] != 0;
+      const bool recompute = t.recompute;
       for (int b : t.reads) {
         touch(b, t.id);
         if (t.stage == Stage::kBackward && !recompute) read_bwd[b] = true;
@@ -363,7 +363,6 @@ class Builder {
   std::vector<int> params_;
   std::vector<int> grad_of_;  // by buffer id: the gradient of a parameter, else -1
   std::vector<char> updated_;  // by buffer id: the parameter's sgd task was added
-  std::vector<char> recompute_task_;  // by task id: added while recomputing
   bool recomputing_ = false;
 };
 

@@ -17,7 +17,8 @@ std::string step_lines(const StepResult& r, double mhz) {
   const std::int64_t step = r.run.schedule.makespan;
   return fmt::format("step cycles {:>14}  {}\n", grouped(step), ms(step)) +
          fmt::format("  forward   {:>14}  {}\n", grouped(st.forward), ms(st.forward)) +
-         fmt::format("  backward  {:>14}  {}\n", grouped(st.backward), ms(st.backward)) +
+         fmt::format("  backward  {:>14}  {}{}\n", grouped(st.backward), ms(st.backward),
+                     st.recompute > 0 ? fmt::format(" (of it {} recomputing encoders)", grouped(st.recompute)) : "") +
          fmt::format("  update    {:>14}  {}\n", grouped(st.update), ms(st.update)) +
          fmt::format("analytic (no port contention) {} cycles; {} tasks, {} events\n", grouped(r.analytic_cycles),
                      r.graph().tasks.size(), r.run.schedule.events);

@@ -42,17 +42,19 @@ std::vector<ProductBreakdown> product_breakdown(const TaskGraph& graph, const Sc
 }
 
 StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule) {
-  std::int64_t fwd = 0, upd = 0;
+  std::int64_t fwd = 0, upd = 0, re = 0;
   for (const Task& t : graph.tasks) {
     const TaskTime& tt = schedule.tasks[t.id];
     if (t.stage == Stage::kForward) fwd = std::max(fwd, tt.end);
     if (t.stage == Stage::kUpdate) upd += tt.end - tt.start;
+    if (t.recompute) re += tt.end - tt.start;
   }
   fwd = std::min(fwd, schedule.makespan);
   StageCycles s;
   s.forward = fwd;
   s.update = std::min(upd, schedule.makespan - fwd);
   s.backward = schedule.makespan - fwd - s.update;
+  s.recompute = std::min(re, s.backward);
   return s;
 }
 
@@ -132,7 +134,8 @@ Json step_json(const StepResult& r, const ArchSpec& arch) {
   j["tokens"] = r.tokens;
   j["step_cycles"] = s.makespan;
   const StageCycles st = stage_cycles(r.graph(), s);
-  j["stage_cycles"] = {{"forward", st.forward}, {"backward", st.backward}, {"update", st.update}};
+  j["stage_cycles"] = {{"forward", st.forward}, {"backward", st.backward}, {"update", st.update},
+                       {"recompute", st.recompute}};
   j["clock_mhz"] = arch.clock_mhz;
   j["step_seconds"] = s.makespan / (arch.clock_mhz * 1e6);
   j["analytic_cycles"] = r.analytic_cycles;

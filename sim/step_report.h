@@ -18,8 +18,11 @@ namespace ttsim {
 /// machine the emitted top is (one call at a time) each is the time its tasks run; under a
 /// schedule that overlaps SGD tasks with backward work (what-if studies) the update figure
 /// counts the overlapped cycles too and the backward figure is that much short.
+/// recompute: the cycles of an encoder recomputation's tasks (Task::recompute; their
+/// durations summed), part of backward.
 struct StageCycles {
   std::int64_t forward = 0, backward = 0, update = 0;
+  std::int64_t recompute = 0;
 };
 StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule);
 

@@ -38,7 +38,7 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (axis == "clock_mhz") return t + "mhz";
   if (axis == "sequence_length") return t + "_length";
   if (axis == "recompute") {
-    if (t == "none") return "merges_kept";
+    if (t == "none") return "all_kept";
     if (t == "btt_merges") return "merges_recomputed";
     return t == "encoders" ? "encoders_recomputed" : "encoders_merges_recomputed";
   }

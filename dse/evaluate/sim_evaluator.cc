@@ -64,14 +64,14 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_buildab
   // only in per-layer override ranks takes the previous parse with those ranks changed.
   thread_local ModelReparser models;
   thread_local DocMemo<ArchSpec, 16> archs;  // e.g. five lane counts × two flows, cycling
-  r.model = models.parse(p.model, p.model_file);
-  r.arch = *archs.get(p.arch, p.arch_file, parse_arch_spec);
+  // The point's model and arch are the base files as the sweep's axes set them: every error
+  // about them (the parse, the kernel tree's refusals) says so.
+  static const std::string kAsSet = " as this point's axes set it";
+  r.model = models.parse(p.model, p.model_file.empty() ? p.model_file : p.model_file + kAsSet);
+  r.arch = *archs.get(p.arch, p.arch_file.empty() ? p.arch_file : p.arch_file + kAsSet, parse_arch_spec);
   if (check_buildable) {
     machine::check_buildable(r.arch);
-    // The point's arch is the base file as the sweep's axes set it: errors say so.
-    machine::hls_design(*r.model, r.arch,
-                        (p.arch_file.empty() ? r.arch.name : p.arch_file) + " as this point's axes set it",
-                        p.model_file);
+    machine::hls_design(*r.model, r.arch, r.arch.source_file.empty() ? r.arch.name : r.arch.source_file);
   }
   if (ctx.calibration) {
     // As `simulate --calibration` (apply_calibration): refuse another part or clock, then
