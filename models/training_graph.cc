@@ -467,7 +467,10 @@ class TrainingGraph {
     int dh = dx_slot;
     for (int e = m_.encoders - 1; e >= 0; --e) {
       // The last encoder's activations are still those of the forward pass.
-      if (o_.recompute_encoders && e < m_.encoders - 1) encs[e] = encoder_recompute(encs[e]);
+      if (o_.recompute_encoders && e < m_.encoders - 1) {
+        int h_out = -1;
+        encs[e] = encoder_forward(e, encs[e].h_in, &h_out, &encs[e]);
+      }
       dh = encoder_backward(encs[e], dh);
     }
     embedding_backward(dh);
@@ -526,36 +529,44 @@ class TrainingGraph {
   }
 
   /// Parameters of the layer, the forward steps and the bias add; output "<layer>.Y" in
-  /// `y_memory` (out_mem; the K projection's in act_mem: model_step.h kKeyArena).
-  Linear linear_forward(const LinearLayerSpec& l, int x, I tokens, int y_memory = ttsim_spec::kOutMem) {
-    Linear out;
+  /// `y_memory` (out_mem; the K projection's in act_mem: model_step.h kKeyArena). With
+  /// `again` (an encoder's recomputation, GraphOptions::recompute_encoders) the layer's
+  /// forward runs once more on `again`'s parameters, its tasks and new buffers tagged
+  /// ".re" ("<layer>.re.Y").
+  Linear linear_forward(const LinearLayerSpec& l, int x, I tokens, int y_memory = ttsim_spec::kOutMem,
+                        const Linear* again = nullptr) {
+    const std::string tag = again ? ".re" : "";
+    Linear out = again ? *again : Linear{};
     out.spec = &l;
     out.x = x;
     out.tokens = tokens;
-    out.plan = std::make_shared<BoundPlan>(b_, linear_plan(l, flow_for(l), tokens), l.name, l.encoder);
+    out.plan = std::make_shared<BoundPlan>(b_, linear_plan(l, flow_for(l), tokens), l.name, l.encoder, tag);
     BoundPlan& p = *out.plan;
     if (l.format == WeightFormat::kTT) {
       for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
         const auto& t = p.plan().tensor("G" + std::to_string(k));
-        const int c = b_.parameter(l.name + ".core" + std::to_string(k), l.name, t.shape);
-        out.params.push_back(c);
+        const int c = again ? again->params[k - 1] : b_.parameter(l.name + ".core" + std::to_string(k), l.name, t.shape);
+        if (!again) out.params.push_back(c);
         p.bind("G" + std::to_string(k), c);
         p.bind("dG" + std::to_string(k), b_.grad(c));
       }
     } else {
-      const int w = b_.parameter(l.name + ".weight", l.name, {l.out_dim, l.in_dim});  // N × M (dense_forward)
-      out.params.push_back(w);
+      // N × M (dense_forward)
+      const int w = again ? again->params[0] : b_.parameter(l.name + ".weight", l.name, {l.out_dim, l.in_dim});
+      if (!again) out.params.push_back(w);
       p.bind("W", w);
       p.bind("dW", b_.grad(w));
     }
-    out.y = b_.buffer(l.name + ".Y", l.name, {tokens, l.out_dim}, y_memory);
+    out.y = b_.buffer(l.name + tag + ".Y", l.name, {tokens, l.out_dim}, y_memory);
     p.bind("X", x);
     p.bind("Y", out.y);
     p.emit(FlowStage::kForward);
     if (l.bias) {
-      out.bias = b_.parameter(l.name + ".bias", l.name, {l.out_dim});
-      out.params.push_back(out.bias);
-      b_.task(l.name + ".fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder,
+      if (!again) {
+        out.bias = b_.parameter(l.name + ".bias", l.name, {l.out_dim});
+        out.params.push_back(out.bias);
+      }
+      b_.task(l.name + tag + ".fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder,
               "bias.add", rows_cols(tokens, l.out_dim), {out.bias, out.y}, {out.y});
     }
     return out;
@@ -586,17 +597,24 @@ class TrainingGraph {
     return dx;
   }
 
-  LayerNormBufs layernorm_forward(const std::string& layer, int encoder, int in) {
-    LayerNormBufs n;
+  /// LayerNorm of `in` into a new "<layer>.out" and "<layer>.stats". With `again` (an
+  /// encoder's recomputation) on `again`'s gain and bias, tagged ".re", and the output into
+  /// buffer `out` when `out` >= 0 (the kept h2 the HLS step writes again).
+  LayerNormBufs layernorm_forward(const std::string& layer, int encoder, int in, const LayerNormBufs* again = nullptr,
+                                  int out = -1) {
+    const std::string tag = again ? ".re" : "";
+    LayerNormBufs n = again ? *again : LayerNormBufs{};
     n.layer = layer;
     n.in = in;
-    n.gain = b_.parameter(layer + ".gain", layer, {m_.d_model});
-    n.bias = b_.parameter(layer + ".bias", layer, {m_.d_model});
-    n.out = b_.buffer(layer + ".out", layer, {K_, m_.d_model}, ttsim_spec::kActMem);
+    if (!again) {
+      n.gain = b_.parameter(layer + ".gain", layer, {m_.d_model});
+      n.bias = b_.parameter(layer + ".bias", layer, {m_.d_model});
+    }
+    n.out = out >= 0 ? out : b_.buffer(layer + tag + ".out", layer, {K_, m_.d_model}, ttsim_spec::kActMem);
     // What the backward pass needs, as the HLS step saves it in saved1_mem: the normalized
     // rows x^ (K x D) and the reciprocal standard deviation of each row (K).
-    n.stats = b_.buffer(layer + ".stats", layer, {K_, m_.d_model + 1}, ttsim_spec::kSaved1Mem);
-    b_.task(layer + ".fwd", TaskOp::kLayerNorm, Stage::kForward, layer, encoder, "",
+    n.stats = b_.buffer(layer + tag + ".stats", layer, {K_, m_.d_model + 1}, ttsim_spec::kSaved1Mem);
+    b_.task(layer + tag + ".fwd", TaskOp::kLayerNorm, Stage::kForward, layer, encoder, "",
             rows_cols(K_, m_.d_model), {in, n.gain, n.bias}, {n.out, n.stats});
     return n;
   }
@@ -684,112 +702,47 @@ class TrainingGraph {
     for (int c : token_params_) b_.sgd(c);
   }
 
-  Encoder encoder_forward(int e, int h_in, int* h_out) {
-    Encoder enc;
+  /// Encoder e's forward from `h_in`; its output in *h_out. With `again` (GraphOptions::
+  /// recompute_encoders) the encoder's forward runs once more before its backward, as the
+  /// HLS step's second encoder_forward call: on `again`'s parameters, from its kept input,
+  /// its tasks "<layer>.re.<step>" in the backward stage and new buffers "<layer>.re.<tensor>"
+  /// — except its output, which the HLS step writes again in its kept slot (the next
+  /// encoder's input; the same values). Returns the encoder with the buffers its backward
+  /// reads.
+  Encoder encoder_forward(int e, int h_in, int* h_out, const Encoder* again = nullptr) {
+    const std::string tag = again ? ".re" : "";
+    b_.recomputing(again != nullptr);
+    Encoder enc = again ? *again : Encoder{};
     enc.e = e;
     enc.h_in = h_in;
     const std::string p = "enc" + std::to_string(e) + ".";
-    enc.q = linear_forward(linear(p + "q"), h_in, K_);
-    enc.k = linear_forward(linear(p + "k"), h_in, K_, ttsim_spec::kActMem);
-    enc.v = linear_forward(linear(p + "v"), h_in, K_);
+    // The forward pass's layer of `again` (its parameters), or none.
+    auto prev = [again](Linear Encoder::*layer) { return again ? &(again->*layer) : nullptr; };
+    enc.q = linear_forward(linear(p + "q"), h_in, K_, ttsim_spec::kOutMem, prev(&Encoder::q));
+    enc.k = linear_forward(linear(p + "k"), h_in, K_, ttsim_spec::kActMem, prev(&Encoder::k));
+    enc.v = linear_forward(linear(p + "v"), h_in, K_, ttsim_spec::kOutMem, prev(&Encoder::v));
     const std::string attn = p + "attn";
     enc.attn = std::make_shared<BoundPlan>(
-        b_, plan_attention(sequences_, L_, m_.heads, m_.head_dim()), attn, e);
+        b_, plan_attention(sequences_, L_, m_.heads, m_.head_dim()), attn, e, tag);
     enc.attn->bind("Q", enc.q.y);
     enc.attn->bind("K", enc.k.y);
     enc.attn->bind("V", enc.v.y);
-    const int c = b_.buffer(attn + ".C", attn, {K_, m_.d_model}, ttsim_spec::kActMem);
+    const int c = b_.buffer(attn + tag + ".C", attn, {K_, m_.d_model}, ttsim_spec::kActMem);
     enc.attn->bind("C", c);
     enc.attn->emit(FlowStage::kForward);
-    enc.o = linear_forward(linear(p + "o"), c, K_);
-    const int res1 = residual(p + "res1", e, h_in, enc.o.y);
-    enc.ln1 = layernorm_forward(p + "ln1", e, res1);
-    enc.ffn_in = linear_forward(linear(p + "ffn_in"), enc.ln1.out, K_);
-    const int g = b_.buffer(p + "gelu.out", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kActMem);
-    b_.task(p + "gelu.fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
+    enc.o = linear_forward(linear(p + "o"), c, K_, ttsim_spec::kOutMem, prev(&Encoder::o));
+    const int res1 = residual(p + "res1", e, h_in, enc.o.y, tag);
+    enc.ln1 = layernorm_forward(p + "ln1", e, res1, again ? &again->ln1 : nullptr);
+    enc.ffn_in = linear_forward(linear(p + "ffn_in"), enc.ln1.out, K_, ttsim_spec::kOutMem, prev(&Encoder::ffn_in));
+    const int g = b_.buffer(p + "gelu" + tag + ".out", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kActMem);
+    b_.task(p + "gelu" + tag + ".fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
             rows_cols(K_, m_.ffn_dim), {enc.ffn_in.y}, {g});
-    enc.ffn_out = linear_forward(linear(p + "ffn_out"), g, K_);
-    const int res2 = residual(p + "res2", e, enc.ln1.out, enc.ffn_out.y);
-    enc.ln2 = layernorm_forward(p + "ln2", e, res2);
+    enc.ffn_out = linear_forward(linear(p + "ffn_out"), g, K_, ttsim_spec::kOutMem, prev(&Encoder::ffn_out));
+    const int res2 = residual(p + "res2", e, enc.ln1.out, enc.ffn_out.y, tag);
+    enc.ln2 = layernorm_forward(p + "ln2", e, res2, again ? &again->ln2 : nullptr, again ? again->ln2.out : -1);
     *h_out = enc.ln2.out;
-    return enc;
-  }
-
-  /// The recomputation of encoder `f.e` before its backward (GraphOptions::recompute_encoders):
-  /// its forward tasks again, as "<layer>.re.<step>", from its kept input and with its
-  /// parameters, into new buffers "<layer>.re.<tensor>" — except its output, which the HLS
-  /// step writes again in its kept slot (the next encoder's input; the same values). Returns
-  /// the encoder with the recomputed buffers, which its backward then reads.
-  Encoder encoder_recompute(const Encoder& f) {
-    const std::string re = ".re";
-    b_.recomputing(true);
-    Encoder enc = f;
-    const int e = f.e;
-    const std::string p = "enc" + std::to_string(e) + ".";
-    enc.q = linear_recompute(f.q, f.h_in);
-    enc.k = linear_recompute(f.k, f.h_in, ttsim_spec::kActMem);
-    enc.v = linear_recompute(f.v, f.h_in);
-    const std::string attn = p + "attn";
-    enc.attn = std::make_shared<BoundPlan>(b_, plan_attention(sequences_, L_, m_.heads, m_.head_dim()), attn, e, re);
-    enc.attn->bind("Q", enc.q.y);
-    enc.attn->bind("K", enc.k.y);
-    enc.attn->bind("V", enc.v.y);
-    const int c = b_.buffer(attn + re + ".C", attn, {K_, m_.d_model}, ttsim_spec::kActMem);
-    enc.attn->bind("C", c);
-    enc.attn->emit(FlowStage::kForward);
-    enc.o = linear_recompute(f.o, c);
-    const int res1 = residual(p + "res1", e, f.h_in, enc.o.y, re);
-    enc.ln1 = layernorm_recompute(f.ln1, e, res1, -1);
-    enc.ffn_in = linear_recompute(f.ffn_in, enc.ln1.out);
-    const int g = b_.buffer(p + "gelu" + re + ".out", p + "gelu", {K_, m_.ffn_dim}, ttsim_spec::kActMem);
-    b_.task(p + "gelu" + re + ".fwd", TaskOp::kGelu, Stage::kForward, p + "gelu", e, "",
-            rows_cols(K_, m_.ffn_dim), {enc.ffn_in.y}, {g});
-    enc.ffn_out = linear_recompute(f.ffn_out, g);
-    const int res2 = residual(p + "res2", e, enc.ln1.out, enc.ffn_out.y, re);
-    enc.ln2 = layernorm_recompute(f.ln2, e, res2, f.ln2.out);
     b_.recomputing(false);
     return enc;
-  }
-
-  /// Linear layer `f` recomputed from input `x`: its forward steps and bias add again, bound
-  /// to its parameters, with new intermediates and output "<layer>.re.Y" in `y_memory`.
-  Linear linear_recompute(const Linear& f, int x, int y_memory = ttsim_spec::kOutMem) {
-    const LinearLayerSpec& l = *f.spec;
-    Linear out = f;
-    out.x = x;
-    out.plan = std::make_shared<BoundPlan>(b_, linear_plan(l, flow_for(l), f.tokens), l.name, l.encoder, ".re");
-    BoundPlan& p = *out.plan;
-    if (l.format == WeightFormat::kTT) {
-      for (std::size_t k = 1; k <= l.tt.cores(); ++k) {
-        const int c = f.params[k - 1];
-        p.bind("G" + std::to_string(k), c);
-        p.bind("dG" + std::to_string(k), b_.grad(c));
-      }
-    } else {
-      p.bind("W", f.params[0]);
-      p.bind("dW", b_.grad(f.params[0]));
-    }
-    out.y = b_.buffer(l.name + ".re.Y", l.name, {f.tokens, l.out_dim}, y_memory);
-    p.bind("X", x);
-    p.bind("Y", out.y);
-    p.emit(FlowStage::kForward);
-    if (l.bias) {
-      b_.task(l.name + ".re.fwd.bias_add", TaskOp::kAdd, Stage::kForward, l.name, l.encoder, "bias.add",
-              rows_cols(f.tokens, l.out_dim), {out.bias, out.y}, {out.y});
-    }
-    return out;
-  }
-
-  /// LayerNorm `f` recomputed from `in`: new statistics "<layer>.re.stats" and output
-  /// "<layer>.re.out", or the output into buffer `out` when `out` >= 0.
-  LayerNormBufs layernorm_recompute(const LayerNormBufs& f, int encoder, int in, int out) {
-    LayerNormBufs n = f;
-    n.in = in;
-    n.out = out >= 0 ? out : b_.buffer(f.layer + ".re.out", f.layer, {K_, m_.d_model}, ttsim_spec::kActMem);
-    n.stats = b_.buffer(f.layer + ".re.stats", f.layer, {K_, m_.d_model + 1}, ttsim_spec::kSaved1Mem);
-    b_.task(f.layer + ".re.fwd", TaskOp::kLayerNorm, Stage::kForward, f.layer, encoder, "",
-            rows_cols(K_, m_.d_model), {in, n.gain, n.bias}, {n.out, n.stats});
-    return n;
   }
 
   /// Backward through one encoder given the gradient of its output; returns the
