@@ -10,10 +10,10 @@
 
 namespace ttsim::testing {
 
-/// The small model with `encoders` encoders: d_model 12, 3 heads, FFN 16, seq_len 6; a
-/// 2-core TTM, a 2+2-core attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out (e = 1:
-/// no right merge); dense heads. Named "tiny_<encoders>enc".
-inline ModelSpec tiny_spec(int encoders) {
+/// The small model's document with `encoders` encoders: d_model 12, 3 heads, FFN 16, seq_len
+/// 6; a 2-core TTM, a 2+2-core attention layer, a 3+2-core FFN-in and a 2+1-core FFN-out
+/// (e = 1: no right merge); dense heads. Named "tiny_<encoders>enc".
+inline Json tiny_doc(int encoders) {
   Json doc = Json::parse(R"({
     "name": "tiny_2enc", "encoders": 2, "d_model": 12, "heads": 3, "ffn_dim": 16,
     "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
@@ -26,10 +26,15 @@ inline ModelSpec tiny_spec(int encoders) {
       "slot_head": {"format": "dense"}
     }
   })");
-  const std::string name = "tiny_" + std::to_string(encoders) + "enc";
-  doc["name"] = name;
+  doc["name"] = "tiny_" + std::to_string(encoders) + "enc";
   doc["encoders"] = encoders;
-  return parse_model_spec(doc, name + ".json");
+  return doc;
+}
+
+/// The small model of tiny_doc(encoders).
+inline ModelSpec tiny_spec(int encoders) {
+  const Json doc = tiny_doc(encoders);
+  return parse_model_spec(doc, doc["name"].get<std::string>() + ".json");
 }
 
 /// tiny_spec(2), the small 2-encoder model.
@@ -39,18 +44,8 @@ inline ModelSpec tiny_2enc_spec() { return tiny_spec(2); }
 /// encoder 1 at rank 3 and encoder 2 at rank 2 in every linear layer, so that each arena's
 /// share of a recomputing step's encoder region is another encoder's. Named "tiny_uneven".
 inline ModelSpec tiny_uneven_spec() {
-  Json doc = Json::parse(R"({
-    "name": "tiny_uneven", "encoders": 3, "d_model": 12, "heads": 3, "ffn_dim": 16,
-    "seq_len": 6, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
-    "token_embedding": {"format": "ttm", "vocab_factors": [4, 5], "dim_factors": [3, 4], "rank": 3},
-    "layers": {
-      "attention": {"format": "tt", "in_factors": [3, 4], "out_factors": [4, 3], "rank": 3},
-      "ffn_in": {"format": "tt", "in_factors": [2, 2, 3], "out_factors": [4, 4], "rank": 2},
-      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [12], "rank": 3},
-      "intent_head": {"format": "dense"},
-      "slot_head": {"format": "dense"}
-    }
-  })");
+  Json doc = tiny_doc(3);
+  doc["name"] = "tiny_uneven";
   const int ranks[3] = {1, 3, 2};
   for (int e = 0; e < 3; ++e) {
     for (const char* l : {"q", "k", "v", "o", "ffn_in", "ffn_out"}) {
