@@ -525,9 +525,10 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kBwdBArena, -1, "dlogits | dB | dctx | dk", "", L.dB);
   put(kBwdCArena, -1, "dv", "", L.dv);
   put(kBwdCArena, -1, "dF | dq", "", L.dF);
-  // The linear layers' and the embedding's chain scratch share each chain arena.
-  put(kChain0Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[0]);
-  put(kChain1Arena, -1, "scratch (linear layers, then TTM)", "", L.lin_scratch[1]);
+  // The linear layers' chain scratch; in chain0 from its word 0 also the embedding's copy of
+  // core 1 (its other temporaries use out's and act's words, make_layout chain_scratch).
+  put(kChain0Arena, -1, "scratch (TTM core-1 copy, then linear layers)", "", L.lin_scratch[0]);
+  put(kChain1Arena, -1, "scratch (linear layers)", "", L.lin_scratch[1]);
   put(kChain1Arena, -1, "stat", "", L.stat);
 }
 
@@ -646,8 +647,8 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   static const char* const kHolds[ttsim_hls::kFloatArenas] = {
       "parameters",
       "gradients of one update group",
-      "layer inputs; K",
-      "linear Y, logits; E/o/ffn_out, LN inputs",
+      "layer inputs; K; TTM temps",
+      "linear Y, logits; E/o/ffn_out, LN inputs; TTM temps",
       "saved chain steps (even)",
       "odd saved chain steps; P; LN x^, 1/s",
       "act. gradients dA, dP",

@@ -162,6 +162,9 @@ void add_cores(PlanBuilder& b, const TtIndex& x) {
 /// saved0_mem / saved1_mem and chain0_mem / chain1_mem by parity.
 int saved_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kSaved1Mem : ttsim_spec::kSaved0Mem; }
 int chain_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kChain1Mem : ttsim_spec::kChain0Mem; }
+/// The TTM embedding's scratch by parity: out_mem / act_mem, dead while it runs
+/// (hls/kernels/model_step.h, make_layout chain_scratch).
+int ttm_scratch_mem(std::size_t parity) { return parity % 2 ? ttsim_spec::kActMem : ttsim_spec::kOutMem; }
 
 /// Intermediates L_k, R_j of the merges and their gradients dL_k, dR_j. With `place`, in
 /// the memories of the HLS BTT flow (hls/kernels/tt_linear.cc btt_saved / btt_scratch):
@@ -569,22 +572,23 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
   }
   // With d >= 3 and Epre(d-1) > e_d·r_d the k = d products run transposed
   // (hls/kernels/ttm_embedding.cc ttm_last_transposed, last_lookup_desc): E_{d-1} is saved
-  // transposed ("E{d-1}t", [r][token][i]), the forward writes E_{d-1} and Eᵀ ("Yt") to chain1
-  // and copies each transposed; the backward copies dY transposed ("dYt") into
-  // chain[(d−1) mod 2], writes dE_{d-1}ᵀ into chain[d mod 2] and copies it transposed into dE_{d-1}.
+  // transposed ("E{d-1}t", [r][token][i]), the forward writes E_{d-1} and Eᵀ ("Yt") to
+  // scratch1 and copies each transposed; the backward copies dY transposed ("dYt") into
+  // scratch[(d−1) mod 2], writes dE_{d-1}ᵀ into scratch[d mod 2] and copies it transposed
+  // into dE_{d-1}. Scratch0 / scratch1 are words of out_mem / act_mem (ttm_scratch_mem).
   const bool last_t = x.last_transposed();
   for (std::size_t k = 2; k < d; ++k) {
-    // E_k in saved[k mod 2], dE_k in chain[k mod 2] (hls/kernels/ttm_embedding.cc).
+    // E_k in saved[k mod 2], dE_k in scratch[k mod 2] (hls/kernels/ttm_embedding.cc).
     const bool t_k = last_t && k == d - 1;
-    b.tensor(x.E(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, t_k ? ttsim_spec::kChain1Mem : saved_mem(k));
+    b.tensor(x.E(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, t_k ? ttm_scratch_mem(1) : saved_mem(k));
     if (t_k) b.tensor(x.Et(k), TensorKind::kIntermediate, {x.r(k), K, x.Epre(k)}, saved_mem(k));
-    b.tensor(x.dE(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, chain_mem(k));
+    b.tensor(x.dE(k), TensorKind::kIntermediate, {K, x.Epre(k), x.r(k)}, ttm_scratch_mem(k));
   }
   if (last_t) {
     const I ep = x.Epre(d - 1), cd = x.e(d) * x.r(d);
-    b.tensor("Yt", TensorKind::kIntermediate, {cd, K, ep}, ttsim_spec::kChain1Mem);
-    b.tensor("dYt", TensorKind::kIntermediate, {cd, K, ep}, chain_mem(d - 1));
-    b.tensor("d" + x.Et(d - 1), TensorKind::kIntermediate, {x.r(d - 1), K, ep}, chain_mem(d));
+    b.tensor("Yt", TensorKind::kIntermediate, {cd, K, ep}, ttm_scratch_mem(1));
+    b.tensor("dYt", TensorKind::kIntermediate, {cd, K, ep}, ttm_scratch_mem(d - 1));
+    b.tensor("d" + x.Et(d - 1), TensorKind::kIntermediate, {x.r(d - 1), K, ep}, ttm_scratch_mem(d));
   }
   // The first lookup reads core 1 from its copy in chain0 (a plain copy by the elementwise
   // unit's transposed copy of a one-column view, role "ttm.copy": hls/kernels/ttm_embedding.cc),

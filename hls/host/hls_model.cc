@@ -229,9 +229,10 @@ HlsModel::HlsModel(const ModelSpec& spec, const HlsModelOptions& options)
   const HlsArenaWords words =
       check_hls_host_capacity(dims_, spec.source_file.empty() ? spec.name : spec.source_file);
   if (!ttsim_hls::make_layout(dims_, &layout_)) fail(spec, "shapes outside the kernel limits");
-  // With encoder recomputation the layout shares one region among the encoders' activations;
-  // the capacity check counts every encoder apart (an upper bound of it).
-  const bool act_agrees = dims_.recompute_encoders ? words.act >= layout_.act_words : words.act == layout_.act_words;
+  // The layout lets the TTM embedding's temporaries use act's and out's words (and, with
+  // encoder recomputation, one region hold every encoder's activations); the capacity check
+  // counts them apart: an upper bound of the activation arenas.
+  const bool act_agrees = words.act >= layout_.act_words;
   if (words.param != layout_.param_words || !act_agrees ||
       words.scratch != layout_.scratch_words || words.index != layout_.index_words ||
       words.grad != layout_.words[ttsim_hls::kGradArena]) {

@@ -92,10 +92,10 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
 /// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
 /// position table and the LayerNorm into the parameter arena; its saved
 /// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest of each parity into
-/// scratch[k mod 2] (dE_k lives in chain[k mod 2]); when the last step runs transposed
-/// (ttm_last_transposed) its
-/// temporaries (ttm_scratch_words): E_{d-1} and Eᵀ = K·D in chain1, dEᵀ in
-/// chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
+/// scratch[k mod 2] (dE_k lives in scratch[k mod 2]); when the last step runs transposed
+/// (ttm_last_transposed) its temporaries (ttm_scratch_words): E_{d-1} and Eᵀ = K·D in
+/// scratch1, dEᵀ in scratch[(d−1) mod 2], dE_{d-1}ᵀ in scratch[d mod 2]. (Scratch0 and
+/// scratch1 are words of out and act; core 1's copy, in chain0, is the caller's.)
 void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {
   const Layer emb_name{"embedding.token"};
   for (int k = 1; k <= emb.d; ++k) {
@@ -261,8 +261,12 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   c.array(S, "scratch", {"the head gradients, dB, dctx and dk"},
           std::max(mul(K, D), add(m.intents, mul(K, m.slot_tags))));
   c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
-  // Each chain arena holds the larger of the linear layers' and the embedding's scratch.
-  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], emb_scratch[0]), std::max(lin_scratch[1], emb_scratch[1])));
+  // The chain arenas hold the linear layers' scratch, chain0 at least the embedding's copy of
+  // core 1; the embedding's other temporaries use words of out and act (make_layout
+  // chain_scratch), counted here apart from those arenas' activations: an upper bound.
+  const I64 core1 = mul(mul(emb.r[0], emb.v[0]), emb.e[0], emb.r[1]);
+  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], core1), lin_scratch[1]));
+  c.array(A, "scratch", emb_name, add(emb_scratch[0], emb_scratch[1]));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);
   return w;

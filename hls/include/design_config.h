@@ -113,11 +113,11 @@ constexpr int kParamPartition = 64;
 //   128 BRAM36, 0 URAM288.
 constexpr int kGradWords = 97663;
 constexpr int kGradPartition = 64;
-// act_mem (layer inputs; K): uram, 270336 words of 32 bits in 64 bank(s) of 4224 words;
+// act_mem (layer inputs; K; TTM temps): uram, 270336 words of 32 bits in 64 bank(s) of 4224 words;
 //   0 BRAM36, 128 URAM288.
 constexpr int kActWords = 270336;
 constexpr int kActPartition = 64;
-// out_mem (linear Y, logits; E/o/ffn_out, LN inputs): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
+// out_mem (linear Y, logits; E/o/ffn_out, LN inputs; TTM temps): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
 //   0 BRAM36, 64 URAM288.
 constexpr int kOutWords = 176122;
 constexpr int kOutPartition = 64;
@@ -141,13 +141,13 @@ constexpr int kBwdBPartition = 64;
 //   64 BRAM36, 0 URAM288.
 constexpr int kBwdCWords = 49152;
 constexpr int kBwdCPartition = 64;
-// chain0_mem (chain temps (even); first-core copies): bram, 61440 words of 32 bits in 64 bank(s) of 960 words;
+// chain0_mem (chain temps (even); first-core copies): bram, 18816 words of 32 bits in 64 bank(s) of 294 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kChain0Words = 61440;
+constexpr int kChain0Words = 18816;
 constexpr int kChain0Partition = 64;
-// chain1_mem (L_d, fwd temps; odd chain temps; stats): bram, 62592 words of 32 bits in 64 bank(s) of 978 words;
+// chain1_mem (L_d, fwd temps; odd chain temps; stats): bram, 12672 words of 32 bits in 64 bank(s) of 198 words;
 //   64 BRAM36, 0 URAM288.
-constexpr int kChain1Words = 62592;
+constexpr int kChain1Words = 12672;
 constexpr int kChain1Partition = 64;
 // index_mem (TTM slice offsets and labels (int32)): bram, 129 words of 32 bits in 1 bank(s) of 129 words;
 //   1 BRAM36, 0 URAM288.

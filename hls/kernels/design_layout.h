@@ -191,7 +191,7 @@ constexpr Layout design_layout() {
   L.dP = 24576;
   L.dF = 24576;
   L.dlogit_s = 26;
-  L.stat = 61440;
+  L.stat = 11520;
   L.words[0] = 301281;
   L.words[1] = 97663;
   L.words[2] = 270336;
@@ -201,11 +201,11 @@ constexpr Layout design_layout() {
   L.words[6] = 36864;
   L.words[7] = 24576;
   L.words[8] = 49152;
-  L.words[9] = 61440;
-  L.words[10] = 62592;
+  L.words[9] = 18816;
+  L.words[10] = 12672;
   L.param_words = 301281;
   L.act_words = 908954;
-  L.scratch_words = 234624;
+  L.scratch_words = 142080;
   L.index_words = 129;
   L.tensors[0].words = 2400;
   L.tensors[1].offset = 2400;

@@ -241,16 +241,22 @@ class LayoutBuilder {
   }
 
   /// The linear layers' chain scratch (BTT's L_d and R_{e-1}ᵀ in the forward pass, every
-  /// layer's backward chain) and the TTM embedding's (its forward, before every linear
-  /// layer's; its backward, after every linear layer's) never live at once: both from word 0
-  /// of each chain arena.
+  /// layer's backward chain) from word 0 of each chain arena, and the TTM embedding's
+  /// temporaries, which never live with them (its forward runs before every linear layer's,
+  /// its backward after): core 1's copy from word 0 of chain0, the others from word 0 of
+  /// out (scratch0) and act (scratch1), whose activations are not yet written in the forward
+  /// pass and dead in the backward pass when the embedding runs.
   void chain_scratch() {
     for (int p = 0; p < 2; ++p) {
       const int arena = p == 0 ? kChain0Arena : kChain1Arena;
       L_.lin_scratch[p] = 0;
+      L_.words[arena] = lin_scratch_[p];
       L_.ttm_scratch[p] = 0;
-      L_.words[arena] = max_i(lin_scratch_[p], ttm_scratch_words(m_.emb, K_, p));
+      const int host = p == 0 ? kOutArena : kActArena;
+      L_.words[host] = max_i(L_.words[host], ttm_scratch_words(m_.emb, K_, p));
     }
+    L_.ttm_copy = 0;
+    L_.words[kChain0Arena] = max_i(L_.words[kChain0Arena], ttm_copy_words(m_.emb));
     // The row statistics after chain1's scratch (no call binds both).
     L_.stat = alloc(kChain1Arena, 3 * max_i(m_.heads * K_, K_));
   }
@@ -358,7 +364,7 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
   Ref stat = a.chain1 + L.stat;
   ttm_slice_offsets(m.emb, K, tokens, a.index);
   ttm_forward(a.index, m.emb, K, P + L.emb_cores, a.out + L.E, a.saved0 + L.emb_saved[0],
-              a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
+              a.saved1 + L.emb_saved[1], a.chain0 + L.ttm_copy, a.act + L.ttm_scratch[1]);
   add_accumulate(P + L.pos, a.out + L.E, K, D, D, D);  // x0 = E + position, in place on E
   layernorm(a.out + L.E, P + L.lne_g, P + L.lne_b, a.act + L.h0, a.saved1 + L.xhat0, a.saved1 + L.rstd0, K, D,
             stat);
@@ -474,7 +480,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   add_accumulate(dB, G + L.gpos, K, D, D, D);
   update_group(L, a, L.pos_t, 3, lr, grad_mode, grad_out);  // position, LayerNorm gain and bias
   ttm_backward(a.index, m.emb, K, P + L.emb_cores, a.saved0 + L.emb_saved[0], a.saved1 + L.emb_saved[1], dB,
-               G + L.emb_gcores, a.chain0 + L.ttm_scratch[0], a.chain1 + L.ttm_scratch[1]);
+               G + L.emb_gcores, a.out + L.ttm_scratch[0], a.act + L.ttm_scratch[1]);
   update_group(L, a, L.emb_t, L.emb_tensors, lr, grad_mode, grad_out);
   return loss;
 }

@@ -84,12 +84,15 @@ struct ModelDims {
 ///  - bwd_a, bwd_b, bwd_c: activation gradients: dA, dP | the head dlogits, dB, dctx and dk
 ///            (one slot) | dv, dF and dq (one slot) — each backward product's dY and dX in
 ///            different ones;
-///  - chain0, chain1: temporaries of the backward chains of TT layers and the TTM
-///            embedding (dZ, dL_dᵀ, dL_k, dR_j, dT_s, dE_k), alternating like the forward
-///            ones, and BTT's L_d in chain1 between its merge and its transpose; the
-///            linear layers' and the embedding's scratch share each arena from word 0;
-///            chain1 also holds the per-row statistics of softmax, LayerNorm and the
-///            loss (stat) after that scratch: no call binds a chain temporary and stat.
+///  - chain0, chain1: temporaries of the backward chains of TT layers (dZ, dL_dᵀ, dL_k,
+///            dR_j, dT_s), alternating like the forward ones, and BTT's L_d in chain1
+///            between its merge and its transpose; chain0 also holds, from word 0, the
+///            embedding's copy of its first core (its forward runs before any linear
+///            layer's); chain1 the per-row statistics of softmax, LayerNorm and the loss
+///            (stat) after the scratch: no call binds a chain temporary and stat.
+///  The TTM embedding's other temporaries (its forward's E_{d-1} and Eᵀ, its backward chain
+///  dE_k) use the words of act (scratch1) and out (scratch0) from word 0: its forward runs
+///  before any activation is written and its backward after every one is dead.
 enum ArenaId : int {
   kParamArena = 0,
   kGradArena,  ///< the gradients of one update group at a time (Layout::tensors[].grad)
@@ -165,9 +168,9 @@ struct Layout {
   int proj = 0;  ///< out: the slot E and every o and ffn_out output share (and x0, a1, a2 in place)
   // bwd_a: dA, dP; bwd_b: dB = dctx = dk = dlogit_i (dlogit_s after it); bwd_c: dv, dF = dq;
   // chain1 (after the scratch): stat;
-  // chain0/chain1: lin_scratch, ttm_scratch.
+  // chain0/chain1: lin_scratch; chain0: ttm_copy; out/act: ttm_scratch[0] / ttm_scratch[1].
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
-  int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0};
+  int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0}, ttm_copy = 0;
   int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
   int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1

@@ -41,13 +41,13 @@ int ttm_saved_words(const TtmDims& t, int K, int parity) {
   }
   return w;
 }
+int ttm_copy_words(const TtmDims& t) { return t.d >= 2 ? t.core_words(1) : 0; }
 int ttm_scratch_words(const TtmDims& t, int K, int parity) {
-  // chain0: core 1's copy (ttm_forward). dE_k (k = 2..d-1) in scratch[k mod 2]
-  // (ttm_backward). When the last step runs transposed (ttm_last_transposed): the forward's
-  // E_{d-1} and Eᵀ in scratch1, the backward's dEᵀ in scratch[(d−1) mod 2] and dE_{d-1}ᵀ in
-  // scratch[d mod 2].
+  // dE_k (k = 2..d-1) in scratch[k mod 2] (ttm_backward). When the last step runs
+  // transposed (ttm_last_transposed): the forward's E_{d-1} and Eᵀ in scratch1, the
+  // backward's dEᵀ in scratch[(d−1) mod 2] and dE_{d-1}ᵀ in scratch[d mod 2].
   const int p = parity & 1;
-  int mx = p == 0 && t.d >= 2 ? t.core_words(1) : 0;
+  int mx = 0;
   for (int k = 2; k < t.d; ++k) {
     if ((k & 1) == p) mx = e_words(t, K, k) > mx ? e_words(t, K, k) : mx;
   }
@@ -155,10 +155,10 @@ ContractDesc last_grad_chain_desc(const TtmDims& t, int K) {
 }  // namespace
 
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1, Ref scratch0, Ref scratch1) {
+                 Ref saved0, Ref saved1, Ref copy, Ref scratch1) {
 #pragma HLS INLINE
   // E_k = E_{k-1} · S_k (k = 2..d), S_k the per-token slice of core k (index table k − 1);
-  // E_1 = S_1 is read by the k = 2 step from a copy of core 1 at the start of scratch0
+  // E_1 = S_1 is read by the k = 2 step from a copy of core 1 in `copy`
   // (table 0 offsets are relative to core 1, which is at offset 0 of the cores), made by
   // the elementwise unit's transposed copy of a one-column view (a plain copy), so that the
   // step reads its two operands from two arrays.
@@ -171,15 +171,15 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   const bool tl = ttm_last_transposed(t);
   ContractDesc first = lookup_desc(t, K, 2);
   first.a_index = 0;
-  transpose(cores, scratch0, t.core_words(1), 1, 1, t.core_words(1));
+  transpose(cores, copy, t.core_words(1), 1, 1, t.core_words(1));
   if (d == 2) {
-    contraction(index, scratch0, cores, E, first);
+    contraction(index, copy, cores, E, first);
     return;
   }
   if (d == 3 && tl) {
-    contraction(index, scratch0, cores, scratch1, first);
+    contraction(index, copy, cores, scratch1, first);
   } else {
-    contraction(index, scratch0, cores, saved0 + e_offset(t, K, 2), first);
+    contraction(index, copy, cores, saved0 + e_offset(t, K, 2), first);
   }
   for (int k = 3; k < (tl ? d - 1 : d); ++k) {
     if (k & 1) {

@@ -42,10 +42,13 @@ bool ttm_last_transposed(const TtmDims& t);
 /// Words of the saved intermediates E_k (k = 2..d-1, K tokens) in saved arena `parity`:
 /// E_k in saved[k mod 2].
 int ttm_saved_words(const TtmDims& t, int K, int parity);
-/// Temporary words of ttm_forward / ttm_backward in each chain arena: the largest dE_k,
-/// k = 2..d-1 (dE_k in chain[k mod 2]), in chain0 at least core 1 (its copy, read by the
-/// forward's first lookup), and when ttm_last_transposed the last step's temporaries: E_{d-1}
-/// and Eᵀ (K·D) in chain1, dEᵀ in chain[(d−1) mod 2], dE_{d-1}ᵀ in chain[d mod 2].
+/// Words of core 1's copy (ttm_forward's first lookup reads it from another array than the
+/// cores): r_0·v_1·e_1·r_1.
+int ttm_copy_words(const TtmDims& t);
+/// Temporary words of ttm_forward / ttm_backward in scratch `parity`: the largest dE_k,
+/// k = 2..d-1 (dE_k in scratch[k mod 2]), and when ttm_last_transposed the last step's
+/// temporaries: E_{d-1} and Eᵀ (K·D) in scratch1 (the forward's), dEᵀ in scratch[(d−1) mod 2],
+/// dE_{d-1}ᵀ in scratch[d mod 2].
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
 /// Fills idx[(k-1)·K + i] = core_offset(k) + digit_k(tokens[i]) · e_k · r_k, the word
@@ -55,12 +58,13 @@ void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
 /// E (K × D) = rows of the TTM table for `tokens`. index: the top's int array, words
 /// 0 .. d·K − 1 filled by ttm_slice_offsets (every contraction call passes it).
 /// saved0 / saved1: ttm_saved_words(t, K, 0 / 1) (E_{d-1} transposed when ttm_last_transposed);
-/// scratch0 / scratch1: ttm_scratch_words(t, K, 0 / 1) (free again on return); E in
-/// another array.
+/// copy: ttm_copy_words(t); scratch1: ttm_scratch_words(t, K, 1) (both free again on return);
+/// E, copy and scratch1 in three different arrays.
 void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
-                 Ref saved0, Ref saved1, Ref scratch0, Ref scratch1);
+                 Ref saved0, Ref saved1, Ref copy, Ref scratch1);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
-/// dE: K × D, in an array other than scratch0 / scratch1 (ttm_scratch_words each).
+/// dE: K × D; scratch0 / scratch1: ttm_scratch_words(t, K, 0 / 1); dE, dcores, scratch0 and
+/// scratch1 in four different arrays.
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
                   CRef dE, Ref dcores, Ref scratch0, Ref scratch1);
 

@@ -350,8 +350,9 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     std::vector<int> idx(t.d * K);
     ttsim_hls::ttm_slice_offsets(t, K, tokens.data(), idx.data());
     Vf E(K * D), saved0(ttsim_hls::ttm_saved_words(t, K, 0) + 1), saved1(ttsim_hls::ttm_saved_words(t, K, 1) + 1),
-        scratch0(ttsim_hls::ttm_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::ttm_scratch_words(t, K, 1) + 1);
-    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved0), BV(saved1), BV(scratch0), BV(scratch1));
+        scratch0(ttsim_hls::ttm_scratch_words(t, K, 0) + 1), scratch1(ttsim_hls::ttm_scratch_words(t, K, 1) + 1),
+        copy(ttsim_hls::ttm_copy_words(t) + 1);
+    ttsim_hls::ttm_forward(idx.data(), t, K, BV(cores), BV(E), BV(saved0), BV(saved1), BV(copy), BV(scratch1));
     Vd want;
     for (int tok : tokens) {
       const Vd r = ttm_row(t, cores, tok);
