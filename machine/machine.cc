@@ -573,6 +573,21 @@ void grad_arena_buffers(const ArenaSlots& slots, const ttsim_hls::Layout& L, std
   }
 }
 
+/// The TTM embedding's temporaries use out's (scratch0) and act's (scratch1) words from
+/// their offset while it runs (make_layout chain_scratch): for arena `a` out or act, one slot
+/// appended to `out` after the slots it overlaps (none for another arena or no temporaries).
+/// Where the temporaries are larger than the arena's activations, the words past those
+/// extend the arena's last listed slot (arena_buffers) as well.
+void ttm_scratch_slot(const HlsDesign& hd, int a, std::vector<MemoryBuffer>& out) {
+  if (a != ttsim_hls::kOutArena && a != ttsim_hls::kActArena) return;
+  const int p = a == ttsim_hls::kOutArena ? 0 : 1;
+  const int words = ttsim_hls::ttm_scratch_words(hd.dims.emb, hd.dims.seq_len, p);
+  if (words <= 0) return;
+  out.push_back({p == 0 ? "embedding.ttm_scratch0 (TTM temporaries, over these words while it runs)"
+                        : "embedding.ttm_scratch1 (TTM temporaries, over these words while it runs)",
+                 hd.layout.ttm_scratch[p], words});
+}
+
 /// Memory::peak_live_words of every array of `m` (Machine::memory_of_buffer filled): live
 /// words over the program order, +words at a buffer's first task, -words after its last,
 /// the peak taken once every change at a task is applied. The changes are bucketed by task
@@ -664,6 +679,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
     } else {
       arena_buffers(slots, a, L.words[a], "", mem.buffers);
     }
+    ttm_scratch_slot(hd, a, mem.buffers);
     mem.array = ttsim_hls::kArenaStems[a];
     mem.array += "_mem";
     mem.holds = kHolds[a];

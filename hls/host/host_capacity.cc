@@ -266,7 +266,7 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // chain_scratch), counted here apart from those arenas' activations: an upper bound.
   const I64 core1 = mul(mul(emb.r[0], emb.v[0]), emb.e[0], emb.r[1]);
   c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], core1), lin_scratch[1]));
-  c.array(A, "scratch", emb_name, add(emb_scratch[0], emb_scratch[1]));
+  c.array(A, "activation", emb_name, add(emb_scratch[0], emb_scratch[1]));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);
   return w;

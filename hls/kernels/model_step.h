@@ -207,7 +207,7 @@ struct StepLosses {
   float total() const { return intent + slot; }
 };
 
-/// Forward only: logits in act[logit_i] (intents) and act[logit_s] (K × slot_tags).
+/// Forward only: logits in out[logit_i] (intents) and out[logit_s] (K × slot_tags).
 void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, const int* tokens);
 /// The gradient mode's read-back of `words` gradient words from g to out (each re-zeroed);
 /// one RTL instance in the top (ALLOCATION limit 1, top.cc).

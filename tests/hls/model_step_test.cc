@@ -140,6 +140,21 @@ void expect_recomputation_exact(const ttsim::ModelSpec& spec, const ttsim::HlsMo
   }
 }
 
+// A four-core TTM whose temporaries, in the words of act and out while the embedding runs,
+// are larger than those arrays' activations: the arrays are the embedding's size, and the
+// step (its forward from them, its backward chain through them) is the reference's.
+TEST(ModelStep, FourCoreTtmWithTemporariesLargerThanTheActivationsMatchesReference) {
+  const ttsim::ModelSpec spec = ttsim::testing::tiny_ttm4_spec();
+  const ttsim_hls::ModelDims dims = ttsim::hls_model_dims(spec);
+  ASSERT_EQ(dims.emb.d, 4);
+  ASSERT_TRUE(ttsim_hls::ttm_last_transposed(dims.emb));
+  ttsim_hls::Layout layout;
+  ASSERT_TRUE(ttsim_hls::make_layout(dims, &layout));
+  EXPECT_EQ(layout.words[ttsim_hls::kActArena], ttsim_hls::ttm_scratch_words(dims.emb, dims.seq_len, 1));
+  EXPECT_EQ(layout.words[ttsim_hls::kOutArena], ttsim_hls::ttm_scratch_words(dims.emb, dims.seq_len, 0));
+  expect_step_matches_reference(spec);
+}
+
 TEST(ModelStep, FusedUpdateAndRecomputedMergesAreExact) {
   ttsim::HlsModelOptions re;
   re.recompute_merges = true;

@@ -75,6 +75,29 @@ inline ModelSpec tiny_plain_ends_spec() {
   return parse_model_spec(doc, "tiny_plain_ends.json");
 }
 
+/// A small model whose TTM embedding has four cores, its last step transposed
+/// (Epre(3) = 8 > e_4·r_4 = 2), and a TTM rank (15) high enough that the embedding's
+/// temporaries (up to K·Epre(3)·r_3 = 600 words) are larger than the activations of act
+/// (480 words) and out, so the embedding sets those arrays' sizes (model_step.h make_layout).
+/// d_model 16, 4 heads, seq_len 5, one encoder. (At rank 13 or 16 the key bias's gradient,
+/// zero in exact arithmetic, shows FP32 noise above the 1e-4 every gradient is held to by
+/// model_step_test; every other tensor is within it.)
+inline ModelSpec tiny_ttm4_spec() {
+  const Json doc = Json::parse(R"({
+    "name": "tiny_ttm4", "encoders": 1, "d_model": 16, "heads": 4, "ffn_dim": 16,
+    "seq_len": 5, "batch": 1, "vocab": 24, "intents": 5, "slot_tags": 7,
+    "token_embedding": {"format": "ttm", "vocab_factors": [2, 2, 2, 3], "dim_factors": [2, 2, 2, 2], "rank": 15},
+    "layers": {
+      "attention": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 3},
+      "ffn_in": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
+      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [16], "rank": 3},
+      "intent_head": {"format": "dense"},
+      "slot_head": {"format": "dense"}
+    }
+  })");
+  return parse_model_spec(doc, "tiny_ttm4.json");
+}
+
 /// Path of configs/models/<name> in the test's runfiles (the target needs
 /// data = ["//configs:models"]).
 inline std::string model_preset_path(const std::string& name) {

@@ -336,6 +336,10 @@ TEST(GraphMatchesHls, PlainRankOneEnds) {
   expect_graph_matches_hls(testing::tiny_plain_ends_spec(), Flow::kBTT, 0, true);
 }
 
+// A four-core TTM (last step transposed) whose temporaries are larger than act's and out's
+// activations: its tensors in the arrays the HLS step binds.
+TEST(GraphMatchesHls, FourCoreTtm) { expect_graph_matches_hls(testing::tiny_ttm4_spec(), Flow::kBTT); }
+
 TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT); }
 
 // A sample shorter than seq_len (one sequence of K tokens, unpadded) in both flows.
