@@ -42,7 +42,7 @@ int run_emit_cmd(const std::vector<std::string>& args) {
   }
   if (design.empty() || out.empty()) throw InputError("emit needs --design chosen.json and --out DIR (or --default-tree)");
   const dse::HlsBuild build = dse::hls_build_from_chosen(load_json_file(design), design, hls_root);
-  const dse::EmitReport r = dse::emit_hls_build(build, out);
+  const dse::EmitReport r = dse::emit_hls_build(build, out, dse::EarlierFiles::kRefuse);
   for (const auto& n : r.notes) std::cerr << "ttsim emit: note: " << n << "\n";
   std::cout << "wrote " << out
             << "/{hls/include/design_config.h, hls/scripts/{run_hls.tcl, hls_config.cfg, " << r.link_cfg << "}, Makefile, "

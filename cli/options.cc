@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/errors.h"
@@ -20,6 +21,20 @@ bool parse_options(const std::string& command, const std::string& usage_line,
     po::notify(vm);
   } catch (const po::error& e) {
     throw InputError(std::string(e.what()) + " (see ttsim " + command + " --help)");
+  }
+  // An option given an empty text ("--json ''") would read as not given: refused, except
+  // where the option takes no value by design (an implicit value, as memplan's --planner).
+  for (const auto& [name, value] : vm) {
+    const auto* text = boost::any_cast<std::string>(&value.value());
+    const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
+    const bool empty = (text && text->empty()) || (texts && std::any_of(texts->begin(), texts->end(),
+                                                                        [](const std::string& t) { return t.empty(); }));
+    if (!empty || value.defaulted()) continue;
+    const po::option_description* d = options.find_nothrow(name, false);
+    const bool implicit = d && d->semantic()->min_tokens() == 0;
+    if (!implicit) {
+      throw InputError("--" + name + ": expected a value, found an empty text (see ttsim " + command + " --help)");
+    }
   }
   return true;
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -151,8 +152,11 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
     }
     if (!final.partial && final.chosen) {
       const HlsBuild build = chosen_hls_build(*setup.eval, state, final, dir + "/chosen.json", hls_root);
-      const EmitReport emitted = emit_hls_build(build, dir + "/hls_build");
+      // A resumed run keeps an hls_build/ that holds synthesis outputs or other files
+      // (a note says so) rather than deleting them with the folder.
+      const EmitReport emitted = emit_hls_build(build, dir + "/hls_build", EarlierFiles::kKeepFolder);
       notes.insert(notes.end(), emitted.notes.begin(), emitted.notes.end());
+      if (!emitted.replaced) std::cerr << "note: " << emitted.notes.back() << "\n";
       files.push_back("hls_build/");
     }
     files.push_back("report.html");  // written below; a failure to write it fails the run

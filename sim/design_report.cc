@@ -26,9 +26,14 @@ std::string step_lines(const StepResult& r, double mhz) {
 
 std::string epoch_line(const DesignEvaluation& e, const ArchSpec& arch, const std::string& split) {
   if (!e.epoch) return "epoch: not computed (pass --dataset-lengths)\n";
-  return fmt::format("epoch ({} split, {} samples, {} length): {} cycles = {:.3f} s\n", split,
-                     grouped(e.epoch->samples), to_string(arch.sequence_length), grouped(e.epoch->cycles),
-                     e.epoch->seconds);
+  const EpochResult& ep = *e.epoch;
+  return fmt::format("epoch ({} split, {} samples, {} length): {} cycles = {:.3f} s\n", split, grouped(ep.samples),
+                     to_string(arch.sequence_length), grouped(ep.cycles), ep.seconds) +
+         (ep.truncated > 0
+              ? fmt::format("  note: {} of the samples are longer than the model's {} tokens and are priced at {}, "
+                            "truncated as training truncates them\n",
+                            grouped(ep.truncated), ep.seq_len, ep.seq_len)
+              : std::string());
 }
 
 std::string power_line(const DesignEvaluation& e, const DeviceSpec& device) {

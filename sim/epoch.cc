@@ -12,6 +12,8 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
   const std::int64_t padded_step_cycles = padded.run.schedule.makespan;
   EpochResult e;
   e.samples = split.count;
+  e.seq_len = model.seq_len;
+  e.truncated = split.samples_longer_than(model.seq_len);
   if (arch.sequence_length == SequenceLength::kPadded) {
     e.by_length.push_back({model.seq_len, split.count, padded_step_cycles});
   } else {
@@ -41,6 +43,8 @@ EpochResult simulate_epoch(const ModelSpec& model, const ArchSpec& arch, const D
   if (arch.sequence_length == SequenceLength::kPadded) {
     EpochResult e;
     e.samples = split.count;
+    e.seq_len = model.seq_len;
+    e.truncated = split.samples_longer_than(model.seq_len);
     e.by_length.push_back({model.seq_len, split.count, padded_step_cycles});
     if (__builtin_mul_overflow(split.count, padded_step_cycles, &e.cycles)) {
       throw InputError(fmt::format("{}: the epoch's cycles ({} samples at {} cycles each) exceed what 64-bit counts "

@@ -29,6 +29,10 @@ struct EpochResult {
   std::int64_t cycles = 0;
   double seconds = 0;
   std::vector<LengthCycles> by_length;
+  /// Samples longer than the model's sequence length (tokens): each is processed as
+  /// seq_len tokens, truncated as the training reader does (models/dataset/encoding.h).
+  std::int64_t truncated = 0;
+  std::int64_t seq_len = 0;  ///< the model's sequence length the epoch was priced at
 };
 
 /// Epoch over `split`. `padded` is the simulated step of the padded length (the

@@ -1,6 +1,10 @@
 #include "dse/emit/emit.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <system_error>
 
 #include "core/atomic_file.h"
@@ -47,17 +51,70 @@ void check_build_folder(const std::string& out_dir, const std::string& hls_root)
   }
 }
 
+/// The marker's line before the list of the files the emit wrote.
+constexpr const char* kFilesHeading = "files:";
+
+/// The paths (relative, '/'-separated) the emit that wrote `marker` listed after
+/// kFilesHeading; false when the marker has no such list (an emit before the list existed).
+bool listed_files(const fs::path& marker, std::set<std::string>& files) {
+  std::ifstream in(marker);
+  std::string line;
+  bool listed = false;
+  while (std::getline(in, line)) {
+    if (listed && !line.empty()) files.insert(line);
+    if (line == kFilesHeading) listed = true;
+  }
+  return listed;
+}
+
 }  // namespace
 
-EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir) {
+std::vector<std::string> files_no_emit_wrote(const std::string& out_dir, const std::vector<std::string>& writing) {
+  const fs::path out = tree_folder_path(out_dir);
+  std::error_code ec;
+  if (!fs::is_directory(out, ec) || !fs::exists(out / kEmitMarker, ec)) return {};
+  std::set<std::string> known;
+  if (!listed_files(out / kEmitMarker, known)) known.insert(writing.begin(), writing.end());
+  known.insert(kEmitMarker);
+  std::vector<std::string> foreign;
+  for (auto it = fs::recursive_directory_iterator(out, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_directory(ec)) continue;
+    const std::string rel = it->path().lexically_relative(out).generic_string();
+    if (!known.count(rel)) foreign.push_back(rel);
+  }
+  if (ec) throw InputError(out_dir + ": cannot list the earlier build (" + ec.message() + ")");
+  std::sort(foreign.begin(), foreign.end());
+  return foreign;
+}
+
+EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir, EarlierFiles earlier) {
   check_build_folder(out_dir, build.kernels.root);
   std::vector<RenderedFile> files = render_hls_build(build);
   EmitReport report;
   for (const auto& f : files) report.files.push_back(f.path);
   report.notes = build.provenance.notes;
   report.link_cfg = link_cfg_name(build.design);
-  files.push_back({kEmitMarker, "Written by `ttsim emit` from " + build.provenance.source +
-                                    "; a later emit may replace this folder.\n"});
+  // Files an earlier emit did not write (synthesis outputs, the user's notes, a chosen.json
+  // read from there) would go with the folder: refused, or the folder kept.
+  const std::vector<std::string> foreign = files_no_emit_wrote(out_dir, report.files);
+  if (!foreign.empty()) {
+    const std::string what = out_dir + ": holds " + std::to_string(foreign.size()) +
+                             " file(s) that no emit wrote (" + foreign.front() + (foreign.size() > 1 ? ", ..." : "") +
+                             "), which replacing the folder would delete";
+    if (earlier == EarlierFiles::kRefuse) {
+      throw InputError(what + "; move them out of it or give another --out");
+    }
+    report.files.clear();
+    report.replaced = false;
+    report.notes.push_back(what + ": the folder is kept as it was (`ttsim emit --design <chosen.json> --out "
+                           "<new folder>` writes the build elsewhere)");
+    return report;
+  }
+  std::string marker = "Written by `ttsim emit` from " + build.provenance.source +
+                       "; a later emit may replace this folder.\n" + kFilesHeading + "\n";
+  for (const auto& f : report.files) marker += f + "\n";
+  files.push_back({kEmitMarker, marker});
   AtomicTreeOptions options;
   options.label = out_dir;
   options.noun = "build";
@@ -69,7 +126,7 @@ EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir) {
 
 EmitReport emit_design(const Json& chosen, const std::string& chosen_file, const std::string& out_dir,
                        const std::string& hls_root) {
-  return emit_hls_build(hls_build_from_chosen(chosen, chosen_file, hls_root), out_dir);
+  return emit_hls_build(hls_build_from_chosen(chosen, chosen_file, hls_root), out_dir, EarlierFiles::kRefuse);
 }
 
 std::vector<std::pair<std::string, std::string>> default_tree_files(const std::string& root) {

@@ -39,22 +39,37 @@ namespace ttsim::dse {
 /// The file every emitted build folder holds, so that a later emit may replace the folder.
 extern const char* const kEmitMarker;  // ".ttsim-emit"
 
+/// What an emit does with an earlier build folder that holds files no emit wrote (listed
+/// by files_no_emit_wrote): refuse (InputError), or keep the folder as it is and say so.
+enum class EarlierFiles { kRefuse, kKeepFolder };
+
 /// What an emit wrote.
 struct EmitReport {
   std::vector<std::string> files;  ///< written, relative to the out folder (kEmitMarker aside)
+  bool replaced = true;            ///< false: the folder was kept (EarlierFiles::kKeepFolder)
   std::vector<std::string> notes;  ///< e.g. the device fallback for an older chosen.json
   std::string link_cfg;            ///< file name of the v++ link config written, e.g. "u50_link.cfg"
 };
 
-/// Writes the build folder `out_dir` of `build`: render_hls_build's files and kEmitMarker,
-/// all or nothing (write_tree_atomic: a fresh sibling "<out>.emit-<pid>" replaces the
-/// folder; the earlier build is kept if the swap fails). `out_dir` ("DIR/" and "./DIR"
-/// name DIR) must be new, empty or an earlier emit (holding kEmitMarker). Throws
-/// InputError naming --out for the root folder, the working folder or one holding it, a
-/// file, a ttsim checkout (configs/ inside, or the kernel tree build.kernels.root) and a
-/// folder with files no emit wrote — all before rendering; then as render_hls_build and
-/// write_tree_atomic.
-EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir);
+/// The files under the earlier build folder `out_dir` that no emit wrote: every file
+/// (relative path, '/'-separated, sorted) but kEmitMarker and those its marker lists (the
+/// files of the emit that wrote it; for a marker without that list, the files `writing`
+/// names). Empty when `out_dir` is not an earlier build. Throws InputError when the
+/// folder cannot be listed.
+std::vector<std::string> files_no_emit_wrote(const std::string& out_dir, const std::vector<std::string>& writing);
+
+/// Writes the build folder `out_dir` of `build`: render_hls_build's files and kEmitMarker
+/// (which lists them), all or nothing (write_tree_atomic: a fresh sibling
+/// "<out>.emit-<pid>" replaces the folder; the earlier build is kept if the swap fails).
+/// `out_dir` ("DIR/" and "./DIR" name DIR) must be new, empty or an earlier emit (holding
+/// kEmitMarker). An earlier emit's folder holding files no emit wrote (synthesis outputs,
+/// the user's notes) is refused (`earlier` kRefuse) or kept as it is with a note
+/// (kKeepFolder; EmitReport::replaced false, nothing written). Throws InputError naming
+/// --out for the root folder, the working folder or one holding it, a file, a ttsim
+/// checkout (configs/ inside, or the kernel tree build.kernels.root) and a folder with
+/// files no emit wrote (no marker, or with kRefuse) — all before writing; then as
+/// render_hls_build and write_tree_atomic.
+EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir, EarlierFiles earlier);
 
 /// `ttsim emit --design`: emit_hls_build(hls_build_from_chosen(chosen, chosen_file,
 /// hls_root), out_dir) — the build folder of chosen.json's document `chosen`, read from

@@ -35,6 +35,11 @@ expect_exit2 "simulate unwritable --trace" "blocker" "${SIM[@]}" --json "$TMP/k.
 [ "$(cat "$TMP/k.json")" = "old" ] || fail "--json output replaced although --trace could not be written"
 expect_exit2 "model --json CONFIG" "names the input CONFIG" model "$TMP/model.json" --json "$TMP/model.json"
 expect_exit2 "model unwritable --json" "blocker" model "$TMP/model.json" --json "$TMP/blocker/r.json"
+# An empty path would read as the option not given (nothing written, exit 0): refused.
+expect_exit2 "simulate --json ''" "\-\-json: expected a value, found an empty text" "${SIM[@]}" --json ""
+expect_exit2 "simulate --trace ''" "\-\-trace: expected a value" "${SIM[@]}" --trace ""
+expect_exit2 "memplan --json ''" "\-\-json: expected a value" memplan --model "$TMP/model.json" --arch "$TMP/arch.json" --device "$TMP/device.json" --json ""
+expect_exit2 "explore --out ''" "\-\-out: expected a value" explore "$CONFIGS/sweeps/smoke.json" --out ""
 mkfifo "$TMP/pipe"
 expect_exit2 "simulate --json a FIFO" "expected a regular file" "${SIM[@]}" --json "$TMP/pipe"
 [ -p "$TMP/pipe" ] || fail "the FIFO named by --json was replaced"

@@ -349,6 +349,33 @@ TEST(Emit, OutWithATrailingSlashIsTheFolderAndTheWorkingFolderIsRefused) {
   EXPECT_TRUE(fs::exists("hls/kernels/top.cc"));  // the working folder's tree untouched
 }
 
+// A file an earlier emit did not write (a synthesis report, a chosen.json kept there) is never
+// deleted by a later emit: `ttsim emit` refuses the folder naming it, explore keeps the folder
+// and says so; the emit's own files alone are replaced.
+TEST(Emit, ALaterEmitNeverDeletesFilesNoEmitWrote) {
+  const std::string out = tmp("emit_foreign");
+  Json chosen = reference_design();
+  chosen["name"] = "atis_2enc-foreign";
+  emit_design(chosen, "chosen.json", out, ".");
+  emit_design(chosen, "chosen.json", out, ".");  // its own files only: replaced
+  EXPECT_TRUE(files_no_emit_wrote(out, {}).empty());
+  fs::create_directories(out + "/reports/u50");
+  write_file_atomic(out + "/reports/u50/csynth.xml", "<profile/>");
+  EXPECT_EQ(files_no_emit_wrote(out, {}), std::vector<std::string>{"reports/u50/csynth.xml"});
+  try {
+    emit_design(chosen, "chosen.json", out, ".");
+    ADD_FAILURE() << "a folder holding a synthesis report was replaced";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("reports/u50/csynth.xml"), std::string::npos) << e.what();
+  }
+  const EmitReport kept = emit_hls_build(hls_build_from_chosen(chosen, "chosen.json", "."), out, EarlierFiles::kKeepFolder);
+  EXPECT_FALSE(kept.replaced);
+  ASSERT_FALSE(kept.notes.empty());
+  EXPECT_NE(kept.notes.back().find("kept"), std::string::npos) << kept.notes.back();
+  EXPECT_EQ(slurp(out + "/reports/u50/csynth.xml"), "<profile/>");
+  EXPECT_TRUE(fs::exists(out + "/hls/include/design_config.h"));
+}
+
 TEST(Emit, FindHlsRootChecksTheTreeBeforeAnyWork) {
   // The test runs in the runfiles tree, which holds hls/kernels/top.cc.
   EXPECT_EQ(find_hls_root(""), ".");
