@@ -110,7 +110,7 @@ bool parse_memplan_options(const std::vector<std::string>& args, MemplanOptions&
       memplan::parse_strategy(o.strategy_text);
     } catch (const InputError&) {
       throw InputError(fmt::format("--planner: expected one of naive, grouped, ideal (or no value: the arch's "
-                                   "memory_strategy), found \"{}\"", o.strategy_text));
+                                   "/memory/strategy), found \"{}\"", o.strategy_text));
     }
   }
   return true;
@@ -131,9 +131,9 @@ int run_memplan(const std::vector<std::string>& args) {
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);
   const machine::Machine& m = ev->machine();
   const TaskGraph& graph = ev->step.graph();
-  std::cout << fmt::format("model {} ({} encoders; {} tasks, {} buffers), arch {}, device {}{}\n", model.name,
-                           model.encoders, graph.tasks.size(), graph.buffers.size(), arch.name, device.name,
-                           recompute_note(arch))
+  std::cout << fmt::format("model {} ({} encoder{}; {} tasks, {} buffers), arch {}, device {}{}\n", model.name,
+                           model.encoders, model.encoders == 1 ? "" : "s", graph.tasks.size(), graph.buffers.size(),
+                           arch.name, device.name, recompute_note(arch))
             << machine::arrays_table(m) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
             << machine::fit_summary(m, ev->luts, ev->ff_terms.total(), arch.clock_mhz, device, ev->over_device);
   Json j = machine::arrays_json(m, graph, ev->over_device);

@@ -82,9 +82,10 @@ void check_hls_batch_and_embedding(const ModelSpec& model, const std::string& fi
   if (model.token_embedding.format != WeightFormat::kTTM) {
     throw InputError(file + ": /token_embedding/format: the HLS kernel tree needs a TTM token embedding");
   }
-  if (model.token_embedding.ttm.cores() > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
-    throw InputError(file + ": the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxTtmFactors) +
-                     " TTM cores, found " + std::to_string(model.token_embedding.ttm.cores()));
+  const std::size_t cores = model.token_embedding.ttm.cores();
+  if (cores < 2 || cores > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
+    throw InputError(file + ": /token_embedding/vocab_factors: the HLS kernel tree's TTM embedding takes 2 to " +
+                     std::to_string(ttsim_hls::kMaxTtmFactors) + " cores, found " + std::to_string(cores));
   }
 }
 

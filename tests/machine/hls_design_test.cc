@@ -35,6 +35,17 @@ TEST(HlsDesign, RefusesABatchOtherThanOneAtTheModelsBatch) {
   EXPECT_NE(e.find("found 2"), std::string::npos) << e;
 }
 
+// A one-core TTM embedding (a plain table lookup) is not what the kernels' TTM chain runs:
+// refused at the model's vocab factors, naming the core counts the tree takes.
+TEST(HlsDesign, RefusesATtmEmbeddingOfOneCoreAtItsFactors) {
+  Json m = atis_2enc();
+  m["token_embedding"]["vocab_factors"] = Json::array({2500});
+  m["token_embedding"]["dim_factors"] = Json::array({768});
+  const std::string e = error_of(m);
+  EXPECT_NE(e.find("m.json: /token_embedding/vocab_factors"), std::string::npos) << e;
+  EXPECT_NE(e.find("takes 2 to 6 cores, found 1"), std::string::npos) << e;
+}
+
 // /memory/recompute "btt_merges": every BTT layer recomputes its merges; the sequential TT
 // flow has none to recompute, and such an arch is refused naming the key.
 TEST(HlsDesign, RecomputesMergesOfTheBttFlowOnly) {
