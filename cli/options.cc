@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "core/errors.h"
@@ -32,9 +33,20 @@ bool parse_options(const std::string& command, const std::string& usage_line,
     if (!empty || value.defaulted()) continue;
     const po::option_description* d = options.find_nothrow(name, false);
     const bool implicit = d && d->semantic()->min_tokens() == 0;
-    if (!implicit) {
-      throw InputError("--" + name + ": expected a value, found an empty text (see ttsim " + command + " --help)");
+    if (implicit) continue;
+    // A positional argument is named as the usage line names it (SWEEP, CONFIG), an option
+    // as typed (--json).
+    bool is_positional = false;
+    const unsigned positions = positional.max_total_count();
+    for (unsigned i = 0; i < positions && i < 64 && !is_positional; ++i) {
+      is_positional = positional.name_for_position(i) == name;
     }
+    std::string label = "--" + name;
+    if (is_positional) {
+      label = name;
+      for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    throw InputError(label + ": expected a value, found an empty text (see ttsim " + command + " --help)");
   }
   return true;
 }

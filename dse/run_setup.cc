@@ -157,7 +157,7 @@ standard_extra_outputs(const RunSetup& setup, const std::string& hls_root) {
       const EmitReport emitted = emit_hls_build(build, dir + "/hls_build", EarlierFiles::kKeepFolder);
       notes.insert(notes.end(), emitted.notes.begin(), emitted.notes.end());
       if (!emitted.replaced) std::cerr << "note: " << emitted.notes.back() << "\n";
-      files.push_back("hls_build/");
+      files.push_back(emitted.replaced ? "hls_build/" : "hls_build/ (kept from an earlier emit)");
     }
     files.push_back("report.html");  // written below; a failure to write it fails the run
     write_summary(dir, *setup.eval, state, final, files);

@@ -30,8 +30,8 @@ std::string epoch_line(const DesignEvaluation& e, const ArchSpec& arch, const st
   return fmt::format("epoch ({} split, {} samples, {} length): {} cycles = {:.3f} s\n", split, grouped(ep.samples),
                      to_string(arch.sequence_length), grouped(ep.cycles), ep.seconds) +
          (ep.truncated > 0
-              ? fmt::format("  note: {} of the samples are longer than the model's {} tokens and are priced at {}, "
-                            "truncated as training truncates them\n",
+              ? fmt::format("  note: {} of the samples are longer than the model's {} tokens and are priced at {} "
+                            "tokens, truncated as training truncates them\n",
                             grouped(ep.truncated), ep.seq_len, ep.seq_len)
               : std::string());
 }
@@ -58,7 +58,11 @@ Json epoch_json(const EpochResult& epoch, const std::string& split) {
   for (const auto& l : epoch.by_length) {
     by.push_back({{"length", l.length}, {"samples", l.samples}, {"step_cycles", l.step_cycles}});
   }
-  return {{"split", split}, {"samples", epoch.samples}, {"by_length", by}};
+  return {{"split", split},
+          {"samples", epoch.samples},
+          {"seq_len", epoch.seq_len},
+          {"samples_truncated", epoch.truncated},
+          {"by_length", by}};
 }
 
 Json power_json(const PowerBreakdown& p) {

@@ -69,18 +69,30 @@ bool listed_files(const fs::path& marker, std::set<std::string>& files) {
 
 }  // namespace
 
-std::vector<std::string> files_no_emit_wrote(const std::string& out_dir, const std::vector<std::string>& writing) {
+std::vector<std::string> files_no_emit_wrote(const std::string& out_dir) {
   const fs::path out = tree_folder_path(out_dir);
   std::error_code ec;
   if (!fs::is_directory(out, ec) || !fs::exists(out / kEmitMarker, ec)) return {};
   std::set<std::string> known;
-  if (!listed_files(out / kEmitMarker, known)) known.insert(writing.begin(), writing.end());
+  // A marker without the list (an emit before it existed): that emit's files are not known,
+  // and the folder is replaced as it was then.
+  if (!listed_files(out / kEmitMarker, known)) return {};
   known.insert(kEmitMarker);
+  // The folders the listed files are in (and their parents), which emit makes.
+  std::set<std::string> folders;
+  for (const auto& f : known) {
+    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
+  }
   std::vector<std::string> foreign;
   for (auto it = fs::recursive_directory_iterator(out, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (it->is_directory(ec)) continue;
     const std::string rel = it->path().lexically_relative(out).generic_string();
+    // A folder of the user's (not one emit makes) is theirs when empty; a symbolic link,
+    // even to a folder, is a file of its own.
+    if (!it->is_symlink(ec) && it->is_directory(ec)) {
+      if (!folders.count(rel) && fs::is_empty(it->path(), ec)) foreign.push_back(rel + "/");
+      continue;
+    }
     if (!known.count(rel)) foreign.push_back(rel);
   }
   if (ec) throw InputError(out_dir + ": cannot list the earlier build (" + ec.message() + ")");
@@ -97,7 +109,7 @@ EmitReport emit_hls_build(const HlsBuild& build, const std::string& out_dir, Ear
   report.link_cfg = link_cfg_name(build.design);
   // Files an earlier emit did not write (synthesis outputs, the user's notes, a chosen.json
   // read from there) would go with the folder: refused, or the folder kept.
-  const std::vector<std::string> foreign = files_no_emit_wrote(out_dir, report.files);
+  const std::vector<std::string> foreign = files_no_emit_wrote(out_dir);
   if (!foreign.empty()) {
     const std::string what = out_dir + ": holds " + std::to_string(foreign.size()) +
                              " file(s) that no emit wrote (" + foreign.front() + (foreign.size() > 1 ? ", ..." : "") +

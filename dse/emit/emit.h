@@ -51,12 +51,13 @@ struct EmitReport {
   std::string link_cfg;            ///< file name of the v++ link config written, e.g. "u50_link.cfg"
 };
 
-/// The files under the earlier build folder `out_dir` that no emit wrote: every file
-/// (relative path, '/'-separated, sorted) but kEmitMarker and those its marker lists (the
-/// files of the emit that wrote it; for a marker without that list, the files `writing`
-/// names). Empty when `out_dir` is not an earlier build. Throws InputError when the
-/// folder cannot be listed.
-std::vector<std::string> files_no_emit_wrote(const std::string& out_dir, const std::vector<std::string>& writing);
+/// The files under the earlier build folder `out_dir` that no emit wrote: every file or
+/// symbolic link (relative path, '/'-separated, sorted) but kEmitMarker and those its
+/// marker lists (the files of the emit that wrote it), and every empty folder emit does not
+/// make ("name/"). Empty when `out_dir` is not an earlier build, or its marker predates the
+/// list (that emit's files are not known: the folder is replaced as before). Throws
+/// InputError when the folder cannot be listed.
+std::vector<std::string> files_no_emit_wrote(const std::string& out_dir);
 
 /// Writes the build folder `out_dir` of `build`: render_hls_build's files and kEmitMarker
 /// (which lists them), all or nothing (write_tree_atomic: a fresh sibling

@@ -358,10 +358,10 @@ TEST(Emit, ALaterEmitNeverDeletesFilesNoEmitWrote) {
   chosen["name"] = "atis_2enc-foreign";
   emit_design(chosen, "chosen.json", out, ".");
   emit_design(chosen, "chosen.json", out, ".");  // its own files only: replaced
-  EXPECT_TRUE(files_no_emit_wrote(out, {}).empty());
+  EXPECT_TRUE(files_no_emit_wrote(out).empty());
   fs::create_directories(out + "/reports/u50");
   write_file_atomic(out + "/reports/u50/csynth.xml", "<profile/>");
-  EXPECT_EQ(files_no_emit_wrote(out, {}), std::vector<std::string>{"reports/u50/csynth.xml"});
+  EXPECT_EQ(files_no_emit_wrote(out), std::vector<std::string>{"reports/u50/csynth.xml"});
   try {
     emit_design(chosen, "chosen.json", out, ".");
     ADD_FAILURE() << "a folder holding a synthesis report was replaced";
@@ -374,6 +374,19 @@ TEST(Emit, ALaterEmitNeverDeletesFilesNoEmitWrote) {
   EXPECT_NE(kept.notes.back().find("kept"), std::string::npos) << kept.notes.back();
   EXPECT_EQ(slurp(out + "/reports/u50/csynth.xml"), "<profile/>");
   EXPECT_TRUE(fs::exists(out + "/hls/include/design_config.h"));
+  // A symbolic link (even to a folder) and an empty folder of the user's are theirs too.
+  fs::remove_all(out + "/reports");
+  fs::create_directory_symlink("/tmp", out + "/scratch");
+  fs::create_directories(out + "/runs");
+  EXPECT_EQ(files_no_emit_wrote(out), (std::vector<std::string>{"runs/", "scratch"}));
+  fs::remove(out + "/scratch");
+  fs::remove(out + "/runs");
+  // A marker from before the list: that emit's files are unknown, the folder is replaced.
+  write_file_atomic(out + "/.ttsim-emit", "Written by `ttsim emit` from chosen.json; a later emit may replace this folder.\n");
+  write_file_atomic(out + "/hls/kernels/removed_since.h", "");
+  EXPECT_TRUE(files_no_emit_wrote(out).empty());
+  emit_design(chosen, "chosen.json", out, ".");
+  EXPECT_FALSE(fs::exists(out + "/hls/kernels/removed_since.h"));
 }
 
 TEST(Emit, FindHlsRootChecksTheTreeBeforeAnyWork) {
