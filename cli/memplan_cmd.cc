@@ -105,6 +105,9 @@ bool parse_memplan_options(const std::vector<std::string>& args, MemplanOptions&
   if (o.uram_min_depth < 1) {
     throw InputError(fmt::format("--uram-min-depth: expected an integer >= 1, found {}", o.uram_min_depth));
   }
+  if (!o.planner && !vm["uram-min-depth"].defaulted()) {
+    throw InputError("--uram-min-depth: sets the planner analysis's URAM threshold; expected --planner with it");
+  }
   if (o.planner && !o.strategy_text.empty()) {
     try {
       memplan::parse_strategy(o.strategy_text);

@@ -20,8 +20,17 @@ const LinearLayerSpec& first_of_kind(const ModelSpec& m, const std::string& kind
     if (!first) {
       first = &l;
     } else if (l.tt.in_factors != first->tt.in_factors || l.tt.out_factors != first->tt.out_factors) {
-      throw InputError(file + ": layer " + l.name + " has TT factors other than " + first->name +
-                       "'s; design_config.h holds one factorisation per layer kind (ranks per layer)");
+      auto shape = [](const LinearLayerSpec& x) {
+        auto list = [](const std::vector<std::int64_t>& v) {
+          std::string t;
+          for (std::int64_t f : v) t += (t.empty() ? "" : ",") + std::to_string(f);
+          return "[" + t + "]";
+        };
+        return list(x.tt.in_factors) + "x" + list(x.tt.out_factors);
+      };
+      throw InputError(file + ": /overrides: layer " + l.name + " has TT factors " + shape(l) + ", " + first->name +
+                       " has " + shape(*first) + "; design_config.h holds one factorisation per layer kind (an "
+                       "override may set a layer's rank, not its factors)");
     }
   }
   if (!first) throw InputError(file + ": the model has no " + kind + " layer");

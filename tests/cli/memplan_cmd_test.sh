@@ -28,6 +28,12 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "--planner bogus exited $rc"
 [ ! -s "$TMP/out" ] || fail "--planner bogus printed before refusing: $(head -2 "$TMP/out")"
 grep -q -- '--planner: expected one of naive, grouped, ideal' "$TMP/err" || fail "message: $(cat "$TMP/err")"
+grep -q -- '/memory/strategy' "$TMP/err" || fail "message names no arch key: $(cat "$TMP/err")"
+# --uram-min-depth sets the planner analysis's threshold: without --planner it would do nothing.
+"$T" memplan --model "$R/configs/models/atis_2enc.json" "${args[@]}" --uram-min-depth 100 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--uram-min-depth without --planner exited $rc"
+grep -q -- '--uram-min-depth: .*expected --planner' "$TMP/err" || fail "message: $(cat "$TMP/err")"
 
 mkdir -p "$TMP/folder"
 "$T" memplan --model "$R/configs/models/atis_2enc.json" "${args[@]}" --json "$TMP/folder" >"$TMP/out" 2>"$TMP/err"

@@ -408,17 +408,17 @@ TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
   };
   // clock_mhz has one value: no token; encoders rewrites the model name's "2enc".
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 4},
-                                     {"recompute", "btt_merges"}, {"clock_mhz", 100}})),
-            "atis_2enc-r4-btt-4lanes-merges_recomputed");
+                                     {"nonlinear_lanes", 8}, {"recompute", "btt_merges"}, {"clock_mhz", 100}})),
+            "atis_2enc-r4-btt-4lanes-8nonlinear_lanes-merges_recomputed");
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 4}, {"tt_rank", 12}, {"flow", "tt"}, {"lanes", 16},
-                                     {"recompute", "none"}, {"clock_mhz", 100}})),
-            "atis_4enc-r12-tt-16lanes-all_kept");
+                                     {"nonlinear_lanes", 4}, {"recompute", "none"}, {"clock_mhz", 100}})),
+            "atis_4enc-r12-tt-16lanes-4nonlinear_lanes-all_kept");
   // The reference point is the grid point of the base files' values (paper design: the base
   // arch says recompute "none"), so it has that point's name.
-  EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes-all_kept");
+  EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes-8nonlinear_lanes-all_kept");
   EXPECT_EQ(sweep.space.references().front(),
-            id_of({{"encoders", 2}, {"tt_rank", 12}, {"flow", "btt"}, {"lanes", 64}, {"recompute", "none"},
-                   {"clock_mhz", 100}}));
+            id_of({{"encoders", 2}, {"tt_rank", 12}, {"flow", "btt"}, {"lanes", 64}, {"nonlinear_lanes", 8},
+                   {"recompute", "none"}, {"clock_mhz", 100}}));
 }
 
 }  // namespace

@@ -115,7 +115,9 @@ TEST(HlsDesign, RefusesFactorsThatDifferWithinAKind) {
   Json m = atis_2enc();
   m["overrides"] = {{"enc1.k", {{"in_factors", {8, 12, 8}}}}};
   const std::string e = error_of(m);
-  EXPECT_NE(e.find("enc1.k has TT factors other than enc0.q's"), std::string::npos) << e;
+  EXPECT_NE(e.find("m.json: /overrides: layer enc1.k has TT factors [8,12,8]x[8,8,12], enc0.q has [12,8,8]x[8,8,12]"),
+            std::string::npos)
+      << e;
 }
 
 }  // namespace
