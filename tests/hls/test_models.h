@@ -59,8 +59,9 @@ inline ModelSpec tiny_uneven_spec() {
 /// a 3-core TTM with e_3 = 4 = e_1·e_2 (hls/kernels/ttm_embedding.h ttm_last_transposed) and
 /// an attention layer with r·n_1 = 6 < n_2 = 8 (tt_linear.h btt_right_end_transposed); its
 /// FFN-in layer (r·n_1 = 8 > n_2 = 4) runs transposed. d_model 16, 4 heads, seq_len 5.
-inline ModelSpec tiny_plain_ends_spec() {
-  const Json doc = Json::parse(R"({
+/// Its document (tiny_plain_ends_spec parses it).
+inline Json tiny_plain_ends_doc() {
+  return Json::parse(R"({
     "name": "tiny_plain_ends", "encoders": 1, "d_model": 16, "heads": 4, "ffn_dim": 16,
     "seq_len": 5, "batch": 1, "vocab": 20, "intents": 5, "slot_tags": 7,
     "token_embedding": {"format": "ttm", "vocab_factors": [2, 2, 5], "dim_factors": [2, 2, 4], "rank": 3},
@@ -72,8 +73,10 @@ inline ModelSpec tiny_plain_ends_spec() {
       "slot_head": {"format": "dense"}
     }
   })");
-  return parse_model_spec(doc, "tiny_plain_ends.json");
 }
+
+/// The model of tiny_plain_ends_doc().
+inline ModelSpec tiny_plain_ends_spec() { return parse_model_spec(tiny_plain_ends_doc(), "tiny_plain_ends.json"); }
 
 /// A small model whose TTM embedding has four cores, its last step transposed
 /// (Epre(3) = 8 > e_4·r_4 = 2), and a TTM rank (15) high enough that the embedding's
@@ -83,18 +86,12 @@ inline ModelSpec tiny_plain_ends_spec() {
 /// zero in exact arithmetic, shows FP32 noise above the 1e-4 every gradient is held to by
 /// model_step_test; every other tensor is within it.)
 inline ModelSpec tiny_ttm4_spec() {
-  const Json doc = Json::parse(R"({
-    "name": "tiny_ttm4", "encoders": 1, "d_model": 16, "heads": 4, "ffn_dim": 16,
-    "seq_len": 5, "batch": 1, "vocab": 24, "intents": 5, "slot_tags": 7,
-    "token_embedding": {"format": "ttm", "vocab_factors": [2, 2, 2, 3], "dim_factors": [2, 2, 2, 2], "rank": 15},
-    "layers": {
-      "attention": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 3},
-      "ffn_in": {"format": "tt", "in_factors": [4, 4], "out_factors": [4, 4], "rank": 2},
-      "ffn_out": {"format": "tt", "in_factors": [4, 4], "out_factors": [16], "rank": 3},
-      "intent_head": {"format": "dense"},
-      "slot_head": {"format": "dense"}
-    }
-  })");
+  Json doc = tiny_plain_ends_doc();  // its encoder and heads, a square attention layer
+  doc["name"] = "tiny_ttm4";
+  doc["vocab"] = 24;
+  doc["token_embedding"] = Json::parse(
+      R"({"format": "ttm", "vocab_factors": [2, 2, 2, 3], "dim_factors": [2, 2, 2, 2], "rank": 15})");
+  doc["layers"]["attention"]["out_factors"] = Json::array({4, 4});
   return parse_model_spec(doc, "tiny_ttm4.json");
 }
 
