@@ -36,9 +36,12 @@ bool parse_options(const std::string& command, const std::string& usage_line,
     if (implicit) continue;
     // A positional argument is named as the usage line names it (SWEEP, CONFIG), an option
     // as typed (--json).
+    // A description names its positions in order and repeats the last name for an unlimited
+    // one, so the first few positions hold every name it has (the commands have at most two).
+    constexpr unsigned kNamedPositions = 8;
     bool is_positional = false;
     const unsigned positions = positional.max_total_count();
-    for (unsigned i = 0; i < positions && i < 64 && !is_positional; ++i) {
+    for (unsigned i = 0; i < positions && i < kNamedPositions && !is_positional; ++i) {
       is_positional = positional.name_for_position(i) == name;
     }
     std::string label = "--" + name;
