@@ -655,6 +655,9 @@ void peak_live_words(Machine& m, const TaskGraph& graph) {
 /// their partition and storage are left to partition_arenas and choose_storage.
 void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
+  m.lane_granule.fill(0);
+  m.lane_granule[static_cast<int>(UnitKind::kLayerNorm)] = ttsim_hls::layernorm_lane_granule(hd.dims, L);
+  m.lane_granule[static_cast<int>(UnitKind::kGelu)] = ttsim_hls::gelu_lane_granule(hd.dims, L);
   // The top's static arenas (hls/kernels/top.cc, model_step.h ArenaId).
   m.param_words = L.param_words;
   thread_local ArenaSlots slots;
@@ -735,6 +738,14 @@ void partition_arenas(Machine& m, const ArchSpec& arch) {
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) m.memories[a].partition = P;
 }
 
+/// KernelInstance::lane_aligned of every instance from the granules and the partition.
+void align_lanes(Machine& m) {
+  for (KernelInstance& k : m.instances) {
+    const int g = m.lane_granule[static_cast<int>(k.unit)];
+    k.lane_aligned = g > 0 && ttsim_hls::lane_alignable(k.lanes, m.partition) && g % k.lanes == 0;
+  }
+}
+
 }  // namespace
 
 void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
@@ -743,6 +754,7 @@ void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, c
   describe_instances(m, arch, device, graph, bound, classes, true);
   describe_memories(m, graph, hd);
   partition_arenas(m, arch);
+  align_lanes(m);
   choose_storage(m.memories, device);
 }
 
@@ -755,6 +767,7 @@ void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device,
   check_buildable(arch);
   describe_instances(m, arch, device, graph, bound, classes, false);
   partition_arenas(m, arch);
+  align_lanes(m);
   choose_storage(m.memories, device);
 }
 

@@ -21,6 +21,7 @@
 //    <array>[rows][banks] completely partitioned (banks = the largest lane count), every
 //    buffer of the step at a fixed word offset for the whole step (ttsim_hls::Layout).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,6 +57,12 @@ struct KernelInstance {
   int lanes = 1;            ///< UNROLL factor of its loop bodies (design_config.h)
   std::int64_t dsp = 0;     ///< DSP48E2 slices of one instance (its loops' operators)
   int call_sites = 0;       ///< tasks of the step bound to it
+  /// Every lane access of its calls starts at a multiple of `lanes`, which divides the
+  /// arenas' banks (ttsim_hls::lane_alignable): the module is instantiated with the aligned
+  /// lane accesses (design_config.h k<Unit>Aligned, hls/include/banked.h), each lane selecting
+  /// among the partition / lanes banks of its residue class instead of rotating over all of
+  /// them. Set from Machine::lane_granule; false for the modules no granule is known of.
+  bool lane_aligned = false;
   std::vector<LoopTrips> loops;  ///< every loop its tasks run, in specification order
 };
 
@@ -126,6 +133,11 @@ struct Machine {
   /// By task-graph buffer id: the index into `memories` of the array that holds it.
   std::vector<int> memory_of_buffer;
   int partition = 1;             ///< banks of every float arena (largest lane count; design_config.h kArenaBanks)
+  /// By unit kind (UnitKind): a number of words every lane access of the unit's calls starts at a
+  /// multiple of, from the layout (ttsim_hls::layernorm_lane_granule, gelu_lane_granule for
+  /// the LayerNorm and GELU units); 0 for the units whose calls the layout does not align
+  /// (their accesses rotate over every bank).
+  std::array<int, kUnitKinds> lane_granule{};
 
   /// Σ instances count · dsp.
   std::int64_t dsp() const;

@@ -21,10 +21,11 @@ std::string banks_text(const Memory& m) {
 std::string instances_table(const Machine& m) {
   std::string s =
       "kernel instances (one per module, shared by its call sites; calls run one at a time)\n"
-      "module                  count  lanes   DSP/inst  call sites\n";
+      "module                  count  lanes  starts   DSP/inst  call sites\n";
   for (const KernelInstance& k : m.instances) {
     if (k.call_sites == 0) continue;
-    s += fmt::format("{:<22} {:>6} {:>6} {:>10} {:>11}\n", k.module, k.count, k.lanes, grouped(k.dsp), k.call_sites);
+    s += fmt::format("{:<22} {:>6} {:>6} {:>7} {:>10} {:>11}\n", k.module, k.count, k.lanes,
+                     k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.call_sites);
   }
   return s;
 }
@@ -124,7 +125,7 @@ Json machine_json(const Machine& m) {
   Json instances = Json::array(), memories = Json::array();
   for (const KernelInstance& k : m.instances) {
     instances.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
-                         {"dsp_per_instance", k.dsp}, {"call_sites", k.call_sites}});
+                         {"lane_aligned", k.lane_aligned}, {"dsp_per_instance", k.dsp}, {"call_sites", k.call_sites}});
   }
   for (const Memory& mem : m.memories) {
     memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
@@ -160,12 +161,14 @@ Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std
 }
 
 std::string instances_markdown(const Machine& m, const DeviceSpec& device) {
-  std::string r = "| module | instances | lanes | DSP per instance | DSP | call sites |\n|---|---:|---:|---:|---:|---:|\n";
+  std::string r =
+      "| module | instances | lanes | lane starts | DSP per instance | DSP | call sites |\n"
+      "|---|---:|---:|---|---:|---:|---:|\n";
   for (const KernelInstance& k : m.instances) {
-    r += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes, k.dsp, k.count * k.dsp,
-                     k.call_sites);
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes,
+                     k.lane_aligned ? "aligned" : "any", k.dsp, k.count * k.dsp, k.call_sites);
   }
-  r += fmt::format("| total | | | | {} of {} | {} tasks |\n\n", m.dsp(), device.dsp, m.schedule.order.size());
+  r += fmt::format("| total | | | | | {} of {} | {} tasks |\n\n", m.dsp(), device.dsp, m.schedule.order.size());
   return r;
 }
 

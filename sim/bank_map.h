@@ -4,6 +4,7 @@
 // machine description (sim/machine_banks.h); fallback_bank_map below serves the engine's
 // own tests on synthetic graphs.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct BankMap {
   std::int64_t bram36_blocks = 0;
   std::int64_t uram_blocks = 0;
   std::string origin;  ///< who produced the plan, e.g. "sim fallback (naive)"
+  /// By unit kind: true when every instance of the kind takes aligned lane accesses
+  /// (machine::KernelInstance::lane_aligned; the LUT estimate prices their networks so);
+  /// false in the fallback plans, which describe no kernel build.
+  std::array<bool, kUnitKinds> unit_lane_aligned{};
 };
 
 /// The distinct banks each task moves words through (a buffer it reads or writes with a

@@ -19,6 +19,13 @@ void machine_bank_map_into(const machine::Machine& m, BankMap& map) {
     b.buffers = mem.graph_buffers;
   }
   map.bank_of_buffer = m.memory_of_buffer;
+  map.unit_lane_aligned.fill(false);
+  std::array<bool, kUnitKinds> seen{};
+  for (const machine::KernelInstance& k : m.instances) {
+    const int u = static_cast<int>(k.unit);
+    map.unit_lane_aligned[u] = (seen[u] ? map.unit_lane_aligned[u] : true) && k.lane_aligned;
+    seen[u] = true;
+  }
   map.bram36_blocks = m.bram36();
   map.uram_blocks = m.uram288();
 }

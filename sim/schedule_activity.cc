@@ -23,6 +23,7 @@ void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, con
   const std::size_t tasks = used.begin.size() - 1;
   s.bram36_blocks = banks.bram36_blocks;
   s.uram288_blocks = banks.uram_blocks;
+  s.unit_lane_aligned = banks.unit_lane_aligned;
   s.banks = 0;
   s.arrays.assign(banks.banks.size(), ArrayPorts{});
   for (std::size_t i = 0; i < banks.banks.size(); ++i) {
@@ -69,7 +70,11 @@ namespace {
 /// LUT6 per bit of one lane read (write) site's network under `bound`: the structure the
 /// kernel builds for (lanes, banks) (banked.h lane_read_barrel / lane_write_barrel), mapped
 /// as MuxBound says.
-double lane_site_luts(bool write, int lanes, int banks, MuxBound bound) {
+double lane_site_luts(bool write, int lanes, int banks, MuxBound bound, bool aligned) {
+  if (aligned) {
+    return write ? static_cast<double>(ttsim_hls::aligned_lane_write_network_luts(lanes, banks))
+                 : static_cast<double>(lanes) * select_luts(banks / lanes, bound);
+  }
   const bool barrel = write ? ttsim_hls::lane_write_barrel(lanes, banks) : ttsim_hls::lane_read_barrel(lanes, banks);
   if (barrel) {
     return bound == MuxBound::kHigh ? static_cast<double>(banks) * ttsim_hls::ceil_log2(banks)
@@ -81,16 +86,19 @@ double lane_site_luts(bool write, int lanes, int banks, MuxBound bound) {
 
 }  // namespace
 
-double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound) {
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound, bool aligned) {
   if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
+  if (aligned && !ttsim_hls::lane_alignable(lanes, banks)) {
+    throw std::invalid_argument("unit_bank_network_luts: aligned lane accesses need lanes dividing banks");
+  }
   double luts = 0;
   for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
     for (int a = 0; a < loop.n_access; ++a) {
       const ttsim_spec::ArrayAccess& acc = loop.access[a];
       if (int_table_array(acc.array)) continue;  // int tables, not banked
       if (acc.kind == ttsim_spec::kLaneAccess) {
-        luts += 32.0 * (acc.reads * lane_site_luts(false, lanes, banks, bound) +
-                        acc.writes * lane_site_luts(true, lanes, banks, bound));
+        luts += 32.0 * (acc.reads * lane_site_luts(false, lanes, banks, bound, aligned) +
+                        acc.writes * lane_site_luts(true, lanes, banks, bound, aligned));
       } else {
         luts += 32.0 * acc.reads * select_luts(banks, bound);
       }
@@ -109,14 +117,15 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
     const auto unit = static_cast<UnitKind>(k);
     const double n = instances[k];
     t.operators += n * unit_operator_luts(unit, arch.units[k].lanes);
-    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks);
+    const bool aligned = shape.unit_lane_aligned[k];
+    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kEstimate, aligned);
     t.control += n * control_luts(unit_pipelined_loops(unit));
     const double read_site_bits =
         32.0 * (static_cast<double>(arena_banks) * unit_read_sites(unit, true) + unit_read_sites(unit, false));
     t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
-    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kLow) +
+    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kLow, aligned) +
                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
-    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kHigh) +
+    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kHigh, aligned) +
                        read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh));
   }
   for (const ArrayPorts& a : shape.arrays) {

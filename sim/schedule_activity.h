@@ -48,6 +48,8 @@ struct BankActivityShape {
   /// arrays one instance's ports select among.
   std::array<int, kUnitKinds> unit_arrays{};
   std::vector<ArrayPorts> arrays;  ///< by bank map entry
+  /// By unit kind: its lane accesses are aligned (BankMap::unit_lane_aligned).
+  std::array<bool, kUnitKinds> unit_lane_aligned{};
 };
 
 /// The shape of `graph` on `banks`; `footprint` gives on-chip words per buffer id.
@@ -73,14 +75,19 @@ void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, con
 /// every loop of every module of the unit (each
 /// pipelined loop keeps its own datapath). `bound` maps the same structures at the low or
 /// high end of their range (hw/lut_estimate.h MuxBound; kEstimate: the functions above).
-/// Throws std::invalid_argument for lanes or banks < 1. An estimate from the multiplexer
-/// structure, not a csynth figure.
-double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound = MuxBound::kEstimate);
+/// `aligned` (the unit's instances take aligned lane accesses, machine::KernelInstance::
+/// lane_aligned): each lane read selects among banks / lanes banks
+/// (aligned_lane_read_network_luts) and a lane write has no data multiplexer.
+/// Throws std::invalid_argument for lanes or banks < 1, or `aligned` where lanes does not
+/// divide banks (ttsim_hls::lane_alignable). An estimate from the multiplexer structure, not
+/// a csynth figure.
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound = MuxBound::kEstimate,
+                              bool aligned = false);
 
 /// Estimated LUTs of a design, Σ over unit kinds k with n_k = instances[k] instances and
 /// lanes_k lanes, on arenas of B banks (the largest lane count, machine::Machine::partition):
 ///  - operators: n_k · unit_operator_luts(k, lanes_k) (FP cores, csynth figures, hw/lut_estimate.h);
-///  - bank networks: n_k · unit_bank_network_luts(k, lanes_k, B);
+///  - bank networks: n_k · unit_bank_network_luts(k, lanes_k, B, shape.unit_lane_aligned[k]);
 ///  - control: n_k · unit_pipelined_loops(k) · kControlLutsPerPipelinedLoop (fitted on real
 ///    csynth loop modules, hw/lut_estimate.h);
 ///  - array select (from the bindings): each read site of an instance picks its words among

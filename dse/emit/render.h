@@ -20,14 +20,17 @@ extern const char* const kReferenceStepFile;
 ///    kSoftmaxLanes = ttsim_softmax / ttsim_softmax_grad, kLayerNormLanes, kGeluLanes,
 ///    kAddLanes = ttsim_add_accumulate / ttsim_column_sum / ttsim_transpose,
 ///    kLossLanes, kSgdLanes:
-///    the constants hls/kernels/modules.cc instantiates each module with);
+///    the constants hls/kernels/modules.cc instantiates each module with), and
+///    kLayerNormAligned / kGeluAligned from their instances' lane_aligned (false under the
+///    host tools' TTSIM_ANY_LAYOUT);
 ///  - per Machine::memories entry <stem>_mem: k<Stem>Words (words), k<Stem>Partition
 ///    (partition) and the macro TTSIM_<STEM>_STORAGE (to_string(storage));
 ///  - TTSIM_PARAM_WORDS (Machine::param_words, the m_axi depth) and one
 ///    TTSIM_INSTANCES_<MODULE> (KernelInstance::count, the ALLOCATION limit) per instance;
 ///  - TTSIM_TRIPS_<LOOP>_MIN/_MAX (LOOP_TRIPCOUNT, iterations) and TTSIM_II_<LOOP>
 ///    (PIPELINE II, cycles) of every loop of the kernel specification.
-/// Throws InputError when modules that share a lane constant have different lanes, a
+/// Throws InputError when modules that share a lane constant have different lanes (or
+/// alignment), a module without an aligned constant is described aligned, a
 /// constant has no module or a module no constant, or a memory's storage has no
 /// BIND_STORAGE impl (registers).
 std::string render_design_config(const BuildDesign& d);

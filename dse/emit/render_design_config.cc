@@ -27,13 +27,16 @@ std::string int_list(const T* v, int n) {
 struct LaneConstant {
   const char* constant;
   std::vector<std::string> modules;
+  /// The bool constant of their aligned lane accesses (KernelInstance::lane_aligned), or
+  /// nullptr where modules.cc instantiates the general ones only.
+  const char* aligned = nullptr;
 };
 const std::vector<LaneConstant>& lane_constants() {
   static const std::vector<LaneConstant> k = {
       {"kContractLanes", {"ttsim_contraction"}},
       {"kSoftmaxLanes", {"ttsim_softmax", "ttsim_softmax_grad"}},
-      {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}},
-      {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}},
+      {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}, "kLayerNormAligned"},
+      {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}, "kGeluAligned"},
       {"kAddLanes", {"ttsim_add_accumulate", "ttsim_column_sum", "ttsim_transpose"}},
       {"kLossLanes", {"ttsim_loss"}},
       {"kSgdLanes", {"ttsim_sgd_update"}},
@@ -103,7 +106,10 @@ std::string lane_lines(const BuildDesign& d) {
   const machine::Machine& mc = d.machine;
   std::map<std::string, const machine::KernelInstance*> by_module;
   for (const auto& k : mc.instances) by_module[k.module] = &k;
-  std::string lanes;
+  std::string lanes, aligned, any_layout;
+  for (const LaneConstant& c : lane_constants()) {
+    if (c.aligned) any_layout += fmt::format("constexpr bool {} = false;\n", c.aligned);
+  }
   std::size_t covered = 0;
   for (const LaneConstant& c : lane_constants()) {
     const machine::KernelInstance* first = nullptr;
@@ -113,16 +119,32 @@ std::string lane_lines(const BuildDesign& d) {
       ++covered;
       if (!first) {
         first = it->second;
-      } else if (it->second->lanes != first->lanes) {
+      } else if (it->second->lanes != first->lanes ||
+                 (c.aligned && it->second->lane_aligned != first->lane_aligned)) {
         throw InputError("design \"" + d.label + "\": modules " + first->module + " (" +
-                         std::to_string(first->lanes) + " lanes) and " + mod + " (" +
-                         std::to_string(it->second->lanes) + " lanes) share " + c.constant +
+                         std::to_string(first->lanes) + " lanes" + (first->lane_aligned ? ", aligned" : "") +
+                         ") and " + mod + " (" + std::to_string(it->second->lanes) + " lanes" +
+                         (it->second->lane_aligned ? ", aligned" : "") + ") share " + c.constant +
                          " in hls/kernels/modules.cc");
+      }
+      if (!c.aligned && it->second->lane_aligned) {
+        throw InputError("design \"" + d.label + "\": module " + mod +
+                         " is described with aligned lane accesses, which hls/kernels/modules.cc does not "
+                         "instantiate for it");
       }
     }
     if (!first) throw InputError(std::string("design_config.h: no kernel module of the machine uses ") + c.constant);
     lanes += fmt::format("constexpr int {} = {};\n", c.constant, first->lanes);
+    if (c.aligned) aligned += fmt::format("constexpr bool {} = {};\n", c.aligned, first->lane_aligned ? "true" : "false");
   }
+  lanes += "\n"
+      "// Aligned lane accesses (hls/include/banked.h lane_read<LANES, true>): the layout starts\n"
+      "// every row of these modules' calls at a multiple of their lanes (machine/machine.h\n"
+      "// KernelInstance::lane_aligned, from hls/kernels/model_step.h lane granules), so each lane\n"
+      "// selects among its residue class of banks. The host tools, which run any model on this\n"
+      "// tree, define TTSIM_ANY_LAYOUT and take the general accesses.\n"
+      "#if defined(TTSIM_ANY_LAYOUT)\n" +
+      any_layout + "#else\n" + aligned + "#endif\n";
   if (covered != mc.instances.size()) {
     for (const auto& k : mc.instances) {
       bool found = false;
@@ -161,7 +183,9 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 again before its backward, hls/kernels/model_step.h ModelDims)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
-      "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)\n"
+      "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kLayerNormAligned,\n"
+      "//                 kGeluAligned (aligned lane accesses: every row of their calls starts at a\n"
+      "//                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)\n"
       "//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],\n"
       "//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array\n"
       "//                 <stem>_mem of the top (the arenas of model_step.h ArenaId, and index): k<Stem>Words\n"

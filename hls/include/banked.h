@@ -124,6 +124,16 @@ constexpr int lane_read_network_luts(int LANES, int B) {
 constexpr int lane_write_network_luts(int LANES, int B) {
   return lane_write_barrel(LANES, B) ? barrel_luts(B) : B * mux_luts(LANES);
 }
+/// True when a lane access of LANES lanes on B banks can be aligned (LANES divides B):
+/// every start a multiple of LANES puts lane l in banks l, LANES + l, 2·LANES + l, … only
+/// (LANES = B: lane l in bank l, no multiplexer).
+constexpr bool lane_alignable(int LANES, int B) { return LANES >= 1 && LANES <= B && B % LANES == 0; }
+/// LUT6 per bit of one aligned lane read site (lane_read<LANES, true>): each lane selects
+/// its word among the B / LANES banks of its residue class, LANES × (B / LANES):1.
+constexpr int aligned_lane_read_network_luts(int LANES, int B) { return LANES * mux_luts(B / LANES); }
+/// LUT6 per bit of one aligned lane write site (lane_write<LANES, true>): bank k takes lane
+/// k mod LANES, a wire; only its write enable depends on the start (no data multiplexer).
+constexpr int aligned_lane_write_network_luts(int, int) { return 0; }
 /// LUT6 per bit of the read multiplexer of one scalar read site (bank_read): B:1.
 constexpr int scalar_read_network_luts(int B) { return mux_luts(B); }
 
@@ -193,14 +203,87 @@ inline void bank_write(const char* name, const Banked<T, B>& a, int idx, T v) {
   a.rows[w / B][w % B] = v;
 }
 
+namespace detail {
+/// C simulation: an aligned lane access (ALIGNED) whose start is not a multiple of its lanes
+/// is a caller's error — the machine description claimed an alignment the layout lacks.
+#if !defined(__SYNTHESIS__)
+#define TTSIM_CHECK_ALIGNED(w, LANES) \
+  assert((w) % (LANES) == 0 && "aligned lane access at a start that is not a multiple of its lanes")
+#else
+#define TTSIM_CHECK_ALIGNED(w, LANES)
+#endif
+
+/// Aligned lane read (lane_read<LANES, true>): the start w is a multiple of LANES and
+/// LANES divides B, so the window is one row and lane l is bank q·LANES + l (q = (w mod B) /
+/// LANES): each bank at its constant index, each lane a (B / LANES):1 select.
+template <int LANES, typename T, int B, typename V>
+inline void aligned_lane_read(const char* name, const Banked<T, B>& a, int w, int n, V (&v)[LANES]) {
+#pragma HLS INLINE
+  constexpr int Q = B / LANES;
+  const int q = (w % B) / LANES, r0 = w / B;
+  V raw[B];
+#pragma HLS ARRAY_PARTITION variable = raw complete
+aligned_bank_loop:
+  for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+    raw[k] = V(0);
+    if (k / LANES == q && k % LANES < n) {
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+      if (g_access_probing) probe_bank_access(name, word_id(a, r0, k), k, B, false);
+#endif
+      raw[k] = a.rows[r0][k];
+    }
+  }
+aligned_lanes:
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    V x = V(0);
+    for (int g = 0; g < Q; ++g) {
+#pragma HLS UNROLL
+      if (g == q) x = raw[g * LANES + l];
+    }
+    v[l] = l < n ? x : V(0);
+  }
+#if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
+  (void)name;
+#endif
+}
+
+/// Aligned lane write (lane_write<LANES, true>): bank q·LANES + l takes lane l directly.
+template <int LANES, typename T, int B, typename V>
+inline void aligned_lane_write(const char* name, const Banked<T, B>& a, int w, int n, const V (&v)[LANES]) {
+#pragma HLS INLINE
+  const int q = (w % B) / LANES, r0 = w / B;
+aligned_bank_loop:
+  for (int k = 0; k < B; ++k) {
+#pragma HLS UNROLL
+    if (k / LANES == q && k % LANES < n) {
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+      if (g_access_probing) probe_bank_access(name, word_id(a, r0, k), k, B, true);
+#endif
+      a.rows[r0][k] = v[k % LANES];
+    }
+  }
+#if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
+  (void)name;
+#endif
+}
+}  // namespace detail
+
 /// v[l] = word idx + l of `a` for l < n; v[l] = 0 for n <= l < LANES. Requires
 /// 0 <= n <= LANES <= B. One port of each addressed bank (bank k at its constant index).
-template <int LANES, typename T, int B, typename V>
+/// ALIGNED (only where lane_alignable(LANES, B)): the caller guarantees every start
+/// a.off + idx is a multiple of LANES (checked in C simulation), and the access selects each
+/// lane among its residue class of banks (aligned_lane_read_network_luts) instead of rotating
+/// over all B (same banks, same ports, same values).
+template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
 inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V (&v)[LANES]) {
 #pragma HLS INLINE
   static_assert(LANES <= B, "lane access wider than the array's banks");
+  static_assert(!ALIGNED || lane_alignable(LANES, B), "aligned lane access needs LANES dividing B");
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
+  if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
 #if !defined(__SYNTHESIS__)
   if (csim_direct_lanes() && !TTSIM_PROBING) {
     for (int l = 0; l < LANES; ++l) v[l] = l < n ? V(a.rows[(w + l) / B][(w + l) % B]) : V(0);
@@ -208,6 +291,10 @@ inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V
     return;
   }
 #endif
+  if (ALIGNED) {
+    detail::aligned_lane_read<LANES>(name, a, w, n, v);
+    return;
+  }
   const int s = w % B, r0 = w / B;
   V raw[B];
 #pragma HLS ARRAY_PARTITION variable = raw complete
@@ -247,12 +334,15 @@ bank_loop:
 
 /// Word idx + l of `a` = v[l] for l < n. Requires 0 <= n <= LANES <= B. One port of each
 /// addressed bank (bank k at its constant index, written with lane (k − w) mod B).
-template <int LANES, typename T, int B, typename V>
+/// ALIGNED: as lane_read's (bank q·LANES + l written with lane l, no data multiplexer).
+template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
 inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, const V (&v)[LANES]) {
 #pragma HLS INLINE
   static_assert(LANES <= B, "lane access wider than the array's banks");
+  static_assert(!ALIGNED || lane_alignable(LANES, B), "aligned lane access needs LANES dividing B");
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
+  if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
 #if !defined(__SYNTHESIS__)
   if (csim_direct_lanes() && !TTSIM_PROBING) {
     for (int l = 0; l < n; ++l) a.rows[(w + l) / B][(w + l) % B] = v[l];
@@ -260,6 +350,10 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
     return;
   }
 #endif
+  if (ALIGNED) {
+    detail::aligned_lane_write<LANES>(name, a, w, n, v);
+    return;
+  }
   const int s = w % B, r0 = w / B;
   // Bank k takes lane (k − s) mod B: registers and multiplexers, no memory port.
   V wide[B];

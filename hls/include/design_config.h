@@ -20,7 +20,9 @@
 //                 again before its backward, hls/kernels/model_step.h ModelDims)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
-//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc)
+//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kLayerNormAligned,
+//                 kGeluAligned (aligned lane accesses: every row of their calls starts at a
+//                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)
 //  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
 //                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
 //                 <stem>_mem of the top (the arenas of model_step.h ArenaId, and index): k<Stem>Words
@@ -96,6 +98,19 @@ constexpr int kGeluLanes = 8;
 constexpr int kAddLanes = 8;
 constexpr int kLossLanes = 8;
 constexpr int kSgdLanes = 8;
+
+// Aligned lane accesses (hls/include/banked.h lane_read<LANES, true>): the layout starts
+// every row of these modules' calls at a multiple of their lanes (machine/machine.h
+// KernelInstance::lane_aligned, from hls/kernels/model_step.h lane granules), so each lane
+// selects among its residue class of banks. The host tools, which run any model on this
+// tree, define TTSIM_ANY_LAYOUT and take the general accesses.
+#if defined(TTSIM_ANY_LAYOUT)
+constexpr bool kLayerNormAligned = false;
+constexpr bool kGeluAligned = false;
+#else
+constexpr bool kLayerNormAligned = true;
+constexpr bool kGeluAligned = true;
+#endif
 
 // Banks of every float arena (the largest lane count): a lane access of any module
 // finds each of its lanes in a bank of its own (hls/include/banked.h).

@@ -3,6 +3,11 @@
 // Loops, trip counts and accesses: hls/include/kernel_spec.h ("ttsim_gelu",
 // "ttsim_gelu_grad"); loop structure and arguments: row_reduce.h. The II of each loop is
 // its TTSIM_II_<LOOP> of design_config.h.
+// ALIGNED (each kernel's last template argument; design_config.h k<Unit>Aligned): the
+// caller guarantees that every row starts at a multiple of LANES (every word offset and
+// `cols` are multiples of LANES, model_step.h lane_granule), so every lane access is the
+// aligned one of banked.h (a select within each lane's residue class of banks instead of a
+// rotation over all of them; same banks, ports, trips and values).
 
 #include <cmath>
 
@@ -16,7 +21,7 @@ constexpr float kGeluC = 0.044715f;
 
 /// GELU, tanh form, y = x · σ(kGeluK·x·(1 + kGeluC·x²)) over R rows of cols. Loop gelu
 /// (II: TTSIM_II_GELU).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void gelu_kernel(const float x_mem[][B], int x_off, float y_mem[][B], int y_off, int R, int cols) {
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> y(y_mem, y_off);
@@ -31,7 +36,7 @@ gelu:
     float xv[LANES], yv[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
 #pragma HLS ARRAY_PARTITION variable = yv complete
-    lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
+    lane_read<LANES, ALIGNED>("x", x, c.base(), c.lanes(), xv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       float o = 0.0f;
@@ -42,7 +47,7 @@ gelu:
       }
       yv[l] = o;
     }
-    lane_write<LANES>("y", y, c.base(), c.lanes(), yv);
+    lane_write<LANES, ALIGNED>("y", y, c.base(), c.lanes(), yv);
     c.next();
   }
 }
@@ -51,7 +56,7 @@ gelu:
 /// in gelu_kernel; x is the saved pre-activation, d holds dy on entry and dx on return (one
 /// in-out argument: the gradient is never bound to two arguments of one call). Loop
 /// gelu_grad (II: TTSIM_II_GELU_GRAD).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void gelu_grad_kernel(const float x_mem[][B], int x_off, float d_mem[][B], int d_off, int R, int cols) {
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> d(d_mem, d_off);
@@ -69,8 +74,8 @@ gelu_grad:
 #pragma HLS ARRAY_PARTITION variable = xv complete
 #pragma HLS ARRAY_PARTITION variable = dyv complete
 #pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
-    lane_read<LANES>("d", d, c.base(), c.lanes(), dyv);
+    lane_read<LANES, ALIGNED>("x", x, c.base(), c.lanes(), xv);
+    lane_read<LANES, ALIGNED>("d", d, c.base(), c.lanes(), dyv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       float o = 0.0f;
@@ -83,21 +88,21 @@ gelu_grad:
       }
       ov[l] = o;
     }
-    lane_write<LANES>("d", d, c.base(), c.lanes(), ov);
+    lane_write<LANES, ALIGNED>("d", d, c.base(), c.lanes(), ov);
     c.next();
   }
 }
 
 /// gelu_kernel on Banked views (host code and tests).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void gelu_kernel(Banked<const float, B> x, Banked<float, B> y, int R, int cols) {
-  gelu_kernel<LANES, B>(x.rows, x.off, y.rows, y.off, R, cols);
+  gelu_kernel<LANES, B, ALIGNED>(x.rows, x.off, y.rows, y.off, R, cols);
 }
 
 /// gelu_grad_kernel on Banked views (host code and tests).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void gelu_grad_kernel(Banked<const float, B> x, Banked<float, B> d, int R, int cols) {
-  gelu_grad_kernel<LANES, B>(x.rows, x.off, d.rows, d.off, R, cols);
+  gelu_grad_kernel<LANES, B, ALIGNED>(x.rows, x.off, d.rows, d.off, R, cols);
 }
 
 }  // namespace ttsim_hls

@@ -3,6 +3,11 @@
 // Loops, trip counts and accesses: hls/include/kernel_spec.h ("ttsim_layernorm",
 // "ttsim_layernorm_grad"); loop structure, arguments and arithmetic: row_reduce.h. The II
 // of each loop is its TTSIM_II_<LOOP> of design_config.h.
+// ALIGNED (each kernel's last template argument; design_config.h k<Unit>Aligned): the
+// caller guarantees that every row starts at a multiple of LANES (every word offset and
+// `cols` are multiples of LANES, model_step.h lane_granule), so every lane access is the
+// aligned one of banked.h (a select within each lane's residue class of banks instead of a
+// rotation over all of them; same banks, ports, trips and values).
 
 #include <cmath>
 
@@ -16,13 +21,13 @@ constexpr float kLayerNormEps = 1e-5f;
 namespace detail {
 
 /// layernorm_mean: stat[r] = row mean of x (inv_cols = 1 / cols).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_mean_loop(const float x_mem[][B], int x_off, int R, int cols, float inv_cols, float stat_mem[][B],
                          int stat_off, float (&acc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> stat(stat_mem, stat_off);
-  RowReduce<LANES, TTSIM_II_LAYERNORM_MEAN> c(R, cols);
+  RowReduce<LANES, TTSIM_II_LAYERNORM_MEAN, ALIGNED> c(R, cols);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_mean");
 layernorm_mean:
@@ -43,14 +48,14 @@ layernorm_mean:
 }
 
 /// layernorm_var: rstd[r] = 1/√(biased variance of row r + eps), mean from stat[r].
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_var_loop(const float x_mem[][B], int x_off, float rstd_mem[][B], int rstd_off, int R, int cols,
                         float inv_cols, float stat_mem[][B], int stat_off, float (&acc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> rstd(rstd_mem, rstd_off);
   const Banked<float, B> stat(stat_mem, stat_off);
-  RowReduce<LANES, TTSIM_II_LAYERNORM_VAR> c(R, cols);
+  RowReduce<LANES, TTSIM_II_LAYERNORM_VAR, ALIGNED> c(R, cols);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_var");
 layernorm_var:
@@ -64,7 +69,7 @@ layernorm_var:
       const float mean = bank_read("stat", stat, r);
       float xv[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
-      lane_read<LANES>("x", x, c.base(), c.lanes(), xv);
+      lane_read<LANES, ALIGNED>("x", x, c.base(), c.lanes(), xv);
       float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
       for (int l = 0; l < LANES; ++l) {
@@ -81,7 +86,7 @@ layernorm_var:
 }
 
 /// layernorm_normalize: x̂ = (x − stat[r])·rstd[r], y = x̂·γ + β.
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_normalize_loop(const float x_mem[][B], int x_off, const float gamma_mem[][B], int gamma_off,
                               const float beta_mem[][B], int beta_off, float y_mem[][B], int y_off,
                               float xhat_mem[][B], int xhat_off, float rstd_mem[][B], int rstd_off, int R, int cols,
@@ -110,9 +115,9 @@ layernorm_normalize:
 #pragma HLS ARRAY_PARTITION variable = bv complete
 #pragma HLS ARRAY_PARTITION variable = hv complete
 #pragma HLS ARRAY_PARTITION variable = yv complete
-    lane_read<LANES>("x", x, base, nl, xv);
-    lane_read<LANES>("gamma", gamma, c.first(), nl, gv);
-    lane_read<LANES>("beta", beta, c.first(), nl, bv);
+    lane_read<LANES, ALIGNED>("x", x, base, nl, xv);
+    lane_read<LANES, ALIGNED>("gamma", gamma, c.first(), nl, gv);
+    lane_read<LANES, ALIGNED>("beta", beta, c.first(), nl, bv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       float h = 0.0f, o = 0.0f;
@@ -123,14 +128,14 @@ layernorm_normalize:
       hv[l] = h;
       yv[l] = o;
     }
-    lane_write<LANES>("xhat", xhat, base, nl, hv);
-    lane_write<LANES>("y", y, base, nl, yv);
+    lane_write<LANES, ALIGNED>("xhat", xhat, base, nl, hv);
+    lane_write<LANES, ALIGNED>("y", y, base, nl, yv);
     c.next();
   }
 }
 
 /// layernorm_grad_reduce: with g = dy·γ, stat[r] = mean(g), stat[R + r] = mean(g·x̂).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_grad_reduce_loop(const float dy_mem[][B], int dy_off, const float xhat_mem[][B], int xhat_off,
                                 const float gamma_mem[][B], int gamma_off, int R, int cols, float inv_cols,
                                 float stat_mem[][B], int stat_off) {
@@ -138,7 +143,7 @@ void layernorm_grad_reduce_loop(const float dy_mem[][B], int dy_off, const float
   const Banked<const float, B> dy(dy_mem, dy_off), xhat(xhat_mem, xhat_off), gamma(gamma_mem, gamma_off);
   const Banked<float, B> stat(stat_mem, stat_off);
   float acc1[kAccSlots], acc2[kAccSlots];
-  RowReduce<LANES, TTSIM_II_LAYERNORM_GRAD_REDUCE> c(R, cols);
+  RowReduce<LANES, TTSIM_II_LAYERNORM_GRAD_REDUCE, ALIGNED> c(R, cols);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_grad_reduce");
 layernorm_grad_reduce:
@@ -154,9 +159,9 @@ layernorm_grad_reduce:
 #pragma HLS ARRAY_PARTITION variable = dyv complete
 #pragma HLS ARRAY_PARTITION variable = gv complete
 #pragma HLS ARRAY_PARTITION variable = hv complete
-      lane_read<LANES>("dy", dy, c.base(), c.lanes(), dyv);
-      lane_read<LANES>("gamma", gamma, c.first(), c.lanes(), gv);
-      lane_read<LANES>("xhat", xhat, c.base(), c.lanes(), hv);
+      lane_read<LANES, ALIGNED>("dy", dy, c.base(), c.lanes(), dyv);
+      lane_read<LANES, ALIGNED>("gamma", gamma, c.first(), c.lanes(), gv);
+      lane_read<LANES, ALIGNED>("xhat", xhat, c.base(), c.lanes(), hv);
       float v1[LANES], v2[LANES];
 #pragma HLS ARRAY_PARTITION variable = v1 complete
 #pragma HLS ARRAY_PARTITION variable = v2 complete
@@ -182,7 +187,7 @@ layernorm_grad_reduce:
 }
 
 /// layernorm_grad_input: dx = rstd[r]·(g − stat[r] − x̂·stat[R + r]), g = dy·γ.
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_grad_input_loop(const float dy_mem[][B], int dy_off, const float xhat_mem[][B], int xhat_off,
                                const float rstd_mem[][B], int rstd_off, const float gamma_mem[][B], int gamma_off,
                                float dx_mem[][B], int dx_off, int R, int cols, float stat_mem[][B], int stat_off) {
@@ -206,9 +211,9 @@ layernorm_grad_input:
 #pragma HLS ARRAY_PARTITION variable = gv complete
 #pragma HLS ARRAY_PARTITION variable = hv complete
 #pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>("dy", dy, base, nl, dyv);
-    lane_read<LANES>("gamma", gamma, c.first(), nl, gv);
-    lane_read<LANES>("xhat", xhat, base, nl, hv);
+    lane_read<LANES, ALIGNED>("dy", dy, base, nl, dyv);
+    lane_read<LANES, ALIGNED>("gamma", gamma, c.first(), nl, gv);
+    lane_read<LANES, ALIGNED>("xhat", xhat, base, nl, hv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       float o = 0.0f;
@@ -218,13 +223,13 @@ layernorm_grad_input:
       }
       ov[l] = o;
     }
-    lane_write<LANES>("dx", dx, base, nl, ov);
+    lane_write<LANES, ALIGNED>("dx", dx, base, nl, ov);
     c.next();
   }
 }
 
 /// layernorm_grad_params: dγ += Σ_rows dy·x̂, dβ += Σ_rows dy (column sums).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_grad_params_loop(const float dy_mem[][B], int dy_off, const float xhat_mem[][B], int xhat_off,
                                 float dgamma_mem[][B], int dgamma_off, float dbeta_mem[][B], int dbeta_off, int R,
                                 int cols) {
@@ -234,7 +239,7 @@ void layernorm_grad_params_loop(const float dy_mem[][B], int dy_off, const float
   float accg[kAccSlots][LANES], accb[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = accg dim = 2 complete
 #pragma HLS ARRAY_PARTITION variable = accb dim = 2 complete
-  ColumnReduce<LANES, TTSIM_II_LAYERNORM_GRAD_PARAMS> c(R, cols);
+  ColumnReduce<LANES, TTSIM_II_LAYERNORM_GRAD_PARAMS, ALIGNED> c(R, cols);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("layernorm_grad_params");
 layernorm_grad_params:
@@ -254,8 +259,8 @@ layernorm_grad_params:
 #pragma HLS ARRAY_PARTITION variable = hv complete
 #pragma HLS ARRAY_PARTITION variable = sgv complete
 #pragma HLS ARRAY_PARTITION variable = sbv complete
-      lane_read<LANES>("dy", dy, base, c.lanes(), dyv);
-      lane_read<LANES>("xhat", xhat, base, c.lanes(), hv);
+      lane_read<LANES, ALIGNED>("dy", dy, base, c.lanes(), dyv);
+      lane_read<LANES, ALIGNED>("xhat", xhat, base, c.lanes(), hv);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         float sg = 0.0f, sb = 0.0f;
@@ -272,15 +277,15 @@ layernorm_grad_params:
         float dgv[LANES], dbv[LANES];
 #pragma HLS ARRAY_PARTITION variable = dgv complete
 #pragma HLS ARRAY_PARTITION variable = dbv complete
-        lane_read<LANES>("dgamma", dgamma, c.first(), c.lanes(), dgv);
-        lane_read<LANES>("dbeta", dbeta, c.first(), c.lanes(), dbv);
+        lane_read<LANES, ALIGNED>("dgamma", dgamma, c.first(), c.lanes(), dgv);
+        lane_read<LANES, ALIGNED>("dbeta", dbeta, c.first(), c.lanes(), dbv);
         for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
           dgv[l] = dgv[l] + sgv[l];
           dbv[l] = dbv[l] + sbv[l];
         }
-        lane_write<LANES>("dgamma", dgamma, c.first(), c.lanes(), dgv);
-        lane_write<LANES>("dbeta", dbeta, c.first(), c.lanes(), dbv);
+        lane_write<LANES, ALIGNED>("dgamma", dgamma, c.first(), c.lanes(), dgv);
+        lane_write<LANES, ALIGNED>("dbeta", dbeta, c.first(), c.lanes(), dbv);
       }
     }
     c.next();
@@ -293,16 +298,16 @@ layernorm_grad_params:
 /// rstd = 1/√(var + eps) (biased variance). Saves x̂ (R × cols) and rstd (R) for the
 /// gradient. stat: R words (row means). Loops layernorm_mean, layernorm_var,
 /// layernorm_normalize (II: TTSIM_II_LAYERNORM_MEAN, _VAR, _NORMALIZE).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[][B], int gamma_off,
                       const float beta_mem[][B], int beta_off, float y_mem[][B], int y_off, float xhat_mem[][B],
                       int xhat_off, float rstd_mem[][B], int rstd_off, int R, int cols, float stat_mem[][B],
                       int stat_off) {
   const float inv_cols = 1.0f / static_cast<float>(cols);
   float acc[kAccSlots];
-  detail::layernorm_mean_loop<LANES, B>(x_mem, x_off, R, cols, inv_cols, stat_mem, stat_off, acc);
-  detail::layernorm_var_loop<LANES, B>(x_mem, x_off, rstd_mem, rstd_off, R, cols, inv_cols, stat_mem, stat_off, acc);
-  detail::layernorm_normalize_loop<LANES, B>(x_mem, x_off, gamma_mem, gamma_off, beta_mem, beta_off, y_mem, y_off,
+  detail::layernorm_mean_loop<LANES, B, ALIGNED>(x_mem, x_off, R, cols, inv_cols, stat_mem, stat_off, acc);
+  detail::layernorm_var_loop<LANES, B, ALIGNED>(x_mem, x_off, rstd_mem, rstd_off, R, cols, inv_cols, stat_mem, stat_off, acc);
+  detail::layernorm_normalize_loop<LANES, B, ALIGNED>(x_mem, x_off, gamma_mem, gamma_off, beta_mem, beta_off, y_mem, y_off,
                                              xhat_mem, xhat_off, rstd_mem, rstd_off, R, cols, stat_mem, stat_off);
 }
 
@@ -310,35 +315,35 @@ void layernorm_kernel(const float x_mem[][B], int x_off, const float gamma_mem[]
 /// overwritten), dγ += Σ_rows dy·x̂, dβ += Σ_rows dy. stat: 2R words.
 /// Loops layernorm_grad_reduce, layernorm_grad_input, layernorm_grad_params
 /// (II: TTSIM_II_LAYERNORM_GRAD_REDUCE, _INPUT, _PARAMS).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_grad_kernel(const float dy_mem[][B], int dy_off, const float xhat_mem[][B], int xhat_off,
                            const float rstd_mem[][B], int rstd_off, const float gamma_mem[][B], int gamma_off,
                            float dx_mem[][B], int dx_off, float dgamma_mem[][B], int dgamma_off, float dbeta_mem[][B],
                            int dbeta_off, int R, int cols, float stat_mem[][B], int stat_off) {
   const float inv_cols = 1.0f / static_cast<float>(cols);
-  detail::layernorm_grad_reduce_loop<LANES, B>(dy_mem, dy_off, xhat_mem, xhat_off, gamma_mem, gamma_off, R, cols,
+  detail::layernorm_grad_reduce_loop<LANES, B, ALIGNED>(dy_mem, dy_off, xhat_mem, xhat_off, gamma_mem, gamma_off, R, cols,
                                                inv_cols, stat_mem, stat_off);
-  detail::layernorm_grad_input_loop<LANES, B>(dy_mem, dy_off, xhat_mem, xhat_off, rstd_mem, rstd_off, gamma_mem,
+  detail::layernorm_grad_input_loop<LANES, B, ALIGNED>(dy_mem, dy_off, xhat_mem, xhat_off, rstd_mem, rstd_off, gamma_mem,
                                               gamma_off, dx_mem, dx_off, R, cols, stat_mem, stat_off);
-  detail::layernorm_grad_params_loop<LANES, B>(dy_mem, dy_off, xhat_mem, xhat_off, dgamma_mem, dgamma_off,
+  detail::layernorm_grad_params_loop<LANES, B, ALIGNED>(dy_mem, dy_off, xhat_mem, xhat_off, dgamma_mem, dgamma_off,
                                                dbeta_mem, dbeta_off, R, cols);
 }
 
 /// layernorm_kernel on Banked views (host code and tests).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_kernel(Banked<const float, B> x, Banked<const float, B> gamma, Banked<const float, B> beta,
                       Banked<float, B> y, Banked<float, B> xhat, Banked<float, B> rstd, int R, int cols,
                       Banked<float, B> stat) {
-  layernorm_kernel<LANES, B>(x.rows, x.off, gamma.rows, gamma.off, beta.rows, beta.off, y.rows, y.off, xhat.rows,
+  layernorm_kernel<LANES, B, ALIGNED>(x.rows, x.off, gamma.rows, gamma.off, beta.rows, beta.off, y.rows, y.off, xhat.rows,
                              xhat.off, rstd.rows, rstd.off, R, cols, stat.rows, stat.off);
 }
 
 /// layernorm_grad_kernel on Banked views (host code and tests).
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED = false>
 void layernorm_grad_kernel(Banked<const float, B> dy, Banked<const float, B> xhat, Banked<const float, B> rstd,
                            Banked<const float, B> gamma, Banked<float, B> dx, Banked<float, B> dgamma,
                            Banked<float, B> dbeta, int R, int cols, Banked<float, B> stat) {
-  layernorm_grad_kernel<LANES, B>(dy.rows, dy.off, xhat.rows, xhat.off, rstd.rows, rstd.off, gamma.rows, gamma.off,
+  layernorm_grad_kernel<LANES, B, ALIGNED>(dy.rows, dy.off, xhat.rows, xhat.off, rstd.rows, rstd.off, gamma.rows, gamma.off,
                                   dx.rows, dx.off, dgamma.rows, dgamma.off, dbeta.rows, dbeta.off, R, cols, stat.rows,
                                   stat.off);
 }

@@ -414,6 +414,41 @@ void update_linear(const Layout& L, const Arenas& a, const LinearSlots& s, float
 
 }  // namespace
 
+namespace {
+int gcd_of(int a, int b) {
+  while (b != 0) {
+    const int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+}  // namespace
+
+// The offsets below are the ones model_forward / encoder_forward / model_train_step pass to
+// layernorm, layernorm_grad, gelu and gelu_grad (each call's view offset; the kernels add
+// row · cols + tile · LANES). A call added there must be added here: the C simulation of an
+// emitted build asserts every aligned access (banked.h TTSIM_CHECK_ALIGNED).
+int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
+  int g = m.d_model;
+  for (int v : {L.E, L.lne_g, L.lne_b, L.h0, L.xhat0, L.dA, L.dB, L.glne_g, L.glne_b}) g = gcd_of(g, v);
+  for (int e = 0; e < m.encoders; ++e) {
+    const EncoderSlots& es = L.enc[e];
+    for (int v : {es.lin[3].y, es.lin[5].y, es.ln1_g, es.ln1_b, es.ln2_g, es.ln2_b, es.h1, es.h2, es.xhat1,
+                  es.xhat2, L.tensors[es.ln1_t].grad, L.tensors[es.ln1_t + 1].grad, L.tensors[es.ln2_t].grad,
+                  L.tensors[es.ln2_t + 1].grad}) {
+      g = gcd_of(g, v);
+    }
+  }
+  return g;
+}
+
+int gelu_lane_granule(const ModelDims& m, const Layout& L) {
+  int g = gcd_of(m.ffn_dim, L.dF);
+  for (int e = 0; e < m.encoders; ++e) g = gcd_of(gcd_of(g, L.enc[e].lin[4].y), L.enc[e].g);
+  return g;
+}
+
 StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a, const StepSample& smp, float lr,
                             bool grad_mode, float* grad_out) {
 #pragma HLS INLINE

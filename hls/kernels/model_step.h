@@ -184,6 +184,17 @@ struct Layout {
 /// encoders > kMaxEncoders, TT/TTM factors > 6, TTM d < 2, d_model % heads != 0.
 bool make_layout(const ModelDims& m, Layout* out);
 
+/// Lane alignment the layout gives the LayerNorm unit (ttsim_layernorm, ttsim_layernorm_grad):
+/// the greatest common divisor of d_model and every word offset model_train_step passes to
+/// their lane accesses (the embedding's and each encoder's inputs x, outputs y, x̂, γ, β, the
+/// gradients dy, dx, dγ, dβ). Each row of those calls starts at a multiple of it, so the
+/// unit's lane accesses can take the aligned network (banked.h lane_read<LANES, true>) when
+/// LANES divides it. rstd and stat are scalar accesses and do not count.
+int layernorm_lane_granule(const ModelDims& m, const Layout& L);
+/// The same for the GELU unit (ttsim_gelu, ttsim_gelu_grad): ffn_dim and the offsets of the
+/// FFN-in output, its GELU output g and the gradient dF.
+int gelu_lane_granule(const ModelDims& m, const Layout& L);
+
 /// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {
   Ref param;    ///< parameters

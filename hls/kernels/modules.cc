@@ -38,7 +38,7 @@ void ttsim_layernorm(const float x[kArenaRows][kArenaBanks], int x_off, const fl
                      int b_off, float y[kArenaRows][kArenaBanks], int y_off, float saved[kArenaRows][kArenaBanks], int xhat_off,
                      int rstd_off, int R, int cols, float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(x, x_off, params, g_off, params, b_off, y, y_off, saved,
+  layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks, ttsim_cfg::kLayerNormAligned>(x, x_off, params, g_off, params, b_off, y, y_off, saved,
                                                             xhat_off, saved, rstd_off, R, cols, stat, stat_off);
 }
 void ttsim_layernorm_grad(const float dy[kArenaRows][kArenaBanks], int dy_off, const float saved[kArenaRows][kArenaBanks], int xhat_off,
@@ -46,17 +46,17 @@ void ttsim_layernorm_grad(const float dy[kArenaRows][kArenaBanks], int dy_off, c
                           int dx_off, float grads[kArenaRows][kArenaBanks], int dg_off, int db_off, int R, int cols,
                           float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks>(dy, dy_off, saved, xhat_off, saved, rstd_off, gamma,
+  layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks, ttsim_cfg::kLayerNormAligned>(dy, dy_off, saved, xhat_off, saved, rstd_off, gamma,
                                                                  g_off, dx, dx_off, grads, dg_off, grads, db_off, R,
                                                                  cols, stat, stat_off);
 }
 void ttsim_gelu(const float x[kArenaRows][kArenaBanks], int x_off, float y[kArenaRows][kArenaBanks], int y_off, int R, int cols) {
 #pragma HLS INLINE off
-  gelu_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, y, y_off, R, cols);
+  gelu_kernel<ttsim_cfg::kGeluLanes, kArenaBanks, ttsim_cfg::kGeluAligned>(x, x_off, y, y_off, R, cols);
 }
 void ttsim_gelu_grad(const float x[kArenaRows][kArenaBanks], int x_off, float d[kArenaRows][kArenaBanks], int d_off, int R, int cols) {
 #pragma HLS INLINE off
-  gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks>(x, x_off, d, d_off, R, cols);
+  gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks, ttsim_cfg::kGeluAligned>(x, x_off, d, d_off, R, cols);
 }
 void ttsim_add_accumulate(const float x[kArenaRows][kArenaBanks], int x_off, float acc[kArenaRows][kArenaBanks], int acc_off, int R,
                           int cols, int x_rs, int acc_rs) {

@@ -154,7 +154,9 @@ inline int trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
 /// PIPELINE II (TTSIM_II_<LOOP>). In the body: act when active() (a row, not an idle
 /// slot), fold the tile's LANES values into the row's slot with sum() or max(), write the
 /// row statistic at last_tile(), then next().
-template <int LANES, int II>
+/// ALIGNED: every row starts at a multiple of LANES (offset and cols), so read_masked is
+/// an aligned lane read (banked.h lane_read<LANES, true>).
+template <int LANES, int II, bool ALIGNED = false>
 class RowReduce {
  public:
   static_assert(II >= 1, "PIPELINE II is at least 1");
@@ -183,7 +185,7 @@ class RowReduce {
 #pragma HLS INLINE
     float xv[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
-    lane_read<LANES>(name, x, base(), lanes(valid), xv);
+    lane_read<LANES, ALIGNED>(name, x, base(), lanes(valid), xv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = first() + l;
@@ -226,7 +228,9 @@ class RowReduce {
 /// II (TTSIM_II_<LOOP>). In the body: act when active() (a tile, not an idle slot), add
 /// each valid lane into the tile's slot with add(), and add the column sums to their
 /// destination at last_row().
-template <int LANES, int II>
+/// ALIGNED: the destination of flush starts at a multiple of LANES (an aligned lane read
+/// and write, banked.h).
+template <int LANES, int II, bool ALIGNED = false>
 class ColumnReduce {
  public:
   static_assert(II >= 1, "PIPELINE II is at least 1");
@@ -268,12 +272,12 @@ class ColumnReduce {
 #pragma HLS INLINE
     float ov[LANES];
 #pragma HLS ARRAY_PARTITION variable = ov complete
-    lane_read<LANES>(name, sum, first(), lanes(), ov);
+    lane_read<LANES, ALIGNED>(name, sum, first(), lanes(), ov);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       ov[l] = ov[l] + sv[l];
     }
-    lane_write<LANES>(name, sum, first(), lanes(), ov);
+    lane_write<LANES, ALIGNED>(name, sum, first(), lanes(), ov);
   }
   void next() { c_.next(); }
 

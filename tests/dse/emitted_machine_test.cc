@@ -6,7 +6,9 @@
 // build with machine::describe of the same design:
 //  - per kernel module: the ALLOCATION limit in top.cc (through its design_config.h macro)
 //    equals the instance count, and the lane constant modules.cc instantiates it with
-//    equals the instance's lanes;
+//    equals the instance's lanes, and the aligned-access constant it is instantiated with
+//    (design_config.h, the build's branch: TTSIM_ANY_LAYOUT undefined) equals the
+//    instance's lane_aligned;
 //  - per arena: the array top.cc declares, its size, BIND_STORAGE impl and banks
 //    ARRAY_PARTITION factor equal the memory's words, storage and partition; the m_axi
 //    depth equals Machine::param_words;
@@ -91,6 +93,8 @@ struct Emitted {
   std::map<std::string, std::int64_t> ints;    ///< design_config.h constexpr int NAME = V
   std::map<std::string, std::int64_t> limit;   ///< module → ALLOCATION limit (top.cc)
   std::map<std::string, std::int64_t> lanes;   ///< module → lanes (modules.cc template argument)
+  std::map<std::string, bool> bools;           ///< design_config.h constexpr bool NAME = V (the build's branch)
+  std::map<std::string, bool> aligned;         ///< module → aligned lane accesses (modules.cc template argument)
   struct Array {
     std::int64_t words = -1;
     std::int64_t rows = -1;   ///< depth of each bank
@@ -165,6 +169,15 @@ Emitted read_emitted(const fs::path& out) {
   const std::string cfg = slurp(out / "hls/include/design_config.h");
   for (const auto& g : all_matches(cfg, R"(#define (\w+) (\S+))")) e.macros[g[0]] = g[1];
   for (const auto& g : all_matches(cfg, R"(constexpr int (\w+) = (-?[0-9]+);)")) e.ints[g[0]] = std::stoll(g[1]);
+  // The aligned-access constants: false for the host tools (TTSIM_ANY_LAYOUT), the design's
+  // values in the #else branch the build compiles.
+  const auto any = all_matches(cfg, R"(#if defined\(TTSIM_ANY_LAYOUT\)\n([^#]*)#else\n([^#]*)#endif)");
+  if (any.size() == 1) {
+    for (const auto& g : all_matches(any[0][0], R"(constexpr bool (\w+) = (\w+);)")) {
+      EXPECT_EQ(g[1], "false") << g[0] << " under TTSIM_ANY_LAYOUT";
+    }
+    for (const auto& g : all_matches(any[0][1], R"(constexpr bool (\w+) = (\w+);)")) e.bools[g[0]] = g[1] == "true";
+  }
 
   const std::string top = code_of(slurp(out / "hls/kernels/top.cc"));
   for (const auto& g : all_matches(top, R"(#pragma HLS ALLOCATION function instances = (\w+) limit = (\w+))")) {
@@ -209,8 +222,16 @@ Emitted read_emitted(const fs::path& out) {
   const std::string modules = code_of(slurp(out / "hls/kernels/modules.cc"));
   for (const auto& [name, body] : function_bodies(modules)) {
     e.functions[name] += body;
-    const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+), kArenaBanks>)");
-    if (lanes.size() == 1) e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
+    const auto lanes = all_matches(body, R"(<ttsim_cfg::(\w+), kArenaBanks(?:, ttsim_cfg::(\w+))?>)");
+    if (lanes.size() == 1) {
+      e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
+      e.aligned[name] = false;
+      if (!lanes[0][1].empty()) {
+        const auto it = e.bools.find(lanes[0][1]);
+        EXPECT_NE(it, e.bools.end()) << "modules.cc " << name << ": no design_config.h bool " << lanes[0][1];
+        e.aligned[name] = it != e.bools.end() && it->second;
+      }
+    }
   }
   // The glue: every other kernel .cc, and the inline wrappers of modules.h through which
   // it calls the modules.
@@ -271,6 +292,7 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     ASSERT_TRUE(e.lanes.count(k.module)) << "modules.cc defines no " << k.module << " with a lane constant";
     EXPECT_EQ(e.limit.at(k.module), k.count) << k.module;
     EXPECT_EQ(e.lanes.at(k.module), k.lanes) << k.module;
+    EXPECT_EQ(e.aligned.at(k.module), k.lane_aligned) << k.module << ": emitted aligned lane accesses vs described";
     dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device);
   }
   // PIPELINE II: every loop of every instance carries the II the simulator prices for it

@@ -3,6 +3,8 @@
 // exactly when the step has no port contention, match `ttsim simulate`'s power, and
 // the LUT estimate is the hw/lut_estimate rule and is checked by the headroom constraint.
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
 #include <set>
 
 #include "machine/machine.h"
@@ -82,18 +84,30 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
+  // The machine description: its instances' aligned lane accesses (the LayerNorm and GELU
+  // units on this design) and, below, its arrays.
+  const machine::Machine mach =
+      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
+  std::array<bool, kUnitKinds> aligned{};
+  for (int k = 0; k < kUnitKinds; ++k) {
+    aligned[k] = std::all_of(mach.instances.begin(), mach.instances.end(), [&](const machine::KernelInstance& i) {
+      return static_cast<int>(i.unit) != k || i.lane_aligned;
+    });
+  }
+  EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kLayerNorm)]);
+  EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kGelu)]);
+  EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kSoftmax)]);
   double operators = 0, control = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
     operators += arch.units[k].count * unit_operator_luts(static_cast<UnitKind>(k), arch.units[k].lanes);
     control += arch.units[k].count * kControlLutsPerPipelinedLoop * unit_pipelined_loops(static_cast<UnitKind>(k));
-    network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
+    network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks,
+                                                            MuxBound::kEstimate, aligned[k]);
   }
   // The binding multiplexers, counted here from the machine description's arrays: which
   // unit kinds' tasks read or write a buffer each array holds.
-  const machine::Machine mach =
-      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
   std::vector<std::set<int>> users(mach.memories.size());
   std::vector<std::set<int>> arrays(kUnitKinds);
   for (const Task& t : step.graph().tasks) {

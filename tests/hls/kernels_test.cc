@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "hls/include/design_config.h"
@@ -647,6 +648,96 @@ TEST(LaneNetworks, ReadAndWriteMoveTheRightWords) {
   check_lane_networks<16, 16>();
   check_lane_networks<64, 64>();
   ttsim_hls::csim_direct_lanes() = true;
+}
+
+// The aligned accesses (lane_read / lane_write <LANES, true>) move the same words as the
+// rotating ones at every start that is a multiple of LANES (first three rows, every
+// valid-lane count), on the network synthesis builds.
+template <int LANES, int B>
+void check_aligned_lanes() {
+  static_assert(ttsim_hls::lane_alignable(LANES, B), "an alignable case");
+  constexpr int kWords = 4 * B;
+  ttsim_hls::csim_direct_lanes() = false;
+  for (int start = 0; start < 3 * B; start += LANES) {
+    for (int n = 0; n <= LANES; ++n) {
+      Vf mem(kWords);
+      for (int w = 0; w < kWords; ++w) mem[w] = static_cast<float>(w);
+      const auto view = ttsim_hls::bank_view<B>(mem.data());
+      float v[LANES];
+      ttsim_hls::lane_read<LANES, true>("x", view, start, n, v);
+      for (int l = 0; l < LANES; ++l) {
+        ASSERT_EQ(v[l], l < n ? static_cast<float>(start + l) : 0.0f)
+            << "aligned read lanes " << LANES << " banks " << B << " start " << start << " n " << n;
+      }
+      float out[LANES];
+      for (int l = 0; l < LANES; ++l) out[l] = -1.0f - l;
+      ttsim_hls::lane_write<LANES, true>("x", view, start, n, out);
+      for (int w = 0; w < kWords; ++w) {
+        const int l = w - start;
+        ASSERT_EQ(mem[w], l >= 0 && l < n ? -1.0f - l : static_cast<float>(w))
+            << "aligned write lanes " << LANES << " banks " << B << " start " << start << " n " << n;
+      }
+    }
+  }
+  ttsim_hls::csim_direct_lanes() = true;
+}
+
+TEST(LaneNetworks, AlignedAccessesMoveTheSameWords) {
+  check_aligned_lanes<1, 4>();
+  check_aligned_lanes<4, 8>();
+  check_aligned_lanes<8, 64>();
+  check_aligned_lanes<16, 64>();
+  check_aligned_lanes<8, 8>();
+  // 8 lanes on 64 banks: each lane an 8:1 select (3 LUT6 per bit) against 8 × 64:1 (168).
+  EXPECT_EQ(ttsim_hls::aligned_lane_read_network_luts(8, 64), 24);
+  EXPECT_EQ(ttsim_hls::aligned_lane_write_network_luts(8, 64), 0);
+  EXPECT_FALSE(ttsim_hls::lane_alignable(12, 64));
+  EXPECT_TRUE(ttsim_hls::lane_alignable(64, 64));  // lane l in bank l
+  EXPECT_EQ(ttsim_hls::aligned_lane_read_network_luts(16, 16), 0);
+}
+
+#if !defined(NDEBUG)
+TEST(LaneNetworksDeathTest, AlignedAccessAtAnUnalignedStartAsserts) {
+  Vf mem(256, 0.0f);
+  const auto view = ttsim_hls::bank_view<64>(mem.data());
+  float v[8];
+  EXPECT_DEATH((ttsim_hls::lane_read<8, true>("x", view + 3, 8, 8, v)), "multiple of its lanes");
+  EXPECT_DEATH((ttsim_hls::lane_write<8, true>("x", view, 12, 8, v)), "multiple of its lanes");
+}
+#endif
+
+// LayerNorm and GELU with aligned accesses (offsets and cols multiples of the lanes) give
+// the results of the rotating accesses, bit for bit.
+TEST(RowKernels, AlignedLayerNormAndGeluEqualTheGeneralOnes) {
+  constexpr int L = 4, B = 16;
+  std::mt19937 rng(5);
+  const int R = 3, C = 12, off = 8;
+  ttsim_hls::csim_direct_lanes() = false;
+  const Vf x = randv(off + R * C, rng), g = randv(off + C, rng), b = randv(off + C, rng), w = randv(off + R * C, rng);
+  Vf out[2][5];
+  for (int a = 0; a < 2; ++a) {
+    Vf y(off + R * C), xh(off + R * C), rs(off + R), st(off + 2 * R), dx(off + R * C), dg(off + C, 0.0f),
+        db(off + C, 0.0f), gy(off + R * C), gd = w;
+    auto run = [&](auto aligned) {
+      constexpr bool A = decltype(aligned)::value;
+      ttsim_hls::layernorm_kernel<L, B, A>(BV<B>(x) + off, BV<B>(g) + off, BV<B>(b) + off, BV<B>(y) + off,
+                                           BV<B>(xh) + off, BV<B>(rs) + off, R, C, BV<B>(st) + off);
+      ttsim_hls::layernorm_grad_kernel<L, B, A>(BV<B>(w) + off, BV<B>(xh) + off, BV<B>(rs) + off, BV<B>(g) + off,
+                                                BV<B>(dx) + off, BV<B>(dg) + off, BV<B>(db) + off, R, C,
+                                                BV<B>(st) + off);
+      ttsim_hls::gelu_kernel<L, B, A>(BV<B>(x) + off, BV<B>(gy) + off, R, C);
+      ttsim_hls::gelu_grad_kernel<L, B, A>(BV<B>(x) + off, BV<B>(gd) + off, R, C);
+    };
+    if (a == 0) {
+      run(std::false_type{});
+    } else {
+      run(std::true_type{});
+    }
+    out[a][0] = y, out[a][1] = dx, out[a][2] = dg, out[a][3] = gy, out[a][4] = gd;
+    out[a][2].insert(out[a][2].end(), db.begin(), db.end());
+  }
+  ttsim_hls::csim_direct_lanes() = true;
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(out[0][k], out[1][k]) << "output " << k;
 }
 
 TEST(LaneNetworks, BarrelCostsLessFromEightLanesOnTheirOwnBanks) {

@@ -12,9 +12,12 @@ namespace ttsim::testing {
 inline std::string machine_text(const machine::Machine& m) {
   std::ostringstream o;
   o << "partition " << m.partition << " param_words " << m.param_words << "\n";
+  o << "lane_granule";
+  for (int g : m.lane_granule) o << " " << g;
+  o << "\n";
   for (const auto& k : m.instances) {
     o << k.module << " " << static_cast<int>(k.op) << " " << static_cast<int>(k.unit) << " " << k.variant << " "
-      << k.count << " " << k.lanes << " " << k.dsp << " " << k.call_sites << ":";
+      << k.count << " " << k.lanes << " " << k.lane_aligned << " " << k.dsp << " " << k.call_sites << ":";
     for (const auto& l : k.loops) o << " " << l.loop << "/" << l.min << "/" << l.max << "/" << l.ii;
     o << "\n";
   }
