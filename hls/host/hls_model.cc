@@ -395,10 +395,16 @@ void HlsModel::set_parameter(const std::string& name, const std::vector<float>& 
   }
 }
 
+std::int64_t HlsModel::parameter_count() const {
+  std::int64_t n = 0;
+  for (int i = 0; i < layout_.n_tensors; ++i) n += layout_.tensors[i].words;
+  return n;
+}
+
 void HlsModel::set_parameters(const std::vector<float>& values) {
   if (values.size() != param_.size()) {
-    throw InputError("HlsModel: expected " + std::to_string(param_.size()) + " parameters; got " +
-                     std::to_string(values.size()));
+    throw InputError("HlsModel: expected a parameter arena of " + std::to_string(param_.size()) +
+                     " words; got " + std::to_string(values.size()));
   }
   param_ = values;
 }

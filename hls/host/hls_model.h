@@ -92,11 +92,15 @@ class HlsModel {
   /// Overwrites a parameter, given row-major in parameter_shape; throws InputError on an
   /// unknown name or a size mismatch.
   void set_parameter(const std::string& name, const std::vector<float>& values);
-  /// All parameters, flat in arena order (layout().tensors); size parameter_count().
+  /// The parameter arena's image, as the top's param_io port takes it: every tensor at its
+  /// layout().tensors offset, each update group's alignment padding (model_step.h
+  /// kParamGroupAlign) zero; layout().param_words words.
   const std::vector<float>& parameters() const { return param_; }
-  /// Replaces all parameters; throws InputError when the size differs.
+  /// Replaces the parameter arena's image (parameters()); throws InputError when the size
+  /// differs.
   void set_parameters(const std::vector<float>& values);
-  std::int64_t parameter_count() const { return static_cast<std::int64_t>(param_.size()); }
+  /// The model's parameters: Σ words of layout().tensors (the arena less its padding).
+  std::int64_t parameter_count() const;
 
   const ModelSpec& spec() const { return spec_; }
   const ttsim_hls::ModelDims& dims() const { return dims_; }

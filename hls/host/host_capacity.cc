@@ -26,6 +26,13 @@ I64 add(I64 a, I64 b) {
 
 std::string words(I64 w) { return w == kSat ? "more than 2^63" : std::to_string(w); }
 
+/// Starts an update group in the parameter arena: its words rounded up to the next multiple
+/// of ttsim_hls::kParamGroupAlign (make_layout's LayoutBuilder::group).
+void start_group(I64* P) {
+  const I64 a = ttsim_hls::kParamGroupAlign;
+  *P = add(*P, (a - *P % a) % a);
+}
+
 // A layer's name for messages, spelt out only when one is thrown: `name`, or
 // "enc<encoder>.<name>" for an encoder's layer.
 struct Layer {
@@ -89,18 +96,24 @@ I64 tt_t_words(const ttsim_hls::TtDims& t, I64 K, int s) {
   return s <= t.d ? mul(K, msuf(t, s), t.r[s]) : mul(K, npre(t, s - t.d), t.r[s]);
 }
 
-/// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k, the
-/// position table and the LayerNorm into the parameter arena; its saved
+/// Counts the token embedding (ttm_embedding.cc): its cores r_{k-1}·v_k·e_k·r_k (their words
+/// into `core_words`: one update group), the position table and the LayerNorm (another)
+/// into the parameter arena; its saved
 /// E_k = K·(e_1···e_k)·r_k for k = 2..d-1 into `saved`, the largest of each parity into
 /// scratch[k mod 2] (dE_k lives in scratch[k mod 2]); when the last step runs transposed
 /// (ttm_last_transposed) its temporaries (ttm_scratch_words): E_{d-1} and Eᵀ = K·D in
 /// scratch1, dEᵀ in scratch[(d−1) mod 2], dE_{d-1}ᵀ in scratch[d mod 2]. (Scratch0 and
 /// scratch1 are words of out and act; core 1's copy, in chain0, is the caller's.)
-void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2]) {
+void count_embedding(Counter& c, const ttsim_hls::TtmDims& emb, I64 K, I64 D, I64* P, I64* saved, I64 scratch[2],
+                     I64* core_words) {
   const Layer emb_name{"embedding.token"};
+  start_group(P);
+  const I64 p0 = *P;
   for (int k = 1; k <= emb.d; ++k) {
     c.array(P, "parameter", emb_name, mul(mul(emb.r[k - 1], emb.v[k - 1]), emb.e[k - 1], emb.r[k]));
   }
+  *core_words = *P - p0;
+  start_group(P);
   c.array(P, "parameter", {"embedding.position"}, mul(K, D));
   c.array(P, "parameter", {"embedding.ln"}, mul(2, D));
   I64 epre = emb.e[0];
@@ -163,6 +176,7 @@ void count_tt_saved(Counter& c, const ttsim_hls::TtDims& t, const Layer& name, I
 /// sized by the largest layer's part, kept in `lin_scratch`.
 void count_linear(Counter& c, const ttsim_hls::LinearDims& l, const Layer& name, I64 K, I64* P, I64* A,
                   I64 lin_scratch[2], I64 merge_slots[2], I64* grad, bool shared_output) {
+  start_group(P);
   const I64 p0 = *P;
   if (!l.tt) {
     c.array(P, "parameter", name, mul(l.in_dim, l.out_dim));
@@ -202,7 +216,10 @@ void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64
                  i == 3 || i == 5);
   }
   *grad = std::max(*grad, mul(2, D));  // a LayerNorm's update group
-  c.array(P, "parameter", {"ln", e}, mul(4, D));
+  for (int ln = 0; ln < 2; ++ln) {
+    start_group(P);
+    c.array(P, "parameter", {"ln", e}, mul(2, D));
+  }
   c.array(A, "activation", {"attention", e}, mul(H, K, K));
   // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 accumulate in place into
   // the o and ffn_out outputs, in the proj slot).
@@ -235,18 +252,20 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   I64* S = &w.scratch;
   const ttsim_hls::TtmDims& emb = m.emb;
   const Layer emb_name{"embedding.token"};
-  I64 emb_saved = 0, emb_scratch[2] = {0, 0};
-  count_embedding(c, emb, K, D, P, &emb_saved, emb_scratch);
+  I64 emb_saved = 0, emb_scratch[2] = {0, 0}, emb_core_words = 0;
+  count_embedding(c, emb, K, D, P, &emb_saved, emb_scratch, &emb_core_words);
   // Linear layers: the saved blocks in the activation arena; the two chain arenas' scratch
   // is the largest layer's part.
   I64 lin_scratch[2] = {0, 0}, merge_slots[2] = {0, 0};
   // The grad arena: the largest update group (make_layout) — the TTM cores, the position
   // table with the embedding LayerNorm, a linear layer, a LayerNorm, a head.
   const I64 pos_ln = add(mul(K, D), mul(2, D));  // counted by count_embedding after the cores
-  w.grad = std::max(w.param - pos_ln, pos_ln);
+  w.grad = std::max(emb_core_words, pos_ln);
   for (int e = 0; e < m.encoders; ++e) count_encoder(c, m, e, P, A, lin_scratch, merge_slots, &w.grad);
   c.array(A, "activation", {"recomputed merges"}, add(merge_slots[0], merge_slots[1]));
+  start_group(P);
   c.array(P, "parameter", {"intent_head"}, mul(add(D, 1), m.intents));
+  start_group(P);
   c.array(P, "parameter", {"slot_head"}, mul(add(D, 1), m.slot_tags));
   w.grad = std::max({w.grad, mul(add(D, 1), m.intents), mul(add(D, 1), m.slot_tags)});
   c.array(A, "activation", emb_name, emb_saved);

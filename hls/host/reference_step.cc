@@ -61,7 +61,7 @@ std::string reference_step_file(const ModelSpec& model) {
   put(out, std::int32_t{1});
   put(out, std::int32_t{K});
   put(out, std::int32_t{intent});
-  put(out, static_cast<std::int32_t>(params.parameter_count()));
+  put(out, static_cast<std::int32_t>(params.parameters().size()));  // the arena's words, padding included
   put(out, static_cast<std::int32_t>(L.n_tensors));
   put(out, 1.0f);
   put_all(out, tokens);

@@ -76,10 +76,12 @@ class LayoutBuilder {
     L_.words[arena] += words;
     return off;
   }
-  /// Starts an update group (its gradients from word 0 of the grad arena); the index of its
-  /// first tensor.
+  /// Starts an update group (its gradients from word 0 of the grad arena, its parameters at
+  /// the next multiple of kParamGroupAlign words of the param arena); the index of its first
+  /// tensor.
   int group() {
     group_words_ = 0;
+    L_.words[kParamArena] = (L_.words[kParamArena] + kParamGroupAlign - 1) / kParamGroupAlign * kParamGroupAlign;
     return L_.n_tensors;
   }
   /// A parameter tensor of `words` in the current group; its param offset.

@@ -32,6 +32,14 @@ namespace ttsim_hls {
 /// define 128 (hls/include/BUILD) so that one binary takes any model up to 128 encoders.
 constexpr int kMaxEncoders = TTSIM_MAX_ENCODERS;
 constexpr int kLinearsPerEncoder = 6;  ///< q, k, v, o, ffn_in, ffn_out
+/// Every update group's parameters start at a multiple of this many words of the param
+/// arena (its gradients at word 0 of the grad arena): the LayerNorm gains and biases, the
+/// heads' and the position table then start where any unit of up to 64 lanes finds them
+/// aligned (layernorm_lane_granule). The padding (< 64 words a group: 478 words of the
+/// 2-encoder ATIS preset's 301,759) holds no parameter; the TT and TTM cores of a group stay contiguous (the
+/// contractions address them from the group's first core).
+constexpr int kParamGroupAlign = 64;
+
 /// Parameter tensors: TTM cores, position, 2 LN, per encoder 6·(cores + bias) + 4 LN,
 /// 4 head tensors.
 constexpr int kMaxParamTensors =

@@ -13,9 +13,10 @@
 //     the step to have moved the parameters.
 // The lanes go through the bank networks synthesis builds (csim_direct_lanes off),
 // not C simulation's direct copies. The file must be exactly what its header gives (no
-// trailing bytes), its tensors must tile the parameter words in order, and its parameters,
-// losses and gradients must be finite; else the testbench fails saying which. Returns 0
-// when they agree (the Vitis convention for a passing testbench).
+// trailing bytes), its tensors must lie in the parameter words in order (between two at
+// most the update groups' alignment padding), and its parameters, losses and gradients
+// must be finite; else the testbench fails saying which. Returns 0 when they agree (the
+// Vitis convention for a passing testbench).
 
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,7 @@
 
 #include "hls/include/banked.h"
 #include "hls/include/design_config.h"
+#include "hls/kernels/model_step.h"
 #include "hls/kernels/top.h"
 
 namespace {
@@ -107,15 +109,17 @@ int main(int argc, char** argv) {
                 trailing ? "bytes after the reference gradients" : "the file ending early");
     return 1;
   }
-  // The tensors must tile the parameter words, in order, each at least one word.
+  // The tensors must lie in the parameter words in order, each at least one word, with no
+  // more than the update groups' alignment padding (model_step.h kParamGroupAlign) between
+  // two of them.
   std::int64_t next = 0;
   for (int t = 0; t < tensors; ++t) {
     const std::int64_t off = spans[2 * t], n = spans[2 * t + 1];
-    if (off != next || n < 1 || off + n > words) {
-      std::printf("reference_tb: %s: tensor %d spans words %lld..%lld, expected it to start at word %lld with at "
-                  "least one word within the %d parameter words\n",
-                  path, t, static_cast<long long>(off), static_cast<long long>(off + n), static_cast<long long>(next),
-                  words);
+    if (off < next || off - next >= ttsim_hls::kParamGroupAlign || n < 1 || off + n > words) {
+      std::printf("reference_tb: %s: tensor %d spans words %lld..%lld, expected it to start within the %d words "
+                  "of alignment padding after word %lld with at least one word within the %d parameter words\n",
+                  path, t, static_cast<long long>(off), static_cast<long long>(off + n), ttsim_hls::kParamGroupAlign,
+                  static_cast<long long>(next), words);
       return 1;
     }
     next = off + n;

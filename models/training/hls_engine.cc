@@ -48,11 +48,12 @@ class HlsEngine : public TrainingEngine {
   }
 
   void load_parameters(const std::string& blob) override {
-    const std::size_t words = static_cast<std::size_t>(model_.parameter_count());
+    const std::size_t words = model_.parameters().size();
     if (blob.size() != words * sizeof(float)) {
       throw InputError(fmt::format("hls engine: checkpoint holds {} bytes of parameters, this "
-                                   "model has {} ({} FP32 words)",
-                                   blob.size(), words * sizeof(float), words));
+                                   "model's parameter arena has {} ({} FP32 words: {} parameters and "
+                                   "the update groups' alignment padding)",
+                                   blob.size(), words * sizeof(float), words, model_.parameter_count()));
     }
     std::vector<float> values(words);
     std::size_t offset = 0;

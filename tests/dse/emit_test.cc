@@ -51,9 +51,12 @@ std::string emitted_header(const Json& chosen) {
 
 TEST(Emit, HeaderCarriesTheDesignAndTheTreesCapacities) {
   const std::string h = emitted_header(reference_design());
-  // Capacities of the 2-encoder rank-12 model, as in the tree's own design_config.h.
-  EXPECT_NE(h.find("constexpr int kParamWords = 301281;"), std::string::npos) << h;
-  EXPECT_NE(h.find("#define TTSIM_PARAM_WORDS 301281"), std::string::npos) << h;
+  // Capacities of the 2-encoder rank-12 model, as in the tree's own design_config.h: its
+  // 301,281 parameters and 478 words of update-group alignment padding.
+  EXPECT_NE(h.find("constexpr int kParamWords = 301759;"), std::string::npos) << h;
+  EXPECT_NE(h.find("#define TTSIM_PARAM_WORDS 301759"), std::string::npos) << h;
+  EXPECT_NE(h.find("constexpr bool kLayerNormAligned = true;"), std::string::npos) << h;
+  EXPECT_NE(h.find("constexpr bool kGeluAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("{1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_out"), std::string::npos) << h;
   EXPECT_NE(h.find("#define TTSIM_MAX_ENCODERS 2\n"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr int kContractLanes = 64;"), std::string::npos);  // u50_paper lanes
@@ -274,7 +277,8 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   EXPECT_NE(slurp(out + "/wrong.log").find("reference_tb: FAIL"), std::string::npos) << slurp(out + "/wrong.log");
 
   // A malformed file fails too, saying why: bytes after the gradients, a non-finite
-  // reference gradient, a tensor of zero words (the spans must tile the parameter words).
+  // reference gradient, a tensor of zero words (the spans must lie in order within the
+  // parameter words).
   const std::string good = slurp(out + "/reference_step.bin");
   std::int32_t K = 0;
   std::memcpy(&K, &good[8], sizeof K);
