@@ -74,6 +74,7 @@ struct VarStat {
 
 struct LoopState {
   std::int64_t iterations = 0, invocations = 0;
+  std::int64_t lane_start_gcd = 0;  // gcd of every lane access start (probe_lane_start)
   std::vector<VarStat> arrays;    // by array id
   std::vector<VarStat> regs;      // by register id
   std::vector<VarStat> memories;  // by registered memory (AccessProbeScope::add_memory)
@@ -243,6 +244,18 @@ void probe_loop_iter(const char* loop) {
   ++p->sequence_trips.back();
 }
 
+void probe_lane_start(int start) {
+  ProbeState* p = g_state;
+  if (!p || !p->in_iteration) return;
+  std::int64_t a = p->cur->lane_start_gcd, b = start < 0 ? -static_cast<std::int64_t>(start) : start;
+  while (b != 0) {
+    const std::int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  p->cur->lane_start_gcd = a;
+}
+
 void probe_loop_end(const char*) {
   ProbeState* p = g_state;
   if (!p) return;
@@ -396,6 +409,15 @@ std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
     MeasuredLoop& m = out[p.loop_names.name(static_cast<int>(l))];
     m.iterations += ls->iterations;
     m.invocations += ls->invocations;
+    {
+      std::int64_t a = m.lane_start_gcd, b = ls->lane_start_gcd;
+      while (b != 0) {
+        const std::int64_t t = a % b;
+        a = b;
+        b = t;
+      }
+      m.lane_start_gcd = a;
+    }
     for (std::size_t a = 0; a < ls->arrays.size(); ++a) {
       fill(m, p.array_names.name(static_cast<int>(a)), ls->arrays[a], true);
     }

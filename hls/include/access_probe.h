@@ -80,6 +80,10 @@ void probe_access(const char* array, std::uintptr_t word_address, bool write);
 /// time, a multiplexer over every bank, counted as one access to each of the `banks`.
 void probe_bank_access(const char* array, std::uintptr_t word_address, int bank, int banks,
                        bool write);
+/// The start of one lane access (banked.h lane_read / lane_write) in the current iteration:
+/// `start` words from its array's first word (the view's offset plus the index). Folded
+/// into MeasuredLoop::lane_start_gcd.
+void probe_lane_start(int start);
 /// One access of slot `slot` of accumulator register (array) `var`; element history as
 /// for arrays, no bank counting (registers are not memories).
 void probe_reg(const char* var, long slot, bool write);
@@ -113,6 +117,10 @@ struct MeasuredLoop {
   /// ports a call holds of each memory whatever the iteration (static sites, not only
   /// the accesses that coincide in one iteration).
   std::set<std::map<std::string, std::string>> bindings;
+  /// Greatest common divisor of the start words of every lane access of the loop
+  /// (probe_lane_start; 0 when it made none): an aligned module's lane accesses need it to
+  /// be a multiple of their lanes (banked.h lane_read<LANES, true>).
+  std::int64_t lane_start_gcd = 0;
 };
 
 /// One invocation of a probed loop.

@@ -234,15 +234,18 @@ aligned_bank_loop:
       raw[k] = a.rows[r0][k];
     }
   }
+  // Lane l selects its word among the Q banks of its residue class by the index q: a Q:1
+  // multiplexer per lane (the structure aligned_lane_read_network_luts prices).
 aligned_lanes:
   for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
-    V x = V(0);
+    V cls[Q];
+#pragma HLS ARRAY_PARTITION variable = cls complete
     for (int g = 0; g < Q; ++g) {
 #pragma HLS UNROLL
-      if (g == q) x = raw[g * LANES + l];
+      cls[g] = raw[g * LANES + l];
     }
-    v[l] = l < n ? x : V(0);
+    v[l] = l < n ? cls[q] : V(0);
   }
 #if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
   (void)name;
@@ -284,6 +287,9 @@ inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
   if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_lane_start(w);
+#endif
 #if !defined(__SYNTHESIS__)
   if (csim_direct_lanes() && !TTSIM_PROBING) {
     for (int l = 0; l < LANES; ++l) v[l] = l < n ? V(a.rows[(w + l) / B][(w + l) % B]) : V(0);
@@ -343,6 +349,9 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
   if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_lane_start(w);
+#endif
 #if !defined(__SYNTHESIS__)
   if (csim_direct_lanes() && !TTSIM_PROBING) {
     for (int l = 0; l < n; ++l) a.rows[(w + l) / B][(w + l) % B] = v[l];

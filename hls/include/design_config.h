@@ -118,11 +118,11 @@ constexpr int kArenaBanks = 64;
 // Rows of the deepest float arena: every module's arena argument is declared
 // [kArenaRows][kArenaBanks] (hls/kernels/modules.h), one interface shape for every
 // array a shared instance is bound to.
-constexpr int kArenaRows = 4715;
+constexpr int kArenaRows = 4708;
 
-// param_mem (parameters): uram, 301759 words of 32 bits in 64 bank(s) of 4715 words;
+// param_mem (parameters): uram, 301311 words of 32 bits in 64 bank(s) of 4708 words;
 //   0 BRAM36, 128 URAM288.
-constexpr int kParamWords = 301759;
+constexpr int kParamWords = 301311;
 constexpr int kParamPartition = 64;
 // grad_mem (gradients of one update group): bram, 97663 words of 32 bits in 64 bank(s) of 1526 words;
 //   128 BRAM36, 0 URAM288.
@@ -173,7 +173,7 @@ constexpr int kIndexPartition = 1;
 
 // Pragma arguments that must be tokens: the m_axi depth, each arena's BIND_STORAGE impl
 // and each kernel module's ALLOCATION limit (RTL instances shared by its call sites).
-#define TTSIM_PARAM_WORDS 301759
+#define TTSIM_PARAM_WORDS 301311
 // Encoders the kernel tree's shape tables hold (hls/kernels/model_step.h kMaxEncoders):
 // this design's, so the top's tables are no larger than its model (the host tools
 // built by Bazel define their own).

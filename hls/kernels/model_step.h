@@ -33,12 +33,12 @@ namespace ttsim_hls {
 constexpr int kMaxEncoders = TTSIM_MAX_ENCODERS;
 constexpr int kLinearsPerEncoder = 6;  ///< q, k, v, o, ffn_in, ffn_out
 /// Every update group's parameters start at a multiple of this many words of the param
-/// arena (its gradients at word 0 of the grad arena): the LayerNorm gains and biases, the
-/// heads' and the position table then start where any unit of up to 64 lanes finds them
-/// aligned (layernorm_lane_granule). The padding (< 64 words a group: 478 words of the
-/// 2-encoder ATIS preset's 301,759) holds no parameter; the TT and TTM cores of a group stay contiguous (the
+/// arena (its gradients at word 0 of the grad arena): the LayerNorm gains and biases then
+/// start where a unit of up to 32 lanes finds them aligned (layernorm_lane_granule; the
+/// activation slots of the ATIS presets are multiples of 32 words too). The padding (< 32
+/// words a group) holds no parameter; the TT and TTM cores of a group stay contiguous (the
 /// contractions address them from the group's first core).
-constexpr int kParamGroupAlign = 64;
+constexpr int kParamGroupAlign = 32;
 
 /// Parameter tensors: TTM cores, position, 2 LN, per encoder 6·(cores + bias) + 4 LN,
 /// 4 head tensors.

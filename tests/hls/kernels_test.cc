@@ -696,6 +696,43 @@ TEST(LaneNetworks, AlignedAccessesMoveTheSameWords) {
   EXPECT_EQ(ttsim_hls::aligned_lane_read_network_luts(16, 16), 0);
 }
 
+// Under the access probe the aligned accesses touch the same banks, as often, as the
+// rotating ones (the ports the simulator prices), and report the same starts.
+TEST(LaneNetworks, AlignedAccessesProbeTheSameBanks) {
+  constexpr int L = 8, B = 64;
+  Vf mem(4 * B, 1.0f);
+  const auto view = ttsim_hls::bank_view<B>(mem.data());
+  std::map<std::string, ttsim_hls::MeasuredLoop> loops;
+  {
+    ttsim_hls::AccessProbeScope probe(B);
+    for (const bool aligned : {false, true}) {
+      const char* loop = aligned ? "aligned" : "general";
+      ttsim_hls::probe_loop_begin(loop);
+      for (int start = 0; start < 3 * B; start += L) {
+        for (int n = 0; n <= L; ++n) {
+          ttsim_hls::probe_loop_iter(loop);
+          float v[L];
+          if (aligned) {
+            ttsim_hls::lane_read<L, true>("x", view, start, n, v);
+            ttsim_hls::lane_write<L, true>("x", view, start, n, v);
+          } else {
+            ttsim_hls::lane_read<L>("x", view, start, n, v);
+            ttsim_hls::lane_write<L>("x", view, start, n, v);
+          }
+        }
+      }
+    }
+    loops = probe.loops();
+  }
+  const ttsim_hls::MeasuredLoop &a = loops.at("aligned"), &g = loops.at("general");
+  EXPECT_EQ(a.reads, g.reads);
+  EXPECT_EQ(a.writes, g.writes);
+  EXPECT_EQ(a.max_bank_accesses, g.max_bank_accesses);
+  EXPECT_EQ(a.lane_start_gcd, L);
+  EXPECT_EQ(g.lane_start_gcd, L);
+  EXPECT_GT(a.reads.at("x"), 0);
+}
+
 #if !defined(NDEBUG)
 TEST(LaneNetworksDeathTest, AlignedAccessAtAnUnalignedStartAsserts) {
   Vf mem(256, 0.0f);

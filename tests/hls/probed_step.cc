@@ -28,7 +28,10 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
     probe.add_memory(r.array, r.base, static_cast<std::size_t>(r.words) * sizeof(float), sizeof(float));
   }
   m.train_step(tokens, static_cast<int>(spec.intents - 1), tags, 0.01f);
-  return {probe.loops(), probe.sequence()};
+  ProbedStep out{probe.loops(), probe.sequence()};
+  out.layernorm_granule = ttsim_hls::layernorm_lane_granule(m.dims(), m.layout());
+  out.gelu_granule = ttsim_hls::gelu_lane_granule(m.dims(), m.layout());
+  return out;
 }
 
 int compiled_lanes(TaskOp op) {

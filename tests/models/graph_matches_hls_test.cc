@@ -13,6 +13,7 @@
 #include "tests/hls/test_models.h"
 
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
@@ -182,6 +183,28 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
   return out;
 }
 
+/// The alignment proof the machine relies on (machine.h KernelInstance::lane_aligned):
+/// every lane access of the LayerNorm and GELU modules' loops starts at a multiple of the
+/// layout's granule, as far as the compiled lanes show it (each start a multiple of
+/// gcd(granule, lanes): consecutive tiles differ by the lanes). A call site the granule
+/// functions (model_step.cc) miss, with an offset off the granule, fails here.
+void expect_lane_starts_within_granules(const testing::ProbedStep& step) {
+  int checked = 0;
+  for (const auto& [name, l] : step.loops) {
+    const bool ln = name.rfind("layernorm", 0) == 0, gelu = name.rfind("gelu", 0) == 0;
+    if ((!ln && !gelu) || l.lane_start_gcd == 0) continue;
+    const int lanes = ln ? ttsim_cfg::kLayerNormLanes : ttsim_cfg::kGeluLanes;
+    const int granule = ln ? step.layernorm_granule : step.gelu_granule;
+    ASSERT_GT(granule, 0) << name;
+    const std::int64_t need = std::gcd(granule, lanes);
+    EXPECT_EQ(l.lane_start_gcd % need, 0) << name << ": a lane access starts at a multiple of "
+                                           << l.lane_start_gcd << " only; the layout's granule " << granule
+                                           << " claims " << need;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4) << "the step ran no LayerNorm or GELU loop";
+}
+
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recompute,
@@ -195,6 +218,7 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recomput
     c[name] = {l.invocations, l.iterations};
     expect_loop_within_spec(name, l);
   }
+  expect_lane_starts_within_granules(step);
   if (ports) *ports = step.loops;
   if (sequence) *sequence = step.sequence;
   return c;
