@@ -293,7 +293,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     if (mhz == 300) {
       ASSERT_EQ(sim->over_device.size(), 2u);
       EXPECT_EQ(sim->over_device.at(0).rfind("card power ", 0), 0u) << sim->over_device.at(0);
-      EXPECT_NE(sim->over_device.at(0).find(" W needed, 61.75 W usable (65 W on the device at /card/max_watts, 5 % "
+      EXPECT_NE(sim->over_device.at(0).find(" W needed, 61.8 W usable (65 W on the device at /card/max_watts, 5 % "
                                             "headroom)"),
                 std::string::npos)
           << sim->over_device.at(0);
