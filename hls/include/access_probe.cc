@@ -244,16 +244,24 @@ void probe_loop_iter(const char* loop) {
   ++p->sequence_trips.back();
 }
 
-void probe_lane_start(int start) {
-  ProbeState* p = g_state;
-  if (!p || !p->in_iteration) return;
-  std::int64_t a = p->cur->lane_start_gcd, b = start < 0 ? -static_cast<std::int64_t>(start) : start;
+namespace {
+/// Greatest common divisor of a and |b| (a >= 0; gcd64(0, b) = |b|). This file is compiled
+/// as C++14 in an emitted build's C simulation (run_hls.tcl), which has no std::gcd.
+std::int64_t gcd64(std::int64_t a, std::int64_t b) {
+  if (b < 0) b = -b;
   while (b != 0) {
     const std::int64_t t = a % b;
     a = b;
     b = t;
   }
-  p->cur->lane_start_gcd = a;
+  return a;
+}
+}  // namespace
+
+void probe_lane_start(int start) {
+  ProbeState* p = g_state;
+  if (!p || !p->in_iteration) return;
+  p->cur->lane_start_gcd = gcd64(p->cur->lane_start_gcd, start);
 }
 
 void probe_loop_end(const char*) {
@@ -409,15 +417,7 @@ std::map<std::string, MeasuredLoop> AccessProbeScope::loops() const {
     MeasuredLoop& m = out[p.loop_names.name(static_cast<int>(l))];
     m.iterations += ls->iterations;
     m.invocations += ls->invocations;
-    {
-      std::int64_t a = m.lane_start_gcd, b = ls->lane_start_gcd;
-      while (b != 0) {
-        const std::int64_t t = a % b;
-        a = b;
-        b = t;
-      }
-      m.lane_start_gcd = a;
-    }
+    m.lane_start_gcd = gcd64(m.lane_start_gcd, ls->lane_start_gcd);
     for (std::size_t a = 0; a < ls->arrays.size(); ++a) {
       fill(m, p.array_names.name(static_cast<int>(a)), ls->arrays[a], true);
     }

@@ -414,9 +414,8 @@ void update_linear(const Layout& L, const Arenas& a, const LinearSlots& s, float
   update_group(L, a, s.tensor, s.tensors, lr, grad_mode, grad_out);
 }
 
-}  // namespace
-
-namespace {
+/// Greatest common divisor of a and b (>= 0; gcd_of(a, 0) = |a|). The kernel sources are
+/// C++14 (run_hls.tcl), which has no std::gcd.
 int gcd_of(int a, int b) {
   while (b != 0) {
     const int t = a % b;
@@ -425,6 +424,7 @@ int gcd_of(int a, int b) {
   }
   return a < 0 ? -a : a;
 }
+
 }  // namespace
 
 // The offsets below are the ones model_forward / encoder_forward / model_train_step pass to
