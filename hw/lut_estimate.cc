@@ -1,5 +1,6 @@
 #include "hw/lut_estimate.h"
 
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -41,11 +42,48 @@ bool kernel_runs_on(int kernel, UnitKind unit) {
   return kernel >= 0 && kernel < static_cast<int>(units.size()) && units[kernel] == static_cast<int>(unit);
 }
 
-int unit_pipelined_loops(UnitKind unit) {
-  int loops = 0;
-  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec&) { ++loops; });
-  return loops;
+namespace {
+// Unit kinds (models/task_graph.h UnitKind, kUpdate last).
+constexpr int kUnitSiteKinds = static_cast<int>(UnitKind::kUpdate) + 1;
+}  // namespace
+
+const UnitSites& unit_sites(UnitKind unit) {
+  static const std::array<UnitSites, kUnitSiteKinds> sites = [] {
+    std::array<UnitSites, kUnitSiteKinds> all{};
+    for (int k = 0; k < kUnitSiteKinds; ++k) {
+      UnitSites& s = all[k];
+      for_each_unit_loop(static_cast<UnitKind>(k), [&](const ttsim_spec::LoopSpec& loop) {
+        ++s.pipelined_loops;
+        bool lane_loop = false;
+        for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
+        for (int c = 0; c < loop.n_chain; ++c) {
+          const ttsim_spec::ChainOp& op = loop.chain[c];
+          if (lane_loop && op.rep == ttsim_spec::kOnce) {
+            ++s.per_lane.at(op.op);
+          } else if (lane_loop && op.rep == ttsim_spec::kTree) {
+            ++s.per_tree.at(op.op);
+          } else {
+            ++s.single.at(op.op);
+          }
+        }
+        for (int a = 0; a < loop.n_access; ++a) {
+          const ttsim_spec::ArrayAccess& acc = loop.access[a];
+          if (int_table_array(acc.array)) continue;
+          if (acc.kind == ttsim_spec::kLaneAccess) {
+            s.lane_reads += acc.reads;
+            s.lane_writes += acc.writes;
+          } else {
+            s.scalar_reads += acc.reads;
+          }
+        }
+      });
+    }
+    return all;
+  }();
+  return sites.at(static_cast<std::size_t>(unit));
 }
+
+int unit_pipelined_loops(UnitKind unit) { return unit_sites(unit).pipelined_loops; }
 
 double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
 
@@ -54,15 +92,8 @@ bool int_table_array(const char* array) {
 }
 
 int unit_read_sites(UnitKind unit, bool lane) {
-  int sites = 0;
-  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
-    for (int a = 0; a < loop.n_access; ++a) {
-      const ttsim_spec::ArrayAccess& acc = loop.access[a];
-      if (int_table_array(acc.array)) continue;
-      if ((acc.kind == ttsim_spec::kLaneAccess) == lane) sites += acc.reads;
-    }
-  });
-  return sites;
+  const UnitSites& s = unit_sites(unit);
+  return lane ? s.lane_reads : s.scalar_reads;
 }
 
 double operator_core_luts(int op) {
@@ -135,17 +166,13 @@ double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores
 
 double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op)) {
   if (lanes < 1) throw std::invalid_argument("unit_operator_cores: lanes must be >= 1");
+  const UnitSites& s = unit_sites(unit);
   double luts = 0;
-  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
-    bool lane_loop = false;
-    for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
-    for (int c = 0; c < loop.n_chain; ++c) {
-      double instances = 1;
-      if (lane_loop && loop.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
-      if (lane_loop && loop.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
-      luts += instances * per_core(loop.chain[c].op);
-    }
-  });
+  for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
+    const double instances = static_cast<double>(s.per_lane[op]) * lanes +
+                             static_cast<double>(s.per_tree[op]) * (lanes - 1) + s.single[op];
+    if (instances > 0) luts += instances * per_core(op);
+  }
   return luts;
 }
 

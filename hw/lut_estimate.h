@@ -8,6 +8,7 @@
 // Per-core LUTs are the csynth figures of real reports (shared/reference/hls-reports.md
 // §2.6); cores no report shows are assumptions, stated as such.
 
+#include <array>
 #include <cstdint>
 
 #include "core/json_view.h"
@@ -123,6 +124,23 @@ double control_luts(double pipelined_loops);
 /// slice offsets; "labels": the loss's labels, read from the same array) rather than a
 /// banked float arena: its sites take no bank network or array select.
 bool int_table_array(const char* array);
+
+/// The access sites and loops of one instance of each kernel module that runs on a unit,
+/// summed over the kernel specification once (unit_sites): what the LUT estimate's network,
+/// array-select and control terms multiply.
+struct UnitSites {
+  int lane_reads = 0;       ///< lane read sites of the float arenas (int tables excluded)
+  int lane_writes = 0;      ///< lane write sites of the float arenas
+  int scalar_reads = 0;     ///< scalar (one-word) read sites of the float arenas
+  int pipelined_loops = 0;  ///< loops of the unit's modules (each pipelined and outlined)
+  /// Operator cores by ttsim_spec::Opr and the instance rule of unit_operator_cores:
+  /// per_lane[op] cores with lanes instances, per_tree[op] with lanes − 1, single[op] with one.
+  std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, single{};
+};
+
+/// The sites of `unit` (UnitSites), computed for every unit kind on first use (the kernel
+/// specification is a compile-time table).
+const UnitSites& unit_sites(UnitKind unit);
 
 /// Read access sites of the float arenas (`index` tables excluded) over every loop of every
 /// kernel module that runs on `unit`: lane reads when `lane`, else scalar reads. Each

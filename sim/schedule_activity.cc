@@ -91,20 +91,11 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
   if (aligned && !ttsim_hls::lane_alignable(lanes, banks)) {
     throw std::invalid_argument("unit_bank_network_luts: aligned lane accesses need lanes dividing banks");
   }
-  double luts = 0;
-  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
-    for (int a = 0; a < loop.n_access; ++a) {
-      const ttsim_spec::ArrayAccess& acc = loop.access[a];
-      if (int_table_array(acc.array)) continue;  // int tables, not banked
-      if (acc.kind == ttsim_spec::kLaneAccess) {
-        luts += 32.0 * (acc.reads * lane_site_luts(false, lanes, banks, bound, aligned) +
-                        acc.writes * lane_site_luts(true, lanes, banks, bound, aligned));
-      } else {
-        luts += 32.0 * acc.reads * select_luts(banks, bound);
-      }
-    }
-  });
-  return luts;
+  // Every site of a kind builds the same structure: the sums of the unit's sites, times it.
+  const UnitSites& s = unit_sites(unit);
+  return 32.0 * (s.lane_reads * lane_site_luts(false, lanes, banks, bound, aligned) +
+                 s.lane_writes * lane_site_luts(true, lanes, banks, bound, aligned) +
+                 s.scalar_reads * static_cast<double>(select_luts(banks, bound)));
 }
 
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
