@@ -134,8 +134,9 @@ struct Machine {
   std::vector<int> memory_of_buffer;
   int partition = 1;             ///< banks of every float arena (largest lane count; design_config.h kArenaBanks)
   /// By unit kind (UnitKind): a number of words every lane access of the unit's calls starts at a
-  /// multiple of, from the layout (ttsim_hls::layernorm_lane_granule, gelu_lane_granule for
-  /// the LayerNorm and GELU units); 0 for the units whose calls the layout does not align
+  /// multiple of, from the layout (ttsim_hls::layernorm_lane_granule, gelu_lane_granule,
+  /// softmax_lane_granule for the LayerNorm, GELU and softmax units); 0 for the units whose
+  /// calls the layout does not align
   /// (their accesses rotate over every bank).
   std::array<int, kUnitKinds> lane_granule{};
 

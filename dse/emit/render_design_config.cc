@@ -34,7 +34,7 @@ struct LaneConstant {
 const std::vector<LaneConstant>& lane_constants() {
   static const std::vector<LaneConstant> k = {
       {"kContractLanes", {"ttsim_contraction"}},
-      {"kSoftmaxLanes", {"ttsim_softmax", "ttsim_softmax_grad"}},
+      {"kSoftmaxLanes", {"ttsim_softmax", "ttsim_softmax_grad"}, "kSoftmaxAligned"},
       {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}, "kLayerNormAligned"},
       {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}, "kGeluAligned"},
       {"kAddLanes", {"ttsim_add_accumulate", "ttsim_column_sum", "ttsim_transpose"}},
@@ -183,8 +183,8 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 again before its backward, hls/kernels/model_step.h ModelDims)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
-      "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kLayerNormAligned,\n"
-      "//                 kGeluAligned (aligned lane accesses: every row of their calls starts at a\n"
+      "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,\n"
+      "//                 kLayerNormAligned, kGeluAligned (aligned lane accesses: every row of their calls starts at a\n"
       "//                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)\n"
       "//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],\n"
       "//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array\n"

@@ -20,8 +20,8 @@
 //                 again before its backward, hls/kernels/model_step.h ModelDims)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
-//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kLayerNormAligned,
-//                 kGeluAligned (aligned lane accesses: every row of their calls starts at a
+//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,
+//                 kLayerNormAligned, kGeluAligned (aligned lane accesses: every row of their calls starts at a
 //                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)
 //  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
 //                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
@@ -105,9 +105,11 @@ constexpr int kSgdLanes = 8;
 // selects among its residue class of banks. The host tools, which run any model on this
 // tree, define TTSIM_ANY_LAYOUT and take the general accesses.
 #if defined(TTSIM_ANY_LAYOUT)
+constexpr bool kSoftmaxAligned = false;
 constexpr bool kLayerNormAligned = false;
 constexpr bool kGeluAligned = false;
 #else
+constexpr bool kSoftmaxAligned = true;
 constexpr bool kLayerNormAligned = true;
 constexpr bool kGeluAligned = true;
 #endif

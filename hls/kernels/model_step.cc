@@ -343,7 +343,7 @@ void encoder_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K
   linear_forward(m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
   linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
   linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
-  attention_forward(a.index, K, D, m.heads, K, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
+  attention_forward(a.index, K, D, m.heads, K, m.seq_len, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                     a.saved1 + es.P, a.act + es.ctx, stat);
   linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
   add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
@@ -428,8 +428,8 @@ int gcd_of(int a, int b) {
 }  // namespace
 
 // The offsets below are the ones model_forward / encoder_forward / model_train_step pass to
-// layernorm, layernorm_grad, gelu and gelu_grad (each call's view offset; the kernels add
-// row · cols + tile · LANES). A call added there must be added here: the C simulation of an
+// layernorm, layernorm_grad, gelu, gelu_grad, softmax and softmax_grad (each call's view
+// offset; the kernels add row · pitch + tile · LANES). A call added there must be added here: the C simulation of an
 // emitted build asserts every aligned access (banked.h TTSIM_CHECK_ALIGNED).
 int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
   int g = m.d_model;
@@ -448,6 +448,12 @@ int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
 int gelu_lane_granule(const ModelDims& m, const Layout& L) {
   int g = gcd_of(m.ffn_dim, L.dF);
   for (int e = 0; e < m.encoders; ++e) g = gcd_of(gcd_of(g, L.enc[e].lin[4].y), L.enc[e].g);
+  return g;
+}
+
+int softmax_lane_granule(const ModelDims& m, const Layout& L) {
+  int g = gcd_of(m.seq_len, L.dP);
+  for (int e = 0; e < m.encoders; ++e) g = gcd_of(g, L.enc[e].P);
   return g;
 }
 
@@ -502,7 +508,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
     linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
-    attention_backward(a.index, K, D, m.heads, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
+    attention_backward(a.index, K, D, m.heads, m.seq_len, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                        a.saved1 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
     linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true);

@@ -202,6 +202,11 @@ int layernorm_lane_granule(const ModelDims& m, const Layout& L);
 /// The same for the GELU unit (ttsim_gelu, ttsim_gelu_grad): ffn_dim and the offsets of the
 /// FFN-in output, its GELU output g and the gradient dF.
 int gelu_lane_granule(const ModelDims& m, const Layout& L);
+/// The same for the softmax unit (ttsim_softmax, ttsim_softmax_grad): the row pitch of the
+/// scores, seq_len (attention.h: every sample's rows are seq_len words apart), and the
+/// offsets of each encoder's probabilities P and of the gradient dP (the heads' blocks start
+/// at multiples of the pitch).
+int softmax_lane_granule(const ModelDims& m, const Layout& L);
 
 /// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {

@@ -24,15 +24,17 @@ void ttsim_contraction(const float A[kArenaRows][kArenaBanks], int a_off, const 
 }
 // softmax, layernorm and layernorm_grad take each array once (ttsim_spec::kSharedArguments):
 // two views of one argument are two access sites of one interface in the kernel.
-void ttsim_softmax(float P[kArenaRows][kArenaBanks], int in_off, int out_off, int R, int cols, int valid_cols,
+void ttsim_softmax(float P[kArenaRows][kArenaBanks], int in_off, int out_off, int R, int cols, int ld, int valid_cols,
                    float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, in_off, P, out_off, R, cols, valid_cols, stat, stat_off);
+  softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks, ttsim_cfg::kSoftmaxAligned>(P, in_off, P, out_off, R, cols, ld,
+                                                                                     valid_cols, stat, stat_off);
 }
-void ttsim_softmax_grad(const float P[kArenaRows][kArenaBanks], int p_off, float d[kArenaRows][kArenaBanks], int d_off, int R, int cols,
-                        float stat[kArenaRows][kArenaBanks], int stat_off) {
+void ttsim_softmax_grad(const float P[kArenaRows][kArenaBanks], int p_off, float d[kArenaRows][kArenaBanks], int d_off,
+                        int R, int cols, int ld, float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks>(P, p_off, d, d_off, R, cols, stat, stat_off);
+  softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks, ttsim_cfg::kSoftmaxAligned>(P, p_off, d, d_off, R, cols,
+                                                                                          ld, stat, stat_off);
 }
 void ttsim_layernorm(const float x[kArenaRows][kArenaBanks], int x_off, const float params[kArenaRows][kArenaBanks], int g_off,
                      int b_off, float y[kArenaRows][kArenaBanks], int y_off, float saved[kArenaRows][kArenaBanks], int xhat_off,

@@ -73,10 +73,10 @@ constexpr TtsimModuleName kTtsimModules[] = {
 
 void ttsim_contraction(TTSIM_CARENA(A), int a_off, TTSIM_CARENA(B), int b_off, TTSIM_ARENA(C), int c_off,
                        const int index[], const ttsim_hls::ContractDesc& d);
-void ttsim_softmax(TTSIM_ARENA(P), int in_off, int out_off, int R, int cols, int valid_cols, TTSIM_ARENA(stat),
-                   int stat_off);
-void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_ARENA(d), int d_off, int R, int cols, TTSIM_ARENA(stat),
-                        int stat_off);
+void ttsim_softmax(TTSIM_ARENA(P), int in_off, int out_off, int R, int cols, int ld, int valid_cols,
+                   TTSIM_ARENA(stat), int stat_off);
+void ttsim_softmax_grad(TTSIM_CARENA(P), int p_off, TTSIM_ARENA(d), int d_off, int R, int cols, int ld,
+                        TTSIM_ARENA(stat), int stat_off);
 void ttsim_layernorm(TTSIM_CARENA(x), int x_off, TTSIM_CARENA(params), int g_off, int b_off, TTSIM_ARENA(y),
                      int y_off, TTSIM_ARENA(saved), int xhat_off, int rstd_off, int R, int cols, TTSIM_ARENA(stat),
                      int stat_off);
@@ -107,16 +107,17 @@ inline void contraction(const int* index, CRef A, CRef B, Ref C, const ContractD
 #pragma HLS INLINE
   ttsim_contraction(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
 }
-/// The probabilities in place of the scores (in and out: one array, the module's `P`).
-inline void softmax(CRef in, Ref out, int R, int cols, int valid_cols, Ref stat) {
+/// The probabilities in place of the scores (in and out: one array, the module's `P`);
+/// R rows of `cols`, ld words apart.
+inline void softmax(CRef in, Ref out, int R, int cols, int ld, int valid_cols, Ref stat) {
 #pragma HLS INLINE
   TTSIM_SAME_ARRAY(in, out);
-  ttsim_softmax(out.rows, in.off, out.off, R, cols, valid_cols, stat.rows, stat.off);
+  ttsim_softmax(out.rows, in.off, out.off, R, cols, ld, valid_cols, stat.rows, stat.off);
 }
-/// d = P ⊙ (d − rowsum(d ⊙ P)) in place (d: dP in, dS out).
-inline void softmax_grad(CRef P, Ref d, int R, int cols, Ref stat) {
+/// d = P ⊙ (d − rowsum(d ⊙ P)) in place (d: dP in, dS out); R rows of `cols`, ld words apart.
+inline void softmax_grad(CRef P, Ref d, int R, int cols, int ld, Ref stat) {
 #pragma HLS INLINE
-  ttsim_softmax_grad(P.rows, P.off, d.rows, d.off, R, cols, stat.rows, stat.off);
+  ttsim_softmax_grad(P.rows, P.off, d.rows, d.off, R, cols, ld, stat.rows, stat.off);
 }
 /// gamma and beta in one array (the module's `params`), xhat and rstd in one (`saved`).
 inline void layernorm(CRef x, CRef gamma, CRef beta, Ref y, Ref xhat, Ref rstd, int R, int cols, Ref stat) {

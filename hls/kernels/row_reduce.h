@@ -149,12 +149,12 @@ inline int trip(ttsim_spec::TripKind k, int R, int cols, int lanes) {
 
 }  // namespace detail
 
-/// Cursor of a row reduction over R rows of `cols` (row-major, word r·cols + j):
+/// Cursor of a row reduction over R rows of `cols` (row-major, word r·ld + j; ld = cols by default):
 /// iterations (row block, column tile, row in block), kTripRowSlots. II: the loop's
 /// PIPELINE II (TTSIM_II_<LOOP>). In the body: act when active() (a row, not an idle
 /// slot), fold the tile's LANES values into the row's slot with sum() or max(), write the
 /// row statistic at last_tile(), then next().
-/// ALIGNED: every row starts at a multiple of LANES (offset and cols), so read_masked is
+/// ALIGNED: every row starts at a multiple of LANES (offset and ld), so read_masked is
 /// an aligned lane read (banked.h lane_read<LANES, true>).
 template <int LANES, int II, bool ALIGNED = false>
 class RowReduce {
@@ -163,7 +163,9 @@ class RowReduce {
   /// The loop's PIPELINE II; an accumulator slot is updated every kAccSlots·II cycles.
   static constexpr int kII = II;
 
-  RowReduce(int R, int cols) : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, cols, 0, 0) {}
+  /// R rows of `cols`, row r at word r·ld (ld = cols when not given).
+  RowReduce(int R, int cols, int ld = -1)
+      : R_(R), cols_(cols), c_((cols + LANES - 1) / LANES, ld < 0 ? cols : ld, 0, 0) {}
   /// Iterations of the loop: ceil(R / kAccSlots)·kAccSlots·ceil(cols / LANES).
   int total() const { return detail::trip(ttsim_spec::kTripRowSlots, R_, cols_, LANES); }
   /// Row of this iteration (>= R: an idle slot).
@@ -171,7 +173,7 @@ class RowReduce {
   bool active() const { return c_.row() < R_; }
   /// First column of this iteration's tile.
   int first() const { return c_.t * LANES; }
-  /// Word of (row, first()) (row·cols kept by increments).
+  /// Word of (row, first()) (row·ld kept by increments).
   int base() const { return c_.rows.off[0] + first(); }
   /// Lanes of the tile below column `valid` (default: every column).
   int lanes(int valid) const { return tile_lanes<LANES>(first(), valid); }

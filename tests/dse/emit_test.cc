@@ -55,6 +55,7 @@ TEST(Emit, HeaderCarriesTheDesignAndTheTreesCapacities) {
   // 301,281 parameters and 30 words of update-group alignment padding.
   EXPECT_NE(h.find("constexpr int kParamWords = 301311;"), std::string::npos) << h;
   EXPECT_NE(h.find("#define TTSIM_PARAM_WORDS 301311"), std::string::npos) << h;
+  EXPECT_NE(h.find("constexpr bool kSoftmaxAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr bool kLayerNormAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr bool kGeluAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("{1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_out"), std::string::npos) << h;

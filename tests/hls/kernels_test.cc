@@ -385,15 +385,21 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
 }
 
 // ---- attention ----
-TEST(Attention, ForwardAndBackwardMatchNaive) {
+// Rows of the scores ld apart: ld = K (packed) and ld > K (the model's sequence length
+// for a shorter sample), with the probabilities read back at that pitch.
+class AttentionPitch : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Pitch, AttentionPitch, ::testing::Values(0, 3));
+
+TEST_P(AttentionPitch, ForwardAndBackwardMatchNaive) {
   std::mt19937 rng(9);
-  const int K = 5, H = 3, dh = 4, D = H * dh;
+  const int K = 5, H = 3, dh = 4, D = H * dh, ld = K + GetParam();
   const Vf Q = randv(K * D, rng), Kx = randv(K * D, rng), V = randv(K * D, rng),
            dC = randv(K * D, rng);
-  Vf P(H * K * K), ctx(K * D), stat(3 * H * K), dQ(K * D), dK(K * D), dV(K * D), dP(H * K * K);
-  ttsim_hls::attention_forward(nullptr, K, D, H, K, BV(Q), BV(Kx), BV(V), BV(P), BV(ctx),
+  Vf P(H * K * ld), ctx(K * D), stat(3 * H * K), dQ(K * D), dK(K * D), dV(K * D), dP(H * K * ld);
+  ttsim_hls::attention_forward(nullptr, K, D, H, K, ld, BV(Q), BV(Kx), BV(V), BV(P), BV(ctx),
                                BV(stat));
-  ttsim_hls::attention_backward(nullptr, K, D, H, BV(Q), BV(Kx), BV(V), BV(P), BV(dC),
+  const Vf P_fwd = P;
+  ttsim_hls::attention_backward(nullptr, K, D, H, ld, BV(Q), BV(Kx), BV(V), BV(P), BV(dC),
                                 BV(dQ), BV(dK), BV(dV), BV(dP), BV(stat));
   Vd wctx(K * D, 0), wdQ(K * D, 0), wdK(K * D, 0), wdV(K * D, 0);
   const double sc = 1.0 / std::sqrt(static_cast<double>(dh));
@@ -410,6 +416,7 @@ TEST(Attention, ForwardAndBackwardMatchNaive) {
       double sum = 0;
       for (int j = 0; j < K; ++j) sum += (p[i][j] = std::exp(p[i][j] - mx));
       for (int j = 0; j < K; ++j) p[i][j] /= sum;
+      for (int j = 0; j < K; ++j) EXPECT_NEAR(P_fwd[(h * K + i) * ld + j], p[i][j], 1e-5) << h << " " << i << " " << j;
       for (int c = 0; c < dh; ++c)
         for (int j = 0; j < K; ++j) wctx[i * D + h * dh + c] += p[i][j] * V[j * D + h * dh + c];
       double dot = 0;

@@ -31,6 +31,7 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
   ProbedStep out{probe.loops(), probe.sequence()};
   out.layernorm_granule = ttsim_hls::layernorm_lane_granule(m.dims(), m.layout());
   out.gelu_granule = ttsim_hls::gelu_lane_granule(m.dims(), m.layout());
+  out.softmax_granule = ttsim_hls::softmax_lane_granule(m.dims(), m.layout());
   return out;
 }
 

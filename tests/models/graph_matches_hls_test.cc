@@ -184,25 +184,29 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 }
 
 /// The alignment proof the machine relies on (machine.h KernelInstance::lane_aligned):
-/// every lane access of the LayerNorm and GELU modules' loops starts at a multiple of the
-/// layout's granule, as far as the compiled lanes show it (each start a multiple of
+/// every lane access of the LayerNorm, GELU and softmax modules' loops starts at a multiple
+/// of the layout's granule, as far as the compiled lanes show it (each start a multiple of
 /// gcd(granule, lanes): consecutive tiles differ by the lanes). A call site the granule
-/// functions (model_step.cc) miss, with an offset off the granule, fails here.
+/// functions (model_step.cc) miss, with an offset off the granule, or softmax rows packed at
+/// the sample's K instead of the sequence length's pitch, fails here.
 void expect_lane_starts_within_granules(const testing::ProbedStep& step) {
-  int checked = 0;
+  int checked = 0, softmax_loops = 0;
   for (const auto& [name, l] : step.loops) {
-    const bool ln = name.rfind("layernorm", 0) == 0, gelu = name.rfind("gelu", 0) == 0;
-    if ((!ln && !gelu) || l.lane_start_gcd == 0) continue;
-    const int lanes = ln ? ttsim_cfg::kLayerNormLanes : ttsim_cfg::kGeluLanes;
-    const int granule = ln ? step.layernorm_granule : step.gelu_granule;
+    const bool ln = name.rfind("layernorm", 0) == 0, gelu = name.rfind("gelu", 0) == 0,
+               softmax = name.rfind("softmax", 0) == 0;
+    if ((!ln && !gelu && !softmax) || l.lane_start_gcd == 0) continue;
+    const int lanes = ln ? ttsim_cfg::kLayerNormLanes : gelu ? ttsim_cfg::kGeluLanes : ttsim_cfg::kSoftmaxLanes;
+    const int granule = ln ? step.layernorm_granule : gelu ? step.gelu_granule : step.softmax_granule;
     ASSERT_GT(granule, 0) << name;
     const std::int64_t need = std::gcd(granule, lanes);
     EXPECT_EQ(l.lane_start_gcd % need, 0) << name << ": a lane access starts at a multiple of "
                                            << l.lane_start_gcd << " only; the layout's granule " << granule
                                            << " claims " << need;
     ++checked;
+    softmax_loops += softmax;
   }
   EXPECT_GE(checked, 4) << "the step ran no LayerNorm or GELU loop";
+  EXPECT_EQ(softmax_loops, 5) << "the step ran fewer than the softmax modules' five loops";
 }
 
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
@@ -370,6 +374,13 @@ TEST(GraphMatchesHls, TinyModelSequentialTt) { expect_graph_matches_hls(testing:
 TEST(GraphMatchesHls, TinyModelShortSample) {
   expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kBTT, 4);
   expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT, 4);
+}
+
+// An ATIS sample shorter than seq_len: its score rows keep the sequence length's pitch, so
+// the softmax modules' lane starts stay multiples of their lanes (rows packed at K = 17
+// words would start at multiples of 1).
+TEST(GraphMatchesHls, AtisShortSample) {
+  expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 17);
 }
 
 TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {
