@@ -76,9 +76,15 @@ std::vector<std::int64_t> linear_shape_key(const LinearLayerSpec& l, Flow flow, 
 
 struct GraphReshaper::NameIndex {
   std::unordered_map<std::string, int> task, buffer;
+  /// By parameter buffer id: the SGD task of its update group (-1: none).
+  std::vector<int> update_of;
 
-  explicit NameIndex(const TaskGraph& graph) {
-    for (const Task& t : graph.tasks) task.emplace(t.name, t.id);
+  explicit NameIndex(const TaskGraph& graph) : update_of(graph.buffers.size(), -1) {
+    for (const Task& t : graph.tasks) {
+      task.emplace(t.name, t.id);
+      if (t.op != TaskOp::kSgdUpdate) continue;
+      for (int w : t.writes) update_of.at(static_cast<std::size_t>(w)) = t.id;
+    }
     for (const Buffer& b : graph.buffers) buffer.emplace(b.name, b.id);
   }
   /// The id of `name` in `m`, -1 when there is none.
@@ -132,7 +138,8 @@ void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& name
     if (t.kind == TensorKind::kCore) {
       const std::string core = layer + ".core" + t.name.substr(1);
       buffer = NameIndex::need(names.buffer, core);
-      update = NameIndex::need(names.task, core + ".sgd");
+      update = names.update_of.at(static_cast<std::size_t>(buffer));
+      if (update < 0) throw std::logic_error("GraphReshaper: the graph has no update of " + core);
     } else if (t.kind == TensorKind::kCoreGrad) {
       buffer = NameIndex::need(names.buffer, layer + ".core" + t.name.substr(2) + ".grad");
     } else if (t.kind == TensorKind::kIntermediate) {
@@ -230,12 +237,19 @@ bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
       b.shape = plan.tensors[s.shape_from[j]].shape;
       b.words = 1;
       for (auto x : b.shape) b.words *= x;
-      if (s.tensor_update[j] >= 0) {  // the core's SGD update: 1 × words (Builder::finish)
-        Task& u = graph.tasks[s.tensor_update[j]];
-        u.shape.rows = 1;
-        u.shape.cols = b.words;
-        u.elements = u.shape.elements();
-      }
+    }
+  }
+  // The update groups holding cores: 1 × the words of the group's parameters
+  // (Builder::sgd_group), once every site's buffers have their new shapes.
+  for (const Site& s : sites_) {
+    for (int u_id : s.tensor_update) {
+      if (u_id < 0) continue;
+      Task& u = graph.tasks[static_cast<std::size_t>(u_id)];
+      std::int64_t words = 0;
+      for (int w : u.writes) words += graph.buffers[static_cast<std::size_t>(w)].words;
+      u.shape.rows = 1;
+      u.shape.cols = words;
+      u.elements = u.shape.elements();
     }
   }
   return true;

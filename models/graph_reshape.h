@@ -58,7 +58,7 @@ class GraphReshaper {
     /// By plan tensor: the buffer holding it (-1 for the tensors the layer binds to its
     /// inputs and outputs, whose shapes do not depend on ranks).
     std::vector<int> tensor_buffer;
-    /// By plan tensor: the SGD task of a core (its parameter buffer's update), else -1.
+    /// By plan tensor: the SGD task of a core's update group, else -1.
     std::vector<int> tensor_update;
     /// By plan tensor: the tensor whose shape its buffer takes (a core gradient's core).
     std::vector<int> shape_from;

@@ -284,14 +284,28 @@ class Builder {
     return g_.tasks.back().id;
   }
 
-  /// The SGD update of parameter `p` (its fused update: the HLS step updates each update
-  /// group as soon as its gradients are complete, model_step.cc model_train_step).
-  void sgd(int p) {
-    const Buffer& b = g_.buffers[p];
+  /// The SGD update of one update group, parameters `params` in layout order (the fused
+  /// update: the HLS step updates each group as soon as its gradients are complete, by one
+  /// sgd_update call over the group's contiguous words — model_step.cc update_group): one
+  /// task "<name>.sgd" of 1 × Σ words reading the parameters and their gradients, writing
+  /// the parameters.
+  void sgd_group(const std::string& name, const std::vector<int>& params) {
     if (updated_.size() < g_.buffers.size()) updated_.resize(g_.buffers.size(), 0);
-    if (updated_[p]++) throw std::logic_error("parameter " + b.name + " updated twice");
-    task(b.name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, b.layer, encoder_of(b.layer), "",
-         rows_cols(1, b.words), {p, grad(p)}, {p});
+    std::vector<int> reads, writes;
+    std::int64_t words = 0;
+    std::string layer;
+    for (int p : params) {
+      const Buffer& b = g_.buffers[p];
+      if (updated_[p]++) throw std::logic_error("parameter " + b.name + " updated twice");
+      if (layer.empty()) layer = b.layer;
+      words += b.words;
+      reads.push_back(p);
+      reads.push_back(grad(p));
+      writes.push_back(p);
+    }
+    if (params.empty()) throw std::logic_error("update group " + name + " has no parameter");
+    task(name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, layer, encoder_of(layer), "", rows_cols(1, words),
+         std::move(reads), std::move(writes));
   }
 
   /// Classes and first/last use; returns the graph. Every parameter must have been
@@ -593,7 +607,7 @@ class TrainingGraph {
     }
     // The layer's update group, fused: its gradients are complete and its backward (the
     // last reader of its old values) has run.
-    for (int p : lin.params) b_.sgd(p);
+    b_.sgd_group(l.name, lin.params);
     return dx;
   }
 
@@ -629,10 +643,7 @@ class TrainingGraph {
             rows_cols(K_, m_.d_model), {dout, n.stats, n.gain},
             {din, b_.grad(n.gain), b_.grad(n.bias)});
     // An encoder LayerNorm is its own update group; the embedding's joins the embedding's.
-    if (update) {
-      b_.sgd(n.gain);
-      b_.sgd(n.bias);
-    }
+    if (update) b_.sgd_group(n.layer, {n.gain, n.bias});
     return din;
   }
 
@@ -689,9 +700,7 @@ class TrainingGraph {
             "embedding.grad", rows_cols(K_, D), {dsum}, {b_.grad(position_)});
     // The embedding's update groups (make_layout): the position table and the LayerNorm's
     // gain and bias once the position gradient is complete, then the token cores (or table).
-    b_.sgd(position_);
-    b_.sgd(emb_ln_.gain);
-    b_.sgd(emb_ln_.bias);
+    b_.sgd_group("embedding.position_ln", {position_, emb_ln_.gain, emb_ln_.bias});
     if (ttm_) {
       ttm_->bind("dY", dsum);
       ttm_->emit(FlowStage::kGradWeights, {ids_});
@@ -699,7 +708,7 @@ class TrainingGraph {
       b_.task("embedding.bwd.scatter_grad", TaskOp::kAdd, Stage::kBackward, "embedding", -1,
               "embedding.grad", rows_cols(K_, D), {dsum, ids_}, {b_.grad(table_)});
     }
-    for (int c : token_params_) b_.sgd(c);
+    b_.sgd_group("embedding.tokens", token_params_);
   }
 
   /// Encoder e's forward from `h_in`; its output in *h_out. With `again` (GraphOptions::

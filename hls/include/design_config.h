@@ -21,7 +21,7 @@
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,
-//                 kLayerNormAligned, kGeluAligned (aligned lane accesses: every row of their calls starts at a
+//                 kLayerNormAligned, kGeluAligned, kSgdAligned (aligned lane accesses: every row of their calls starts at a
 //                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)
 //  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
 //                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
@@ -108,10 +108,12 @@ constexpr int kSgdLanes = 8;
 constexpr bool kSoftmaxAligned = false;
 constexpr bool kLayerNormAligned = false;
 constexpr bool kGeluAligned = false;
+constexpr bool kSgdAligned = false;
 #else
 constexpr bool kSoftmaxAligned = true;
 constexpr bool kLayerNormAligned = true;
 constexpr bool kGeluAligned = true;
+constexpr bool kSgdAligned = true;
 #endif
 
 // Banks of every float arena (the largest lane count): a lane access of any module
@@ -251,8 +253,8 @@ constexpr int kIndexPartition = 1;
 #define TTSIM_TRIPS_LOSS_EXP_SUM_MAX 512
 #define TTSIM_TRIPS_LOSS_GRAD_MIN 4
 #define TTSIM_TRIPS_LOSS_GRAD_MAX 512
-#define TTSIM_TRIPS_SGD_UPDATE_MIN 4
-#define TTSIM_TRIPS_SGD_UPDATE_MAX 12192
+#define TTSIM_TRIPS_SGD_UPDATE_MIN 192
+#define TTSIM_TRIPS_SGD_UPDATE_MAX 12208
 // PIPELINE II of each kernel loop (cycles), as the simulator prices it.
 #define TTSIM_II_CONTRACT_COLUMN 1
 #define TTSIM_II_CONTRACT_DOT 1

@@ -1,5 +1,7 @@
 #include "hls/kernels/model_step.h"
 
+#include <cassert>
+
 #include "hls/kernels/attention.h"
 #include "hls/kernels/modules.h"
 
@@ -392,18 +394,29 @@ grad_store:
 
 namespace {
 
-/// The update of tensors [first, first + count) of L.tensors, whose gradients are complete
-/// in the grad arena (model_train_step): SGD on each, or in the gradient mode their
-/// gradients copied to grad_out (Layout order) and re-zeroed.
+/// The update of one update group, tensors [first, first + count) of L.tensors, whose
+/// gradients are complete in the grad arena (model_train_step): one SGD call over the
+/// whole group — its parameters are contiguous from tensors[first].offset and its gradients
+/// from word 0 of the grad arena (make_layout), and SGD is element-wise, so this is the
+/// per-tensor update exactly, from a start aligned to kParamGroupAlign (sgd_lane_granule) —,
+/// or in the gradient mode each tensor's gradients copied to grad_out (Layout order) and
+/// re-zeroed.
 void update_group(const Layout& L, const Arenas& a, int first, int count, float lr, bool grad_mode,
                   float* grad_out) {
 #pragma HLS INLINE
+  if (!grad_mode) {
+    int words = 0;
+    for (int i = first; i < first + count; ++i) {
+#ifndef __SYNTHESIS__
+      assert(L.tensors[i].offset == L.tensors[first].offset + words && L.tensors[i].grad == L.tensors[first].grad + words);
+#endif
+      words += L.tensors[i].words;
+    }
+    sgd_update(a.param + L.tensors[first].offset, a.grad + L.tensors[first].grad, words, lr);
+    return;
+  }
   for (int i = first; i < first + count; ++i) {
     const ParamTensor& t = L.tensors[i];
-    if (!grad_mode) {
-      sgd_update(a.param + t.offset, a.grad + t.grad, t.words, lr);
-      continue;
-    }
     ttsim_store_gradient(a.grad + t.grad, grad_out + t.offset, t.words);
   }
 }
@@ -448,6 +461,14 @@ int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
 int gelu_lane_granule(const ModelDims& m, const Layout& L) {
   int g = gcd_of(m.ffn_dim, L.dF);
   for (int e = 0; e < m.encoders; ++e) g = gcd_of(gcd_of(g, L.enc[e].lin[4].y), L.enc[e].g);
+  return g;
+}
+
+int sgd_lane_granule(const Layout& L) {
+  int g = 0;
+  for (int t = 0; t < L.n_tensors; ++t) {
+    if (L.tensors[t].grad == 0) g = gcd_of(g, L.tensors[t].offset);  // a group's first tensor
+  }
   return g;
 }
 

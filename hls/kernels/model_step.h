@@ -207,6 +207,11 @@ int gelu_lane_granule(const ModelDims& m, const Layout& L);
 /// offsets of each encoder's probabilities P and of the gradient dP (the heads' blocks start
 /// at multiples of the pitch).
 int softmax_lane_granule(const ModelDims& m, const Layout& L);
+/// The same for the SGD unit (ttsim_sgd_update): each update group's parameters are updated
+/// by one call from the group's first word (kParamGroupAlign-aligned) and its gradients from
+/// word 0 of the grad arena: the gcd of the groups' first words (0 when every group starts
+/// at word 0).
+int sgd_lane_granule(const Layout& L);
 
 /// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {

@@ -86,5 +86,5 @@ float ttsim_loss(const float logits[kArenaRows][kArenaBanks], int logits_off, co
 }
 void ttsim_sgd_update(float w[kArenaRows][kArenaBanks], int w_off, float g[kArenaRows][kArenaBanks], int g_off, int words, float lr) {
 #pragma HLS INLINE off
-  sgd_kernel<ttsim_cfg::kSgdLanes, kArenaBanks>(w, w_off, g, g_off, words, lr);
+  sgd_kernel<ttsim_cfg::kSgdLanes, kArenaBanks, ttsim_cfg::kSgdAligned>(w, w_off, g, g_off, words, lr);
 }

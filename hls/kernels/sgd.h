@@ -11,7 +11,9 @@ namespace ttsim_hls {
 /// SGD in place over `words` parameters: w −= lr·g, then g = 0 (so the next step's
 /// gradients start from zero without a separate clearing pass). Loop sgd_update
 /// (II: TTSIM_II_SGD_UPDATE), trip ceil(words / LANES) (shape rows 1, cols words).
-template <int LANES, int B>
+/// ALIGNED: w_off and g_off are multiples of LANES (aligned lane accesses, banked.h;
+/// asserted in C simulation).
+template <int LANES, int B, bool ALIGNED = false>
 void sgd_kernel(float w_mem[][B], int w_off, float g_mem[][B], int g_off, int words, float lr) {
   const Banked<float, B> w(w_mem, w_off);
   const Banked<float, B> g(g_mem, g_off);
@@ -31,16 +33,16 @@ sgd_update:
 #pragma HLS ARRAY_PARTITION variable = wv complete
 #pragma HLS ARRAY_PARTITION variable = gv complete
 #pragma HLS ARRAY_PARTITION variable = zv complete
-    lane_read<LANES>("w", w, first, nl, wv);
-    lane_read<LANES>("g", g, first, nl, gv);
+    lane_read<LANES, ALIGNED>("w", w, first, nl, wv);
+    lane_read<LANES, ALIGNED>("g", g, first, nl, gv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = first + l;
       wv[l] = j < words ? wv[l] - lr * gv[l] : 0.0f;
       zv[l] = 0.0f;
     }
-    lane_write<LANES>("w", w, first, nl, wv);
-    lane_write<LANES>("g", g, first, nl, zv);
+    lane_write<LANES, ALIGNED>("w", w, first, nl, wv);
+    lane_write<LANES, ALIGNED>("g", g, first, nl, zv);
   }
 }
 

@@ -32,6 +32,7 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
   out.layernorm_granule = ttsim_hls::layernorm_lane_granule(m.dims(), m.layout());
   out.gelu_granule = ttsim_hls::gelu_lane_granule(m.dims(), m.layout());
   out.softmax_granule = ttsim_hls::softmax_lane_granule(m.dims(), m.layout());
+  out.sgd_granule = ttsim_hls::sgd_lane_granule(m.layout());
   return out;
 }
 

@@ -107,13 +107,26 @@ TEST_P(TwoEncoderGraph, EveryBufferWrittenBeforeRead) {
   }
 }
 
+// One SGD task per update group (model_step.cc update_group: one call over the group's
+// contiguous words): it writes the group's parameters, reads them and their gradients, and
+// its trip covers exactly their words.
 TEST_P(TwoEncoderGraph, OneUpdatePerParameterAfterItsGradient) {
   std::map<int, int> updates;
   for (const auto& t : graph.tasks) {
     if (t.op != TaskOp::kSgdUpdate) continue;
     EXPECT_EQ(t.stage, Stage::kUpdate);
-    ASSERT_EQ(t.writes.size(), 1u);
-    ++updates[t.writes[0]];
+    ASSERT_FALSE(t.writes.empty()) << t.name;
+    std::int64_t words = 0;
+    for (int w : t.writes) {
+      ++updates[w];
+      words += graph.buffers[w].words;
+      const Buffer* g = find_buffer(graph, graph.buffers[w].name + ".grad");
+      ASSERT_NE(g, nullptr) << graph.buffers[w].name;
+      EXPECT_NE(std::find(t.reads.begin(), t.reads.end(), w), t.reads.end()) << t.name;
+      EXPECT_NE(std::find(t.reads.begin(), t.reads.end(), g->id), t.reads.end()) << t.name;
+    }
+    EXPECT_EQ(t.shape.rows, 1) << t.name;
+    EXPECT_EQ(t.shape.cols, words) << t.name;
   }
   std::int64_t param_words = 0;
   for (const auto& b : graph.buffers) {
@@ -252,7 +265,9 @@ TEST(TrainingGraph, SummaryCounts) {
   // Parameters: 12 linears x (6 cores + bias) + 2 heads x (weight + bias) + 3 TTM cores
   // + position + 5 LayerNorms x 2.
   EXPECT_EQ(s.buffers_by_class.at("parameter"), 12 * 7 + 4 + 3 + 1 + 10);
-  EXPECT_EQ(s.tasks_by_stage.at("update"), s.buffers_by_class.at("parameter"));
+  // Update groups: 12 linears + 2 heads + 4 encoder LayerNorms + the embedding's two
+  // (position and its LayerNorm; the TTM cores).
+  EXPECT_EQ(s.tasks_by_stage.at("update"), 12 + 2 + 4 + 2);
   EXPECT_EQ(s.tasks_by_unit.at("softmax"), 2 * 2);     // forward + grad per encoder
   EXPECT_EQ(s.tasks_by_unit.at("loss"), 2);
   EXPECT_EQ(s.tasks_by_unit.at("gelu"), 2 * 2);
