@@ -660,6 +660,7 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
   m.lane_granule[static_cast<int>(UnitKind::kGelu)] = ttsim_hls::gelu_lane_granule(hd.dims, L);
   m.lane_granule[static_cast<int>(UnitKind::kSoftmax)] = ttsim_hls::softmax_lane_granule(hd.dims, L);
   m.lane_granule[static_cast<int>(UnitKind::kUpdate)] = ttsim_hls::sgd_lane_granule(L);
+  m.lane_granule[static_cast<int>(UnitKind::kLoss)] = ttsim_hls::loss_lane_granule(hd.dims, L);
   // The top's static arenas (hls/kernels/top.cc, model_step.h ArenaId).
   m.param_words = L.param_words;
   thread_local ArenaSlots slots;

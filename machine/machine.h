@@ -135,8 +135,8 @@ struct Machine {
   int partition = 1;             ///< banks of every float arena (largest lane count; design_config.h kArenaBanks)
   /// By unit kind (UnitKind): a number of words every lane access of the unit's calls starts at a
   /// multiple of, from the layout (ttsim_hls::layernorm_lane_granule, gelu_lane_granule,
-  /// softmax_lane_granule, sgd_lane_granule for the LayerNorm, GELU, softmax and update
-  /// units); 0 for the units whose
+  /// softmax_lane_granule, sgd_lane_granule, loss_lane_granule for the LayerNorm, GELU,
+  /// softmax, update and loss units); 0 for the units whose
   /// calls the layout does not align
   /// (their accesses rotate over every bank).
   std::array<int, kUnitKinds> lane_granule{};

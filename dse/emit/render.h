@@ -21,7 +21,8 @@ extern const char* const kReferenceStepFile;
 ///    kAddLanes = ttsim_add_accumulate / ttsim_column_sum / ttsim_transpose,
 ///    kLossLanes, kSgdLanes:
 ///    the constants hls/kernels/modules.cc instantiates each module with), and
-///    kSoftmaxAligned / kLayerNormAligned / kGeluAligned / kSgdAligned from their instances'
+///    kSoftmaxAligned / kLayerNormAligned / kGeluAligned / kLossAligned / kSgdAligned from their
+///    instances'
 ///    lane_aligned (false under the
 ///    host tools' TTSIM_ANY_LAYOUT);
 ///  - per Machine::memories entry <stem>_mem: k<Stem>Words (words), k<Stem>Partition

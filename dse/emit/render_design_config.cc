@@ -38,7 +38,7 @@ const std::vector<LaneConstant>& lane_constants() {
       {"kLayerNormLanes", {"ttsim_layernorm", "ttsim_layernorm_grad"}, "kLayerNormAligned"},
       {"kGeluLanes", {"ttsim_gelu", "ttsim_gelu_grad"}, "kGeluAligned"},
       {"kAddLanes", {"ttsim_add_accumulate", "ttsim_column_sum", "ttsim_transpose"}},
-      {"kLossLanes", {"ttsim_loss"}},
+      {"kLossLanes", {"ttsim_loss"}, "kLossAligned"},
       {"kSgdLanes", {"ttsim_sgd_update"}, "kSgdAligned"},
   };
   return k;
@@ -184,7 +184,7 @@ std::string config_preamble(const BuildDesign& d) {
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,\n"
-      "//                 kLayerNormAligned, kGeluAligned, kSgdAligned (aligned lane accesses: every row of their calls starts at a\n"
+      "//                 kLayerNormAligned, kGeluAligned, kLossAligned, kSgdAligned (aligned lane accesses: every row of their calls starts at a\n"
       "//                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)\n"
       "//  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],\n"
       "//                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array\n"

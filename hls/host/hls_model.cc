@@ -339,10 +339,12 @@ HlsPrediction HlsModel::predict(const std::vector<int>& tokens) {
   const float* li = work_[ttsim_hls::kOutArena].data() + layout_.logit_i;
   const float* ls = work_[ttsim_hls::kOutArena].data() + layout_.logit_s;
   p.intent_logits.assign(li, li + dims_.intents);
-  p.slot_logits.assign(ls, ls + K * dims_.slot_tags);
+  // The slot logits' rows are logit_pitch words apart (model_step.h).
+  const int pitch = ttsim_hls::logit_pitch(dims_.slot_tags);
+  for (int t = 0; t < K; ++t) p.slot_logits.insert(p.slot_logits.end(), ls + t * pitch, ls + t * pitch + dims_.slot_tags);
   p.intent = static_cast<int>(std::max_element(li, li + dims_.intents) - li);
   for (int t = 0; t < K; ++t) {
-    const float* row = ls + t * dims_.slot_tags;
+    const float* row = ls + t * pitch;
     p.slots.push_back(static_cast<int>(std::max_element(row, row + dims_.slot_tags) - row));
   }
   return p;

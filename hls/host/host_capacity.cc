@@ -272,13 +272,16 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // h0, x̂0, 1/σ0, and the shared slot proj (E, every o and ffn_out output, and in place
   // the LayerNorm inputs x0, a1, a2).
   c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
-  c.array(A, "activation", {"heads"}, add(m.intents, mul(K, m.slot_tags)));
+  // The heads' logits, each kLogitAlign-aligned, the slot head's rows at logit_pitch.
+  const I64 la = ttsim_hls::kLogitAlign, pitch = ttsim_hls::logit_pitch(m.slot_tags);
+  const I64 intents_padded = add(m.intents, (la - m.intents % la) % la);
+  c.array(A, "activation", {"heads"}, add(add(intents_padded, mul(K, pitch)), 2 * (la - 1)));
   // Scratch arenas (make_layout): dA, dP; the head dlogits | dB | dctx | dk (one slot); dv,
   // dF|dq; statistics; the chain scratch.
   c.array(S, "scratch", {"encoder gradients"},
           add(add(mul(2, mul(K, D)), mul(H, K, K)), mul(K, std::max(D, F))));
   c.array(S, "scratch", {"the head gradients, dB, dctx and dk"},
-          std::max(mul(K, D), add(m.intents, mul(K, m.slot_tags))));
+          std::max(mul(K, D), add(intents_padded, mul(K, pitch))));
   c.array(S, "scratch", {"statistics"}, mul(3, std::max(mul(H, K), K)));
   // The chain arenas hold the linear layers' scratch, chain0 at least the embedding's copy of
   // core 1; the embedding's other temporaries use words of out and act (make_layout

@@ -21,7 +21,7 @@
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,
-//                 kLayerNormAligned, kGeluAligned, kSgdAligned (aligned lane accesses: every row of their calls starts at a
+//                 kLayerNormAligned, kGeluAligned, kLossAligned, kSgdAligned (aligned lane accesses: every row of their calls starts at a
 //                 multiple of their lanes; false under TTSIM_ANY_LAYOUT, the host tools)
 //  Arenas         kArenaBanks (banks of every float arena: <stem>_mem[rows][kArenaBanks],
 //                 dim 2 completely partitioned, hls/include/banked.h); per on-chip array
@@ -108,11 +108,13 @@ constexpr int kSgdLanes = 8;
 constexpr bool kSoftmaxAligned = false;
 constexpr bool kLayerNormAligned = false;
 constexpr bool kGeluAligned = false;
+constexpr bool kLossAligned = false;
 constexpr bool kSgdAligned = false;
 #else
 constexpr bool kSoftmaxAligned = true;
 constexpr bool kLayerNormAligned = true;
 constexpr bool kGeluAligned = true;
+constexpr bool kLossAligned = true;
 constexpr bool kSgdAligned = true;
 #endif
 
@@ -136,9 +138,9 @@ constexpr int kGradPartition = 64;
 //   0 BRAM36, 128 URAM288.
 constexpr int kActWords = 270336;
 constexpr int kActPartition = 64;
-// out_mem (linear Y, logits; E/o/ffn_out, LN inputs; TTM temps): uram, 176122 words of 32 bits in 64 bank(s) of 2752 words;
+// out_mem (linear Y, logits; E/o/ffn_out, LN inputs; TTM temps): uram, 176160 words of 32 bits in 64 bank(s) of 2753 words;
 //   0 BRAM36, 64 URAM288.
-constexpr int kOutWords = 176122;
+constexpr int kOutWords = 176160;
 constexpr int kOutPartition = 64;
 // saved0_mem (saved chain steps (even)): bram, 282624 words of 32 bits in 64 bank(s) of 4416 words;
 //   320 BRAM36, 0 URAM288.

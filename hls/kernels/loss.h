@@ -13,13 +13,13 @@ namespace ttsim_hls {
 namespace detail {
 
 /// loss_max: stat[r] = max of row r of the logits.
-template <int LANES, int B>
-void loss_max_loop(const float logits_mem[][B], int logits_off, int R, int cols, float stat_mem[][B], int stat_off,
-                   float (&acc)[kAccSlots]) {
+template <int LANES, int B, bool ALIGNED>
+void loss_max_loop(const float logits_mem[][B], int logits_off, int R, int cols, int ld, float stat_mem[][B],
+                   int stat_off, float (&acc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> stat(stat_mem, stat_off);
-  RowReduce<LANES, TTSIM_II_LOSS_MAX> c(R, cols);
+  RowReduce<LANES, TTSIM_II_LOSS_MAX, ALIGNED> c(R, cols, ld);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_max");
 loss_max:
@@ -41,14 +41,14 @@ loss_max:
 
 /// loss_exp_sum: dlogits = exp(logits − stat[r]); stat[R + r] = scale / row sum (0 for an
 /// ignored row); lacc[slot] += scale·(logsumexp − logit[label]) of each used row.
-template <int LANES, int B>
+template <int LANES, int B, bool ALIGNED>
 void loss_exp_sum_loop(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
-                       float dlogits_mem[][B], int dlogits_off, int R, int cols, float scale, float stat_mem[][B],
+                       float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale, float stat_mem[][B],
                        int stat_off, float (&acc)[kAccSlots], float (&xl)[kAccSlots], float (&lacc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);
-  RowReduce<LANES, TTSIM_II_LOSS_EXP_SUM> c(R, cols);
+  RowReduce<LANES, TTSIM_II_LOSS_EXP_SUM, ALIGNED> c(R, cols, ld);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_exp_sum");
 loss_exp_sum:
@@ -68,7 +68,7 @@ loss_exp_sum:
       const int nl = c.lanes();
       float xv[LANES];
 #pragma HLS ARRAY_PARTITION variable = xv complete
-      lane_read<LANES>("logits", logits, c.base(), nl, xv);
+      lane_read<LANES, ALIGNED>("logits", logits, c.base(), nl, xv);
       float v[LANES];
 #pragma HLS ARRAY_PARTITION variable = v complete
       for (int l = 0; l < LANES; ++l) {
@@ -82,7 +82,7 @@ loss_exp_sum:
       if (ll >= 0 && ll < nl) {
         acc_write("label_logit", xl, c.slot()) = xv[ll];
       }
-      lane_write<LANES>("dlogits", dlogits, c.base(), nl, v);
+      lane_write<LANES, ALIGNED>("dlogits", dlogits, c.base(), nl, v);
       const float s = c.sum("acc", acc, v);
       if (c.last_tile()) {
         const bool used = label >= 0;
@@ -99,12 +99,12 @@ loss_exp_sum:
 }
 
 /// loss_grad: dlogits = dlogits·stat[R + r] − scale·onehot(label) (in place).
-template <int LANES, int B>
-void loss_grad_loop(const int index[], int labels_off, float dlogits_mem[][B], int dlogits_off, int R, int cols,
+template <int LANES, int B, bool ALIGNED>
+void loss_grad_loop(const int index[], int labels_off, float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld,
                     float scale, float stat_mem[][B], int stat_off) {
 #pragma HLS INLINE
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);
-  Elementwise<LANES, TTSIM_II_LOSS_GRAD> c(R, cols);
+  Elementwise<LANES, TTSIM_II_LOSS_GRAD> c(R, cols, ld);
   const int total = c.total();
   TTSIM_LOOP_BEGIN("loss_grad");
 loss_grad:
@@ -118,7 +118,7 @@ loss_grad:
     const int label = plain_read("labels", index, labels_off + c.row());
     float dv[LANES];
 #pragma HLS ARRAY_PARTITION variable = dv complete
-    lane_read<LANES>("dlogits", dlogits, c.base(), c.lanes(), dv);
+    lane_read<LANES, ALIGNED>("dlogits", dlogits, c.base(), c.lanes(), dv);
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
       const int j = c.first() + l;
@@ -129,41 +129,45 @@ loss_grad:
       }
       dv[l] = o;
     }
-    lane_write<LANES>("dlogits", dlogits, c.base(), c.lanes(), dv);
+    lane_write<LANES, ALIGNED>("dlogits", dlogits, c.base(), c.lanes(), dv);
     c.next();
   }
 }
 
 }  // namespace detail
 
-/// Softmax cross-entropy over R rows of `cols` logits with integer labels, label of row r
-/// = index[labels_off + r] (label < 0: row ignored, zero loss and gradient). dlogits = scale·(softmax − onehot).
+/// Softmax cross-entropy over R rows of `cols` logits with integer labels, row r at word
+/// r·ld of logits and dlogits, label of row r = index[labels_off + r] (label < 0: row
+/// ignored, zero loss and gradient). dlogits = scale·(softmax − onehot).
 /// Returns scale · Σ_rows (logsumexp − logit[label]). stat: 2R words (row max, then
 /// scale / row sum or 0). Loops loss_max, loss_exp_sum, loss_grad (II: TTSIM_II_LOSS_MAX,
 /// _EXP_SUM, _GRAD); the kAccSlots partial losses are summed by a tree after loss_exp_sum.
-template <int LANES, int B>
+/// ALIGNED: logits_off, dlogits_off and ld (when R > 1) are multiples of LANES (aligned
+/// lane accesses, banked.h; asserted in C simulation). Requires cols <= ld.
+template <int LANES, int B, bool ALIGNED = false>
 float loss_kernel(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
-                  float dlogits_mem[][B], int dlogits_off, int R, int cols, float scale, float stat_mem[][B],
+                  float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale, float stat_mem[][B],
                   int stat_off) {
   float acc[kAccSlots], xl[kAccSlots], lacc[kAccSlots];
-  detail::loss_max_loop<LANES, B>(logits_mem, logits_off, R, cols, stat_mem, stat_off, acc);
+  detail::loss_max_loop<LANES, B, ALIGNED>(logits_mem, logits_off, R, cols, ld, stat_mem, stat_off, acc);
   for (int s = 0; s < kAccSlots; ++s) {
 #pragma HLS UNROLL
     lacc[s] = 0.0f;
   }
-  detail::loss_exp_sum_loop<LANES, B>(logits_mem, logits_off, index, labels_off, dlogits_mem, dlogits_off, R, cols,
-                                      scale, stat_mem, stat_off, acc, xl, lacc);
+  detail::loss_exp_sum_loop<LANES, B, ALIGNED>(logits_mem, logits_off, index, labels_off, dlogits_mem, dlogits_off, R,
+                                               cols, ld, scale, stat_mem, stat_off, acc, xl, lacc);
   const float loss = LaneTree<kAccSlots>::sum(lacc);
-  detail::loss_grad_loop<LANES, B>(index, labels_off, dlogits_mem, dlogits_off, R, cols, scale, stat_mem, stat_off);
+  detail::loss_grad_loop<LANES, B, ALIGNED>(index, labels_off, dlogits_mem, dlogits_off, R, cols, ld, scale, stat_mem,
+                                            stat_off);
   return loss;
 }
 
-/// loss_kernel on Banked views (host code and tests).
+/// loss_kernel on Banked views (host code and tests), rows of `cols` words apart.
 template <int LANES, int B>
 float loss_kernel(Banked<const float, B> logits, const int* labels, Banked<float, B> dlogits, int R, int cols,
                   float scale, Banked<float, B> stat) {
-  return loss_kernel<LANES, B>(logits.rows, logits.off, labels, 0, dlogits.rows, dlogits.off, R, cols, scale, stat.rows,
-                               stat.off);
+  return loss_kernel<LANES, B>(logits.rows, logits.off, labels, 0, dlogits.rows, dlogits.off, R, cols, cols, scale,
+                               stat.rows, stat.off);
 }
 
 }  // namespace ttsim_hls

@@ -10,6 +10,8 @@ namespace ttsim_hls {
 namespace {
 
 int max_i(int a, int b) { return a > b ? a : b; }
+/// a rounded up to a multiple of `align` (> 0).
+int align_up(int a, int align) { return (a + align - 1) / align * align; }
 
 int linear_saved_words(const LinearDims& l, int K, int parity) {
   if (!l.tt) return 0;
@@ -28,7 +30,7 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
   if (!l.tt) {
-    dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y);
+    dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y, l.out_dim);
   } else if (l.btt) {
     btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
@@ -45,7 +47,7 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   Ref dW = a.grad + s.gw;
   Ref db = a.grad + s.gb;
   if (!l.tt) {
-    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, W, dX, acc, dW, db);
+    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, dW, db);
   } else if (l.btt) {
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
@@ -78,12 +80,17 @@ class LayoutBuilder {
     L_.words[arena] += words;
     return off;
   }
+  /// alloc at the next multiple of `align` words of the arena.
+  int alloc_aligned(int arena, int words, int align) {
+    L_.words[arena] = align_up(L_.words[arena], align);
+    return alloc(arena, words);
+  }
   /// Starts an update group (its gradients from word 0 of the grad arena, its parameters at
   /// the next multiple of kParamGroupAlign words of the param arena); the index of its first
   /// tensor.
   int group() {
     group_words_ = 0;
-    L_.words[kParamArena] = (L_.words[kParamArena] + kParamGroupAlign - 1) / kParamGroupAlign * kParamGroupAlign;
+    L_.words[kParamArena] = align_up(L_.words[kParamArena], kParamGroupAlign);
     return L_.n_tensors;
   }
   /// A parameter tensor of `words` in the current group; its param offset.
@@ -233,12 +240,15 @@ class LayoutBuilder {
     // call over every head, before dK is written) and dk; dF (dead after ffn_in's backward)
     // with dq (written later, by attention's backward). Each contraction still writes a bwd
     // arena that none of its inputs is in.
-    const int logits_words = m_.intents + K * m_.slot_tags;
+    // The slot head's dlogits kLogitAlign-aligned after the intent head's, at the logits'
+    // row pitch (dB is the arena's first slot: word 0).
+    const int intents = align_up(m_.intents, kLogitAlign);
+    const int logits_words = intents + K * logit_pitch(m_.slot_tags);
     L_.dB = alloc(kBwdBArena, max_i(K * D, logits_words));
     L_.dctx = L_.dB;
     L_.dk = L_.dB;
     L_.dlogit_i = L_.dB;
-    L_.dlogit_s = L_.dB + m_.intents;
+    L_.dlogit_s = L_.dB + intents;
     L_.dv = alloc(kBwdCArena, K * D);
     L_.dF = alloc(kBwdCArena, K * max_i(D, m_.ffn_dim));
     L_.dq = L_.dF;
@@ -315,8 +325,8 @@ bool make_layout(const ModelDims& m, Layout* out) {
   L.h0 = b.alloc(kActArena, K * D);
   L.xhat0 = b.alloc(kSaved1Arena, K * D);
   L.rstd0 = b.alloc(kSaved1Arena, K);
-  L.logit_i = b.alloc(kOutArena, m.intents);
-  L.logit_s = b.alloc(kOutArena, K * m.slot_tags);
+  L.logit_i = b.alloc_aligned(kOutArena, m.intents, kLogitAlign);
+  L.logit_s = b.alloc_aligned(kOutArena, K * logit_pitch(m.slot_tags), kLogitAlign);
   b.gradients();
   b.chain_scratch();
   L.act_words = W[kActArena] + W[kOutArena] + W[kSaved0Arena] + W[kSaved1Arena];
@@ -374,8 +384,9 @@ void model_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K, 
             stat);
   for (int e = 0; e < m.encoders; ++e) encoder_forward(m, L, a, K, e);
   const int h = m.encoders > 0 ? L.enc[m.encoders - 1].h2 : L.h0;
-  dense_forward(a.index, D, m.intents, 1, a.act + h, P + L.wi, P + L.bi, a.out + L.logit_i);
-  dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s);
+  dense_forward(a.index, D, m.intents, 1, a.act + h, P + L.wi, P + L.bi, a.out + L.logit_i, m.intents);
+  dense_forward(a.index, D, m.slot_tags, K, a.act + h, P + L.ws, P + L.bs, a.out + L.logit_s,
+                logit_pitch(m.slot_tags));
 }
 
 /// The gradient mode's read-back of one tensor's gradient (words from g) to out, each word
@@ -441,7 +452,7 @@ int gcd_of(int a, int b) {
 }  // namespace
 
 // The offsets below are the ones model_forward / encoder_forward / model_train_step pass to
-// layernorm, layernorm_grad, gelu, gelu_grad, softmax and softmax_grad (each call's view
+// layernorm, layernorm_grad, gelu, gelu_grad, softmax, softmax_grad, loss and sgd_update (each call's view
 // offset; the kernels add row · pitch + tile · LANES). A call added there must be added here: the C simulation of an
 // emitted build asserts every aligned access (banked.h TTSIM_CHECK_ALIGNED).
 int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
@@ -472,6 +483,12 @@ int sgd_lane_granule(const Layout& L) {
   return g;
 }
 
+int loss_lane_granule(const ModelDims& m, const Layout& L) {
+  int g = logit_pitch(m.slot_tags);
+  for (int v : {L.logit_i, L.logit_s, L.dlogit_i, L.dlogit_s}) g = gcd_of(g, v);
+  return g;
+}
+
 int softmax_lane_granule(const ModelDims& m, const Layout& L) {
   int g = gcd_of(m.seq_len, L.dP);
   for (int e = 0; e < m.encoders; ++e) g = gcd_of(g, L.enc[e].P);
@@ -492,19 +509,19 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   a.index[labels + K] = smp.intent;
 
   StepLosses loss;
-  loss.intent = ttsim_hls::loss(a.out + L.logit_i, a.index, labels + K, a.bwd_b + L.dlogit_i, 1, m.intents, 1.0f,
-                                stat);
+  loss.intent = ttsim_hls::loss(a.out + L.logit_i, a.index, labels + K, a.bwd_b + L.dlogit_i, 1, m.intents,
+                                m.intents, 1.0f, stat);
   loss.slot = ttsim_hls::loss(a.out + L.logit_s, a.index, labels, a.bwd_b + L.dlogit_s, K, m.slot_tags,
-                              smp.slot_scale, stat);
+                              logit_pitch(m.slot_tags), smp.slot_scale, stat);
 
   CRef h = a.act + (m.encoders > 0 ? L.enc[m.encoders - 1].h2 : L.h0);
   Ref dA = a.bwd_a + L.dA;  // gradient of the encoder output / LayerNorm 1 input
   Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
   Ref dF = a.bwd_c + L.dF;
-  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, P + L.ws, dA, false, G + L.head_s.gw,
+  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, logit_pitch(m.slot_tags), P + L.ws, dA, false, G + L.head_s.gw,
                  G + L.head_s.gb);
   update_linear(L, a, L.head_s, lr, grad_mode, grad_out);
-  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, P + L.wi, dA, true, G + L.head_i.gw,
+  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, m.intents, P + L.wi, dA, true, G + L.head_i.gw,
                  G + L.head_i.gb);
   update_linear(L, a, L.head_i, lr, grad_mode, grad_out);
   for (int e = m.encoders - 1; e >= 0; --e) {

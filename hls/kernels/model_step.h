@@ -39,6 +39,13 @@ constexpr int kLinearsPerEncoder = 6;  ///< q, k, v, o, ffn_in, ffn_out
 /// words a group) holds no parameter; the TT and TTM cores of a group stay contiguous (the
 /// contractions address them from the group's first core).
 constexpr int kParamGroupAlign = 32;
+/// The heads' logits and their gradients start at multiples of this many words, and the
+/// slot head's rows are logit_pitch words apart, so the loss unit's lane accesses start at
+/// multiples of it (loss_lane_granule) for units of up to 32 lanes.
+constexpr int kLogitAlign = 32;
+/// Words between rows of the slot head's logits and their gradients: slot_tags rounded up
+/// to a multiple of kLogitAlign.
+inline int logit_pitch(int slot_tags) { return (slot_tags + kLogitAlign - 1) / kLogitAlign * kLogitAlign; }
 
 /// Parameter tensors: TTM cores, position, 2 LN, per encoder 6·(cores + bias) + 4 LN,
 /// 4 head tensors.
@@ -212,6 +219,9 @@ int softmax_lane_granule(const ModelDims& m, const Layout& L);
 /// word 0 of the grad arena: the gcd of the groups' first words (0 when every group starts
 /// at word 0).
 int sgd_lane_granule(const Layout& L);
+/// The same for the loss unit (ttsim_loss): the slot head's row pitch (logit_pitch) and the
+/// offsets of both heads' logits and logit gradients.
+int loss_lane_granule(const ModelDims& m, const Layout& L);
 
 /// The arenas (sizes from the Layout's words[]), one view per ArenaId.
 struct Arenas {

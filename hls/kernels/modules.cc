@@ -77,12 +77,11 @@ void ttsim_transpose(const float x[kArenaRows][kArenaBanks], int x_off, float ou
   transpose_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, out, out_off, R, cols, x_rs, o_rs);
 }
 float ttsim_loss(const float logits[kArenaRows][kArenaBanks], int logits_off, const int index[], int labels_off,
-                 float dlogits[kArenaRows][kArenaBanks], int dlogits_off, int R, int cols, float scale,
+                 float dlogits[kArenaRows][kArenaBanks], int dlogits_off, int R, int cols, int ld, float scale,
                  float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
-  return loss_kernel<ttsim_cfg::kLossLanes, kArenaBanks>(logits, logits_off, index, labels_off,
-                                                         dlogits, dlogits_off, R, cols, scale,
-                                                         stat, stat_off);
+  return loss_kernel<ttsim_cfg::kLossLanes, kArenaBanks, ttsim_cfg::kLossAligned>(
+      logits, logits_off, index, labels_off, dlogits, dlogits_off, R, cols, ld, scale, stat, stat_off);
 }
 void ttsim_sgd_update(float w[kArenaRows][kArenaBanks], int w_off, float g[kArenaRows][kArenaBanks], int g_off, int words, float lr) {
 #pragma HLS INLINE off

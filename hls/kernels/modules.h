@@ -90,7 +90,7 @@ void ttsim_add_accumulate(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(acc), int acc_
 void ttsim_column_sum(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(sum), int sum_off, int R, int cols, int x_rs);
 void ttsim_transpose(TTSIM_CARENA(x), int x_off, TTSIM_ARENA(out), int out_off, int R, int cols, int x_rs, int o_rs);
 float ttsim_loss(TTSIM_CARENA(logits), int logits_off, const int index[], int labels_off, TTSIM_ARENA(dlogits),
-                 int dlogits_off, int R, int cols, float scale, TTSIM_ARENA(stat), int stat_off);
+                 int dlogits_off, int R, int cols, int ld, float scale, TTSIM_ARENA(stat), int stat_off);
 void ttsim_sgd_update(TTSIM_ARENA(w), int w_off, TTSIM_ARENA(g), int g_off, int words, float lr);
 
 namespace ttsim_hls {
@@ -158,11 +158,12 @@ inline void transpose(CRef x, Ref out, int R, int cols, int x_rs, int o_rs) {
 #pragma HLS INLINE
   ttsim_transpose(x.rows, x.off, out.rows, out.off, R, cols, x_rs, o_rs);
 }
-/// Labels: words labels_off .. labels_off + R − 1 of the top's int array `index`.
-inline float loss(CRef logits, const int* index, int labels_off, Ref dlogits, int R, int cols, float scale,
+/// Labels: words labels_off .. labels_off + R − 1 of the top's int array `index`; R rows of
+/// `cols` logits, ld words apart.
+inline float loss(CRef logits, const int* index, int labels_off, Ref dlogits, int R, int cols, int ld, float scale,
                   Ref stat) {
 #pragma HLS INLINE
-  return ttsim_loss(logits.rows, logits.off, index, labels_off, dlogits.rows, dlogits.off, R, cols, scale,
+  return ttsim_loss(logits.rows, logits.off, index, labels_off, dlogits.rows, dlogits.off, R, cols, ld, scale,
                     stat.rows, stat.off);
 }
 inline void sgd_update(Ref w, Ref g, int words, float lr) {

@@ -548,29 +548,31 @@ void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef
 }
 
 void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
-                   Ref Y) {
+                   Ref Y, int ldy) {
 #pragma HLS INLINE
   // Y = X·Wᵀ with W stored N × M: X rows and W rows are both contiguous along the
   // reduction, so the lanes run along M (dot form) whatever K and N are.
   ContractDesc c = plain_desc(K, M, N);
   c.b_p = 1; c.b_j = M;
+  c.c_i = ldy;
   contraction(index, X, W, Y, c);
-  if (bias) add_accumulate(bias, Y, K, N, 0, N);  // Y += b: one in-out argument
+  if (bias) add_accumulate(bias, Y, K, N, 0, ldy);  // Y += b: one in-out argument
 }
 
-void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
+void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, int ldy, CRef W,
                     Ref dX, bool accumulate_dx, Ref dW, Ref dbias) {
 #pragma HLS INLINE
   if (dX) {  // dX (+)= dY·W (K × N · N × M): lanes along M (column form)
     ContractDesc c = plain_desc(K, N, M);
+    c.a_i = ldy;
     c.accumulate = accumulate_dx;
     contraction(index, dY, W, dX, c);
   }
   // dW = dYᵀ·X (N × K · K × M): lanes along M (column form)
   ContractDesc c = plain_desc(N, K, M);
-  c.a_i = 1; c.a_p = N;
+  c.a_i = 1; c.a_p = ldy;
   contraction(index, dY, X, dW, c);
-  if (dbias) column_sum(dY, dbias, K, N, N);
+  if (dbias) column_sum(dY, dbias, K, N, ldy);
 }
 
 }  // namespace ttsim_hls

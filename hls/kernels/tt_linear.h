@@ -108,12 +108,15 @@ void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef
 
 /// Dense layer Y = X·Wᵀ (+ b), X: K × M, W: N × M row-major (one row per output feature,
 /// as torch.nn.Linear stores it), so that every product of the layer runs its lanes along
-/// M (forward: dot form; backward: column form) whatever K and N are.
+/// M (forward: dot form; backward: column form) whatever K and N are. Y: K rows of N,
+/// ldy >= N words apart (the slot head's logits at the loss's row pitch, model_step.h
+/// logit_pitch; N elsewhere).
 void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
-                   Ref Y);
+                   Ref Y, int ldy);
 /// Dense backward (W: N × M): dX (+)= dY·W (skipped when null), dW = dYᵀ·X (N × M,
-/// overwritten), dbias += column sums of dY (when non-null).
-void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, CRef W,
+/// overwritten), dbias += column sums of dY (when non-null); dY: K rows of N, ldy words
+/// apart.
+void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, int ldy, CRef W,
                     Ref dX, bool accumulate_dx, Ref dW, Ref dbias);
 
 }  // namespace ttsim_hls

@@ -58,6 +58,7 @@ TEST(Emit, HeaderCarriesTheDesignAndTheTreesCapacities) {
   EXPECT_NE(h.find("constexpr bool kSoftmaxAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr bool kLayerNormAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr bool kGeluAligned = true;"), std::string::npos) << h;
+  EXPECT_NE(h.find("constexpr bool kLossAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("constexpr bool kSgdAligned = true;"), std::string::npos) << h;
   EXPECT_NE(h.find("{1, 12, 12, 12, 12, 12, 1, 0, 0, 0, 0, 0, 0},  // enc1.ffn_out"), std::string::npos) << h;
   EXPECT_NE(h.find("#define TTSIM_MAX_ENCODERS 2\n"), std::string::npos) << h;

@@ -33,6 +33,7 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
   out.gelu_granule = ttsim_hls::gelu_lane_granule(m.dims(), m.layout());
   out.softmax_granule = ttsim_hls::softmax_lane_granule(m.dims(), m.layout());
   out.sgd_granule = ttsim_hls::sgd_lane_granule(m.layout());
+  out.loss_granule = ttsim_hls::loss_lane_granule(m.dims(), m.layout());
   return out;
 }
 

@@ -21,9 +21,10 @@ struct ProbedStep {
   std::map<std::string, ttsim_hls::MeasuredLoop> loops;  ///< per loop label
   std::vector<ttsim_hls::LoopInvocation> sequence;        ///< every loop invocation, in order
   /// The model's layout's lane granules (hls/kernels/model_step.h layernorm_lane_granule,
-  /// gelu_lane_granule, softmax_lane_granule, sgd_lane_granule): what the machine takes the
-  /// LayerNorm, GELU, softmax and SGD modules' lane starts to be multiples of.
-  int layernorm_granule = 0, gelu_granule = 0, softmax_granule = 0, sgd_granule = 0;
+  /// gelu_lane_granule, softmax_lane_granule, sgd_lane_granule, loss_lane_granule): what the
+  /// machine takes the LayerNorm, GELU, softmax, SGD and loss modules' lane starts to be
+  /// multiples of.
+  int layernorm_granule = 0, gelu_granule = 0, softmax_granule = 0, sgd_granule = 0, loss_granule = 0;
 };
 
 /// Runs one train step (K tokens of a fixed synthetic sample; SGD fused into the backward

@@ -184,24 +184,28 @@ std::map<std::string, std::set<std::map<std::string, std::string>>> graph_bindin
 }
 
 /// The alignment proof the machine relies on (machine.h KernelInstance::lane_aligned):
-/// every lane access of the LayerNorm, GELU, softmax and SGD modules' loops starts at a multiple
+/// every lane access of the LayerNorm, GELU, softmax, loss and SGD modules' loops starts at a multiple
 /// of the layout's granule, as far as the compiled lanes show it (each start a multiple of
 /// gcd(granule, lanes): consecutive tiles differ by the lanes). A call site the granule
-/// functions (model_step.cc) miss, with an offset off the granule, or softmax rows packed at
-/// the sample's K instead of the sequence length's pitch, fails here.
+/// functions (model_step.cc) miss, with an offset off the granule, softmax rows packed at
+/// the sample's K instead of the sequence length's pitch, or logits rows packed at the slot
+/// tags instead of logit_pitch, fails here.
 void expect_lane_starts_within_granules(const testing::ProbedStep& step) {
-  int checked = 0, softmax_loops = 0, sgd_loops = 0;
+  int checked = 0, softmax_loops = 0, sgd_loops = 0, loss_loops = 0;
   for (const auto& [name, l] : step.loops) {
     const bool ln = name.rfind("layernorm", 0) == 0, gelu = name.rfind("gelu", 0) == 0,
-               softmax = name.rfind("softmax", 0) == 0, sgd = name == "sgd_update";
-    if ((!ln && !gelu && !softmax && !sgd) || l.lane_start_gcd == 0) continue;
+               softmax = name.rfind("softmax", 0) == 0, sgd = name == "sgd_update",
+               loss = name.rfind("loss", 0) == 0;
+    if ((!ln && !gelu && !softmax && !sgd && !loss) || l.lane_start_gcd == 0) continue;
     const int lanes = ln     ? ttsim_cfg::kLayerNormLanes
                       : gelu ? ttsim_cfg::kGeluLanes
                       : sgd  ? ttsim_cfg::kSgdLanes
+                      : loss ? ttsim_cfg::kLossLanes
                              : ttsim_cfg::kSoftmaxLanes;
     const int granule = ln     ? step.layernorm_granule
                         : gelu ? step.gelu_granule
                         : sgd  ? step.sgd_granule
+                        : loss ? step.loss_granule
                                : step.softmax_granule;
     ASSERT_GT(granule, 0) << name;
     const std::int64_t need = std::gcd(granule, lanes);
@@ -211,10 +215,12 @@ void expect_lane_starts_within_granules(const testing::ProbedStep& step) {
     ++checked;
     softmax_loops += softmax;
     sgd_loops += sgd;
+    loss_loops += loss;
   }
   EXPECT_GE(checked, 4) << "the step ran no LayerNorm or GELU loop";
   EXPECT_EQ(softmax_loops, 5) << "the step ran fewer than the softmax modules' five loops";
   EXPECT_EQ(sgd_loops, 1) << "the step ran no SGD update";
+  EXPECT_EQ(loss_loops, 3) << "the step ran fewer than the loss module's three loops";
 }
 
 /// One training step (forward, backward, SGD) of the HLS model on K tokens, measured by
