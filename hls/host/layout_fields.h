@@ -104,6 +104,7 @@ void for_each_layout_field(LayoutT& L, F&& f) {
     f(p + "offset", L.tensors[i].offset);
     f(p + "words", L.tensors[i].words);
     f(p + "grad", L.tensors[i].grad);
+    f(p + "group_words", L.tensors[i].group_words);
   }
   f("n_tensors", L.n_tensors);
 }

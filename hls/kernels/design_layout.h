@@ -208,6 +208,7 @@ constexpr Layout design_layout() {
   L.scratch_words = 142080;
   L.index_words = 129;
   L.tensors[0].words = 2400;
+  L.tensors[0].group_words = 83400;
   L.tensors[1].offset = 2400;
   L.tensors[1].words = 72000;
   L.tensors[1].grad = 2400;
@@ -216,6 +217,7 @@ constexpr Layout design_layout() {
   L.tensors[2].grad = 74400;
   L.tensors[3].offset = 83424;
   L.tensors[3].words = 24576;
+  L.tensors[3].group_words = 26112;
   L.tensors[4].offset = 108000;
   L.tensors[4].words = 768;
   L.tensors[4].grad = 24576;
@@ -224,6 +226,7 @@ constexpr Layout design_layout() {
   L.tensors[5].grad = 25344;
   L.tensors[6].offset = 109536;
   L.tensors[6].words = 144;
+  L.tensors[6].group_words = 5664;
   L.tensors[7].offset = 109680;
   L.tensors[7].words = 1152;
   L.tensors[7].grad = 144;
@@ -244,6 +247,7 @@ constexpr Layout design_layout() {
   L.tensors[12].grad = 4896;
   L.tensors[13].offset = 115200;
   L.tensors[13].words = 144;
+  L.tensors[13].group_words = 5664;
   L.tensors[14].offset = 115344;
   L.tensors[14].words = 1152;
   L.tensors[14].grad = 144;
@@ -264,6 +268,7 @@ constexpr Layout design_layout() {
   L.tensors[19].grad = 4896;
   L.tensors[20].offset = 120864;
   L.tensors[20].words = 144;
+  L.tensors[20].group_words = 5664;
   L.tensors[21].offset = 121008;
   L.tensors[21].words = 1152;
   L.tensors[21].grad = 144;
@@ -284,6 +289,7 @@ constexpr Layout design_layout() {
   L.tensors[26].grad = 4896;
   L.tensors[27].offset = 126528;
   L.tensors[27].words = 144;
+  L.tensors[27].group_words = 5664;
   L.tensors[28].offset = 126672;
   L.tensors[28].words = 1152;
   L.tensors[28].grad = 144;
@@ -304,6 +310,7 @@ constexpr Layout design_layout() {
   L.tensors[33].grad = 4896;
   L.tensors[34].offset = 132192;
   L.tensors[34].words = 144;
+  L.tensors[34].group_words = 5664;
   L.tensors[35].offset = 132336;
   L.tensors[35].words = 1152;
   L.tensors[35].grad = 144;
@@ -324,6 +331,7 @@ constexpr Layout design_layout() {
   L.tensors[40].grad = 4896;
   L.tensors[41].offset = 137856;
   L.tensors[41].words = 144;
+  L.tensors[41].group_words = 5664;
   L.tensors[42].offset = 138000;
   L.tensors[42].words = 1152;
   L.tensors[42].grad = 144;
@@ -344,16 +352,19 @@ constexpr Layout design_layout() {
   L.tensors[47].grad = 4896;
   L.tensors[48].offset = 143520;
   L.tensors[48].words = 768;
+  L.tensors[48].group_words = 1536;
   L.tensors[49].offset = 144288;
   L.tensors[49].words = 768;
   L.tensors[49].grad = 768;
   L.tensors[50].offset = 145056;
   L.tensors[50].words = 768;
+  L.tensors[50].group_words = 1536;
   L.tensors[51].offset = 145824;
   L.tensors[51].words = 768;
   L.tensors[51].grad = 768;
   L.tensors[52].offset = 146592;
   L.tensors[52].words = 144;
+  L.tensors[52].group_words = 5664;
   L.tensors[53].offset = 146736;
   L.tensors[53].words = 1152;
   L.tensors[53].grad = 144;
@@ -374,6 +385,7 @@ constexpr Layout design_layout() {
   L.tensors[58].grad = 4896;
   L.tensors[59].offset = 152256;
   L.tensors[59].words = 144;
+  L.tensors[59].group_words = 5664;
   L.tensors[60].offset = 152400;
   L.tensors[60].words = 1152;
   L.tensors[60].grad = 144;
@@ -394,6 +406,7 @@ constexpr Layout design_layout() {
   L.tensors[65].grad = 4896;
   L.tensors[66].offset = 157920;
   L.tensors[66].words = 144;
+  L.tensors[66].group_words = 5664;
   L.tensors[67].offset = 158064;
   L.tensors[67].words = 1152;
   L.tensors[67].grad = 144;
@@ -414,6 +427,7 @@ constexpr Layout design_layout() {
   L.tensors[72].grad = 4896;
   L.tensors[73].offset = 163584;
   L.tensors[73].words = 144;
+  L.tensors[73].group_words = 5664;
   L.tensors[74].offset = 163728;
   L.tensors[74].words = 1152;
   L.tensors[74].grad = 144;
@@ -434,6 +448,7 @@ constexpr Layout design_layout() {
   L.tensors[79].grad = 4896;
   L.tensors[80].offset = 169248;
   L.tensors[80].words = 144;
+  L.tensors[80].group_words = 5664;
   L.tensors[81].offset = 169392;
   L.tensors[81].words = 1152;
   L.tensors[81].grad = 144;
@@ -454,6 +469,7 @@ constexpr Layout design_layout() {
   L.tensors[86].grad = 4896;
   L.tensors[87].offset = 174912;
   L.tensors[87].words = 144;
+  L.tensors[87].group_words = 5664;
   L.tensors[88].offset = 175056;
   L.tensors[88].words = 1152;
   L.tensors[88].grad = 144;
@@ -474,21 +490,25 @@ constexpr Layout design_layout() {
   L.tensors[93].grad = 4896;
   L.tensors[94].offset = 180576;
   L.tensors[94].words = 768;
+  L.tensors[94].group_words = 1536;
   L.tensors[95].offset = 181344;
   L.tensors[95].words = 768;
   L.tensors[95].grad = 768;
   L.tensors[96].offset = 182112;
   L.tensors[96].words = 768;
+  L.tensors[96].group_words = 1536;
   L.tensors[97].offset = 182880;
   L.tensors[97].words = 768;
   L.tensors[97].grad = 768;
   L.tensors[98].offset = 183648;
   L.tensors[98].words = 19968;
+  L.tensors[98].group_words = 19994;
   L.tensors[99].offset = 203616;
   L.tensors[99].words = 26;
   L.tensors[99].grad = 19968;
   L.tensors[100].offset = 203648;
   L.tensors[100].words = 97536;
+  L.tensors[100].group_words = 97663;
   L.tensors[101].offset = 301184;
   L.tensors[101].words = 127;
   L.tensors[101].grad = 97536;

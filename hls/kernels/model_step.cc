@@ -90,14 +90,16 @@ class LayoutBuilder {
   /// tensor.
   int group() {
     group_words_ = 0;
+    group_first_ = L_.n_tensors;
     L_.words[kParamArena] = align_up(L_.words[kParamArena], kParamGroupAlign);
     return L_.n_tensors;
   }
   /// A parameter tensor of `words` in the current group; its param offset.
   int param(int words) {
     const int off = alloc(kParamArena, words);
-    L_.tensors[L_.n_tensors++] = {off, words, group_words_};
+    L_.tensors[L_.n_tensors++] = {off, words, group_words_, 0};
     group_words_ += words;
+    L_.tensors[group_first_].group_words = group_words_;
     L_.words[kGradArena] = max_i(L_.words[kGradArena], group_words_);
     return off;
   }
@@ -280,6 +282,7 @@ class LayoutBuilder {
   Layout& L_;
   const int K_, D_;
   int group_words_ = 0;
+  int group_first_ = 0;  ///< the current update group's first tensor
   int lin_scratch_[2] = {0, 0};
   int merge_words_[2] = {0, 0};
 };
@@ -409,21 +412,25 @@ namespace {
 /// gradients are complete in the grad arena (model_train_step): one SGD call over the
 /// whole group — its parameters are contiguous from tensors[first].offset and its gradients
 /// from word 0 of the grad arena (make_layout), and SGD is element-wise, so this is the
-/// per-tensor update exactly, from a start aligned to kParamGroupAlign (sgd_lane_granule) —,
+/// per-tensor update exactly, from a start aligned to kParamGroupAlign (sgd_lane_granule),
+/// its length the group's first tensor's group_words (no run-time sum) —,
 /// or in the gradient mode each tensor's gradients copied to grad_out (Layout order) and
 /// re-zeroed.
 void update_group(const Layout& L, const Arenas& a, int first, int count, float lr, bool grad_mode,
                   float* grad_out) {
 #pragma HLS INLINE
   if (!grad_mode) {
+    const ParamTensor& g = L.tensors[first];
+#ifndef __SYNTHESIS__
+    // C simulation: the group is [first, first + count), contiguous in both arenas.
     int words = 0;
     for (int i = first; i < first + count; ++i) {
-#ifndef __SYNTHESIS__
-      assert(L.tensors[i].offset == L.tensors[first].offset + words && L.tensors[i].grad == L.tensors[first].grad + words);
-#endif
+      assert(L.tensors[i].offset == g.offset + words && L.tensors[i].grad == g.grad + words);
       words += L.tensors[i].words;
     }
-    sgd_update(a.param + L.tensors[first].offset, a.grad + L.tensors[first].grad, words, lr);
+    assert(words == g.group_words);
+#endif
+    sgd_update(a.param + g.offset, a.grad + g.grad, g.group_words, lr);
     return;
   }
   for (int i = first; i < first + count; ++i) {
@@ -478,7 +485,8 @@ int gelu_lane_granule(const ModelDims& m, const Layout& L) {
 int sgd_lane_granule(const Layout& L) {
   int g = 0;
   for (int t = 0; t < L.n_tensors; ++t) {
-    if (L.tensors[t].grad == 0) g = gcd_of(g, L.tensors[t].offset);  // a group's first tensor
+    // A group's first tensor: its update starts there in both arenas.
+    if (L.tensors[t].group_words > 0) g = gcd_of(gcd_of(g, L.tensors[t].offset), L.tensors[t].grad);
   }
   return g;
 }

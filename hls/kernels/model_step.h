@@ -157,6 +157,9 @@ struct EncoderSlots {
 struct ParamTensor {
   int offset = 0, words = 0;
   int grad = 0;
+  /// Words of the update group this tensor starts (its contiguous parameters from `offset`,
+  /// gradients from `grad` = 0); 0 for a tensor that starts no group.
+  int group_words = 0;
 };
 
 /// Arena layout for `seq_len` tokens (the largest K a step may use). Every offset is in
@@ -216,8 +219,8 @@ int gelu_lane_granule(const ModelDims& m, const Layout& L);
 int softmax_lane_granule(const ModelDims& m, const Layout& L);
 /// The same for the SGD unit (ttsim_sgd_update): each update group's parameters are updated
 /// by one call from the group's first word (kParamGroupAlign-aligned) and its gradients from
-/// word 0 of the grad arena: the gcd of the groups' first words (0 when every group starts
-/// at word 0).
+/// the group's first gradient word (0): the gcd of those words over the groups (0 when every
+/// group starts at word 0).
 int sgd_lane_granule(const Layout& L);
 /// The same for the loss unit (ttsim_loss): the slot head's row pitch (logit_pitch) and the
 /// offsets of both heads' logits and logit gradients.
@@ -256,7 +259,8 @@ void ttsim_store_gradient(Ref g, float* out, int words);
 /// the backward pass — as soon as the group's gradients are complete and every task that
 /// reads the group's old values has run (the group's own backward), before the next
 /// group's gradients reuse the grad arena:
-///  - grad_mode false: SGD, w −= lr·g, one ttsim_sgd_update per tensor (it re-zeroes g);
+///  - grad_mode false: SGD, w −= lr·g, one ttsim_sgd_update per update group over its
+///    contiguous words (ParamTensor::group_words; it re-zeroes g);
 ///  - grad_mode true (the debug path of the reference test): the gradients are written to
 ///    grad_out[tensors[i].offset ...] (param_words words, Layout order, as the parameters)
 ///    and re-zeroed; the parameters are unchanged and lr is not used.

@@ -227,19 +227,19 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
   const dataset::LengthHistogram split =
       dataset::load_dataset_lengths("configs/datasets/atis_lengths.json").split("train");
   const std::string dir = tmp_dir("clock_and_card");
-  // The U50 with a 65 W card (61.75 W usable): the reference at 300 MHz (about 62.9 W) is over
-  // it, at 200 MHz (about 47.8 W) within.
+  // The U50 with a 56 W card (53.2 W usable): the reference at 300 MHz (about 56.7 W) is over
+  // it, at 200 MHz (about 43.6 W) within.
   Json dev = load_json_file("configs/devices/u50.json");
-  dev["card"]["max_watts"] = 65;
-  const std::string device_file = dir + "/u50_65w.json";
+  dev["card"]["max_watts"] = 56;
+  const std::string device_file = dir + "/u50_56w.json";
   write_file_atomic(device_file, dev.dump(2));
   const DeviceSpec device = load_device_spec(device_file);
   ASSERT_EQ(device.achievable_clock_mhz, 250);
   ASSERT_EQ(device.multi_slr_clock_mhz, 147);
-  ASSERT_EQ(device.card_max_watts, 65);
+  ASSERT_EQ(device.card_max_watts, 56);
   Json card_json = load_json_file("configs/devices/u50_card.json");  // baseline's card file agrees with it
-  card_json["constants"]["card_max_watts"]["value"] = 65;
-  write_file_atomic(dir + "/u50_card_65w.json", card_json.dump(2));
+  card_json["constants"]["card_max_watts"]["value"] = 56;
+  write_file_atomic(dir + "/u50_card_56w.json", card_json.dump(2));
   write_file_atomic(dir + "/sweep.json", Json{{"name", "clock"},
                                               {"base", {{"model", fs::absolute("configs/models/atis_2enc.json")},
                                                         {"arch", fs::absolute("configs/arch/u50_paper.json")},
@@ -259,7 +259,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
   const std::vector<Json> points = load_json_lines(o.out_dir + "/results.jsonl");
   ASSERT_EQ(points.size(), 3u);
   const GpuSpec gpu = load_gpu_spec("configs/devices/rtx3090.json");
-  const FpgaCardSpec card = load_fpga_card_spec(dir + "/u50_card_65w.json");
+  const FpgaCardSpec card = load_fpga_card_spec(dir + "/u50_card_56w.json");
   const std::map<double, int> fadd = {{100, 3}, {200, 4}, {300, 6}};
   const std::map<double, int> fexp = {{100, 7}, {200, 12}, {300, 13}};
   for (const Json& p : points) {
@@ -267,7 +267,10 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     EXPECT_EQ(p.at("metrics").at("kernel_clock_mhz").get<double>(), mhz);
     EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 147);
     const std::string basis = p.at("clock").at("achievable_basis").get<std::string>();
-    EXPECT_EQ(basis.rfind("/clocks/multi_slr_mhz: spans 2 SLRs: LUT (estimated) ", 0), 0u) << basis;
+    // The reference's URAM288 (384) is the share of one SLR furthest over (its LUT estimate,
+    // 477,960 of 370,464, is over too).
+    EXPECT_EQ(basis.rfind("/clocks/multi_slr_mhz: spans 2 SLRs: URAM288 384 > 272 usable in one SLR", 0), 0u)
+        << basis;
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fadd").get<int>(), fadd.at(mhz)) << p.dump();
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fexp").get<int>(), fexp.at(mhz)) << p.dump();
     ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
@@ -280,11 +283,11 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     EXPECT_EQ(p.at("feasible").get<bool>(), mhz < 139.65) << p.dump();
     EXPECT_EQ(sim->over_device.empty(), mhz < 139.65);
     const std::string clock_line = fmt::format(
-        "clock {:g} MHz asked, 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: LUT (estimated) ", mhz);
+        "clock {:g} MHz asked, 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: URAM288 ", mhz);
     if (mhz == 200) {
       ASSERT_EQ(sim->over_device.size(), 1u);
       EXPECT_EQ(sim->over_device.at(0).rfind(clock_line, 0), 0u) << sim->over_device.at(0);
-      EXPECT_NE(sim->over_device.at(0).find(" > 370,464 usable in one SLR; the device at /clocks/multi_slr_mhz, 5 % "
+      EXPECT_NE(sim->over_device.at(0).find(" 384 > 272 usable in one SLR; the device at /clocks/multi_slr_mhz, 5 % "
                                             "headroom)"),
                 std::string::npos)
           << sim->over_device.at(0);
@@ -293,7 +296,7 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     if (mhz == 300) {
       ASSERT_EQ(sim->over_device.size(), 2u);
       EXPECT_EQ(sim->over_device.at(0).rfind("card power ", 0), 0u) << sim->over_device.at(0);
-      EXPECT_NE(sim->over_device.at(0).find(" W needed, 61.8 W usable (65 W on the device at /card/max_watts, 5 % "
+      EXPECT_NE(sim->over_device.at(0).find(" W needed, 53.2 W usable (56 W on the device at /card/max_watts, 5 % "
                                             "headroom)"),
                 std::string::npos)
           << sim->over_device.at(0);

@@ -84,8 +84,9 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
   const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
   const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
-  // The machine description: its instances' aligned lane accesses (the LayerNorm and GELU
-  // units on this design) and, below, its arrays.
+  // The machine description: its instances' aligned lane accesses (the LayerNorm, GELU,
+  // softmax, loss and update units on this design; the contraction and elementwise units
+  // take general starts) and, below, its arrays.
   const machine::Machine mach =
       machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
   std::array<bool, kUnitKinds> aligned{};
@@ -96,7 +97,11 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   }
   EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kLayerNorm)]);
   EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kGelu)]);
-  EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kSoftmax)]);
+  EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kSoftmax)]);
+  EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kLoss)]);
+  EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kUpdate)]);
+  EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kElementwise)]);
+  EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kContraction)]);
   double operators = 0, control = 0, network = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);

@@ -784,6 +784,47 @@ TEST(RowKernels, AlignedLayerNormAndGeluEqualTheGeneralOnes) {
   for (int k = 0; k < 5; ++k) EXPECT_EQ(out[0][k], out[1][k]) << "output " << k;
 }
 
+// The softmax, loss and SGD kernels with aligned lane accesses (banked.h lane_read<L, true>)
+// equal the general ones on rows at a pitch wider than their columns (ld = 16 > cols = 12,
+// offsets and pitch multiples of the lanes), as model_step.cc runs them.
+TEST(RowKernels, AlignedSoftmaxLossAndSgdEqualTheGeneralOnes) {
+  constexpr int L = 4, B = 16;
+  std::mt19937 rng(6);
+  const int R = 3, C = 12, ld = 16, off = 8, valid = 10;
+  const int labels[R] = {3, -1, 11};
+  ttsim_hls::csim_direct_lanes() = false;
+  const Vf s0 = randv(off + R * ld, rng), d0 = randv(off + R * ld, rng), w0 = randv(off + 2 * ld, rng),
+           g0 = randv(off + 2 * ld, rng);
+  Vf out[2][5];
+  float losses[2] = {0, 0};
+  for (int a = 0; a < 2; ++a) {
+    Vf p = s0, d = d0, st(off + 2 * R), lg(off + R * ld), w = w0, g = g0;
+    auto run = [&](auto aligned) {
+      constexpr bool A = decltype(aligned)::value;
+      auto P = BV<B>(p) + off, D = BV<B>(d) + off, S = BV<B>(st) + off, G = BV<B>(lg) + off;
+      ttsim_hls::softmax_kernel<L, B, A>(P.rows, P.off, P.rows, P.off, R, C, ld, valid, S.rows, S.off);
+      ttsim_hls::softmax_grad_kernel<L, B, A>(P.rows, P.off, D.rows, D.off, R, C, ld, S.rows, S.off);
+      losses[a] = ttsim_hls::loss_kernel<L, B, A>(P.rows, P.off, labels, 0, G.rows, G.off, R, C, ld, 0.5f, S.rows,
+                                                  S.off);
+      auto W = BV<B>(w) + off, Gr = BV<B>(g) + off;
+      ttsim_hls::sgd_kernel<L, B, A>(W.rows, W.off, Gr.rows, Gr.off, 2 * ld - 3, 0.1f);
+    };
+    if (a == 0) {
+      run(std::false_type{});
+    } else {
+      run(std::true_type{});
+    }
+    out[a][0] = p, out[a][1] = d, out[a][2] = lg, out[a][3] = w, out[a][4] = g;
+  }
+  ttsim_hls::csim_direct_lanes() = true;
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(out[0][k], out[1][k]) << "output " << k;
+  EXPECT_EQ(losses[0], losses[1]);
+  // The words between a row's columns and the next row (the pitch's padding) are untouched.
+  for (int r = 0; r < R; ++r) {
+    for (int j = C; j < ld; ++j) EXPECT_EQ(out[1][0][off + r * ld + j], s0[off + r * ld + j]) << r << " " << j;
+  }
+}
+
 TEST(LaneNetworks, BarrelCostsLessFromEightLanesOnTheirOwnBanks) {
   // 64 lanes on 64 banks: barrel 64 · ceil(6 / 2) = 192 LUT6 per bit against 64 · 21.
   EXPECT_EQ(ttsim_hls::lane_read_network_luts(64, 64), 192);
