@@ -174,6 +174,15 @@ int run_model(const std::vector<std::string>& args) {
   refuse_clashing_paths({{"--json", json_out}}, {{"CONFIG", config}});
   check_output_writable({"--json", json_out});
   const ModelSpec model = load_model_spec(config);
+  // The same 64-bit bound a model file's own step must keep (models/model_spec.h).
+  for (std::int64_t k : compare) {
+    if (dense_step_macs_bound(model, static_cast<long double>(k)) > kMaxStepMacs) {
+      throw InputError(fmt::format(
+          "--tokens: expected token counts whose training step ttsim can count in 64-bit integers (at most 2^50 "
+          "dense-equivalent multiply-accumulates for {}), found {}",
+          config, k));
+    }
+  }
   const WorkloadReport report = build_workload_report(model, graph_flow, compare);
 
   std::cout << fmt::format("Model {} ({}): {} encoders, d_model {}, {} heads, FFN {}, {} tokens\n\n",

@@ -98,6 +98,25 @@ void check_hls_batch_and_embedding(const ModelSpec& model, const std::string& fi
   }
 }
 
+/// Refuses what the kernel tree's linear layers cannot be: an encoder layer or head without
+/// a bias (every linear of model_step.cc adds one), a head in another format than dense
+/// (dense_forward / dense_backward). InputError naming the layer and both places its
+/// setting can come from (/layers/<kind>/..., /overrides/<layer>/...).
+void check_hls_linears(const ModelSpec& model, const std::string& file) {
+  for (const LinearLayerSpec& l : model.linears) {
+    const bool head = l.kind == "intent_head" || l.kind == "slot_head";
+    if (!l.bias) {
+      throw InputError(file + ": /layers/" + l.kind + "/bias or /overrides/" + l.name +
+                       "/bias: the HLS kernel tree's linear layers all have a bias, found none for " + l.name);
+    }
+    if (head && l.format != WeightFormat::kDense) {
+      throw InputError(file + ": /layers/" + l.kind + "/format or /overrides/" + l.name +
+                       "/format: the HLS kernel tree's heads are dense, found " + to_string(l.format) + " for " +
+                       l.name);
+    }
+  }
+}
+
 /// Sets m's dimensions and TTM embedding shape from `model` (entries past the cores zero).
 void set_model_dims(ttsim_hls::ModelDims& m, const ModelSpec& model) {
   m.encoders = model.encoders;
@@ -166,6 +185,7 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                      ": nothing to recompute (use \"" + recompute_choice(arch.recompute_merges, false) + "\")");
   }
   check_hls_batch_and_embedding(model, file);
+  check_hls_linears(model, file);
   ttsim_hls::ModelDims& m = d.dims;
   set_model_dims(m, model);
   m.recompute_encoders = arch.recompute_encoders;

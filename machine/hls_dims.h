@@ -25,7 +25,8 @@ struct HlsDesign {
 /// encoders recomputed in a model of fewer than 2 (/memory/recompute), a batch other than 1 (/batch: the top takes one
 /// sample per step), a non-TTM token embedding, TT factors differing within a layer kind
 /// (design_config.h holds one factorisation per kind; ranks may differ per layer,
-/// kLayerRanks), non-TT encoder layers,
+/// kLayerRanks), non-TT encoder layers, a linear layer without a bias or a head other than
+/// dense,
 /// more factors or encoders than the kernels take, or arenas beyond 2^31 − 1 words (the
 /// kernels index them with int: hls/host/host_capacity.h, checked in 64-bit arithmetic).
 HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,

@@ -263,13 +263,9 @@ void read_dimensions(const JsonView& root, ModelSpec& m) {
   // multiplies at most ~ 3 · (4 d² + 2 d·f + 2 L·d) (forward and two backward products of the
   // projections, the FFN and attention); 2^50 leaves room for the sums over an epoch's samples
   // (a step's cycles are at most its MACs on one lane).
-  const long double d = static_cast<long double>(m.d_model), f = static_cast<long double>(m.ffn_dim);
-  const long double tokens = static_cast<long double>(m.seq_len) * static_cast<long double>(m.batch);
   const long double step_macs =
-      3.0L * tokens *
-      (static_cast<long double>(std::max(m.encoders, 1)) * (4 * d * d + 2 * d * f + 2 * static_cast<long double>(m.seq_len) * d) +
-       d * static_cast<long double>(m.intents + m.slot_tags));
-  if (step_macs > 1125899906842624.0L) {  // 2^50
+      dense_step_macs_bound(m, static_cast<long double>(m.seq_len) * static_cast<long double>(m.batch));
+  if (step_macs > kMaxStepMacs) {
     root.at("d_model").fail(
         "a model whose training step ttsim can count in 64-bit integers (about 3 x tokens x (encoders x (4 d_model^2 "
         "+ 2 d_model x ffn_dim + 2 seq_len x d_model) + d_model x (intents + slot_tags)) multiply-accumulates at most "
@@ -468,6 +464,14 @@ std::string linear_kind_of(const std::string& layer_name) {
 
 ModelSpec load_model_spec(const std::string& path) {
   return parse_model_spec(load_json_file(path), path);
+}
+
+long double dense_step_macs_bound(const ModelSpec& m, long double tokens) {
+  const long double d = static_cast<long double>(m.d_model), f = static_cast<long double>(m.ffn_dim);
+  return 3.0L * tokens *
+         (static_cast<long double>(std::max(m.encoders, 1)) *
+              (4 * d * d + 2 * d * f + 2 * static_cast<long double>(m.seq_len) * d) +
+          d * static_cast<long double>(m.intents + m.slot_tags));
 }
 
 }  // namespace ttsim

@@ -114,6 +114,16 @@ std::string linear_kind_of(const std::string& layer_name);
 /// parse_model_spec refuses larger ones.
 inline constexpr std::int64_t kMaxRank = 4096;
 
+/// An upper bound of the multiply-accumulates of one dense-equivalent training step of `m` on
+/// `tokens` tokens: 3 · tokens · (encoders · (4 d² + 2 d·f + 2 seq_len·d) + d·(intents +
+/// slot_tags)) (forward and two backward products of the projections, the FFN, attention
+/// and the heads). Every count of the workload fits 64-bit integers while it is at most
+/// kMaxStepMacs.
+long double dense_step_macs_bound(const ModelSpec& m, long double tokens);
+/// The largest dense_step_macs_bound a model or token count may reach: 2^50, room for the
+/// sums over an epoch's samples (a step's cycles are at most its MACs on one lane).
+inline constexpr long double kMaxStepMacs = 1125899906842624.0L;
+
 /// Loads and validates a model config. Throws InputError / ConfigError (file, JSON
 /// pointer, expected, found) on any problem: unknown keys, wrong types, factor
 /// products that differ from the dimension, ranks < 1, empty lists, out-of-range values,

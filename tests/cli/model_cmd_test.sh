@@ -72,6 +72,8 @@ expect_exit2 "bad factor product" "$TMP/bad.json"
 grep -q "in_factors" "$TMP/stderr" || fail "bad config error does not name the JSON pointer"
 expect_exit2 "missing file" "$TMP/no_such.json"
 expect_exit2 "bad --tokens" "$CONFIG" --tokens 32,x
+expect_exit2 "--tokens beyond 64-bit counts" "$CONFIG" --tokens 32,16000000000000
+grep -q "2^50" "$TMP/stderr" || fail "--tokens overflow error does not name the bound"
 expect_exit2 "bad --flow" "$CONFIG" --flow bt
 expect_exit2 "unknown option" "$CONFIG" --frobnicate
 

@@ -48,6 +48,28 @@ TEST(HlsDesign, RefusesATtmEmbeddingOfOneCoreAtItsFactors) {
 
 // /memory/recompute "btt_merges": every BTT layer recomputes its merges; the sequential TT
 // flow has none to recompute, and such an arch is refused naming the key.
+// Every linear of the kernel tree adds a bias and the heads are dense (dense_forward): a
+// layer without a bias or a TT head is refused where simulate, explore and emit all read it,
+// naming the layer and both places its setting can come from.
+TEST(HlsDesign, RefusesALayerWithoutBiasAndATtHead) {
+  Json m = atis_2enc();
+  m["overrides"] = Json{{"enc0.q", m["layers"]["attention"]}};
+  m["overrides"]["enc0.q"]["bias"] = false;
+  std::string e = error_of(m);
+  EXPECT_NE(e.find("m.json: /layers/attention/bias or /overrides/enc0.q/bias: the HLS kernel tree's linear layers "
+                   "all have a bias, found none for enc0.q"),
+            std::string::npos)
+      << e;
+  m = atis_2enc();
+  m["overrides"] = Json{{"slot_head",
+                         {{"format", "tt"}, {"in_factors", {12, 8, 8}}, {"out_factors", {127}}, {"rank", 4}}}};
+  e = error_of(m);
+  EXPECT_NE(e.find("/layers/slot_head/format or /overrides/slot_head/format: the HLS kernel tree's heads are dense, "
+                   "found tt for slot_head"),
+            std::string::npos)
+      << e;
+}
+
 TEST(HlsDesign, RecomputesMergesOfTheBttFlowOnly) {
   const ModelSpec m = parse_model_spec(atis_2enc(), "m.json");
   ArchSpec a = load_arch_spec("configs/arch/u50_paper_recompute.json");
