@@ -115,6 +115,8 @@ TEST(Explore, GridFindsTheKnownFrontAndRefinesItWithSystemC) {
   const std::string summary = slurp(f.dir + "/out/summary.md");
   EXPECT_NE(summary.find("toy reference"), std::string::npos);
   EXPECT_NE(summary.find("dominated by"), std::string::npos);
+  // step_cycles names two steps; the summary says which its figures are.
+  EXPECT_NE(summary.find("- step_cycles: the padded training step"), std::string::npos);
 }
 
 TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
