@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
+#include "hls/host/hls_model.h"
 #include "hls/host/host_capacity.h"
 
 namespace ttsim::machine {
@@ -95,25 +96,6 @@ void check_hls_batch_and_embedding(const ModelSpec& model, const std::string& fi
   if (cores < 2 || cores > static_cast<std::size_t>(ttsim_hls::kMaxTtmFactors)) {
     throw InputError(file + ": /token_embedding/vocab_factors: the HLS kernel tree's TTM embedding takes 2 to " +
                      std::to_string(ttsim_hls::kMaxTtmFactors) + " cores, found " + std::to_string(cores));
-  }
-}
-
-/// Refuses what the kernel tree's linear layers cannot be: an encoder layer or head without
-/// a bias (every linear of model_step.cc adds one), a head in another format than dense
-/// (dense_forward / dense_backward). InputError naming the layer and both places its
-/// setting can come from (/layers/<kind>/..., /overrides/<layer>/...).
-void check_hls_linears(const ModelSpec& model, const std::string& file) {
-  for (const LinearLayerSpec& l : model.linears) {
-    const bool head = l.kind == "intent_head" || l.kind == "slot_head";
-    if (!l.bias) {
-      throw InputError(file + ": /layers/" + l.kind + "/bias or /overrides/" + l.name +
-                       "/bias: the HLS kernel tree's linear layers all have a bias, found none for " + l.name);
-    }
-    if (head && l.format != WeightFormat::kDense) {
-      throw InputError(file + ": /layers/" + l.kind + "/format or /overrides/" + l.name +
-                       "/format: the HLS kernel tree's heads are dense, found " + to_string(l.format) + " for " +
-                       l.name);
-    }
   }
 }
 

@@ -38,6 +38,21 @@ int to_int(std::int64_t v) {
 
 }  // namespace
 
+void check_hls_linears(const ModelSpec& model, const std::string& file) {
+  for (const LinearLayerSpec& l : model.linears) {
+    const bool head = l.kind == "intent_head" || l.kind == "slot_head";
+    if (!l.bias) {
+      throw InputError(file + ": /layers/" + l.kind + "/bias or /overrides/" + l.name +
+                       "/bias: the HLS kernel tree's linear layers all have a bias, found none for " + l.name);
+    }
+    if (head && l.format != WeightFormat::kDense) {
+      throw InputError(file + ": /layers/" + l.kind + "/format or /overrides/" + l.name +
+                       "/format: the HLS kernel tree's heads are dense, found " + to_string(l.format) + " for " +
+                       l.name);
+    }
+  }
+}
+
 ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions& options) {
   ttsim_hls::ModelDims m;
   if (spec.batch != 1) fail(spec, "batch " + std::to_string(spec.batch) + " (one sample per step: batch 1)");
@@ -66,7 +81,6 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
   for (int e = 0; e < spec.encoders; ++e) {
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       const LinearLayerSpec& l = find_linear(spec, "enc" + std::to_string(e) + "." + kLinearNames[i]);
-      if (!l.bias) fail(spec, l.name + " without bias");
       ttsim_hls::LinearDims& ld = m.lin[e][i];
       ld.in_dim = to_int(l.in_dim);
       ld.out_dim = to_int(l.out_dim);
@@ -87,11 +101,8 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
       for (int k = 0; k <= ld.t.d + ld.t.e; ++k) ld.t.r[k] = to_int(t.ranks[k]);
     }
   }
-  for (const char* head : {"intent_head", "slot_head"}) {
-    const LinearLayerSpec& l = find_linear(spec, head);
-    if (l.format != WeightFormat::kDense) fail(spec, std::string(head) + " in TT format (dense heads only)");
-    if (!l.bias) fail(spec, l.name + " without bias");
-  }
+  for (const char* head : {"intent_head", "slot_head"}) find_linear(spec, head);
+  check_hls_linears(spec, spec.source_file.empty() ? spec.name : spec.source_file);
   return m;
 }
 

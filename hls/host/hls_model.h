@@ -141,6 +141,13 @@ class HlsModel {
   std::vector<int> index_;
 };
 
+/// Refuses what the kernel tree's linear layers cannot be: an encoder layer or head without
+/// a bias (every linear of model_step.cc adds one) or a head in another format than dense
+/// (dense_forward / dense_backward). Throws InputError naming `file`, the layer and both
+/// places its setting can come from (/layers/<kind>/..., /overrides/<layer>/...). The one
+/// rule hls_model_dims and machine::hls_design apply.
+void check_hls_linears(const ModelSpec& spec, const std::string& file);
+
 /// The ttsim_hls::ModelDims of a ModelSpec (flows from `options`); throws InputError
 /// as HlsModel's constructor does.
 ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions& options = {});
