@@ -290,6 +290,7 @@ class Builder {
   /// task "<name>.sgd" of 1 × Σ words reading the parameters and their gradients, writing
   /// the parameters.
   void sgd_group(const std::string& name, const std::vector<int>& params) {
+    if (params.empty()) throw std::logic_error("update group " + name + " has no parameter");
     if (updated_.size() < g_.buffers.size()) updated_.resize(g_.buffers.size(), 0);
     std::vector<int> reads, writes;
     std::int64_t words = 0;
@@ -303,7 +304,6 @@ class Builder {
       reads.push_back(grad(p));
       writes.push_back(p);
     }
-    if (params.empty()) throw std::logic_error("update group " + name + " has no parameter");
     task(name + ".sgd", TaskOp::kSgdUpdate, Stage::kUpdate, layer, encoder_of(layer), "", rows_cols(1, words),
          std::move(reads), std::move(writes));
   }

@@ -272,9 +272,10 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // h0, x̂0, 1/σ0, and the shared slot proj (E, every o and ffn_out output, and in place
   // the LayerNorm inputs x0, a1, a2).
   c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
-  // The heads' logits, each kLogitAlign-aligned, the slot head's rows at logit_pitch.
+  // The heads' logits, the slot head's rows at logit_pitch, and the most padding their two
+  // kLogitAlign-aligned starts can take (make_layout aligns them where the out arena is).
   const I64 la = ttsim_hls::kLogitAlign, pitch = ttsim_hls::logit_pitch(m.slot_tags);
-  const I64 intents_padded = add(m.intents, (la - m.intents % la) % la);
+  const I64 intents_padded = ttsim_hls::align_up(m.intents, ttsim_hls::kLogitAlign);
   c.array(A, "activation", {"heads"}, add(add(intents_padded, mul(K, pitch)), 2 * (la - 1)));
   // Scratch arenas (make_layout): dA, dP; the head dlogits | dB | dctx | dk (one slot); dv,
   // dF|dq; statistics; the chain scratch.

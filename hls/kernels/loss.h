@@ -43,8 +43,9 @@ loss_max:
 /// ignored row); lacc[slot] += scale·(logsumexp − logit[label]) of each used row.
 template <int LANES, int B, bool ALIGNED>
 void loss_exp_sum_loop(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
-                       float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale, float stat_mem[][B],
-                       int stat_off, float (&acc)[kAccSlots], float (&xl)[kAccSlots], float (&lacc)[kAccSlots]) {
+                       float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale,
+                       float stat_mem[][B], int stat_off, float (&acc)[kAccSlots], float (&xl)[kAccSlots],
+                       float (&lacc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);

@@ -10,8 +10,6 @@ namespace ttsim_hls {
 namespace {
 
 int max_i(int a, int b) { return a > b ? a : b; }
-/// a rounded up to a multiple of `align` (> 0).
-int align_up(int a, int align) { return (a + align - 1) / align * align; }
 
 int linear_saved_words(const LinearDims& l, int K, int parity) {
   if (!l.tt) return 0;
@@ -409,13 +407,12 @@ grad_store:
 namespace {
 
 /// The update of one update group, tensors [first, first + count) of L.tensors, whose
-/// gradients are complete in the grad arena (model_train_step): one SGD call over the
-/// whole group — its parameters are contiguous from tensors[first].offset and its gradients
-/// from word 0 of the grad arena (make_layout), and SGD is element-wise, so this is the
-/// per-tensor update exactly, from a start aligned to kParamGroupAlign (sgd_lane_granule),
-/// its length the group's first tensor's group_words (no run-time sum) —,
-/// or in the gradient mode each tensor's gradients copied to grad_out (Layout order) and
-/// re-zeroed.
+/// gradients are complete in the grad arena (model_train_step). SGD: one call over the
+/// whole group, tensors[first].group_words words from tensors[first].offset (param) and
+/// .grad (grad) — the group is contiguous in both arenas (make_layout) and SGD is
+/// element-wise, so this is the per-tensor update exactly, from a kParamGroupAlign-aligned
+/// start (sgd_lane_granule). Gradient mode: each tensor's gradients copied to grad_out
+/// (Layout order) and re-zeroed.
 void update_group(const Layout& L, const Arenas& a, int first, int count, float lr, bool grad_mode,
                   float* grad_out) {
 #pragma HLS INLINE
@@ -459,9 +456,10 @@ int gcd_of(int a, int b) {
 }  // namespace
 
 // The offsets below are the ones model_forward / encoder_forward / model_train_step pass to
-// layernorm, layernorm_grad, gelu, gelu_grad, softmax, softmax_grad, loss and sgd_update (each call's view
-// offset; the kernels add row · pitch + tile · LANES). A call added there must be added here: the C simulation of an
-// emitted build asserts every aligned access (banked.h TTSIM_CHECK_ALIGNED).
+// layernorm, layernorm_grad, gelu, gelu_grad, softmax, softmax_grad, loss and sgd_update
+// (each call's view offset; the kernels add row · pitch + tile · LANES). A call added there
+// must be added here: the C simulation of an emitted build asserts every aligned access
+// (banked.h TTSIM_CHECK_ALIGNED).
 int layernorm_lane_granule(const ModelDims& m, const Layout& L) {
   int g = m.d_model;
   for (int v : {L.E, L.lne_g, L.lne_b, L.h0, L.xhat0, L.dA, L.dB, L.glne_g, L.glne_b}) g = gcd_of(g, v);
@@ -526,11 +524,11 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   Ref dA = a.bwd_a + L.dA;  // gradient of the encoder output / LayerNorm 1 input
   Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
   Ref dF = a.bwd_c + L.dF;
-  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, logit_pitch(m.slot_tags), P + L.ws, dA, false, G + L.head_s.gw,
-                 G + L.head_s.gb);
+  dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, logit_pitch(m.slot_tags), P + L.ws, dA, false,
+                 G + L.head_s.gw, G + L.head_s.gb);
   update_linear(L, a, L.head_s, lr, grad_mode, grad_out);
-  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, m.intents, P + L.wi, dA, true, G + L.head_i.gw,
-                 G + L.head_i.gb);
+  dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, m.intents, P + L.wi, dA, true,
+                 G + L.head_i.gw, G + L.head_i.gb);
   update_linear(L, a, L.head_i, lr, grad_mode, grad_out);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];

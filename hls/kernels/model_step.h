@@ -43,9 +43,11 @@ constexpr int kParamGroupAlign = 32;
 /// slot head's rows are logit_pitch words apart, so the loss unit's lane accesses start at
 /// multiples of it (loss_lane_granule) for units of up to 32 lanes.
 constexpr int kLogitAlign = 32;
+/// `words` rounded up to a multiple of `align` (> 0), words.
+inline int align_up(int words, int align) { return (words + align - 1) / align * align; }
 /// Words between rows of the slot head's logits and their gradients: slot_tags rounded up
 /// to a multiple of kLogitAlign.
-inline int logit_pitch(int slot_tags) { return (slot_tags + kLogitAlign - 1) / kLogitAlign * kLogitAlign; }
+inline int logit_pitch(int slot_tags) { return align_up(slot_tags, kLogitAlign); }
 
 /// Parameter tensors: TTM cores, position, 2 LN, per encoder 6·(cores + bias) + 4 LN,
 /// 4 head tensors.
