@@ -12,10 +12,9 @@
 // Per line: engines, lanes per engine, nonlinear lanes, policy, cycles of the step (analytic
 // list schedule; SystemC with port contention on the same arrays), the step's MAC ideal at
 // the engines' total lanes (Σ task MACs / (engines · lanes)), the ratio, and the LUT
-// estimate of the units with the engine count (sim/schedule_activity.h design_luts on the
+// estimate of the units with the engine count (sim/machine_luts.h machine_lut_terms on the
 // same arrays: more users of each array's ports, no new arrays) against the device's LUTs.
 
-#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -24,7 +23,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "models/model_spec.h"
-#include "sim/schedule_activity.h"
+#include "sim/machine_luts.h"
 #include "sim/step_sim.h"
 
 namespace {
@@ -66,15 +65,6 @@ StepResult run(const ttsim::ModelSpec& model, const ArchSpec& arch, const ttsim:
   return ttsim::simulate_step(model, arch, device, StepOptions::what_if_study(e));
 }
 
-/// design_luts of `r`'s arrays (the one-call machine's) with `arch`'s unit counts and lanes.
-double whatif_luts(const StepResult& r, const ArchSpec& arch) {
-  ttsim::BankActivityShape shape;
-  ttsim::bank_activity_shape_into(r.graph(), r.task_banks, r.banks, shape);
-  std::array<int, ttsim::kUnitKinds> instances{};
-  for (int k = 0; k < ttsim::kUnitKinds; ++k) instances[k] = arch.units[k].count;
-  return ttsim::design_luts(instances, arch, shape);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,7 +91,7 @@ int main(int argc, char** argv) {
       std::printf("%7d %8d %-10s %10lld %10lld %10.0f %6.2f %10.0f\n", p.engines, p.nonlinear_lanes,
                   p.parallel ? "parallel" : "sequential", static_cast<long long>(a.run.schedule.makespan),
                   static_cast<long long>(s.run.schedule.makespan), ideal,
-                  static_cast<double>(a.run.schedule.makespan) / ideal, whatif_luts(a, arch));
+                  static_cast<double>(a.run.schedule.makespan) / ideal, ttsim::machine_lut_terms(*a.machine, a.graph(), arch).total());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "concurrency_whatif: %s\n", e.what());
