@@ -15,10 +15,10 @@
 // estimate of the units with the engine count (sim/machine_luts.h machine_lut_terms on the
 // same arrays: more users of each array's ports, no new arrays) against the device's LUTs.
 // Then, for the structure the top has today (calls in a sequential region, which Vitis HLS
-// runs together only when they are independent, on distinct instances and arrays): the
-// consecutive calls of the built step it may already start together, and the step with its
-// calls co-scheduled in groups (co_scheduled_cycles) on the one-call machine's arrays and
-// with the arrays ignored, beside the dependence-driven schedule of the same unit counts.
+// starts together only when they are independent, on distinct instances and arrays): the step
+// with its calls co-scheduled in groups (co_scheduled_cycles) on the one-call machine's arrays
+// and with the arrays ignored, its critical path, and the dependence-driven schedule of the
+// same unit counts.
 
 #include <algorithm>
 #include <cstdint>
@@ -73,74 +73,63 @@ StepResult run(const ttsim::ModelSpec& model, const ArchSpec& arch, const ttsim:
   return ttsim::simulate_step(model, arch, device, StepOptions::what_if_study(e));
 }
 
-/// Calls of `seq` that follow one another in program order on distinct instances with no data
-/// dependence, no shared buffer and no shared array of the machine: pairs the built top's
-/// sequential region lets the HLS scheduler start together, which `simulate` prices one after
-/// the other. Returns the pairs (disjoint) and, in `cycles`, the most that overlapping them saves
-/// (the shorter call of each pair).
-int adjacent_overlappable_pairs(const StepResult& seq, std::int64_t* cycles) {
-  const ttsim::TaskGraph& g = seq.graph();
-  const ttsim::machine::Machine& m = *seq.machine;
-  const int index_mem = ttsim::machine::memory_index(ttsim_spec::kIndexMem);
-  auto arrays_of = [&](const ttsim::Task& t) {
-    std::vector<int> a;
-    for (int b : t.reads) a.push_back(m.memory_of_buffer[b]);
-    for (int b : t.writes) a.push_back(m.memory_of_buffer[b]);
-    if (t.op == ttsim::TaskOp::kContraction || t.op == ttsim::TaskOp::kLoss) a.push_back(index_mem);
-    return a;
+/// The on-chip arrays (indices into Machine::memories) a task's call binds: the arrays of its
+/// buffers and of every argument slot of its shape (TaskShape::memories: the index array of
+/// the contraction and loss modules, the row statistics in chain1 of softmax and LayerNorm).
+std::vector<int> bound_arrays(const ttsim::Task& t, const ttsim::machine::Machine& m) {
+  std::vector<int> arrays;
+  auto add = [&arrays](int a) {
+    if (a >= 0 && std::find(arrays.begin(), arrays.end(), a) == arrays.end()) arrays.push_back(a);
   };
-  int pairs = 0;
-  *cycles = 0;
-  const std::vector<int>& order = m.schedule.order;
-  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-    const ttsim::Task& a = g.tasks[order[i]];
-    const ttsim::Task& b = g.tasks[order[i + 1]];
-    if (m.schedule.instance[a.id] == m.schedule.instance[b.id]) continue;
-    if (std::find(b.deps.begin(), b.deps.end(), a.id) != b.deps.end()) continue;
-    const std::vector<int> aa = arrays_of(a), ba = arrays_of(b);
-    bool shared = false;
-    for (int x : aa) shared = shared || std::find(ba.begin(), ba.end(), x) != ba.end();
-    if (shared) continue;
-    const ttsim::TaskTime& ta = seq.run.schedule.tasks[a.id];
-    const ttsim::TaskTime& tb = seq.run.schedule.tasks[b.id];
-    *cycles += std::min(ta.end - ta.start, tb.end - tb.start);
-    ++pairs;
-    ++i;
+  for (int b : t.reads) add(m.memory_of_buffer[b]);
+  for (int b : t.writes) add(m.memory_of_buffer[b]);
+  for (int slot = 0; slot < ttsim_spec::kMaxArgumentSlots; ++slot) {
+    add(ttsim::machine::memory_index(ttsim_spec::memory_of(t.shape.memories, slot)));
   }
-  return pairs;
+  return arrays;
 }
 
-/// Cycles of `seq`'s step (run one call at a time) when its calls are co-scheduled as Vitis HLS
-/// schedules calls in a sequential region (shared/reference/hls-scheduling.md, "Task-level
-/// parallelism"; UG1399 "Loop Parallelism"): a group of calls starts in one state of the
-/// caller's FSM and the next group starts when all of them have ended, so a group costs its
-/// longest call. The calls of a group are on distinct instances (at most `engines` contraction
-/// calls, one call per other module), have no data dependence and share no buffer; with
-/// `arrays_free` false they also share no array of the one-call machine (calls sharing an
-/// array's ports are serialised). Groups are packed greedily: the first ready call in program
-/// order, then every further ready call that fits. Each call keeps its latency of the
-/// one-call run. `groups_out`: groups of more than one call.
-std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays_free, int* groups_out) {
+/// Co-scheduled groups of `seq`'s calls (run one call at a time; each call keeps its latency of
+/// that run) under the rules by which Vitis HLS may start calls of a sequential region together
+/// (UG1399 "Loop Parallelism": independent calls on distinct instances; calls sharing an array's
+/// ports are serialised), with the assumption that the caller moves on when every call of the
+/// group has ended, so a group costs its longest call. A group's calls have no data dependence,
+/// share no buffer, are at most `engines` contraction calls and one call per other module and,
+/// unless `arrays_free`, bind no array in common (bound_arrays). The top's control flow (the
+/// encoder loop, the per-layer and mode branches of the glue) is ignored, so the figure is
+/// optimistic for the top as written. Groups are packed greedily by critical-path priority:
+/// the ready call with the longest path to the end of the step, then every ready call that fits
+/// and is no longer than it, in the same priority. `critical_path`: the longest dependence path
+/// at these latencies, a lower bound of any schedule of them. Returns the step's cycles.
+std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays_free, std::int64_t* critical_path) {
   const ttsim::TaskGraph& g = seq.graph();
   const ttsim::machine::Machine& m = *seq.machine;
   const int n = static_cast<int>(g.tasks.size());
-  const int index_mem = ttsim::machine::memory_index(ttsim_spec::kIndexMem);
   std::vector<std::vector<int>> arrays(n), buffers(n);
+  std::vector<std::int64_t> latency(n), tail(n, 0);
   for (const ttsim::Task& t : g.tasks) {
-    for (const std::vector<int>* list : {&t.reads, &t.writes}) {
-      for (int b : *list) {
-        arrays[t.id].push_back(m.memory_of_buffer[b]);
-        buffers[t.id].push_back(b);
-      }
-    }
-    // The contraction and loss modules take the index array at every call (modules.h).
-    if (t.op == ttsim::TaskOp::kContraction || t.op == ttsim::TaskOp::kLoss) arrays[t.id].push_back(index_mem);
+    arrays[t.id] = bound_arrays(t, m);
+    buffers[t.id] = t.reads;
+    buffers[t.id].insert(buffers[t.id].end(), t.writes.begin(), t.writes.end());
+    latency[t.id] = seq.run.schedule.tasks[t.id].end - seq.run.schedule.tasks[t.id].start;
   }
+  // Longest path from each task's start to the step's end (tasks are in topological order).
+  for (int id = n - 1; id >= 0; --id) {
+    tail[id] += latency[id];
+    for (int d : g.tasks[id].deps) tail[d] = std::max(tail[d], tail[id]);
+  }
+  *critical_path = 0;
+  std::vector<int> priority(n);
+  for (int id = 0; id < n; ++id) {
+    priority[id] = id;
+    *critical_path = std::max(*critical_path, tail[id]);
+  }
+  std::stable_sort(priority.begin(), priority.end(), [&tail](int a, int b) { return tail[a] > tail[b]; });
   std::vector<char> done(n, 0);
   std::vector<char> array_used(m.memories.size(), 0), buffer_used(g.buffers.size(), 0);
   std::vector<char> module_used(m.instances.size(), 0);
   std::int64_t cycles = 0;
-  int left = n, groups = 0;
+  int left = n;
   std::vector<int> group;
   while (left > 0) {
     group.clear();
@@ -148,9 +137,10 @@ std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays
     std::fill(buffer_used.begin(), buffer_used.end(), 0);
     std::fill(module_used.begin(), module_used.end(), 0);
     int contractions = 0;
-    for (int id : m.schedule.order) {
+    std::int64_t longest = -1;
+    for (int id : priority) {
       if (done[id]) continue;
-      bool fits = true;
+      bool fits = longest < 0 || latency[id] <= longest;
       for (int d : g.tasks[id].deps) fits = fits && done[d];
       if (!fits) continue;
       const bool contraction = g.tasks[id].op == ttsim::TaskOp::kContraction;
@@ -162,21 +152,15 @@ std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays
       }
       if (!fits) continue;
       group.push_back(id);
+      if (longest < 0) longest = latency[id];
       if (contraction) ++contractions; else module_used[instance] = 1;
       for (int b : buffers[id]) buffer_used[b] = 1;
       for (int a : arrays[id]) array_used[a] = 1;
     }
-    std::int64_t longest = 0;
-    for (int id : group) {
-      const ttsim::TaskTime& t = seq.run.schedule.tasks[id];
-      longest = std::max(longest, t.end - t.start);
-      done[id] = 1;
-    }
+    for (int id : group) done[id] = 1;
     cycles += longest;
     left -= static_cast<int>(group.size());
-    if (group.size() > 1) ++groups;
   }
-  *groups_out = groups;
   return cycles;
 }
 
@@ -208,28 +192,19 @@ int main(int argc, char** argv) {
                   static_cast<long long>(s.run.schedule.makespan), ideal,
                   static_cast<double>(a.run.schedule.makespan) / ideal, ttsim::machine_lut_terms(*a.machine, a.graph(), arch).total());
     }
-    {
-      const StepResult seq = run(model, base, device, false);
-      std::int64_t saved = 0;
-      const int pairs = adjacent_overlappable_pairs(seq, &saved);
-      std::printf("\nas built (%s): %d pairs of consecutive calls are independent on distinct instances and arrays "
-                  "(the HLS scheduler may start each pair together); overlapping them would save at most %lld of "
-                  "%lld cycles\n",
-                  base.name.c_str(), pairs, static_cast<long long>(saved),
-                  static_cast<long long>(seq.run.schedule.makespan));
-    }
-    std::printf("\nco-scheduled calls (a sequential region: each group of calls starts together, the next after "
-                "all end; greedy packing in program order), one-call latencies, %d-lane nonlinear units\n", 16);
-    std::printf("%7s %16s %8s %16s %8s %18s\n", "engines", "one-call arrays", "groups", "arrays free", "groups",
+    std::printf("\ncalls co-scheduled in groups (co_scheduled_cycles: each group starts together and costs its "
+                "longest call; control flow ignored), one-call latencies, 16-lane nonlinear units\n");
+    std::printf("%7s %16s %12s %14s %18s\n", "engines", "one-call arrays", "arrays free", "critical path",
                 "dependence-driven");
     for (int engines = 1; engines <= 3; ++engines) {
       const StepResult seq = run(model, with_point(base, {1, 16, false}), device, false);
       const StepResult dep = run(model, with_point(base, {engines, 16, true}), device, false);
-      int g_arrays = 0, g_free = 0;
-      const std::int64_t c_arrays = co_scheduled_cycles(seq, engines, false, &g_arrays);
-      const std::int64_t c_free = co_scheduled_cycles(seq, engines, true, &g_free);
-      std::printf("%7d %16lld %8d %16lld %8d %18lld\n", engines, static_cast<long long>(c_arrays), g_arrays,
-                  static_cast<long long>(c_free), g_free, static_cast<long long>(dep.run.schedule.makespan));
+      std::int64_t path = 0;
+      const std::int64_t c_arrays = co_scheduled_cycles(seq, engines, false, &path);
+      const std::int64_t c_free = co_scheduled_cycles(seq, engines, true, &path);
+      std::printf("%7d %16lld %12lld %14lld %18lld\n", engines, static_cast<long long>(c_arrays),
+                  static_cast<long long>(c_free), static_cast<long long>(path),
+                  static_cast<long long>(dep.run.schedule.makespan));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "concurrency_whatif: %s\n", e.what());
