@@ -75,7 +75,8 @@ StepResult run(const ttsim::ModelSpec& model, const ArchSpec& arch, const ttsim:
 
 /// The on-chip arrays (indices into Machine::memories) a task's call binds: the arrays of its
 /// buffers and of every argument slot of its shape (TaskShape::memories: the index array of
-/// the contraction and loss modules, the row statistics in chain1 of softmax and LayerNorm).
+/// the contraction and loss modules, the row statistics in chain1 of softmax, LayerNorm and
+/// the loss).
 std::vector<int> bound_arrays(const ttsim::Task& t, const ttsim::machine::Machine& m) {
   std::vector<int> arrays;
   auto add = [&arrays](int a) {
@@ -95,7 +96,11 @@ std::vector<int> bound_arrays(const ttsim::Task& t, const ttsim::machine::Machin
 /// ports are serialised), with the assumption that the caller moves on when every call of the
 /// group has ended, so a group costs its longest call. A group's calls have no data dependence,
 /// share no buffer, are at most `engines` contraction calls and one call per other module and,
-/// unless `arrays_free`, bind no array in common (bound_arrays). The top's control flow (the
+/// unless `arrays_free`, bind no array in common (bound_arrays) and run after every earlier
+/// call (program order) that binds one of their arrays: HLS orders the calls on an array by
+/// program order (its offsets are run-time values), and the arena plan reuses slots in that
+/// order. With `arrays_free` the calls may run in any order their dependences allow, which
+/// needs an arena plan of its own (more words live at once). The top's control flow (the
 /// encoder loop, the per-layer and mode branches of the glue) is ignored, so the figure is
 /// optimistic for the top as written. Groups are packed greedily by critical-path priority:
 /// the ready call with the longest path to the end of the step, then every ready call that fits
@@ -125,6 +130,12 @@ std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays
     *critical_path = std::max(*critical_path, tail[id]);
   }
   std::stable_sort(priority.begin(), priority.end(), [&tail](int a, int b) { return tail[a] > tail[b]; });
+  // By array: its calls in program order, and the first of them not done yet.
+  std::vector<std::vector<int>> calls_on(m.memories.size());
+  for (int id : m.schedule.order) {
+    for (int a : arrays[id]) calls_on[a].push_back(id);
+  }
+  std::vector<std::size_t> next_on(m.memories.size(), 0);
   std::vector<char> done(n, 0);
   std::vector<char> array_used(m.memories.size(), 0), buffer_used(g.buffers.size(), 0);
   std::vector<char> module_used(m.instances.size(), 0);
@@ -148,7 +159,7 @@ std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays
       fits = contraction ? contractions < engines : !module_used[instance];
       for (int b : buffers[id]) fits = fits && !buffer_used[b];
       if (!arrays_free) {
-        for (int a : arrays[id]) fits = fits && !array_used[a];
+        for (int a : arrays[id]) fits = fits && !array_used[a] && calls_on[a][next_on[a]] == id;
       }
       if (!fits) continue;
       group.push_back(id);
@@ -158,6 +169,9 @@ std::int64_t co_scheduled_cycles(const StepResult& seq, int engines, bool arrays
       for (int a : arrays[id]) array_used[a] = 1;
     }
     for (int id : group) done[id] = 1;
+    for (std::size_t a = 0; a < calls_on.size(); ++a) {
+      while (next_on[a] < calls_on[a].size() && done[calls_on[a][next_on[a]]]) ++next_on[a];
+    }
     cycles += longest;
     left -= static_cast<int>(group.size());
   }
