@@ -210,8 +210,8 @@ int main(int argc, char** argv) {
                 "longest call; control flow ignored), one-call latencies, 16-lane nonlinear units\n");
     std::printf("%7s %16s %12s %14s %18s\n", "engines", "one-call arrays", "arrays free", "critical path",
                 "dependence-driven");
+    const StepResult seq = run(model, with_point(base, {1, 16, false}), device, false);
     for (int engines = 1; engines <= 3; ++engines) {
-      const StepResult seq = run(model, with_point(base, {1, 16, false}), device, false);
       const StepResult dep = run(model, with_point(base, {engines, 16, true}), device, false);
       std::int64_t path = 0;
       const std::int64_t c_arrays = co_scheduled_cycles(seq, engines, false, &path);
