@@ -152,6 +152,7 @@ bool operator==(const ArchSpec& a, const ArchSpec& b) {
          a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
          a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
          a.recompute_merges == b.recompute_merges && a.recompute_encoders == b.recompute_encoders &&
+         a.banks == b.banks &&
          a.calibration == b.calibration;
 }
 
@@ -173,6 +174,7 @@ Json ArchSpec::to_json() const {
   j["memory"] = {{"strategy", to_string(memory)},
                  {"port_contention", port_contention},
                  {"recompute", recompute_choice(recompute_merges, recompute_encoders)}};
+  if (banks > 0) j["memory"]["banks"] = banks;
   j["sequence_length"] = to_string(sequence_length);
   return j;
 }
@@ -211,17 +213,41 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   }
 
   JsonView mem = root.at("memory");
-  mem.allow_keys({"strategy", "port_contention", "recompute"});
+  mem.allow_keys({"strategy", "port_contention", "recompute", "banks"});
   a.memory = mem.at("strategy").as_enum({"naive", "grouped"}) == "naive" ? MemoryStrategy::kNaive
                                                                          : MemoryStrategy::kGrouped;
   a.port_contention = mem.get_bool("port_contention", true);
   const std::string recompute = mem.has("recompute") ? mem.at("recompute").as_enum(recompute_choices()) : "none";
   a.recompute_merges = recompute == "btt_merges" || recompute == "encoders_btt_merges";
   a.recompute_encoders = recompute == "encoders" || recompute == "encoders_btt_merges";
+  if (mem.has("banks")) {
+    JsonView banks = mem.at("banks");
+    a.banks = static_cast<int>(banks.as_int(1, 4096));
+    int widest = 1;
+    for (const auto& [n, k] : nonlinear_names()) widest = std::max(widest, a.unit(k).lanes);
+    if (a.banks < widest) {
+      banks.fail("banks >= the widest nonlinear unit's lanes (" + std::to_string(widest) + ")",
+                 std::to_string(a.banks));
+    }
+    const int lanes = a.unit(UnitKind::kContraction).lanes;
+    if (lanes > ttsim_spec::kBankPorts * a.banks) {
+      banks.fail("banks >= contraction lanes / " + std::to_string(ttsim_spec::kBankPorts) + " (" +
+                     std::to_string((lanes + ttsim_spec::kBankPorts - 1) / ttsim_spec::kBankPorts) +
+                     ": a lane access takes at most both ports of each bank)",
+                 std::to_string(a.banks));
+    }
+  }
   a.sequence_length = root.at("sequence_length").as_enum({"padded", "effective"}) == "padded"
                           ? SequenceLength::kPadded
                           : SequenceLength::kEffective;
   return a;
+}
+
+int arena_banks(const ArchSpec& arch) {
+  if (arch.banks > 0) return arch.banks;
+  int banks = 1;
+  for (const UnitSpec& u : arch.units) banks = std::max(banks, u.lanes);
+  return banks;
 }
 
 ArchSpec load_arch_spec(const std::string& path) { return parse_arch_spec(load_json_file(path), path); }

@@ -48,12 +48,13 @@ int array_sites(const ttsim_spec::LoopSpec& l, LoopCost::Sites* out) {
 }
 
 /// ResMII from per-array sites: an array's accesses per iteration to one bank are its
-/// scalar sites plus its lane sites (banked.h: each site holds one port of every bank,
-/// whatever the lane count).
-int sites_mii(const LoopCost::Sites* sites, int n) {
+/// scalar sites plus its lane sites times lane_site_accesses(lanes, banks) (banked.h: each
+/// site holds one port of every bank per window of `banks` lanes).
+int sites_mii(const LoopCost::Sites* sites, int n, int lanes, int banks) {
+  const int per_lane_site = ttsim_spec::lane_site_accesses(lanes, banks);
   int mii = 1;
   for (int i = 0; i < n; ++i) {
-    const int accesses = sites[i].lane + sites[i].scalar;
+    const int accesses = sites[i].lane * per_lane_site + sites[i].scalar;
     mii = std::max(mii, static_cast<int>(ceil_div(accesses, ttsim_spec::kBankPorts)));
   }
   return mii;
@@ -63,11 +64,13 @@ int sites_mii(const LoopCost::Sites* sites, int n) {
 
 namespace {
 
-/// Accesses per iteration of one loop to each distinct array it touches, with the array's
-/// argument slot in the kernel (ttsim_spec::kernel_array_slot).
+/// Access sites per iteration of one loop to each distinct array it touches (lane and
+/// scalar), with the array's argument slot in the kernel (ttsim_spec::kernel_array_slot).
 struct ArrayAccesses {
   int slot = 0;
-  int accesses = 0;
+  int lane = 0, scalar = 0;
+  /// Accesses per iteration to one bank of `banks` for a loop on `lanes` lanes.
+  int per_bank(int lanes, int banks) const { return lane * ttsim_spec::lane_site_accesses(lanes, banks) + scalar; }
 };
 
 std::vector<ArrayAccesses> array_accesses(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k) {
@@ -76,12 +79,13 @@ std::vector<ArrayAccesses> array_accesses(const ttsim_spec::LoopSpec& l, const t
     bool seen = false;
     for (int b = 0; b < a && !seen; ++b) seen = ttsim_spec::str_eq(l.access[b].array, l.access[a].array);
     if (seen) continue;
-    int accesses = 0;
+    ArrayAccesses acc;
+    acc.slot = ttsim_spec::kernel_array_slot(k, l.access[a].array);
     for (int b = a; b < l.n_access; ++b) {
       if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
-      accesses += l.access[b].reads + l.access[b].writes;
+      (l.access[b].kind == ttsim_spec::kLaneAccess ? acc.lane : acc.scalar) += l.access[b].reads + l.access[b].writes;
     }
-    out.push_back({ttsim_spec::kernel_array_slot(k, l.access[a].array), accesses});
+    out.push_back(acc);
   }
   return out;
 }
@@ -116,9 +120,10 @@ const std::vector<ArrayAccesses>* spec_array_accesses(const ttsim_spec::LoopSpec
 
 }  // namespace
 
-int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
+int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes, int banks,
                         std::uint64_t memories) {
   if (lanes < 1) throw std::invalid_argument("shared_resource_mii: lanes must be >= 1");
+  if (banks < 1) banks = lanes;
   // Accesses per iteration, per distinct array, then pooled by memory.
   int pooled[ttsim_spec::kMemoryIds] = {};
   int mii = 1;
@@ -127,21 +132,22 @@ int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelS
   if (!accesses) accesses = &(own = array_accesses(l, k));
   for (const ArrayAccesses& a : *accesses) {
     const int m = ttsim_spec::memory_of(memories, a.slot);
+    const int per_bank = a.per_bank(lanes, banks);
     if (m == ttsim_spec::kOwnMemory) {
-      mii = std::max(mii, static_cast<int>(ceil_div(a.accesses, ttsim_spec::kBankPorts)));
+      mii = std::max(mii, static_cast<int>(ceil_div(per_bank, ttsim_spec::kBankPorts)));
     } else {
-      pooled[m] += a.accesses;
+      pooled[m] += per_bank;
     }
   }
   for (int m = 1; m < ttsim_spec::kMemoryIds; ++m) mii = std::max(mii, static_cast<int>(ceil_div(pooled[m], ttsim_spec::kBankPorts)));
   return mii;
 }
 
-int resource_mii(const ttsim_spec::LoopSpec& l, int lanes) {
+int resource_mii(const ttsim_spec::LoopSpec& l, int lanes, int banks) {
   if (lanes < 1) throw std::invalid_argument("resource_mii: lanes must be >= 1");
   LoopCost::Sites sites[std::extent<decltype(ttsim_spec::LoopSpec::access)>::value];
   const int n = array_sites(l, sites);
-  return sites_mii(sites, n);
+  return sites_mii(sites, n, lanes, banks < 1 ? lanes : banks);
 }
 
 namespace {
@@ -171,23 +177,24 @@ LoopCost loop_cost(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat) 
   return c;
 }
 
-LoopTiming loop_timing(const LoopCost& c, int lanes) {
+LoopTiming loop_timing(const LoopCost& c, int lanes, int banks) {
   if (lanes < 1) throw std::invalid_argument("loop_timing: lanes must be >= 1");
+  if (banks < 1) banks = lanes;
   const int levels = ttsim_spec::tree_levels(lanes);
   LoopTiming t;
   for (int r = 0; r < c.n_rec; ++r) {
     const int latency = c.rec[r].once + levels * c.rec[r].tree;
     t.rec_mii = std::max(t.rec_mii, static_cast<int>(ceil_div(latency, c.rec[r].distance)));
   }
-  t.res_mii = sites_mii(c.sites.data(), c.n_arrays);
+  t.res_mii = sites_mii(c.sites.data(), c.n_arrays, lanes, banks);
   t.ii = std::max(t.rec_mii, t.res_mii);
   t.depth = std::max(1, c.chain_once + levels * c.chain_tree);
   return t;
 }
 
-LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes) {
+LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes, int banks) {
   if (lanes < 1) throw std::invalid_argument("loop_timing: lanes must be >= 1");
-  return loop_timing(loop_cost(l, lat), lanes);
+  return loop_timing(loop_cost(l, lat), lanes, banks);
 }
 
 namespace {
@@ -223,7 +230,7 @@ std::map<std::string, int> priced_operator_latencies(const DeviceSpec& device, d
 }
 
 KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& device)
-    : units_(arch.units), calibration_(arch.calibration) {
+    : units_(arch.units), banks_(arena_banks(arch)), calibration_(arch.calibration) {
   // Operator latencies: memory accesses from the device's memory section, float
   // operators from float_ops at the clock; a calibration's BindNode latencies win.
   for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
@@ -269,7 +276,7 @@ KernelLatencyModel::KernelLatencyModel(const ArchSpec& arch, const DeviceSpec& d
       for (int i = 0; i < ks.n_loops; ++i) {
         PricedLoop& pl = pk.loops[i];
         pl.spec = &ks.loops[i];
-        pl.timing = loop_timing(cost[i], lanes);
+        pl.timing = loop_timing(cost[i], lanes, banks_);
         pl.depth = pl.timing.depth;
         if (adjust[i]) pl.depth = static_cast<int>(std::max<long long>(1, std::llround(pl.timing.depth + *adjust[i])));
       }
@@ -320,7 +327,7 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
     thread_local std::array<Entry, 256> recent;
     Entry& e = recent[(reinterpret_cast<std::uintptr_t>(l.spec) / sizeof(void*) + memories * 0x9E3779B97F4A7C15ULL) % recent.size()];
     if (lanes < 1 || e.loop != l.spec || e.op != static_cast<int>(op) || e.memories != memories) {
-      e = Entry{l.spec, static_cast<int>(op), memories, shared_resource_mii(*l.spec, kernel_spec(op), lanes, memories)};
+      e = Entry{l.spec, static_cast<int>(op), memories, shared_resource_mii(*l.spec, kernel_spec(op), lanes, banks_, memories)};
     }
     res = e.mii;
     ii = std::max(l.timing.rec_mii, res);

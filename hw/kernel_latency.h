@@ -7,10 +7,12 @@
 //   RecMII_l = max over recurrences r of l: ceil(Σ latency(op on r) / distance_r)
 //              (1 when l has none; a recurrence with no operators has latency 0)
 //   ResMII_l = max over arrays a of l: ceil(accesses per iteration to one bank of a /
-//              ttsim_spec::kBankPorts), accesses = a's scalar sites + its lane sites
-//              (hls/include/banked.h: a lane site addresses each bank once at its
-//              compile-time index, a scalar site at a runtime index holds one port of
-//              every bank; neither depends on the lane count). Arrays are the kernel's
+//              ttsim_spec::kBankPorts), accesses = a's scalar sites + its lane sites ·
+//              ceil(lanes / banks) (hls/include/banked.h: a lane site addresses each bank
+//              once per window of `banks` lanes at its compile-time index — once while
+//              lanes <= banks, twice for the contraction's dual-port lanes — and a scalar
+//              site at a runtime index holds one port of every bank; banks: the arch's
+//              arena_banks). Arrays are the kernel's
 //              arguments; arguments a task places in one physical memory
 //              (TaskShape::memories) pool their accesses on its ports
 //              (shared_resource_mii).
@@ -77,16 +79,18 @@ struct LoopTiming {
   int depth = 1;    ///< max(1, Σ latency(op in chain))
 };
 
-/// ResMII of a loop on `lanes` lanes from its array accesses: per array (sites naming the
-/// same array are summed) its scalar sites plus its lane sites (one access per bank each,
-/// banked.h), ceil(· / kBankPorts); at least 1. Throws std::invalid_argument for lanes < 1.
-int resource_mii(const ttsim_spec::LoopSpec& l, int lanes);
+/// ResMII of a loop on `lanes` lanes over arrays of `banks` banks (0: as many as lanes) from
+/// its array accesses: per array (sites naming the same array are summed) its scalar sites
+/// plus its lane sites times ttsim_spec::lane_site_accesses(lanes, banks) (one access per
+/// bank per window of `banks` lanes, banked.h), ceil(· / kBankPorts); at least 1. Throws
+/// std::invalid_argument for lanes < 1.
+int resource_mii(const ttsim_spec::LoopSpec& l, int lanes, int banks = 0);
 
 /// resource_mii when some of the kernel's arguments share a physical memory: arguments
 /// whose ttsim_spec::memory_of(memories, slot) is the same non-zero memory pool their
 /// accesses on that memory's kBankPorts ports; 0 keeps an argument apart. `k` is the kernel
-/// of `l`. Equals resource_mii(l, lanes) when memories == 0.
-int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes,
+/// of `l`. Equals resource_mii(l, lanes, banks) when memories == 0.
+int shared_resource_mii(const ttsim_spec::LoopSpec& l, const ttsim_spec::KernelSpec& k, int lanes, int banks,
                         std::uint64_t memories);
 
 /// A loop's latencies resolved for given operator latencies, before the lane count is
@@ -113,15 +117,16 @@ struct LoopCost {
 /// recurrence distance < 1.
 LoopCost loop_cost(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat);
 
-/// The II bounds and depth of a loop of cost `c` on `lanes` >= 1 lanes: the formulas of
-/// this header. Throws std::invalid_argument for lanes < 1.
-LoopTiming loop_timing(const LoopCost& c, int lanes);
+/// The II bounds and depth of a loop of cost `c` on `lanes` >= 1 lanes over arrays of
+/// `banks` banks (0: as many as lanes): the formulas of this header. Throws
+/// std::invalid_argument for lanes < 1.
+LoopTiming loop_timing(const LoopCost& c, int lanes, int banks = 0);
 
 /// The II bounds and depth of loop `l` on `lanes` lanes with operator latencies `lat`:
 /// loop_timing(loop_cost(l, lat), lanes), the functions the model prices every loop with
 /// (so recurrence_mii(r, lat, lanes) = ceil((once + levels · tree) / distance) of r).
 /// Throws std::invalid_argument for lanes < 1 or a recurrence distance < 1.
-LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes);
+LoopTiming loop_timing(const ttsim_spec::LoopSpec& l, const OperatorLatencies& lat, int lanes, int banks = 0);
 
 /// Latency of one loop of a kernel.
 struct LoopLatency {
@@ -219,6 +224,7 @@ class KernelLatencyModel {
   std::pair<int, int> loop_ii(const PricedLoop& l, int i, TaskOp op, int lanes, std::uint64_t memories) const;
 
   std::array<UnitSpec, kUnitKinds> units_;
+  int banks_ = 1;  ///< banks of every arena (arena_banks of the arch)
   OperatorLatencies lat_{};
   std::shared_ptr<const KernelCalibration> calibration_;
   std::array<std::array<PricedKernel, kTaskOpCount>, kUnitKinds> priced_{};

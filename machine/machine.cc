@@ -733,10 +733,9 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
 }
 
 /// The partition of the float arenas (every one completely partitioned in dim 2 by the
-/// largest lane count of the arch, design_config.h kArenaBanks).
+/// arch's arena_banks, design_config.h kArenaBanks).
 void partition_arenas(Machine& m, const ArchSpec& arch) {
-  int P = 1;
-  for (const UnitSpec& u : arch.units) P = std::max(P, u.lanes);
+  const int P = arena_banks(arch);
   m.partition = P;
   for (int a = 0; a < ttsim_hls::kFloatArenas; ++a) m.memories[a].partition = P;
 }

@@ -419,8 +419,8 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
   auto iv = [](I v) { return static_cast<int>(v); };
   for (std::size_t t = 1; t <= c; ++t) {
     const TaskShape f = x.tt_step(t, K);
-    const int v = t <= x.d ? contract_variant(iv(f.rows), iv(f.cols), 1, iv(f.rows), false)
-                           : contract_variant(1, iv(f.cols), 1, 1, false);
+    const int v = t <= x.d ? contract_variant(iv(f.rows), iv(f.cols), 1, iv(f.rows), false, false)
+                           : contract_variant(1, iv(f.cols), 1, 1, false, false);
     b.step("fwd.tt_step." + std::to_string(t), "tt.step", FlowStage::kForward, f,
            {x.T(t - 1), TtIndex::G(t)}, {x.T(t)}, static_cast<int>(t), TaskOp::kContraction, v);
   }
@@ -428,13 +428,13 @@ FlowPlan plan_tt(const TtIndex& x, I K) {
   // input gradient dT_{s-1} (tt_backward_step).
   for (std::size_t t = c; t >= 1; --t) {
     const TaskShape f = x.tt_step(t, K);
-    const int vc = t <= x.d ? contract_variant(1, 1, iv(f.rows), 1, true)
-                            : contract_variant(iv(f.inner), iv(f.cols), 1, 1, false);
+    const int vc = t <= x.d ? contract_variant(1, 1, iv(f.rows), 1, true, false)
+                            : contract_variant(iv(f.inner), iv(f.cols), 1, 1, false, false);
     b.step("bwd.grad_core." + std::to_string(t), "tt.grad_core", FlowStage::kGradWeights,
            shape4(f.batch, f.inner, f.rows, f.cols), {x.T(t - 1), x.dT(t)}, {TtIndex::dG(t)}, 1,
            TaskOp::kContraction, vc);
-    const int vi = t <= x.d ? contract_variant(iv(f.rows), 1, iv(f.cols), iv(f.rows), false)
-                            : contract_variant(1, 1, iv(f.cols), 1, false);
+    const int vi = t <= x.d ? contract_variant(iv(f.rows), 1, iv(f.cols), iv(f.rows), false, false)
+                            : contract_variant(1, 1, iv(f.cols), 1, false, false);
     b.step("bwd.tt_grad_input." + std::to_string(t), "tt.grad_input", FlowStage::kGradInput,
            shape4(f.batch, f.rows, f.cols, f.inner), {x.dT(t), TtIndex::G(t)}, {x.dT(t - 1)},
            static_cast<int>(c - t + 1), TaskOp::kContraction, vi);
@@ -610,8 +610,11 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
   const int level = last_t ? 3 : 1;
   for (std::size_t k = last_t ? d - 1 : d; k >= 2; --k) {
     const int lv = level + static_cast<int>(d - k);
+    // A scatter-add into the token's slice of dG_k (the kernel's accumulate flag, C_old read
+    // from the zeroed gradient): the column_acc loop.
     b.step("bwd.ttm_grad_core." + std::to_string(k), "ttm.grad_core", FlowStage::kGradWeights,
-           shape4(K, x.r(k - 1), x.Epre(k - 1), x.e(k) * x.r(k)), {x.E(k - 1), x.dE(k)}, {TtmIndex::dG(k)}, lv);
+           shape4(K, x.r(k - 1), x.Epre(k - 1), x.e(k) * x.r(k)), {x.E(k - 1), x.dE(k)}, {TtmIndex::dG(k)}, lv,
+           TaskOp::kContraction, ttsim_spec::kContractColumnAcc);
     b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain", FlowStage::kGradWeights,
            shape4(K, x.Epre(k - 1), x.e(k) * x.r(k), x.r(k - 1)), {x.dE(k), TtmIndex::G(k)}, {x.dE(k - 1)}, lv);
   }

@@ -71,6 +71,9 @@ namespace {
 /// kernel builds for (lanes, banks) (banked.h lane_read_barrel / lane_write_barrel), mapped
 /// as MuxBound says.
 double lane_site_luts(bool write, int lanes, int banks, MuxBound bound, bool aligned) {
+  if (lanes > banks) {  // dual-port lanes: one network of `banks` lanes per window (banked.h)
+    return ttsim_spec::lane_site_accesses(lanes, banks) * lane_site_luts(write, banks, banks, bound, false);
+  }
   if (aligned) {
     return write ? static_cast<double>(ttsim_hls::aligned_lane_write_network_luts(lanes, banks))
                  : static_cast<double>(lanes) * select_luts(banks / lanes, bound);
@@ -101,22 +104,23 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                           const BankActivityShape& shape) {
   LutTerms t;
-  int arena_banks = 1;
-  for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
+  const int banks = arena_banks(arch);
   for (int k = 0; k < kUnitKinds; ++k) {
     if (instances[k] == 0) continue;
     const auto unit = static_cast<UnitKind>(k);
     const double n = instances[k];
     t.operators += n * unit_operator_luts(unit, arch.units[k].lanes);
     const bool aligned = shape.unit_lane_aligned[k];
-    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kEstimate, aligned);
+    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kEstimate, aligned);
     t.control += n * control_luts(unit_pipelined_loops(unit));
-    const double read_site_bits =
-        32.0 * (static_cast<double>(arena_banks) * unit_read_sites(unit, true) + unit_read_sites(unit, false));
+    // A lane read site reads `banks` words per window (ceil(lanes / banks) windows).
+    const double lane_words =
+        static_cast<double>(banks) * ttsim_spec::lane_site_accesses(arch.units[k].lanes, banks);
+    const double read_site_bits = 32.0 * (lane_words * unit_read_sites(unit, true) + unit_read_sites(unit, false));
     t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
-    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kLow, aligned) +
+    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kLow, aligned) +
                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
-    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, arena_banks, MuxBound::kHigh, aligned) +
+    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kHigh, aligned) +
                        read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh));
   }
   for (const ArrayPorts& a : shape.arrays) {

@@ -15,7 +15,10 @@ double lane_efficiency(std::int64_t macs, std::int64_t cycles, int lanes) {
 std::string contraction_form_name(int variant) {
   if (variant < 0) return "transpose";
   const int form = variant & ttsim_spec::kContractFormMask;
-  std::string s = form == ttsim_spec::kContractColumn ? "column" : form == ttsim_spec::kContractDot ? "dot" : "scalar";
+  std::string s = form == ttsim_spec::kContractColumn      ? "column"
+                  : form == ttsim_spec::kContractColumnAcc ? "column+acc"
+                  : form == ttsim_spec::kContractDot       ? "dot"
+                                                           : "scalar";
   return (variant & ttsim_spec::kContractReduceBatch) ? s + "+reduce" : s;
 }
 

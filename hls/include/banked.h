@@ -19,7 +19,10 @@
 //                           comparison), so each bank has its index at synthesis and one
 //                           port per access; the lanes are moved to and from the banks by
 //                           a rotation over registers (LUTs, no memory port: "Lane
-//                           networks" below).
+//                           networks" below). Dual-port lanes: BANKS < LANES <= 2·BANKS
+//                           (the contraction engine on fewer banks than lanes) run as two
+//                           windows of BANKS lanes, at w and w + BANKS — two accesses to
+//                           each bank, one per port (kernel_spec.h lane_site_accesses).
 // and plain_read, one word of an unpartitioned array (the top's int array): one port.
 // So every access site of a kernel — scalar or lane — uses one port of every bank of the
 // array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop
@@ -35,6 +38,7 @@
 #include <type_traits>
 
 #include "hls/include/access_probe.h"
+#include "hls/include/kernel_spec.h"
 
 // Loop labels name the loops in HLS reports; g++ sees them as unused.
 #if defined(__GNUC__) && !defined(__SYNTHESIS__)
@@ -273,17 +277,18 @@ aligned_bank_loop:
 }
 }  // namespace detail
 
-/// v[l] = word idx + l of `a` for l < n; v[l] = 0 for n <= l < LANES. Requires
-/// 0 <= n <= LANES <= B. One port of each addressed bank (bank k at its constant index).
-/// ALIGNED (only where lane_alignable(LANES, B)): the caller guarantees every start
-/// a.off + idx is a multiple of LANES (checked in C simulation), and the access selects each
-/// lane among its residue class of banks (aligned_lane_read_network_luts) instead of rotating
-/// over all B (same banks, same ports, same values).
-template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
-inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V (&v)[LANES]) {
+namespace detail {
+/// Lanes of window h (words h·B .. h·B + B − 1 of a lane access of n words): min(B, n − h·B),
+/// 0 when n <= h·B.
+constexpr int window_lanes(int n, int h, int B) { return n - h * B <= 0 ? 0 : (n - h * B < B ? n - h * B : B); }
+}  // namespace detail
+
+namespace detail {
+/// One window of lane_read (LANES <= B).
+template <int LANES, bool ALIGNED, typename T, int B, typename V>
+inline void lane_read_window(std::false_type, const char* name, const Banked<T, B>& a, int idx, int n,
+                             V (&v)[LANES]) {
 #pragma HLS INLINE
-  static_assert(LANES <= B, "lane access wider than the array's banks");
-  static_assert(!ALIGNED || lane_alignable(LANES, B), "aligned lane access needs LANES dividing B");
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
   if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
@@ -298,7 +303,7 @@ inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V
   }
 #endif
   if (ALIGNED) {
-    detail::aligned_lane_read<LANES>(name, a, w, n, v);
+    aligned_lane_read<LANES>(name, a, w, n, v);
     return;
   }
   const int s = w % B, r0 = w / B;
@@ -312,14 +317,14 @@ bank_loop:
     raw[k] = V(0);
     if (lane < n) {
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
-      if (g_access_probing) probe_bank_access(name, detail::word_id(a, row, k), k, B, false);
+      if (g_access_probing) probe_bank_access(name, word_id(a, row, k), k, B, false);
 #endif
       raw[k] = a.rows[row][k];
     }
   }
   // Lane l takes bank (s + l) mod B: registers and multiplexers, no memory port.
   if (lane_read_barrel(LANES, B)) {
-    detail::barrel_rotate<B>(raw, s);
+    barrel_rotate<B>(raw, s);
   rotated_lanes:
     for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
@@ -338,14 +343,48 @@ bank_loop:
 #endif
 }
 
-/// Word idx + l of `a` = v[l] for l < n. Requires 0 <= n <= LANES <= B. One port of each
-/// addressed bank (bank k at its constant index, written with lane (k − w) mod B).
-/// ALIGNED: as lane_read's (bank q·LANES + l written with lane l, no data multiplexer).
-template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
-inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, const V (&v)[LANES]) {
+/// lane_read of dual-port lanes (B < LANES <= 2·B): one window of B lanes per port.
+template <int LANES, bool ALIGNED, typename T, int B, typename V>
+inline void lane_read_window(std::true_type, const char* name, const Banked<T, B>& a, int idx, int n,
+                             V (&v)[LANES]) {
 #pragma HLS INLINE
-  static_assert(LANES <= B, "lane access wider than the array's banks");
+  constexpr int W = (LANES + B - 1) / B;
+lane_windows:
+  for (int h = 0; h < W; ++h) {
+#pragma HLS UNROLL
+    V part[B];
+#pragma HLS ARRAY_PARTITION variable = part complete
+    lane_read_window<B, false>(std::false_type(), name, a, idx + h * B, window_lanes(n, h, B), part);
+  window_lanes_out:
+    for (int l = 0; l < B; ++l) {
+#pragma HLS UNROLL
+      if (h * B + l < LANES) v[h * B + l] = part[l];
+    }
+  }
+}
+}  // namespace detail
+
+/// v[l] = word idx + l of `a` for l < n; v[l] = 0 for n <= l < LANES. Requires
+/// 0 <= n <= LANES <= 2·B. One port of each addressed bank (bank k at its constant index)
+/// per window of B lanes: LANES > B (dual-port lanes) reads two windows, at idx and idx + B.
+/// ALIGNED (only where lane_alignable(LANES, B)): the caller guarantees every start
+/// a.off + idx is a multiple of LANES (checked in C simulation), and the access selects each
+/// lane among its residue class of banks (aligned_lane_read_network_luts) instead of rotating
+/// over all B (same banks, same ports, same values).
+template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
+inline void lane_read(const char* name, const Banked<T, B>& a, int idx, int n, V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES <= ttsim_spec::kBankPorts * B, "lane access wider than both ports of the array's banks");
   static_assert(!ALIGNED || lane_alignable(LANES, B), "aligned lane access needs LANES dividing B");
+  detail::lane_read_window<LANES, ALIGNED>(std::integral_constant<bool, (LANES > B)>(), name, a, idx, n, v);
+}
+
+namespace detail {
+/// One window of lane_write (LANES <= B).
+template <int LANES, bool ALIGNED, typename T, int B, typename V>
+inline void lane_write_window(std::false_type, const char* name, const Banked<T, B>& a, int idx, int n,
+                              const V (&v)[LANES]) {
+#pragma HLS INLINE
   const int w = a.off + idx;
   TTSIM_CHECK_WORD(w);
   if (ALIGNED) TTSIM_CHECK_ALIGNED(w, LANES);
@@ -360,7 +399,7 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
   }
 #endif
   if (ALIGNED) {
-    detail::aligned_lane_write<LANES>(name, a, w, n, v);
+    aligned_lane_write<LANES>(name, a, w, n, v);
     return;
   }
   const int s = w % B, r0 = w / B;
@@ -373,7 +412,7 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
 #pragma HLS UNROLL
       wide[k] = k < LANES ? v[k] : V(0);
     }
-    detail::barrel_rotate<B>(wide, s == 0 ? 0 : B - s);  // right by s = left by B − s
+    barrel_rotate<B>(wide, s == 0 ? 0 : B - s);  // right by s = left by B − s
   } else {
   select_lanes:
     for (int k = 0; k < B; ++k) {
@@ -389,7 +428,7 @@ bank_loop:
     const int row = k >= s ? r0 : r0 + 1;
     if (lane < n) {
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
-      if (g_access_probing) probe_bank_access(name, detail::word_id(a, row, k), k, B, true);
+      if (g_access_probing) probe_bank_access(name, word_id(a, row, k), k, B, true);
 #endif
       a.rows[row][k] = wide[k];
     }
@@ -397,6 +436,39 @@ bank_loop:
 #if defined(__SYNTHESIS__) || defined(TTSIM_NO_LOOP_COUNT)
   (void)name;
 #endif
+}
+
+/// lane_write of dual-port lanes (B < LANES <= 2·B): one window of B lanes per port.
+template <int LANES, bool ALIGNED, typename T, int B, typename V>
+inline void lane_write_window(std::true_type, const char* name, const Banked<T, B>& a, int idx, int n,
+                              const V (&v)[LANES]) {
+#pragma HLS INLINE
+  constexpr int W = (LANES + B - 1) / B;
+lane_windows:
+  for (int h = 0; h < W; ++h) {
+#pragma HLS UNROLL
+    V part[B];
+#pragma HLS ARRAY_PARTITION variable = part complete
+  window_lanes_in:
+    for (int l = 0; l < B; ++l) {
+#pragma HLS UNROLL
+      part[l] = h * B + l < LANES ? v[h * B + l] : V(0);
+    }
+    lane_write_window<B, false>(std::false_type(), name, a, idx + h * B, window_lanes(n, h, B), part);
+  }
+}
+}  // namespace detail
+
+/// Word idx + l of `a` = v[l] for l < n. Requires 0 <= n <= LANES <= 2·B. One port of each
+/// addressed bank (bank k at its constant index, written with lane (k − w) mod B) per
+/// window of B lanes (LANES > B: two windows, at idx and idx + B, as lane_read).
+/// ALIGNED: as lane_read's (bank q·LANES + l written with lane l, no data multiplexer).
+template <int LANES, bool ALIGNED = false, typename T, int B, typename V>
+inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, const V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES <= ttsim_spec::kBankPorts * B, "lane access wider than both ports of the array's banks");
+  static_assert(!ALIGNED || lane_alignable(LANES, B), "aligned lane access needs LANES dividing B");
+  detail::lane_write_window<LANES, ALIGNED>(std::integral_constant<bool, (LANES > B)>(), name, a, idx, n, v);
 }
 
 /// Word `idx` of an unpartitioned on-chip array `a` (one memory: the top's int array of

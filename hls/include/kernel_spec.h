@@ -34,7 +34,8 @@
 //    constant index and rotates the lanes through registers, so it holds one port of
 //    each bank; a scalar access at a runtime index (kScalarAccess) is a multiplexer over
 //    the banks and also holds one port of each. Per bank, every access site of the body
-//    is one access: ResMII = ceil(sites on one memory / kBankPorts). C simulation
+//    is one access — a lane site wider than the banks (the contraction's dual-port lanes)
+//    lane_site_accesses(lanes, banks): ResMII = ceil(accesses on one memory / kBankPorts). C simulation
 //    measures the banks each site touches (tests/hls/kernel_spec_measure_test).
 
 namespace ttsim_spec {
@@ -56,6 +57,12 @@ constexpr int kAccMinSlots = TTSIM_ACC_MIN_SLOTS;
 /// Ports of one BRAM36 / URAM288 bank (true dual port: the top binds its arenas as
 /// ram_t2p).
 constexpr int kBankPorts = 2;
+/// Accesses one lane site of `lanes` lanes makes to each bank of an array of `banks` banks:
+/// ceil(lanes / banks) — 1 while lanes <= banks; a lane access wider than the banks
+/// (lanes <= kBankPorts · banks, the contraction engine's dual-port lanes: banked.h) reads
+/// or writes its words in ceil(lanes / banks) windows of `banks` words, one port of every
+/// bank each.
+constexpr int lane_site_accesses(int lanes, int banks) { return banks < 1 ? 1 : (lanes + banks - 1) / banks; }
 
 /// Operators of chains and recurrences; names are the device file's float_ops keys plus
 /// the memory accesses (latencies from the device's memory section).
@@ -86,12 +93,14 @@ struct Recurrence {
 /// kLaneAccess: `lanes` consecutive words from a runtime start (lane_read / lane_write of
 /// banked.h: one access to each bank, at its compile-time bank index); kScalarAccess: one
 /// word at a runtime index (bank_read / bank_write: a multiplexer holding one port of
-/// every bank). Either site is one access per bank.
+/// every bank). Either site is one access per bank; a lane site of more lanes than the
+/// array has banks, lane_site_accesses(lanes, banks).
 enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1 };
 /// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
 /// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`
 /// count the access sites of the body (a conditional access still holds its port in the
-/// static schedule); per bank a kLaneAccess site is one access, a kScalarAccess one.
+/// static schedule); per bank a kLaneAccess site is lane_site_accesses(lanes, banks)
+/// accesses, a kScalarAccess one.
 struct ArrayAccess {
   const char* array;
   AccessKind kind;
@@ -138,10 +147,15 @@ struct KernelSpec {
 ///   column: lanes run along j (B and C lane-contiguous: b_j = c_j = 1);
 ///   dot:    lanes run along p (A and B contiguous in p: a_p = b_p = 1), adder tree;
 ///   scalar: neither; one lane does the work (no bank-conflicting lane accesses).
+///   column_acc: the column form of a call that accumulates into C (C_old read at the
+///           first reduction step): a loop of its own, so that the column form's loop
+///           holds no C read site — with lanes wider than the banks a C read and a C write
+///           site would take four ports of each bank (lane_site_accesses).
 /// Bit kContractReduceBatch: the batch is part of the reduction (C shared by every b).
 constexpr int kContractColumn = 0;
 constexpr int kContractDot = 1;
 constexpr int kContractScalar = 2;
+constexpr int kContractColumnAcc = 3;
 constexpr int kContractFormMask = 3;
 constexpr int kContractReduceBatch = 4;
 /// Elementwise-unit (TaskOp add) variants: acc += x (distinct elements; every add of the
@@ -158,12 +172,23 @@ constexpr int kAddTranspose = 3;
 constexpr int kTransposeLag = 5;
 constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
 
-/// The contraction form for operand strides (words) of the lane and reduction indices.
-constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch) {
-  const int form = (b_j == 1 && c_j == 1) ? kContractColumn
+/// The contraction form for operand strides (words) of the lane and reduction indices;
+/// `accumulate` (C += A·B) turns the column form into column_acc.
+constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch, bool accumulate) {
+  const int form = (b_j == 1 && c_j == 1) ? (accumulate ? kContractColumnAcc : kContractColumn)
                    : (a_p == 1 && b_p == 1) ? kContractDot
                                             : kContractScalar;
   return form | (reduce_batch ? kContractReduceBatch : 0);
+}
+/// `variant` of a call that accumulates into C: the column form becomes column_acc (the
+/// other forms read C_old at a site they always have).
+constexpr int accumulating_variant(int variant) {
+  return (variant & kContractFormMask) == kContractColumn ? kContractColumnAcc | (variant & kContractReduceBatch)
+                                                          : variant;
+}
+/// True for the two column forms (lanes along j).
+constexpr bool column_form(int variant) {
+  return (variant & kContractFormMask) == kContractColumn || (variant & kContractFormMask) == kContractColumnAcc;
 }
 
 constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
@@ -258,6 +283,15 @@ constexpr KernelSpec kKernelSpecs[] = {
        kContractColumn,
        {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,
+       {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccMinSlots}},
+       1,
+       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 0, 1}, {"index", kScalarAccess, 2, 0}},
+       4},
+      {"contract_column_acc",
+       kTripContractColumn,
+       kContractColumnAcc,
+       {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       5,
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccMinSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
@@ -284,7 +318,7 @@ constexpr KernelSpec kKernelSpecs[] = {
        2,
        {{"A", kScalarAccess, 1, 0}, {"B", kScalarAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4}},
-     3},
+     4},
     {"ttsim_softmax",
      "softmax",
      {{"softmax_max",

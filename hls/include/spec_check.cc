@@ -18,7 +18,7 @@ const ttsim_spec::ArrayAccess* find_access(const ttsim_spec::LoopSpec& l, const 
 }  // namespace
 
 std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const MeasuredLoop& m,
-                                    int variant, const SpecShape& s, int lanes) {
+                                    int variant, const SpecShape& s, int lanes, int banks) {
   std::vector<std::string> v;
   auto add = [&](const std::string& what) { v.push_back(std::string(spec.name) + ": " + what); };
 
@@ -39,7 +39,8 @@ std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const Meas
       add(o.str());
       continue;
     }
-    const int declared = a->reads + a->writes;
+    const int per_site = a->kind == ttsim_spec::kLaneAccess ? ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) : 1;
+    const int declared = (a->reads + a->writes) * per_site;
     if (kv.second > declared) {
       std::ostringstream o;
       o << "array " << kv.first << ": " << kv.second
@@ -80,20 +81,20 @@ std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const Meas
 
 std::vector<std::string> check_loop(const char* task_op, const std::string& loop,
                                     const MeasuredLoop& m, int variant, const SpecShape& s,
-                                    int lanes) {
+                                    int lanes, int banks) {
   const ttsim_spec::LoopSpec* spec = ttsim_spec::find_loop(task_op, loop.c_str());
   if (!spec) return {loop + ": no loop of that name in the specification of " + task_op};
-  return check_loop(*spec, m, variant, s, lanes);
+  return check_loop(*spec, m, variant, s, lanes, banks);
 }
 
 std::vector<std::string> check_kernel(const char* task_op,
                                       const std::map<std::string, MeasuredLoop>& loops,
-                                      int variant, const SpecShape& s, int lanes) {
+                                      int variant, const SpecShape& s, int lanes, int banks) {
   std::vector<std::string> v;
   const int k = ttsim_spec::kernel_index(task_op);
   if (k < 0) return {std::string("no kernel specification for task op ") + task_op};
   for (const auto& kv : loops) {
-    for (const std::string& e : check_loop(task_op, kv.first, kv.second, variant, s, lanes)) {
+    for (const std::string& e : check_loop(task_op, kv.first, kv.second, variant, s, lanes, banks)) {
       v.push_back(e);
     }
   }

@@ -19,12 +19,14 @@ struct SpecShape {
 };
 
 /// Violations of `spec` by the measurement `m` of one loop run for a task of shape `s`,
-/// variant `variant` (TaskShape::variant) and `lanes` lanes; empty when it conforms.
+/// variant `variant` (TaskShape::variant) and `lanes` lanes on arrays of `banks` banks (0: as
+/// many as lanes); empty when it conforms.
 /// One human-readable line per violation, prefixed with the loop name:
 ///  - iterations != loop_trip(spec.trip, spec.variant, variant, s…, lanes);
 ///  - an array accessed that spec.access does not list;
 ///  - per array: measured max accesses to one bank in one iteration > declared per-bank
-///    accesses (reads + writes of its sites), and ceil(measured / kBankPorts) >
+///    accesses (reads + writes of its sites, a lane site lane_site_accesses(lanes, banks)
+///    times), and ceil(measured / kBankPorts) >
 ///    ceil(declared / kBankPorts) (the ResMII the spec derives is exceeded);
 ///  - per array or accumulator with a measured loop-carried distance (iterations from a
 ///    write of an element to its next access in a later iteration): when spec declares
@@ -33,19 +35,19 @@ struct SpecShape {
 ///    d"). A write followed only by later writes (no read in between) cannot close a
 ///    read-after-write cycle and is not reported for undeclared variables.
 std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const MeasuredLoop& m,
-                                    int variant, const SpecShape& s, int lanes);
+                                    int variant, const SpecShape& s, int lanes, int banks = 0);
 
 /// check_loop for the loop named `loop` of the kernel of `task_op` (find_loop); a loop
 /// the specification does not have is one violation.
 std::vector<std::string> check_loop(const char* task_op, const std::string& loop,
                                     const MeasuredLoop& m, int variant, const SpecShape& s,
-                                    int lanes);
+                                    int lanes, int banks = 0);
 
 /// Every loop of one kernel run: each measured loop checked as above (a measured loop
 /// not in the kernel's specification is a violation), and each specified loop whose
 /// trip is > 0 for this variant and shape must have been measured.
 std::vector<std::string> check_kernel(const char* task_op,
                                       const std::map<std::string, MeasuredLoop>& loops,
-                                      int variant, const SpecShape& s, int lanes);
+                                      int variant, const SpecShape& s, int lanes, int banks = 0);
 
 }  // namespace ttsim_hls

@@ -3,7 +3,8 @@
 // over strided views of on-chip arrays. Every TT/TTM merge, X·L, Z·R, attention
 // matmul, dense head product and every backward product of the training step is one
 // call. Loop structure: hls/include/kernel_spec.h ("ttsim_contraction"); each call runs
-// one of three pipelined loops, chosen from the operand strides (contract_variant):
+// one of four pipelined loops, chosen from the operand strides and the accumulate flag
+// (contract_variant):
 //
 //  contract_column  lanes = LANES adjacent output columns j (B and C contiguous in j).
 //                   Output-stationary: a chunk of output slots — slot = (row i, column
@@ -13,6 +14,11 @@
 //                   w = acc_chunk_width(g) slots (kernel_spec.h: kAccMinSlots <= w <=
 //                   kAccSlots), so each accumulator is updated every w >= kAccMinSlots
 //                   iterations (RecMII 1 for accumulation cycles <= kAccMinSlots).
+//  contract_column_acc  the column form of a call that accumulates into C: the same
+//                   iteration with a C read site (C_old at the first reduction step). Two
+//                   loops, so that a call that does not accumulate holds no C read site:
+//                   with dual-port lanes (LANES > BANKS, banked.h) each lane site takes two
+//                   ports of every bank, and C read + C write would need four.
 //  contract_dot     lanes = LANES consecutive reduction indices p (A and B contiguous in
 //                   p: transposed B); slot = one output element; the lane products are
 //                   summed by an adder tree, then accumulated as above.
@@ -83,7 +89,7 @@ inline ContractDesc plain_desc(int rows, int inner, int cols) {
 
 /// kernel_spec.h variant (form | reduce bit) of a descriptor.
 inline int contract_variant(const ContractDesc& d) {
-  return ttsim_spec::contract_variant(d.a_p, d.b_p, d.b_j, d.c_j, d.reduce_batch);
+  return ttsim_spec::contract_variant(d.a_p, d.b_p, d.b_j, d.c_j, d.reduce_batch, d.accumulate);
 }
 
 /// Sum of N values by a balanced adder tree (ceil(log2 N) fadd levels).
@@ -249,51 +255,102 @@ struct SlotCursor {
 
 }  // namespace detail
 
-/// Column form (see file comment). Requires b_j == 1 and c_j == 1.
+namespace detail {
+/// Setup of a column-form call: tiles of LANES columns, slots, chunk count and width, the
+/// loop's trip count.
+template <int LANES>
+struct ColumnSetup {
+  int tiles, slots, chunks, chunk_w, total;
+  explicit ColumnSetup(const ContractDesc& d)
+      : tiles((d.cols + LANES - 1) / LANES),
+        slots(d.rows * tiles),
+        chunks(static_cast<int>(ttsim_spec::acc_chunks(slots))),
+        chunk_w(static_cast<int>(ttsim_spec::acc_chunk_width(slots))),
+        total(ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractColumn, -1, contract_variant(d), d.batch, d.rows,
+                                         d.inner, d.cols, LANES)) {}
+};
+
+/// One iteration of the column form: slot (si, tile sj) at reduction step (rb, q). ACC
+/// (column_acc): C_old is read at the first step; otherwise the loop has no C read site.
+template <int LANES, int BANKS, bool ACC>
+inline void column_iteration(const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
+                             const Banked<float, BANKS>& C, const ContractDesc& d, const SlotCursor& cur,
+                             float (&acc)[kAccSlots][LANES]) {
+#pragma HLS INLINE
+  const int t = cur.sj;
+  const bool first = cur.first(), last = cur.last();
+  const int nl = tile_lanes<LANES>(t * LANES, d.cols);
+  const float a = d.alpha * bank_read("A", A, cur.abase + cur.ia + cur.pa);
+  const int brow = cur.bbase + cur.pb + t * LANES;  // LANES: a compile-time constant
+  const int crow = cur.cbase + cur.ic + t * LANES;
+  float bv[LANES], cv[LANES], out[LANES];
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = cv complete
+#pragma HLS ARRAY_PARTITION variable = out complete
+  lane_read<LANES>("B", B, brow, nl, bv);
+  if (ACC) {
+    lane_read<LANES>("C", C, crow, first ? nl : 0, cv);
+  } else {
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      cv[l] = 0.0f;
+    }
+  }
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    const float prev = first ? cv[l] : acc_read("acc", acc, cur.s)[l];
+    const float v = prev + a * bv[l];
+    if (l < nl) acc_write("acc", acc, cur.s)[l] = v;
+    out[l] = v;
+  }
+  lane_write<LANES>("C", C, crow, last ? nl : 0, out);
+}
+}  // namespace detail
+
+/// Column form (see file comment), a call that does not accumulate: C is only written.
+/// Requires b_j == 1, c_j == 1 and !d.accumulate.
 template <int LANES, int BANKS>
 void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
                           float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const int tiles = (d.cols + LANES - 1) / LANES;
-  const int slots = d.rows * tiles;
-  const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
-  const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
-  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractColumn, -1, contract_variant(d),
-                                           d.batch, d.rows, d.inner, d.cols, LANES);
+  const detail::ColumnSetup<LANES> cs(d);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
-  detail::SlotCursor cur(d, index, d.inner, chunks, chunk_w, tiles);
+  detail::SlotCursor cur(d, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
 contract_column:
-  for (int n = 0; n < total; ++n) {
+  for (int n = 0; n < cs.total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
-    if (cur.si < d.rows) {
-      const int t = cur.sj;
-      const bool first = cur.first(), last = cur.last();
-      const int nl = tile_lanes<LANES>(t * LANES, d.cols);
-      const float a = d.alpha * bank_read("A", A, cur.abase + cur.ia + cur.pa);
-      const int brow = cur.bbase + cur.pb + t * LANES;  // LANES: a compile-time constant
-      const int crow = cur.cbase + cur.ic + t * LANES;
-      float bv[LANES], cv[LANES], out[LANES];
-#pragma HLS ARRAY_PARTITION variable = bv complete
-#pragma HLS ARRAY_PARTITION variable = cv complete
-#pragma HLS ARRAY_PARTITION variable = out complete
-      lane_read<LANES>("B", B, brow, nl, bv);
-      lane_read<LANES>("C", C, crow, first && d.accumulate ? nl : 0, cv);
-      for (int l = 0; l < LANES; ++l) {
-#pragma HLS UNROLL
-        const float prev = first ? cv[l] : acc_read("acc", acc, cur.s)[l];
-        const float v = prev + a * bv[l];
-        if (l < nl) acc_write("acc", acc, cur.s)[l] = v;
-        out[l] = v;
-      }
-      lane_write<LANES>("C", C, crow, last ? nl : 0, out);
-    }
+    if (cur.si < d.rows) detail::column_iteration<LANES, BANKS, false>(A, B, C, d, cur, acc);
+    cur.next();
+  }
+}
+
+/// Column form of a call that accumulates (C += A·B: C_old read at the first reduction
+/// step, the C recurrence of the file comment). Requires b_j == 1, c_j == 1 and
+/// d.accumulate.
+template <int LANES, int BANKS>
+void contract_column_acc_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
+                              float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
+  const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
+  const Banked<float, BANKS> C(C_mem, c_off);
+  const detail::ColumnSetup<LANES> cs(d);
+  float acc[kAccSlots][LANES];
+#pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
+  TTSIM_LOOP_BEGIN("contract_column_acc");
+  detail::SlotCursor cur(d, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
+contract_column_acc:
+  for (int n = 0; n < cs.total; ++n) {
+#pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN_ACC
+#pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_ACC_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_ACC_MAX
+#pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
+    TTSIM_LOOP_ITER("contract_column_acc");
+    if (cur.si < d.rows) detail::column_iteration<LANES, BANKS, true>(A, B, C, d, cur, acc);
     cur.next();
   }
 }
@@ -385,13 +442,17 @@ contract_scalar:
 /// One contraction with LANES lanes on arrays of BANKS banks (see file comment): runs the
 /// loop of its form. A, B, C: banked arrays (banked.h) with word offsets a_off, b_off,
 /// c_off >= 0; index: the int array the descriptor's index tables live in (read only when
-/// a_index, b_index or c_index >= 0). Requires LANES <= BANKS.
+/// a_index, b_index or c_index >= 0). Requires LANES <= 2·BANKS (dual-port lanes above
+/// BANKS: banked.h).
 template <int LANES, int BANKS>
 void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
                      float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   switch (contract_variant(d) & ttsim_spec::kContractFormMask) {
     case ttsim_spec::kContractColumn:
       contract_column_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
+      break;
+    case ttsim_spec::kContractColumnAcc:
+      contract_column_acc_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
       break;
     case ttsim_spec::kContractDot:
       contract_dot_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);

@@ -43,12 +43,13 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
   const std::int64_t mul32 = u50.int_mul32_dsp;
   ASSERT_EQ(mul32, 3);  // mul_32s_32s_32_1_1 in the real reports
   for (int L : {1, 16, 64}) {
-    // Contraction: the three forms are separate pipelined loops (separate modules):
-    // column = one alpha fmul + L (fmul + fadd); dot = L fmul + (L − 1) tree fadds + the
-    // alpha fmul and the slot fadd after the tree; scalar = two fmul + one fadd. Setup: three
-    // 32-bit trip-count products per form (slots, · reduction steps, · batch).
+    // Contraction: the four loops are separate pipelined loops (separate modules):
+    // column and column_acc = one alpha fmul + L (fmul + fadd) each; dot = L fmul + (L − 1)
+    // tree fadds + the alpha fmul and the slot fadd after the tree; scalar = two fmul + one
+    // fadd. Setup: three 32-bit trip-count products per trip formula (slots, · reduction
+    // steps, · batch); the two column loops share theirs.
     EXPECT_EQ(kernel_dsp(TaskOp::kContraction, L, u50),
-              (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd) +
+              2 * (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd) +
                   9 * mul32)
         << L;
     // SGD: L (fmul + fadd) and one setup product (an upper bound: its R is a literal 1).

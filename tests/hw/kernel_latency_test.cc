@@ -123,16 +123,16 @@ TEST(DerivedII, ArgumentsInOneMemoryPoolItsPorts) {
   const KernelSpec& k = kKernelSpecs[kernel_index("layernorm")];
   const ttsim_spec::LoopSpec* l = find_loop("layernorm", "layernorm_normalize");
   ASSERT_NE(l, nullptr);
-  EXPECT_EQ(shared_resource_mii(*l, k, 8, 0), resource_mii(*l, 8));
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, 8, 0), resource_mii(*l, 8));
   EXPECT_EQ(resource_mii(*l, 8), 1);
   unsigned long long m = 0;
   for (const char* a : {"x", "y", "xhat", "rstd"}) m = with_memory(m, kernel_array_slot(k, a), kActMem);
-  EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 2);
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, 8, m), 2);
   m = with_memory(m, kernel_array_slot(k, "stat"), kActMem);
-  EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 3);  // five sites on two ports
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, 8, m), 3);  // five sites on two ports
   // Different memories do not pool.
   m = with_memory(m, kernel_array_slot(k, "y"), kOutMem);
-  EXPECT_EQ(shared_resource_mii(*l, k, 8, m), 2);  // x, xhat, rstd, stat: 4 → 2; y alone: 1
+  EXPECT_EQ(shared_resource_mii(*l, k, 8, 8, m), 2);  // x, xhat, rstd, stat: 4 → 2; y alone: 1
 }
 
 TEST(DerivedII, EveryShippedRecurrenceIsCoveredAndOneLaneReachesIiOne) {
@@ -223,11 +223,16 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   EXPECT_EQ(dot.recurrences.size(), 2u);
   EXPECT_EQ(dot.recurrences[0].distance, kAccMinSlots);
   EXPECT_EQ(dot.accesses.size(), 4u);  // A, B, C and the index tables
-  // Variants that select nothing, and bad shapes.
-  for (int bad : {3, 7}) {
-    s.variant = bad;
-    EXPECT_THROW(kernel_loops(TaskOp::kContraction, s, 4), std::invalid_argument) << bad;
-  }
+  // The column form of an accumulating call runs its own loop, with a C read site.
+  s.variant = kContractColumnAcc;
+  const auto acc = kernel_loops(TaskOp::kContraction, s, 4);
+  ASSERT_EQ(acc.size(), 1u);
+  EXPECT_EQ(acc[0].name, "contract_column_acc");
+  s.variant = kContractColumn;
+  EXPECT_EQ(kernel_loops(TaskOp::kContraction, s, 4)[0].name, "contract_column");
+  // A variant that selects nothing, and bad shapes.
+  s.variant = -1;
+  EXPECT_THROW(kernel_loops(TaskOp::kContraction, s, 4), std::invalid_argument);
   s.variant = 4;
   EXPECT_THROW(kernel_loops(TaskOp::kAdd, s, 4), std::invalid_argument);
   s.variant = -1;
@@ -235,7 +240,7 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   EXPECT_THROW(kernel_loops(TaskOp::kGelu, TaskShape{1, 1, 1, 0}, 4), std::invalid_argument);
   EXPECT_THROW(kernel_loops(TaskOp::kGelu, TaskShape{}, 0), std::invalid_argument);
   // Every loop regardless of variant, for report mapping.
-  EXPECT_EQ(all_kernel_loops(TaskOp::kContraction, 1).size(), 3u);
+  EXPECT_EQ(all_kernel_loops(TaskOp::kContraction, 1).size(), 4u);
   EXPECT_EQ(all_kernel_loops(TaskOp::kAdd, 1).size(), 3u);  // add_accumulate, column_sum, transpose
   for (int k = 0; k < kTaskOpCount; ++k) EXPECT_NO_THROW(kernel_spec(static_cast<TaskOp>(k)));
 }
@@ -505,11 +510,11 @@ TEST(KernelLatency, Errors) {
   EXPECT_THROW(m.task_cycles(UnitKind::kContraction, TaskOp::kContraction, TaskShape{1, 1, 0, 1}),
                std::invalid_argument);
   EXPECT_THROW(m.task_cycles(UnitKind::kSoftmax, TaskOp::kSoftmax, TaskShape{1, 1, 1, 0}), std::invalid_argument);
-  EXPECT_THROW(m.task_cycles(UnitKind::kContraction, TaskOp::kContraction, TaskShape{1, 1, 1, 1, 3}),
+  EXPECT_THROW(m.task_cycles(UnitKind::kContraction, TaskOp::kContraction, TaskShape{1, 1, 1, 1, -1}),
                std::invalid_argument);
   EXPECT_THROW(m.task_cycles(UnitKind::kElementwise, TaskOp::kAdd, TaskShape{1, 1, 1, 1, 5}), std::invalid_argument);
   EXPECT_THROW(m.cycles_for_trips(UnitKind::kSoftmax, TaskOp::kSoftmax, {1, 2}), std::invalid_argument);
-  EXPECT_EQ(m.cycles_for_trips(UnitKind::kContraction, TaskOp::kContraction, {0, 0, 0}), 0);
+  EXPECT_EQ(m.cycles_for_trips(UnitKind::kContraction, TaskOp::kContraction, {0, 0, 0, 0}), 0);
   a.unit(UnitKind::kGelu).lanes = 0;
   const KernelLatencyModel zero_lanes(a, d);
   EXPECT_THROW(zero_lanes.task_cycles(UnitKind::kGelu, TaskOp::kGelu, TaskShape{}), std::invalid_argument);

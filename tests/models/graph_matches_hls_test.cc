@@ -83,7 +83,7 @@ std::map<std::string, int> graph_res_mii(const TaskGraph& g) {
   std::map<std::string, int> out;
   for (const auto& t : g.tasks) {
     for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
-      const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), testing::compiled_lanes(t.op), t.shape.memories);
+      const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), testing::compiled_lanes(t.op), ttsim_cfg::kArenaBanks, t.shape.memories);
       int& v = out[l.name];
       v = std::max(v, r);
     }
@@ -110,17 +110,24 @@ void expect_ports_fit(const std::map<std::string, ttsim_hls::MeasuredLoop>& meas
 
 /// ResMII of loop `loop` for one call whose arguments were bound as `binding` (argument →
 /// memory): per memory, the specification's access sites of every argument bound to it
-/// (reads + writes per iteration, the ports the loop's static schedule holds), over the
-/// two ports of a bank; arguments the call did not touch take a memory of their own.
+/// (reads + writes per iteration, the ports the loop's static schedule holds; a lane site
+/// ceil(lanes / banks) times at the compiled lanes and banks), over the two ports of a bank;
+/// arguments the call did not touch take a memory of their own.
 int static_res_mii(const std::string& loop, const std::map<std::string, std::string>& binding) {
   for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
     const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop(k.task_op, loop.c_str());
     if (!l) continue;
+    int lanes = 1;
+    for (int o = 0; o < kTaskOpCount; ++o) {
+      if (to_string(static_cast<TaskOp>(o)) == std::string(k.task_op)) lanes = testing::compiled_lanes(static_cast<TaskOp>(o));
+    }
+    const int per_lane_site = ttsim_spec::lane_site_accesses(lanes, ttsim_cfg::kArenaBanks);
     std::map<std::string, int> sites;
     for (int a = 0; a < l->n_access; ++a) {
       const auto it = binding.find(l->access[a].array);
       const std::string memory = it != binding.end() ? it->second : std::string("own:") + l->access[a].array;
-      sites[memory] += l->access[a].reads + l->access[a].writes;
+      const int per_site = l->access[a].kind == ttsim_spec::kLaneAccess ? per_lane_site : 1;
+      sites[memory] += per_site * (l->access[a].reads + l->access[a].writes);
     }
     int res = 1;
     for (const auto& [memory, n] : sites) {
@@ -414,7 +421,7 @@ TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {
     ttsim_hls::contract_kernel<ttsim_cfg::kContractLanes, B>(ttsim_hls::bank_view<B>(one.data()),
                                                               ttsim_hls::bank_view<B>(one.data()) + B,
                                                               ttsim_hls::bank_view<B>(c_base) + 2 * B, d);
-    return probe.loops().at("contract_column").max_memory_bank_accesses;
+    return probe.loops().at("contract_column_acc").max_memory_bank_accesses;
   };
   const auto shared = run(one.data());
   EXPECT_GT(shared.at("one"), ttsim_spec::kBankPorts);
@@ -424,30 +431,34 @@ TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {
 }
 
 TEST(GraphMatchesHls, StaticBindingCheckSeesAnOutputInItsAInputsMemory) {
-  // C in the memory of A, B elsewhere, three reduction steps and no accumulation: no single
-  // iteration reads and writes C, so the per-iteration count stays at 2 — but the loop's
-  // static schedule holds A's read site and C's read and write sites on that memory, three
-  // ports: the binding check reports ResMII 2 against the 1 the arena plan allows.
+  // C in the memory of A, B elsewhere, three reduction steps, accumulating: no single
+  // iteration reads and writes C (C_old at the first step, C at the last), so the
+  // per-iteration count stays at 2 — but the column_acc loop's static schedule holds A's
+  // read site and C's read and write sites on that memory, three ports: the binding check
+  // reports ResMII 2 against the 1 the arena plan allows. The column loop of a call that
+  // does not accumulate has no C read site: A read + C write fit.
   using Vf = std::vector<float>;
   constexpr int B = ttsim_cfg::kArenaBanks;
   Vf one(8 * B, 0.5f), other(4 * B, 0.25f);
-  const ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(2, 3, B);
+  ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(2, 3, B);
+  d.accumulate = true;
   ttsim_hls::AccessProbeScope probe(B);
   probe.add_memory("one", one.data(), one.size() * sizeof(float), sizeof(float));
   probe.add_memory("other", other.data(), other.size() * sizeof(float), sizeof(float));
   ttsim_hls::contract_kernel<ttsim_cfg::kContractLanes, B>(ttsim_hls::bank_view<B>(one.data()),
                                                             ttsim_hls::bank_view<B>(other.data()),
                                                             ttsim_hls::bank_view<B>(one.data()) + 4 * B, d);
-  const ttsim_hls::MeasuredLoop m = probe.loops().at("contract_column");
+  const ttsim_hls::MeasuredLoop m = probe.loops().at("contract_column_acc");
   EXPECT_LE(m.max_memory_bank_accesses.at("one"), ttsim_spec::kBankPorts);
   ASSERT_EQ(m.bindings.size(), 1u);
   const auto& b = *m.bindings.begin();
   EXPECT_EQ(b.at("A"), "one");
   EXPECT_EQ(b.at("B"), "other");
   EXPECT_EQ(b.at("C"), "one");
-  EXPECT_EQ(static_res_mii("contract_column", b), 2);
+  EXPECT_EQ(static_res_mii("contract_column_acc", b), 2);
+  EXPECT_EQ(static_res_mii("contract_column", b), 1);
   // The same call with C in a third memory fits.
-  EXPECT_EQ(static_res_mii("contract_column", {{"A", "one"}, {"B", "other"}, {"C", "third"}}), 1);
+  EXPECT_EQ(static_res_mii("contract_column_acc", {{"A", "one"}, {"B", "other"}, {"C", "third"}}), 1);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ assert p["part"] == "xcu50-fsvh2104-2-e" and abs(p["target_clock_ns"] - 10.0) < 
 assert p["tool_version"] == "2023.2" and len(p["reports"]) == 11, p
 k = c["kernels"]
 assert set(k) == {"contraction", "softmax", "layernorm"}, k.keys()
-for name, loops in [("contraction", 3), ("softmax", 3), ("layernorm", 3)]:
+for name, loops in [("contraction", 4), ("softmax", 3), ("layernorm", 3)]:
     assert "ii" not in k[name], k[name]
     assert len(k[name]["loops"]) == loops, k[name]
     for loop, l in k[name]["loops"].items():
@@ -124,7 +124,7 @@ for r in rows:
     assert r["simulated_calibrated"] is not None and r["resources_model"]["DSP"] > 0
     assert abs(r["simulated_calibrated"] - r["report_latency"]) <= 1, r
 loops = [l for k in d["kernels"] for l in k["loops"]]
-assert len(loops) == 9, len(loops)
+assert len(loops) == 10, len(loops)
 for l in loops:
     assert l["model_ii"] >= 1 and l["report_ii"] == [l["model_ii"]] and not l["ii_differs"], l
     assert abs(l["depth_error_pct"]) > 0 and l["calibrated_depth"] == l["model_depth"] + 2, l

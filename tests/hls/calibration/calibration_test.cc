@@ -395,9 +395,9 @@ TEST(KernelFit, ErrorsNameTheProblem) {
   const std::string other = tmp("nomap");
   testing::SyntheticKernel k;
   k.module = "md_kernel";
-  k.trips = {4096, 0, 0};
-  k.iis = {1, 1, 1};
-  k.depths = {9, 9, 9};
+  k.trips = {4096, 0, 0, 0};
+  k.iis = {1, 1, 1, 1};
+  k.depths = {9, 9, 9, 9};
   testing::write_kernel_report(other + "/csynth.xml", k);
   try {
     fit_calibration(collect_kernel_samples(read_reports(other).csynth), paper(), u50(), "m");
