@@ -42,14 +42,18 @@ const std::vector<std::pair<std::string, UnitKind>>& nonlinear_names() {
   return names;
 }
 
-UnitSpec parse_unit(const JsonView& v, const char* count_key) {
+UnitSpec parse_unit(const JsonView& v, const char* count_key, const char* extra_key = nullptr) {
   if (auto ii = v.find("ii")) {
     ii->fail("no \"ii\" key: the II of every loop is derived from the kernel specification "
              "(hls/include/kernel_spec.h) and the device's operator latencies, II = max(RecMII, ResMII); "
              "remove the key",
              "key \"ii\" (" + describe_json(ii->raw()) + ")");
   }
-  v.allow_keys({count_key, "lanes", "overhead"});
+  if (extra_key) {
+    v.allow_keys({count_key, "lanes", "overhead", extra_key});
+  } else {
+    v.allow_keys({count_key, "lanes", "overhead"});
+  }
   UnitSpec u;
   u.count = static_cast<int>(v.at(count_key).as_int(1, 4096));
   u.lanes = static_cast<int>(v.at("lanes").as_int(1, 4096));
@@ -152,7 +156,7 @@ bool operator==(const ArchSpec& a, const ArchSpec& b) {
          a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
          a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
          a.recompute_merges == b.recompute_merges && a.recompute_encoders == b.recompute_encoders &&
-         a.banks == b.banks &&
+         a.lanes_per_bank == b.lanes_per_bank &&
          a.calibration == b.calibration;
 }
 
@@ -161,6 +165,7 @@ Json ArchSpec::to_json() const {
   j["name"] = name;
   j["clock_mhz"] = clock_mhz;
   j["contraction"] = unit_json(unit(UnitKind::kContraction), "engines");
+  if (lanes_per_bank != 1) j["contraction"]["lanes_per_bank"] = lanes_per_bank;
   Json nl = Json::object();
   for (const auto& [n, k] : nonlinear_names()) nl[n] = unit_json(unit(k), "count");
   j["nonlinear"] = nl;
@@ -174,7 +179,6 @@ Json ArchSpec::to_json() const {
   j["memory"] = {{"strategy", to_string(memory)},
                  {"port_contention", port_contention},
                  {"recompute", recompute_choice(recompute_merges, recompute_encoders)}};
-  if (banks > 0) j["memory"]["banks"] = banks;
   j["sequence_length"] = to_string(sequence_length);
   return j;
 }
@@ -189,13 +193,26 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   if (auto v = root.find("description")) v->as_string();
   if (auto v = root.find("sources")) v->as_array(0);
   a.clock_mhz = root.at("clock_mhz").as_double(1, 2000);
-  a.unit(UnitKind::kContraction) = parse_unit(root.at("contraction"), "engines");
+  JsonView contraction = root.at("contraction");
+  a.unit(UnitKind::kContraction) = parse_unit(contraction, "engines", "lanes_per_bank");
 
   JsonView nl = root.at("nonlinear");
   std::vector<std::string> keys;
   for (const auto& [n, k] : nonlinear_names()) keys.push_back(n);
   nl.allow_keys(keys);
   for (const auto& [n, k] : nonlinear_names()) a.unit(k) = parse_unit(nl.at(n), "count");
+  if (auto v = contraction.find("lanes_per_bank")) {
+    a.lanes_per_bank = static_cast<int>(v->as_int(1, ttsim_spec::kBankPorts));
+    int widest = 1;
+    for (const auto& [n, k] : nonlinear_names()) widest = std::max(widest, a.unit(k).lanes);
+    const int lanes = a.unit(UnitKind::kContraction).lanes;
+    if (a.lanes_per_bank > 1 && lanes <= widest) {
+      v->fail("1 while the contraction's lanes (" + std::to_string(lanes) +
+                  ") do not exceed the widest nonlinear unit's (" + std::to_string(widest) +
+                  "): the arenas keep one bank per contraction lane either way",
+              std::to_string(a.lanes_per_bank));
+    }
+  }
 
   JsonView sch = root.at("scheduling");
   sch.allow_keys({"policy", "parallel_merges", "qkv_reschedule", "fusion"});
@@ -213,30 +230,13 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   }
 
   JsonView mem = root.at("memory");
-  mem.allow_keys({"strategy", "port_contention", "recompute", "banks"});
+  mem.allow_keys({"strategy", "port_contention", "recompute"});
   a.memory = mem.at("strategy").as_enum({"naive", "grouped"}) == "naive" ? MemoryStrategy::kNaive
                                                                          : MemoryStrategy::kGrouped;
   a.port_contention = mem.get_bool("port_contention", true);
   const std::string recompute = mem.has("recompute") ? mem.at("recompute").as_enum(recompute_choices()) : "none";
   a.recompute_merges = recompute == "btt_merges" || recompute == "encoders_btt_merges";
   a.recompute_encoders = recompute == "encoders" || recompute == "encoders_btt_merges";
-  if (mem.has("banks")) {
-    JsonView banks = mem.at("banks");
-    a.banks = static_cast<int>(banks.as_int(1, 4096));
-    int widest = 1;
-    for (const auto& [n, k] : nonlinear_names()) widest = std::max(widest, a.unit(k).lanes);
-    if (a.banks < widest) {
-      banks.fail("banks >= the widest nonlinear unit's lanes (" + std::to_string(widest) + ")",
-                 std::to_string(a.banks));
-    }
-    const int lanes = a.unit(UnitKind::kContraction).lanes;
-    if (lanes > ttsim_spec::kBankPorts * a.banks) {
-      banks.fail("banks >= contraction lanes / " + std::to_string(ttsim_spec::kBankPorts) + " (" +
-                     std::to_string((lanes + ttsim_spec::kBankPorts - 1) / ttsim_spec::kBankPorts) +
-                     ": a lane access takes at most both ports of each bank)",
-                 std::to_string(a.banks));
-    }
-  }
   a.sequence_length = root.at("sequence_length").as_enum({"padded", "effective"}) == "padded"
                           ? SequenceLength::kPadded
                           : SequenceLength::kEffective;
@@ -244,10 +244,12 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
 }
 
 int arena_banks(const ArchSpec& arch) {
-  if (arch.banks > 0) return arch.banks;
-  int banks = 1;
-  for (const UnitSpec& u : arch.units) banks = std::max(banks, u.lanes);
-  return banks;
+  const int contraction = arch.unit(UnitKind::kContraction).lanes;
+  int banks = (contraction + arch.lanes_per_bank - 1) / std::max(1, arch.lanes_per_bank);
+  for (int k = 0; k < kUnitKinds; ++k) {
+    if (k != static_cast<int>(UnitKind::kContraction)) banks = std::max(banks, arch.units[k].lanes);
+  }
+  return std::max(1, banks);
 }
 
 ArchSpec load_arch_spec(const std::string& path) { return parse_arch_spec(load_json_file(path), path); }

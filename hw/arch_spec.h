@@ -64,8 +64,9 @@ std::string recompute_note(const ArchSpec& arch);
 
 /// A resolved architecture.
 struct ArchSpec;
-/// Banks of every on-chip arena of `arch`: /memory/banks, or the largest lane count of its
-/// units when that is 0 (machine/machine.h partition, design_config.h kArenaBanks).
+/// Banks of every on-chip arena of `arch` (machine/machine.h partition, design_config.h
+/// kArenaBanks): the largest lane count of its units; with /contraction/lanes_per_bank 2,
+/// max(ceil(contraction lanes / 2), widest nonlinear unit's lanes).
 int arena_banks(const ArchSpec& arch);
 
 struct ArchSpec {
@@ -85,12 +86,13 @@ struct ArchSpec {
   MemoryStrategy memory = MemoryStrategy::kGrouped;
   SequenceLength sequence_length = SequenceLength::kPadded;
   bool port_contention = true;  ///< tasks reserve bank ports for the words they move
-  /// /memory/banks: banks of every on-chip arena (dim 2 of <array>[rows][banks], completely
-  /// partitioned); 0 (default): the largest lane count of the units. Fewer banks than the
-  /// contraction's lanes (down to lanes / ttsim_spec::kBankPorts) make its lane accesses use
-  /// both ports of each bank (hls/include/banked.h): fewer memories and narrower lane
-  /// networks for every unit, at two accesses per bank per lane site of the contraction.
-  int banks = 0;
+  /// /contraction/lanes_per_bank: lanes of the contraction engine each bank of an arena
+  /// serves, 1 (default) or 2 (ttsim_spec::kBankPorts: dual-port lanes, one lane per port,
+  /// hls/include/banked.h). The arenas' banks follow (arena_banks): the largest lane count of
+  /// the units with 1; with 2, half the contraction's lanes, but no fewer than the widest
+  /// nonlinear unit's — fewer memories and narrower lane networks for every unit, at two
+  /// accesses per bank per lane site of the contraction.
+  int lanes_per_bank = 1;
   /// /memory/recompute "btt_merges": every BTT layer recomputes its weight-only merges
   /// (L_k, L_dᵀ, R_j) in its backward pass instead of keeping them from the forward pass
   /// (hls/kernels/tt_linear.h btt_remerge): less saved0/saved1, more contraction cycles.

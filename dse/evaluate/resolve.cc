@@ -36,6 +36,8 @@ std::string axis_token(const std::string& axis, const Json& v) {
   if (axis == "nonlinear_lanes") return t + "nonlinear_lanes";
   if (starts("lanes.")) return t + axis.substr(6) + "_lanes";
   if (axis == "clock_mhz") return t + "mhz";
+  // One contraction lane per bank is the default layout: no token.
+  if (axis == "lanes_per_bank") return t == "1" ? "" : "dual_port_lanes";
   if (axis == "sequence_length") return t + "_length";
   if (axis == "recompute") {
     if (t == "none") return "all_kept";
@@ -81,7 +83,8 @@ std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Jso
       continue;
     }
     if (a.values.size() > 1 || v != sweep.editors.at(i).current(sweep.model_doc, sweep.arch_doc)) {
-      name += "-" + axis_token(a.name, v);
+      const std::string token = axis_token(a.name, v);
+      if (!token.empty()) name += "-" + token;
     }
   }
   for (char& ch : name) {

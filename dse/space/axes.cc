@@ -23,6 +23,7 @@ std::vector<std::string> arch_pointers(const std::string& name) {
   if (name == "engines" || name == "engines.contraction") return {"/contraction/engines"};
   if (starts_with(name, "engines.")) return {"/nonlinear/" + name.substr(8) + "/count"};
   if (name == "lanes") return {"/contraction/lanes"};
+  if (name == "lanes_per_bank") return {"/contraction/lanes_per_bank"};
   if (name == "nonlinear_lanes") {
     return {"/nonlinear/softmax/lanes", "/nonlinear/layernorm/lanes", "/nonlinear/gelu/lanes",
             "/nonlinear/elementwise/lanes", "/nonlinear/loss/lanes", "/nonlinear/update/lanes"};
@@ -74,7 +75,7 @@ const std::vector<std::string>& named_axes() {
       "tt_rank.ffn_out", "ttm_rank",       "flow",              "flow.attention",
       "flow.ffn_in",     "flow.ffn_out",   "engines",           "engines.contraction",
       "engines.softmax", "engines.layernorm", "engines.gelu",     "engines.elementwise",
-      "engines.loss",    "engines.update",  "lanes",             "nonlinear_lanes",
+      "engines.loss",    "engines.update",  "lanes",             "lanes_per_bank",   "nonlinear_lanes",
       "lanes.softmax",   "lanes.layernorm", "lanes.gelu",        "lanes.elementwise",
       "lanes.loss",      "lanes.update",
       "policy",          "parallel_merges", "qkv_reschedule",   "fusion",
@@ -142,6 +143,8 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
     v.as_bool();
   } else if (name == "memory_strategy") {
     v.as_enum({"naive", "grouped"});
+  } else if (name == "lanes_per_bank") {
+    v.as_int(1, 2);
   } else if (name == "recompute") {
     v.as_enum(recompute_choices());
   } else if (name == "clock_mhz") {

@@ -411,17 +411,24 @@ TEST(ExploreReference, ResolvedPointsHaveDescriptiveNames) {
   };
   // clock_mhz has one value: no token; encoders rewrites the model name's "2enc".
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 4},
-                                     {"nonlinear_lanes", 8}, {"recompute", "btt_merges"}, {"clock_mhz", 100}})),
+                                     {"lanes_per_bank", 1}, {"nonlinear_lanes", 8}, {"recompute", "btt_merges"},
+                                     {"clock_mhz", 100}})),
             "atis_2enc-r4-btt-4lanes-8nonlinear_lanes-merges_recomputed");
+  // Dual-port lanes are named; one lane per bank (the default layout) is not.
+  EXPECT_EQ(point_name(sweep, id_of({{"encoders", 2}, {"tt_rank", 4}, {"flow", "btt"}, {"lanes", 128},
+                                     {"lanes_per_bank", 2}, {"nonlinear_lanes", 16}, {"recompute", "none"},
+                                     {"clock_mhz", 100}})),
+            "atis_2enc-r4-btt-128lanes-dual_port_lanes-16nonlinear_lanes-all_kept");
   EXPECT_EQ(point_name(sweep, id_of({{"encoders", 4}, {"tt_rank", 12}, {"flow", "tt"}, {"lanes", 16},
-                                     {"nonlinear_lanes", 4}, {"recompute", "none"}, {"clock_mhz", 100}})),
+                                     {"lanes_per_bank", 1}, {"nonlinear_lanes", 4}, {"recompute", "none"},
+                                     {"clock_mhz", 100}})),
             "atis_4enc-r12-tt-16lanes-4nonlinear_lanes-all_kept");
   // The reference point is the grid point of the base files' values (paper design: the base
   // arch says recompute "none"), so it has that point's name.
   EXPECT_EQ(point_name(sweep, sweep.space.references().front()), "atis_2enc-r12-btt-64lanes-8nonlinear_lanes-all_kept");
   EXPECT_EQ(sweep.space.references().front(),
-            id_of({{"encoders", 2}, {"tt_rank", 12}, {"flow", "btt"}, {"lanes", 64}, {"nonlinear_lanes", 8},
-                   {"recompute", "none"}, {"clock_mhz", 100}}));
+            id_of({{"encoders", 2}, {"tt_rank", 12}, {"flow", "btt"}, {"lanes", 64}, {"lanes_per_bank", 1},
+                   {"nonlinear_lanes", 8}, {"recompute", "none"}, {"clock_mhz", 100}}));
 }
 
 }  // namespace

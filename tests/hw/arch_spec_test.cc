@@ -125,6 +125,47 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   j = paper_json();
   j["nonlinear"].erase("loss");
   EXPECT_THROW(parse_arch_spec(j, "a.json"), ConfigError);
+  // Dual-port lanes: 1 or 2 lanes per bank, and 2 only where the contraction is wider than
+  // every nonlinear unit (otherwise the arenas keep a bank per contraction lane).
+  for (int bad : {0, 3}) {
+    j = paper_json();
+    j["contraction"]["lanes_per_bank"] = bad;
+    try {
+      parse_arch_spec(j, "a.json");
+      FAIL() << "no error for lanes_per_bank " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.pointer(), "/contraction/lanes_per_bank");
+    }
+  }
+  j = paper_json();
+  j["contraction"]["lanes"] = 8;
+  j["contraction"]["lanes_per_bank"] = 2;
+  try {
+    parse_arch_spec(j, "a.json");
+    FAIL() << "no error for 8 contraction lanes on 8-lane units";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/contraction/lanes_per_bank");
+    EXPECT_NE(std::string(e.what()).find("do not exceed the widest nonlinear unit's (8)"), std::string::npos)
+        << e.what();
+  }
+  j = paper_json();
+  j["nonlinear"]["gelu"]["lanes_per_bank"] = 2;  // a contraction key only
+  EXPECT_THROW(parse_arch_spec(j, "a.json"), ConfigError);
+}
+
+TEST(ArchSpec, ArenaBanksFollowTheLanesPerBank) {
+  ArchSpec a = parse_arch_spec(paper_json(), "a.json");
+  EXPECT_EQ(arena_banks(a), 64);  // the largest lane count
+  Json j = paper_json();
+  j["contraction"]["lanes"] = 128;
+  j["contraction"]["lanes_per_bank"] = 2;
+  a = parse_arch_spec(j, "a.json");
+  EXPECT_EQ(a.lanes_per_bank, 2);
+  EXPECT_EQ(arena_banks(a), 64);  // half the contraction's lanes
+  EXPECT_EQ(parse_arch_spec(a.to_json(), "a.json").lanes_per_bank, 2);
+  j["contraction"]["lanes"] = 12;  // ceil(12 / 2) = 6 < the 8-lane units: 8 banks
+  a = parse_arch_spec(j, "a.json");
+  EXPECT_EQ(arena_banks(a), 8);
 }
 
 TEST(ArchSpec, EqualityComparesEveryField) {
@@ -145,6 +186,7 @@ TEST(ArchSpec, EqualityComparesEveryField) {
       [](ArchSpec& x) { x.memory = x.memory == MemoryStrategy::kNaive ? MemoryStrategy::kGrouped : MemoryStrategy::kNaive; },
       [](ArchSpec& x) { x.sequence_length = x.sequence_length == SequenceLength::kPadded ? SequenceLength::kEffective : SequenceLength::kPadded; },
       [](ArchSpec& x) { x.port_contention = !x.port_contention; },
+      [](ArchSpec& x) { x.lanes_per_bank = 2; },
       [](ArchSpec& x) { x.calibration = std::make_shared<KernelCalibration>(); },
   };
   for (std::size_t i = 0; i < edits.size(); ++i) {
