@@ -209,7 +209,7 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
     if (a.lanes_per_bank > 1 && lanes <= widest) {
       v->fail("1 while the contraction's lanes (" + std::to_string(lanes) +
                   ") do not exceed the widest nonlinear unit's (" + std::to_string(widest) +
-                  "): the arenas keep one bank per contraction lane either way",
+                  "): the arenas would keep at least as many banks as contraction lanes",
               std::to_string(a.lanes_per_bank));
     }
   }

@@ -315,19 +315,23 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
                                                 std::uint64_t memories) const {
   int res = l.timing.res_mii, ii = l.timing.ii;
   if (memories != 0) {
-    // shared_resource_mii is a function of the loop, its kernel and the memory sharing
-    // alone; a graph has few distinct (loop, sharing) pairs, so each thread keeps the last
-    // result per slot of a small direct-mapped table.
+    // shared_resource_mii is a function of the loop, its kernel, the memory sharing, the
+    // lanes and the banks alone; a graph has few distinct (loop, sharing) pairs, so each
+    // thread keeps the last result per slot of a small direct-mapped table, keyed by all
+    // five (one thread prices many designs in a sweep).
     struct Entry {
       const ttsim_spec::LoopSpec* loop = nullptr;
       int op = -1;
+      int lanes = 0, banks = 0;
       std::uint64_t memories = 0;
       int mii = 0;
     };
     thread_local std::array<Entry, 256> recent;
     Entry& e = recent[(reinterpret_cast<std::uintptr_t>(l.spec) / sizeof(void*) + memories * 0x9E3779B97F4A7C15ULL) % recent.size()];
-    if (lanes < 1 || e.loop != l.spec || e.op != static_cast<int>(op) || e.memories != memories) {
-      e = Entry{l.spec, static_cast<int>(op), memories, shared_resource_mii(*l.spec, kernel_spec(op), lanes, banks_, memories)};
+    if (lanes < 1 || e.loop != l.spec || e.op != static_cast<int>(op) || e.memories != memories || e.lanes != lanes ||
+        e.banks != banks_) {
+      e = Entry{l.spec, static_cast<int>(op), lanes, banks_, memories,
+                shared_resource_mii(*l.spec, kernel_spec(op), lanes, banks_, memories)};
     }
     res = e.mii;
     ii = std::max(l.timing.rec_mii, res);

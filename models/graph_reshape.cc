@@ -3,8 +3,6 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "hls/include/kernel_spec.h"
-
 namespace ttsim {
 
 bool same_graph_structure(const ModelSpec& a, const ModelSpec& b) {
@@ -224,12 +222,9 @@ bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
       // As Builder::task: the step's shape with the memories of the task's operands.
       Task& t = graph.tasks[s.step_task[j]];
       const std::uint64_t memories = t.shape.memories;
-      const bool accumulates = t.op == TaskOp::kContraction &&
-                               (t.shape.variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractColumnAcc;
       t.shape = plan.steps[j].shape;
       t.shape.memories = memories;
-      // Whether a call accumulates is the graph's (which buffers meet), not the ranks'.
-      if (accumulates) t.shape.variant = ttsim_spec::accumulating_variant(t.shape.variant);
+      t.shape.variant = task_variant(t.op, t.shape.variant, t.reads, t.writes);
       if (t.op == TaskOp::kContraction) {
         t.macs = t.shape.macs();
       } else {

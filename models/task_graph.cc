@@ -1,9 +1,12 @@
 #include "models/task_graph.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
 #include <string>
+
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
 
@@ -90,6 +93,14 @@ const std::vector<TaskOp>& ops_of_unit(UnitKind k) {
     return by_unit;
   }();
   return ops.at(static_cast<std::size_t>(k));
+}
+
+int task_variant(TaskOp op, int variant, const std::vector<int>& reads, const std::vector<int>& writes) {
+  if (op != TaskOp::kContraction) return variant;
+  for (int w : writes) {
+    if (std::find(reads.begin(), reads.end(), w) != reads.end()) return ttsim_spec::accumulating_variant(variant);
+  }
+  return variant;
 }
 
 }  // namespace ttsim

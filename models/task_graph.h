@@ -129,6 +129,12 @@ struct Task {
   std::vector<int> deps;      ///< ids of tasks that must finish first (all < id)
 };
 
+/// The kernel variant of a task of `op` whose plan gives `variant`, reading buffers `reads`
+/// and writing `writes`: a contraction that reads a buffer it writes accumulates into it (the
+/// kernel's accumulate flag: C_old read at the first reduction step), so its column form is
+/// the column_acc loop (ttsim_spec::accumulating_variant); every other variant as given.
+int task_variant(TaskOp op, int variant, const std::vector<int>& reads, const std::vector<int>& writes);
+
 /// A complete training step. Tasks are stored in a topological order (every dep of
 /// task i has an id < i), so simulated time and the task index are both valid orders.
 struct TaskGraph {

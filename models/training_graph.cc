@@ -256,11 +256,7 @@ class Builder {
     // A contraction that reads a buffer it writes accumulates into it (the kernel's
     // accumulate flag: C_old read at the first reduction step); in the column form that is
     // the column_acc loop (hls/include/kernel_spec.h).
-    if (op == TaskOp::kContraction) {
-      bool accumulates = false;
-      for (int w : writes) accumulates = accumulates || std::find(reads.begin(), reads.end(), w) != reads.end();
-      if (accumulates) t.shape.variant = ttsim_spec::accumulating_variant(t.shape.variant);
-    }
+    t.shape.variant = task_variant(op, t.shape.variant, reads, writes);
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)
                                                   : bound_memories(op, t.shape.variant, role, reads, writes);
     if (op == TaskOp::kContraction) {

@@ -3,8 +3,8 @@
 #   scripts/same_figures.sh [--renames FILE] BEFORE_BINARY AFTER_BINARY [WORK_DIR]
 # Runs, with each binary, from the repository root:
 #   - simulate (stdout, stderr, exit code, --json, --trace, --loops) of the three presets
-#     (atis_2enc / atis_4enc / atis_6enc on u50_paper with the ATIS lengths) on the U50 (where
-#     4 and 6 encoders are refused) and on the U280 (where they fit);
+#     (atis_2enc / atis_4enc / atis_6enc on u50_paper with the ATIS lengths) on the U50 and on
+#     the U280;
 #   - memplan and model of the 2-encoder preset;
 #   - explore of the shipped sweep (configs/sweeps/atis_u50.json): every file of the out folder
 #     (the emitted HLS build included), and the command's stdout.
@@ -29,7 +29,7 @@ cd "$ROOT"
 run_all() {  # binary outdir
   local bin="$1" out="$2"
   rm -rf "$out"; mkdir -p "$out"
-  for device in u50 u280; do  # 4 and 6 encoders do not fit the U50: their figures on the U280
+  for device in u50 u280; do
     for enc in 2 4 6; do
       local o="$out/simulate_${enc}enc_${device}"
       "$bin" simulate --model "configs/models/atis_${enc}enc.json" --arch configs/arch/u50_paper.json \

@@ -114,6 +114,7 @@ enum TripKind : int {
   kTripRowSlots,         ///< ceil(R / S) · S · tiles
   kTripColumnSlots,      ///< ceil(tiles / S) · S · R
   kTripContractColumn,   ///< column form: nb · acc_slot_iterations(g) · nred, g = rows·tiles
+  kTripContractColumnAcc,  ///< column_acc: as kTripContractColumn (a loop function of its own, its own setup)
   kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols
   kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols
   kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
@@ -248,7 +249,8 @@ constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same
     case kTripElementwise: return R * tiles;
     case kTripRowSlots: return static_cast<Int>(ceil_div(R, S)) * S * tiles;
     case kTripColumnSlots: return static_cast<Int>(ceil_div(tiles, S)) * S * R;
-    case kTripContractColumn: return batch * static_cast<Int>(acc_slot_iterations(rows * tiles)) * inner;
+    case kTripContractColumn:
+    case kTripContractColumnAcc: return batch * static_cast<Int>(acc_slot_iterations(rows * tiles)) * inner;
     case kTripContractDot:
       return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * static_cast<Int>(ceil_div(inner, lanes));
     case kTripContractScalar: return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * inner;
@@ -288,7 +290,7 @@ constexpr KernelSpec kKernelSpecs[] = {
        {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 0, 1}, {"index", kScalarAccess, 2, 0}},
        4},
       {"contract_column_acc",
-       kTripContractColumn,
+       kTripContractColumnAcc,
        kContractColumnAcc,
        {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,

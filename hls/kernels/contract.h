@@ -261,12 +261,14 @@ namespace detail {
 template <int LANES>
 struct ColumnSetup {
   int tiles, slots, chunks, chunk_w, total;
-  explicit ColumnSetup(const ContractDesc& d)
+  /// `trip`: the loop's trip formula (kTripContractColumn or kTripContractColumnAcc: the same
+  /// count; each loop function computes its own, three 32-bit products, hw/arch_spec.h setup_dsp).
+  ColumnSetup(const ContractDesc& d, ttsim_spec::TripKind trip)
       : tiles((d.cols + LANES - 1) / LANES),
         slots(d.rows * tiles),
         chunks(static_cast<int>(ttsim_spec::acc_chunks(slots))),
         chunk_w(static_cast<int>(ttsim_spec::acc_chunk_width(slots))),
-        total(ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractColumn, -1, contract_variant(d), d.batch, d.rows,
+        total(ttsim_spec::loop_trip<int>(trip, -1, contract_variant(d), d.batch, d.rows,
                                          d.inner, d.cols, LANES)) {}
 };
 
@@ -314,7 +316,7 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
                           float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const detail::ColumnSetup<LANES> cs(d);
+  const detail::ColumnSetup<LANES> cs(d, ttsim_spec::kTripContractColumn);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
@@ -338,7 +340,7 @@ void contract_column_acc_loop(const float A_mem[][BANKS], int a_off, const float
                               float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const detail::ColumnSetup<LANES> cs(d);
+  const detail::ColumnSetup<LANES> cs(d, ttsim_spec::kTripContractColumnAcc);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column_acc");

@@ -46,11 +46,11 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
     // Contraction: the four loops are separate pipelined loops (separate modules):
     // column and column_acc = one alpha fmul + L (fmul + fadd) each; dot = L fmul + (L − 1)
     // tree fadds + the alpha fmul and the slot fadd after the tree; scalar = two fmul + one
-    // fadd. Setup: three 32-bit trip-count products per trip formula (slots, · reduction
-    // steps, · batch); the two column loops share theirs.
+    // fadd. Setup: three 32-bit trip-count products per loop (slots, · reduction steps,
+    // · batch): each loop function computes its own.
     EXPECT_EQ(kernel_dsp(TaskOp::kContraction, L, u50),
               2 * (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd) +
-                  9 * mul32)
+                  12 * mul32)
         << L;
     // SGD: L (fmul + fadd) and one setup product (an upper bound: its R is a literal 1).
     EXPECT_EQ(kernel_dsp(TaskOp::kSgdUpdate, L, u50), L * (fmul + fadd) + mul32) << L;
