@@ -637,6 +637,13 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   EXPECT_EQ(pointer_of(R"("axes": {"arch:/contraction/lanes": [64, -4, 0]}, "objectives": ["dsp"])"),
             "/axes/arch:~1contraction~1lanes/1");
   EXPECT_EQ(pointer_of(R"("axes": {"lanes": [32, 64, 0]}, "objectives": ["dsp"])"), "/axes/lanes/2");
+  // A refusal at a member the axis does not set depends on the other axes too: the sweep
+  // loads and each such point says why (a dual-port base arch, a contraction as narrow as its
+  // nonlinear units).
+  write_file_atomic(dir + "/a.json", slurp("configs/arch/u50_dual_port.json"));
+  EXPECT_NO_THROW(load(R"("axes": {"lanes": [16, 128], "lanes_per_bank": [1, 2]}, "objectives": ["dsp"])"));
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": [16, 0]}, "objectives": ["dsp"])"), "/axes/lanes/1");
+  write_file_atomic(dir + "/a.json", slurp("configs/arch/u50_paper.json"));
   // Two axes setting one member (or one inside the other's) are refused at the later one.
   EXPECT_EQ(pointer_of(R"("axes": {"lanes": [16, 32], "arch:/contraction/lanes": [32, 64]}, "objectives": ["dsp"])"),
             "/axes/arch:~1contraction~1lanes");
