@@ -187,10 +187,6 @@ constexpr int accumulating_variant(int variant) {
   return (variant & kContractFormMask) == kContractColumn ? kContractColumnAcc | (variant & kContractReduceBatch)
                                                           : variant;
 }
-/// True for the two column forms (lanes along j).
-constexpr bool column_form(int variant) {
-  return (variant & kContractFormMask) == kContractColumn || (variant & kContractFormMask) == kContractColumnAcc;
-}
 
 constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 /// Chunks of a contraction of `slots` output slots (>= 1): ceil(slots / kAccSlots).
