@@ -94,7 +94,7 @@ std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const Oper
   return products * table.int_mul32();
 }
 
-std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& table) {
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& table, int banks) {
   bool lane_loop = false;
   for (int a = 0; a < l.n_access; ++a) lane_loop = lane_loop || l.access[a].kind == ttsim_spec::kLaneAccess;
   std::int64_t dsp = 0;
@@ -105,43 +105,46 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDs
     std::int64_t instances = 1;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
+    if (lane_loop && l.chain[c].rep == ttsim_spec::kWindow) instances = ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks);
     dsp += per * instances;
   }
   return dsp;
 }
 
-std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device) {
-  return loop_dsp(l, lanes, OperatorDsp(device));
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device, int banks) {
+  return loop_dsp(l, lanes, OperatorDsp(device), banks);
 }
 
 namespace {
 
-std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table) {
+std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table, int banks) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t dsp = 0;
-  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, table);
+  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, table, banks);
   return dsp + setup_dsp(ks, -1, table);
 }
 
 }  // namespace
 
-std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device) {
-  return kernel_dsp(op, lanes, OperatorDsp(device));
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks) {
+  return kernel_dsp(op, lanes, OperatorDsp(device), banks);
 }
 
-std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& table) {
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& table, int banks) {
   std::int64_t dsp = 0;
-  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, table);
+  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, table, banks);
   return dsp;
 }
 
-std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device) { return unit_dsp(k, lanes, OperatorDsp(device)); }
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks) {
+  return unit_dsp(k, lanes, OperatorDsp(device), banks);
+}
 
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
   std::int64_t total = 0;
   for (int i = 0; i < kUnitKinds; ++i) {
     const UnitSpec& u = arch.units[i];
-    total += static_cast<std::int64_t>(u.count) * unit_dsp(static_cast<UnitKind>(i), u.lanes, device);
+    total += static_cast<std::int64_t>(u.count) * unit_dsp(static_cast<UnitKind>(i), u.lanes, device, arena_banks(arch));
   }
   return total;
 }

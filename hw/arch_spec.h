@@ -148,12 +148,14 @@ class OperatorDsp {
   std::array<std::int64_t, ttsim_spec::kOprCount> dsp_{};  ///< -1: not in the device file
 };
 
-/// DSP48E2 slices of one pipelined loop's operators with `lanes` lanes (see kernel_dsp):
-/// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
-/// operator, one of a kScalar operator or of any operator of a loop without lane accesses.
-std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device);
+/// DSP48E2 slices of one pipelined loop's operators with `lanes` lanes on arrays of `banks`
+/// banks (0: as many as lanes) (see kernel_dsp): lanes instances of a kOnce operator in a
+/// loop with lane accesses, lanes − 1 of a kTree operator, lane_site_accesses(lanes, banks)
+/// of a kWindow operator (one per lane window), one of a kScalar operator or of any operator
+/// of a loop without lane accesses.
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device, int banks = 0);
 /// loop_dsp with the device's operator table.
-std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& dsp);
+std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& dsp, int banks = 0);
 
 /// DSP48E2 slices of the per-call setup of a kernel module: its trip-count products
 /// (ttsim_spec::trip_products), once per distinct trip kind among the loops it runs (loops of
@@ -168,19 +170,20 @@ std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const Oper
 /// Σ over every loop of the kernel (Vitis HLS outlines each pipelined loop into its own
 /// `<function>_Pipeline_<loop>` module with its own operators, so the loops of one kernel,
 /// the three contraction forms included, do not share DSPs), per loop Σ over its chain:
-/// lanes instances of a kOnce operator in a loop with lane accesses, lanes − 1 of a kTree
-/// operator, one of a kScalar operator or of any operator in a loop without lane accesses;
+/// the loop_dsp instance rule at `lanes` lanes on `banks` banks (0: as many as lanes);
 /// "read"/"write" use none; plus setup_dsp (the trip-count multipliers). Throws InputError
 /// for an operator the device file lacks.
-std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device);
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks = 0);
 
 /// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (models/task_graph.h) (every op is
 /// its own module, e.g. ttsim_layernorm and ttsim_layernorm_grad).
-std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device);
+/// `banks`: of the arrays it accesses (0: as many as lanes; arena_banks for a design).
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks = 0);
 /// unit_dsp with the device's operator table.
-std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& dsp);
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& dsp, int banks = 0);
 
-/// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes).
+/// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes,
+/// arena_banks(arch)).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
 
 }  // namespace ttsim

@@ -39,7 +39,9 @@ double operator_core_ffs(int op) {
   return kOperatorFfs[op].ffs;
 }
 
-double unit_operator_ffs(UnitKind unit, int lanes) { return unit_operator_cores(unit, lanes, operator_core_ffs); }
+double unit_operator_ffs(UnitKind unit, int lanes, int banks) {
+  return unit_operator_cores(unit, lanes, operator_core_ffs, banks);
+}
 
 double unit_register_ffs(UnitKind unit, int lanes) {
   if (lanes < 1) throw std::invalid_argument("unit_register_ffs: lanes must be >= 1");
@@ -70,7 +72,7 @@ FfTerms design_ff_terms(const ArchSpec& arch) {
     if (n <= 0) continue;
     const auto unit = static_cast<UnitKind>(k);
     const int lanes = arch.units[k].lanes;
-    t.operators += n * unit_operator_ffs(unit, lanes);
+    t.operators += n * unit_operator_ffs(unit, lanes, arena_banks(arch));
     t.registers += n * unit_register_ffs(unit, lanes);
     t.control += n * control_ffs(unit_pipelined_loops(unit));
   }

@@ -41,9 +41,9 @@ struct FfTerms {
 double operator_core_ffs(int op);
 
 /// FFs of the FP operator cores of one instance of each kernel module that runs on `unit`
-/// with `lanes` lanes (the instance rule of hw/lut_estimate.h). Throws std::invalid_argument
-/// for lanes < 1.
-double unit_operator_ffs(UnitKind unit, int lanes);
+/// with `lanes` lanes on arrays of `banks` banks, 0: as many as lanes (the instance rule of
+/// hw/lut_estimate.h). Throws std::invalid_argument for lanes < 1.
+double unit_operator_ffs(UnitKind unit, int lanes, int banks = 0);
 
 /// FFs of the registers of one instance of each kernel module on `unit` at `lanes` lanes
 /// (the file comment's registers term: transpose tiles and lane-site words). Throws std::invalid_argument for lanes < 1.

@@ -40,7 +40,7 @@ int array_sites(const ttsim_spec::LoopSpec& l, LoopCost::Sites* out) {
     LoopCost::Sites s;
     for (int b = a; b < l.n_access; ++b) {
       if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
-      (l.access[b].kind == ttsim_spec::kLaneAccess ? s.lane : s.scalar) += l.access[b].reads + l.access[b].writes;
+      (l.access[b].kind == ttsim_spec::kScalarAccess ? s.scalar : s.lane) += l.access[b].reads + l.access[b].writes;
     }
     out[n++] = s;
   }
@@ -83,7 +83,7 @@ std::vector<ArrayAccesses> array_accesses(const ttsim_spec::LoopSpec& l, const t
     acc.slot = ttsim_spec::kernel_array_slot(k, l.access[a].array);
     for (int b = a; b < l.n_access; ++b) {
       if (!ttsim_spec::str_eq(l.access[b].array, l.access[a].array)) continue;
-      (l.access[b].kind == ttsim_spec::kLaneAccess ? acc.lane : acc.scalar) += l.access[b].reads + l.access[b].writes;
+      (l.access[b].kind == ttsim_spec::kScalarAccess ? acc.scalar : acc.lane) += l.access[b].reads + l.access[b].writes;
     }
     out.push_back(acc);
   }
@@ -363,7 +363,7 @@ void KernelLatencyModel::bind_instances(const TaskGraph& graph, const std::vecto
     for (int i = 0; i < pk.loop_count; ++i) {
       const PricedLoop& l = pk.loops[i];
       const std::int64_t trip =
-          ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+          ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes, banks_);
       if (trip <= 0) continue;
       const auto [ii, res] = loop_ii(l, i, t.op, lanes, s.memories);
       instance_ii_[o][i] = std::max(instance_ii_[o][i], ii);
@@ -377,7 +377,7 @@ std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op, con
   const PricedKernel& pk = priced(unit, op);
   std::vector<LoopLatency> out;
   const int lanes = units_[static_cast<int>(unit)].lanes;
-  for (const LoopSpec& l : kernel_loops(op, shape, lanes)) {
+  for (const LoopSpec& l : kernel_loops(op, shape, lanes, banks_)) {
     LoopLatency ll = latency_of(pk.loops[l.index], l.trip);
     const auto [ii, res] = loop_ii(pk.loops[l.index], l.index, op, lanes, shape.memories);
     ll.res_mii = res;
@@ -392,19 +392,19 @@ std::int64_t KernelLatencyModel::task_cycles(UnitKind unit, TaskOp op, const Tas
   const PricedKernel& pk = priced(unit, op);
   const int lanes = units_[static_cast<int>(unit)].lanes;
   if (lanes < 1 || s.batch < 1 || s.rows < 1 || s.inner < 1 || s.cols < 1 || s.variant < 0) {
-    kernel_loops(op, s, lanes);  // raises the error
+    kernel_loops(op, s, lanes, banks_);  // raises the error
   }
   std::int64_t c = pk.overhead;
   bool ran = false;
   for (int i = 0; i < pk.loop_count; ++i) {
     const PricedLoop& l = pk.loops[i];
     const std::int64_t trip =
-        ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+        ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes, banks_);
     if (trip <= 0) continue;
     ran = true;
     c += (trip - 1) * loop_ii(l, i, op, lanes, s.memories).first + l.depth;
   }
-  if (!ran) kernel_loops(op, s, lanes);  // the variant selects no loop: raises the error
+  if (!ran) kernel_loops(op, s, lanes, banks_);  // the variant selects no loop: raises the error
   return c;
 }
 

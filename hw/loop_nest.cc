@@ -51,11 +51,11 @@ std::vector<std::string> expand_ops(const ttsim_spec::ChainOp* ops, int n, int l
   return out;
 }
 
-std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& s, int lanes) {
-  return ttsim_spec::loop_trip(l.trip, l.variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes);
+std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& s, int lanes, int banks) {
+  return ttsim_spec::loop_trip(l.trip, l.variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes, banks);
 }
 
-std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& s, int lanes) {
+std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& s, int lanes, int banks) {
   if (lanes < 1) throw std::invalid_argument("kernel_loops: lanes must be >= 1");
   if (s.batch < 1 || s.rows < 1 || s.inner < 1 || s.cols < 1) {
     throw std::invalid_argument("kernel_loops: every shape extent must be >= 1");
@@ -64,7 +64,7 @@ std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& s, int lanes) {
   const ttsim_spec::KernelSpec& k = kernel_spec(op);
   std::vector<LoopSpec> out;
   for (int i = 0; i < k.n_loops; ++i) {
-    const std::int64_t trip = loop_trip(k.loops[i], s, lanes);
+    const std::int64_t trip = loop_trip(k.loops[i], s, lanes, banks);
     if (trip <= 0) continue;
     out.push_back(make_loop(k.loops[i], i, lanes));
     out.back().trip = trip;
@@ -84,9 +84,9 @@ std::vector<LoopSpec> all_kernel_loops(TaskOp op, int lanes) {
   return out;
 }
 
-std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes) {
+std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes, int banks) {
   std::int64_t t = 0;
-  for (const auto& l : kernel_loops(op, shape, lanes)) t += l.trip;
+  for (const auto& l : kernel_loops(op, shape, lanes, banks)) t += l.trip;
   return t;
 }
 

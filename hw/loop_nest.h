@@ -67,10 +67,11 @@ const ttsim_spec::KernelSpec& kernel_spec(TaskOp op);
 /// (ttsim_spec::kOprNames). `lanes` >= 1.
 std::vector<std::string> expand_ops(const ttsim_spec::ChainOp* ops, int n, int lanes);
 
-/// Trip count of loop `l` for a task of shape `shape` on `lanes` lanes:
-/// ttsim_spec::loop_trip(l.trip, l.variant, shape.variant, batch, rows, inner, cols,
-/// lanes); 0 when the loop does not run for the shape's variant. No validation.
-std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, int lanes);
+/// Trip count of loop `l` for a task of shape `shape` on `lanes` lanes and arrays of `banks`
+/// banks (0: as many as lanes): ttsim_spec::loop_trip(l.trip, l.variant, shape.variant,
+/// batch, rows, inner, cols, lanes, banks); 0 when the loop does not run for the shape's
+/// variant. No validation.
+std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, int lanes, int banks = 0);
 
 /// The loops that run for `op` on `shape` with `lanes` parallel lanes (the UNROLL factor
 /// of the body): every loop of the kernel's specification whose trip for this shape and
@@ -79,7 +80,9 @@ std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, in
 /// Throws std::invalid_argument when lanes < 1, a shape extent is < 1, the variant is
 /// negative, or the variant selects no loop of the kernel (e.g. a contraction form 3, an
 /// add variant other than kAddAccumulate / kAddColumnSum / kAddTranspose).
-std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes);
+/// `banks`: of the arrays (0: as many as lanes; fewer banks than lanes pair the column
+/// form's rows, ttsim_spec::column_rows_paired).
+std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes, int banks = 0);
 
 /// Every loop of `op`'s kernel regardless of variant (the loops a csynth report of the
 /// kernel module may show), in specification order, with chains expanded for `lanes`
@@ -87,6 +90,6 @@ std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes)
 std::vector<LoopSpec> all_kernel_loops(TaskOp op, int lanes);
 
 /// Sum of the trip counts of kernel_loops(op, shape, lanes) (same errors).
-std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes);
+std::int64_t total_trips(TaskOp op, const TaskShape& shape, int lanes, int banks = 0);
 
 }  // namespace ttsim

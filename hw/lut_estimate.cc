@@ -62,6 +62,8 @@ const UnitSites& unit_sites(UnitKind unit) {
             ++s.per_lane.at(op.op);
           } else if (lane_loop && op.rep == ttsim_spec::kTree) {
             ++s.per_tree.at(op.op);
+          } else if (lane_loop && op.rep == ttsim_spec::kWindow) {
+            ++s.per_window.at(op.op);
           } else {
             ++s.single.at(op.op);
           }
@@ -72,6 +74,8 @@ const UnitSites& unit_sites(UnitKind unit) {
           if (acc.kind == ttsim_spec::kLaneAccess) {
             s.lane_reads += acc.reads;
             s.lane_writes += acc.writes;
+          } else if (acc.kind == ttsim_spec::kWindowScalarAccess) {
+            s.window_reads += acc.reads;
           } else {
             s.scalar_reads += acc.reads;
           }
@@ -91,9 +95,9 @@ bool int_table_array(const char* array) {
   return std::strcmp(array, "index") == 0 || std::strcmp(array, "labels") == 0;
 }
 
-int unit_read_sites(UnitKind unit, bool lane) {
+int unit_read_sites(UnitKind unit, bool lane, int windows) {
   const UnitSites& s = unit_sites(unit);
-  return lane ? s.lane_reads : s.scalar_reads;
+  return lane ? s.lane_reads : s.scalar_reads + s.window_reads * windows;
 }
 
 double operator_core_luts(int op) {
@@ -162,15 +166,19 @@ double lut_total_at_mux_bound(const LutTerms& t, bool high) {
   return t.operators + t.control + (high ? t.mux_high : t.mux_low);
 }
 
-double unit_operator_luts(UnitKind unit, int lanes) { return unit_operator_cores(unit, lanes, operator_core_luts); }
+double unit_operator_luts(UnitKind unit, int lanes, int banks) {
+  return unit_operator_cores(unit, lanes, operator_core_luts, banks);
+}
 
-double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op)) {
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks) {
   if (lanes < 1) throw std::invalid_argument("unit_operator_cores: lanes must be >= 1");
   const UnitSites& s = unit_sites(unit);
   double luts = 0;
   for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
     const double instances = static_cast<double>(s.per_lane[op]) * lanes +
-                             static_cast<double>(s.per_tree[op]) * (lanes - 1) + s.single[op];
+                             static_cast<double>(s.per_tree[op]) * (lanes - 1) +
+                             static_cast<double>(s.per_window[op]) * ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) +
+                             s.single[op];
     if (instances > 0) luts += instances * per_core(op);
   }
   return luts;

@@ -54,12 +54,14 @@ Json lut_estimate_json();
 /// Σ per_core(op) over the FP operator cores of one instance of each kernel module that runs
 /// on `unit` with `lanes` lanes (the instance rule above): the LUT estimate's operators with
 /// operator_core_luts, the FF estimate's (hw/ff_estimate.h) with its per-core FFs. Throws
-/// std::invalid_argument for lanes < 1.
-double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op));
+/// std::invalid_argument for lanes < 1. `banks`: of the arrays the unit accesses (0: as many
+/// as lanes); a kWindow operator has lane_site_accesses(lanes, banks) cores.
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks = 0);
 
 /// LUTs of the FP operator cores of one instance of each kernel module that runs on
-/// `unit` with `lanes` lanes (rule above). Throws std::invalid_argument for lanes < 1.
-double unit_operator_luts(UnitKind unit, int lanes);
+/// `unit` with `lanes` lanes on `banks` banks (rule above). Throws std::invalid_argument for
+/// lanes < 1.
+double unit_operator_luts(UnitKind unit, int lanes, int banks = 0);
 
 /// True when the kernel of ttsim_spec::kKernelSpecs[kernel] (its task_op, a
 /// to_string(TaskOp)) runs on a unit of kind `unit`; false for an index outside the table.
@@ -132,10 +134,12 @@ struct UnitSites {
   int lane_reads = 0;       ///< lane read sites of the float arenas (int tables excluded)
   int lane_writes = 0;      ///< lane write sites of the float arenas
   int scalar_reads = 0;     ///< scalar (one-word) read sites of the float arenas
+  int window_reads = 0;     ///< window-scalar read sites (one scalar read per lane window)
   int pipelined_loops = 0;  ///< loops of the unit's modules (each pipelined and outlined)
   /// Operator cores by ttsim_spec::Opr and the instance rule of unit_operator_cores:
-  /// per_lane[op] cores with lanes instances, per_tree[op] with lanes − 1, single[op] with one.
-  std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, single{};
+  /// per_lane[op] cores with lanes instances, per_tree[op] with lanes − 1, per_window[op]
+  /// with one per lane window, single[op] with one.
+  std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, per_window{}, single{};
 };
 
 /// The sites of `unit` (UnitSites), computed for every unit kind on first use (the kernel
@@ -145,7 +149,8 @@ const UnitSites& unit_sites(UnitKind unit);
 /// Read access sites of the float arenas (`index` tables excluded) over every loop of every
 /// kernel module that runs on `unit`: lane reads when `lane`, else scalar reads. Each
 /// selects its words among the arrays bound to the module (sim/schedule_activity.h
-/// design_luts).
-int unit_read_sites(UnitKind unit, bool lane);
+/// design_luts). Scalar reads count a window-scalar site `windows` times (the unit's
+/// lane_site_accesses(lanes, banks)).
+int unit_read_sites(UnitKind unit, bool lane, int windows = 1);
 
 }  // namespace ttsim

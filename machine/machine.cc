@@ -86,12 +86,12 @@ int module_variant(const std::string& module) {
 
 /// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs, plus the
 /// multipliers of their trip-count setup (setup_dsp).
-std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp) {
+std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp, int banks) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t d = setup_dsp(ks, variant, dsp);
   for (int i = 0; i < ks.n_loops; ++i) {
     if (variant >= 0 && ks.loops[i].variant != variant) continue;
-    d += loop_dsp(ks.loops[i], lanes, dsp);
+    d += loop_dsp(ks.loops[i], lanes, dsp, banks);
   }
   return d;
 }
@@ -255,7 +255,7 @@ void fill_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, 
     k.variant = module_variant(k.module);
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
-    k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp);
+    k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp, arena_banks(arch));
     if (place_tasks) k.call_sites = 0;
   }
 }
@@ -308,9 +308,10 @@ struct LoopTripRanges {
 };
 
 /// Widens the trip ranges of instance `idx` (`inst`) by the loops task `t` runs on it:
-/// the trips of kernel_loops(t.op, t.shape, inst.lanes), without building their
-/// specifications; that function raises the error of a shape it refuses.
-void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRanges& trips) {
+/// the trips of kernel_loops(t.op, t.shape, inst.lanes, banks), without building their
+/// specifications; that function raises the error of a shape it refuses. `banks`: the
+/// arenas' (arena_banks).
+void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, LoopTripRanges& trips) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
   const TaskShape& s = t.shape;
   bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
@@ -323,7 +324,7 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRan
   }
   bool any = false;
   for (int i = 0; runs && i < ks.n_loops; ++i) {
-    const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes);
+    const std::int64_t trip = loop_trip(ks.loops[i], s, inst.lanes, banks);
     if (trip <= 0) continue;
     if (trip > kMaxKernelTrip) {
       throw InputError(fmt::format("task {} ({}): loop {} runs {} iterations, more than the kernels' 32-bit trip "
@@ -340,7 +341,7 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, LoopTripRan
       hi = std::max(hi, trip);
     }
   }
-  if (!any) kernel_loops(t.op, t.shape, inst.lanes);  // throws why no loop runs
+  if (!any) kernel_loops(t.op, t.shape, inst.lanes, banks);  // throws why no loop runs
 }
 
 /// Places the tasks in program order, each on the instance of its class, counting the
@@ -395,13 +396,14 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
     throw std::invalid_argument("describe_into: the task classes do not cover the graph's tasks");
   }
   const std::size_t n_classes = by_class ? classes.rep->size() : graph.tasks.size();
+  const int banks = arena_banks(arch);
   thread_local std::vector<int> module_of_class;
   module_of_class.resize(n_classes);
   for (std::size_t c = 0; c < n_classes; ++c) {
     const Task& t = graph.tasks.at(by_class ? static_cast<std::size_t>((*classes.rep)[c]) : c);
     const int idx = module_for(m, mods, t);
     module_of_class[c] = idx;
-    widen_trips(t, m.instances[idx], idx, trips);
+    widen_trips(t, m.instances[idx], idx, banks, trips);
   }
   if (place_tasks) place_in_order(m, graph, classes, by_class, module_of_class);
   fill_instance_loops(m, lat, trips);

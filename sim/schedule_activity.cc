@@ -98,7 +98,8 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
   const UnitSites& s = unit_sites(unit);
   return 32.0 * (s.lane_reads * lane_site_luts(false, lanes, banks, bound, aligned) +
                  s.lane_writes * lane_site_luts(true, lanes, banks, bound, aligned) +
-                 s.scalar_reads * static_cast<double>(select_luts(banks, bound)));
+                 (s.scalar_reads + s.window_reads * ttsim_spec::lane_site_accesses(lanes, banks)) *
+                     static_cast<double>(select_luts(banks, bound)));
 }
 
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
@@ -109,14 +110,15 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
     if (instances[k] == 0) continue;
     const auto unit = static_cast<UnitKind>(k);
     const double n = instances[k];
-    t.operators += n * unit_operator_luts(unit, arch.units[k].lanes);
+    t.operators += n * unit_operator_luts(unit, arch.units[k].lanes, banks);
     const bool aligned = shape.unit_lane_aligned[k];
     t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kEstimate, aligned);
     t.control += n * control_luts(unit_pipelined_loops(unit));
     // A lane read site reads `banks` words per window (ceil(lanes / banks) windows).
-    const double lane_words =
-        static_cast<double>(banks) * ttsim_spec::lane_site_accesses(arch.units[k].lanes, banks);
-    const double read_site_bits = 32.0 * (lane_words * unit_read_sites(unit, true) + unit_read_sites(unit, false));
+    const int windows = ttsim_spec::lane_site_accesses(arch.units[k].lanes, banks);
+    const double lane_words = static_cast<double>(banks) * windows;
+    const double read_site_bits =
+        32.0 * (lane_words * unit_read_sites(unit, true) + unit_read_sites(unit, false, windows));
     t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
     t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kLow, aligned) +
                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
@@ -168,7 +170,7 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
   const OperatorDsp operator_dsp(device);
   for (int k = 0; k < kUnitKinds; ++k) {
     const double per_instance =
-        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp));
+        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp, arena_banks(arch)));
     dsp_units += instances[k] * per_instance;
     dsp_busy += static_cast<double>(busy[k]) * per_instance;
   }

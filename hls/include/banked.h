@@ -471,6 +471,49 @@ inline void lane_write(const char* name, const Banked<T, B>& a, int idx, int n, 
   detail::lane_write_window<LANES, ALIGNED>(std::integral_constant<bool, (LANES > B)>(), name, a, idx, n, v);
 }
 
+/// Dual-port lanes (B < LANES <= 2·B) with the two windows placed independently: lanes
+/// 0 .. B − 1 read words w0 .. w0 + n0 − 1 (one port of each addressed bank), lanes
+/// B .. LANES − 1 words w1 .. w1 + n1 − 1 (the other port); inactive lanes read 0. Requires
+/// 0 <= n0 <= B, 0 <= n1 <= LANES − B. lane_read(idx, n) is this with w1 = idx + B; the
+/// column form passes two output rows (kernel_spec.h column_rows_paired), or the same row
+/// of B twice.
+template <int LANES, typename T, int B, typename V>
+inline void lane_read_windows(const char* name, const Banked<T, B>& a, int w0, int n0, int w1, int n1,
+                              V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES > B && LANES <= ttsim_spec::kBankPorts * B, "two lane windows need B < LANES <= 2·B");
+  V part0[B], part1[B];
+#pragma HLS ARRAY_PARTITION variable = part0 complete
+#pragma HLS ARRAY_PARTITION variable = part1 complete
+  detail::lane_read_window<B, false>(std::false_type(), name, a, w0, n0, part0);
+  detail::lane_read_window<B, false>(std::false_type(), name, a, w1, n1, part1);
+window_lanes_out:
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    v[l] = l < B ? part0[l] : part1[l - B];
+  }
+}
+
+/// The write of lane_read_windows: words w0 .. w0 + n0 − 1 = v[0 .. n0), words
+/// w1 .. w1 + n1 − 1 = v[B .. B + n1). Same requirements and ports.
+template <int LANES, typename T, int B, typename V>
+inline void lane_write_windows(const char* name, const Banked<T, B>& a, int w0, int n0, int w1, int n1,
+                               const V (&v)[LANES]) {
+#pragma HLS INLINE
+  static_assert(LANES > B && LANES <= ttsim_spec::kBankPorts * B, "two lane windows need B < LANES <= 2·B");
+  V part0[B], part1[B];
+#pragma HLS ARRAY_PARTITION variable = part0 complete
+#pragma HLS ARRAY_PARTITION variable = part1 complete
+window_lanes_in:
+  for (int l = 0; l < B; ++l) {
+#pragma HLS UNROLL
+    part0[l] = v[l];
+    part1[l] = B + l < LANES ? v[B + l] : V(0);
+  }
+  detail::lane_write_window<B, false>(std::false_type(), name, a, w0, n0, part0);
+  detail::lane_write_window<B, false>(std::false_type(), name, a, w1, n1, part1);
+}
+
 /// Word `idx` of an unpartitioned on-chip array `a` (one memory: the top's int array of
 /// TTM slice offsets and labels): one port of it. Probed as an access to bank 0 of 1.
 template <typename T>

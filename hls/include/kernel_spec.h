@@ -75,8 +75,11 @@ constexpr const char* kOprNames[kOprCount] = {"read", "write", "fadd",  "fmul", 
 ///  kTree   once per adder-tree level (ceil(log2 lanes) levels on the path, 0 at 1 lane);
 ///          lanes − 1 instances;
 ///  kScalar once on the path; one instance per loop (after a lane tree, on a per-row or
-///          per-slot value, or in a loop without lane accesses).
-enum Repeat : int { kOnce = 0, kTree = 1, kScalar = 2 };
+///          per-slot value, or in a loop without lane accesses);
+///  kWindow once on the path; one instance per lane window, lane_site_accesses(lanes,
+///          banks) (the column form's A scalar: one per output row its lanes cover,
+///          column_rows_paired).
+enum Repeat : int { kOnce = 0, kTree = 1, kScalar = 2, kWindow = 3 };
 struct ChainOp {
   Opr op;
   Repeat rep;
@@ -93,9 +96,16 @@ struct Recurrence {
 /// kLaneAccess: `lanes` consecutive words from a runtime start (lane_read / lane_write of
 /// banked.h: one access to each bank, at its compile-time bank index); kScalarAccess: one
 /// word at a runtime index (bank_read / bank_write: a multiplexer holding one port of
-/// every bank). Either site is one access per bank; a lane site of more lanes than the
+/// every bank); kWindowScalarAccess: one kScalarAccess per lane window of the loop (the
+/// column form's A operand, one word per output row its lane windows cover). A scalar site
+/// is one access per bank; a lane site and a window-scalar site of more lanes than the
 /// array has banks, lane_site_accesses(lanes, banks).
-enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1 };
+enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1, kWindowScalarAccess = 2 };
+/// Accesses per bank of one site of kind `k` in a loop of `lanes` lanes on arrays of `banks`
+/// banks (banks < 1: as many as lanes).
+constexpr int site_accesses(AccessKind k, int lanes, int banks) {
+  return k == kScalarAccess ? 1 : lane_site_accesses(lanes, banks < 1 ? lanes : banks);
+}
 /// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
 /// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`
 /// count the access sites of the body (a conditional access still holds its port in the
@@ -204,6 +214,15 @@ constexpr long long acc_slot_iterations(long long slots) {
   return slots >= kAccSlots ? ceil_div(slots, kAccSlots) * kAccSlots : acc_chunk_width(slots);
 }
 
+/// Whether the column form runs two output rows per iteration: with dual-port lanes
+/// (lanes > banks: two lane windows, banked.h) and at most lanes − banks columns, the
+/// first window carries row i and the second row i + 1 (each window one port of every bank,
+/// at its own start), so a product of few columns (attention's head width, the TTM's
+/// transposed rank side) keeps both windows busy. banks < 1: as many as lanes (never).
+constexpr bool column_rows_paired(long long cols, int lanes, int banks) {
+  return banks >= 1 && lanes > banks && cols <= lanes - banks;
+}
+
 /// Lane orientation of a product whose natural layout makes its `cols` side contiguous
 /// while its `rows` side is not (the rank-1 ends of a tensor train: the TTM embedding's last
 /// lookup, hls/kernels/ttm_embedding.cc, and BTT's last right merge, tt_linear.cc, with
@@ -224,8 +243,10 @@ struct Same {
 };
 
 /// Trip count of a loop of kind `k` for a task of extents (batch, rows, inner, cols),
-/// variant `variant` and `lanes` lanes; 0 when the loop does not run for this variant
-/// (`loop_variant` >= 0 and != the task's form). R = batch·rows, tiles = ceil(cols/lanes),
+/// variant `variant`, `lanes` lanes and arrays of `banks` banks (0: as many as lanes); 0 when
+/// the loop does not run for this variant (`loop_variant` >= 0 and != the task's form).
+/// R = batch·rows, tiles = ceil(cols/lanes) (column form with column_rows_paired: the
+/// slots are the ceil(rows / 2) row pairs),
 /// S = kAccSlots (row and column slots); contraction: batch · acc_slot_iterations(g) · reduction
 /// steps (the batch is an outer loop, or part of the reduction when it is reduced: either way
 /// batch times). `Int`: the arithmetic's type — long long on the host (the simulator),
@@ -236,7 +257,7 @@ struct Same {
 template <typename Int = long long>
 constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same<Int>::type batch,
                         typename Same<Int>::type rows, typename Same<Int>::type inner,
-                        typename Same<Int>::type cols, int lanes) {
+                        typename Same<Int>::type cols, int lanes, int banks = 0) {
   const Int S = kAccSlots;
   const Int R = batch * rows, tiles = static_cast<Int>(ceil_div(cols, lanes));
   const int form = k >= kTripContractColumn && k <= kTripContractScalar ? (variant & kContractFormMask) : variant;
@@ -246,7 +267,10 @@ constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same
     case kTripRowSlots: return static_cast<Int>(ceil_div(R, S)) * S * tiles;
     case kTripColumnSlots: return static_cast<Int>(ceil_div(tiles, S)) * S * R;
     case kTripContractColumn:
-    case kTripContractColumnAcc: return batch * static_cast<Int>(acc_slot_iterations(rows * tiles)) * inner;
+    case kTripContractColumnAcc:
+      return batch *
+             static_cast<Int>(acc_slot_iterations(column_rows_paired(cols, lanes, banks) ? (rows + 1) / 2 : rows * tiles)) *
+             inner;
     case kTripContractDot:
       return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * static_cast<Int>(ceil_div(inner, lanes));
     case kTripContractScalar: return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * inner;
@@ -272,6 +296,7 @@ constexpr int trip_products(TripKind k) {
 #define TTSIM_ONCE(o) ChainOp{o, kOnce}
 #define TTSIM_TREE(o) ChainOp{o, kTree}
 #define TTSIM_SCALAR(o) ChainOp{o, kScalar}
+#define TTSIM_WINDOW(o) ChainOp{o, kWindow}
 
 constexpr KernelSpec kKernelSpecs[] = {
     {"ttsim_contraction",
@@ -279,21 +304,21 @@ constexpr KernelSpec kKernelSpecs[] = {
      {{"contract_column",
        kTripContractColumn,
        kContractColumn,
-       {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_WINDOW(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccMinSlots}},
        1,
-       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 0, 1}, {"index", kScalarAccess, 2, 0}},
+       {{"A", kWindowScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 0, 1}, {"index", kScalarAccess, 2, 0}},
        4},
       {"contract_column_acc",
        kTripContractColumnAcc,
        kContractColumnAcc,
-       {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
+       {TTSIM_ONCE(kRead), TTSIM_WINDOW(kFmul), TTSIM_ONCE(kFmul), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)},
        5,
        {{"acc", {TTSIM_ONCE(kFadd)}, 1, kAccMinSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_ONCE(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
-       {{"A", kScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
+       {{"A", kWindowScalarAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kLaneAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4},
       {"contract_dot",
        kTripContractDot,
@@ -550,6 +575,7 @@ constexpr KernelSpec kKernelSpecs[] = {
 #undef TTSIM_ONCE
 #undef TTSIM_TREE
 #undef TTSIM_SCALAR
+#undef TTSIM_WINDOW
 
 constexpr int kKernelSpecCount = sizeof(kKernelSpecs) / sizeof(kKernelSpecs[0]);
 

@@ -23,7 +23,7 @@ std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const Meas
   auto add = [&](const std::string& what) { v.push_back(std::string(spec.name) + ": " + what); };
 
   const long long trip = ttsim_spec::loop_trip(spec.trip, spec.variant, variant, s.batch,
-                                               s.rows, s.inner, s.cols, lanes);
+                                               s.rows, s.inner, s.cols, lanes, banks);
   if (m.iterations != trip) {
     std::ostringstream o;
     o << "iterations " << m.iterations << " != spec trip " << trip;
@@ -39,7 +39,7 @@ std::vector<std::string> check_loop(const ttsim_spec::LoopSpec& spec, const Meas
       add(o.str());
       continue;
     }
-    const int per_site = a->kind == ttsim_spec::kLaneAccess ? ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) : 1;
+    const int per_site = ttsim_spec::site_accesses(a->kind, lanes, banks);
     const int declared = (a->reads + a->writes) * per_site;
     if (kv.second > declared) {
       std::ostringstream o;
@@ -102,7 +102,7 @@ std::vector<std::string> check_kernel(const char* task_op,
   for (int i = 0; i < ks.n_loops; ++i) {
     const ttsim_spec::LoopSpec& l = ks.loops[i];
     const long long trip =
-        ttsim_spec::loop_trip(l.trip, l.variant, variant, s.batch, s.rows, s.inner, s.cols, lanes);
+        ttsim_spec::loop_trip(l.trip, l.variant, variant, s.batch, s.rows, s.inner, s.cols, lanes, banks);
     if (trip > 0 && loops.find(l.name) == loops.end()) {
       std::ostringstream o;
       o << l.name << ": specified (trip " << trip << ") but never run";

@@ -14,6 +14,11 @@
 //                   w = acc_chunk_width(g) slots (kernel_spec.h: kAccMinSlots <= w <=
 //                   kAccSlots), so each accumulator is updated every w >= kAccMinSlots
 //                   iterations (RecMII 1 for accumulation cycles <= kAccMinSlots).
+//                   With dual-port lanes (LANES > BANKS: two lane windows, banked.h) a
+//                   call of at most LANES − BANKS columns runs two output rows per
+//                   iteration, one per window, each with its own A word
+//                   (kernel_spec.h column_rows_paired): attention's 64-wide heads and the
+//                   TTM's transposed rank side keep every lane busy.
 //  contract_column_acc  the column form of a call that accumulates into C: the same
 //                   iteration with a C read site (C_old at the first reduction step). Two
 //                   loops, so that a call that does not accumulate holds no C read site:
@@ -256,28 +261,45 @@ struct SlotCursor {
 }  // namespace detail
 
 namespace detail {
-/// Setup of a column-form call: tiles of LANES columns, slots, chunk count and width, the
-/// loop's trip count.
-template <int LANES>
+/// The row pairs of a column-form call with column_rows_paired (kernel_spec.h): rows
+/// ceil(rows / 2), A and C row strides doubled, so that slot row si is output rows 2·si
+/// (lane window 0) and 2·si + 1 (window 1, reached by the original a_i and c_i).
+inline ContractDesc row_pairs(const ContractDesc& d) {
+  ContractDesc p = d;
+  p.rows = (d.rows + 1) / 2;
+  p.a_i = 2 * d.a_i;
+  p.c_i = 2 * d.c_i;
+  return p;
+}
+
+/// Setup of a column-form call: whether its rows run in pairs, the descriptor the slot
+/// cursor walks (row_pairs, or the call's), tiles of LANES columns, slots, chunk count and
+/// width, the loop's trip count.
+template <int LANES, int BANKS>
 struct ColumnSetup {
+  bool paired;
+  ContractDesc walk;
   int tiles, slots, chunks, chunk_w, total;
   /// `trip`: the loop's trip formula (kTripContractColumn or kTripContractColumnAcc: the same
   /// count; each loop function computes its own, three 32-bit products, hw/arch_spec.h setup_dsp).
   ColumnSetup(const ContractDesc& d, ttsim_spec::TripKind trip)
-      : tiles((d.cols + LANES - 1) / LANES),
-        slots(d.rows * tiles),
+      : paired(ttsim_spec::column_rows_paired(d.cols, LANES, BANKS)),
+        walk(paired ? row_pairs(d) : d),
+        tiles((d.cols + LANES - 1) / LANES),
+        slots(walk.rows * tiles),
         chunks(static_cast<int>(ttsim_spec::acc_chunks(slots))),
         chunk_w(static_cast<int>(ttsim_spec::acc_chunk_width(slots))),
-        total(ttsim_spec::loop_trip<int>(trip, -1, contract_variant(d), d.batch, d.rows,
-                                         d.inner, d.cols, LANES)) {}
+        total(ttsim_spec::loop_trip<int>(trip, -1, contract_variant(d), d.batch, d.rows, d.inner, d.cols, LANES,
+                                         BANKS)) {}
 };
 
 /// One iteration of the column form: slot (si, tile sj) at reduction step (rb, q). ACC
 /// (column_acc): C_old is read at the first step; otherwise the loop has no C read site.
+/// LANES <= BANKS: one lane window, one A word.
 template <int LANES, int BANKS, bool ACC>
-inline void column_iteration(const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
-                             const Banked<float, BANKS>& C, const ContractDesc& d, const SlotCursor& cur,
-                             float (&acc)[kAccSlots][LANES]) {
+inline void column_iteration(std::false_type, const Banked<const float, BANKS>& A,
+                             const Banked<const float, BANKS>& B, const Banked<float, BANKS>& C,
+                             const ContractDesc& d, bool, const SlotCursor& cur, float (&acc)[kAccSlots][LANES]) {
 #pragma HLS INLINE
   const int t = cur.sj;
   const bool first = cur.first(), last = cur.last();
@@ -307,6 +329,53 @@ inline void column_iteration(const Banked<const float, BANKS>& A, const Banked<c
   }
   lane_write<LANES>("C", C, crow, last ? nl : 0, out);
 }
+
+/// The same with dual-port lanes (BANKS < LANES <= 2·BANKS): two lane windows, lanes
+/// 0 .. BANKS − 1 and BANKS .. LANES − 1, and an A word for each. `paired`
+/// (column_rows_paired; the cursor walks row_pairs(d)): window 0 is output row 2·si and
+/// window 1 row 2·si + 1 (none past the last row), both over B's row p; otherwise the two
+/// windows are one tile of LANES columns of row si, and the second A read repeats the first.
+/// Every C element still sums over p in increasing order: the result does not depend on
+/// the pairing.
+template <int LANES, int BANKS, bool ACC>
+inline void column_iteration(std::true_type, const Banked<const float, BANKS>& A,
+                             const Banked<const float, BANKS>& B, const Banked<float, BANKS>& C,
+                             const ContractDesc& d, bool paired, const SlotCursor& cur,
+                             float (&acc)[kAccSlots][LANES]) {
+#pragma HLS INLINE
+  const int t = cur.sj;
+  const bool first = cur.first(), last = cur.last();
+  const bool row1 = paired && 2 * cur.si + 1 < d.rows;
+  const int nl = tile_lanes<LANES>(t * LANES, d.cols);
+  const int n0 = paired ? d.cols : window_lanes(nl, 0, BANKS);
+  const int n1 = paired ? (row1 ? d.cols : 0) : window_lanes(nl, 1, BANKS);
+  const int arow = cur.abase + cur.ia + cur.pa;
+  const float a0 = d.alpha * bank_read("A", A, arow);
+  const float a1 = d.alpha * bank_read("A", A, row1 ? arow + d.a_i : arow);
+  const int b0 = cur.bbase + cur.pb + t * LANES, c0 = cur.cbase + cur.ic + t * LANES;
+  const int b1 = paired ? b0 : b0 + BANKS, c1 = paired ? c0 + d.c_i : c0 + BANKS;
+  float bv[LANES], cv[LANES], out[LANES];
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = cv complete
+#pragma HLS ARRAY_PARTITION variable = out complete
+  lane_read_windows<LANES>("B", B, b0, n0, b1, n1, bv);
+  if (ACC) {
+    lane_read_windows<LANES>("C", C, c0, first ? n0 : 0, c1, first ? n1 : 0, cv);
+  } else {
+    for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+      cv[l] = 0.0f;
+    }
+  }
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    const float prev = first ? cv[l] : acc_read("acc", acc, cur.s)[l];
+    const float v = prev + (l < BANKS ? a0 : a1) * bv[l];
+    if (l < BANKS ? l < n0 : l - BANKS < n1) acc_write("acc", acc, cur.s)[l] = v;
+    out[l] = v;
+  }
+  lane_write_windows<LANES>("C", C, c0, last ? n0 : 0, c1, last ? n1 : 0, out);
+}
 }  // namespace detail
 
 /// Column form (see file comment), a call that does not accumulate: C is only written.
@@ -316,18 +385,21 @@ void contract_column_loop(const float A_mem[][BANKS], int a_off, const float B_m
                           float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const detail::ColumnSetup<LANES> cs(d, ttsim_spec::kTripContractColumn);
+  const detail::ColumnSetup<LANES, BANKS> cs(d, ttsim_spec::kTripContractColumn);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column");
-  detail::SlotCursor cur(d, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
+  detail::SlotCursor cur(cs.walk, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
 contract_column:
   for (int n = 0; n < cs.total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_CONTRACT_COLUMN_MIN max = TTSIM_TRIPS_CONTRACT_COLUMN_MAX
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column");
-    if (cur.si < d.rows) detail::column_iteration<LANES, BANKS, false>(A, B, C, d, cur, acc);
+    if (cur.si < cs.walk.rows) {
+      detail::column_iteration<LANES, BANKS, false>(std::integral_constant<bool, (LANES > BANKS)>(), A, B, C, d,
+                                                    cs.paired, cur, acc);
+    }
     cur.next();
   }
 }
@@ -340,11 +412,11 @@ void contract_column_acc_loop(const float A_mem[][BANKS], int a_off, const float
                               float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
-  const detail::ColumnSetup<LANES> cs(d, ttsim_spec::kTripContractColumnAcc);
+  const detail::ColumnSetup<LANES, BANKS> cs(d, ttsim_spec::kTripContractColumnAcc);
   float acc[kAccSlots][LANES];
 #pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_column_acc");
-  detail::SlotCursor cur(d, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
+  detail::SlotCursor cur(cs.walk, index, d.inner, cs.chunks, cs.chunk_w, cs.tiles);
 contract_column_acc:
   for (int n = 0; n < cs.total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_COLUMN_ACC
@@ -352,7 +424,10 @@ contract_column_acc:
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_column_acc");
-    if (cur.si < d.rows) detail::column_iteration<LANES, BANKS, true>(A, B, C, d, cur, acc);
+    if (cur.si < cs.walk.rows) {
+      detail::column_iteration<LANES, BANKS, true>(std::integral_constant<bool, (LANES > BANKS)>(), A, B, C, d,
+                                                    cs.paired, cur, acc);
+    }
     cur.next();
   }
 }

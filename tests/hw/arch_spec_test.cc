@@ -52,6 +52,12 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
               2 * (fmul + L * (fmul + fadd)) + (L * fmul + (L - 1) * fadd + fmul + fadd) + (2 * fmul + fadd) +
                   12 * mul32)
         << L;
+    // Dual-port lanes (2L lanes on L banks): the column loops take an A word, and its alpha
+    // fmul, per lane window (two rows per iteration, kernel_spec.h column_rows_paired).
+    EXPECT_EQ(kernel_dsp(TaskOp::kContraction, 2 * L, u50, L),
+              2 * (2 * fmul + 2 * L * (fmul + fadd)) + (2 * L * fmul + (2 * L - 1) * fadd + fmul + fadd) +
+                  (2 * fmul + fadd) + 12 * mul32)
+        << L;
     // SGD: L (fmul + fadd) and one setup product (an upper bound: its R is a literal 1).
     EXPECT_EQ(kernel_dsp(TaskOp::kSgdUpdate, L, u50), L * (fmul + fadd) + mul32) << L;
     // Softmax: max (fcmp only, no DSP), exp_sum (L fadd, L fexp, L − 1 tree fadds, then the

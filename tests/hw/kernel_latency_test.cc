@@ -216,6 +216,19 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
   s.variant = 0;
   EXPECT_EQ(kernel_loops(TaskOp::kSoftmax, s, 4)[0].trip, 16 * 3);  // ceil(6/16)·16 · tiles
   EXPECT_EQ(kernel_loops(TaskOp::kSoftmax, s, 4)[2].trip, 6 * 3);
+  // Dual-port lanes: 8 lanes on 4 banks pair the column form's rows when cols <= 8 − 4
+  // (30 rows: 15 pairs); 5 columns stay one tile a row.
+  {
+    TaskShape p{4, 30, 40, 4};
+    p.variant = kContractColumn;
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 15 * 40);  // 15 pairs: one chunk of 15
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 8)[0].trip, 4 * 32 * 40);  // single-port: 30 rows
+    p.cols = 5;
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 32 * 40);
+    p.cols = 4;
+    p.variant = kContractDot;  // the dot form does not pair
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 128 * 5);
+  }
   // Chains: a tree operator repeated tree_levels(lanes) times.
   s.variant = kContractDot;
   const auto dot = kernel_loops(TaskOp::kContraction, s, 64)[0];
