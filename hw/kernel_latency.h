@@ -81,8 +81,9 @@ struct LoopTiming {
 
 /// ResMII of a loop on `lanes` lanes over arrays of `banks` banks (0: as many as lanes) from
 /// its array accesses: per array (sites naming the same array are summed) its scalar sites
-/// plus its lane sites times ttsim_spec::lane_site_accesses(lanes, banks) (one access per
-/// bank per window of `banks` lanes, banked.h), ceil(· / kBankPorts); at least 1. Throws
+/// plus its lane and window-scalar sites times ttsim_spec::lane_site_accesses(lanes, banks)
+/// (one access per bank per window of `banks` lanes, banked.h), ceil(· / kBankPorts); at
+/// least 1. Throws
 /// std::invalid_argument for lanes < 1.
 int resource_mii(const ttsim_spec::LoopSpec& l, int lanes, int banks = 0);
 

@@ -18,7 +18,7 @@ LoopSpec make_loop(const ttsim_spec::LoopSpec& l, int index, int lanes) {
   }
   for (int a = 0; a < l.n_access; ++a) {
     const ttsim_spec::ArrayAccess& acc = l.access[a];
-    s.accesses.push_back({acc.array, acc.kind == ttsim_spec::kLaneAccess, acc.reads, acc.writes});
+    s.accesses.push_back({acc.array, acc.kind != ttsim_spec::kScalarAccess, acc.reads, acc.writes});
   }
   return s;
 }

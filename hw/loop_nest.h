@@ -32,13 +32,17 @@ struct LoopRecurrence {
 };
 
 /// Accesses per iteration of a loop to one array (kernel_spec.h ArrayAccess): every
-/// site, scalar or lane, is one access to each bank (hls/include/banked.h).
+/// site, scalar or lane, is one access to each bank (hls/include/banked.h); a lane or
+/// window-scalar site of more lanes than the arrays have banks, lane_site_accesses.
 struct LoopAccess {
   std::string array;        ///< kernel argument name ("A", "in", "stat", ...)
-  bool lane = false;        ///< kLaneAccess (true) or kScalarAccess (false)
+  bool lane = false;        ///< kLaneAccess or kWindowScalarAccess (true: one access per lane window), or kScalarAccess
   int reads = 0, writes = 0;  ///< access sites of the body
-  /// Accesses to one bank per iteration (any lane count): reads + writes.
-  int bank_accesses(int /*lanes*/) const { return reads + writes; }
+  /// Accesses to one bank per iteration with `lanes` lanes on `banks` banks (0: as many as
+  /// lanes): (reads + writes) · lane_site_accesses for a lane site, reads + writes otherwise.
+  int bank_accesses(int lanes, int banks = 0) const {
+    return (reads + writes) * (lane ? ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) : 1);
+  }
 };
 
 /// One flattened, pipelined loop of a kernel, for one task.

@@ -2,7 +2,8 @@
 // LUTs of the FP32 operator cores of a unit, counted from the kernel specification
 // (hls/include/kernel_spec.h): per loop of every kernel module the unit runs, each
 // operator of the loop's chain has lanes instances (kOnce in a loop with lane accesses),
-// lanes − 1 (kTree) or one (kScalar, or any operator of a loop without lane accesses) —
+// lanes − 1 (kTree), one per lane window (kWindow: lane_site_accesses(lanes, banks)) or one
+// (kScalar, or any operator of a loop without lane accesses) —
 // the instance rule of hw/arch_spec.h loop_dsp (Vitis outlines each pipelined loop into
 // its own module, so loops do not share operators) — times the LUTs of that core.
 // Per-core LUTs are the csynth figures of real reports (shared/reference/hls-reports.md

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/number_text.h"
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim::machine {
 namespace {
@@ -21,11 +22,21 @@ std::string banks_text(const Memory& m) {
 std::string instances_table(const Machine& m) {
   std::string s =
       "kernel instances (one per module, shared by its call sites; calls run one at a time)\n"
-      "module                  count  lanes  starts   DSP/inst  call sites\n";
+      "module                  count  lanes  windows  starts   DSP/inst  call sites\n";
+  bool dual = false;
   for (const KernelInstance& k : m.instances) {
     if (k.call_sites == 0) continue;
-    s += fmt::format("{:<22} {:>6} {:>6} {:>7} {:>10} {:>11}\n", k.module, k.count, k.lanes,
+    const int windows = ttsim_spec::lane_site_accesses(k.lanes, m.partition);
+    dual = dual || windows > 1;
+    s += fmt::format("{:<22} {:>6} {:>6} {:>8} {:>7} {:>10} {:>11}\n", k.module, k.count, k.lanes, windows,
                      k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.call_sites);
+  }
+  if (dual) {
+    s += fmt::format(
+        "(windows 2: dual-port lanes, /contraction/lanes_per_bank 2 — more lanes than the arenas' {} banks; each lane "
+        "access runs as two windows of {} words, one per port of every bank, and the column form runs two output rows "
+        "per iteration when a row has at most lanes - {} columns; docs/kernels.md)\n",
+        m.partition, m.partition, m.partition);
   }
   return s;
 }

@@ -22,7 +22,9 @@
 //                           networks" below). Dual-port lanes: BANKS < LANES <= 2·BANKS
 //                           (the contraction engine on fewer banks than lanes) run as two
 //                           windows of BANKS lanes, at w and w + BANKS — two accesses to
-//                           each bank, one per port (kernel_spec.h lane_site_accesses).
+//                           each bank, one per port (kernel_spec.h lane_site_accesses);
+//                           lane_read_windows / lane_write_windows place the two windows
+//                           independently (the column form's row pairs).
 // and plain_read, one word of an unpartitioned array (the top's int array): one port.
 // So every access site of a kernel — scalar or lane — uses one port of every bank of the
 // array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop
@@ -482,6 +484,9 @@ inline void lane_read_windows(const char* name, const Banked<T, B>& a, int w0, i
                               V (&v)[LANES]) {
 #pragma HLS INLINE
   static_assert(LANES > B && LANES <= ttsim_spec::kBankPorts * B, "two lane windows need B < LANES <= 2·B");
+#if !defined(__SYNTHESIS__)
+  assert(n0 >= 0 && n0 <= B && n1 >= 0 && n1 <= LANES - B && "lane_read_windows: a window's lanes out of range");
+#endif
   V part0[B], part1[B];
 #pragma HLS ARRAY_PARTITION variable = part0 complete
 #pragma HLS ARRAY_PARTITION variable = part1 complete
@@ -501,6 +506,9 @@ inline void lane_write_windows(const char* name, const Banked<T, B>& a, int w0, 
                                const V (&v)[LANES]) {
 #pragma HLS INLINE
   static_assert(LANES > B && LANES <= ttsim_spec::kBankPorts * B, "two lane windows need B < LANES <= 2·B");
+#if !defined(__SYNTHESIS__)
+  assert(n0 >= 0 && n0 <= B && n1 >= 0 && n1 <= LANES - B && "lane_write_windows: a window's lanes out of range");
+#endif
   V part0[B], part1[B];
 #pragma HLS ARRAY_PARTITION variable = part0 complete
 #pragma HLS ARRAY_PARTITION variable = part1 complete

@@ -109,8 +109,9 @@ constexpr int site_accesses(AccessKind k, int lanes, int banks) {
 /// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
 /// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`
 /// count the access sites of the body (a conditional access still holds its port in the
-/// static schedule); per bank a kLaneAccess site is lane_site_accesses(lanes, banks)
-/// accesses, a kScalarAccess one.
+/// static schedule); per bank a kLaneAccess or kWindowScalarAccess site is
+/// site_accesses(kind, lanes, banks) = lane_site_accesses(lanes, banks) accesses, a
+/// kScalarAccess one.
 struct ArrayAccess {
   const char* array;
   AccessKind kind;
@@ -123,7 +124,7 @@ enum TripKind : int {
   kTripElementwise,      ///< R · tiles
   kTripRowSlots,         ///< ceil(R / S) · S · tiles
   kTripColumnSlots,      ///< ceil(tiles / S) · S · R
-  kTripContractColumn,   ///< column form: nb · acc_slot_iterations(g) · nred, g = rows·tiles
+  kTripContractColumn,   ///< column form: nb · acc_slot_iterations(g) · nred, g = rows·tiles (ceil(rows/2) paired)
   kTripContractColumnAcc,  ///< column_acc: as kTripContractColumn (a loop function of its own, its own setup)
   kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols
   kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols

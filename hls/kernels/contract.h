@@ -63,7 +63,8 @@ using ttsim_spec::kAccSlots;
 ///
 /// Result: C(b,i,j) = beta · C_old(b,i,j) + Σ_p (alpha · A(b,i,p))·B(b,p,j), beta = 1 when
 /// `accumulate`, else 0 (alpha scales the A operand — one multiplier per iteration, not
-/// per lane; the dot form scales each lane tree's sum). With `reduce_batch` the sum runs over b too and C has no batch
+/// per lane, or one per lane window with dual-port lanes; the dot form scales each lane
+/// tree's sum). With `reduce_batch` the sum runs over b too and C has no batch
 /// (cbase = 0: C is shared by every b; c_b and c_index are unused).
 /// When several batches map to one C element through c_index, `accumulate` must be set,
 /// and batches must map to identical or disjoint C slices (c_index entries equal, or
@@ -264,7 +265,12 @@ namespace detail {
 /// The row pairs of a column-form call with column_rows_paired (kernel_spec.h): rows
 /// ceil(rows / 2), A and C row strides doubled, so that slot row si is output rows 2·si
 /// (lane window 0) and 2·si + 1 (window 1, reached by the original a_i and c_i).
+/// Requires C's rows not to overlap (c_i >= cols): the two windows write rows 2·si and
+/// 2·si + 1 in one cycle, one per port.
 inline ContractDesc row_pairs(const ContractDesc& d) {
+#if !defined(__SYNTHESIS__)
+  assert(d.c_i >= d.cols && "row_pairs: C's rows overlap (c_i < cols): the two windows would write one word");
+#endif
   ContractDesc p = d;
   p.rows = (d.rows + 1) / 2;
   p.a_i = 2 * d.a_i;
@@ -286,7 +292,7 @@ struct ColumnSetup {
       : paired(ttsim_spec::column_rows_paired(d.cols, LANES, BANKS)),
         walk(paired ? row_pairs(d) : d),
         tiles((d.cols + LANES - 1) / LANES),
-        slots(walk.rows * tiles),
+        slots(paired ? walk.rows : d.rows * tiles),  // paired: one tile; rows·tiles: loop_trip's product
         chunks(static_cast<int>(ttsim_spec::acc_chunks(slots))),
         chunk_w(static_cast<int>(ttsim_spec::acc_chunk_width(slots))),
         total(ttsim_spec::loop_trip<int>(trip, -1, contract_variant(d), d.batch, d.rows, d.inner, d.cols, LANES,

@@ -247,8 +247,9 @@ Emitted read_emitted(const fs::path& out) {
 /// Σ loop_dsp over the loops of its TaskOp (modules.h table) that the module runs — for a
 /// module named after one of its op's loops (ttsim_add → loop "add", ttsim_column_sum →
 /// "column_sum"), the loops of that loop's variant; else every loop of the op — plus the
-/// 32-bit multipliers of their trip-count setup (hw/arch_spec.h setup_dsp).
-std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device) {
+/// 32-bit multipliers of their trip-count setup (hw/arch_spec.h setup_dsp). `banks`: the
+/// emitted arenas' (a kWindow operator per lane window).
+std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device, int banks) {
   const TtsimModuleName* entry = nullptr;
   for (const auto& m : kTtsimModules) {
     if (module == m.module) entry = &m;
@@ -269,7 +270,7 @@ std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& 
   std::int64_t dsp = setup_dsp(ks, variant, OperatorDsp(device));
   for (int i = 0; i < ks.n_loops; ++i) {
     if (variant >= 0 && ks.loops[i].variant != variant) continue;
-    dsp += loop_dsp(ks.loops[i], lanes, device);
+    dsp += loop_dsp(ks.loops[i], lanes, device, banks);
   }
   return dsp;
 }
@@ -284,6 +285,8 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   const Emitted e = read_emitted(out);
 
   // Kernel instances: ALLOCATION limit and lanes per module, both ways.
+  std::int64_t arena_banks_emitted = 1;  // the float arenas' banks (kArenaBanks), read from top.cc
+  for (const auto& [name, a] : e.arrays) arena_banks_emitted = std::max(arena_banks_emitted, a.banks);
   std::set<std::string> described;
   std::int64_t dsp = 0;
   for (const machine::KernelInstance& k : m.instances) {
@@ -293,7 +296,8 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     EXPECT_EQ(e.limit.at(k.module), k.count) << k.module;
     EXPECT_EQ(e.lanes.at(k.module), k.lanes) << k.module;
     EXPECT_EQ(e.aligned.at(k.module), k.lane_aligned) << k.module << ": emitted aligned lane accesses vs described";
-    dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device);
+    dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device,
+                                             static_cast<int>(arena_banks_emitted));
   }
   // PIPELINE II: every loop of every instance carries the II the simulator prices for it
   // (the instance's worst call), through its design_config.h macro.

@@ -57,7 +57,7 @@ std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vect
   std::vector<std::string> out;
   for (int id : order) {
     const Task& t = g.tasks.at(static_cast<std::size_t>(id));
-    for (const auto& l : kernel_loops(t.op, t.shape, compiled_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, compiled_lanes(t.op), ttsim_cfg::kArenaBanks)) {
       out.push_back(l.name + " x" + std::to_string(l.trip) + " (" + t.name + ")");
     }
   }

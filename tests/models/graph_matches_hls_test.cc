@@ -46,7 +46,7 @@ const char* const kKinds[] = {"attention", "ffn_in", "ffn_out"};
 Counts graph_counts(const TaskGraph& g, std::map<std::string, std::vector<std::string>>* who) {
   Counts c;
   for (const auto& t : g.tasks) {
-    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op), ttsim_cfg::kArenaBanks)) {
       ++c[l.name].invocations;
       c[l.name].iterations += l.trip;
       (*who)[l.name].push_back(t.name);
@@ -82,7 +82,7 @@ void expect_loop_within_spec(const std::string& name, const ttsim_hls::MeasuredL
 std::map<std::string, int> graph_res_mii(const TaskGraph& g) {
   std::map<std::string, int> out;
   for (const auto& t : g.tasks) {
-    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op), ttsim_cfg::kArenaBanks)) {
       const int r = shared_resource_mii(*l.spec, kernel_spec(t.op), testing::compiled_lanes(t.op), ttsim_cfg::kArenaBanks, t.shape.memories);
       int& v = out[l.name];
       v = std::max(v, r);
@@ -121,12 +121,11 @@ int static_res_mii(const std::string& loop, const std::map<std::string, std::str
     for (int o = 0; o < kTaskOpCount; ++o) {
       if (to_string(static_cast<TaskOp>(o)) == std::string(k.task_op)) lanes = testing::compiled_lanes(static_cast<TaskOp>(o));
     }
-    const int per_lane_site = ttsim_spec::lane_site_accesses(lanes, ttsim_cfg::kArenaBanks);
     std::map<std::string, int> sites;
     for (int a = 0; a < l->n_access; ++a) {
       const auto it = binding.find(l->access[a].array);
       const std::string memory = it != binding.end() ? it->second : std::string("own:") + l->access[a].array;
-      const int per_site = l->access[a].kind == ttsim_spec::kLaneAccess ? per_lane_site : 1;
+      const int per_site = ttsim_spec::site_accesses(l->access[a].kind, lanes, ttsim_cfg::kArenaBanks);
       sites[memory] += per_site * (l->access[a].reads + l->access[a].writes);
     }
     int res = 1;
@@ -171,7 +170,7 @@ std::vector<std::pair<std::string, std::map<std::string, std::string>>> graph_ca
   std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
   for (const auto& t : g.tasks) {
     const ttsim_spec::KernelSpec& k = kernel_spec(t.op);
-    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op))) {
+    for (const auto& l : kernel_loops(t.op, t.shape, testing::compiled_lanes(t.op), ttsim_cfg::kArenaBanks)) {
       std::map<std::string, std::string> b;
       for (const auto& a : l.accesses) {
         const int id = ttsim_spec::memory_of(t.shape.memories, ttsim_spec::kernel_array_slot(k, a.array.c_str()));
