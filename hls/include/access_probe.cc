@@ -142,6 +142,8 @@ struct ProbeState {
   std::vector<int> sequence;                  // loop id of every invocation, in program order
   std::vector<std::int64_t> sequence_trips;   // its iterations
   std::vector<std::vector<std::pair<int, int>>> sequence_bindings;  // its (array id, memory) pairs
+  std::vector<std::string> sequence_shapes;   // its call's shape (probe_call_shape), or empty
+  std::string pending_shape;                  // set by probe_call_shape for the next begin
   std::vector<std::unique_ptr<LoopState>> loops;  // by loop id
   LoopState* cur = nullptr;  // loop of the invocation in progress, or null
   int cur_id = -1;
@@ -176,6 +178,8 @@ struct ProbeState {
     sequence.push_back(loop_id);
     sequence_trips.push_back(0);
     sequence_bindings.emplace_back();
+    sequence_shapes.push_back(pending_shape);
+    pending_shape.clear();
     ++cur->invocations;
     ++invocation;
     iteration = -1;
@@ -230,6 +234,12 @@ void fill(MeasuredLoop& m, const std::string& name, const VarStat& st, bool is_a
 
 void probe_loop_begin(const char* loop) {
   if (g_state) g_state->begin(g_state->loop_names.id(loop));
+}
+
+void probe_call_shape(int variant, int batch, int rows, int inner, int cols) {
+  if (!g_state) return;
+  g_state->pending_shape = "v" + std::to_string(variant) + " " + std::to_string(batch) + "x" + std::to_string(rows) +
+                           "x" + std::to_string(inner) + "x" + std::to_string(cols);
 }
 
 void probe_loop_iter(const char* loop) {
@@ -398,7 +408,7 @@ std::vector<LoopInvocation> AccessProbeScope::sequence() const {
   std::vector<LoopInvocation> out;
   out.reserve(p.sequence.size());
   for (std::size_t i = 0; i < p.sequence.size(); ++i) {
-    LoopInvocation v{p.loop_names.name(p.sequence[i]), p.sequence_trips[i], {}};
+    LoopInvocation v{p.loop_names.name(p.sequence[i]), p.sequence_trips[i], {}, p.sequence_shapes[i]};
     for (const auto& [array, memory] : p.sequence_bindings[i]) {
       v.binding[p.array_names.name(array)] = p.memories[memory].name;
     }

@@ -84,6 +84,10 @@ void probe_bank_access(const char* array, std::uintptr_t word_address, int bank,
 /// `start` words from its array's first word (the view's offset plus the index). Folded
 /// into MeasuredLoop::lane_start_gcd.
 void probe_lane_start(int start);
+/// The shape of the kernel call whose loop begins next (probe_loop_begin): its variant
+/// (kernel_spec.h TaskShape::variant) and extents, recorded with that invocation
+/// (LoopInvocation::shape) so that a test can compare every call with its task.
+void probe_call_shape(int variant, int batch, int rows, int inner, int cols);
 /// One access of slot `slot` of accumulator register (array) `var`; element history as
 /// for arrays, no bank counting (registers are not memories).
 void probe_reg(const char* var, long slot, bool write);
@@ -130,6 +134,9 @@ struct LoopInvocation {
   /// The physical memory each kernel array of this invocation touched (array name →
   /// registered memory name); empty when it touched no registered memory.
   std::map<std::string, std::string> binding;
+  /// "v<variant> <batch>x<rows>x<inner>x<cols>" of the call (probe_call_shape), or empty
+  /// for a kernel that does not record it.
+  std::string shape;
 };
 
 struct ProbeState;

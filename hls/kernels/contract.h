@@ -530,6 +530,9 @@ contract_scalar:
 template <int LANES, int BANKS>
 void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
                      float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
+#if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
+  if (g_access_probing) probe_call_shape(contract_variant(d), d.batch, d.rows, d.inner, d.cols);
+#endif
   switch (contract_variant(d) & ttsim_spec::kContractFormMask) {
     case ttsim_spec::kContractColumn:
       contract_column_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);

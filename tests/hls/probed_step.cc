@@ -58,7 +58,12 @@ std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vect
   for (int id : order) {
     const Task& t = g.tasks.at(static_cast<std::size_t>(id));
     for (const auto& l : kernel_loops(t.op, t.shape, compiled_lanes(t.op), ttsim_cfg::kArenaBanks)) {
-      out.push_back(l.name + " x" + std::to_string(l.trip) + " (" + t.name + ")");
+      std::string shape;
+      if (t.op == TaskOp::kContraction) {
+        shape = " v" + std::to_string(t.shape.variant) + " " + std::to_string(t.shape.batch) + "x" +
+                std::to_string(t.shape.rows) + "x" + std::to_string(t.shape.inner) + "x" + std::to_string(t.shape.cols);
+      }
+      out.push_back(l.name + " x" + std::to_string(l.trip) + shape + " (" + t.name + ")");
     }
   }
   return out;
@@ -67,7 +72,9 @@ std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vect
 std::size_t first_difference(const std::vector<std::string>& graph,
                              const std::vector<ttsim_hls::LoopInvocation>& step, std::string* around) {
   std::vector<std::string> got;
-  for (const auto& inv : step) got.push_back(inv.loop + " x" + std::to_string(inv.iterations));
+  for (const auto& inv : step) {
+    got.push_back(inv.loop + " x" + std::to_string(inv.iterations) + (inv.shape.empty() ? "" : " " + inv.shape));
+  }
   std::size_t i = 0;
   while (i < graph.size() && i < got.size() && graph[i].compare(0, got[i].size() + 1, got[i] + " ") == 0) ++i;
   if (around) {

@@ -39,8 +39,9 @@ ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bo
 /// (hls/kernels/modules.cc).
 int compiled_lanes(TaskOp op);
 
-/// "<loop> x<trip> (<task>)" for every loop (hw/loop_nest.h kernel_loops at compiled_lanes)
-/// of every task of `g`, tasks in `order` (task ids).
+/// "<loop> x<trip> [v<variant> <batch>x<rows>x<inner>x<cols>] (<task>)" for every loop
+/// (hw/loop_nest.h kernel_loops at compiled_lanes) of every task of `g`, tasks in `order`
+/// (task ids); the shape for a contraction (the kernel records it, probe_call_shape).
 std::vector<std::string> graph_loop_sequence(const TaskGraph& g, const std::vector<int>& order);
 
 /// Index of the first entry where `graph` (graph_loop_sequence) and `step` (the probe's
