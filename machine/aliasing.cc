@@ -25,8 +25,9 @@ struct LoopPair {
   bool one_argument;            ///< the module takes both as one argument (kSharedArguments)
 };
 
-/// Variants a task can carry: contraction forms with the reduce bit, add variants.
-constexpr int kVariants = 8;
+/// Variants a task can carry: contraction forms with the reduce and unit-C-stride bits
+/// (kernel_spec.h kContractReduceBatch, kContractUnitCj), add variants.
+constexpr int kVariants = 2 * ttsim_spec::kContractUnitCj;
 
 /// The pairs of every kernel and variant, from the specification, computed once; and the
 /// kernel of each TaskOp (-1: none), so a task costs no name lookup.

@@ -29,8 +29,10 @@ int contraction_form_of_role(const std::string& role) {
       "attn.pv",        "attn.grad_v",     "attn.grad_q",  "attn.grad_k",    "ttm.lookup",
       "ttm.grad_core",  "ttm.lookup_t",    "ttm.grad_chain_t", "tt.step",      "tt.grad_input",
       "tt.grad_core",   "btt.merge_right_t", "btt.grad_core_right_t"};
+  // Every dot-form call writes its outputs adjacent along j (c_j = 1: kContractUnitCj), as
+  // the probe's record of each call shows (tests/models/graph_matches_hls_test).
   for (const char* r : kDot) {
-    if (role == r) return ttsim_spec::kContractDot;
+    if (role == r) return ttsim_spec::kContractDot | ttsim_spec::kContractUnitCj;
   }
   for (const char* r : kColumn) {
     if (role == r) return ttsim_spec::kContractColumn;

@@ -126,7 +126,7 @@ enum TripKind : int {
   kTripColumnSlots,      ///< ceil(tiles / S) · S · R
   kTripContractColumn,   ///< column form: nb · acc_slot_iterations(g) · nred, g = rows·tiles (ceil(rows/2) paired)
   kTripContractColumnAcc,  ///< column_acc: as kTripContractColumn (a loop function of its own, its own setup)
-  kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols
+  kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols (rows·ceil(cols/2) paired)
   kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols
   kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
 };
@@ -164,12 +164,15 @@ struct KernelSpec {
 ///           holds no C read site — with lanes wider than the banks a C read and a C write
 ///           site would take four ports of each bank (lane_site_accesses).
 /// Bit kContractReduceBatch: the batch is part of the reduction (C shared by every b).
+/// Bit kContractUnitCj (dot form only): C's outputs are adjacent along j (c_j = 1), so two
+/// of them are one 2-word lane window (dot_cols_paired).
 constexpr int kContractColumn = 0;
 constexpr int kContractDot = 1;
 constexpr int kContractScalar = 2;
 constexpr int kContractColumnAcc = 3;
 constexpr int kContractFormMask = 3;
 constexpr int kContractReduceBatch = 4;
+constexpr int kContractUnitCj = 8;
 /// Elementwise-unit (TaskOp add) variants: acc += x (distinct elements; every add of the
 /// step accumulates in place into its output: biases, position, residuals); column sums
 /// into acc; the transposed copy out = xᵀ (BTT's L_d → L_dᵀ and dL_dᵀ → dL_d, so that the
@@ -185,12 +188,13 @@ constexpr int kTransposeLag = 5;
 constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
 
 /// The contraction form for operand strides (words) of the lane and reduction indices;
-/// `accumulate` (C += A·B) turns the column form into column_acc.
+/// `accumulate` (C += A·B) turns the column form into column_acc; the dot form with c_j = 1
+/// carries kContractUnitCj.
 constexpr int contract_variant(int a_p, int b_p, int b_j, int c_j, bool reduce_batch, bool accumulate) {
   const int form = (b_j == 1 && c_j == 1) ? (accumulate ? kContractColumnAcc : kContractColumn)
                    : (a_p == 1 && b_p == 1) ? kContractDot
                                             : kContractScalar;
-  return form | (reduce_batch ? kContractReduceBatch : 0);
+  return form | (reduce_batch ? kContractReduceBatch : 0) | (form == kContractDot && c_j == 1 ? kContractUnitCj : 0);
 }
 /// `variant` of a call that accumulates into C: the column form becomes column_acc (the
 /// other forms read C_old at a site they always have).
@@ -222,6 +226,15 @@ constexpr long long acc_slot_iterations(long long slots) {
 /// transposed rank side) keeps both windows busy. banks < 1: as many as lanes (never).
 constexpr bool column_rows_paired(long long cols, int lanes, int banks) {
   return banks >= 1 && lanes > banks && cols <= lanes - banks;
+}
+
+/// Whether the dot form runs two output columns per iteration: with dual-port lanes
+/// (lanes > banks >= 2), a reduction of at most lanes − banks steps and C adjacent along j
+/// (`variant` carries kContractUnitCj), window 0 computes output (i, 2·j) and window 1
+/// (i, 2·j + 1) — A's row read in both windows, B's rows j and j + 1 one per window, an
+/// adder tree per window, the two outputs read and written as one 2-word lane window of C.
+constexpr bool dot_cols_paired(int variant, long long inner, int lanes, int banks) {
+  return (variant & kContractUnitCj) != 0 && banks >= 2 && lanes > banks && inner <= lanes - banks;
 }
 
 /// Lane orientation of a product whose natural layout makes its `cols` side contiguous
@@ -273,7 +286,9 @@ constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same
              static_cast<Int>(acc_slot_iterations(column_rows_paired(cols, lanes, banks) ? (rows + 1) / 2 : rows * tiles)) *
              inner;
     case kTripContractDot:
-      return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * static_cast<Int>(ceil_div(inner, lanes));
+      return batch *
+             static_cast<Int>(acc_slot_iterations(rows * (dot_cols_paired(variant, inner, lanes, banks) ? (cols + 1) / 2 : cols))) *
+             static_cast<Int>(ceil_div(inner, lanes));
     case kTripContractScalar: return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * inner;
     case kTripTranspose: return (static_cast<Int>(ceil_div(R, lanes)) * tiles + transpose_buffers(lanes) - 1) * lanes;
   }
@@ -324,10 +339,10 @@ constexpr KernelSpec kKernelSpecs[] = {
       {"contract_dot",
        kTripContractDot,
        kContractDot,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_SCALAR(kFmul), TTSIM_SCALAR(kFadd),
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_WINDOW(kFmul), TTSIM_WINDOW(kFadd),
         TTSIM_ONCE(kWrite)},
        6,
-       {{"acc", {TTSIM_SCALAR(kFadd)}, 1, kAccMinSlots},
+       {{"acc", {TTSIM_WINDOW(kFadd)}, 1, kAccMinSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
        {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},

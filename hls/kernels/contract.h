@@ -26,7 +26,11 @@
 //                   ports of every bank, and C read + C write would need four.
 //  contract_dot     lanes = LANES consecutive reduction indices p (A and B contiguous in
 //                   p: transposed B); slot = one output element; the lane products are
-//                   summed by an adder tree, then accumulated as above.
+//                   summed by an adder tree, then accumulated as above. With dual-port
+//                   lanes a call of at most LANES − BANKS reduction steps whose outputs
+//                   are adjacent in C (c_j = 1) runs two output columns per iteration, one
+//                   per lane window and adder tree (kernel_spec.h dot_cols_paired): attention's
+//                   Q·Kᵀ and dC·Vᵀ over 64-wide heads.
 //  contract_scalar  neither operand is lane-contiguous: one product per iteration, same
 //                   slot structure (lanes idle rather than contending for one bank).
 // C is read (when accumulating) at the first reduction step of a chunk and written at
@@ -37,7 +41,8 @@
 // Arithmetic: the column and scalar forms accumulate every C element over p in increasing
 // order (then over b when the batch is reduced), starting from C_old when accumulating —
 // independent of LANES. The dot form sums LANES products by a balanced tree first, so its
-// rounding depends on LANES.
+// rounding depends on LANES (with dual-port lanes: a tree per window of BANKS lanes, then
+// their sum).
 
 #include "hls/include/access_probe.h"
 #include "hls/include/banked.h"
@@ -438,21 +443,144 @@ contract_column_acc:
   }
 }
 
+namespace detail {
+/// The column pairs of a dot-form call with dot_cols_paired (kernel_spec.h): cols
+/// ceil(cols / 2), B and C column strides doubled, so that slot column sj is outputs
+/// (i, 2·sj) (lane window 0) and (i, 2·sj + 1) (window 1: B's row at + b_j, C at + 1).
+/// Requires c_j == 1 (the variant's kContractUnitCj).
+inline ContractDesc col_pairs(const ContractDesc& d) {
+#if !defined(__SYNTHESIS__)
+  assert(d.c_j == 1 && "col_pairs: the two outputs of a pair must be adjacent in C");
+#endif
+  ContractDesc p = d;
+  p.cols = (d.cols + 1) / 2;
+  p.b_j = 2 * d.b_j;
+  p.c_j = 2 * d.c_j;
+  return p;
+}
+
+/// C_old of the n <= 2 adjacent outputs at `idx` (a 2-word lane window: one port of each
+/// bank it touches); BANKS == 1 (never paired): one word.
+template <int BANKS>
+inline void dot_c_read(std::true_type, const Banked<float, BANKS>& C, int idx, int n, float (&v)[2]) {
+#pragma HLS INLINE
+  lane_read<2>("C", C, idx, n, v);
+}
+template <int BANKS>
+inline void dot_c_read(std::false_type, const Banked<float, BANKS>& C, int idx, int n, float (&v)[2]) {
+#pragma HLS INLINE
+  v[0] = n > 0 ? bank_read("C", C, idx) : 0.0f;
+  v[1] = 0.0f;
+}
+/// Writes the n <= 2 adjacent outputs at `idx` (as dot_c_read).
+template <int BANKS>
+inline void dot_c_write(std::true_type, const Banked<float, BANKS>& C, int idx, int n, const float (&v)[2]) {
+#pragma HLS INLINE
+  lane_write<2>("C", C, idx, n, v);
+}
+template <int BANKS>
+inline void dot_c_write(std::false_type, const Banked<float, BANKS>& C, int idx, int n, const float (&v)[2]) {
+#pragma HLS INLINE
+  if (n > 0) bank_write("C", C, idx, v[0]);
+}
+
+/// One iteration of the dot form, LANES <= BANKS: one output (slot (si, sj)) per iteration,
+/// its LANES products summed by one adder tree.
+template <int LANES, int BANKS>
+inline void dot_iteration(std::false_type, const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
+                          const Banked<float, BANKS>& C, const ContractDesc& d, bool, const SlotCursor& cur,
+                          float (&acc)[kAccSlots][2]) {
+#pragma HLS INLINE
+  const int q = cur.q;
+  const bool first = cur.first(), last = cur.last();
+  const int nl = tile_lanes<LANES>(q * LANES, d.inner);
+  const int arow = cur.abase + cur.ia + q * LANES;
+  const int bcol = cur.bbase + cur.jb + q * LANES;
+  const int cidx = cur.cbase + cur.ic + cur.jc;
+  float av[LANES], bv[LANES], prod[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = prod complete
+  lane_read<LANES>("A", A, arow, nl, av);
+  lane_read<LANES>("B", B, bcol, nl, bv);
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    prod[l] = l < nl ? av[l] * bv[l] : 0.0f;
+  }
+  const float part = d.alpha * LaneTree<LANES>::sum(prod);
+  const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc_read("acc", acc, cur.s)[0];
+  const float v = prev + part;
+  acc_write("acc", acc, cur.s)[0] = v;
+  if (last) bank_write("C", C, cidx, v);
+}
+
+/// The same with dual-port lanes (BANKS < LANES <= 2·BANKS): two lane windows, lanes
+/// 0 .. BANKS − 1 and BANKS .. LANES − 1, each with its adder tree and alpha multiplier.
+/// `paired` (dot_cols_paired; the cursor walks col_pairs(d)): window 0 computes output
+/// (i, 2·sj) and window 1 (i, 2·sj + 1) (none past the last column), both over A's row i;
+/// otherwise the two windows are one tile of LANES reduction steps, summed (the two trees
+/// and one add: LaneTree<LANES> when LANES = 2·BANKS).
+template <int LANES, int BANKS>
+inline void dot_iteration(std::true_type, const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
+                          const Banked<float, BANKS>& C, const ContractDesc& d, bool paired, const SlotCursor& cur,
+                          float (&acc)[kAccSlots][2]) {
+#pragma HLS INLINE
+  const int q = cur.q;
+  const bool first = cur.first(), last = cur.last();
+  const bool col1 = paired && 2 * cur.sj + 1 < d.cols;
+  const int nl = tile_lanes<LANES>(q * LANES, d.inner);
+  const int n0 = paired ? d.inner : window_lanes(nl, 0, BANKS);
+  const int n1 = paired ? (col1 ? d.inner : 0) : window_lanes(nl, 1, BANKS);
+  const int arow = cur.abase + cur.ia + q * LANES;
+  const int bcol = cur.bbase + cur.jb + q * LANES;
+  const int cidx = cur.cbase + cur.ic + cur.jc;
+  float av[LANES], bv[LANES], prod[LANES];
+#pragma HLS ARRAY_PARTITION variable = av complete
+#pragma HLS ARRAY_PARTITION variable = bv complete
+#pragma HLS ARRAY_PARTITION variable = prod complete
+  lane_read_windows<LANES>("A", A, arow, n0, paired ? arow : arow + BANKS, n1, av);
+  lane_read_windows<LANES>("B", B, bcol, n0, paired ? bcol + d.b_j : bcol + BANKS, n1, bv);
+  for (int l = 0; l < LANES; ++l) {
+#pragma HLS UNROLL
+    prod[l] = (l < BANKS ? l < n0 : l - BANKS < n1) ? av[l] * bv[l] : 0.0f;
+  }
+  const float h0 = LaneTree<BANKS>::sum(prod), h1 = LaneTree<LANES - BANKS>::sum(prod + BANKS);
+  const float p0 = d.alpha * (paired ? h0 : h0 + h1), p1 = d.alpha * h1;
+  const int nc = col1 ? 2 : 1;  // outputs of this slot
+  const std::integral_constant<bool, (BANKS >= 2)> two_word_window;
+  float cold[2], out[2];
+#pragma HLS ARRAY_PARTITION variable = cold complete
+#pragma HLS ARRAY_PARTITION variable = out complete
+  dot_c_read<BANKS>(two_word_window, C, cidx, first && d.accumulate ? nc : 0, cold);
+  for (int k = 0; k < 2; ++k) {
+#pragma HLS UNROLL
+    const float prev = first ? (d.accumulate ? cold[k] : 0.0f) : acc_read("acc", acc, cur.s)[k];
+    out[k] = prev + (k == 0 ? p0 : p1);
+    if (k < nc) acc_write("acc", acc, cur.s)[k] = out[k];
+  }
+  dot_c_write<BANKS>(two_word_window, C, cidx, last ? nc : 0, out);
+}
+}  // namespace detail
+
 /// Dot form (see file comment). Requires a_p == 1 and b_p == 1.
 template <int LANES, int BANKS>
 void contract_dot_loop(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
                        float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
   const Banked<const float, BANKS> A(A_mem, a_off), B(B_mem, b_off);
   const Banked<float, BANKS> C(C_mem, c_off);
+  const int variant = contract_variant(d);
+  const bool paired = ttsim_spec::dot_cols_paired(variant, d.inner, LANES, BANKS);
+  const ContractDesc walk = paired ? detail::col_pairs(d) : d;
   const int ptiles = (d.inner + LANES - 1) / LANES;
-  const int slots = d.rows * d.cols;
+  const int slots = d.rows * (paired ? (d.cols + 1) / 2 : d.cols);  // loop_trip's product
   const int chunks = static_cast<int>(ttsim_spec::acc_chunks(slots));
   const int chunk_w = static_cast<int>(ttsim_spec::acc_chunk_width(slots));
-  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractDot, -1, contract_variant(d),
-                                           d.batch, d.rows, d.inner, d.cols, LANES);
-  float acc[kAccSlots];
+  const int total = ttsim_spec::loop_trip<int>(ttsim_spec::kTripContractDot, -1, variant, d.batch, d.rows, d.inner,
+                                               d.cols, LANES, BANKS);
+  float acc[kAccSlots][2];
+#pragma HLS ARRAY_PARTITION variable = acc dim = 2 complete
   TTSIM_LOOP_BEGIN("contract_dot");
-  detail::SlotCursor cur(d, index, ptiles, chunks, chunk_w, d.cols);
+  detail::SlotCursor cur(walk, index, ptiles, chunks, chunk_w, walk.cols);
 contract_dot:
   for (int n = 0; n < total; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_CONTRACT_DOT
@@ -460,28 +588,9 @@ contract_dot:
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
-    if (cur.si < d.rows) {
-      const int q = cur.q;
-      const bool first = cur.first(), last = cur.last();
-      const int nl = tile_lanes<LANES>(q * LANES, d.inner);
-      const int arow = cur.abase + cur.ia + q * LANES;
-      const int bcol = cur.bbase + cur.jb + q * LANES;
-      const int cidx = cur.cbase + cur.ic + cur.jc;
-      float av[LANES], bv[LANES], prod[LANES];
-#pragma HLS ARRAY_PARTITION variable = av complete
-#pragma HLS ARRAY_PARTITION variable = bv complete
-#pragma HLS ARRAY_PARTITION variable = prod complete
-      lane_read<LANES>("A", A, arow, nl, av);
-      lane_read<LANES>("B", B, bcol, nl, bv);
-      for (int l = 0; l < LANES; ++l) {
-#pragma HLS UNROLL
-        prod[l] = l < nl ? av[l] * bv[l] : 0.0f;
-      }
-      const float part = d.alpha * LaneTree<LANES>::sum(prod);
-      const float prev = first ? (d.accumulate ? bank_read("C", C, cidx) : 0.0f) : acc_read("acc", acc, cur.s);
-      const float v = prev + part;
-      acc_write("acc", acc, cur.s) = v;
-      if (last) bank_write("C", C, cidx, v);
+    if (cur.si < walk.rows) {
+      detail::dot_iteration<LANES, BANKS>(std::integral_constant<bool, (LANES > BANKS)>(), A, B, C, d, paired, cur,
+                                          acc);
     }
     cur.next();
   }

@@ -53,9 +53,10 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
                   12 * mul32)
         << L;
     // Dual-port lanes (2L lanes on L banks): the column loops take an A word, and its alpha
-    // fmul, per lane window (two rows per iteration, kernel_spec.h column_rows_paired).
+    // fmul, per lane window (two rows per iteration, kernel_spec.h column_rows_paired); the
+    // dot loop an alpha fmul and a slot fadd per window (two outputs, dot_cols_paired).
     EXPECT_EQ(kernel_dsp(TaskOp::kContraction, 2 * L, u50, L),
-              2 * (2 * fmul + 2 * L * (fmul + fadd)) + (2 * L * fmul + (2 * L - 1) * fadd + fmul + fadd) +
+              2 * (2 * fmul + 2 * L * (fmul + fadd)) + (2 * L * fmul + (2 * L - 1) * fadd + 2 * (fmul + fadd)) +
                   (2 * fmul + fadd) + 12 * mul32)
         << L;
     // SGD: L (fmul + fadd) and one setup product (an upper bound: its R is a literal 1).

@@ -225,9 +225,15 @@ TEST(Variants, SelectTheLoopsOfAKernel) {
     EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 8)[0].trip, 4 * 32 * 40);  // single-port: 30 rows
     p.cols = 5;
     EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 32 * 40);
+    // The dot form pairs output columns when C's are adjacent (kContractUnitCj) and the
+    // reduction fits a window: 40 steps do not; 4 do (30 rows × 2 column pairs = 60 slots).
     p.cols = 4;
-    p.variant = kContractDot;  // the dot form does not pair
+    p.variant = kContractDot | kContractUnitCj;
     EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 128 * 5);
+    p.inner = 4;
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 64 * 1);
+    p.variant = kContractDot;  // outputs not adjacent: one per iteration
+    EXPECT_EQ(kernel_loops(TaskOp::kContraction, p, 8, 4)[0].trip, 4 * 128 * 1);
   }
   // Chains: a tree operator repeated tree_levels(lanes) times.
   s.variant = kContractDot;
