@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The explorer at scale: `ttsim explore configs/sweeps/atis_u50_million.json` (the shipped
-# ATIS/U50 sweep — 2/4/6 encoders, TT and BTT, five lane counts, its references — with
-# per-layer TT ranks, 1,399,680 designs: every one analytic, the front again with SystemC;
+# ATIS/U50 sweep — 2/4/6 encoders, TT and BTT, 16/64/128 lanes at one or two lanes per bank,
+# its references — with per-layer TT ranks, 1,679,616 designs: every one analytic, the front again with SystemC;
 # for the analytic stage alone, pass --sweep with a copy set to "fidelity": "analytic") with each binary given,
 # and per binary the points evaluated, wall seconds, CPU seconds (user + system), points per
 # CPU-second and peak resident memory (GNU time) of the whole command: evaluation, the
