@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "core/number_text.h"
+#include "hls/include/kernel_spec.h"
+#include "hw/arch_spec.h"
 #include "sim/step_report.h"
 
 namespace ttsim {
@@ -26,13 +28,27 @@ std::string layer_row(const LayerBreakdown& l, int lanes) {
                      rate_cells(l.macs, l.contraction_cycles, lanes), grouped(l.start), grouped(l.end));
 }
 
-std::string product_row(const ProductBreakdown& p, int lanes) {
+/// The form's name, with " pairs" where dual-port lanes run two outputs per iteration
+/// (kernel_spec.h column_rows_paired, dot_cols_paired) on arrays of `banks` banks.
+std::string form_cell(const TaskShape& s, int lanes, int banks) {
+  std::string f = contraction_form_name(s.variant);
+  if (s.variant < 0) return f;
+  const int form = s.variant & ttsim_spec::kContractFormMask;
+  const bool column = form == ttsim_spec::kContractColumn || form == ttsim_spec::kContractColumnAcc;
+  if ((column && ttsim_spec::column_rows_paired(s.cols, lanes, banks)) ||
+      (form == ttsim_spec::kContractDot && ttsim_spec::dot_cols_paired(s.variant, s.inner, lanes, banks))) {
+    f += " pairs";
+  }
+  return f;
+}
+
+std::string product_row(const ProductBreakdown& p, int lanes, int banks) {
   const TaskShape& s = p.shape;
   const std::string batch = s.batch > 1 ? std::to_string(s.batch) + "x" : "";
   const std::string shape = p.shape.variant < 0 ? fmt::format("{}{}x{}", batch, s.rows, s.cols)
                                                 : fmt::format("{}{}x{}x{}", batch, s.rows, s.inner, s.cols);
-  const std::string row = fmt::format("{:<22} {:<16} {:<14} {:>5}  {:>12}  {}", p.role, shape,
-                                      contraction_form_name(s.variant), p.calls, grouped(p.cycles),
+  const std::string row = fmt::format("{:<22} {:<16} {:<18} {:>5}  {:>12}  {}", p.role, shape,
+                                      form_cell(s, lanes, banks), p.calls, grouped(p.cycles),
                                       rate_cells(p.macs, p.cycles, lanes));
   return row.substr(0, row.find_last_not_of(' ') + 1) + "\n";
 }
@@ -59,12 +75,20 @@ std::string layer_table(const StepResult& r, const ArchSpec& arch) {
 
 std::string product_table(const StepResult& r, const ArchSpec& arch) {
   const int lanes = contraction_lanes(arch);
+  const int banks = arena_banks(arch);
   std::string s = fmt::format(
       "contraction products and transposes by role and shape, most cycles first ([batch x] rows x inner x cols; a "
       "transpose rows x cols;\nMACs/cycle = MACs / cycles, lane eff. = that / {} lanes)\nrole                   shape  "
-      "          form           calls        cycles  MACs/cycle  lane eff.\n",
+      "          form               calls        cycles  MACs/cycle  lane eff.\n",
       lanes);
-  for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) s += product_row(p, lanes);
+  for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) s += product_row(p, lanes, banks);
+  if (lanes > banks) {
+    s += fmt::format(
+        "(dual-port lanes, {} lanes on {} banks: \"pairs\" runs two output rows (column) or columns (dot) per "
+        "iteration, one per lane window; column+acc runs at II 2, its C read and C write taking both ports of each "
+        "bank twice: docs/kernels.md)\n",
+        lanes, banks);
+  }
   return s;
 }
 
