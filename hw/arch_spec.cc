@@ -106,6 +106,7 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDs
     if (lane_loop && l.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kWindow) instances = ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks);
+    if (lane_loop && l.chain[c].rep == ttsim_spec::kPairWindow) instances = ttsim_spec::pair_windows(lanes, banks);
     dsp += per * instances;
   }
   return dsp;
@@ -207,11 +208,18 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   if (auto v = contraction.find("lanes_per_bank")) {
     a.lanes_per_bank = static_cast<int>(v->as_int(1, ttsim_spec::kBankPorts));
     int widest = 1;
-    for (const auto& [n, k] : nonlinear_names()) widest = std::max(widest, a.unit(k).lanes);
+    std::string widest_unit;
+    for (const auto& [n, k] : nonlinear_names()) {
+      if (a.unit(k).lanes > widest) {
+        widest = a.unit(k).lanes;
+        widest_unit = n;
+      }
+    }
     const int lanes = a.unit(UnitKind::kContraction).lanes;
     if (a.lanes_per_bank > 1 && lanes <= widest) {
       v->fail("1 while the contraction's lanes (" + std::to_string(lanes) +
                   ") do not exceed the widest nonlinear unit's (" + std::to_string(widest) +
+                  (widest_unit.empty() ? std::string() : ", /nonlinear/" + widest_unit + "/lanes") +
                   "): the arenas would keep at least as many banks as contraction lanes",
               std::to_string(a.lanes_per_bank));
     }

@@ -151,8 +151,8 @@ class OperatorDsp {
 /// DSP48E2 slices of one pipelined loop's operators with `lanes` lanes on arrays of `banks`
 /// banks (0: as many as lanes) (see kernel_dsp): lanes instances of a kOnce operator in a
 /// loop with lane accesses, lanes − 1 of a kTree operator, lane_site_accesses(lanes, banks)
-/// of a kWindow operator (one per lane window), one of a kScalar operator or of any operator
-/// of a loop without lane accesses.
+/// of a kWindow operator (one per lane window), pair_windows(lanes, banks) of a kPairWindow
+/// operator, one of a kScalar operator or of any operator of a loop without lane accesses.
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec& device, int banks = 0);
 /// loop_dsp with the device's operator table.
 std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDsp& dsp, int banks = 0);

@@ -85,7 +85,7 @@ std::int64_t loop_trip(const ttsim_spec::LoopSpec& l, const TaskShape& shape, in
 /// negative, or the variant selects no loop of the kernel (e.g. a contraction form 3, an
 /// add variant other than kAddAccumulate / kAddColumnSum / kAddTranspose).
 /// `banks`: of the arrays (0: as many as lanes; fewer banks than lanes pair the column
-/// form's rows, ttsim_spec::column_rows_paired).
+/// form's rows and the dot form's columns, ttsim_spec::column_rows_paired, dot_cols_paired).
 std::vector<LoopSpec> kernel_loops(TaskOp op, const TaskShape& shape, int lanes, int banks = 0);
 
 /// Every loop of `op`'s kernel regardless of variant (the loops a csynth report of the

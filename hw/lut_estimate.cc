@@ -54,8 +54,10 @@ const UnitSites& unit_sites(UnitKind unit) {
       UnitSites& s = all[k];
       for_each_unit_loop(static_cast<UnitKind>(k), [&](const ttsim_spec::LoopSpec& loop) {
         ++s.pipelined_loops;
-        bool lane_loop = false;
+        bool lane_loop = false, pair_loop = false;
         for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
+        for (int c = 0; c < loop.n_chain; ++c) pair_loop = pair_loop || loop.chain[c].rep == ttsim_spec::kPairWindow;
+        if (lane_loop && pair_loop) ++s.pair_loops;
         for (int c = 0; c < loop.n_chain; ++c) {
           const ttsim_spec::ChainOp& op = loop.chain[c];
           if (lane_loop && op.rep == ttsim_spec::kOnce) {
@@ -64,6 +66,8 @@ const UnitSites& unit_sites(UnitKind unit) {
             ++s.per_tree.at(op.op);
           } else if (lane_loop && op.rep == ttsim_spec::kWindow) {
             ++s.per_window.at(op.op);
+          } else if (lane_loop && op.rep == ttsim_spec::kPairWindow) {
+            ++s.per_pair.at(op.op);
           } else {
             ++s.single.at(op.op);
           }
@@ -178,6 +182,7 @@ double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op),
     const double instances = static_cast<double>(s.per_lane[op]) * lanes +
                              static_cast<double>(s.per_tree[op]) * (lanes - 1) +
                              static_cast<double>(s.per_window[op]) * ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) +
+                             static_cast<double>(s.per_pair[op]) * ttsim_spec::pair_windows(lanes, banks) +
                              s.single[op];
     if (instances > 0) luts += instances * per_core(op);
   }

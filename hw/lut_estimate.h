@@ -2,7 +2,8 @@
 // LUTs of the FP32 operator cores of a unit, counted from the kernel specification
 // (hls/include/kernel_spec.h): per loop of every kernel module the unit runs, each
 // operator of the loop's chain has lanes instances (kOnce in a loop with lane accesses),
-// lanes − 1 (kTree), one per lane window (kWindow: lane_site_accesses(lanes, banks)) or one
+// lanes − 1 (kTree), one per lane window (kWindow: lane_site_accesses(lanes, banks)), one per
+// output of a dot iteration (kPairWindow: pair_windows(lanes, banks)) or one
 // (kScalar, or any operator of a loop without lane accesses) —
 // the instance rule of hw/arch_spec.h loop_dsp (Vitis outlines each pipelined loop into
 // its own module, so loops do not share operators) — times the LUTs of that core.
@@ -136,11 +137,14 @@ struct UnitSites {
   int lane_writes = 0;      ///< lane write sites of the float arenas
   int scalar_reads = 0;     ///< scalar (one-word) read sites of the float arenas
   int window_reads = 0;     ///< window-scalar read sites (one scalar read per lane window)
+  /// Loops with kPairWindow operators (the dot form): with pair_windows 2 their one-word C read
+  /// and write are a 2-word lane window each (hls/kernels/contract.h dot_iteration).
+  int pair_loops = 0;
   int pipelined_loops = 0;  ///< loops of the unit's modules (each pipelined and outlined)
   /// Operator cores by ttsim_spec::Opr and the instance rule of unit_operator_cores:
   /// per_lane[op] cores with lanes instances, per_tree[op] with lanes − 1, per_window[op]
-  /// with one per lane window, single[op] with one.
-  std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, per_window{}, single{};
+  /// with one per lane window, per_pair[op] with pair_windows(lanes, banks), single[op] with one.
+  std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, per_window{}, per_pair{}, single{};
 };
 
 /// The sites of `unit` (UnitSites), computed for every unit kind on first use (the kernel

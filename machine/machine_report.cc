@@ -34,8 +34,10 @@ std::string instances_table(const Machine& m) {
   if (dual) {
     s += fmt::format(
         "(windows 2: dual-port lanes, /contraction/lanes_per_bank 2 — more lanes than the arenas' {} banks; each lane "
-        "access runs as two windows of {} words, one per port of every bank, and the column form runs two output rows "
-        "per iteration when a row has at most lanes - {} columns; docs/kernels.md)\n",
+        "access runs as two windows of at most {} words, one per port of every bank; the column form runs two output "
+        "rows per iteration when a row has at most lanes − banks columns, the dot form two output columns when its "
+        "reduction has at most {} steps and lanes = 2 × banks; the product table marks those calls \"pairs\"; "
+        "docs/kernels.md)\n",
         m.partition, m.partition, m.partition);
   }
   return s;

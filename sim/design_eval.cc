@@ -265,7 +265,8 @@ void require_fits(const DesignEvaluation& e, const ModelSpec& model, const ArchS
   if (e.over_device.empty()) return;
   std::string what;
   for (const auto& o : e.over_device) what += (what.empty() ? "" : "; ") + o;
-  throw InputError(model.name + " on " + arch.name + " does not fit " + device.name + " (" + device_file + "): " + what);
+  const std::string arch_where = arch.source_file.empty() ? arch.name : arch.name + " (" + arch.source_file + ")";
+  throw InputError(model.name + " on " + arch_where + " does not fit " + device.name + " (" + device_file + "): " + what);
 }
 
 }  // namespace ttsim

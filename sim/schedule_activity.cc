@@ -96,10 +96,17 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
   }
   // Every site of a kind builds the same structure: the sums of the unit's sites, times it.
   const UnitSites& s = unit_sites(unit);
+  // The dot form's C pair (pair_windows 2): its one-word read and write sites are 2-word lane
+  // windows — a 2-lane read network instead of one select, and a 2-lane write network.
+  const double pair_c = ttsim_spec::pair_windows(lanes, banks) == 2
+                            ? lane_site_luts(false, 2, banks, bound, false) - select_luts(banks, bound) +
+                                  lane_site_luts(true, 2, banks, bound, false)
+                            : 0.0;
   return 32.0 * (s.lane_reads * lane_site_luts(false, lanes, banks, bound, aligned) +
                  s.lane_writes * lane_site_luts(true, lanes, banks, bound, aligned) +
                  (s.scalar_reads + s.window_reads * ttsim_spec::lane_site_accesses(lanes, banks)) *
-                     static_cast<double>(select_luts(banks, bound)));
+                     static_cast<double>(select_luts(banks, bound)) +
+                 s.pair_loops * pair_c);
 }
 
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,

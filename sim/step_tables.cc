@@ -85,9 +85,10 @@ std::string product_table(const StepResult& r, const ArchSpec& arch) {
   if (lanes > banks) {
     s += fmt::format(
         "(dual-port lanes, {} lanes on {} banks: \"pairs\" runs two output rows (column) or columns (dot) per "
-        "iteration, one per lane window; column+acc runs at II 2, its C read and C write taking both ports of each "
-        "bank twice: docs/kernels.md)\n",
-        lanes, banks);
+        "iteration, one per lane window — lane eff. shows what that gains where few output slots pad the "
+        "accumulator's {}-slot minimum; column+acc runs at II 2, its C read and C write taking both ports of each "
+        "bank twice, so it gains nothing from the second window: docs/kernels.md)\n",
+        lanes, banks, ttsim_spec::kAccMinSlots);
   }
   return s;
 }

@@ -24,7 +24,8 @@
 //                           windows of BANKS lanes, at w and w + BANKS — two accesses to
 //                           each bank, one per port (kernel_spec.h lane_site_accesses);
 //                           lane_read_windows / lane_write_windows place the two windows
-//                           independently (the column form's row pairs).
+//                           independently (the column form's row pairs, the dot form's
+//                           column pairs).
 // and plain_read, one word of an unpartitioned array (the top's int array): one port.
 // So every access site of a kernel — scalar or lane — uses one port of every bank of the
 // array it touches (kernel_spec.h: one access per bank per site), and a pipelined loop

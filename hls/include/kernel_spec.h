@@ -22,7 +22,8 @@
 //    (row block, column tile, row in block); column sums (LayerNorm γ/β gradients, bias
 //    gradients) interleave kAccSlots column tiles: (tile block, row, tile in block).
 //  - Contractions are output-stationary: a chunk of output slots (each `lanes` adjacent
-//    columns of one row, or one element in the dot form) accumulates in registers while the
+//    columns of one row — two rows with column_rows_paired —, or one element in the dot form —
+//    two with dot_cols_paired) accumulates in registers while the
 //    reduction index advances — acc_chunks(slots) chunks of acc_chunk_width(slots) slots
 //    (kAccSlots, or one chunk of at least kAccMinSlots for a product of fewer slots, which
 //    then does not idle a full chunk); C is read (when accumulating) at the first and written at the last
@@ -78,8 +79,11 @@ constexpr const char* kOprNames[kOprCount] = {"read", "write", "fadd",  "fmul", 
 ///          per-slot value, or in a loop without lane accesses);
 ///  kWindow once on the path; one instance per lane window, lane_site_accesses(lanes,
 ///          banks) (the column form's A scalar: one per output row its lanes cover,
-///          column_rows_paired).
-enum Repeat : int { kOnce = 0, kTree = 1, kScalar = 2, kWindow = 3 };
+///          column_rows_paired);
+///  kPairWindow once on the path; one instance per output the dot form computes in one
+///          iteration: pair_windows(lanes, banks) (its alpha multiplier and slot adder,
+///          dot_cols_paired).
+enum Repeat : int { kOnce = 0, kTree = 1, kScalar = 2, kWindow = 3, kPairWindow = 4 };
 struct ChainOp {
   Opr op;
   Repeat rep;
@@ -101,6 +105,10 @@ struct Recurrence {
 /// is one access per bank; a lane site and a window-scalar site of more lanes than the
 /// array has banks, lane_site_accesses(lanes, banks).
 enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1, kWindowScalarAccess = 2 };
+/// Outputs per iteration of the dot form with `lanes` lanes on `banks` banks (< 1: as many as
+/// lanes): 2 when the lanes are exactly two windows of `banks` (>= 2) lanes, each with its
+/// own adder tree (dot_cols_paired), else 1 (one tree over every lane).
+constexpr int pair_windows(int lanes, int banks) { return banks >= 2 && lanes == 2 * banks ? 2 : 1; }
 /// Accesses per bank of one site of kind `k` in a loop of `lanes` lanes on arrays of `banks`
 /// banks (banks < 1: as many as lanes).
 constexpr int site_accesses(AccessKind k, int lanes, int banks) {
@@ -228,13 +236,14 @@ constexpr bool column_rows_paired(long long cols, int lanes, int banks) {
   return banks >= 1 && lanes > banks && cols <= lanes - banks;
 }
 
-/// Whether the dot form runs two output columns per iteration: with dual-port lanes
-/// (lanes > banks >= 2), a reduction of at most lanes − banks steps and C adjacent along j
+/// Whether the dot form runs two output columns per iteration: with dual-port lanes of
+/// exactly two windows (lanes = 2·banks, banks >= 2: pair_windows), a reduction of at most
+/// `banks` steps and C adjacent along j
 /// (`variant` carries kContractUnitCj), window 0 computes output (i, 2·j) and window 1
 /// (i, 2·j + 1) — A's row read in both windows, B's rows j and j + 1 one per window, an
 /// adder tree per window, the two outputs read and written as one 2-word lane window of C.
 constexpr bool dot_cols_paired(int variant, long long inner, int lanes, int banks) {
-  return (variant & kContractUnitCj) != 0 && banks >= 2 && lanes > banks && inner <= lanes - banks;
+  return (variant & kContractUnitCj) != 0 && pair_windows(lanes, banks) == 2 && inner <= banks;
 }
 
 /// Lane orientation of a product whose natural layout makes its `cols` side contiguous
@@ -260,7 +269,7 @@ struct Same {
 /// variant `variant`, `lanes` lanes and arrays of `banks` banks (0: as many as lanes); 0 when
 /// the loop does not run for this variant (`loop_variant` >= 0 and != the task's form).
 /// R = batch·rows, tiles = ceil(cols/lanes) (column form with column_rows_paired: the
-/// slots are the ceil(rows / 2) row pairs),
+/// slots are the ceil(rows / 2) row pairs; dot form with dot_cols_paired: rows · ceil(cols / 2)),
 /// S = kAccSlots (row and column slots); contraction: batch · acc_slot_iterations(g) · reduction
 /// steps (the batch is an outer loop, or part of the reduction when it is reduced: either way
 /// batch times). `Int`: the arithmetic's type — long long on the host (the simulator),
@@ -313,6 +322,7 @@ constexpr int trip_products(TripKind k) {
 #define TTSIM_TREE(o) ChainOp{o, kTree}
 #define TTSIM_SCALAR(o) ChainOp{o, kScalar}
 #define TTSIM_WINDOW(o) ChainOp{o, kWindow}
+#define TTSIM_PAIR(o) ChainOp{o, kPairWindow}
 
 constexpr KernelSpec kKernelSpecs[] = {
     {"ttsim_contraction",
@@ -339,12 +349,14 @@ constexpr KernelSpec kKernelSpecs[] = {
       {"contract_dot",
        kTripContractDot,
        kContractDot,
-       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_WINDOW(kFmul), TTSIM_WINDOW(kFadd),
+       {TTSIM_ONCE(kRead), TTSIM_ONCE(kFmul), TTSIM_TREE(kFadd), TTSIM_PAIR(kFmul), TTSIM_PAIR(kFadd),
         TTSIM_ONCE(kWrite)},
        6,
-       {{"acc", {TTSIM_WINDOW(kFadd)}, 1, kAccMinSlots},
+       {{"acc", {TTSIM_PAIR(kFadd)}, 1, kAccMinSlots},
         {"C", {TTSIM_ONCE(kRead), TTSIM_SCALAR(kFadd), TTSIM_ONCE(kWrite)}, 3, kAccMinSlots}},
        2,
+       // C: one word, or with dual-port lanes a 2-word lane window (the pair: one access to
+       // each of the two banks it touches, so one per bank like a scalar site).
        {{"A", kLaneAccess, 1, 0}, {"B", kLaneAccess, 1, 0}, {"C", kScalarAccess, 1, 1}, {"index", kScalarAccess, 2, 0}},
        4},
       {"contract_scalar",
@@ -592,6 +604,7 @@ constexpr KernelSpec kKernelSpecs[] = {
 #undef TTSIM_TREE
 #undef TTSIM_SCALAR
 #undef TTSIM_WINDOW
+#undef TTSIM_PAIR
 
 constexpr int kKernelSpecCount = sizeof(kKernelSpecs) / sizeof(kKernelSpecs[0]);
 

@@ -25,7 +25,7 @@
 //                   with dual-port lanes (LANES > BANKS, banked.h) each lane site takes two
 //                   ports of every bank, and C read + C write would need four.
 //  contract_dot     lanes = LANES consecutive reduction indices p (A and B contiguous in
-//                   p: transposed B); slot = one output element; the lane products are
+//                   p: transposed B); slot = one output element (two with pairs); the lane products are
 //                   summed by an adder tree, then accumulated as above. With dual-port
 //                   lanes a call of at most LANES − BANKS reduction steps whose outputs
 //                   are adjacent in C (c_j = 1) runs two output columns per iteration, one
@@ -459,33 +459,9 @@ inline ContractDesc col_pairs(const ContractDesc& d) {
   return p;
 }
 
-/// C_old of the n <= 2 adjacent outputs at `idx` (a 2-word lane window: one port of each
-/// bank it touches); BANKS == 1 (never paired): one word.
-template <int BANKS>
-inline void dot_c_read(std::true_type, const Banked<float, BANKS>& C, int idx, int n, float (&v)[2]) {
-#pragma HLS INLINE
-  lane_read<2>("C", C, idx, n, v);
-}
-template <int BANKS>
-inline void dot_c_read(std::false_type, const Banked<float, BANKS>& C, int idx, int n, float (&v)[2]) {
-#pragma HLS INLINE
-  v[0] = n > 0 ? bank_read("C", C, idx) : 0.0f;
-  v[1] = 0.0f;
-}
-/// Writes the n <= 2 adjacent outputs at `idx` (as dot_c_read).
-template <int BANKS>
-inline void dot_c_write(std::true_type, const Banked<float, BANKS>& C, int idx, int n, const float (&v)[2]) {
-#pragma HLS INLINE
-  lane_write<2>("C", C, idx, n, v);
-}
-template <int BANKS>
-inline void dot_c_write(std::false_type, const Banked<float, BANKS>& C, int idx, int n, const float (&v)[2]) {
-#pragma HLS INLINE
-  if (n > 0) bank_write("C", C, idx, v[0]);
-}
-
-/// One iteration of the dot form, LANES <= BANKS: one output (slot (si, sj)) per iteration,
-/// its LANES products summed by one adder tree.
+/// One iteration of the dot form without pairs (LANES != 2·BANKS, or BANKS < 2): one output
+/// (slot (si, sj)) per iteration, its LANES products summed by one adder tree (lane_read
+/// takes two windows when LANES > BANKS).
 template <int LANES, int BANKS>
 inline void dot_iteration(std::false_type, const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
                           const Banked<float, BANKS>& C, const ContractDesc& d, bool, const SlotCursor& cur,
@@ -514,12 +490,13 @@ inline void dot_iteration(std::false_type, const Banked<const float, BANKS>& A, 
   if (last) bank_write("C", C, cidx, v);
 }
 
-/// The same with dual-port lanes (BANKS < LANES <= 2·BANKS): two lane windows, lanes
-/// 0 .. BANKS − 1 and BANKS .. LANES − 1, each with its adder tree and alpha multiplier.
-/// `paired` (dot_cols_paired; the cursor walks col_pairs(d)): window 0 computes output
-/// (i, 2·sj) and window 1 (i, 2·sj + 1) (none past the last column), both over A's row i;
-/// otherwise the two windows are one tile of LANES reduction steps, summed (the two trees
-/// and one add: LaneTree<LANES> when LANES = 2·BANKS).
+/// The same with dual-port lanes of exactly two windows (LANES = 2·BANKS, BANKS >= 2:
+/// pair_windows), lanes 0 .. BANKS − 1 and BANKS .. LANES − 1, each with its adder tree and
+/// alpha multiplier. `paired` (dot_cols_paired; the cursor walks col_pairs(d)): window 0
+/// computes output (i, 2·sj) and window 1 (i, 2·sj + 1) (none past the last column), both
+/// over A's row i; otherwise the two windows are one tile of LANES reduction steps, summed:
+/// the two trees and one add are LaneTree<LANES> exactly, so the result and the depth are
+/// those of the unpaired loop.
 template <int LANES, int BANKS>
 inline void dot_iteration(std::true_type, const Banked<const float, BANKS>& A, const Banked<const float, BANKS>& B,
                           const Banked<float, BANKS>& C, const ContractDesc& d, bool paired, const SlotCursor& cur,
@@ -547,18 +524,19 @@ inline void dot_iteration(std::true_type, const Banked<const float, BANKS>& A, c
   const float h0 = LaneTree<BANKS>::sum(prod), h1 = LaneTree<LANES - BANKS>::sum(prod + BANKS);
   const float p0 = d.alpha * (paired ? h0 : h0 + h1), p1 = d.alpha * h1;
   const int nc = col1 ? 2 : 1;  // outputs of this slot
-  const std::integral_constant<bool, (BANKS >= 2)> two_word_window;
+  // The slot's outputs, adjacent in C, as one 2-word lane window (BANKS >= 2: one port of
+  // each of the two banks it touches).
   float cold[2], out[2];
 #pragma HLS ARRAY_PARTITION variable = cold complete
 #pragma HLS ARRAY_PARTITION variable = out complete
-  dot_c_read<BANKS>(two_word_window, C, cidx, first && d.accumulate ? nc : 0, cold);
+  lane_read<2>("C", C, cidx, first && d.accumulate ? nc : 0, cold);
   for (int k = 0; k < 2; ++k) {
 #pragma HLS UNROLL
-    const float prev = first ? (d.accumulate ? cold[k] : 0.0f) : acc_read("acc", acc, cur.s)[k];
+    const float prev = first ? (d.accumulate ? cold[k] : 0.0f) : (k < nc ? acc_read("acc", acc, cur.s)[k] : 0.0f);
     out[k] = prev + (k == 0 ? p0 : p1);
     if (k < nc) acc_write("acc", acc, cur.s)[k] = out[k];
   }
-  dot_c_write<BANKS>(two_word_window, C, cidx, last ? nc : 0, out);
+  lane_write<2>("C", C, cidx, last ? nc : 0, out);
 }
 }  // namespace detail
 
@@ -589,8 +567,8 @@ contract_dot:
 #pragma HLS DEPENDENCE variable = C_mem type = inter direction = RAW distance = TTSIM_ACC_MIN_SLOTS dependent = true
     TTSIM_LOOP_ITER("contract_dot");
     if (cur.si < walk.rows) {
-      detail::dot_iteration<LANES, BANKS>(std::integral_constant<bool, (LANES > BANKS)>(), A, B, C, d, paired, cur,
-                                          acc);
+      detail::dot_iteration<LANES, BANKS>(
+          std::integral_constant<bool, (ttsim_spec::pair_windows(LANES, BANKS) == 2)>(), A, B, C, d, paired, cur, acc);
     }
     cur.next();
   }

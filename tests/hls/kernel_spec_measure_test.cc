@@ -683,6 +683,12 @@ void check_every_kernel_banks(std::set<int>* variants_seen) {
   }
 }
 
+/// Calls of check_contraction_dual_port that ran paired (column rows or dot columns).
+int& paired_calls() {
+  static int n = 0;
+  return n;
+}
+
 /// The contraction with dual-port lanes: LANES lanes on arrays of P < LANES banks (two
 /// windows per lane site, banked.h), every case and shape, checked against the
 /// specification's sites times lane_site_accesses(LANES, P). Not recorded in max_seen (its
@@ -706,12 +712,26 @@ void check_contraction_dual_port() {
         if ((variant & ttsim_spec::kContractFormMask) != ttsim_spec::kContractDot) {
           EXPECT_EQ(run.C, ref.C) << "contraction " << k.name << ": column and scalar forms sum in the same order at "
                                  << LANES << " and " << P << " lanes";
-        } else {  // the dot form's trees differ (one per window): the same sums to rounding
+        } else if (LANES == 2 * P) {
+          // Two window trees (paired or summed) are LaneTree<LANES> exactly: the dot form at
+          // LANES lanes on LANES banks gives the same words.
+          ContractRun wide = make_contract(k, s);
+          run_contract<LANES, LANES>(wide, off);
+          EXPECT_EQ(run.C, wide.C) << "contraction " << k.name << ": the dot form's two window trees at " << LANES
+                                   << " lanes on " << P << " banks differ from one " << LANES << "-lane tree";
+        } else {  // one tree of LANES lanes read in two windows: the same sums to rounding
           ASSERT_EQ(run.C.size(), ref.C.size());
           for (std::size_t i = 0; i < run.C.size(); ++i) {
             EXPECT_NEAR(run.C[i], ref.C[i], 1e-5f * (1.0f + std::fabs(ref.C[i])))
                 << "contraction " << k.name << " word " << i << " at " << LANES << " lanes on " << P << " banks";
           }
+        }
+        const bool dot = (variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractDot;
+        const bool column = (variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractColumn ||
+                            (variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractColumnAcc;
+        if ((dot && ttsim_spec::dot_cols_paired(variant, s.inner, LANES, P)) ||
+            (column && ttsim_spec::column_rows_paired(s.cols, LANES, P))) {
+          ++paired_calls();
         }
       }
     }
@@ -773,7 +793,9 @@ TEST_F(KernelsMatchSpec, DualPortLanes) {
   check_contraction_dual_port<2, 1>();
   check_contraction_dual_port<8, 4>();
   check_contraction_dual_port<12, 8>();
+  const int before = paired_calls();
   check_contraction_dual_port<128, 64>();
+  EXPECT_GT(paired_calls(), before) << "no call of the 128-lane run took the paired path";
 }
 
 // A scatter whose batches share C elements at different output slots (slices offset by
