@@ -151,8 +151,9 @@ Json chosen_json(const SweepEvaluator& eval, const RunState& state, const FinalR
               {"why", f.why},
               {"resource_headroom_pct", sweep.constraints.resource_headroom_pct},
               {"references", references_json(eval, state, f)}};
+  // An interrupted run gives no chosen design (summary.md says so; `emit` refuses the file).
   if (f.partial) chosen["interrupted"] = true;
-  if (!f.chosen) return chosen;
+  if (!f.chosen || f.partial) return chosen;
   const ResultRow r = result_row(eval, state, f, *f.chosen);
   // The point's object but its verdict, reference label and analytic metrics.
   const Json p = dumped_point_json(eval, r);

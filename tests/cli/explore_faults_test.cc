@@ -209,6 +209,7 @@ TEST_F(ExploreFaults, CtrlCInEveryStageResumesToIdenticalFiles) {
     ASSERT_TRUE(fs::exists(out / "results.json")) << stage;
     EXPECT_EQ(json(out / "results.json").value("interrupted", false), true) << stage;
     EXPECT_EQ(json(out / "chosen.json").value("interrupted", false), true) << stage;
+    EXPECT_FALSE(json(out / "chosen.json").contains("id")) << stage << ": an interrupted run named a chosen design";
     EXPECT_FALSE(fs::exists(out / "hls_build")) << stage << ": an interrupted run emitted a build";
     EXPECT_EQ(cut.out.find("Pareto front"), std::string::npos) << stage << ": " << cut.out;
     const Exit resumed = explore(out, "", true);
