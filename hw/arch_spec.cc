@@ -105,7 +105,7 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDs
     std::int64_t instances = 1;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kOnce) instances = lanes;
     if (lane_loop && l.chain[c].rep == ttsim_spec::kTree) instances = lanes - 1;
-    if (lane_loop && l.chain[c].rep == ttsim_spec::kWindow) instances = ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks);
+    if (lane_loop && l.chain[c].rep == ttsim_spec::kWindow) instances = ttsim_spec::lane_site_accesses(lanes, banks);
     if (lane_loop && l.chain[c].rep == ttsim_spec::kPairWindow) instances = ttsim_spec::pair_windows(lanes, banks);
     dsp += per * instances;
   }

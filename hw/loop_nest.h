@@ -41,7 +41,7 @@ struct LoopAccess {
   /// Accesses to one bank per iteration with `lanes` lanes on `banks` banks (0: as many as
   /// lanes): (reads + writes) · lane_site_accesses for a lane site, reads + writes otherwise.
   int bank_accesses(int lanes, int banks = 0) const {
-    return (reads + writes) * (lane ? ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) : 1);
+    return (reads + writes) * (lane ? ttsim_spec::lane_site_accesses(lanes, banks) : 1);
   }
 };
 

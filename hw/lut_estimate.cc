@@ -181,7 +181,7 @@ double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op),
   for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
     const double instances = static_cast<double>(s.per_lane[op]) * lanes +
                              static_cast<double>(s.per_tree[op]) * (lanes - 1) +
-                             static_cast<double>(s.per_window[op]) * ttsim_spec::lane_site_accesses(lanes, banks < 1 ? lanes : banks) +
+                             static_cast<double>(s.per_window[op]) * ttsim_spec::lane_site_accesses(lanes, banks) +
                              static_cast<double>(s.per_pair[op]) * ttsim_spec::pair_windows(lanes, banks) +
                              s.single[op];
     if (instances > 0) luts += instances * per_core(op);

@@ -112,7 +112,7 @@ constexpr int pair_windows(int lanes, int banks) { return banks >= 2 && lanes ==
 /// Accesses per bank of one site of kind `k` in a loop of `lanes` lanes on arrays of `banks`
 /// banks (banks < 1: as many as lanes).
 constexpr int site_accesses(AccessKind k, int lanes, int banks) {
-  return k == kScalarAccess ? 1 : lane_site_accesses(lanes, banks < 1 ? lanes : banks);
+  return k == kScalarAccess ? 1 : lane_site_accesses(lanes, banks);
 }
 /// Accesses per iteration of a loop to one array (a kernel argument; "index" is the
 /// contraction's per-batch base tables, read — at most two of them — when the batch changes). `reads`/`writes`
