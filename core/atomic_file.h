@@ -3,6 +3,7 @@
 // the destination folder, which is then renamed over the destination.
 
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,8 @@ void require_replaceable_output(const std::string& path);
 /// folder to remove. Errors (InputError naming `path`) as write_file_atomic.
 class AtomicFileWriter {
  public:
+  /// Bytes of the write buffer.
+  static constexpr std::size_t kBufferBytes = 1 << 20;
   /// Creates the missing parent folders and opens the temporary file.
   explicit AtomicFileWriter(std::string path);
   ~AtomicFileWriter();
@@ -46,6 +49,9 @@ class AtomicFileWriter {
 
  private:
   std::string path_, tmp_;
+  /// The stream's buffer (kBufferBytes): large writes, so that a file of a million rows costs
+  /// few system calls and few partly written pages.
+  std::unique_ptr<char[]> buffer_;
   std::ofstream out_;
   bool committed_ = false;
 };

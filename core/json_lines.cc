@@ -47,6 +47,10 @@ bool JsonLinesReader::next(Json& value) {
 }
 
 Json JsonLinesReader::at(std::int64_t offset) {
+  return parse(text_at(offset), path_ + ":@" + std::to_string(offset));
+}
+
+const std::string& JsonLinesReader::text_at(std::int64_t offset) {
   // A line right after the one at() read last is read on, without a seek (which would drop
   // the stream's buffer): reading a log's lines in order costs no system call per line.
   if (!moved_ || offset != at_next_ || !in_.good()) {
@@ -60,7 +64,7 @@ Json JsonLinesReader::at(std::int64_t offset) {
                       "the end of the file");
   }
   at_next_ = offset + static_cast<std::int64_t>(text_.size()) + 1;
-  return parse(text_, path_ + ":@" + std::to_string(offset));
+  return text_;
 }
 
 std::vector<Json> load_json_lines(const std::string& path) {

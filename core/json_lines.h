@@ -36,6 +36,10 @@ class JsonLinesReader {
   /// Parses the line starting at byte `offset` (an offset() seen before). Throws
   /// ConfigError at "<path>:@<offset>" when no complete JSON line starts there.
   Json at(std::int64_t offset);
+  /// The text of the line starting at byte `offset`, without its "\n" and unparsed (valid
+  /// until the next call of this reader). Throws ConfigError as at() when no complete line
+  /// starts there.
+  const std::string& text_at(std::int64_t offset);
 
   const std::string& path() const { return path_; }
 

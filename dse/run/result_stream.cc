@@ -222,14 +222,18 @@ void ResultStream::commit() {
 namespace {
 
 // The next CSV record of `in` with its newline into `out` (a newline inside a quoted cell
-// belongs to the record); false at the end.
+// belongs to the record: lines are joined while the record holds an odd number of quotes,
+// an escaped quote ("") counting twice); false at the end.
 bool next_csv_record(std::istream& in, std::string& out) {
   out.clear();
-  bool quoted = false;
-  for (int c; (c = in.get()) != EOF;) {
-    out += static_cast<char>(c);
-    if (c == '"') quoted = !quoted;  // an escaped quote ("") toggles twice
-    if (c == '\n' && !quoted) return true;
+  std::string line;
+  std::size_t quotes = 0;
+  while (std::getline(in, line)) {
+    quotes += static_cast<std::size_t>(std::count(line.begin(), line.end(), '"'));
+    out += line;
+    if (in.eof()) break;  // a last record without its newline
+    out += '\n';
+    if (quotes % 2 == 0) return true;
   }
   return !out.empty();
 }

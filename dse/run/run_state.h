@@ -208,6 +208,10 @@ class RunState {
   // grid run writes them): the log is already what compact() would write.
   bool in_order_ = false;
   std::size_t lines_ = 0;  // lines add() wrote since start_log
+  // Lines at or past this byte offset were written by this state (add() or compact()), each
+  // the canonical text compact() would write for it: compact() copies such a line of a point
+  // without a SystemC evaluation as it is instead of parsing and dumping it again.
+  std::int64_t canonical_from_ = 0;
   mutable std::unique_ptr<JsonLinesReader> reader_;
 };
 

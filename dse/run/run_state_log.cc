@@ -67,6 +67,7 @@ void RunState::start_log(const std::string& dir) {
   reader_.reset();
   in_order_ = true;
   lines_ = 0;
+  canonical_from_ = 0;
 }
 
 void RunState::load_log(const std::string& dir, const SweepEvaluator& eval, bool repair) {
@@ -121,6 +122,7 @@ void RunState::load_log(const std::string& dir, const SweepEvaluator& eval, bool
     }
   }
   size_ = in.complete_bytes();
+  canonical_from_ = size_;  // the lines read may be another writer's text
   if (in.cut_short() && repair) fs::resize_file(log_, static_cast<std::uintmax_t>(size_));
   for (std::size_t k = 0; k < systemc_pending.size(); ++k) {
     if (!points.count(systemc_pending[k])) {
@@ -190,10 +192,17 @@ void RunState::compact() {
   std::vector<std::int64_t> moved;  // each point's offset in the new file
   moved.reserve(points.size());
   std::int64_t at = 0;
+  std::string text;
   for (const auto& [id, s] : points) {
-    Json line{{"id", id}, {"analytic", reader().at(s.analytic_at).at("analytic")}};
-    if (s.has_systemc()) line["systemc"] = reader().at(s.systemc_at).at("systemc");
-    const std::string text = line.dump() + "\n";
+    if (!s.has_systemc() && s.analytic_at >= canonical_from_) {
+      // Its own line, {"analytic", "id"} as add() wrote it: what the dump below would give.
+      text = reader().text_at(s.analytic_at);
+    } else {
+      Json line{{"id", id}, {"analytic", reader().at(s.analytic_at).at("analytic")}};
+      if (s.has_systemc()) line["systemc"] = reader().at(s.systemc_at).at("systemc");
+      text = line.dump();
+    }
+    text += '\n';
     out.write(text);
     moved.push_back(at);
     at += static_cast<std::int64_t>(text.size());
@@ -207,6 +216,7 @@ void RunState::compact() {
     if (s.has_systemc()) s.systemc_at = s.analytic_at;
   }
   size_ = at;
+  canonical_from_ = 0;
 }
 
 }  // namespace ttsim::dse

@@ -44,6 +44,10 @@ TEST(JsonLines, ReadsLinesInOrderAndAtTheirOffsets) {
   EXPECT_EQ(r.complete_bytes(), 19);
   EXPECT_EQ(r.at(9), Json::parse("[2,3]"));
   EXPECT_EQ(r.at(0)["id"], 1);
+  // The same lines unparsed, without their newline.
+  EXPECT_EQ(r.text_at(9), "[2,3]");
+  EXPECT_EQ(r.text_at(15), "\"x\"");
+  EXPECT_THROW(r.text_at(19), ConfigError);
   EXPECT_EQ(load_json_lines(path).size(), 3u);
 }
 

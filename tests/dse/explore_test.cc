@@ -221,6 +221,26 @@ TEST(Explore, AResultStreamHoldsTheRunsRowsOnlyWhileTheyComeInAscendingId) {
   ResultStream unrendered(dir, *f.eval);
   unrendered.append(1, nullptr);  // a point whose row could not be rendered
   EXPECT_FALSE(unrendered.accepting());
+
+  // Rows read back by commit are whole CSV records: a line feed inside a quoted cell (quotes
+  // doubled within it) belongs to its record.
+  const std::string multi = f.dir + "/out_multiline";
+  fs::create_directories(multi);
+  RunState two;
+  two.start_log(multi);
+  const Evaluation a = state.record(0).analytic;
+  two.add(0, a, PointSummary::of(*f.eval, a));
+  two.add(1, a, PointSummary::of(*f.eval, a));
+  two.flush();
+  ResultStream streamed(multi, *f.eval);
+  const RowText row0{"0,\"say \"\"a\nb\"\"\",x\n", "{\"id\":0}\n", std::nullopt};
+  const RowText row1{"1,y\n", "{\"id\":1}\n", std::nullopt};
+  streamed.append(0, &row0);
+  streamed.append(1, &row1);
+  two.add(1, sc, PointSummary::of(*f.eval, sc));
+  two.flush();
+  streamed.commit(two, [&](PointId id) { return RowText{std::to_string(id) + ",again\n", "{}\n", std::nullopt}; });
+  EXPECT_EQ(slurp(multi + "/results.csv"), csv_header(f.sweep) + row0.csv + "1,again\n");
 }
 
 TEST(Explore, AResultsJsonlLineIsJsonWithEveryValueExact) {

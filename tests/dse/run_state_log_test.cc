@@ -15,7 +15,10 @@
 #include <gtest/gtest.h>
 
 #include "tests/testing/slurp.h"
+#include "core/atomic_file.h"
 #include "dse/run/run_state.h"
+#include "dse/space/sweep_spec.h"
+#include "tests/dse/toy_evaluator.h"
 
 namespace ttsim::dse {
 namespace {
@@ -68,6 +71,51 @@ TEST(RunStateLog, AnInOrderLogIsWhatCompactionWrites) {
   const std::string with_systemc = compacted((root / "c").string(), {1, 2, 5, 9, 40}, {5});
   EXPECT_EQ(std::count(with_systemc.begin(), with_systemc.end(), '\n'), 5);
   EXPECT_NE(with_systemc.find("\"systemc\""), std::string::npos);
+}
+
+// A log this state did not write (loaded: a resumed run's, or one edited by hand) is
+// compacted by parsing and dumping each line, so the compacted text is canonical whoever
+// wrote it; the lines the state then adds are its own text, copied as they are.
+TEST(RunStateLog, CompactionRewritesLoadedLinesAndCopiesItsOwn) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const fs::path dir = fs::path(t ? t : "/tmp") / "run_state_log_loaded";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_file_atomic((dir / "toy_arch.json").string(), R"({"x": 0, "y": 0})");
+  write_file_atomic((dir / "sweep.json").string(), R"({
+    "name": "toy_log",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + (dir / "toy_arch.json").string() + R"(",
+             "device": "configs/devices/u50.json"},
+    "axes": {"arch:/x": {"from": 0, "to": 9}},
+    "objectives": ["epoch_seconds", "onchip_bytes"],
+    "search": {"strategy": "grid"},
+    "fidelity": "analytic"
+  })");
+  const SweepSpec sweep = load_sweep_spec((dir / "sweep.json").string());
+  testing::ToyEvaluator toy{9};
+  SweepEvaluator eval(sweep, Evaluators{&toy, nullptr}, std::nullopt);
+  // Two points as another writer spaced them (and keys in another order).
+  std::string first, second;
+  append_evaluation_json(first, evaluation_of(0));
+  append_evaluation_json(second, evaluation_of(1));
+  const std::string loaded = "{ \"id\": 0,  \"analytic\": " + first + " }\n" +
+                             "{\"id\":1, \"analytic\":" + second + "}\n";
+  write_file_atomic((dir / kEvaluationLog).string(), loaded);
+  RunState s;
+  s.load_log(dir.string(), eval, true);
+  s.add(2, evaluation_of(2), PointSummary{});
+  s.flush();
+  s.compact();
+  const std::string after = slurp(s.log_path());
+  std::istringstream in(after);
+  std::string line;
+  int n = 0;
+  for (; std::getline(in, line); ++n) {
+    EXPECT_EQ(line, Json::parse(line).dump()) << "line " << n << " is not the canonical dump";
+    EXPECT_EQ(Json::parse(line).at("id"), n);
+  }
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(compacted((dir / "fresh").string(), {0, 1, 2}), after);
 }
 
 // The evaluation as a JSON document: metrics as {name: number|null} (NaN as null), tt_rank and
