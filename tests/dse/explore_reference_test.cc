@@ -134,6 +134,28 @@ TEST(ExploreReference, SystemcReferenceReproducesSimulate) {
   EXPECT_EQ(chosen.at("name"), "atis_2enc-32lanes");
 }
 
+// configs/arch/u50_wide_units.json is what its sweep chooses: the fastest feasible point of
+// configs/sweeps/atis_u50_unit_lanes.json has its contraction and every unit's lanes.
+TEST(ExploreReference, TheUnitLanesSweepChoosesTheWideUnitsArch) {
+  const std::string dir = tmp_dir("unit_lanes");
+  const std::string sweep = "configs/sweeps/atis_u50_unit_lanes.json";
+  const auto setup = make_run_setup(sweep);
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  const auto r = run_explore(*setup->eval, sweep, o);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  const Json chosen = load_json_file(o.out_dir + "/chosen.json");
+  ASSERT_TRUE(chosen.at("id").is_number()) << chosen.dump();
+  const ArchSpec want = load_arch_spec("configs/arch/u50_wide_units.json");
+  const ArchSpec got = parse_arch_spec(chosen.at("configs").at("arch"), o.out_dir + "/chosen.json");
+  EXPECT_EQ(got.lanes_per_bank, want.lanes_per_bank);
+  for (int k = 0; k < kUnitKinds; ++k) {
+    EXPECT_EQ(got.units[k].lanes, want.units[k].lanes) << "unit " << k;
+    EXPECT_EQ(got.units[k].count, want.units[k].count) << "unit " << k;
+  }
+  EXPECT_EQ(chosen.at("why").get<std::string>().rfind("feasible under every constraint", 0), 0u);
+}
+
 /// Writes `doc` as the base `role` file ("model", "arch" or "device") into `dir`, and a
 /// two-point sweep over it with the shipped files for the other roles; returns the sweep's path.
 std::string sweep_with_base(const std::string& dir, const std::string& role, const Json& doc) {
