@@ -46,7 +46,8 @@ int run_emit_cmd(const std::vector<std::string>& args) {
   for (const auto& n : r.notes) std::cerr << "ttsim emit: note: " << n << "\n";
   std::cout << "wrote " << out
             << "/{hls/include/design_config.h, hls/scripts/{run_hls.tcl, hls_config.cfg, " << r.link_cfg << "}, Makefile, "
-               "README.md} and the hls/ kernel sources; `make -C "
+               "README.md, reference_step.bin (the Eigen reference step reference_tb checks against), .ttsim-emit (marks "
+               "the folder as emit's, for a later emit to replace)} and the hls/ kernel sources; `make -C "
             << out << " csim` runs the C simulation\n";
   return 0;
 }

@@ -31,6 +31,9 @@ std::string instances_table(const Machine& m) {
     s += fmt::format("{:<22} {:>6} {:>6} {:>8} {:>7} {:>10} {:>11}\n", k.module, k.count, k.lanes, windows,
                      k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.call_sites);
   }
+  s += "(starts: \"aligned\" — every lane access of the module starts at a multiple of its lanes, which divide the "
+       "banks, so each lane selects among banks / lanes banks; \"any\" — an access may start at any word and the "
+       "lanes rotate over every bank: docs/resources.md#aligned-lane-accesses)\n";
   if (dual) {
     s += fmt::format(
         "(windows 2: dual-port lanes, /contraction/lanes_per_bank 2 — more lanes than the arenas' {} banks; each lane "

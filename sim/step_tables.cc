@@ -1,5 +1,7 @@
 #include "sim/step_tables.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/number_text.h"
@@ -61,7 +63,14 @@ std::string kernel_table(const StepResult& r, const ArchSpec& arch) {
   std::string s = "kernel             lanes  tasks      busy cycles  utilization\n";
   const auto kernels = kernel_breakdown(r, arch);
   for (const auto& k : kernels) s += kernel_row(k, std::to_string(k.lanes));
-  return s + kernel_row(kernel_total(kernels, r.run.schedule.makespan), "");
+  const KernelBreakdown total = kernel_total(kernels, r.run.schedule.makespan);
+  const std::int64_t step = std::max<std::int64_t>(1, r.run.schedule.makespan);
+  s += kernel_row(total, "");
+  return s + fmt::format(
+                 "(utilization: busy cycles / step cycles; total: Σ busy / (step cycles × {} units); the units' busy "
+                 "cycles sum to {:.2f}× the step: {})\n",
+                 kernels.size(), static_cast<double>(total.busy_cycles) / static_cast<double>(step),
+                 total.busy_cycles > step ? "calls overlap" : "no two calls overlap");
 }
 
 std::string layer_table(const StepResult& r, const ArchSpec& arch) {

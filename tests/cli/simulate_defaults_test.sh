@@ -7,7 +7,11 @@ set -uo pipefail
 R="${TEST_SRCDIR}/ttsim"
 TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 "$R/cli/ttsim" simulate --model "$R/configs/models/atis_2enc.json" --arch "$R/configs/arch/u50_paper.json" \
-  --device "$R/configs/devices/u50.json" --json "$TMP/s.json" >/dev/null || { echo "FAIL: simulate exited $?"; exit 1; }
+  --device "$R/configs/devices/u50.json" --json "$TMP/s.json" >"$TMP/out.txt" || { echo "FAIL: simulate exited $?"; exit 1; }
+# The tables say what their columns mean: the kernel table's total (one call at a time on this
+# machine) and the instance table's lane starts.
+grep -q "sum to 1.00× the step: no two calls overlap" "$TMP/out.txt" || { echo "FAIL: kernel table footnote"; exit 1; }
+grep -q '^(starts: "aligned"' "$TMP/out.txt" || { echo "FAIL: instance table footnote"; exit 1; }
 python3 - "$TMP/s.json" "$R/configs/devices/u50.json" <<'PY' || { echo "FAIL"; exit 1; }
 import json, sys
 d = json.load(open(sys.argv[1]))["defaults_used"]
