@@ -84,8 +84,10 @@ int report_explore(const dse::ExploreReport& r, const dse::RunSetup& setup, cons
   }
   const std::uint64_t feasible = r.final.feasible;
   std::cout << fmt::format(
-      "{} points ({} new), {} feasible, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n",
-      r.evaluated, r.new_points, feasible, r.final.front.size(), r.final.systemc_points, secs);
+      "{} points ({} new), {} feasible{}, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n", r.evaluated,
+      r.new_points, feasible,
+      r.final.failed > 0 ? fmt::format(", {} not evaluated (results.csv's reason says why)", r.final.failed) : "",
+      r.final.front.size(), r.final.systemc_points, secs);
   if (r.final.chosen) {
     std::cout << fmt::format("chosen: id {} {} ({})\n  {}\n", *r.final.chosen,
                              dse::point_name(setup.sweep, *r.final.chosen),

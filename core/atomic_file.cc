@@ -42,7 +42,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     if (ec) throw InputError(path_ + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
   }
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
-  buffer_ = std::make_unique<char[]>(kBufferBytes);
+  buffer_.reset(new char[kBufferBytes]);  // no zero fill: the stream writes before it reads
   out_.rdbuf()->pubsetbuf(buffer_.get(), static_cast<std::streamsize>(kBufferBytes));
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_) throw InputError(path_ + ": cannot write output (" + std::strerror(errno) + ")");

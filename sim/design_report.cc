@@ -10,8 +10,22 @@
 namespace ttsim {
 namespace {
 
-// Step cycles and ms, the three stages, and the analytic cycles.
-std::string step_lines(const StepResult& r, double mhz) {
+std::string mac_ideal_line(const StepResult& r, const ArchSpec& arch) {
+  std::int64_t macs = 0;
+  for (const Task& t : r.graph().tasks) macs += t.macs;
+  const UnitSpec& c = arch.units[static_cast<int>(UnitKind::kContraction)];
+  const std::int64_t lanes = static_cast<std::int64_t>(c.count) * c.lanes;
+  if (macs <= 0 || lanes <= 0) return {};
+  const std::int64_t ideal = (macs + lanes - 1) / lanes;
+  return fmt::format("MAC ideal {} cycles ({} MACs on {} contraction lanes); the step is {:.2f}× it\n", grouped(ideal),
+                     grouped(macs), lanes, static_cast<double>(r.run.schedule.makespan) / static_cast<double>(ideal));
+}
+
+// Step cycles and ms, the three stages, the analytic cycles, and the step's MAC ideal: its
+// MACs over the contraction's lanes (every engine's), the cycles no schedule of this step on
+// those lanes can beat.
+std::string step_lines(const StepResult& r, const ArchSpec& arch) {
+  const double mhz = arch.clock_mhz;
   auto ms = [&](std::int64_t c) { return fmt::format("{:.3f} ms", c / (mhz * 1e3)); };
   const auto st = stage_cycles(r.graph(), r.run.schedule);
   const std::int64_t step = r.run.schedule.makespan;
@@ -21,7 +35,8 @@ std::string step_lines(const StepResult& r, double mhz) {
                      st.recompute > 0 ? fmt::format(" (of it {} recomputing encoders)", grouped(st.recompute)) : "") +
          fmt::format("  update    {:>14}  {}\n", grouped(st.update), ms(st.update)) +
          fmt::format("analytic (no port contention) {} cycles; {} tasks, {} events\n", grouped(r.analytic_cycles),
-                     r.graph().tasks.size(), r.run.schedule.events);
+                     r.graph().tasks.size(), r.run.schedule.events) +
+         mac_ideal_line(r, arch);
 }
 
 std::string epoch_line(const DesignEvaluation& e, const ArchSpec& arch, const std::string& split) {
@@ -83,7 +98,7 @@ std::string design_summary(const DesignEvaluation& e, const ModelSpec& model, co
   return fmt::format("model {} ({} encoders, {} tokens/step) on arch {} ({:.4g} MHz){}, device {}{}\n", model.name,
                      model.encoders, e.step.tokens, arch.name, arch.clock_mhz, clock_note, device.name,
                      recompute_note(arch)) +
-         step_lines(e.step, arch.clock_mhz) + epoch_line(e, arch, split) + power_line(e, device) +
+         step_lines(e.step, arch) + epoch_line(e, arch, split) + power_line(e, device) +
          onchip_lines(e, arch.clock_mhz, device);
 }
 

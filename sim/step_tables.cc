@@ -66,11 +66,10 @@ std::string kernel_table(const StepResult& r, const ArchSpec& arch) {
   const KernelBreakdown total = kernel_total(kernels, r.run.schedule.makespan);
   const std::int64_t step = std::max<std::int64_t>(1, r.run.schedule.makespan);
   s += kernel_row(total, "");
-  return s + fmt::format(
-                 "(utilization: busy cycles / step cycles; total: Σ busy / (step cycles × {} units); the units' busy "
-                 "cycles sum to {:.2f}× the step: {})\n",
-                 kernels.size(), static_cast<double>(total.busy_cycles) / static_cast<double>(step),
-                 total.busy_cycles > step ? "calls overlap" : "no two calls overlap");
+  return s + fmt::format("(utilization: busy cycles / step cycles; total: Σ busy / (step cycles × {} units); the "
+                         "units' busy cycles sum to {:.3f}× the step{})\n",
+                         kernels.size(), static_cast<double>(total.busy_cycles) / static_cast<double>(step),
+                         arch.policy == SchedulePolicy::kSequential ? ": the built top runs one call at a time" : "");
 }
 
 std::string layer_table(const StepResult& r, const ArchSpec& arch) {

@@ -39,6 +39,7 @@ struct FinalResult {
   bool partial = false;
   std::uint64_t evaluated = 0;      ///< points evaluated
   std::uint64_t feasible = 0;       ///< of them, feasible on their best evaluation
+  std::uint64_t failed = 0;         ///< of them, not evaluated (PointSummary::failed)
   std::vector<PointId> front;       ///< ascending
   /// True when `id` is on the front.
   bool on_front(PointId id) const;

@@ -226,6 +226,7 @@ FinalResult finish_run(const SweepEvaluator& eval, RunState& state, BatchRunner&
   for (const auto& [id, s] : state.points) {
     (void)id;
     f.feasible += s.feasible;
+    f.failed += s.failed;
     f.systemc_points += s.has_systemc();
   }
   choose(eval, state, front, f);

@@ -22,6 +22,7 @@ PointSummary PointSummary::of(const SweepEvaluator& eval, const Evaluation& e) {
   const Verdict v = eval.judge(e);
   PointSummary f;
   f.feasible = v.feasible;
+  f.failed = !e.error.empty();
   f.violation = v.violation;
   f.kept.reserve(eval.kept_metrics().size());
   for (Metric m : eval.kept_metrics()) f.kept.push_back(e.metrics[m]);

@@ -59,6 +59,9 @@ struct PointSummary {
   std::int64_t systemc_at = -1;   ///< of the line with its SystemC evaluation; -1 when it has none
   bool analytic_feasible = false; ///< verdict of the analytic evaluation (the progress line)
   bool feasible = false;          ///< verdict of the best evaluation
+  /// The best evaluation is an error (Evaluation::error: the point could not be evaluated,
+  /// e.g. its configs do not load together); results.csv's reason says why.
+  bool failed = false;
   double violation = 0;           ///< Verdict::violation of the best evaluation
   /// The best evaluation's values of SweepEvaluator::kept_metrics(), NaN when unavailable.
   std::vector<double> kept;
@@ -74,6 +77,7 @@ struct PointSummary {
   /// Takes `f`'s figures (PointSummary::of) as the best evaluation's.
   void set_best(PointSummary&& f) {
     feasible = f.feasible;
+    failed = f.failed;
     violation = f.violation;
     kept = std::move(f.kept);
   }

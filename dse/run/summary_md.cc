@@ -35,10 +35,12 @@ std::string summary_head(const SweepEvaluator& eval, const FinalResult& f) {
   s += fmt::format("- design space: {} grid points over {} axes, {} reference point(s); search `{}`\n",
                    sweep.space.grid_size(), sweep.space.axes().size(),
                    sweep.space.references().size(), to_string(sweep.search.strategy));
-  s += fmt::format("- evaluated: {} points ({} feasible); Pareto front: {} points; SystemC-evaluated: {} "
+  s += fmt::format("- evaluated: {} points ({} feasible{}); Pareto front: {} points; SystemC-evaluated: {} "
                    "points in {} round(s); fidelity `{}`\n",
-                   f.evaluated, f.feasible, f.front.size(), f.systemc_points, f.systemc_rounds,
-                   to_string(sweep.systemc));
+                   f.evaluated, f.feasible,
+                   f.failed > 0 ? fmt::format(", {} not evaluated: results.csv gives each one's reason", f.failed)
+                                : std::string(),
+                   f.front.size(), f.systemc_points, f.systemc_rounds, to_string(sweep.systemc));
   std::string objs;
   for (Metric m : eval.objectives()) {
     objs += (objs.empty() ? "" : ", ") + std::string(metric_info(m).maximize ? "max " : "min ") +
