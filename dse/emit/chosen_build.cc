@@ -4,6 +4,8 @@
 #include <optional>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "core/errors.h"
 #include "dse/emit/hls_build.h"
 
@@ -97,6 +99,27 @@ DeviceSpec chosen_device(const JsonView& configs, const NamedDevice& named, cons
   return device;
 }
 
+/// chosen.json's /metrics of the machine's own figures (DSP, BRAM36, URAM288) must be those of
+/// the machine its /configs describe: a /configs edited after explore, or metrics from another
+/// design, would put figures into the build's README that the build does not have.
+void check_machine_metrics(const JsonView& root, const machine::Machine& m) {
+  std::optional<JsonView> metrics = root.find("metrics");
+  if (!metrics) return;
+  const std::pair<const char*, std::int64_t> own[] = {
+      {"dsp", m.dsp()}, {"bram36", m.bram36()}, {"uram288", m.uram288()}};
+  for (const auto& [name, value] : own) {
+    std::optional<JsonView> v = metrics->find(name);
+    if (!v || v->raw().is_null()) continue;
+    const double found = v->as_double();
+    if (found != static_cast<double>(value)) {
+      v->fail(fmt::format("{} {} — the figure of the machine /configs describes (chosen.json's /configs were edited "
+                          "after explore, or its /metrics are another design's: re-run ttsim explore)",
+                          name, value),
+              v->raw().dump());
+    }
+  }
+}
+
 }  // namespace
 
 HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root) {
@@ -110,7 +133,9 @@ HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_fil
   ArchSpec arch = parse_arch_spec(configs.at("arch").raw(), chosen_file + " (/configs/arch)");
   const fs::path src = find_hls_root(hls_root);
   DeviceSpec device = chosen_device(configs, named, src, chosen_file, about.notes);
-  return make_hls_build(std::move(model), std::move(arch), std::move(device), std::move(about), src.string());
+  HlsBuild b = make_hls_build(std::move(model), std::move(arch), std::move(device), std::move(about), src.string());
+  check_machine_metrics(root, b.design.machine);
+  return b;
 }
 
 }  // namespace ttsim::dse

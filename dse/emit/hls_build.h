@@ -98,8 +98,10 @@ HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, Desig
 /// ConfigError, a machine beyond the device, a clock above the device's); ConfigError
 /// (file, JSON pointer, expected vs found) for a member of the wrong type (e.g.
 /// /device/part = 5), the choice of an interrupted run (/interrupted), a name written into
-/// the build files with characters outside [A-Za-z0-9_.+-], and a /device/part or
-/// /device/platform other than /configs/device's.
+/// the build files with characters outside [A-Za-z0-9_.+-], a /device/part or
+/// /device/platform other than /configs/device's, and a /metrics/dsp, /metrics/bram36 or
+/// /metrics/uram288 other than the figure of the machine /configs describe (edited configs,
+/// or another design's metrics: the build's README would print figures it does not have).
 HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root = "");
 
 }  // namespace ttsim::dse

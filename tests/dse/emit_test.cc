@@ -197,6 +197,13 @@ TEST(Emit, WrongTypesInChosenJsonAreConfigErrorsAtTheirPointer) {
   d = reference_design();
   d["configs"] = "x";
   EXPECT_EQ(error_pointer(d), "/configs");
+  // Metrics of the machine itself that are not those of the machine /configs describe.
+  d = reference_design();
+  d["metrics"] = {{"dsp", 1234}};
+  EXPECT_EQ(error_pointer(d), "/metrics/dsp");
+  d = reference_design();
+  d["metrics"] = {{"uram288", 1}, {"dsp", nullptr}};
+  EXPECT_EQ(error_pointer(d), "/metrics/uram288");
   d = reference_design();
   d["configs"]["device"] = 7;  // neither the device config nor an older chosen.json's name
   EXPECT_EQ(error_pointer(d), "/configs/device");
@@ -231,7 +238,7 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   const std::string out = tmp("emit_build");
   Json chosen = reference_design();
   chosen["name"] = "atis_2enc-test";
-  chosen["metrics"] = {{"dsp", 1234}, {"epoch_seconds", nullptr}};
+  chosen["metrics"] = {{"step_cycles", 1234}, {"epoch_seconds", nullptr}};
   const EmitReport r = emit_design(chosen, "chosen.json", out, ".");
   EXPECT_TRUE(r.notes.empty());
   for (const char* f : {"hls/include/design_config.h", "hls/kernels/top.cc", "hls/tb/csim_tb.cc",
@@ -252,7 +259,7 @@ TEST(Emit, EmittedFolderBuildsAndPassesCSimulation) {
   const std::string readme = slurp(out + "/README.md");
   EXPECT_NE(readme.find("| `ttsim_contraction` | 1 | 64 |"), std::string::npos) << readme;
   EXPECT_NE(readme.find("| `param_mem` | parameters |"), std::string::npos) << readme;
-  EXPECT_NE(readme.find("dsp 1234"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("step_cycles 1234"), std::string::npos) << readme;
   // The folder builds on its own (only its own files on the include path), the
   // testbench's training steps pass and one step equals the Eigen reference's.
   const std::string cmd = "make -s -C '" + out + "' csim CXXFLAGS='-std=c++17 -O1' > '" + out +
