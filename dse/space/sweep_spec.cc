@@ -77,8 +77,17 @@ std::vector<Json> axis_values(const std::string& name, const JsonView& v) {
     const auto step = v.get_int("step", 1, 1, 1LL << 40);
     if ((to - from) / step >= 100000) v.fail("a range of at most 100,000 values", "a larger range");
     for (auto x = from; x <= to; x += step) out.push_back(Json(x));
+    // The first value is /from; a later one is from + i · step, bounded by /to.
     for (std::size_t i = 0; i < out.size(); ++i) {
-      validate_axis_value(name, JsonView(out[i], v.file(), v.pointer() + "/from"));
+      const std::string at = v.pointer() + (i == 0 ? "/from" : "/to");
+      try {
+        validate_axis_value(name, JsonView(out[i], v.file(), at));
+      } catch (const ConfigError& e) {
+        if (i == 0) throw;
+        throw ConfigError(e.file(), at, e.expected(),
+                          fmt::format("the range's value {} (from {} + {} × step {}, at most to {})", out[i].dump(),
+                                      from, i, step, to));
+      }
     }
   } else {
     v.fail("a list of values or a range {\"from\", \"to\", \"step\"}");

@@ -657,6 +657,10 @@ TEST(SweepSpec, ErrorsNameFileAndPointer) {
   EXPECT_EQ(pointer_of(R"("axes": {"arch:/contraction/lanes": [64, -4, 0]}, "objectives": ["dsp"])"),
             "/axes/arch:~1contraction~1lanes/1");
   EXPECT_EQ(pointer_of(R"("axes": {"lanes": [32, 64, 0]}, "objectives": ["dsp"])"), "/axes/lanes/2");
+  // A range: its first value is /from, a later one (from + i · step) is bounded by /to.
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": {"from": 0, "to": 8}}, "objectives": ["dsp"])"), "/axes/lanes/from");
+  EXPECT_EQ(pointer_of(R"("axes": {"lanes": {"from": 16, "to": 4100, "step": 4084}}, "objectives": ["dsp"])"),
+            "/axes/lanes/to");
   // A refusal at a member the axis does not set depends on the other axes too: the sweep
   // loads and each such point says why (a dual-port base arch, a contraction as narrow as its
   // nonlinear units).
