@@ -110,7 +110,7 @@ void check_machine_metrics(const JsonView& root, const machine::Machine& m) {
   for (const auto& [name, value] : own) {
     std::optional<JsonView> v = metrics->find(name);
     if (!v || v->raw().is_null()) continue;
-    const double found = v->as_double();
+    const double found = v->as_double(-1e300, 1e300);
     if (found != static_cast<double>(value)) {
       v->fail(fmt::format("{} {} — the figure of the machine /configs describes (chosen.json's /configs were edited "
                           "after explore, or its /metrics are another design's: re-run ttsim explore)",

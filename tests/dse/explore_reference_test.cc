@@ -158,6 +158,33 @@ TEST(ExploreReference, TheUnitLanesSweepChoosesTheUnitLanesArch) {
   EXPECT_TRUE(got == want) << "chosen " << got.to_json().dump() << "\nfile   " << want.to_json().dump();
 }
 
+// Points the sweep could not evaluate (here the 16-lane contraction beside 16-lane units on a
+// dual-port base: /contraction/lanes_per_bank) are counted apart in summary.md.
+TEST(ExploreReference, PointsNotEvaluatedAreCounted) {
+  const std::string dir = tmp_dir("not_evaluated");
+  write_file_atomic(dir + "/sweep.json", R"({
+    "name": "not_evaluated",
+    "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_dual_port.json",
+             "device": "configs/devices/u50.json"},
+    "axes": {"lanes": [16, 128]},
+    "objectives": ["dsp"],
+    "search": {"strategy": "grid"},
+    "fidelity": "analytic"
+  })");
+  const auto setup = make_run_setup(dir + "/sweep.json");
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  const auto r = run_explore(*setup->eval, dir + "/sweep.json", o);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  EXPECT_EQ(r.final.evaluated, 2u);
+  EXPECT_EQ(r.final.failed, 1u);
+  EXPECT_EQ(r.final.feasible, 1u);
+  const std::string summary = read_text(o.out_dir + "/summary.md");
+  EXPECT_NE(summary.find("- evaluated: 2 points (1 feasible, 1 not evaluated: results.csv gives each one's reason)"),
+            std::string::npos)
+      << summary;
+}
+
 /// Writes `doc` as the base `role` file ("model", "arch" or "device") into `dir`, and a
 /// two-point sweep over it with the shipped files for the other roles; returns the sweep's path.
 std::string sweep_with_base(const std::string& dir, const std::string& role, const Json& doc) {
