@@ -110,10 +110,11 @@ void check_machine_metrics(const JsonView& root, const machine::Machine& m) {
   for (const auto& [name, value] : own) {
     std::optional<JsonView> v = metrics->find(name);
     if (!v || v->raw().is_null()) continue;
-    const double found = v->as_double(-1e300, 1e300);
+    const double found = v->as_double(0, 1e15);
     if (found != static_cast<double>(value)) {
       v->fail(fmt::format("{} {} — the figure of the machine /configs describes (chosen.json's /configs were edited "
-                          "after explore, or its /metrics are another design's: re-run ttsim explore)",
+                          "after explore, its /metrics are another design's, or it was written by a ttsim whose "
+                          "resource model differs: re-run ttsim explore)",
                           name, value),
               v->raw().dump());
     }
