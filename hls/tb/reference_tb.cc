@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "hls/include/banked.h"
@@ -187,8 +188,15 @@ int main(int argc, char** argv) {
   if (non_finite > 0) std::printf("reference_tb: %d gradient words of the step are not finite\n", non_finite);
   pass = pass && non_finite == 0;
   pass = pass && worst <= 1e-4;  // false for a NaN error
-  std::printf("reference_tb: %d gradient tensors, largest relative error %.3g (tensor %d at word %d)\n", tensors,
-              worst, worst_tensor, worst_tensor >= 0 ? spans[2 * worst_tensor] : -1);
+  // Where the largest error is: "tensor t at word w", or that every word is exact.
+  auto where = [&](int t) {
+    char text[64];
+    if (t < 0) return std::string("every word exact");
+    std::snprintf(text, sizeof text, "tensor %d at word %d", t, spans[2 * t]);
+    return std::string(text);
+  };
+  std::printf("reference_tb: %d gradient tensors, largest relative error %.3g (%s)\n", tensors, worst,
+              where(worst_tensor).c_str());
 
   // The train step: SGD of every tensor fused into the backward pass.
   constexpr float kTbLr = 0.1f;
@@ -209,10 +217,9 @@ int main(int argc, char** argv) {
   const double worst_p = worst_error(updated, want_updated, &worst_updated);
   pass = pass && stepped && moved > 0 && own_p <= 1e-6 && worst_p <= 1e-4;
   std::printf("reference_tb: train step (lr %g): %d parameter tensors, largest relative error %.3g against SGD "
-              "with the step's own gradients (tensor %d at word %d), %.3g against the reference's SGD (tensor %d "
-              "at word %d); parameters moved by %.4g in total%s\n",
-              kTbLr, tensors, own_p, worst_own, worst_own >= 0 ? spans[2 * worst_own] : -1, worst_p, worst_updated,
-              worst_updated >= 0 ? spans[2 * worst_updated] : -1, moved,
+              "with the step's own gradients (%s), %.3g against the reference's SGD (%s); parameters moved by %.4g in "
+              "total%s\n",
+              kTbLr, tensors, own_p, where(worst_own).c_str(), worst_p, where(worst_updated).c_str(), moved,
               stepped ? "" : " (the train step refused its arguments)");
   std::printf("reference_tb: %s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;
