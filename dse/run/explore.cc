@@ -260,6 +260,19 @@ bool merge_shard_logs(const SweepEvaluator& eval, const std::vector<std::string>
   return true;
 }
 
+// Where sweep document `now` first differs from `before` (the sweep a run folder was started
+// with), by a JSON patch of one into the other (nlohmann's json::diff): "(first difference: /axes/lanes
+// replaced)"; "" when they are equal.
+std::string sweep_difference(const Json& before, const Json& now) {
+  const Json patch = Json::diff(before, now);
+  if (patch.empty()) return {};
+  const Json& op = patch.front();
+  const std::string what = op.at("op") == "add" ? "added" : op.at("op") == "remove" ? "removed" : "changed";
+  const std::string path = op.at("path").get<std::string>();
+  return " (first difference: " + (path.empty() ? std::string("/") : path) + " " + what + "; " +
+         std::to_string(patch.size()) + " difference" + (patch.size() == 1 ? "" : "s") + " in all)";
+}
+
 // Refuses (InputError) to continue the run `existing` of `options.out_dir` with `eval`'s sweep:
 // without --resume, of another sweep, numbering, calibration or shard, or with an input file
 // changed since it started.
@@ -271,7 +284,10 @@ void check_resumable(const RunState& existing, const SweepEvaluator& eval, const
     throw InputError(options.out_dir + ": already holds a run (state.json); pass --resume to "
                      "continue it or choose another --out");
   }
-  if (existing.sweep_doc != sweep.doc) throw InputError(state_file + ": belongs to another sweep than " + sweep_file);
+  if (existing.sweep_doc != sweep.doc) {
+    throw InputError(state_file + ": belongs to another sweep than " + sweep_file +
+                     sweep_difference(existing.sweep_doc, sweep.doc));
+  }
   check_numbering(existing, sweep, state_file);
   if (existing.calibration != eval.calibration()) {
     throw InputError(state_file + ": was run with calibration " + calibration_text(existing.calibration) +
@@ -365,7 +381,8 @@ ExploreReport write_shard(RunState& state, BatchRunner& runner, const ExploreOpt
 // shard, or written by an older ttsim.
 void check_shard_settings(const SweepEvaluator& eval, const RunState& s, const std::string& dir) {
   if (s.sweep_doc != eval.sweep().doc) {
-    throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file);
+    throw InputError(dir + "/state.json: belongs to another sweep than " + eval.sweep().file +
+                     sweep_difference(s.sweep_doc, eval.sweep().doc));
   }
   check_numbering(s, eval.sweep(), dir + "/state.json");
   check_inputs_unchanged(s.inputs, input_fingerprint(eval.sweep()), dir + "/state.json");

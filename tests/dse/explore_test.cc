@@ -142,6 +142,25 @@ TEST(Explore, ResumeAfterInterruptionEqualsAnUninterruptedRun) {
   ASSERT_EQ(r2.outcome, ExploreOutcome::kComplete);
   EXPECT_EQ(r2.new_evaluations + r1.new_evaluations, 128u);  // nothing evaluated twice
   expect_same_files(f.dir + "/whole", f.dir + "/parts");
+
+  // Resuming a folder with another sweep is refused, naming where the sweeps first differ.
+  std::string other = slurp(f.dir + "/toy_sweep.json");
+  const std::string limit = "\"max_epoch_seconds\": 14";
+  ASSERT_NE(other.find(limit), std::string::npos);
+  other.replace(other.find(limit), limit.size(), "\"max_epoch_seconds\": 13");
+  write_file_atomic(f.dir + "/other_sweep.json", other);
+  const SweepSpec other_sweep = load_sweep_spec(f.dir + "/other_sweep.json");
+  SweepEvaluator other_eval(other_sweep, Evaluators{&f.analytic, &f.systemc}, std::nullopt);
+  resume.out_dir = f.dir + "/whole";
+  try {
+    run_explore(other_eval, "other_sweep.json", resume);
+    ADD_FAILURE() << "resumed with another sweep";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("belongs to another sweep than"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(first difference: /constraints/max_epoch_seconds changed; 1 difference in all)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Explore, RowsWrittenAsAGridRunsAreWhatTheLogPassWrites) {
