@@ -71,6 +71,33 @@ ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device,
   return c;
 }
 
+std::vector<ResourceOverrun> resource_limits(const ResourceUse& use, const DeviceSpec& device, double headroom_pct) {
+  if (!(headroom_pct >= 0 && headroom_pct < 100)) {
+    throw std::invalid_argument("resource_limits: headroom must be in [0, 100)");
+  }
+  std::vector<ResourceOverrun> out;
+  const double usable = (100.0 - headroom_pct) / 100.0;
+  auto add = [&](const char* what, const char* pointer, double used, std::int64_t total) {
+    out.push_back({what, pointer, used, std::floor(static_cast<double>(total) * usable), static_cast<double>(total),
+                   headroom_pct});
+  };
+  add("BRAM36", "/resources/bram36", use.bram36, device.bram36);
+  add("URAM288", "/resources/uram288", use.uram288, device.uram288);
+  add("DSP", "/resources/dsp", use.dsp, device.dsp);
+  if (device.lut > 0) add("LUT", "/resources/lut", use.lut, device.lut);
+  if (device.ff > 0) add("FF", "/resources/ff", use.ff, device.ff);
+  return out;
+}
+
+std::optional<ResourceOverrun> tightest_resource(const ResourceUse& use, const DeviceSpec& device,
+                                                 double headroom_pct) {
+  std::optional<ResourceOverrun> best;
+  for (const ResourceOverrun& r : resource_limits(use, device, headroom_pct)) {
+    if (r.limit > 0 && (!best || r.used / r.limit > best->used / best->limit)) best = r;
+  }
+  return best;
+}
+
 std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const DeviceSpec& device,
                                                double headroom_pct) {
   if (!(headroom_pct >= 0 && headroom_pct < 100)) {
@@ -78,15 +105,9 @@ std::vector<ResourceOverrun> resource_overruns(const ResourceUse& use, const Dev
   }
   std::vector<ResourceOverrun> out;
   const double usable = (100.0 - headroom_pct) / 100.0;
-  auto check = [&](const char* what, const char* pointer, double used, std::int64_t total) {
-    const double limit = std::floor(static_cast<double>(total) * usable);
-    if (used > limit) out.push_back({what, pointer, used, limit, static_cast<double>(total), headroom_pct});
-  };
-  check("BRAM36", "/resources/bram36", use.bram36, device.bram36);
-  check("URAM288", "/resources/uram288", use.uram288, device.uram288);
-  check("DSP", "/resources/dsp", use.dsp, device.dsp);
-  if (device.lut > 0) check("LUT", "/resources/lut", use.lut, device.lut);
-  if (device.ff > 0) check("FF", "/resources/ff", use.ff, device.ff);
+  for (const ResourceOverrun& r : resource_limits(use, device, headroom_pct)) {
+    if (r.used > r.limit) out.push_back(r);
+  }
   if (use.card_watts > 0 && device.card_max_watts > 0) {
     const double limit = device.card_max_watts * usable;
     if (use.card_watts > limit) {

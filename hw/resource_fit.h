@@ -16,6 +16,7 @@
 //    route; a device file that states no achievable clock checks no clock.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,17 @@ struct ResourceOverrun {
 /// The achievable clock of a design using `use` on `device` with `headroom_pct` percent of
 /// each resource kept free (the rule above; use.clock_mhz is not read).
 ClockEstimate achievable_clock(const ResourceUse& use, const DeviceSpec& device, double headroom_pct);
+
+/// BRAM36, URAM288, DSP, LUT and FF of `use` with their limits on `device` with `headroom_pct`
+/// percent kept free (floor(total · (100 − headroom) / 100)), in that order; LUT and FF only
+/// where the device file gives their totals. Whether each is over its limit or not. Throws
+/// std::invalid_argument for a headroom outside [0, 100).
+std::vector<ResourceOverrun> resource_limits(const ResourceUse& use, const DeviceSpec& device, double headroom_pct);
+
+/// Of resource_limits, the one closest to (or furthest over) its limit: the largest used /
+/// limit; nullopt when no limit is positive.
+std::optional<ResourceOverrun> tightest_resource(const ResourceUse& use, const DeviceSpec& device,
+                                                 double headroom_pct);
 
 /// The resources of `use` over their limits on `device` with `headroom_pct` percent kept
 /// free, in the order BRAM36, URAM288, DSP, LUT, FF, card power, clock; empty when the design

@@ -111,15 +111,23 @@ std::string card_and_clock(const Machine& m, double luts, double ffs, double clo
 std::string built_line(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,
                        double headroom_pct) {
   const std::int64_t dsp = m.dsp();
+  // The resource nearest its limit under the fit rule (hw/resource_fit.h tightest_resource).
+  std::string tightest;
+  if (const auto t = tightest_resource(machine_use(m, luts, ffs, clock_mhz, device), device, headroom_pct)) {
+    const bool estimated = t->resource == "LUT" || t->resource == "FF";
+    tightest = fmt::format("; nearest its limit: {} {}{} of {} usable, {:.1f} %", t->resource,
+                           grouped(static_cast<std::int64_t>(t->used + 0.5)), estimated ? " estimated" : "",
+                           grouped(static_cast<std::int64_t>(t->limit)), 100.0 * t->used / t->limit);
+  }
   return fmt::format(
       "built: BRAM36 {} / {}, URAM288 {} / {}; DSP {} / {} ({:.1f} %); LUT {}k (estimate) / {}k; FF {}k (estimate) / "
       "{}k{}; on-chip arrays {}; "
-      "fits: yes ({:g} % headroom)\n",
+      "fits: yes ({:g} % headroom{})\n",
       grouped(m.bram36()), grouped(device.bram36), grouped(m.uram288()), grouped(device.uram288), grouped(dsp),
       grouped(device.dsp), 100.0 * dsp / device.dsp, grouped(static_cast<std::int64_t>(luts / 1000 + 0.5)),
       grouped(device.lut / 1000), grouped(static_cast<std::int64_t>(ffs / 1000 + 0.5)), grouped(device.ff / 1000),
       card_and_clock(m, luts, ffs, clock_mhz, device, headroom_pct, "; ", "/"), mib(m.onchip_bytes()),
-      headroom_pct);
+      headroom_pct, tightest);
 }
 
 std::string fit_summary(const Machine& m, double luts, double ffs, double clock_mhz, const DeviceSpec& device,

@@ -36,6 +36,26 @@ TEST(ResourceFit, EveryLimitAtItsBoundFits) {
   EXPECT_EQ(resource_overruns(u, u50_like(), 5)[0].resource, "clock");
 }
 
+// The resource nearest its limit is the largest used / usable, over the limit or not.
+TEST(ResourceFit, TheTightestResourceIsTheLargestShareOfItsLimit) {
+  ResourceUse u;
+  u.bram36 = 638;   // 50 % of 1,276
+  u.uram288 = 304;  // 50 % of 608
+  u.dsp = 5000;     // 88.4 % of 5,654
+  u.lut = 823956;   // 99.5 % of 828,096
+  u.ff = 10;
+  auto t = tightest_resource(u, u50_like(), 5);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->resource, "LUT");
+  EXPECT_EQ(t->limit, 828096);
+  u.dsp = 6000;  // over its limit: the tightest, and the one overrun
+  t = tightest_resource(u, u50_like(), 5);
+  EXPECT_EQ(t->resource, "DSP");
+  ASSERT_EQ(resource_overruns(u, u50_like(), 5).size(), 1u);
+  EXPECT_EQ(resource_limits(u, u50_like(), 5).size(), 5u);
+  EXPECT_FALSE(tightest_resource(u, DeviceSpec{}, 5).has_value());  // no totals: no limit
+}
+
 TEST(ResourceFit, CardPowerAndClockOverTheirLimitsAreNamed) {
   ResourceUse u;
   u.card_watts = 71.6;
