@@ -32,6 +32,7 @@
 #include "hw/device_spec.h"
 #include "models/model_spec.h"
 #include "sim/machine_luts.h"
+#include "sim/step_report.h"
 #include "sim/step_sim.h"
 
 namespace {
@@ -45,12 +46,6 @@ struct Point {
   int nonlinear_lanes;
   bool parallel;
 };
-
-std::int64_t step_macs(const StepResult& r) {
-  std::int64_t macs = 0;
-  for (const ttsim::Task& t : r.graph().tasks) macs += t.macs;
-  return macs;
-}
 
 /// `arch` with p's engine count, nonlinear lanes and policy (one unit of each nonlinear kind).
 ArchSpec with_point(ArchSpec arch, const Point& p) {
@@ -200,7 +195,7 @@ int main(int argc, char** argv) {
       const ArchSpec arch = with_point(base, p);
       const StepResult a = run(model, arch, device, false);
       const StepResult s = run(model, arch, device, true);
-      const double ideal = static_cast<double>(step_macs(a)) / (static_cast<double>(p.engines) * lanes);
+      const double ideal = static_cast<double>(ttsim::graph_macs(a.graph())) / (static_cast<double>(p.engines) * lanes);
       std::printf("%7d %8d %-10s %10lld %10lld %10.0f %6.2f %10.0f\n", p.engines, p.nonlinear_lanes,
                   p.parallel ? "parallel" : "sequential", static_cast<long long>(a.run.schedule.makespan),
                   static_cast<long long>(s.run.schedule.makespan), ideal,

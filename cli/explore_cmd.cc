@@ -86,7 +86,7 @@ int report_explore(const dse::ExploreReport& r, const dse::RunSetup& setup, cons
   std::cout << fmt::format(
       "{} points ({} new), {} feasible{}, Pareto front {} ({} SystemC-evaluated), {:.1f} s\n", r.evaluated,
       r.new_points, feasible,
-      r.final.failed > 0 ? fmt::format(", {} not evaluated (results.csv's reason says why)", r.final.failed) : "",
+      dse::not_evaluated_clause(r.final),
       r.final.front.size(), r.final.systemc_points, secs);
   if (r.final.chosen) {
     std::cout << fmt::format("chosen: id {} {} ({})\n  {}\n", *r.final.chosen,

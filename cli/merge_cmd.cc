@@ -74,9 +74,7 @@ int run_merge_cmd(const std::vector<std::string>& args) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format("merged {} shards: {} points, {} feasible{}, Pareto front {}, {:.1f} s; results in {}\n",
                            shards.size(), r.evaluated, r.final.feasible,
-                           r.final.failed > 0 ? fmt::format(", {} not evaluated (results.csv's reason says why)",
-                                                            r.final.failed)
-                                              : "",
+                           dse::not_evaluated_clause(r.final),
                            r.final.front.size(), secs, out);
   return 0;
 }

@@ -11,12 +11,10 @@ namespace ttsim {
 namespace {
 
 std::string mac_ideal_line(const StepResult& r, const ArchSpec& arch) {
-  std::int64_t macs = 0;
-  for (const Task& t : r.graph().tasks) macs += t.macs;
   const UnitSpec& c = arch.units[static_cast<int>(UnitKind::kContraction)];
   const std::int64_t lanes = static_cast<std::int64_t>(c.count) * c.lanes;
-  if (macs <= 0 || lanes <= 0) return {};
-  const std::int64_t ideal = (macs + lanes - 1) / lanes;
+  const std::int64_t macs = graph_macs(r.graph()), ideal = mac_ideal_cycles(r.graph(), lanes);
+  if (ideal <= 0) return {};
   return fmt::format("MAC ideal {} cycles ({} MACs on {} contraction lanes); the step is {:.2f}× it\n", grouped(ideal),
                      grouped(macs), lanes, static_cast<double>(r.run.schedule.makespan) / static_cast<double>(ideal));
 }

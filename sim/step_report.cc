@@ -12,6 +12,16 @@ double lane_efficiency(std::int64_t macs, std::int64_t cycles, int lanes) {
   return cycles > 0 && lanes > 0 ? static_cast<double>(macs) / (static_cast<double>(cycles) * lanes) : 0.0;
 }
 
+std::int64_t graph_macs(const TaskGraph& graph) {
+  std::int64_t macs = 0;
+  for (const Task& t : graph.tasks) macs += t.macs;
+  return macs;
+}
+
+std::int64_t mac_ideal_cycles(const TaskGraph& graph, std::int64_t lanes) {
+  return lanes < 1 ? 0 : (graph_macs(graph) + lanes - 1) / lanes;
+}
+
 std::string contraction_form_name(int variant) {
   if (variant < 0) return "transpose";
   const int form = variant & ttsim_spec::kContractFormMask;

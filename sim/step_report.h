@@ -30,6 +30,14 @@ StageCycles stage_cycles(const TaskGraph& graph, const Schedule& schedule);
 /// lanes' multiply-accumulates a product used; 0 when cycles or lanes is 0.
 double lane_efficiency(std::int64_t macs, std::int64_t cycles, int lanes);
 
+/// Multiply-accumulates of `graph`'s tasks, Σ Task::macs (recomputed products included).
+std::int64_t graph_macs(const TaskGraph& graph);
+
+/// The step's MAC ideal, cycles: ceil(graph_macs / lanes), the cycles no schedule of `graph`
+/// on `lanes` multiply-accumulate lanes (every contraction engine's) can beat; 0 when lanes
+/// is below 1.
+std::int64_t mac_ideal_cycles(const TaskGraph& graph, std::int64_t lanes);
+
 /// One layer ("enc0.q", "enc0.attn", "embedding", "loss", ...).
 struct LayerBreakdown {
   std::string layer;

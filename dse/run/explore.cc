@@ -261,8 +261,9 @@ bool merge_shard_logs(const SweepEvaluator& eval, const std::vector<std::string>
 }
 
 // Where sweep document `now` first differs from `before` (the sweep a run folder was started
-// with), by a JSON patch of one into the other (nlohmann's json::diff): "(first difference: /axes/lanes
-// replaced)"; "" when they are equal.
+// with), by a JSON patch of one into the other (nlohmann's json::diff): " (first difference:
+// /axes/lanes changed; 2 differences in all)" ("added", "removed" for a member only one has);
+// "" when they are equal.
 std::string sweep_difference(const Json& before, const Json& now) {
   const Json patch = Json::diff(before, now);
   if (patch.empty()) return {};

@@ -52,4 +52,10 @@ struct FinalResult {
   std::vector<std::string> notes;   ///< unavailable metrics, skipped stages, budgets
 };
 
+/// The clause the explore and merge summary lines give the points `f` could not evaluate:
+/// ", 12 not evaluated (results.csv's reason says why)"; "" when there are none.
+inline std::string not_evaluated_clause(const FinalResult& f) {
+  return f.failed > 0 ? ", " + std::to_string(f.failed) + " not evaluated (results.csv's reason says why)" : "";
+}
+
 }  // namespace ttsim::dse
