@@ -403,6 +403,15 @@ class BoundPlan {
   /// The steps that write `tensor` add into it (the kernel's `accumulate` flag: C is read
   /// at the first reduction step), so they read it too.
   void accumulate(const std::string& tensor) { accumulated_.insert(tensor); }
+  /// The step of role `role` that writes the accumulated `tensor` writes a partial buffer
+  /// "<layer>.<tensor>.part" in `memory` instead, and an add task of it into `tensor`
+  /// ("<step>.add", role "grad_input.add") follows it: ttsim_spec::input_grad_by_add, as
+  /// hls/kernels/tt_linear.cc btt_backward_products runs it.
+  void accumulate_by_add(const std::string& role, const std::string& tensor, int memory) {
+    by_add_role_ = role;
+    by_add_tensor_ = tensor;
+    by_add_memory_ = memory;
+  }
   bool bound(const std::string& tensor) const { return ids_.count(tensor) > 0; }
   int id(const std::string& tensor) {
     auto it = ids_.find(tensor);
@@ -430,12 +439,24 @@ class BoundPlan {
       // contractions only; the other kernels take no index argument.
       std::vector<int> reads = s.op == TaskOp::kContraction ? extra_reads : std::vector<int>{}, writes;
       for (const auto& r : s.reads) reads.push_back(id(r));
+      int by_add = -1, part = -1;  // the accumulated tensor reached through a partial and an add
       for (const auto& w : s.writes) {
+        if (accumulated_.count(w) && s.role == by_add_role_ && w == by_add_tensor_) {
+          by_add = id(w);
+          part = b_.buffer(layer_ + "." + w + ".part", layer_, plan_->tensor(w).shape, by_add_memory_);
+          writes.push_back(part);
+          continue;
+        }
         writes.push_back(id(w));
         if (accumulated_.count(w)) reads.push_back(id(w));
       }
-      b_.task(layer_ + step_tag_ + "." + s.name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape,
-              reads, writes);
+      const std::string name = layer_ + step_tag_ + "." + s.name;
+      b_.task(name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape, reads, writes);
+      if (by_add >= 0) {
+        const auto& shape = plan_->tensor(by_add_tensor_).shape;
+        b_.task(name + ".add", TaskOp::kAdd, stage_of(s.stage), layer_, encoder_, "grad_input.add",
+                rows_cols(shape.at(0), shape.at(1)), {part, by_add}, {by_add});
+      }
     }
   }
 
@@ -448,6 +469,8 @@ class BoundPlan {
   std::string step_tag_;  ///< tag_ while a forward step is emitted, else empty
   std::map<std::string, int> ids_;
   std::set<std::string> accumulated_;
+  std::string by_add_role_, by_add_tensor_;  ///< accumulate_by_add
+  int by_add_memory_ = 0;
 };
 
 class TrainingGraph {
@@ -601,7 +624,12 @@ class TrainingGraph {
     BoundPlan& p = *lin.plan;
     const int dx = accumulate_dx >= 0 ? accumulate_dx
                                       : b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim}, dx_memory);
-    if (accumulate_dx >= 0) p.accumulate("dX");
+    if (accumulate_dx >= 0) {
+      p.accumulate("dX");
+      // A BTT layer's accumulating dX through a partial in act and an add
+      // (hls/kernels/model_step.cc linear_backward, Layout::dx_part).
+      if (input_grad_by_add(l, o_)) p.accumulate_by_add("btt.grad_xl", "dX", ttsim_spec::kActMem);
+    }
     p.bind("dY", dy);
     p.bind("dX", dx);
     p.emit(FlowStage::kGradInput, {}, true);
@@ -813,6 +841,15 @@ class TrainingGraph {
 };
 
 }  // namespace
+
+bool input_grad_by_add(const LinearLayerSpec& l, const GraphOptions& options) {
+  if (l.format != WeightFormat::kTT || l.tt.in_factors.empty() || options.contraction_lanes < 1) return false;
+  auto it = options.flow_by_kind.find(l.kind);
+  if (it != options.flow_by_kind.end() && it->second != Flow::kBTT) return false;
+  return ttsim_spec::input_grad_by_add(options.contraction_lanes, options.arena_banks, options.add_lanes,
+                                       static_cast<int>(l.tt.ranks.at(l.tt.in_factors.size())),
+                                       static_cast<int>(l.in_dim));
+}
 
 TaskGraph build_training_graph(const ModelSpec& model, const GraphOptions& options) {
   if (options.tokens < 0) {

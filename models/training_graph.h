@@ -27,7 +27,18 @@ struct GraphOptions {
   /// they write new buffers "<layer>.re.<tensor>" (the same arrays of the top as the
   /// forward's), which the encoder's backward (its tasks named as without recomputation) reads.
   bool recompute_encoders = false;
+  /// The machine's contraction lanes, arena banks and add-unit lanes: with them a BTT
+  /// layer's accumulating input gradient runs as a product into a partial buffer and an add
+  /// where ttsim_spec::input_grad_by_add says so (graph_options sets them from the arch);
+  /// 0 (default): the contraction's accumulate flag everywhere.
+  int contraction_lanes = 0, arena_banks = 0, add_lanes = 0;
 };
+
+/// Whether the graph of `options` runs layer `l`'s input gradient, where it accumulates into
+/// a gradient it is given (q, k, v, ffn_in), as a product into a partial buffer and an add
+/// (hls/kernels/model_step.cc linear_backward): a TT layer on the BTT flow for which
+/// ttsim_spec::input_grad_by_add holds at the options' lanes, banks, its rank r_d and M.
+bool input_grad_by_add(const LinearLayerSpec& l, const GraphOptions& options);
 
 /// The complete training step: forward, backward through every layer (attention and
 /// LayerNorm included), loss, and one SGD update task per parameter buffer.

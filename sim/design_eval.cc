@@ -82,6 +82,12 @@ bool same_step_structure(const ArchSpec& arch, const ArchSpec& other) {
          arch.fusion == other.fusion;
 }
 
+/// input_grad_by_add of every linear layer of `model` under `options`, into `out`.
+void by_add_signature(const ModelSpec& model, const GraphOptions& options, std::vector<char>& out) {
+  out.clear();
+  for (const auto& l : model.linears) out.push_back(input_grad_by_add(l, options) ? 1 : 0);
+}
+
 /// The last evaluation of one design structure (model structure, the arch's step structure
 /// (same_step_structure), device) on this thread, kept to evaluate the next design of that
 /// structure in place.
@@ -97,6 +103,10 @@ struct StepTemplate {
   /// The TT and TTM ranks of the model last evaluated on the template (rank_signature):
   /// the graph, footprints and arrays are that model's.
   std::vector<std::int64_t> ranks;
+  /// The linear layers whose accumulating input gradient the graph runs through a partial
+  /// and an add (by_add_signature of the last model and arch): tasks and buffers of the
+  /// graph, so part of its structure.
+  std::vector<char> by_add;
 
   /// Gives the template its own copies of what an earlier caller still holds (the
   /// evaluation, or its graph or machine), so re-evaluating never changes a result
@@ -162,10 +172,14 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   EngineOptions options;
   options.analytic = fidelity == Fidelity::kAnalytic;
   options.occupancy = !options.analytic;  // no analytic figure reads it
+  thread_local std::vector<char> by_add;
   rank_signature(model, ranks);
+  const GraphOptions graph_opts = graph_options(arch, 0);
+  by_add_signature(model, graph_opts, by_add);
   auto it = templates.begin();
   while (it != templates.end() &&
-         (!same_step_structure(it->arch, arch) || it->device != device || !same_graph_structure(it->model, model))) {
+         (!same_step_structure(it->arch, arch) || it->device != device || it->by_add != by_add ||
+          !same_graph_structure(it->model, model))) {
     ++it;
   }
   if (it != templates.end() && it->ranks == ranks) {
@@ -178,7 +192,6 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   // built: a model far beyond them would otherwise take that graph's memory first.
   const machine::HlsDesign hd =
       machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
-  const GraphOptions graph_opts = graph_options(arch, 0);
   if (it != templates.end()) {
     templates.splice(templates.begin(), templates, it);
     StepTemplate& t = templates.front();
@@ -197,6 +210,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
       DesignEvaluation& e = *t.evaluation;
       resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
       t.ranks = ranks;
+      t.by_add = by_add;
       finish_evaluation(e, model, arch, device, split, options);
       ++paths.resimulated;
       return t.evaluation;
@@ -217,6 +231,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   t.machine = std::make_shared<machine::Machine>(*e.step.machine);
   e.step.machine = t.machine;
   t.ranks = ranks;
+  t.by_add = by_add;
   finish_evaluation(e, model, arch, device, split, options);
   ++paths.built;
   std::shared_ptr<const DesignEvaluation> result = t.evaluation;

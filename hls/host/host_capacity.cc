@@ -272,6 +272,8 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // h0, x̂0, 1/σ0, and the shared slot proj (E, every o and ffn_out output, and in place
   // the LayerNorm inputs x0, a1, a2).
   c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
+  // The BTT layers' partial input gradient (make_layout dx_part).
+  if (ttsim_hls::any_input_grad_by_add(m)) c.array(A, "activation", {"partial input gradients"}, mul(K, D));
   // The heads' logits, the slot head's rows at logit_pitch, and the most padding their two
   // kLogitAlign-aligned starts can take (make_layout aligns them where the out arena is).
   const I64 la = ttsim_hls::kLogitAlign, pitch = ttsim_hls::logit_pitch(m.slot_tags);

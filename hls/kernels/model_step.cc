@@ -38,6 +38,7 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
 }
 
 /// Backward of linear_forward: dX (+)= dY·Wᵀ, dW, db. dY and dX in different bwd arenas.
+/// A BTT layer with dx_by_add accumulates its dX through the partial slot L.dx_part in act.
 void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
                      const Layout& L, CRef X, CRef dY, Ref dX, bool acc) {
 #pragma HLS INLINE
@@ -54,7 +55,8 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
                   a.chain1 + L.lin_scratch[1]);
     }
     btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
-                 dW, db, a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
+                 acc && l.dx_by_add, a.act + L.dx_part, dW, db, a.chain0 + L.lin_scratch[0],
+                 a.chain1 + L.lin_scratch[1]);
   } else {
     tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
@@ -62,6 +64,25 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
 }
 
 }  // namespace
+
+void set_input_grad_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes) {
+  for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      LinearDims& l = m.lin[e][i];
+      l.dx_by_add = l.tt && l.btt &&
+                    ttsim_spec::input_grad_by_add(contract_lanes, banks, add_lanes, l.t.r[l.t.d], l.in_dim);
+    }
+  }
+}
+
+bool any_input_grad_by_add(const ModelDims& m) {
+  for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
+    for (int i = 0; i < kLinearsPerEncoder; ++i) {
+      if (m.lin[e][i].dx_by_add) return true;
+    }
+  }
+  return false;
+}
 
 namespace {
 
@@ -312,6 +333,9 @@ bool make_layout(const ModelDims& m, Layout* out) {
     }
   }
   b.merge_slots();
+  // The partial input gradient of the BTT layers that accumulate theirs by an add (q, k, v
+  // and ffn_in take d_model inputs): live from the product to the add right after it.
+  if (any_input_grad_by_add(m)) L.dx_part = b.alloc(kActArena, K * D);
   b.head(L.head_i, m.intents);
   b.head(L.head_s, m.slot_tags);
   L.wi = L.head_i.w;

@@ -62,6 +62,10 @@ struct LinearDims {
   /// reading them saved from the forward pass; they then live in the merge slots every
   /// recomputing layer shares (Layout::merge), and only Z is kept per layer.
   bool recompute = false;
+  /// BTT only: when the backward accumulates dX into a gradient it is given (linear_backward
+  /// with acc), dX += dZ·L_dᵀ runs as a product into Layout::dx_part followed by an add
+  /// (ttsim_spec::input_grad_by_add for the design's lanes; set_input_grad_by_add).
+  bool dx_by_add = false;
   int in_dim = 0, out_dim = 0;
   TtDims t;  ///< valid when tt
 };
@@ -82,6 +86,15 @@ struct ModelDims {
   /// forward's, bit for bit.
   bool recompute_encoders = false;
 };
+
+/// Sets LinearDims::dx_by_add of every BTT layer of `m` by ttsim_spec::input_grad_by_add for
+/// a contraction of `contract_lanes` lanes on arenas of `banks` banks and an add unit of
+/// `add_lanes` lanes (the top: design_config.h kContractLanes, kArenaBanks, kAddLanes; the
+/// simulator: the arch's). Call after the layers' shapes are set.
+void set_input_grad_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes);
+/// Whether some layer of `m` has LinearDims::dx_by_add (make_layout then allocates
+/// Layout::dx_part).
+bool any_input_grad_by_add(const ModelDims& m);
 
 /// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan
 /// keeps the output of every contraction out of the memories its inputs are in, so each
@@ -191,6 +204,9 @@ struct Layout {
   // chain0/chain1: lin_scratch; chain0: ttm_copy; out/act: ttm_scratch[0] / ttm_scratch[1].
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
   int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0}, ttm_copy = 0;
+  /// act: the partial input gradient (K × d_model) of a BTT layer with dx_by_add, added into
+  /// its dX right after; allocated when some layer has dx_by_add (else 0 and unused).
+  int dx_part = 0;
   int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
   int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1

@@ -278,11 +278,13 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
 
 namespace {
 
-/// The products on dY and dZ: dZ = dY·R_1ᵀ, dX (+)= dZ·L_d (column form along M, from L_dᵀ),
+/// The products on dY and dZ: dZ = dY·R_1ᵀ, dX (+)= dZ·L_d (column form along M, from L_dᵀ;
+/// accumulated through dx_part and an add when accumulate_dx and dx_by_add),
 /// dR_1 = Zᵀ·dY, dL_dᵀ = dZᵀ·X (column form along M) and dL_d = its transpose (dG_1 when
 /// d = 1; chain0 otherwise).
 void btt_backward_products(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores, CRef saved0,
-                           CRef Z, Ref dX, bool accumulate_dx, Ref dcores, Ref scratch0, Ref scratch1) {
+                           CRef Z, Ref dX, bool accumulate_dx, bool dx_by_add, Ref dx_part, Ref dcores,
+                           Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   const int d = t.d, e = t.e, M = t.M(), N = t.N(), rd = t.r[d];
   const BttSaved sv = btt_saved(t, K);
@@ -297,8 +299,15 @@ void btt_backward_products(const int* index, const TtDims& t, int K, CRef X, CRe
   }
   if (dX) {
     c = plain_desc(K, rd, M);  // dX = dZ·L_dᵀ (K, r_d, M)
-    c.accumulate = accumulate_dx;
-    contraction(index, dZ, saved0 + sv.lt, dX, c);
+    if (accumulate_dx && dx_by_add) {
+      // dX += the product through dx_part: the product at the plain column form's II,
+      // the add at the add unit's (ttsim_spec::input_grad_by_add).
+      contraction(index, dZ, saved0 + sv.lt, dx_part, c);
+      add_accumulate(dx_part, dX, K, M, M, M);
+    } else {
+      c.accumulate = accumulate_dx;
+      contraction(index, dZ, saved0 + sv.lt, dX, c);
+    }
   }
   c = plain_desc(rd, K, N);  // dR_1 = Zᵀ·dY (r_d, K, N)
   c.a_i = 1; c.a_p = rd;
@@ -418,14 +427,15 @@ void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, cons
 }  // namespace
 
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, Ref dcores,
-                  Ref dbias, Ref scratch0, Ref scratch1) {
+                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, bool dx_by_add,
+                  Ref dx_part, Ref dcores, Ref dbias, Ref scratch0, Ref scratch1) {
 #pragma HLS INLINE
   // Every call site binds fixed arrays (see btt_remerge). dL_1 is dG_1 and dR_e is
   // dG_{d+e}: written straight into the core gradients by their own calls.
   const BttSaved sv = btt_saved(t, K);
   const BttScratch sc = btt_scratch(t, K);
-  btt_backward_products(index, t, K, X, dY, cores, saved0, Z, dX, accumulate_dx, dcores, scratch0, scratch1);
+  btt_backward_products(index, t, K, X, dY, cores, saved0, Z, dX, accumulate_dx, dx_by_add, dx_part, dcores,
+                        scratch0, scratch1);
   btt_left_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
   btt_right_chain(index, t, sv, sc, cores, saved0, saved1, dcores, scratch0, scratch1);
   if (dbias) column_sum(dY, dbias, K, t.N(), t.N());

@@ -90,13 +90,16 @@ void btt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, C
 void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved0, Ref saved1, Ref scratch0,
                  Ref scratch1);
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
-/// accumulate_dx), skipped when null. dcores: overwritten with every core's gradient.
+/// accumulate_dx), skipped when null. With accumulate_dx and dx_by_add the accumulation is
+/// a product into dx_part (K × M, in an array other than dX's and the product's inputs')
+/// and an add of it into dX (ttsim_spec::input_grad_by_add); else the contraction's
+/// accumulate flag. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. saved0 / saved1 / Z: as btt_forward left them.
 /// scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1), in arenas other than those of dY
 /// and dX.
 void btt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef cores,
-                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, Ref dcores,
-                  Ref dbias, Ref scratch0, Ref scratch1);
+                  CRef saved0, CRef saved1, CRef Z, Ref dX, bool accumulate_dx, bool dx_by_add,
+                  Ref dx_part, Ref dcores, Ref dbias, Ref scratch0, Ref scratch1);
 
 /// Sequential TT forward; the arguments of btt_forward but scratch1, with tt_saved_words.
 void tt_forward(const int* index, const TtDims& t, int K, CRef X, CRef cores, CRef bias,

@@ -161,6 +161,25 @@ void tt_bwd_adapter(const int* index, const TtDims& t, int K, ttsim_hls::CRef X,
   ttsim_hls::tt_backward(index, t, K, X, dY, cores, saved0, saved1, dX, acc, dcores, dbias, scratch0, scratch1);
 }
 
+/// btt_backward with the contraction's accumulate flag for an accumulated dX.
+void btt_bwd_flag(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef dY,
+                  ttsim_hls::CRef cores, ttsim_hls::CRef saved0, ttsim_hls::CRef saved1, ttsim_hls::CRef Z,
+                  ttsim_hls::Ref dX, bool acc, ttsim_hls::Ref dcores, ttsim_hls::Ref dbias, ttsim_hls::Ref scratch0,
+                  ttsim_hls::Ref scratch1) {
+  ttsim_hls::btt_backward(index, t, K, X, dY, cores, saved0, saved1, Z, dX, acc, false, nullptr, dcores, dbias,
+                          scratch0, scratch1);
+}
+/// btt_backward accumulating dX through a partial buffer and the add unit
+/// (ttsim_spec::input_grad_by_add's choice).
+void btt_bwd_by_add(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef dY,
+                    ttsim_hls::CRef cores, ttsim_hls::CRef saved0, ttsim_hls::CRef saved1, ttsim_hls::CRef Z,
+                    ttsim_hls::Ref dX, bool acc, ttsim_hls::Ref dcores, ttsim_hls::Ref dbias, ttsim_hls::Ref scratch0,
+                    ttsim_hls::Ref scratch1) {
+  Vf part(K * t.M() + 1, 0.0f);
+  ttsim_hls::btt_backward(index, t, K, X, dY, cores, saved0, saved1, Z, dX, acc, true, BV(part), dcores, dbias,
+                          scratch0, scratch1);
+}
+
 void check_flow(const FlowFns& f) {
   std::mt19937 rng(42);
   for (const TtDims& t : tt_cases()) {
@@ -207,8 +226,11 @@ void check_flow(const FlowFns& f) {
 }
 
 TEST(TtLinear, BttForwardAndGradientsMatchDenseReconstruction) {
-  check_flow({ttsim_hls::btt_forward, ttsim_hls::btt_backward, ttsim_hls::btt_saved_words,
-              ttsim_hls::btt_scratch_words});
+  check_flow({ttsim_hls::btt_forward, btt_bwd_flag, ttsim_hls::btt_saved_words, ttsim_hls::btt_scratch_words});
+}
+
+TEST(TtLinear, BttInputGradientAccumulatedByAnAddMatchesDenseReconstruction) {
+  check_flow({ttsim_hls::btt_forward, btt_bwd_by_add, ttsim_hls::btt_saved_words, ttsim_hls::btt_scratch_words});
 }
 
 TEST(TtLinear, SequentialTtForwardAndGradientsMatchDenseReconstruction) {
@@ -290,8 +312,8 @@ TEST(TtLinear, BttContractionStepsMatchFlowContract) {
     }
     {
       ttsim_hls::LoopCountScope scope;
-      ttsim_hls::btt_backward(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(Z), BV(dX),
-                              false, BV(dc), nullptr, BV(scratch0), BV(scratch1));
+      btt_bwd_flag(nullptr, t, K, BV(X), BV(dY), BV(cores), BV(saved0), BV(saved1), BV(Z), BV(dX), false, BV(dc),
+                   nullptr, BV(scratch0), BV(scratch1));
       EXPECT_EQ(contract_iterations(scope.counts()), trips(bwd));
     }
     // btt_remerge writes the merges the forward wrote, word for word (the saved arenas

@@ -18,6 +18,7 @@
 #include "machine/aliasing.h"
 #include "machine/machine.h"
 #include "models/training_graph.h"
+#include "sim/step_sim.h"
 #include "hw/arch_spec.h"
 
 namespace ttsim {
@@ -26,11 +27,7 @@ namespace {
 TaskGraph graph_of(const std::string& model_name, const std::string& arch_name) {
   const ModelSpec model = load_model_spec("configs/models/" + model_name + ".json");
   const ArchSpec arch = load_arch_spec("configs/arch/" + arch_name + ".json");
-  GraphOptions o;
-  o.flow_by_kind = arch.flow_by_kind;
-  o.recompute_merges = arch.recompute_merges;
-  o.recompute_encoders = arch.recompute_encoders;
-  return build_training_graph(model, o);
+  return build_training_graph(model, graph_options(arch, 0));
 }
 
 struct Case {
@@ -51,7 +48,7 @@ TEST_P(NoAliasedBinding, NoCallBindsTwoArgumentsOfOneIterationToOneArray) {
 INSTANTIATE_TEST_SUITE_P(Presets, NoAliasedBinding,
                          ::testing::Values(Case{"atis_2enc", "u50_paper"}, Case{"atis_4enc", "u50_paper"},
                                            Case{"atis_6enc", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
-                                           Case{"atis_2enc", "u50_tt_sequential"},
+                                           Case{"atis_2enc", "u50_tt_sequential"}, Case{"atis_2enc", "u50_unit_lanes"},
                                            Case{"atis_4enc", "u50_paper_recompute_encoders"}));
 
 /// The first task of `g` running `op`.

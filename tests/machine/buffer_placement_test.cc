@@ -14,6 +14,7 @@
 
 #include "machine/machine.h"
 #include "models/training_graph.h"
+#include "sim/step_sim.h"
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "sim/machine_banks.h"
@@ -32,11 +33,7 @@ TEST_P(BufferPlacement, EveryArrayHoldsItsBuffersAtEveryPointOfTheStep) {
   const ModelSpec model = load_model_spec(std::string("configs/models/") + GetParam().model + ".json");
   const ArchSpec arch = load_arch_spec(std::string("configs/arch/") + GetParam().arch + ".json");
   const DeviceSpec device = load_device_spec("configs/devices/u50.json");
-  GraphOptions o;
-  o.flow_by_kind = arch.flow_by_kind;
-  o.recompute_merges = arch.recompute_merges;
-  o.recompute_encoders = arch.recompute_encoders;
-  const TaskGraph graph = build_training_graph(model, o);
+  const TaskGraph graph = build_training_graph(model, graph_options(arch, 0));
   const machine::Machine m = machine::describe(model, arch, device, graph);
 
   ASSERT_EQ(m.memory_of_buffer.size(), graph.buffers.size());
@@ -100,7 +97,9 @@ INSTANTIATE_TEST_SUITE_P(Presets, BufferPlacement,
                                            Case{"atis_2enc_r16", "u50_paper"}, Case{"atis_2enc", "u50_paper_recompute"},
                                            Case{"atis_6enc", "u50_paper_recompute"},
                                            Case{"atis_2enc", "u50_paper_recompute_encoders"},
-                                           Case{"atis_6enc", "u50_paper_recompute_encoders"}),
+                                           Case{"atis_6enc", "u50_paper_recompute_encoders"},
+                                           // Dual-port lanes: the partial input gradients in act.
+                                           Case{"atis_2enc", "u50_unit_lanes"}, Case{"atis_6enc", "u50_unit_lanes"}),
                          [](const auto& info) {
                            return std::string(info.param.model) + "_" + info.param.arch;
                          });
