@@ -461,7 +461,7 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
   auto [it, inserted] = names_by_structure_.try_emplace(
       std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute, hd.dims.recompute_encoders,
-                      ttsim_hls::any_input_grad_by_add(hd.dims)));
+                      ttsim_hls::any_dx_by_add(hd.dims)));
   shared_encoders_ = hd.dims.recompute_encoders;
   region_start_.fill(-1);
   names_ = &it->second;
@@ -530,10 +530,11 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kBwdCArena, -1, "dF | dq", "", L.dF);
   // The linear layers' chain scratch; in chain0 from its word 0 also the embedding's copy of
   // core 1 (its other temporaries use out's and act's words, make_layout chain_scratch).
-  put(kChain0Arena, -1, "scratch (TTM core-1 copy, then linear layers)", "", L.lin_scratch[0]);
+  put(kChain0Arena, -1, "scratch (TTM core-1 copy, then linear layers, then TTM gradient partials)", "",
+      L.lin_scratch[0]);
   put(kChain1Arena, -1, "scratch (linear layers)", "", L.lin_scratch[1]);
   put(kChain1Arena, -1, "stat", "", L.stat);
-  if (any_input_grad_by_add(hd.dims)) {
+  if (any_dx_by_add(hd.dims)) {
     put(kActArena, -1, "dx_part (BTT partial input gradients, each added into its dX)", "", L.dx_part);
   }
 }

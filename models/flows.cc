@@ -557,7 +557,12 @@ void ttm_last_steps_transposed(PlanBuilder& b, const TtmIndex& x, I K) {
          ttsim_spec::kAddTranspose);
 }
 
-FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
+bool AccumulateByAdd::operator()(std::int64_t inner, std::int64_t cols) const {
+  return contraction_lanes >= 1 && ttsim_spec::accumulate_by_add(contraction_lanes, arena_banks, add_lanes,
+                                                                  static_cast<int>(inner), static_cast<int>(cols));
+}
+
+FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens, const AccumulateByAdd& by_add) {
   check_tokens(tokens, "TTM embedding");
   const TtmIndex x(ttm);
   const std::size_t d = x.d;
@@ -612,11 +617,26 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens) {
   const int level = last_t ? 3 : 1;
   for (std::size_t k = last_t ? d - 1 : d; k >= 2; --k) {
     const int lv = level + static_cast<int>(d - k);
-    // A scatter-add into the token's slice of dG_k (the kernel's accumulate flag, C_old read
-    // from the zeroed gradient): the column_acc loop.
-    b.step("bwd.ttm_grad_core." + std::to_string(k), "ttm.grad_core", FlowStage::kGradWeights,
-           shape4(K, x.r(k - 1), x.Epre(k - 1), x.e(k) * x.r(k)), {x.E(k - 1), x.dE(k)}, {TtmIndex::dG(k)}, lv,
-           TaskOp::kContraction, ttsim_spec::kContractColumnAcc);
+    const I rp = x.r(k - 1), ep = x.Epre(k - 1), cols = x.e(k) * x.r(k);
+    const std::string core = "bwd.ttm_grad_core." + std::to_string(k);
+    if (by_add(ep, cols)) {
+      // Token by token: dS_k(b) into the partial, then added into the token's slice of dG_k.
+      const std::string part = "dS" + std::to_string(k) + "p";
+      b.tensor(part, TensorKind::kIntermediate, {rp, cols}, ttsim_spec::kChain0Mem);
+      for (I t = 0; t < K; ++t) {
+        const int at = lv + 2 * static_cast<int>(t);
+        b.step(core + ".t" + std::to_string(t), "ttm.grad_core", FlowStage::kGradWeights, shape4(1, rp, ep, cols),
+               {x.E(k - 1), x.dE(k)}, {part}, at);
+        b.step(core + ".add" + std::to_string(t), "ttm.grad_core.add", FlowStage::kGradWeights,
+               shape4(1, rp, 1, cols), {part, TtmIndex::dG(k)}, {TtmIndex::dG(k)}, at + 1, TaskOp::kAdd,
+               ttsim_spec::kAddAccumulate);
+      }
+    } else {
+      // A scatter-add into the token's slice of dG_k (the kernel's accumulate flag, C_old read
+      // from the zeroed gradient): the column_acc loop.
+      b.step(core, "ttm.grad_core", FlowStage::kGradWeights, shape4(K, rp, ep, cols), {x.E(k - 1), x.dE(k)},
+             {TtmIndex::dG(k)}, lv, TaskOp::kContraction, ttsim_spec::kContractColumnAcc);
+    }
     b.step("bwd.ttm_grad_chain." + std::to_string(k - 1), "ttm.grad_chain", FlowStage::kGradWeights,
            shape4(K, x.Epre(k - 1), x.e(k) * x.r(k), x.r(k - 1)), {x.dE(k), TtmIndex::G(k)}, {x.dE(k - 1)}, lv);
   }

@@ -159,7 +159,9 @@ void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& name
   sites_.push_back(std::move(s));
 }
 
-GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph) {
+GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph)
+    : options_(options) {
+  accumulate_by_add_choices(model, options_, choices_);
   const NameIndex names(graph);
   PlanClasses classes;
   const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
@@ -168,7 +170,7 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     Site s;
     s.tokens = K;
     std::vector<std::int64_t> key = ttm_shape_key(ttm, K);
-    s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K));
+    s.plan = std::make_shared<const FlowPlan>(plan_ttm_lookup(ttm, K, options.by_add));
     classify(s, std::move(key), ttm.ranks, classes);
     bind(std::move(s), "embedding", names);
   }
@@ -199,7 +201,7 @@ const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
   for (; it != plans_.end() && it->first.first == s.shape; ++it) {
     if (it->first.second == ranks) return it->second.get();
   }
-  auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens)
+  auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens, options_.by_add)
                                                             : plan_linear(model.linears[s.linear], s.flow, s.tokens,
                                                                           s.recompute));
   if (!same_plan_structure(*plan, *s.plan)) plan.reset();
@@ -207,6 +209,8 @@ const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
 }
 
 bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
+  accumulate_by_add_choices(model, options_, new_choices_);
+  if (new_choices_ != choices_) return false;
   std::vector<const FlowPlan*>& plans = site_plans_;
   plans.clear();
   for (const Site& s : sites_) {

@@ -405,7 +405,7 @@ class BoundPlan {
   void accumulate(const std::string& tensor) { accumulated_.insert(tensor); }
   /// The step of role `role` that writes the accumulated `tensor` writes a partial buffer
   /// "<layer>.<tensor>.part" in `memory` instead, and an add task of it into `tensor`
-  /// ("<step>.add", role "grad_input.add") follows it: ttsim_spec::input_grad_by_add, as
+  /// ("<step>.add", role "grad_input.add") follows it: ttsim_spec::accumulate_by_add, as
   /// hls/kernels/tt_linear.cc btt_backward_products runs it.
   void accumulate_by_add(const std::string& role, const std::string& tensor, int memory) {
     by_add_role_ = role;
@@ -628,7 +628,10 @@ class TrainingGraph {
       p.accumulate("dX");
       // A BTT layer's accumulating dX through a partial in act and an add
       // (hls/kernels/model_step.cc linear_backward, Layout::dx_part).
-      if (input_grad_by_add(l, o_)) p.accumulate_by_add("btt.grad_xl", "dX", ttsim_spec::kActMem);
+      if (input_grad_by_add(l, o_)) {
+        p.accumulate_by_add(l.format == WeightFormat::kTT ? "btt.grad_xl" : "dense.grad_input", "dX",
+                            ttsim_spec::kActMem);
+      }
     }
     p.bind("dY", dy);
     p.bind("dX", dx);
@@ -693,7 +696,7 @@ class TrainingGraph {
     position_ = b_.parameter("embedding.position", "embedding", {m_.seq_len, D});
     int sum = -1;
     if (emb.format == WeightFormat::kTTM && emb.ttm.cores() >= 2) {
-      ttm_ = std::make_shared<BoundPlan>(b_, plan_ttm_lookup(emb.ttm, K_), "embedding", -1);
+      ttm_ = std::make_shared<BoundPlan>(b_, plan_ttm_lookup(emb.ttm, K_, o_.by_add), "embedding", -1);
       for (std::size_t k = 1; k <= emb.ttm.cores(); ++k) {
         const auto name = "G" + std::to_string(k);
         const int c = b_.parameter("embedding.core" + std::to_string(k), "embedding",
@@ -843,12 +846,24 @@ class TrainingGraph {
 }  // namespace
 
 bool input_grad_by_add(const LinearLayerSpec& l, const GraphOptions& options) {
-  if (l.format != WeightFormat::kTT || l.tt.in_factors.empty() || options.contraction_lanes < 1) return false;
+  if (l.format != WeightFormat::kTT) return options.by_add(l.out_dim, l.in_dim);  // dense: dY·W
+  if (l.tt.in_factors.empty()) return false;
   auto it = options.flow_by_kind.find(l.kind);
   if (it != options.flow_by_kind.end() && it->second != Flow::kBTT) return false;
-  return ttsim_spec::input_grad_by_add(options.contraction_lanes, options.arena_banks, options.add_lanes,
-                                       static_cast<int>(l.tt.ranks.at(l.tt.in_factors.size())),
-                                       static_cast<int>(l.in_dim));
+  return options.by_add(l.tt.ranks.at(l.tt.in_factors.size()), l.in_dim);  // BTT: dZ·L_dᵀ
+}
+
+void accumulate_by_add_choices(const ModelSpec& model, const GraphOptions& options, std::vector<char>& out) {
+  out.clear();
+  for (const auto& l : model.linears) out.push_back(input_grad_by_add(l, options) ? 1 : 0);
+  const EmbeddingSpec& emb = model.token_embedding;
+  if (emb.format != WeightFormat::kTTM) return;
+  const TtmShape& t = emb.ttm;
+  std::int64_t epre = 1;  // Epre(k − 1)
+  for (std::size_t k = 2; k <= t.cores(); ++k) {
+    epre *= t.dim_factors[k - 2];
+    out.push_back(options.by_add(epre, t.dim_factors[k - 1] * t.ranks[k]) ? 1 : 0);
+  }
 }
 
 TaskGraph build_training_graph(const ModelSpec& model, const GraphOptions& options) {

@@ -82,12 +82,6 @@ bool same_step_structure(const ArchSpec& arch, const ArchSpec& other) {
          arch.fusion == other.fusion;
 }
 
-/// input_grad_by_add of every linear layer of `model` under `options`, into `out`.
-void by_add_signature(const ModelSpec& model, const GraphOptions& options, std::vector<char>& out) {
-  out.clear();
-  for (const auto& l : model.linears) out.push_back(input_grad_by_add(l, options) ? 1 : 0);
-}
-
 /// The last evaluation of one design structure (model structure, the arch's step structure
 /// (same_step_structure), device) on this thread, kept to evaluate the next design of that
 /// structure in place.
@@ -103,9 +97,8 @@ struct StepTemplate {
   /// The TT and TTM ranks of the model last evaluated on the template (rank_signature):
   /// the graph, footprints and arrays are that model's.
   std::vector<std::int64_t> ranks;
-  /// The linear layers whose accumulating input gradient the graph runs through a partial
-  /// and an add (by_add_signature of the last model and arch): tasks and buffers of the
-  /// graph, so part of its structure.
+  /// The graph's accumulate_by_add choices for the last model and arch (partial buffers and
+  /// adds are tasks and buffers of the graph, so part of its structure).
   std::vector<char> by_add;
 
   /// Gives the template its own copies of what an earlier caller still holds (the
@@ -175,7 +168,7 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   thread_local std::vector<char> by_add;
   rank_signature(model, ranks);
   const GraphOptions graph_opts = graph_options(arch, 0);
-  by_add_signature(model, graph_opts, by_add);
+  accumulate_by_add_choices(model, graph_opts, by_add);
   auto it = templates.begin();
   while (it != templates.end() &&
          (!same_step_structure(it->arch, arch) || it->device != device || it->by_add != by_add ||

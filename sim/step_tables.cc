@@ -89,14 +89,22 @@ std::string product_table(const StepResult& r, const ArchSpec& arch) {
       "transpose rows x cols;\nMACs/cycle = MACs / cycles, lane eff. = that / {} lanes)\nrole                   shape  "
       "          form               calls        cycles  MACs/cycle  lane eff.\n",
       lanes);
-  for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) s += product_row(p, lanes, banks);
+  bool column_acc = false;
+  for (const auto& p : product_breakdown(r.graph(), r.run.schedule)) {
+    s += product_row(p, lanes, banks);
+    column_acc = column_acc || (p.shape.variant >= 0 &&
+                                (p.shape.variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractColumnAcc);
+  }
   if (lanes > banks) {
     s += fmt::format(
         "(dual-port lanes, {} lanes on {} banks: \"pairs\" runs two output rows (column) or columns (dot) per "
         "iteration, one per lane window — lane eff. shows what that gains where few output slots pad the "
-        "accumulator's {}-slot minimum; column+acc runs at II 2, its C read and C write taking both ports of each "
-        "bank twice, so it gains nothing from the second window: docs/kernels.md)\n",
-        lanes, banks, ttsim_spec::kAccMinSlots);
+        "accumulator's {}-slot minimum; an accumulating column product runs as a product into a partial buffer and "
+        "an add where the add takes fewer iterations than its II 2 would cost{}: docs/kernels.md)\n",
+        lanes, banks, ttsim_spec::kAccMinSlots,
+        column_acc ? " — column+acc is one that does not, its C read and C write taking both ports of each bank "
+                     "twice, so it gains nothing from the second window"
+                   : "");
   }
   return s;
 }

@@ -273,7 +273,7 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // the LayerNorm inputs x0, a1, a2).
   c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
   // The BTT layers' partial input gradient (make_layout dx_part).
-  if (ttsim_hls::any_input_grad_by_add(m)) c.array(A, "activation", {"partial input gradients"}, mul(K, D));
+  if (ttsim_hls::any_dx_by_add(m)) c.array(A, "activation", {"partial input gradients"}, mul(K, D));
   // The heads' logits, the slot head's rows at logit_pitch, and the most padding their two
   // kLogitAlign-aligned starts can take (make_layout aligns them where the out arena is).
   const I64 la = ttsim_hls::kLogitAlign, pitch = ttsim_hls::logit_pitch(m.slot_tags);
@@ -290,7 +290,8 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // core 1; the embedding's other temporaries use words of out and act (make_layout
   // chain_scratch), counted here apart from those arenas' activations: an upper bound.
   const I64 core1 = mul(mul(emb.r[0], emb.v[0]), emb.e[0], emb.r[1]);
-  c.array(S, "scratch", {"chains"}, add(std::max(lin_scratch[0], core1), lin_scratch[1]));
+  c.array(S, "scratch", {"chains"},
+          add(std::max({lin_scratch[0], core1, static_cast<I64>(ttsim_hls::ttm_part_words(emb))}), lin_scratch[1]));
   c.array(A, "activation", emb_name, add(emb_scratch[0], emb_scratch[1]));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);

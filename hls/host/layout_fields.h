@@ -95,6 +95,7 @@ void for_each_layout_field(LayoutT& L, F&& f) {
   for (int i = 0; i < 2; ++i) f(idx("ttm_scratch", i), L.ttm_scratch[i]);
   f("ttm_copy", L.ttm_copy);
   f("dx_part", L.dx_part);
+  f("ttm_part", L.ttm_part);
   for (int i = 0; i < kFloatArenas; ++i) f(idx("words", i), L.words[i]);
   f("param_words", L.param_words);
   f("act_words", L.act_words);

@@ -109,18 +109,21 @@ enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1, kWindowScalarAccess 
 /// lanes): 2 when the lanes are exactly two windows of `banks` (>= 2) lanes, each with its
 /// own adder tree (dot_cols_paired), else 1 (one tree over every lane).
 constexpr int pair_windows(int lanes, int banks) { return banks >= 2 && lanes == 2 * banks ? 2 : 1; }
-/// Whether a BTT layer's accumulating input gradient, dX += dZ·L_dᵀ (K rows, inner `rank` =
-/// r_d, `cols` = M, column form), runs as a product into a partial buffer
-/// followed by the add unit's in-place add (ttsim_add_accumulate, `add_lanes` lanes) rather
-/// than as one accumulating call (column_acc). column_acc holds a C read site and a C write
-/// site: with lane_site_accesses(lanes, banks) > 1 (dual-port lanes) each takes both ports
-/// of every bank, so its ResMII is 2 and it runs one iteration more per iteration of the
-/// plain column form, K · rank · ceil(cols / lanes) in all; the add runs K · ceil(cols /
-/// add_lanes). True when the first exceeds the second (K cancels). hls/kernels/tt_linear.cc
-/// btt_backward_products and models/training_graph.cc apply this one rule.
-constexpr bool input_grad_by_add(int lanes, int banks, int add_lanes, int rank, int cols) {
+/// Whether a product that accumulates into C in the column form (rows of `cols` outputs,
+/// reduction length `inner`) runs as a product into a partial buffer followed by the add
+/// unit's in-place add (ttsim_add_accumulate, `add_lanes` lanes) rather than as one
+/// accumulating call (column_acc): a BTT layer's dX += dZ·L_dᵀ (inner r_d, cols M) and the
+/// TTM's scatter of dS_k into its core gradient (inner Epre(k−1), cols e_k·r_k, per token).
+/// column_acc holds a C read site and a C write site: with lane_site_accesses(lanes, banks)
+/// > 1 (dual-port lanes) each takes both ports of every bank, so its ResMII is 2 and it runs
+/// one iteration more per iteration of the plain column form, inner · ceil(cols / lanes) per
+/// output row; the add runs ceil(cols / add_lanes) per row. True when the first exceeds the
+/// second (the adds' pipeline fill, a few cycles a call, is not counted). The kernels'
+/// glue (hls/kernels/tt_linear.cc, ttm_embedding.cc) and the task graph
+/// (models/training_graph.cc, flows.cc) apply this one rule.
+constexpr bool accumulate_by_add(int lanes, int banks, int add_lanes, int inner, int cols) {
   return banks >= 1 && add_lanes >= 1 && lanes >= 1 && (lanes + banks - 1) / banks > 1 &&
-         static_cast<long long>(rank) * ((cols + lanes - 1) / lanes) > (cols + add_lanes - 1) / add_lanes;
+         static_cast<long long>(inner) * ((cols + lanes - 1) / lanes) > (cols + add_lanes - 1) / add_lanes;
 }
 /// Accesses per bank of one site of kind `k` in a loop of `lanes` lanes on arrays of `banks`
 /// banks (banks < 1: as many as lanes).

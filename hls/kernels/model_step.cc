@@ -46,7 +46,8 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   Ref dW = a.grad + s.gw;
   Ref db = a.grad + s.gb;
   if (!l.tt) {
-    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, dW, db);
+    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, acc && l.dx_by_add,
+                   a.act + L.dx_part, dW, db);
   } else if (l.btt) {
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
@@ -65,17 +66,21 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
 
 }  // namespace
 
-void set_input_grad_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes) {
+void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes) {
   for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       LinearDims& l = m.lin[e][i];
-      l.dx_by_add = l.tt && l.btt &&
-                    ttsim_spec::input_grad_by_add(contract_lanes, banks, add_lanes, l.t.r[l.t.d], l.in_dim);
+      l.dx_by_add = l.tt ? l.btt && ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, l.t.r[l.t.d],
+                                                                   l.in_dim)
+                         : ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, l.out_dim, l.in_dim);
     }
   }
+  m.intent_dx_by_add = ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, m.intents, m.d_model);
+  set_core_by_add(m.emb, contract_lanes, banks, add_lanes);
 }
 
-bool any_input_grad_by_add(const ModelDims& m) {
+bool any_dx_by_add(const ModelDims& m) {
+  if (m.intent_dx_by_add) return true;
   for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       if (m.lin[e][i].dx_by_add) return true;
@@ -292,6 +297,8 @@ class LayoutBuilder {
     }
     L_.ttm_copy = 0;
     L_.words[kChain0Arena] = max_i(L_.words[kChain0Arena], ttm_copy_words(m_.emb));
+    L_.ttm_part = 0;
+    L_.words[kChain0Arena] = max_i(L_.words[kChain0Arena], ttm_part_words(m_.emb));
     // The row statistics after chain1's scratch (no call binds both).
     L_.stat = alloc(kChain1Arena, 3 * max_i(m_.heads * K_, K_));
   }
@@ -335,7 +342,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
   b.merge_slots();
   // The partial input gradient of the BTT layers that accumulate theirs by an add (q, k, v
   // and ffn_in take d_model inputs): live from the product to the add right after it.
-  if (any_input_grad_by_add(m)) L.dx_part = b.alloc(kActArena, K * D);
+  if (any_dx_by_add(m)) L.dx_part = b.alloc(kActArena, K * D);
   b.head(L.head_i, m.intents);
   b.head(L.head_s, m.slot_tags);
   L.wi = L.head_i.w;
@@ -549,10 +556,10 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
   Ref dF = a.bwd_c + L.dF;
   dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, logit_pitch(m.slot_tags), P + L.ws, dA, false,
-                 G + L.head_s.gw, G + L.head_s.gb);
+                 false, a.act + L.dx_part, G + L.head_s.gw, G + L.head_s.gb);
   update_linear(L, a, L.head_s, lr, grad_mode, grad_out);
   dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, m.intents, P + L.wi, dA, true,
-                 G + L.head_i.gw, G + L.head_i.gb);
+                 m.intent_dx_by_add, a.act + L.dx_part, G + L.head_i.gw, G + L.head_i.gb);
   update_linear(L, a, L.head_i, lr, grad_mode, grad_out);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
@@ -591,7 +598,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   add_accumulate(dB, G + L.gpos, K, D, D, D);
   update_group(L, a, L.pos_t, 3, lr, grad_mode, grad_out);  // position, LayerNorm gain and bias
   ttm_backward(a.index, m.emb, K, P + L.emb_cores, a.saved0 + L.emb_saved[0], a.saved1 + L.emb_saved[1], dB,
-               G + L.emb_gcores, a.out + L.ttm_scratch[0], a.act + L.ttm_scratch[1]);
+               G + L.emb_gcores, a.out + L.ttm_scratch[0], a.act + L.ttm_scratch[1], a.chain0 + L.ttm_part);
   update_group(L, a, L.emb_t, L.emb_tensors, lr, grad_mode, grad_out);
   return loss;
 }

@@ -62,9 +62,10 @@ struct LinearDims {
   /// reading them saved from the forward pass; they then live in the merge slots every
   /// recomputing layer shares (Layout::merge), and only Z is kept per layer.
   bool recompute = false;
-  /// BTT only: when the backward accumulates dX into a gradient it is given (linear_backward
-  /// with acc), dX += dZ·L_dᵀ runs as a product into Layout::dx_part followed by an add
-  /// (ttsim_spec::input_grad_by_add for the design's lanes; set_input_grad_by_add).
+  /// When the backward accumulates dX into a gradient it is given (linear_backward with acc),
+  /// the product (BTT: dZ·L_dᵀ; dense: dY·W) runs into Layout::dx_part followed by an add
+  /// (ttsim_spec::accumulate_by_add for the design's lanes; set_accumulate_by_add). Never
+  /// for the sequential TT flow (its dX is not a column-form product).
   bool dx_by_add = false;
   int in_dim = 0, out_dim = 0;
   TtDims t;  ///< valid when tt
@@ -85,16 +86,22 @@ struct ModelDims {
   /// largest encoder. The same arithmetic as keeping them: the recomputed values are the
   /// forward's, bit for bit.
   bool recompute_encoders = false;
+  /// The intent head's dX (accumulated into the slot head's) through Layout::dx_part and an
+  /// add, as LinearDims::dx_by_add (set_accumulate_by_add).
+  bool intent_dx_by_add = false;
 };
 
-/// Sets LinearDims::dx_by_add of every BTT layer of `m` by ttsim_spec::input_grad_by_add for
-/// a contraction of `contract_lanes` lanes on arenas of `banks` banks and an add unit of
-/// `add_lanes` lanes (the top: design_config.h kContractLanes, kArenaBanks, kAddLanes; the
-/// simulator: the arch's). Call after the layers' shapes are set.
-void set_input_grad_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes);
-/// Whether some layer of `m` has LinearDims::dx_by_add (make_layout then allocates
-/// Layout::dx_part).
-bool any_input_grad_by_add(const ModelDims& m);
+/// Sets LinearDims::dx_by_add of every BTT layer of `m` (inner r_d, cols M) and dense layer
+/// (inner N, cols M), ModelDims::intent_dx_by_add (inner intents, cols d_model) and
+/// TtmDims::core_by_add of the embedding (its column-form core gradients: inner Epre(k−1),
+/// cols e_k·r_k) by ttsim_spec::accumulate_by_add for a contraction of `contract_lanes`
+/// lanes on arenas of `banks` banks and an add unit of `add_lanes` lanes (the top:
+/// design_config.h kContractLanes, kArenaBanks, kAddLanes; the simulator: the arch's). Call
+/// after the shapes are set.
+void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes);
+/// Whether some layer of `m` has LinearDims::dx_by_add, or the intent head
+/// intent_dx_by_add (make_layout then allocates Layout::dx_part).
+bool any_dx_by_add(const ModelDims& m);
 
 /// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan
 /// keeps the output of every contraction out of the memories its inputs are in, so each
@@ -207,6 +214,9 @@ struct Layout {
   /// act: the partial input gradient (K × d_model) of a BTT layer with dx_by_add, added into
   /// its dX right after; allocated when some layer has dx_by_add (else 0 and unused).
   int dx_part = 0;
+  /// chain0: ttm_backward's partial buffer (ttm_part_words; from word 0, with the chain scratch,
+  /// all dead while the embedding's backward runs).
+  int ttm_part = 0;
   int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
   int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1

@@ -301,7 +301,7 @@ void btt_backward_products(const int* index, const TtDims& t, int K, CRef X, CRe
     c = plain_desc(K, rd, M);  // dX = dZ·L_dᵀ (K, r_d, M)
     if (accumulate_dx && dx_by_add) {
       // dX += the product through dx_part: the product at the plain column form's II,
-      // the add at the add unit's (ttsim_spec::input_grad_by_add).
+      // the add at the add unit's (ttsim_spec::accumulate_by_add).
       contraction(index, dZ, saved0 + sv.lt, dx_part, c);
       add_accumulate(dx_part, dX, K, M, M, M);
     } else {
@@ -570,13 +570,18 @@ void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef b
 }
 
 void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, int ldy, CRef W,
-                    Ref dX, bool accumulate_dx, Ref dW, Ref dbias) {
+                    Ref dX, bool accumulate_dx, bool dx_by_add, Ref dx_part, Ref dW, Ref dbias) {
 #pragma HLS INLINE
   if (dX) {  // dX (+)= dY·W (K × N · N × M): lanes along M (column form)
     ContractDesc c = plain_desc(K, N, M);
     c.a_i = ldy;
-    c.accumulate = accumulate_dx;
-    contraction(index, dY, W, dX, c);
+    if (accumulate_dx && dx_by_add) {  // through dx_part and an add (ttsim_spec::accumulate_by_add)
+      contraction(index, dY, W, dx_part, c);
+      add_accumulate(dx_part, dX, K, M, M, M);
+    } else {
+      c.accumulate = accumulate_dx;
+      contraction(index, dY, W, dX, c);
+    }
   }
   // dW = dYᵀ·X (N × K · K × M): lanes along M (column form)
   ContractDesc c = plain_desc(N, K, M);

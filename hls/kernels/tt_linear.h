@@ -92,7 +92,7 @@ void btt_remerge(const int* index, const TtDims& t, int K, CRef cores, Ref saved
 /// BTT backward. dY: K × N. dX: K × M, overwritten (or accumulated into when
 /// accumulate_dx), skipped when null. With accumulate_dx and dx_by_add the accumulation is
 /// a product into dx_part (K × M, in an array other than dX's and the product's inputs')
-/// and an add of it into dX (ttsim_spec::input_grad_by_add); else the contraction's
+/// and an add of it into dX (ttsim_spec::accumulate_by_add); else the contraction's
 /// accumulate flag. dcores: overwritten with every core's gradient.
 /// dbias (N) accumulated when non-null. saved0 / saved1 / Z: as btt_forward left them.
 /// scratch0 / scratch1: btt_scratch_words(t, K, 0 / 1), in arenas other than those of dY
@@ -116,10 +116,11 @@ void tt_backward(const int* index, const TtDims& t, int K, CRef X, CRef dY, CRef
 /// logit_pitch; N elsewhere).
 void dense_forward(const int* index, int M, int N, int K, CRef X, CRef W, CRef bias,
                    Ref Y, int ldy);
-/// Dense backward (W: N × M): dX (+)= dY·W (skipped when null), dW = dYᵀ·X (N × M,
-/// overwritten), dbias += column sums of dY (when non-null); dY: K rows of N, ldy words
-/// apart.
+/// Dense backward (W: N × M): dX (+)= dY·W (skipped when null; accumulated through dx_part,
+/// K × M in an array other than dX's, dY's and W's, and an add when accumulate_dx and
+/// dx_by_add), dW = dYᵀ·X (N × M, overwritten), dbias += column sums of dY (when non-null);
+/// dY: K rows of N, ldy words apart.
 void dense_backward(const int* index, int M, int N, int K, CRef X, CRef dY, int ldy, CRef W,
-                    Ref dX, bool accumulate_dx, Ref dW, Ref dbias);
+                    Ref dX, bool accumulate_dx, bool dx_by_add, Ref dx_part, Ref dW, Ref dbias);
 
 }  // namespace ttsim_hls

@@ -63,6 +63,21 @@ int ttm_scratch_words(const TtmDims& t, int K, int parity) {
   }
   return mx;
 }
+void set_core_by_add(TtmDims& t, int lanes, int banks, int add_lanes) {
+  for (int k = 0; k <= kMaxTtmFactors; ++k) t.core_by_add[k] = false;
+  const int last = ttm_last_transposed(t) ? t.d - 1 : t.d;
+  for (int k = 2; k <= last && k <= kMaxTtmFactors; ++k) {
+    t.core_by_add[k] = ttsim_spec::accumulate_by_add(lanes, banks, add_lanes, t.epre(k - 1), t.e[k - 1] * t.r[k]);
+  }
+}
+int ttm_part_words(const TtmDims& t) {
+  int mx = 0;
+  for (int k = 2; k <= t.d && k <= kMaxTtmFactors; ++k) {
+    const int w = t.r[k - 1] * t.e[k - 1] * t.r[k];
+    if (t.core_by_add[k] && w > mx) mx = w;
+  }
+  return mx;
+}
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx) {
 ttm_index:
   for (int i = 0; i < K; ++i) {
@@ -215,8 +230,35 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
   transpose(scratch1, E, cd, K * ep, K * ep, cd);
 }
 
+namespace {
+/// dS_k = E_{k−1}ᵀ·dE_k scatter-added into dG_k (`c`: grad_core_desc, C through c_index):
+/// one accumulating call, or with t.core_by_add[k] token by token — the token's product into
+/// `part` (the plain column form) and an add of it into its slice of dG_k (the slice offset
+/// from the index array, as c_index gives the contraction; ttsim_spec::accumulate_by_add).
+void scatter_core_grad(const int* index, const TtmDims& t, int K, int k, CRef A, CRef B, Ref dcores, Ref part,
+                       const ContractDesc& c) {
+#pragma HLS INLINE
+  if (!t.core_by_add[k]) {
+    contraction(index, A, B, dcores, c);
+    return;
+  }
+  ContractDesc p = c;
+  p.batch = 1;
+  p.accumulate = false;
+  p.c_index = -1;
+  p.c_b = 0;
+  p.c_i = c.cols;
+scatter_tokens:
+  for (int b = 0; b < K; ++b) {
+    if (c.a_index >= 0) p.a_index = c.a_index + b;
+    contraction(index, c.a_index >= 0 ? A : A + b * c.a_b, B + b * c.b_b, part, p);
+    add_accumulate(part, dcores + index[c.c_index + b], c.rows, c.cols, c.cols, c.c_i);
+  }
+}
+}  // namespace
+
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
-                  CRef dE, Ref dcores, Ref scratch0, Ref scratch1) {
+                  CRef dE, Ref dcores, Ref scratch0, Ref scratch1, Ref part) {
 #pragma HLS INLINE
   // k = d (d >= 3): on the transposed layout when ttm_last_transposed (see
   // last_lookup_desc) — dEᵀ in scratch[(d−1) mod 2], dS_d scatter-added into dG_d,
@@ -228,10 +270,10 @@ void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef sa
   const int d = t.d;
   if (d >= 3 && !ttm_last_transposed(t)) {
     if ((d - 1) & 1) {
-      contraction(index, saved1 + e_offset(t, K, d - 1), dE, dcores, grad_core_desc(t, K, d));
+      scatter_core_grad(index, t, K, d, saved1 + e_offset(t, K, d - 1), dE, dcores, part, grad_core_desc(t, K, d));
       contraction(index, dE, cores, scratch1, grad_chain_desc(t, K, d));
     } else {
-      contraction(index, saved0 + e_offset(t, K, d - 1), dE, dcores, grad_core_desc(t, K, d));
+      scatter_core_grad(index, t, K, d, saved0 + e_offset(t, K, d - 1), dE, dcores, part, grad_core_desc(t, K, d));
       contraction(index, dE, cores, scratch0, grad_chain_desc(t, K, d));
     }
   } else if (d >= 3) {
@@ -251,10 +293,12 @@ void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef sa
   }
   for (int k = d - 1; k >= 3; --k) {  // dE_k in scratch[k mod 2]
     if (k & 1) {
-      contraction(index, saved0 + e_offset(t, K, k - 1), scratch1, dcores, grad_core_desc(t, K, k));
+      scatter_core_grad(index, t, K, k, saved0 + e_offset(t, K, k - 1), scratch1, dcores, part,
+                        grad_core_desc(t, K, k));
       contraction(index, scratch1, cores, scratch0, grad_chain_desc(t, K, k));
     } else {
-      contraction(index, saved1 + e_offset(t, K, k - 1), scratch0, dcores, grad_core_desc(t, K, k));
+      scatter_core_grad(index, t, K, k, saved1 + e_offset(t, K, k - 1), scratch0, dcores, part,
+                        grad_core_desc(t, K, k));
       contraction(index, scratch0, cores, scratch1, grad_chain_desc(t, K, k));
     }
   }
@@ -264,10 +308,10 @@ void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef sa
   g.c_index = 0;
   g.accumulate = true;
   if (d == 2) {
-    contraction(index, cores, dE, dcores, c);
+    scatter_core_grad(index, t, K, 2, cores, dE, dcores, part, c);
     contraction(index, dE, cores, dcores, g);
   } else {  // dE_2 in scratch0
-    contraction(index, cores, scratch0, dcores, c);
+    scatter_core_grad(index, t, K, 2, cores, scratch0, dcores, part, c);
     contraction(index, scratch0, cores, dcores, g);
   }
 }

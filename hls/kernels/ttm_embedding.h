@@ -26,6 +26,10 @@ struct TtmDims {
   int v[kMaxTtmFactors] = {};      ///< v_1..v_d
   int e[kMaxTtmFactors] = {};      ///< e_1..e_d
   int r[kMaxTtmFactors + 1] = {};  ///< r_0..r_d, r_0 = r_d = 1
+  /// core_by_add[k] (k = 2..d): ttm_backward scatters dS_k into dG_k token by token, each a
+  /// product into the partial buffer and an add of it into the token's slice, instead of one
+  /// accumulating call (ttsim_spec::accumulate_by_add; model_step.h set_accumulate_by_add).
+  bool core_by_add[kMaxTtmFactors + 1] = {};
   int vocab() const;
   int dim() const;
   int epre(int k) const;  ///< e_1···e_k
@@ -51,6 +55,15 @@ int ttm_copy_words(const TtmDims& t);
 /// dE_{d-1}ᵀ in scratch[d mod 2].
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
+/// Sets t.core_by_add for a contraction of `lanes` lanes on `banks` banks and an add unit of
+/// `add_lanes` lanes: ttsim_spec::accumulate_by_add of each column-form core gradient (k =
+/// 2..d, k = d only when not ttm_last_transposed: the transposed one is the dot form),
+/// inner Epre(k−1), cols e_k·r_k.
+void set_core_by_add(TtmDims& t, int lanes, int banks, int add_lanes);
+/// Words of ttm_backward's partial buffer: the largest slice r_{k−1}·e_k·r_k over the k with
+/// core_by_add (0 when none).
+int ttm_part_words(const TtmDims& t);
+
 /// Fills idx[(k-1)·K + i] = core_offset(k) + digit_k(tokens[i]) · e_k · r_k, the word
 /// offset of token i's slice in core k (k = 1..d). tokens must be in [0, V).
 void ttm_slice_offsets(const TtmDims& t, int K, const int* tokens, int* idx);
@@ -64,8 +77,9 @@ void ttm_forward(const int* index, const TtmDims& t, int K, CRef cores, Ref E,
                  Ref saved0, Ref saved1, Ref copy, Ref scratch1);
 /// Scatter-adds the core gradients of the lookup into dcores (same layout as cores).
 /// dE: K × D; scratch0 / scratch1: ttm_scratch_words(t, K, 0 / 1); dE, dcores, scratch0 and
-/// scratch1 in four different arrays.
+/// scratch1 in four different arrays; part: ttm_part_words(t) (used when some core_by_add)
+/// in a fifth, nor the saved arrays' or the cores'.
 void ttm_backward(const int* index, const TtmDims& t, int K, CRef cores, CRef saved0, CRef saved1,
-                  CRef dE, Ref dcores, Ref scratch0, Ref scratch1);
+                  CRef dE, Ref dcores, Ref scratch0, Ref scratch1, Ref part);
 
 }  // namespace ttsim_hls

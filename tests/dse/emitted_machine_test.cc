@@ -453,17 +453,24 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
   }
   std::map<std::string, bool> btt_by_kind;
   for (const auto& [kind, flow] : arch.flow_by_kind) btt_by_kind[kind] = flow == Flow::kBTT;
-  // The probed step depends on the model, the flows and the recomputation, not on the lanes
-  // or the clock the front's designs differ in: probed once per such structure.
+  // The probed step depends on the model, the flows, the recomputation and the
+  // accumulate_by_add choices (which calls accumulate through a partial and an add), not on
+  // the lanes or the clock the front's designs differ in otherwise: probed once per such
+  // structure, its choices made for this design's machine.
   static std::map<std::string, testing::ProbedStep> probed;
+  const GraphOptions go = graph_options(arch, 0);
+  std::vector<char> choices;
+  accumulate_by_add_choices(model, go, choices);
   std::string key = point.at("configs").at("model").dump() + (arch.recompute_merges ? " merges" : "") +
-                    (arch.recompute_encoders ? " encoders" : "");
+                    (arch.recompute_encoders ? " encoders" : "") + " by_add " + std::string(choices.begin(), choices.end());
   for (const auto& [kind, btt] : btt_by_kind) key += " " + kind + (btt ? "=btt" : "=tt");
   auto it = probed.find(key);
   if (it == probed.end()) {
     it = probed
              .emplace(key, testing::run_probed_step(model, btt_by_kind, model.seq_len, arch.recompute_merges,
-                                                    arch.recompute_encoders))
+                                                    arch.recompute_encoders,
+                                                    {go.by_add.contraction_lanes, go.by_add.arena_banks,
+                                                     go.by_add.add_lanes}))
              .first;
   }
   const testing::ProbedStep& step = it->second;

@@ -170,7 +170,7 @@ void btt_bwd_flag(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, t
                           scratch0, scratch1);
 }
 /// btt_backward accumulating dX through a partial buffer and the add unit
-/// (ttsim_spec::input_grad_by_add's choice).
+/// (ttsim_spec::accumulate_by_add's choice).
 void btt_bwd_by_add(const int* index, const TtDims& t, int K, ttsim_hls::CRef X, ttsim_hls::CRef dY,
                     ttsim_hls::CRef cores, ttsim_hls::CRef saved0, ttsim_hls::CRef saved1, ttsim_hls::CRef Z,
                     ttsim_hls::Ref dX, bool acc, ttsim_hls::Ref dcores, ttsim_hls::Ref dbias, ttsim_hls::Ref scratch0,
@@ -355,8 +355,15 @@ Vd ttm_row(const TtmDims& t, const Vf& cores, int token) {
   return row;
 }
 
-TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
+/// The scatter of the core gradients token by token through a partial buffer and an add
+/// (TtmDims::core_by_add, set for 16 lanes on 8 banks and an 8-lane add unit) or by the
+/// contraction's accumulate flag.
+class TtmScatter : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(ByAdd, TtmScatter, ::testing::Values(false, true));
+
+TEST_P(TtmScatter, LookupAndScatterGradientMatchReconstruction) {
   std::mt19937 rng(5);
+  int by_add_cores = 0;
   // d = 3 and 4 with the last step transposed (Epre(d-1) > e_d), d = 2, and d = 3 with a
   // long last mode (e_3 = 8 > Epre(2) = 4: the plain form).
   for (int dd : {2, 3, 4, 5}) {
@@ -367,6 +374,8 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     for (int k = 0; k < t.d; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
     for (int k = 0; k <= t.d; ++k) t.r[k] = k == t.d ? 1 : rs[k];
     EXPECT_EQ(ttsim_hls::ttm_last_transposed(t), t.d >= 3 && !long_last) << "d " << dd;
+    if (GetParam()) ttsim_hls::set_core_by_add(t, 16, 8, 8);
+    for (int k = 2; k <= t.d; ++k) by_add_cores += t.core_by_add[k];
     const int K = 6, D = t.dim();
     std::vector<int> tokens = {0, 5, t.vocab() - 1, 5, 3, 1};
     const Vf cores = randv(t.total_words(), rng);
@@ -385,8 +394,9 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
     // Gradient of ℓ = Σ dE ⊙ E: linear in each core, exact by unit cores.
     const Vf dE = randv(K * D, rng);
     Vf dcores(t.total_words(), 0.0f);
+    Vf part(ttsim_hls::ttm_part_words(t) + 1, 0.0f);
     ttsim_hls::ttm_backward(idx.data(), t, K, BV(cores), BV(saved0), BV(saved1), BV(dE), BV(dcores), BV(scratch0),
-                            BV(scratch1));
+                            BV(scratch1), BV(part));
     for (int k = 1; k <= t.d; ++k) {
       Vd g(t.core_words(k));
       for (int i = 0; i < t.core_words(k); ++i) {
@@ -403,6 +413,12 @@ TEST(TtmEmbedding, LookupAndScatterGradientMatchReconstruction) {
                    dcores.begin() + t.core_offset(k) + t.core_words(k));
       EXPECT_LE(rel_err(got, g), 1e-4) << "d " << dd << " core " << k;
     }
+  }
+  // The by-add case reaches the partial path (the rule picks some core) and the flag case none.
+  if (GetParam()) {
+    EXPECT_GT(by_add_cores, 0);
+  } else {
+    EXPECT_EQ(by_add_cores, 0);
   }
 }
 

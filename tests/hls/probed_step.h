@@ -5,6 +5,7 @@
 // the loop sequence a task graph's tasks run in a given order. Tests compare the two to
 // show that the machine's task order is the kernel calls' order.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -31,9 +32,12 @@ struct ProbedStep {
 /// pass) of `spec` on the HLS model, its BTT layers recomputing their merges when
 /// `recompute_merges` and its encoders recomputed when `recompute_encoders`, every TT layer of kind k in the BTT flow when btt_by_kind[k]
 /// (kinds "attention", "ffn_in", "ffn_out"; a missing kind: BTT). Throws what HlsModel throws
-/// (InputError for a model the kernel tree cannot hold).
+/// (InputError for a model the kernel tree cannot hold). `by_add`: the machine (contraction
+/// lanes, arena banks, add-unit lanes) whose accumulate_by_add choices the step makes
+/// (HlsModelOptions); all 0: the compiled design_config.h's.
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
-                           std::int64_t K, bool recompute_merges = false, bool recompute_encoders = false);
+                           std::int64_t K, bool recompute_merges = false, bool recompute_encoders = false,
+                           const std::array<int, 3>& by_add = {0, 0, 0});
 
 /// The UNROLL factor the compiled design_config.h gives the kernel module that runs `op`
 /// (hls/kernels/modules.cc).

@@ -12,6 +12,7 @@
 #include "tests/hls/probed_step.h"
 #include "tests/hls/test_models.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <set>
@@ -233,10 +234,13 @@ void expect_lane_starts_within_granules(const testing::ProbedStep& step) {
 /// the access probe; `ports` (when not null) receives the per-memory measurements.
 Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recompute,
                   std::map<std::string, ttsim_hls::MeasuredLoop>* ports = nullptr,
-                  std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr, bool recompute_encoders = false) {
+                  std::vector<ttsim_hls::LoopInvocation>* sequence = nullptr, bool recompute_encoders = false,
+                  const AccumulateByAdd& by_add = {}) {
   std::map<std::string, bool> btt_by_kind;
   for (const char* k : kKinds) btt_by_kind[k] = btt;
-  const testing::ProbedStep step = testing::run_probed_step(spec, btt_by_kind, K, recompute, recompute_encoders);
+  const testing::ProbedStep step =
+      testing::run_probed_step(spec, btt_by_kind, K, recompute, recompute_encoders,
+                               {by_add.contraction_lanes, by_add.arena_banks, by_add.add_lanes});
   Counts c;
   for (const auto& [name, l] : step.loops) {
     c[name] = {l.invocations, l.iterations};
@@ -251,21 +255,24 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recomput
 /// The graph of `spec` for K tokens (0: exactly seq_len, the padded length the simulator
 /// uses) against the HLS step on as many tokens, every TT layer in `flow` (BTT layers
 /// recomputing their merges when `recompute`; the encoders recomputed when
-/// `recompute_encoders`).
+/// `recompute_encoders`; the accumulating products through partials and adds where `by_add`
+/// chooses it, in the graph and in the step alike).
 void expect_graph_matches_hls(const ModelSpec& spec, Flow flow, std::int64_t K = 0, bool recompute = false,
-                              bool recompute_encoders = false) {
+                              bool recompute_encoders = false, const AccumulateByAdd& by_add = {}) {
   if (K == 0) K = spec.seq_len;
   GraphOptions o;
   for (const char* k : kKinds) o.flow_by_kind[k] = flow;
   o.tokens = K;
   o.recompute_merges = recompute;
   o.recompute_encoders = recompute_encoders;
+  o.by_add = by_add;
   const TaskGraph g = build_training_graph(spec, o);
   std::map<std::string, std::vector<std::string>> who;
   const Counts want = graph_counts(g, &who);
   std::map<std::string, ttsim_hls::MeasuredLoop> ports;
   std::vector<ttsim_hls::LoopInvocation> sequence;
-  const Counts got = hls_counts(spec, flow == Flow::kBTT, K, recompute, &ports, &sequence, recompute_encoders);
+  const Counts got =
+      hls_counts(spec, flow == Flow::kBTT, K, recompute, &ports, &sequence, recompute_encoders, by_add);
   // The order: the graph's tasks, in the order the machine runs them (one call at a time, in
   // task order), run the same loops with the same trip counts in the same sequence as the
   // real step's kernel calls.
@@ -401,6 +408,24 @@ TEST(GraphMatchesHls, TinyModelShortSample) {
 // words would start at multiples of 1).
 TEST(GraphMatchesHls, AtisShortSample) {
   expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 17);
+}
+
+// The choices of a dual-port machine (128 contraction lanes on 64 banks, a 64-lane add unit,
+// u50_unit_lanes): BTT's accumulating dX, the TTM's core-gradient scatter (token by token) and
+// the intent head's dX through partials and adds — the graph's tasks and the step's calls
+// the same, call by call; short samples too (the scatter's per-token calls).
+TEST(GraphMatchesHls, AccumulatingProductsThroughAnAdd) {
+  const AccumulateByAdd dual{128, 64, 64};
+  const ModelSpec atis = load_model_spec(testing::model_preset_path("atis_2enc.json"));
+  std::vector<char> choices;
+  GraphOptions o;
+  o.by_add = dual;
+  accumulate_by_add_choices(atis, o, choices);
+  EXPECT_GT(std::count(choices.begin(), choices.end(), 1), 8) << "BTT dX, the intent head and the TTM";
+  expect_graph_matches_hls(atis, Flow::kBTT, 0, false, false, dual);
+  expect_graph_matches_hls(atis, Flow::kBTT, 17, true, false, dual);
+  expect_graph_matches_hls(testing::tiny_ttm4_spec(), Flow::kBTT, 0, false, true, dual);
+  expect_graph_matches_hls(testing::tiny_2enc_spec(), Flow::kTT, 4, false, false, dual);
 }
 
 TEST(GraphMatchesHls, PortsCheckSeesAnOutputInItsInputsMemory) {

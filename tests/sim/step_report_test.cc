@@ -119,6 +119,31 @@ TEST(StepReportRank4, EveryProductWideEnoughRunsAtHalfItsLanesButTheRankFourMerg
   EXPECT_EQ(below, rank4);
 }
 
+// The same rule with 128 dual-port lanes on 64 banks (u50_unit_lanes): the accumulating
+// column products run as a product into a partial and an add (ttm.grad_core token by token,
+// btt.grad_xl and the intent head's dense.grad_input: kernel_spec.h accumulate_by_add), none
+// at II 2. Two stay below half: the TTM's transposed last lookup (12 rows a token: six row
+// pairs padded to the 12-slot minimum, kAccMinSlots) and the intent head's one-row dX (six
+// output tiles padded to 12).
+TEST(StepReportDualPort, EveryProductWideEnoughRunsAtHalfItsLanesButTwo) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const StepResult r = simulate_step(model, arch, device, StepOptions{});
+  const int lanes = arch.units[static_cast<int>(UnitKind::kContraction)].lanes;
+  std::set<std::string> below;
+  int column_acc = 0;
+  for (const ProductBreakdown& p : product_breakdown(r.graph(), r.run.schedule)) {
+    if (p.shape.variant < 0) continue;
+    column_acc += (p.shape.variant & ttsim_spec::kContractFormMask) == ttsim_spec::kContractColumnAcc;
+    if (p.shape.rows * p.shape.cols < lanes && p.shape.inner < lanes) continue;
+    if (lane_efficiency(p.macs, p.cycles, lanes) >= 0.5) continue;
+    below.insert(fmt::format("{} {}x{}x{}x{}", p.role, p.shape.batch, p.shape.rows, p.shape.inner, p.shape.cols));
+  }
+  EXPECT_EQ(below, (std::set<std::string>{"ttm.lookup_t 32x12x30x64", "dense.grad_input 1x1x26x768"}));
+  EXPECT_EQ(column_acc, 0);
+}
+
 TEST_F(StepReport, JsonRatesAreNullWhereNoMacRuns) {
   const Json j = step_json(r, arch);
   bool transpose = false;
