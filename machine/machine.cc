@@ -432,8 +432,8 @@ class ArenaSlots {
   int count_ = 0;
   std::array<std::vector<Slot>, ttsim_hls::kFloatArenas> by_arena_;
   /// Slot names by the structure the put sequence depends on: (encoders, BTT flow, merges
-  /// recomputed, encoders recomputed, a partial input-gradient slot).
-  std::map<std::tuple<int, bool, bool, bool, bool>, std::vector<std::string>> names_by_structure_;
+  /// recomputed, encoders recomputed).
+  std::map<std::tuple<int, bool, bool, bool>, std::vector<std::string>> names_by_structure_;
   bool shared_encoders_ = false;  ///< the encoders' activations share one region
   /// By arena: the start of the encoders' shared region (-1: none), while filling.
   std::array<std::int64_t, ttsim_hls::kFloatArenas> region_start_{};
@@ -460,8 +460,7 @@ void ArenaSlots::put(ttsim_hls::ArenaId a, int encoder, const char* stem, const 
 void ArenaSlots::fill(const HlsDesign& hd) {
   const ttsim_hls::Layout& L = hd.layout;
   auto [it, inserted] = names_by_structure_.try_emplace(
-      std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute, hd.dims.recompute_encoders,
-                      ttsim_hls::any_dx_by_add(hd.dims)));
+      std::make_tuple(hd.dims.encoders, hd.btt, hd.recompute, hd.dims.recompute_encoders));
   shared_encoders_ = hd.dims.recompute_encoders;
   region_start_.fill(-1);
   names_ = &it->second;
@@ -530,13 +529,10 @@ void ArenaSlots::fill(const HlsDesign& hd) {
   put(kBwdCArena, -1, "dF | dq", "", L.dF);
   // The linear layers' chain scratch; in chain0 from its word 0 also the embedding's copy of
   // core 1 (its other temporaries use out's and act's words, make_layout chain_scratch).
-  put(kChain0Arena, -1, "scratch (TTM core-1 copy, then linear layers, then TTM gradient partials)", "",
-      L.lin_scratch[0]);
+  put(kChain0Arena, -1, "scratch (TTM core-1 copy, linear layers; partials of the intent head's dX, the TTM scatter)",
+      "", L.lin_scratch[0]);
   put(kChain1Arena, -1, "scratch (linear layers)", "", L.lin_scratch[1]);
   put(kChain1Arena, -1, "stat", "", L.stat);
-  if (any_dx_by_add(hd.dims)) {
-    put(kActArena, -1, "dx_part (BTT partial input gradients, each added into its dX)", "", L.dx_part);
-  }
 }
 
 /// The buffers of arena `arena` among `slots` into `out` (storage reused): the slots in

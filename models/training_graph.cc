@@ -626,11 +626,12 @@ class TrainingGraph {
                                       : b_.buffer(l.name + ".dX", l.name, {lin.tokens, l.in_dim}, dx_memory);
     if (accumulate_dx >= 0) {
       p.accumulate("dX");
-      // A BTT layer's accumulating dX through a partial in act and an add
-      // (hls/kernels/model_step.cc linear_backward, Layout::dx_part).
+      // An accumulating dX through a partial and an add (hls/kernels/model_step.cc
+      // linear_backward): an encoder layer's in act (words dead then), the intent head's in
+      // chain0 (Layout::part).
       if (input_grad_by_add(l, o_)) {
         p.accumulate_by_add(l.format == WeightFormat::kTT ? "btt.grad_xl" : "dense.grad_input", "dX",
-                            ttsim_spec::kActMem);
+                            l.encoder >= 0 ? ttsim_spec::kActMem : ttsim_spec::kChain0Mem);
       }
     }
     p.bind("dY", dy);

@@ -306,18 +306,23 @@ std::string trip_macros(const machine::Machine& mc) {
 }
 
 // PIPELINE II of every kernel loop: the II its instance is scheduled at (the largest
-// over the calls; 1 for a loop no call runs).
-std::string ii_macros(const machine::Machine& mc) {
+// over the calls). A loop no call runs is still synthesized in its module: it gets the II
+// its own access sites allow at the module's lanes on the arenas' banks
+// (ttsim_spec::own_array_res_mii: column_acc with dual-port lanes, 2), so that its pragma is
+// one the schedule can meet.
+std::string ii_macros(const machine::Machine& mc, int banks) {
   std::string h = "// PIPELINE II of each kernel loop (cycles), as the simulator prices it.\n";
   for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
     const ttsim_spec::KernelSpec& ks = ttsim_spec::kKernelSpecs[ki];
     for (int li = 0; li < ks.n_loops; ++li) {
-      int ii = 1;
+      int ii = 0, lanes = 1;
       for (const machine::KernelInstance& k : mc.instances) {
+        if (k.module == ks.module) lanes = std::max(lanes, k.lanes);
         for (const machine::LoopTrips& t : k.loops) {
           if (t.loop == ks.loops[li].name) ii = std::max(ii, t.ii);
         }
       }
+      if (ii == 0) ii = ttsim_spec::own_array_res_mii(ks.loops[li], lanes, banks);
       h += fmt::format("#define TTSIM_II_{} {}\n", upper(ks.loops[li].name), ii);
     }
   }
@@ -336,7 +341,7 @@ std::string render_design_config(const BuildDesign& d) {
   h += "\n}  // namespace ttsim_cfg\n\n";
   h += pragma_macros(d, storage_macros);
   h += trip_macros(d.machine);
-  h += ii_macros(d.machine);
+  h += ii_macros(d.machine, arena_banks(d.arch));
   return h;
 }
 

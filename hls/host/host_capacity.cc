@@ -224,7 +224,9 @@ void count_encoder(Counter& c, const ttsim_hls::ModelDims& m, int e, I64* P, I64
   // ctx, h1, h2, x̂1, x̂2 and the two 1/σ (the residual sums a1, a2 accumulate in place into
   // the o and ffn_out outputs, in the proj slot).
   c.array(A, "activation", {"residual", e}, add(mul(5, mul(K, D)), mul(2, K)));
-  c.array(A, "activation", {"ffn", e}, mul(K, F));
+  // The GELU output, at least in_dim wide when ffn_in's partial dX shares it (make_layout).
+  const ttsim_hls::LinearDims& fi = m.lin[e][4];
+  c.array(A, "activation", {"ffn", e}, mul(K, fi.dx_by_add ? std::max<I64>(F, fi.in_dim) : F));
 }
 
 /// Throws when the host arrays of `w` exceed kHlsMaxHostWords in all.
@@ -272,8 +274,6 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // h0, x̂0, 1/σ0, and the shared slot proj (E, every o and ffn_out output, and in place
   // the LayerNorm inputs x0, a1, a2).
   c.array(A, "activation", {"embedding"}, add(mul(3, mul(K, D)), K));
-  // The BTT layers' partial input gradient (make_layout dx_part).
-  if (ttsim_hls::any_dx_by_add(m)) c.array(A, "activation", {"partial input gradients"}, mul(K, D));
   // The heads' logits, the slot head's rows at logit_pitch, and the most padding their two
   // kLogitAlign-aligned starts can take (make_layout aligns them where the out arena is).
   const I64 la = ttsim_hls::kLogitAlign, pitch = ttsim_hls::logit_pitch(m.slot_tags);
@@ -291,7 +291,9 @@ HlsArenaWords check_hls_host_capacity(const ttsim_hls::ModelDims& m, const std::
   // chain_scratch), counted here apart from those arenas' activations: an upper bound.
   const I64 core1 = mul(mul(emb.r[0], emb.v[0]), emb.e[0], emb.r[1]);
   c.array(S, "scratch", {"chains"},
-          add(std::max({lin_scratch[0], core1, static_cast<I64>(ttsim_hls::ttm_part_words(emb))}), lin_scratch[1]));
+          add(std::max({lin_scratch[0], core1, static_cast<I64>(ttsim_hls::ttm_part_words(emb)),
+                        m.intent_dx_by_add ? D : I64{0}}),
+              lin_scratch[1]));
   c.array(A, "activation", emb_name, add(emb_scratch[0], emb_scratch[1]));
   c.array(&w.index, "index", {"labels"}, add(mul(emb.d, K), add(K, 1)));
   check_host_total(w, source);

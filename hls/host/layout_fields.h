@@ -94,8 +94,7 @@ void for_each_layout_field(LayoutT& L, F&& f) {
   for (int i = 0; i < 2; ++i) f(idx("lin_scratch", i), L.lin_scratch[i]);
   for (int i = 0; i < 2; ++i) f(idx("ttm_scratch", i), L.ttm_scratch[i]);
   f("ttm_copy", L.ttm_copy);
-  f("dx_part", L.dx_part);
-  f("ttm_part", L.ttm_part);
+  f("part", L.part);
   for (int i = 0; i < kFloatArenas; ++i) f(idx("words", i), L.words[i]);
   f("param_words", L.param_words);
   f("act_words", L.act_words);

@@ -118,7 +118,10 @@ constexpr int pair_windows(int lanes, int banks) { return banks >= 2 && lanes ==
 /// > 1 (dual-port lanes) each takes both ports of every bank, so its ResMII is 2 and it runs
 /// one iteration more per iteration of the plain column form, inner · ceil(cols / lanes) per
 /// output row; the add runs ceil(cols / add_lanes) per row. True when the first exceeds the
-/// second (the adds' pipeline fill, a few cycles a call, is not counted). The kernels'
+/// second. Per-call costs are not counted (each add's pipeline fill and overhead, and the
+/// TTM scatter's per-token contraction calls): where the margin is a few iterations a row
+/// the split can lose — none of the shipped sweeps' points does, but a TTM rank of 11–14 on
+/// u50_dual_port's 16-lane add unit costs up to about 600 cycles a step. The kernels'
 /// glue (hls/kernels/tt_linear.cc, ttm_embedding.cc) and the task graph
 /// (models/training_graph.cc, flows.cc) apply this one rule.
 constexpr bool accumulate_by_add(int lanes, int banks, int add_lanes, int inner, int cols) {
@@ -646,6 +649,27 @@ constexpr const LoopSpec* find_loop(const char* task_op, const char* loop) {
     if (str_eq(kKernelSpecs[k].loops[i].name, loop)) return &kKernelSpecs[k].loops[i];
   }
   return nullptr;
+}
+/// ResMII of loop `l` at `lanes` lanes on arrays of `banks` banks when each of its arguments
+/// is an array of its own: per argument, its sites' accesses per bank (reads + writes, a lane
+/// site lane_site_accesses(lanes, banks) times) over kBankPorts — the II the loop's own
+/// structure allows, whatever a call binds (column_acc with dual-port lanes: 2).
+constexpr int own_array_res_mii(const LoopSpec& l, int lanes, int banks) {
+  int res = 1;
+  for (int a = 0; a < l.n_access; ++a) {
+    int n = 0;
+    bool first = true;  // the first site of this argument: count all of its sites once
+    for (int b = 0; b < a; ++b) first = first && !str_eq(l.access[b].array, l.access[a].array);
+    if (!first) continue;
+    for (int b = a; b < l.n_access; ++b) {
+      if (str_eq(l.access[b].array, l.access[a].array)) {
+        n += site_accesses(l.access[b].kind, lanes, banks) * (l.access[b].reads + l.access[b].writes);
+      }
+    }
+    const int r = (n + kBankPorts - 1) / kBankPorts;
+    res = r > res ? r : res;
+  }
+  return res;
 }
 /// Iteration distance of the recurrence through `variable` of a loop (0: none declared).
 constexpr int declared_distance(const LoopSpec& l, const char* variable) {

@@ -38,16 +38,18 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
 }
 
 /// Backward of linear_forward: dX (+)= dY·Wᵀ, dW, db. dY and dX in different bwd arenas.
-/// A BTT layer with dx_by_add accumulates its dX through the partial slot L.dx_part in act.
+/// A layer with dx_by_add accumulates its dX through `dx_part` (K × in_dim words of act that
+/// are dead while it runs: model_train_step passes each encoder's attention context for q, k
+/// and v, its GELU output for ffn_in) and an add.
 void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
-                     const Layout& L, CRef X, CRef dY, Ref dX, bool acc) {
+                     const Layout& L, CRef X, CRef dY, Ref dX, bool acc, Ref dx_part) {
 #pragma HLS INLINE
   CRef W = a.param + s.w;
   Ref dW = a.grad + s.gw;
   Ref db = a.grad + s.gb;
   if (!l.tt) {
-    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, acc && l.dx_by_add,
-                   a.act + L.dx_part, dW, db);
+    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, acc && l.dx_by_add, dx_part, dW,
+                   db);
   } else if (l.btt) {
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
@@ -56,7 +58,7 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
                   a.chain1 + L.lin_scratch[1]);
     }
     btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
-                 acc && l.dx_by_add, a.act + L.dx_part, dW, db, a.chain0 + L.lin_scratch[0],
+                 acc && l.dx_by_add, dx_part, dW, db, a.chain0 + L.lin_scratch[0],
                  a.chain1 + L.lin_scratch[1]);
   } else {
     tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
@@ -77,16 +79,6 @@ void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_
   }
   m.intent_dx_by_add = ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, m.intents, m.d_model);
   set_core_by_add(m.emb, contract_lanes, banks, add_lanes);
-}
-
-bool any_dx_by_add(const ModelDims& m) {
-  if (m.intent_dx_by_add) return true;
-  for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
-    for (int i = 0; i < kLinearsPerEncoder; ++i) {
-      if (m.lin[e][i].dx_by_add) return true;
-    }
-  }
-  return false;
 }
 
 namespace {
@@ -204,7 +196,10 @@ class LayoutBuilder {
     es.h1 = alloc(kActArena, K * D);
     es.xhat1 = alloc(kSaved1Arena, K * D);
     es.rstd1 = alloc(kSaved1Arena, K);
-    es.g = alloc(kActArena, K * m_.ffn_dim);
+    // The GELU output; also ffn_in's partial dX when it accumulates by an add (in_dim words a
+    // row: model_train_step).
+    const LinearDims& fi = m_.lin[e][4];
+    es.g = alloc(kActArena, K * (fi.dx_by_add ? max_i(m_.ffn_dim, fi.in_dim) : m_.ffn_dim));
     if (!h2_placed) es.h2 = alloc(kActArena, K * D);
     es.xhat2 = alloc(kSaved1Arena, K * D);
     es.rstd2 = alloc(kSaved1Arena, K);
@@ -297,8 +292,10 @@ class LayoutBuilder {
     }
     L_.ttm_copy = 0;
     L_.words[kChain0Arena] = max_i(L_.words[kChain0Arena], ttm_copy_words(m_.emb));
-    L_.ttm_part = 0;
-    L_.words[kChain0Arena] = max_i(L_.words[kChain0Arena], ttm_part_words(m_.emb));
+    // The partial of the intent head's dX and the TTM scatter's (Layout::part).
+    L_.part = 0;
+    L_.words[kChain0Arena] =
+        max_i(L_.words[kChain0Arena], max_i(m_.intent_dx_by_add ? D_ : 0, ttm_part_words(m_.emb)));
     // The row statistics after chain1's scratch (no call binds both).
     L_.stat = alloc(kChain1Arena, 3 * max_i(m_.heads * K_, K_));
   }
@@ -340,9 +337,6 @@ bool make_layout(const ModelDims& m, Layout* out) {
     }
   }
   b.merge_slots();
-  // The partial input gradient of the BTT layers that accumulate theirs by an add (q, k, v
-  // and ffn_in take d_model inputs): live from the product to the add right after it.
-  if (any_dx_by_add(m)) L.dx_part = b.alloc(kActArena, K * D);
   b.head(L.head_i, m.intents);
   b.head(L.head_s, m.slot_tags);
   L.wi = L.head_i.w;
@@ -556,10 +550,10 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   Ref dB = a.bwd_b + L.dB;  // gradient of LayerNorm 2 input / encoder input
   Ref dF = a.bwd_c + L.dF;
   dense_backward(a.index, D, m.slot_tags, K, h, a.bwd_b + L.dlogit_s, logit_pitch(m.slot_tags), P + L.ws, dA, false,
-                 false, a.act + L.dx_part, G + L.head_s.gw, G + L.head_s.gb);
+                 false, a.chain0 + L.part, G + L.head_s.gw, G + L.head_s.gb);
   update_linear(L, a, L.head_s, lr, grad_mode, grad_out);
   dense_backward(a.index, D, m.intents, 1, h, a.bwd_b + L.dlogit_i, m.intents, P + L.wi, dA, true,
-                 m.intent_dx_by_add, a.act + L.dx_part, G + L.head_i.gw, G + L.head_i.gb);
+                 m.intent_dx_by_add, a.chain0 + L.part, G + L.head_i.gw, G + L.head_i.gb);
   update_linear(L, a, L.head_i, lr, grad_mode, grad_out);
   for (int e = m.encoders - 1; e >= 0; --e) {
     const EncoderSlots& es = L.enc[e];
@@ -573,24 +567,27 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     layernorm_grad(dA, a.saved1 + es.xhat2, a.saved1 + es.rstd2, P + es.ln2_g, dB, G + L.tensors[es.ln2_t].grad,
                    G + L.tensors[es.ln2_t + 1].grad, K, D, stat);
     update_group(L, a, es.ln2_t, 2, lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false);
+    // The accumulating layers' partial dX (dx_by_add) in act words dead by then: the GELU
+    // output for ffn_in (read last by ffn_out's backward), the attention context for q, k, v
+    // (read last by o's).
+    linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false, a.act + es.ctx);
     update_linear(L, a, ls[5], lr, grad_mode, grad_out);
     gelu_grad(a.out + ls[4].y, dF, K, m.ffn_dim);
-    linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true);  // dB = dh1
+    linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true, a.act + es.g);  // dB = dh1
     update_linear(L, a, ls[4], lr, grad_mode, grad_out);
     layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + L.tensors[es.ln1_t].grad,
                    G + L.tensors[es.ln1_t + 1].grad, K, D, stat);  // dA = da1
     update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false);
+    linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false, a.act + es.g);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
     attention_backward(a.index, K, D, m.heads, m.seq_len, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                        a.saved1 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
-    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true);
+    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true, a.act + es.ctx);
     update_linear(L, a, ls[0], lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true);
+    linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true, a.act + es.ctx);
     update_linear(L, a, ls[1], lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true);  // dA = dh_in
+    linear_backward(m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true, a.act + es.ctx);  // dA = dh_in
     update_linear(L, a, ls[2], lr, grad_mode, grad_out);
   }
   layernorm_grad(dA, a.saved1 + L.xhat0, a.saved1 + L.rstd0, P + L.lne_g, dB, G + L.glne_g, G + L.glne_b, K, D,
@@ -598,7 +595,7 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
   add_accumulate(dB, G + L.gpos, K, D, D, D);
   update_group(L, a, L.pos_t, 3, lr, grad_mode, grad_out);  // position, LayerNorm gain and bias
   ttm_backward(a.index, m.emb, K, P + L.emb_cores, a.saved0 + L.emb_saved[0], a.saved1 + L.emb_saved[1], dB,
-               G + L.emb_gcores, a.out + L.ttm_scratch[0], a.act + L.ttm_scratch[1], a.chain0 + L.ttm_part);
+               G + L.emb_gcores, a.out + L.ttm_scratch[0], a.act + L.ttm_scratch[1], a.chain0 + L.part);
   update_group(L, a, L.emb_t, L.emb_tensors, lr, grad_mode, grad_out);
   return loss;
 }

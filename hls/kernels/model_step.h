@@ -63,7 +63,7 @@ struct LinearDims {
   /// recomputing layer shares (Layout::merge), and only Z is kept per layer.
   bool recompute = false;
   /// When the backward accumulates dX into a gradient it is given (linear_backward with acc),
-  /// the product (BTT: dZ·L_dᵀ; dense: dY·W) runs into Layout::dx_part followed by an add
+  /// the product (BTT: dZ·L_dᵀ; dense: dY·W) runs into a partial buffer followed by an add
   /// (ttsim_spec::accumulate_by_add for the design's lanes; set_accumulate_by_add). Never
   /// for the sequential TT flow (its dX is not a column-form product).
   bool dx_by_add = false;
@@ -86,7 +86,7 @@ struct ModelDims {
   /// largest encoder. The same arithmetic as keeping them: the recomputed values are the
   /// forward's, bit for bit.
   bool recompute_encoders = false;
-  /// The intent head's dX (accumulated into the slot head's) through Layout::dx_part and an
+  /// The intent head's dX (accumulated into the slot head's) through Layout::part and an
   /// add, as LinearDims::dx_by_add (set_accumulate_by_add).
   bool intent_dx_by_add = false;
 };
@@ -99,9 +99,6 @@ struct ModelDims {
 /// design_config.h kContractLanes, kArenaBanks, kAddLanes; the simulator: the arch's). Call
 /// after the shapes are set.
 void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes);
-/// Whether some layer of `m` has LinearDims::dx_by_add, or the intent head
-/// intent_dx_by_add (make_layout then allocates Layout::dx_part).
-bool any_dx_by_add(const ModelDims& m);
 
 /// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan
 /// keeps the output of every contraction out of the memories its inputs are in, so each
@@ -211,12 +208,11 @@ struct Layout {
   // chain0/chain1: lin_scratch; chain0: ttm_copy; out/act: ttm_scratch[0] / ttm_scratch[1].
   int dA = 0, dB = 0, dctx = 0, dq = 0, dk = 0, dv = 0, dP = 0, dF = 0, dlogit_i = 0, dlogit_s = 0, stat = 0;
   int lin_scratch[2] = {0, 0}, ttm_scratch[2] = {0, 0}, ttm_copy = 0;
-  /// act: the partial input gradient (K × d_model) of a BTT layer with dx_by_add, added into
-  /// its dX right after; allocated when some layer has dx_by_add (else 0 and unused).
-  int dx_part = 0;
-  /// chain0: ttm_backward's partial buffer (ttm_part_words; from word 0, with the chain scratch,
-  /// all dead while the embedding's backward runs).
-  int ttm_part = 0;
+  /// chain0: the partial of the intent head's dX (d_model words, intent_dx_by_add) and of
+  /// ttm_backward's scatter (ttm_part_words), from word 0 with the chain scratch: nothing else
+  /// in chain0 is live while the heads' or the embedding's backward runs. (The encoder layers'
+  /// partial dX use act words dead while they run: model_train_step.)
+  int part = 0;
   int words[kFloatArenas] = {};  ///< words of each float arena (grad: the largest update group)
   int param_words = 0;           ///< = words[kParamArena]
   int act_words = 0;             ///< Σ words of act, out, saved0, saved1

