@@ -42,14 +42,17 @@ const std::vector<std::pair<std::string, UnitKind>>& nonlinear_names() {
   return names;
 }
 
-UnitSpec parse_unit(const JsonView& v, const char* count_key, const char* extra_key = nullptr) {
+UnitSpec parse_unit(const JsonView& v, const char* count_key, const char* extra_key = nullptr,
+                    const char* extra_key2 = nullptr) {
   if (auto ii = v.find("ii")) {
     ii->fail("no \"ii\" key: the II of every loop is derived from the kernel specification "
              "(hls/include/kernel_spec.h) and the device's operator latencies, II = max(RecMII, ResMII); "
              "remove the key",
              "key \"ii\" (" + describe_json(ii->raw()) + ")");
   }
-  if (extra_key) {
+  if (extra_key && extra_key2) {
+    v.allow_keys({count_key, "lanes", "overhead", extra_key, extra_key2});
+  } else if (extra_key) {
     v.allow_keys({count_key, "lanes", "overhead", extra_key});
   } else {
     v.allow_keys({count_key, "lanes", "overhead"});
@@ -160,7 +163,7 @@ bool operator==(const ArchSpec& a, const ArchSpec& b) {
          a.fusion == b.fusion && a.flow_by_kind == b.flow_by_kind && a.memory == b.memory &&
          a.sequence_length == b.sequence_length && a.port_contention == b.port_contention &&
          a.recompute_merges == b.recompute_merges && a.recompute_encoders == b.recompute_encoders &&
-         a.lanes_per_bank == b.lanes_per_bank &&
+         a.lanes_per_bank == b.lanes_per_bank && a.accumulate_by_add == b.accumulate_by_add &&
          a.calibration == b.calibration;
 }
 
@@ -170,6 +173,7 @@ Json ArchSpec::to_json() const {
   j["clock_mhz"] = clock_mhz;
   j["contraction"] = unit_json(unit(UnitKind::kContraction), "engines");
   if (lanes_per_bank != 1) j["contraction"]["lanes_per_bank"] = lanes_per_bank;
+  if (accumulate_by_add) j["contraction"]["accumulate"] = "by_add";
   Json nl = Json::object();
   for (const auto& [n, k] : nonlinear_names()) nl[n] = unit_json(unit(k), "count");
   j["nonlinear"] = nl;
@@ -198,7 +202,7 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   if (auto v = root.find("sources")) v->as_array(0);
   a.clock_mhz = root.at("clock_mhz").as_double(1, 2000);
   JsonView contraction = root.at("contraction");
-  a.unit(UnitKind::kContraction) = parse_unit(contraction, "engines", "lanes_per_bank");
+  a.unit(UnitKind::kContraction) = parse_unit(contraction, "engines", "lanes_per_bank", "accumulate");
 
   JsonView nl = root.at("nonlinear");
   std::vector<std::string> keys;
@@ -222,6 +226,14 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
                   (widest_unit.empty() ? std::string() : ", /nonlinear/" + widest_unit + "/lanes") +
                   "): the arenas would keep at least as many banks as contraction lanes",
               std::to_string(a.lanes_per_bank));
+    }
+  }
+  if (auto v = contraction.find("accumulate")) {
+    a.accumulate_by_add = v->as_enum({"in_place", "by_add"}) == "by_add";
+    if (a.accumulate_by_add && a.lanes_per_bank < 2) {
+      v->fail("\"in_place\" while /contraction/lanes_per_bank is 1 (one lane per bank: the accumulating column "
+              "form already runs at II 1, nothing for the adds to save)",
+              "\"by_add\"");
     }
   }
 

@@ -93,6 +93,14 @@ struct ArchSpec {
   /// nonlinear unit's — fewer memories and narrower lane networks for every unit, at two
   /// accesses per bank per lane site of the contraction.
   int lanes_per_bank = 1;
+  /// /contraction/accumulate "by_add" (with lanes_per_bank 2 only): the products that
+  /// accumulate into C in the column form (the BTT and dense layers' dX added into a gradient
+  /// they are given, the TTM's core-gradient scatter) run as plain products into partial
+  /// buffers and the add unit's in-place adds (ttsim_spec::accumulate_by_add) instead of the
+  /// column_acc loop, whose C read and write take both ports of every bank (II 2 with
+  /// dual-port lanes). "in_place" (default): column_acc. The graph's tasks differ between the
+  /// two (a step structure of its own).
+  bool accumulate_by_add = false;
   /// /memory/recompute "btt_merges": every BTT layer recomputes its weight-only merges
   /// (L_k, L_dᵀ, R_j) in its backward pass instead of keeping them from the forward pass
   /// (hls/kernels/tt_linear.h btt_remerge): less saved0/saved1, more contraction cycles.

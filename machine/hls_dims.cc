@@ -175,8 +175,9 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
   for (int e = 0; e < std::min(m.encoders, ttsim_hls::kMaxEncoders); ++e) {
     for (int i = 0; i < ttsim_hls::kLinearsPerEncoder; ++i) m.lin[e][i].recompute = d.recompute;
   }
-  ttsim_hls::set_accumulate_by_add(m, arch.unit(UnitKind::kContraction).lanes, arena_banks(arch),
-                                   arch.unit(UnitKind::kElementwise).lanes);
+  if (arch.accumulate_by_add) {
+    ttsim_hls::set_accumulate_by_add(m, arch.unit(UnitKind::kContraction).lanes, arena_banks(arch));
+  }
   if (m.encoders > ttsim_hls::kMaxEncoders) {
     throw InputError(file + ": /encoders: the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxEncoders) +
                      " encoders, found " + std::to_string(m.encoders));

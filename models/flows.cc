@@ -557,9 +557,8 @@ void ttm_last_steps_transposed(PlanBuilder& b, const TtmIndex& x, I K) {
          ttsim_spec::kAddTranspose);
 }
 
-bool AccumulateByAdd::operator()(std::int64_t inner, std::int64_t cols) const {
-  return contraction_lanes >= 1 && ttsim_spec::accumulate_by_add(contraction_lanes, arena_banks, add_lanes,
-                                                                  static_cast<int>(inner), static_cast<int>(cols));
+bool AccumulateByAdd::applies() const {
+  return contraction_lanes >= 1 && ttsim_spec::accumulate_by_add(contraction_lanes, arena_banks);
 }
 
 FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens, const AccumulateByAdd& by_add) {
@@ -619,7 +618,7 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens, const Accumul
     const int lv = level + static_cast<int>(d - k);
     const I rp = x.r(k - 1), ep = x.Epre(k - 1), cols = x.e(k) * x.r(k);
     const std::string core = "bwd.ttm_grad_core." + std::to_string(k);
-    if (by_add(ep, cols)) {
+    if (by_add.applies()) {
       // Token by token: dS_k(b) into the partial, then added into the token's slice of dG_k.
       const std::string part = "dS" + std::to_string(k) + "p";
       b.tensor(part, TensorKind::kIntermediate, {rp, cols}, ttsim_spec::kChain0Mem);

@@ -169,16 +169,13 @@ struct FlowPlan {
 /// forward's memories), which the backward steps read instead of the forward's.
 FlowPlan plan_linear(const LinearLayerSpec& layer, Flow flow, std::int64_t tokens, bool recompute_merges = false);
 
-/// The machine figures that decide whether a product accumulating into C in the column form
-/// runs as a product into a partial buffer and an add (ttsim_spec::accumulate_by_add): its
-/// contraction lanes, arena banks and add-unit lanes. All 0 (default): never.
+/// The machine figures that decide whether the products accumulating into C in the column
+/// form run as products into partial buffers and adds (ttsim_spec::accumulate_by_add): its
+/// contraction lanes and arena banks. Both 0 (default): never.
 struct AccumulateByAdd {
-  int contraction_lanes = 0, arena_banks = 0, add_lanes = 0;
-  /// accumulate_by_add for a reduction of `inner` steps and rows of `cols` outputs.
-  bool operator()(std::int64_t inner, std::int64_t cols) const;
-  bool operator==(const AccumulateByAdd& o) const {
-    return contraction_lanes == o.contraction_lanes && arena_banks == o.arena_banks && add_lanes == o.add_lanes;
-  }
+  int contraction_lanes = 0, arena_banks = 0;
+  /// ttsim_spec::accumulate_by_add of these figures.
+  bool applies() const;
 };
 
 /// TTM embedding lookup of K = `tokens` tokens (TtmShape: d cores r_{k-1} × v_k × e_k × r_k,
@@ -203,8 +200,8 @@ struct AccumulateByAdd {
 /// column form) at level 2, copied transposed into dE_{d-1} (level 3); the steps k = d-1..2
 /// follow at level d-k+3.
 /// Throws InputError when tokens < 1 or the shape has no cores.
-/// With `by_add` choosing it (ttsim_spec::accumulate_by_add of inner Epre(k−1), cols
-/// e_k·r_k) a column-form grad_core step k is instead K steps per token: "…ttm_grad_core.k.tb"
+/// With `by_add` applying (ttsim_spec::accumulate_by_add) a column-form grad_core step k is
+/// instead K steps per token: "…ttm_grad_core.k.tb"
 /// (role "ttm.grad_core", batch 1, the plain column form) into the partial "dSkp" (r_{k−1} ×
 /// e_k·r_k, chain0_mem), each followed by "…ttm_grad_core.k.addb" (role "ttm.grad_core.add",
 /// an in-place add of rows r_{k−1}, cols e_k·r_k into dG_k), as hls/kernels/ttm_embedding.cc

@@ -160,8 +160,7 @@ void GraphReshaper::bind(Site s, const std::string& layer, const NameIndex& name
 }
 
 GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options, const TaskGraph& graph)
-    : options_(options) {
-  accumulate_by_add_choices(model, options_, choices_);
+    : by_add_(options.by_add) {
   const NameIndex names(graph);
   PlanClasses classes;
   const std::int64_t K = options.tokens > 0 ? options.tokens : model.tokens();
@@ -201,7 +200,7 @@ const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
   for (; it != plans_.end() && it->first.first == s.shape; ++it) {
     if (it->first.second == ranks) return it->second.get();
   }
-  auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens, options_.by_add)
+  auto plan = std::make_shared<const FlowPlan>(s.linear < 0 ? plan_ttm_lookup(model.token_embedding.ttm, s.tokens, by_add_)
                                                             : plan_linear(model.linears[s.linear], s.flow, s.tokens,
                                                                           s.recompute));
   if (!same_plan_structure(*plan, *s.plan)) plan.reset();
@@ -209,8 +208,6 @@ const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
 }
 
 bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
-  accumulate_by_add_choices(model, options_, new_choices_);
-  if (new_choices_ != choices_) return false;
   std::vector<const FlowPlan*>& plans = site_plans_;
   plans.clear();
   for (const Site& s : sites_) {

@@ -43,9 +43,8 @@ class GraphReshaper {
   /// Rewrites `graph` (the constructor's graph or one reshaped by this object) into
   /// build_training_graph(model, options) for `model`, which must satisfy
   /// same_graph_structure with the constructor's model. Returns false, with `graph`
-  /// unchanged, when a layer's flow plan for the new ranks differs in its steps or tensors,
-  /// or the new ranks change a choice of accumulate_by_add_choices (partial buffers and adds
-  /// come and go): the caller then builds the graph.
+  /// unchanged, when a layer's flow plan for the new ranks differs in its steps or tensors
+  /// (the caller then builds the graph).
   bool reshape(const ModelSpec& model, TaskGraph& graph);
 
  private:
@@ -87,9 +86,7 @@ class GraphReshaper {
   /// null when its steps or tensors differ from the class's.
   std::map<std::pair<int, std::vector<std::int64_t>>, std::shared_ptr<const FlowPlan>> plans_;
   std::vector<const FlowPlan*> site_plans_;  // reshape's plans by site (kept: no allocation per call)
-  GraphOptions options_;       ///< the graph's (its by_add: the TTM plan's scatter)
-  std::vector<char> choices_;  ///< accumulate_by_add_choices of the graph's model
-  std::vector<char> new_choices_;  // reshape's (kept: no allocation per call)
+  AccumulateByAdd by_add_;  ///< GraphOptions::by_add of the graph (the TTM plan's scatter)
 };
 
 }  // namespace ttsim

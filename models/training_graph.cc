@@ -847,11 +847,11 @@ class TrainingGraph {
 }  // namespace
 
 bool input_grad_by_add(const LinearLayerSpec& l, const GraphOptions& options) {
-  if (l.format != WeightFormat::kTT) return options.by_add(l.out_dim, l.in_dim);  // dense: dY·W
+  if (!options.by_add.applies()) return false;
+  if (l.format != WeightFormat::kTT) return true;  // dense: dY·W
   if (l.tt.in_factors.empty()) return false;
   auto it = options.flow_by_kind.find(l.kind);
-  if (it != options.flow_by_kind.end() && it->second != Flow::kBTT) return false;
-  return options.by_add(l.tt.ranks.at(l.tt.in_factors.size()), l.in_dim);  // BTT: dZ·L_dᵀ
+  return it == options.flow_by_kind.end() || it->second == Flow::kBTT;  // BTT: dZ·L_dᵀ
 }
 
 void accumulate_by_add_choices(const ModelSpec& model, const GraphOptions& options, std::vector<char>& out) {
@@ -859,12 +859,7 @@ void accumulate_by_add_choices(const ModelSpec& model, const GraphOptions& optio
   for (const auto& l : model.linears) out.push_back(input_grad_by_add(l, options) ? 1 : 0);
   const EmbeddingSpec& emb = model.token_embedding;
   if (emb.format != WeightFormat::kTTM) return;
-  const TtmShape& t = emb.ttm;
-  std::int64_t epre = 1;  // Epre(k − 1)
-  for (std::size_t k = 2; k <= t.cores(); ++k) {
-    epre *= t.dim_factors[k - 2];
-    out.push_back(options.by_add(epre, t.dim_factors[k - 1] * t.ranks[k]) ? 1 : 0);
-  }
+  for (std::size_t k = 2; k <= emb.ttm.cores(); ++k) out.push_back(options.by_add.applies() ? 1 : 0);
 }
 
 TaskGraph build_training_graph(const ModelSpec& model, const GraphOptions& options) {

@@ -27,19 +27,18 @@ struct GraphOptions {
   /// they write new buffers "<layer>.re.<tensor>" (the same arrays of the top as the
   /// forward's), which the encoder's backward (its tasks named as without recomputation) reads.
   bool recompute_encoders = false;
-  /// The machine's contraction lanes, arena banks and add-unit lanes: with them a BTT
-  /// layer's accumulating input gradient and the TTM's core-gradient scatter run as a product
-  /// into a partial buffer and an add where ttsim_spec::accumulate_by_add says so
-  /// (graph_options sets them from the arch); default: the contraction's accumulate flag
-  /// everywhere.
+  /// The machine's contraction lanes and arena banks: with dual-port lanes the accumulating
+  /// input gradients and the TTM's core-gradient scatter run as products into partial buffers
+  /// and adds (ttsim_spec::accumulate_by_add; graph_options sets them from the arch);
+  /// default: the contraction's accumulate flag everywhere.
   AccumulateByAdd by_add;
 };
 
 /// Whether the graph of `options` runs layer `l`'s input gradient, where it accumulates into
 /// a gradient it is given (q, k, v, ffn_in; the intent head into the slot head's), as a
 /// product into a partial buffer and an add (hls/kernels/model_step.cc linear_backward): a
-/// TT layer on the BTT flow (dZ·L_dᵀ: inner r_d, cols M) or a dense layer (dY·W: inner N,
-/// cols M) for which ttsim_spec::accumulate_by_add holds at the options' lanes and banks.
+/// TT layer on the BTT flow (dZ·L_dᵀ) or a dense layer (dY·W), when ttsim_spec::
+/// accumulate_by_add holds for the options' lanes and banks.
 bool input_grad_by_add(const LinearLayerSpec& l, const GraphOptions& options);
 /// Every choice of accumulate_by_add the graph of (`model`, `options`) makes, into `out`: per
 /// linear layer input_grad_by_add, then per core k = 2..d of a TTM embedding whether its

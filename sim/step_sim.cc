@@ -16,9 +16,10 @@ GraphOptions graph_options(const ArchSpec& arch, std::int64_t tokens) {
   g.flow_by_kind = arch.flow_by_kind;
   g.recompute_merges = arch.recompute_merges;
   g.recompute_encoders = arch.recompute_encoders;
-  g.by_add.contraction_lanes = arch.unit(UnitKind::kContraction).lanes;
-  g.by_add.arena_banks = arena_banks(arch);
-  g.by_add.add_lanes = arch.unit(UnitKind::kElementwise).lanes;
+  if (arch.accumulate_by_add) {
+    g.by_add.contraction_lanes = arch.unit(UnitKind::kContraction).lanes;
+    g.by_add.arena_banks = arena_banks(arch);
+  }
   g.tokens = tokens;
   return g;
 }

@@ -181,6 +181,9 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 backward pass, hls/kernels/tt_linear.h btt_remerge)\n"
       "//                 kRecomputeEncoders (true: every encoder but the last runs its forward\n"
       "//                 again before its backward, hls/kernels/model_step.h ModelDims)\n"
+      "//                 kAccumulateByAdd (true: the accumulating column products run as products\n"
+      "//                 into partials and adds, model_step.h set_accumulate_by_add; the arch's\n"
+      "//                 /contraction/accumulate \"by_add\")\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,\n"
@@ -223,7 +226,8 @@ std::string shape_lines(const BuildDesign& d) {
       m.emb.d, int_list(m.emb.v, m.emb.d), int_list(m.emb.e, m.emb.d), int_list(m.emb.r, m.emb.d + 1));
   h += fmt::format("constexpr bool kUseBtt = {};\n", d.hls.btt ? "true" : "false");
   h += fmt::format("constexpr bool kRecomputeMerges = {};\n", d.hls.recompute ? "true" : "false");
-  h += fmt::format("constexpr bool kRecomputeEncoders = {};\n\n", m.recompute_encoders ? "true" : "false");
+  h += fmt::format("constexpr bool kRecomputeEncoders = {};\n", m.recompute_encoders ? "true" : "false");
+  h += fmt::format("constexpr bool kAccumulateByAdd = {};\n\n", d.arch.accumulate_by_add ? "true" : "false");
   return h;
 }
 

@@ -104,11 +104,11 @@ ttsim_hls::ModelDims hls_model_dims(const ModelSpec& spec, const HlsModelOptions
   for (const char* head : {"intent_head", "slot_head"}) find_linear(spec, head);
   check_hls_linears(spec, spec.source_file.empty() ? spec.name : spec.source_file);
   // The calls of another machine's step when asked for (HlsModelOptions::contraction_lanes),
-  // else of this tree's (design_config.h), whose kernels the model runs.
+  // else of this tree's (design_config.h kAccumulateByAdd), whose kernels the model runs.
   if (options.contraction_lanes > 0) {
-    ttsim_hls::set_accumulate_by_add(m, options.contraction_lanes, options.arena_banks, options.add_lanes);
-  } else {
-    ttsim_hls::set_accumulate_by_add(m, ttsim_cfg::kContractLanes, ttsim_cfg::kArenaBanks, ttsim_cfg::kAddLanes);
+    ttsim_hls::set_accumulate_by_add(m, options.contraction_lanes, options.arena_banks);
+  } else if (ttsim_cfg::kAccumulateByAdd) {
+    ttsim_hls::set_accumulate_by_add(m, ttsim_cfg::kContractLanes, ttsim_cfg::kArenaBanks);
   }
   return m;
 }

@@ -27,12 +27,13 @@ struct HlsModelOptions {
   /// Every encoder but the last runs its forward again before its backward
   /// (ModelDims::recompute_encoders); the same arithmetic, less saved memory.
   bool recompute_encoders = false;
-  /// The machine whose accumulate_by_add choices the step's glue follows (ModelDims::lin[][]
+  /// The machine (an arch with /contraction/accumulate "by_add") whose accumulate_by_add
+  /// choices the step's glue follows (ModelDims::lin[][]
   /// .dx_by_add, intent_dx_by_add, TtmDims::core_by_add; model_step.h set_accumulate_by_add):
-  /// its contraction lanes, arena banks and add-unit lanes. 0 (default): this tree's
-  /// design_config.h, whose kernels the model runs. The choices change which kernel calls
-  /// the step makes, not the lanes they run at.
-  int contraction_lanes = 0, arena_banks = 0, add_lanes = 0;
+  /// its contraction lanes and arena banks. 0 (default): this tree's design_config.h, whose
+  /// kernels the model runs. The choices change which kernel calls the step makes, not the
+  /// lanes they run at.
+  int contraction_lanes = 0, arena_banks = 0;
 };
 
 /// Losses of one sample (nats), computed before any update.

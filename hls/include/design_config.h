@@ -18,6 +18,9 @@
 //                 backward pass, hls/kernels/tt_linear.h btt_remerge)
 //                 kRecomputeEncoders (true: every encoder but the last runs its forward
 //                 again before its backward, hls/kernels/model_step.h ModelDims)
+//                 kAccumulateByAdd (true: the accumulating column products run as products
+//                 into partials and adds, model_step.h set_accumulate_by_add; the arch's
+//                 /contraction/accumulate "by_add")
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,
@@ -90,6 +93,7 @@ constexpr int kTtmRanks[kTtmD + 1] = {1, 30, 30, 1};
 constexpr bool kUseBtt = true;
 constexpr bool kRecomputeMerges = false;
 constexpr bool kRecomputeEncoders = false;
+constexpr bool kAccumulateByAdd = false;
 
 constexpr int kContractLanes = 64;
 constexpr int kSoftmaxLanes = 8;

@@ -109,24 +109,23 @@ enum AccessKind : int { kScalarAccess = 0, kLaneAccess = 1, kWindowScalarAccess 
 /// lanes): 2 when the lanes are exactly two windows of `banks` (>= 2) lanes, each with its
 /// own adder tree (dot_cols_paired), else 1 (one tree over every lane).
 constexpr int pair_windows(int lanes, int banks) { return banks >= 2 && lanes == 2 * banks ? 2 : 1; }
-/// Whether a product that accumulates into C in the column form (rows of `cols` outputs,
-/// reduction length `inner`) runs as a product into a partial buffer followed by the add
-/// unit's in-place add (ttsim_add_accumulate, `add_lanes` lanes) rather than as one
-/// accumulating call (column_acc): a BTT layer's dX += dZ·L_dᵀ (inner r_d, cols M) and the
-/// TTM's scatter of dS_k into its core gradient (inner Epre(k−1), cols e_k·r_k, per token).
-/// column_acc holds a C read site and a C write site: with lane_site_accesses(lanes, banks)
-/// > 1 (dual-port lanes) each takes both ports of every bank, so its ResMII is 2 and it runs
-/// one iteration more per iteration of the plain column form, inner · ceil(cols / lanes) per
-/// output row; the add runs ceil(cols / add_lanes) per row. True when the first exceeds the
-/// second. Per-call costs are not counted (each add's pipeline fill and overhead, and the
-/// TTM scatter's per-token contraction calls): where the margin is a few iterations a row
-/// the split can lose — none of the shipped sweeps' points does, but a TTM rank of 11–14 on
-/// u50_dual_port's 16-lane add unit costs up to about 600 cycles a step. The kernels'
-/// glue (hls/kernels/tt_linear.cc, ttm_embedding.cc) and the task graph
-/// (models/training_graph.cc, flows.cc) apply this one rule.
-constexpr bool accumulate_by_add(int lanes, int banks, int add_lanes, int inner, int cols) {
-  return banks >= 1 && add_lanes >= 1 && lanes >= 1 && (lanes + banks - 1) / banks > 1 &&
-         static_cast<long long>(inner) * ((cols + lanes - 1) / lanes) > (cols + add_lanes - 1) / add_lanes;
+/// Whether the products that accumulate into C in the column form run as a product into a
+/// partial buffer followed by the add unit's in-place add (ttsim_add_accumulate) rather than
+/// as one accumulating call (column_acc): a BTT layer's dX += dZ·L_dᵀ, a dense layer's dX +=
+/// dY·W and the TTM's scatter of dS_k into its core gradient (token by token). column_acc
+/// holds a C read site and a C write site: with lane_site_accesses(lanes, banks) > 1
+/// (dual-port lanes) each takes both ports of every bank, so its ResMII is 2 and it runs
+/// one iteration more per iteration of the plain column form; the add costs ceil(cols /
+/// add lanes) per output row against inner · ceil(cols / lanes) saved. True exactly for
+/// dual-port lanes: one step structure per lane mode, whatever the ranks and the add unit's
+/// lanes, so the explorer reuses it across a sweep (a rule on the ranks and the add's lanes
+/// made the graph's tasks differ from point to point). Where the add unit is narrow and the
+/// reduction short the split can cost more than it saves (a rank-4 BTT layer at 128 lanes
+/// with an 8-lane add: about 1.5k cycles); the simulator prices that, and the explorer
+/// weighs it. The kernels' glue (hls/kernels/tt_linear.cc, ttm_embedding.cc) and the task
+/// graph (models/training_graph.cc, flows.cc) apply this one rule.
+constexpr bool accumulate_by_add(int lanes, int banks) {
+  return banks >= 1 && lanes >= 1 && (lanes + banks - 1) / banks > 1;
 }
 /// Accesses per bank of one site of kind `k` in a loop of `lanes` lanes on arrays of `banks`
 /// banks (banks < 1: as many as lanes).

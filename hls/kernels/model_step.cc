@@ -68,17 +68,15 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
 
 }  // namespace
 
-void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes) {
+void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks) {
   for (int e = 0; e < m.encoders && e < kMaxEncoders; ++e) {
     for (int i = 0; i < kLinearsPerEncoder; ++i) {
       LinearDims& l = m.lin[e][i];
-      l.dx_by_add = l.tt ? l.btt && ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, l.t.r[l.t.d],
-                                                                   l.in_dim)
-                         : ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, l.out_dim, l.in_dim);
+      l.dx_by_add = (!l.tt || l.btt) && ttsim_spec::accumulate_by_add(contract_lanes, banks);
     }
   }
-  m.intent_dx_by_add = ttsim_spec::accumulate_by_add(contract_lanes, banks, add_lanes, m.intents, m.d_model);
-  set_core_by_add(m.emb, contract_lanes, banks, add_lanes);
+  m.intent_dx_by_add = ttsim_spec::accumulate_by_add(contract_lanes, banks);
+  set_core_by_add(m.emb, contract_lanes, banks);
 }
 
 namespace {

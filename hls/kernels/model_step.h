@@ -91,14 +91,12 @@ struct ModelDims {
   bool intent_dx_by_add = false;
 };
 
-/// Sets LinearDims::dx_by_add of every BTT layer of `m` (inner r_d, cols M) and dense layer
-/// (inner N, cols M), ModelDims::intent_dx_by_add (inner intents, cols d_model) and
-/// TtmDims::core_by_add of the embedding (its column-form core gradients: inner Epre(k−1),
-/// cols e_k·r_k) by ttsim_spec::accumulate_by_add for a contraction of `contract_lanes`
-/// lanes on arenas of `banks` banks and an add unit of `add_lanes` lanes (the top:
-/// design_config.h kContractLanes, kArenaBanks, kAddLanes; the simulator: the arch's). Call
-/// after the shapes are set.
-void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks, int add_lanes);
+/// Sets LinearDims::dx_by_add of every BTT or dense layer of `m`, ModelDims::intent_dx_by_add
+/// and TtmDims::core_by_add of the embedding (its column-form core gradients) by
+/// ttsim_spec::accumulate_by_add for a contraction of `contract_lanes` lanes on arenas of
+/// `banks` banks (the top: design_config.h kContractLanes, kArenaBanks; the simulator: the
+/// arch's). Call after the shapes are set.
+void set_accumulate_by_add(ModelDims& m, int contract_lanes, int banks);
 
 /// The top's float arenas (static arrays <name>_mem of hls/kernels/top.cc). The plan
 /// keeps the output of every contraction out of the memories its inputs are in, so each

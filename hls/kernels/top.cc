@@ -60,7 +60,7 @@ ModelDims design_config_dims() {
     set_tt(&m.lin[e][4], kFfnInD, kFfnInInFactors, kFfnInE, kFfnInOutFactors, kLayerRanks[e][4]);
     set_tt(&m.lin[e][5], kFfnOutD, kFfnOutInFactors, kFfnOutE, kFfnOutOutFactors, kLayerRanks[e][5]);
   }
-  set_accumulate_by_add(m, kContractLanes, kArenaBanks, kAddLanes);
+  if (kAccumulateByAdd) set_accumulate_by_add(m, kContractLanes, kArenaBanks);
   return m;
 }
 

@@ -63,11 +63,11 @@ int ttm_scratch_words(const TtmDims& t, int K, int parity) {
   }
   return mx;
 }
-void set_core_by_add(TtmDims& t, int lanes, int banks, int add_lanes) {
+void set_core_by_add(TtmDims& t, int lanes, int banks) {
   for (int k = 0; k <= kMaxTtmFactors; ++k) t.core_by_add[k] = false;
   const int last = ttm_last_transposed(t) ? t.d - 1 : t.d;
   for (int k = 2; k <= last && k <= kMaxTtmFactors; ++k) {
-    t.core_by_add[k] = ttsim_spec::accumulate_by_add(lanes, banks, add_lanes, t.epre(k - 1), t.e[k - 1] * t.r[k]);
+    t.core_by_add[k] = ttsim_spec::accumulate_by_add(lanes, banks);
   }
 }
 int ttm_part_words(const TtmDims& t) {

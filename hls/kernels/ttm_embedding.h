@@ -55,11 +55,10 @@ int ttm_copy_words(const TtmDims& t);
 /// dE_{d-1}ᵀ in scratch[d mod 2].
 int ttm_scratch_words(const TtmDims& t, int K, int parity);
 
-/// Sets t.core_by_add for a contraction of `lanes` lanes on `banks` banks and an add unit of
-/// `add_lanes` lanes: ttsim_spec::accumulate_by_add of each column-form core gradient (k =
-/// 2..d, k = d only when not ttm_last_transposed: the transposed one is the dot form),
-/// inner Epre(k−1), cols e_k·r_k.
-void set_core_by_add(TtmDims& t, int lanes, int banks, int add_lanes);
+/// Sets t.core_by_add for a contraction of `lanes` lanes on `banks` banks: ttsim_spec::
+/// accumulate_by_add for each column-form core gradient (k = 2..d, k = d only when not
+/// ttm_last_transposed: the transposed one is the dot form).
+void set_core_by_add(TtmDims& t, int lanes, int banks);
 /// Words of ttm_backward's partial buffer: the largest slice r_{k−1}·e_k·r_k over the k with
 /// core_by_add (0 when none).
 int ttm_part_words(const TtmDims& t);

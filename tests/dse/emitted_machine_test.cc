@@ -469,8 +469,7 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     it = probed
              .emplace(key, testing::run_probed_step(model, btt_by_kind, model.seq_len, arch.recompute_merges,
                                                     arch.recompute_encoders,
-                                                    {go.by_add.contraction_lanes, go.by_add.arena_banks,
-                                                     go.by_add.add_lanes}))
+                                                    {go.by_add.contraction_lanes, go.by_add.arena_banks}))
              .first;
   }
   const testing::ProbedStep& step = it->second;

@@ -356,7 +356,7 @@ Vd ttm_row(const TtmDims& t, const Vf& cores, int token) {
 }
 
 /// The scatter of the core gradients token by token through a partial buffer and an add
-/// (TtmDims::core_by_add, set for 16 lanes on 8 banks and an 8-lane add unit) or by the
+/// (TtmDims::core_by_add, set for 16 dual-port lanes on 8 banks) or by the
 /// contraction's accumulate flag.
 class TtmScatter : public ::testing::TestWithParam<bool> {};
 INSTANTIATE_TEST_SUITE_P(ByAdd, TtmScatter, ::testing::Values(false, true));
@@ -374,7 +374,7 @@ TEST_P(TtmScatter, LookupAndScatterGradientMatchReconstruction) {
     for (int k = 0; k < t.d; ++k) { t.v[k] = vs[k]; t.e[k] = es[k]; }
     for (int k = 0; k <= t.d; ++k) t.r[k] = k == t.d ? 1 : rs[k];
     EXPECT_EQ(ttsim_hls::ttm_last_transposed(t), t.d >= 3 && !long_last) << "d " << dd;
-    if (GetParam()) ttsim_hls::set_core_by_add(t, 16, 8, 8);
+    if (GetParam()) ttsim_hls::set_core_by_add(t, 16, 8);
     for (int k = 2; k <= t.d; ++k) by_add_cores += t.core_by_add[k];
     const int K = 6, D = t.dim();
     std::vector<int> tokens = {0, 5, t.vocab() - 1, 5, 3, 1};

@@ -110,8 +110,8 @@ TEST(ModelStep, PlainRankOneEndsMatchReference) {
 }
 
 // The accumulating products of a dual-port machine's step through partials and adds
-// (ttsim_spec::accumulate_by_add for 16 contraction lanes on 8 banks and an 8-lane add unit,
-// and for u50_unit_lanes' 128 on 64 with a 64-lane add unit: the BTT layers' and the intent
+// (ttsim_spec::accumulate_by_add for 16 contraction lanes on 8 banks, and for
+// u50_unit_lanes' 128 on 64: the BTT layers' and the intent
 // head's dX, the TTM scatter token by token, each partial in words the layout holds dead
 // then) — losses, gradients and update as the reference's; with recomputed encoders (their
 // shared activation region) the same step bit for bit. (tiny_spec(3) is not held to the
@@ -124,11 +124,9 @@ TEST(ModelStep, AccumulatingThroughAddsMatchesReference) {
   ttsim::HlsModelOptions dual;
   dual.contraction_lanes = 16;
   dual.arena_banks = 8;
-  dual.add_lanes = 8;
   ttsim::HlsModelOptions u50 = dual;
   u50.contraction_lanes = 128;
   u50.arena_banks = 64;
-  u50.add_lanes = 64;
   expect_step_matches_reference(ttsim::load_model_spec(ttsim::testing::model_preset_path("atis_2enc.json")), u50);
   for (const ttsim::ModelSpec& spec : {ttsim::testing::tiny_ttm4_spec()}) {
     const ttsim_hls::ModelDims dims = ttsim::hls_model_dims(spec, dual);

@@ -10,11 +10,10 @@ namespace ttsim::testing {
 
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
                            std::int64_t K, bool recompute_merges, bool recompute_encoders,
-                           const std::array<int, 3>& by_add) {
+                           const std::array<int, 2>& by_add) {
   HlsModelOptions o;
   o.contraction_lanes = by_add[0];
   o.arena_banks = by_add[1];
-  o.add_lanes = by_add[2];
   o.recompute_merges = recompute_merges;
   o.recompute_encoders = recompute_encoders;
   for (const char* k : {"attention", "ffn_in", "ffn_out"}) {

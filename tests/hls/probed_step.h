@@ -33,11 +33,11 @@ struct ProbedStep {
 /// `recompute_merges` and its encoders recomputed when `recompute_encoders`, every TT layer of kind k in the BTT flow when btt_by_kind[k]
 /// (kinds "attention", "ffn_in", "ffn_out"; a missing kind: BTT). Throws what HlsModel throws
 /// (InputError for a model the kernel tree cannot hold). `by_add`: the machine (contraction
-/// lanes, arena banks, add-unit lanes) whose accumulate_by_add choices the step makes
-/// (HlsModelOptions); all 0: the compiled design_config.h's.
+/// lanes, arena banks) whose accumulate_by_add choices the step makes (HlsModelOptions); both
+/// 0: the compiled design_config.h's.
 ProbedStep run_probed_step(const ModelSpec& spec, const std::map<std::string, bool>& btt_by_kind,
                            std::int64_t K, bool recompute_merges = false, bool recompute_encoders = false,
-                           const std::array<int, 3>& by_add = {0, 0, 0});
+                           const std::array<int, 2>& by_add = {0, 0});
 
 /// The UNROLL factor the compiled design_config.h gives the kernel module that runs `op`
 /// (hls/kernels/modules.cc).

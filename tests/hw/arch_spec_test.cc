@@ -159,6 +159,36 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   j = paper_json();
   j["nonlinear"]["gelu"]["lanes_per_bank"] = 2;  // a contraction key only
   EXPECT_THROW(parse_arch_spec(j, "a.json"), ConfigError);
+  // Accumulating by adds: "in_place" or "by_add", the latter with dual-port lanes only; it
+  // round-trips through to_json.
+  for (const char* bad : {"adds", "BY_ADD"}) {
+    j = paper_json();
+    j["contraction"]["accumulate"] = bad;
+    try {
+      parse_arch_spec(j, "a.json");
+      FAIL() << "no error for accumulate " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.pointer(), "/contraction/accumulate");
+    }
+  }
+  j = paper_json();
+  j["contraction"]["accumulate"] = "by_add";
+  try {
+    parse_arch_spec(j, "a.json");
+    FAIL() << "no error for by_add at one lane per bank";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/contraction/accumulate");
+    EXPECT_NE(std::string(e.what()).find("lanes_per_bank is 1"), std::string::npos) << e.what();
+  }
+  j = paper_json();
+  j["contraction"]["lanes"] = 128;
+  j["contraction"]["lanes_per_bank"] = 2;
+  j["contraction"]["accumulate"] = "by_add";
+  const ArchSpec by_add = parse_arch_spec(j, "a.json");
+  EXPECT_TRUE(by_add.accumulate_by_add);
+  EXPECT_TRUE(parse_arch_spec(by_add.to_json(), "b.json").accumulate_by_add);
+  j["contraction"]["accumulate"] = "in_place";
+  EXPECT_FALSE(parse_arch_spec(j, "a.json").accumulate_by_add);
 }
 
 TEST(ArchSpec, ArenaBanksFollowTheLanesPerBank) {

@@ -240,7 +240,7 @@ Counts hls_counts(const ModelSpec& spec, bool btt, std::int64_t K, bool recomput
   for (const char* k : kKinds) btt_by_kind[k] = btt;
   const testing::ProbedStep step =
       testing::run_probed_step(spec, btt_by_kind, K, recompute, recompute_encoders,
-                               {by_add.contraction_lanes, by_add.arena_banks, by_add.add_lanes});
+                               {by_add.contraction_lanes, by_add.arena_banks});
   Counts c;
   for (const auto& [name, l] : step.loops) {
     c[name] = {l.invocations, l.iterations};
@@ -410,12 +410,11 @@ TEST(GraphMatchesHls, AtisShortSample) {
   expect_graph_matches_hls(load_model_spec(testing::model_preset_path("atis_2enc.json")), Flow::kBTT, 17);
 }
 
-// The choices of a dual-port machine (128 contraction lanes on 64 banks, a 64-lane add unit,
-// u50_unit_lanes): BTT's accumulating dX, the TTM's core-gradient scatter (token by token) and
+// The choices of a dual-port machine (128 contraction lanes on 64 banks, u50_unit_lanes): BTT's accumulating dX, the TTM's core-gradient scatter (token by token) and
 // the intent head's dX through partials and adds — the graph's tasks and the step's calls
 // the same, call by call; short samples too (the scatter's per-token calls).
 TEST(GraphMatchesHls, AccumulatingProductsThroughAnAdd) {
-  const AccumulateByAdd dual{128, 64, 64};
+  const AccumulateByAdd dual{128, 64};
   const ModelSpec atis = load_model_spec(testing::model_preset_path("atis_2enc.json"));
   std::vector<char> choices;
   GraphOptions o;
