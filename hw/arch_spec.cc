@@ -85,12 +85,12 @@ std::int64_t OperatorDsp::operator[](ttsim_spec::Opr op) const {
 
 std::int64_t OperatorDsp::int_mul32() const { return device_->int_mul32_dsp; }
 
-std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& table) {
+std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& table, unsigned omitted) {
   bool seen[ttsim_spec::kTripTranspose + 1] = {};
   std::int64_t products = 0;
   for (int i = 0; i < ks.n_loops; ++i) {
     const ttsim_spec::LoopSpec& l = ks.loops[i];
-    if ((variant >= 0 && l.variant != variant) || seen[l.trip]) continue;
+    if ((variant >= 0 && l.variant != variant) || !ttsim_spec::loop_built(l, omitted) || seen[l.trip]) continue;
     seen[l.trip] = true;
     products += ttsim_spec::trip_products(l.trip);
   }
@@ -121,34 +121,39 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const DeviceSpec
 
 namespace {
 
-std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table, int banks) {
+std::int64_t kernel_dsp(TaskOp op, int lanes, const OperatorDsp& table, int banks, unsigned omitted) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
   std::int64_t dsp = 0;
-  for (int i = 0; i < ks.n_loops; ++i) dsp += loop_dsp(ks.loops[i], lanes, table, banks);
-  return dsp + setup_dsp(ks, -1, table);
+  for (int i = 0; i < ks.n_loops; ++i) {
+    if (ttsim_spec::loop_built(ks.loops[i], omitted)) dsp += loop_dsp(ks.loops[i], lanes, table, banks);
+  }
+  return dsp + setup_dsp(ks, -1, table, omitted);
 }
 
 }  // namespace
 
-std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks) {
-  return kernel_dsp(op, lanes, OperatorDsp(device), banks);
+unsigned omitted_loops(const ArchSpec& arch) { return ttsim_spec::omitted_loops(arch.accumulate_by_add); }
+
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks, unsigned omitted) {
+  return kernel_dsp(op, lanes, OperatorDsp(device), banks, omitted);
 }
 
-std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& table, int banks) {
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& table, int banks, unsigned omitted) {
   std::int64_t dsp = 0;
-  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, table, banks);
+  for (TaskOp op : ops_of_unit(k)) dsp += kernel_dsp(op, lanes, table, banks, omitted);
   return dsp;
 }
 
-std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks) {
-  return unit_dsp(k, lanes, OperatorDsp(device), banks);
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks, unsigned omitted) {
+  return unit_dsp(k, lanes, OperatorDsp(device), banks, omitted);
 }
 
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device) {
   std::int64_t total = 0;
   for (int i = 0; i < kUnitKinds; ++i) {
     const UnitSpec& u = arch.units[i];
-    total += static_cast<std::int64_t>(u.count) * unit_dsp(static_cast<UnitKind>(i), u.lanes, device, arena_banks(arch));
+    total += static_cast<std::int64_t>(u.count) *
+             unit_dsp(static_cast<UnitKind>(i), u.lanes, device, arena_banks(arch), omitted_loops(arch));
   }
   return total;
 }

@@ -169,9 +169,10 @@ std::int64_t loop_dsp(const ttsim_spec::LoopSpec& l, int lanes, const OperatorDs
 /// (ttsim_spec::trip_products), once per distinct trip kind among the loops it runs (loops of
 /// one kind evaluate the same products over the same extents), each a 32-bit multiplier of
 /// dsp.int_mul32() slices. `variant` >= 0: only the loops of that variant (the add kernel's
-/// modules, hls/kernels/modules.h); -1: every loop. An upper bound: Vitis may bind a module's
-/// sequential products to one multiplier.
-std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& dsp);
+/// modules, hls/kernels/modules.h); -1: every loop; the loops `omitted` leaves out
+/// (omitted_loops) take none. An upper bound: Vitis may bind a module's sequential products
+/// to one multiplier.
+std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const OperatorDsp& dsp, unsigned omitted = 0);
 
 /// DSP48E2 slices of one instance of `op`'s kernel module with `lanes` lanes, from the
 /// kernel specification (hls/include/kernel_spec.h) and the device's DSPs per operator:
@@ -179,19 +180,25 @@ std::int64_t setup_dsp(const ttsim_spec::KernelSpec& ks, int variant, const Oper
 /// `<function>_Pipeline_<loop>` module with its own operators, so the loops of one kernel,
 /// the three contraction forms included, do not share DSPs), per loop Σ over its chain:
 /// the loop_dsp instance rule at `lanes` lanes on `banks` banks (0: as many as lanes);
-/// "read"/"write" use none; plus setup_dsp (the trip-count multipliers). Throws InputError
-/// for an operator the device file lacks.
-std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks = 0);
+/// "read"/"write" use none; plus setup_dsp (the trip-count multipliers). The loops `omitted`
+/// leaves out of the build (omitted_loops) count nothing. Throws InputError for an operator
+/// the device file lacks.
+std::int64_t kernel_dsp(TaskOp op, int lanes, const DeviceSpec& device, int banks = 0, unsigned omitted = 0);
 
 /// DSPs of one unit instance of kind `k`: Σ kernel_dsp over ops_of_unit(k) (models/task_graph.h) (every op is
 /// its own module, e.g. ttsim_layernorm and ttsim_layernorm_grad).
 /// `banks`: of the arrays it accesses (0: as many as lanes; arena_banks for a design).
-std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks = 0);
+/// `omitted`: the loops the build leaves out (omitted_loops).
+std::int64_t unit_dsp(UnitKind k, int lanes, const DeviceSpec& device, int banks = 0, unsigned omitted = 0);
 /// unit_dsp with the device's operator table.
-std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& dsp, int banks = 0);
+std::int64_t unit_dsp(UnitKind k, int lanes, const OperatorDsp& dsp, int banks = 0, unsigned omitted = 0);
+
+/// The kernel loops `arch`'s build omits (ttsim_spec::omitted_loops: contract_column_acc when
+/// /contraction/accumulate is "by_add", no call running it); design_config.h kOmittedLoops.
+unsigned omitted_loops(const ArchSpec& arch);
 
 /// Total DSPs of the architecture: Σ over unit kinds count · unit_dsp(kind, lanes,
-/// arena_banks(arch)).
+/// arena_banks(arch), omitted_loops(arch)).
 std::int64_t arch_dsp(const ArchSpec& arch, const DeviceSpec& device);
 
 }  // namespace ttsim

@@ -39,14 +39,14 @@ double operator_core_ffs(int op) {
   return kOperatorFfs[op].ffs;
 }
 
-double unit_operator_ffs(UnitKind unit, int lanes, int banks) {
-  return unit_operator_cores(unit, lanes, operator_core_ffs, banks);
+double unit_operator_ffs(UnitKind unit, int lanes, int banks, unsigned omitted) {
+  return unit_operator_cores(unit, lanes, operator_core_ffs, banks, omitted);
 }
 
-double unit_register_ffs(UnitKind unit, int lanes) {
+double unit_register_ffs(UnitKind unit, int lanes, unsigned omitted) {
   if (lanes < 1) throw std::invalid_argument("unit_register_ffs: lanes must be >= 1");
   double ffs = 0;
-  for_each_unit_loop(unit, [&](const ttsim_spec::LoopSpec& loop) {
+  for_each_unit_loop(unit, omitted, [&](const ttsim_spec::LoopSpec& loop) {
     // One 32-bit word per lane of every lane access site.
     for (int a = 0; a < loop.n_access; ++a) {
       const ttsim_spec::ArrayAccess& acc = loop.access[a];
@@ -72,9 +72,10 @@ FfTerms design_ff_terms(const ArchSpec& arch) {
     if (n <= 0) continue;
     const auto unit = static_cast<UnitKind>(k);
     const int lanes = arch.units[k].lanes;
-    t.operators += n * unit_operator_ffs(unit, lanes, arena_banks(arch));
-    t.registers += n * unit_register_ffs(unit, lanes);
-    t.control += n * control_ffs(unit_pipelined_loops(unit));
+    const unsigned omitted = omitted_loops(arch);
+    t.operators += n * unit_operator_ffs(unit, lanes, arena_banks(arch), omitted);
+    t.registers += n * unit_register_ffs(unit, lanes, omitted);
+    t.control += n * control_ffs(unit_pipelined_loops(unit, omitted));
   }
   return t;
 }

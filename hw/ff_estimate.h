@@ -42,12 +42,14 @@ double operator_core_ffs(int op);
 
 /// FFs of the FP operator cores of one instance of each kernel module that runs on `unit`
 /// with `lanes` lanes on arrays of `banks` banks, 0: as many as lanes (the instance rule of
-/// hw/lut_estimate.h). Throws std::invalid_argument for lanes < 1.
-double unit_operator_ffs(UnitKind unit, int lanes, int banks = 0);
+/// hw/lut_estimate.h), the loops `omitted` leaves out of the build (ttsim_spec::omitted_loops)
+/// excluded. Throws std::invalid_argument for lanes < 1.
+double unit_operator_ffs(UnitKind unit, int lanes, int banks = 0, unsigned omitted = 0);
 
 /// FFs of the registers of one instance of each kernel module on `unit` at `lanes` lanes
-/// (the file comment's registers term: transpose tiles and lane-site words). Throws std::invalid_argument for lanes < 1.
-double unit_register_ffs(UnitKind unit, int lanes);
+/// (the file comment's registers term: transpose tiles and lane-site words), over the loops
+/// the build does not omit (`omitted`). Throws std::invalid_argument for lanes < 1.
+double unit_register_ffs(UnitKind unit, int lanes, unsigned omitted = 0);
 
 /// Control FFs of one pipelined loop module beyond its FP operator cores: the median over
 /// designs of each design's median over its `*_Pipeline_*` modules in real csynth reports

@@ -47,12 +47,15 @@ namespace {
 constexpr int kUnitSiteKinds = static_cast<int>(UnitKind::kUpdate) + 1;
 }  // namespace
 
-const UnitSites& unit_sites(UnitKind unit) {
-  static const std::array<UnitSites, kUnitSiteKinds> sites = [] {
-    std::array<UnitSites, kUnitSiteKinds> all{};
-    for (int k = 0; k < kUnitSiteKinds; ++k) {
-      UnitSites& s = all[k];
-      for_each_unit_loop(static_cast<UnitKind>(k), [&](const ttsim_spec::LoopSpec& loop) {
+const UnitSites& unit_sites(UnitKind unit, unsigned omitted) {
+  if (omitted >= ttsim_spec::kOmittedLoopMasks) throw std::invalid_argument("unit_sites: unknown omitted-loop mask");
+  static const std::array<UnitSites, kUnitSiteKinds * ttsim_spec::kOmittedLoopMasks> sites = [] {
+    std::array<UnitSites, kUnitSiteKinds * ttsim_spec::kOmittedLoopMasks> all{};
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      UnitSites& s = all[i];
+      const auto kind = static_cast<UnitKind>(i % kUnitSiteKinds);
+      const unsigned mask = static_cast<unsigned>(i / kUnitSiteKinds);
+      for_each_unit_loop(kind, mask, [&](const ttsim_spec::LoopSpec& loop) {
         ++s.pipelined_loops;
         bool lane_loop = false, pair_loop = false;
         for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
@@ -88,10 +91,10 @@ const UnitSites& unit_sites(UnitKind unit) {
     }
     return all;
   }();
-  return sites.at(static_cast<std::size_t>(unit));
+  return sites.at(omitted * kUnitSiteKinds + static_cast<std::size_t>(unit));
 }
 
-int unit_pipelined_loops(UnitKind unit) { return unit_sites(unit).pipelined_loops; }
+int unit_pipelined_loops(UnitKind unit, unsigned omitted) { return unit_sites(unit, omitted).pipelined_loops; }
 
 double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
 
@@ -99,8 +102,8 @@ bool int_table_array(const char* array) {
   return std::strcmp(array, "index") == 0 || std::strcmp(array, "labels") == 0;
 }
 
-int unit_read_sites(UnitKind unit, bool lane, int windows) {
-  const UnitSites& s = unit_sites(unit);
+int unit_read_sites(UnitKind unit, bool lane, int windows, unsigned omitted) {
+  const UnitSites& s = unit_sites(unit, omitted);
   return lane ? s.lane_reads : s.scalar_reads + s.window_reads * windows;
 }
 
@@ -170,13 +173,13 @@ double lut_total_at_mux_bound(const LutTerms& t, bool high) {
   return t.operators + t.control + (high ? t.mux_high : t.mux_low);
 }
 
-double unit_operator_luts(UnitKind unit, int lanes, int banks) {
-  return unit_operator_cores(unit, lanes, operator_core_luts, banks);
+double unit_operator_luts(UnitKind unit, int lanes, int banks, unsigned omitted) {
+  return unit_operator_cores(unit, lanes, operator_core_luts, banks, omitted);
 }
 
-double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks) {
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks, unsigned omitted) {
   if (lanes < 1) throw std::invalid_argument("unit_operator_cores: lanes must be >= 1");
-  const UnitSites& s = unit_sites(unit);
+  const UnitSites& s = unit_sites(unit, omitted);
   double luts = 0;
   for (int op = 0; op < ttsim_spec::kOprCount; ++op) {
     const double instances = static_cast<double>(s.per_lane[op]) * lanes +

@@ -57,26 +57,31 @@ Json lut_estimate_json();
 /// on `unit` with `lanes` lanes (the instance rule above): the LUT estimate's operators with
 /// operator_core_luts, the FF estimate's (hw/ff_estimate.h) with its per-core FFs. Throws
 /// std::invalid_argument for lanes < 1. `banks`: of the arrays the unit accesses (0: as many
-/// as lanes); a kWindow operator has lane_site_accesses(lanes, banks) cores.
-double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks = 0);
+/// as lanes); a kWindow operator has lane_site_accesses(lanes, banks) cores. `omitted`: the
+/// loops the build leaves out (ttsim_spec::omitted_loops), counted nothing.
+double unit_operator_cores(UnitKind unit, int lanes, double (*per_core)(int op), int banks = 0,
+                           unsigned omitted = 0);
 
 /// LUTs of the FP operator cores of one instance of each kernel module that runs on
-/// `unit` with `lanes` lanes on `banks` banks (rule above). Throws std::invalid_argument for
-/// lanes < 1.
-double unit_operator_luts(UnitKind unit, int lanes, int banks = 0);
+/// `unit` with `lanes` lanes on `banks` banks (rule above), the loops `omitted` leaves out of
+/// the build (ttsim_spec::omitted_loops) excluded. Throws std::invalid_argument for lanes < 1.
+double unit_operator_luts(UnitKind unit, int lanes, int banks = 0, unsigned omitted = 0);
 
 /// True when the kernel of ttsim_spec::kKernelSpecs[kernel] (its task_op, a
 /// to_string(TaskOp)) runs on a unit of kind `unit`; false for an index outside the table.
 bool kernel_runs_on(int kernel, UnitKind unit);
 
 /// Calls `f(const ttsim_spec::LoopSpec&)` for every loop of every kernel module that runs on
-/// `unit` (kKernelSpecs order): the one walk the LUT, FF and bank-network estimates share.
+/// `unit` (kKernelSpecs order) and that the build does not omit (`omitted`:
+/// ttsim_spec::omitted_loops): the one walk the LUT, FF and bank-network estimates share.
 template <class F>
-void for_each_unit_loop(UnitKind unit, F&& f) {
+void for_each_unit_loop(UnitKind unit, unsigned omitted, F&& f) {
   for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {
     if (!kernel_runs_on(ki, unit)) continue;
     const ttsim_spec::KernelSpec& k = ttsim_spec::kKernelSpecs[ki];
-    for (int l = 0; l < k.n_loops; ++l) f(k.loops[l]);
+    for (int l = 0; l < k.n_loops; ++l) {
+      if (ttsim_spec::loop_built(k.loops[l], omitted)) f(k.loops[l]);
+    }
   }
 }
 
@@ -117,9 +122,9 @@ int select_luts(int n, MuxBound bound);
 /// their range (LutTerms::mux_low / mux_high), LUTs.
 double lut_total_at_mux_bound(const LutTerms& t, bool high);
 
-/// Pipelined loops of one instance of each kernel module that runs on `unit` (every loop
+/// Pipelined loops of one instance of each kernel module that runs on `unit` (every built loop
 /// of the kernel specification is pipelined and outlined into its own RTL module).
-int unit_pipelined_loops(UnitKind unit);
+int unit_pipelined_loops(UnitKind unit, unsigned omitted = 0);
 
 /// Control LUTs of `pipelined_loops` loop modules: kControlLutsPerPipelinedLoop each.
 double control_luts(double pipelined_loops);
@@ -147,15 +152,16 @@ struct UnitSites {
   std::array<int, ttsim_spec::kOprCount> per_lane{}, per_tree{}, per_window{}, per_pair{}, single{};
 };
 
-/// The sites of `unit` (UnitSites), computed for every unit kind on first use (the kernel
-/// specification is a compile-time table).
-const UnitSites& unit_sites(UnitKind unit);
+/// The sites of `unit` (UnitSites) over the loops the build does not omit (`omitted` <
+/// ttsim_spec::kOmittedLoopMasks, else std::invalid_argument), computed for every unit kind
+/// and mask on first use (the kernel specification is a compile-time table).
+const UnitSites& unit_sites(UnitKind unit, unsigned omitted = 0);
 
 /// Read access sites of the float arenas (`index` tables excluded) over every loop of every
 /// kernel module that runs on `unit`: lane reads when `lane`, else scalar reads. Each
 /// selects its words among the arrays bound to the module (sim/schedule_activity.h
 /// design_luts). Scalar reads count a window-scalar site `windows` times (the unit's
-/// lane_site_accesses(lanes, banks)).
-int unit_read_sites(UnitKind unit, bool lane, int windows = 1);
+/// lane_site_accesses(lanes, banks)). `omitted`: as unit_sites.
+int unit_read_sites(UnitKind unit, bool lane, int windows = 1, unsigned omitted = 0);
 
 }  // namespace ttsim

@@ -84,13 +84,13 @@ int module_variant(const std::string& module) {
   return -1;
 }
 
-/// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it runs, plus the
-/// multipliers of their trip-count setup (setup_dsp).
-std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp, int banks) {
+/// DSPs of one instance of `module`: Σ loop_dsp over the spec loops it builds (of its
+/// variant, not omitted), plus the multipliers of their trip-count setup (setup_dsp).
+std::int64_t module_dsp(TaskOp op, int variant, int lanes, const OperatorDsp& dsp, int banks, unsigned omitted) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(op);
-  std::int64_t d = setup_dsp(ks, variant, dsp);
+  std::int64_t d = setup_dsp(ks, variant, dsp, omitted);
   for (int i = 0; i < ks.n_loops; ++i) {
-    if (variant >= 0 && ks.loops[i].variant != variant) continue;
+    if ((variant >= 0 && ks.loops[i].variant != variant) || !ttsim_spec::loop_built(ks.loops[i], omitted)) continue;
     d += loop_dsp(ks.loops[i], lanes, dsp, banks);
   }
   return d;
@@ -255,7 +255,7 @@ void fill_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, 
     k.variant = module_variant(k.module);
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
-    k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp, arena_banks(arch));
+    k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp, arena_banks(arch), omitted_loops(arch));
     if (place_tasks) k.call_sites = 0;
   }
 }
@@ -310,8 +310,10 @@ struct LoopTripRanges {
 /// Widens the trip ranges of instance `idx` (`inst`) by the loops task `t` runs on it:
 /// the trips of kernel_loops(t.op, t.shape, inst.lanes, banks), without building their
 /// specifications; that function raises the error of a shape it refuses. `banks`: the
-/// arenas' (arena_banks).
-void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, LoopTripRanges& trips) {
+/// arenas' (arena_banks); `omitted`: the loops the build leaves out (omitted_loops) — a task
+/// running one is a graph this build cannot run (std::logic_error).
+void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, unsigned omitted,
+                 LoopTripRanges& trips) {
   const ttsim_spec::KernelSpec& ks = kernel_spec(t.op);
   const TaskShape& s = t.shape;
   bool runs = inst.lanes >= 1 && s.batch >= 1 && s.rows >= 1 && s.inner >= 1 && s.cols >= 1 && s.variant >= 0;
@@ -330,6 +332,11 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, 
       throw InputError(fmt::format("task {} ({}): loop {} runs {} iterations, more than the kernels' 32-bit trip "
                                    "count holds ({}; hls/include/kernel_spec.h loop_trip<int>)",
                                    t.name, ttsim::to_string(t.op), ks.loops[i].name, trip, kMaxKernelTrip));
+    }
+    if (!ttsim_spec::loop_built(ks.loops[i], omitted)) {
+      throw std::logic_error(fmt::format("task {} ({}) runs loop {}, which this design's build omits "
+                                         "(hls/include/kernel_spec.h omitted_loops)",
+                                         t.name, ttsim::to_string(t.op), ks.loops[i].name));
     }
     any = true;
     std::int64_t& lo = trips.min[idx * kSpecLoops + i];
@@ -397,13 +404,14 @@ void describe_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& devi
   }
   const std::size_t n_classes = by_class ? classes.rep->size() : graph.tasks.size();
   const int banks = arena_banks(arch);
+  const unsigned omitted = omitted_loops(arch);
   thread_local std::vector<int> module_of_class;
   module_of_class.resize(n_classes);
   for (std::size_t c = 0; c < n_classes; ++c) {
     const Task& t = graph.tasks.at(by_class ? static_cast<std::size_t>((*classes.rep)[c]) : c);
     const int idx = module_for(m, mods, t);
     module_of_class[c] = idx;
-    widen_trips(t, m.instances[idx], idx, banks, trips);
+    widen_trips(t, m.instances[idx], idx, banks, omitted, trips);
   }
   if (place_tasks) place_in_order(m, graph, classes, by_class, module_of_class);
   fill_instance_loops(m, lat, trips);

@@ -89,13 +89,13 @@ double lane_site_luts(bool write, int lanes, int banks, MuxBound bound, bool ali
 
 }  // namespace
 
-double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound, bool aligned) {
+double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound, bool aligned, unsigned omitted) {
   if (lanes < 1 || banks < 1) throw std::invalid_argument("unit_bank_network_luts: lanes and banks must be >= 1");
   if (aligned && !ttsim_hls::lane_alignable(lanes, banks)) {
     throw std::invalid_argument("unit_bank_network_luts: aligned lane accesses need lanes dividing banks");
   }
   // Every site of a kind builds the same structure: the sums of the unit's sites, times it.
-  const UnitSites& s = unit_sites(unit);
+  const UnitSites& s = unit_sites(unit, omitted);
   // The dot form's C pair (pair_windows 2): its one-word read and write sites are 2-word lane
   // windows — a 2-lane read network instead of one select, and a 2-lane write network.
   const double pair_c = ttsim_spec::pair_windows(lanes, banks) == 2
@@ -113,23 +113,24 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
                           const BankActivityShape& shape) {
   LutTerms t;
   const int banks = arena_banks(arch);
+  const unsigned omitted = omitted_loops(arch);
   for (int k = 0; k < kUnitKinds; ++k) {
     if (instances[k] == 0) continue;
     const auto unit = static_cast<UnitKind>(k);
     const double n = instances[k];
-    t.operators += n * unit_operator_luts(unit, arch.units[k].lanes, banks);
+    t.operators += n * unit_operator_luts(unit, arch.units[k].lanes, banks, omitted);
     const bool aligned = shape.unit_lane_aligned[k];
-    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kEstimate, aligned);
-    t.control += n * control_luts(unit_pipelined_loops(unit));
+    t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kEstimate, aligned, omitted);
+    t.control += n * control_luts(unit_pipelined_loops(unit, omitted));
     // A lane read site reads `banks` words per window (ceil(lanes / banks) windows).
     const int windows = ttsim_spec::lane_site_accesses(arch.units[k].lanes, banks);
     const double lane_words = static_cast<double>(banks) * windows;
     const double read_site_bits =
-        32.0 * (lane_words * unit_read_sites(unit, true) + unit_read_sites(unit, false, windows));
+        32.0 * (lane_words * unit_read_sites(unit, true, 1, omitted) + unit_read_sites(unit, false, windows, omitted));
     t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
-    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kLow, aligned) +
+    t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kLow, aligned, omitted) +
                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
-    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kHigh, aligned) +
+    t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kHigh, aligned, omitted) +
                        read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh));
   }
   for (const ArrayPorts& a : shape.arrays) {
@@ -177,7 +178,8 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
   const OperatorDsp operator_dsp(device);
   for (int k = 0; k < kUnitKinds; ++k) {
     const double per_instance =
-        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp, arena_banks(arch)));
+        static_cast<double>(unit_dsp(static_cast<UnitKind>(k), arch.units[k].lanes, operator_dsp, arena_banks(arch),
+                                     omitted_loops(arch)));
     dsp_units += instances[k] * per_instance;
     dsp_busy += static_cast<double>(busy[k]) * per_instance;
   }

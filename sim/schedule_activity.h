@@ -80,13 +80,15 @@ void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, con
 /// (aligned_lane_read_network_luts) and a lane write has no data multiplexer.
 /// Throws std::invalid_argument for lanes or banks < 1, or `aligned` where lanes does not
 /// divide banks (ttsim_hls::lane_alignable). An estimate from the multiplexer structure, not
-/// a csynth figure.
+/// a csynth figure. `omitted`: the loops the build leaves out (ttsim_spec::omitted_loops),
+/// whose sites build nothing.
 double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound bound = MuxBound::kEstimate,
-                              bool aligned = false);
+                              bool aligned = false, unsigned omitted = 0);
 
 /// Estimated LUTs of a design, Σ over unit kinds k with n_k = instances[k] instances and
 /// lanes_k lanes, on arenas of B banks (the largest lane count, machine::Machine::partition):
 ///  - operators: n_k · unit_operator_luts(k, lanes_k) (FP cores, csynth figures, hw/lut_estimate.h);
+///    every term over the loops the build does not omit (omitted_loops(arch));
 ///  - bank networks: n_k · unit_bank_network_luts(k, lanes_k, B, shape.unit_lane_aligned[k]);
 ///  - control: n_k · unit_pipelined_loops(k) · kControlLutsPerPipelinedLoop (fitted on real
 ///    csynth loop modules, hw/lut_estimate.h);

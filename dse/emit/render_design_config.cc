@@ -184,6 +184,9 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 kAccumulateByAdd (true: the accumulating column products run as products\n"
       "//                 into partials and adds, model_step.h set_accumulate_by_add; the arch's\n"
       "//                 /contraction/accumulate \"by_add\")\n"
+      "//                 kOmittedLoops (kernel loops no call of this design runs, left out of\n"
+      "//                 the build: ttsim_spec::omitted_loops, kOmitContractColumnAcc = 1 when\n"
+      "//                 kAccumulateByAdd; hls/kernels/contract.h)\n"
       "//  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's\n"
       "//                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,\n"
       "//                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,\n"
@@ -227,7 +230,8 @@ std::string shape_lines(const BuildDesign& d) {
   h += fmt::format("constexpr bool kUseBtt = {};\n", d.hls.btt ? "true" : "false");
   h += fmt::format("constexpr bool kRecomputeMerges = {};\n", d.hls.recompute ? "true" : "false");
   h += fmt::format("constexpr bool kRecomputeEncoders = {};\n", m.recompute_encoders ? "true" : "false");
-  h += fmt::format("constexpr bool kAccumulateByAdd = {};\n\n", d.arch.accumulate_by_add ? "true" : "false");
+  h += fmt::format("constexpr bool kAccumulateByAdd = {};\n", d.arch.accumulate_by_add ? "true" : "false");
+  h += fmt::format("constexpr unsigned kOmittedLoops = {}u;\n\n", omitted_loops(d.arch));
   return h;
 }
 
@@ -310,10 +314,10 @@ std::string trip_macros(const machine::Machine& mc) {
 }
 
 // PIPELINE II of every kernel loop: the II its instance is scheduled at (the largest
-// over the calls). A loop no call runs is still synthesized in its module: it gets the II
+// over the calls). A loop no call runs that the build keeps (kOmittedLoops leaves out only
+// what ttsim_spec::omitted_loops names) is still synthesized in its module: it gets the II
 // its own access sites allow at the module's lanes on the arenas' banks
-// (ttsim_spec::own_array_res_mii: column_acc with dual-port lanes, 2), so that its pragma is
-// one the schedule can meet.
+// (ttsim_spec::own_array_res_mii), so that its pragma is one the schedule can meet.
 std::string ii_macros(const machine::Machine& mc, int banks) {
   std::string h = "// PIPELINE II of each kernel loop (cycles), as the simulator prices it.\n";
   for (int ki = 0; ki < ttsim_spec::kKernelSpecCount; ++ki) {

@@ -126,7 +126,7 @@ KernelComparison compare_kernel(TaskOp op, const std::vector<const KernelSample*
   k.op = op;
   k.unit = unit_of(op);
   k.lanes = arch.unit(k.unit).lanes;
-  k.model_dsp = kernel_dsp(op, k.lanes, device, arena_banks(arch));
+  k.model_dsp = kernel_dsp(op, k.lanes, device, arena_banks(arch), omitted_loops(arch));
   for (const KernelSample* s : samples) k.samples.push_back(compare_sample(*s, models));
   const std::vector<LoopLatency> spec = models.spec->loop_classes(k.unit, op);
   const std::vector<LoopLatency> uncal = models.uncalibrated->loop_classes(k.unit, op);

@@ -21,6 +21,9 @@
 //                 kAccumulateByAdd (true: the accumulating column products run as products
 //                 into partials and adds, model_step.h set_accumulate_by_add; the arch's
 //                 /contraction/accumulate "by_add")
+//                 kOmittedLoops (kernel loops no call of this design runs, left out of
+//                 the build: ttsim_spec::omitted_loops, kOmitContractColumnAcc = 1 when
+//                 kAccumulateByAdd; hls/kernels/contract.h)
 //  Lanes          UNROLL factor of each kernel module's pipelined body (the instance's
 //                 lanes): kContractLanes, kSoftmaxLanes, kLayerNormLanes, kGeluLanes,
 //                 kAddLanes, kLossLanes, kSgdLanes (hls/kernels/modules.cc); kSoftmaxAligned,
@@ -94,6 +97,7 @@ constexpr bool kUseBtt = true;
 constexpr bool kRecomputeMerges = false;
 constexpr bool kRecomputeEncoders = false;
 constexpr bool kAccumulateByAdd = false;
+constexpr unsigned kOmittedLoops = 0u;
 
 constexpr int kContractLanes = 64;
 constexpr int kSoftmaxLanes = 8;

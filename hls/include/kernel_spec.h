@@ -670,6 +670,22 @@ constexpr int own_array_res_mii(const LoopSpec& l, int lanes, int banks) {
   }
   return res;
 }
+/// Kernel loops a build omits, a bit each: a loop no call of the design can run is not
+/// synthesized (its operators, bank networks, array selects and control cost nothing).
+/// kOmitContractColumnAcc: contract_column_acc, omitted when the accumulating column products
+/// run by add (/contraction/accumulate "by_add": every call that would run it runs the plain
+/// column form into a partial buffer instead; accumulate_by_add above).
+constexpr unsigned kOmitContractColumnAcc = 1u;
+/// Every omission bit (omitted-loop masks are below kOmittedLoopMasks).
+constexpr unsigned kOmittedLoopMasks = 2u;
+/// The loops omitted from a build whose accumulating column products run by add (true) or
+/// in place (false): the one rule design_config.h (kOmittedLoops), the kernels
+/// (contract.h) and the DSP, LUT and FF models (hw/arch_spec.h omitted_loops) apply.
+constexpr unsigned omitted_loops(bool accumulate_by_add) { return accumulate_by_add ? kOmitContractColumnAcc : 0u; }
+/// Whether loop `l` is built under the omission mask `omitted` (omitted_loops).
+constexpr bool loop_built(const LoopSpec& l, unsigned omitted) {
+  return !((omitted & kOmitContractColumnAcc) != 0 && str_eq(l.name, "contract_column_acc"));
+}
 /// Iteration distance of the recurrence through `variable` of a loop (0: none declared).
 constexpr int declared_distance(const LoopSpec& l, const char* variable) {
   for (int i = 0; i < l.n_rec; ++i) {

@@ -44,6 +44,11 @@
 // rounding depends on LANES (with dual-port lanes: a tree per window of BANKS lanes, then
 // their sum).
 
+#ifndef __SYNTHESIS__
+#include <cstdio>
+#include <cstdlib>
+#endif
+
 #include "hls/include/access_probe.h"
 #include "hls/include/banked.h"
 #include "hls/include/design_config.h"
@@ -609,12 +614,39 @@ contract_scalar:
   }
 }
 
+namespace detail {
+/// contract_column_acc_loop where the build has it (BUILT), nothing where it omits it
+/// (ttsim_spec::kOmitContractColumnAcc): a specialization, so that the omitted loop is not
+/// even instantiated and synthesis builds no module for it. A call reaching the omitted
+/// loop is a glue error: C simulation stops with the reason.
+template <int LANES, int BANKS, bool BUILT>
+struct ColumnAccLoop {
+  static void run(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off, float C_mem[][BANKS],
+                  int c_off, const int index[], const ContractDesc& d) {
+    contract_column_acc_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
+  }
+};
+template <int LANES, int BANKS>
+struct ColumnAccLoop<LANES, BANKS, false> {
+  static void run(const float[][BANKS], int, const float[][BANKS], int, float[][BANKS], int, const int[],
+                  const ContractDesc&) {
+#ifndef __SYNTHESIS__
+    std::fprintf(stderr, "contract_kernel: an accumulating column call reached contract_column_acc, which this "
+                         "build omits (design_config.h kOmittedLoops)\n");
+    std::abort();
+#endif
+  }
+};
+}  // namespace detail
+
 /// One contraction with LANES lanes on arrays of BANKS banks (see file comment): runs the
 /// loop of its form. A, B, C: banked arrays (banked.h) with word offsets a_off, b_off,
 /// c_off >= 0; index: the int array the descriptor's index tables live in (read only when
 /// a_index, b_index or c_index >= 0). Requires LANES <= 2·BANKS (dual-port lanes above
-/// BANKS: banked.h).
-template <int LANES, int BANKS>
+/// BANKS: banked.h). OMITTED: the loops the build leaves out (ttsim_spec::omitted_loops;
+/// the emitted module passes design_config.h kOmittedLoops): with kOmitContractColumnAcc
+/// the column_acc loop is not instantiated (a call of that form aborts C simulation).
+template <int LANES, int BANKS, unsigned OMITTED = 0u>
 void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][BANKS], int b_off,
                      float C_mem[][BANKS], int c_off, const int index[], const ContractDesc& d) {
 #if !defined(__SYNTHESIS__) && !defined(TTSIM_NO_LOOP_COUNT)
@@ -625,7 +657,8 @@ void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][
       contract_column_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
       break;
     case ttsim_spec::kContractColumnAcc:
-      contract_column_acc_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
+      detail::ColumnAccLoop<LANES, BANKS, (OMITTED & ttsim_spec::kOmitContractColumnAcc) == 0u>::run(
+          A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
       break;
     case ttsim_spec::kContractDot:
       contract_dot_loop<LANES, BANKS>(A_mem, a_off, B_mem, b_off, C_mem, c_off, index, d);
@@ -636,10 +669,10 @@ void contract_kernel(const float A_mem[][BANKS], int a_off, const float B_mem[][
 
 /// contract_kernel on Banked views (host code and tests); `index` may be null when the
 /// descriptor has no index table.
-template <int LANES, int BANKS>
+template <int LANES, int BANKS, unsigned OMITTED = 0u>
 void contract_kernel(Banked<const float, BANKS> A, Banked<const float, BANKS> B, Banked<float, BANKS> C,
                      const ContractDesc& d, const int* index = nullptr) {
-  contract_kernel<LANES, BANKS>(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
+  contract_kernel<LANES, BANKS, OMITTED>(A.rows, A.off, B.rows, B.off, C.rows, C.off, index, d);
 }
 
 }  // namespace ttsim_hls

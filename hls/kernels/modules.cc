@@ -20,7 +20,8 @@ using ttsim_cfg::kArenaRows;
 void ttsim_contraction(const float A[kArenaRows][kArenaBanks], int a_off, const float B[kArenaRows][kArenaBanks], int b_off,
                        float C[kArenaRows][kArenaBanks], int c_off, const int index[], const ContractDesc& d) {
 #pragma HLS INLINE off
-  contract_kernel<ttsim_cfg::kContractLanes, kArenaBanks>(A, a_off, B, b_off, C, c_off, index, d);
+  contract_kernel<ttsim_cfg::kContractLanes, kArenaBanks, ttsim_cfg::kOmittedLoops>(A, a_off, B, b_off, C, c_off,
+                                                                                 index, d);
 }
 // softmax, layernorm and layernorm_grad take each array once (ttsim_spec::kSharedArguments):
 // two views of one argument are two access sites of one interface in the kernel.

@@ -95,6 +95,8 @@ struct Emitted {
   std::map<std::string, std::int64_t> lanes;   ///< module → lanes (modules.cc template argument)
   std::map<std::string, bool> bools;           ///< design_config.h constexpr bool NAME = V (the build's branch)
   std::map<std::string, bool> aligned;         ///< module → aligned lane accesses (modules.cc template argument)
+  std::map<std::string, std::int64_t> uints;   ///< design_config.h constexpr unsigned NAME = Vu
+  std::map<std::string, unsigned> omitted;     ///< module → loops it leaves out (modules.cc template argument)
   struct Array {
     std::int64_t words = -1;
     std::int64_t rows = -1;   ///< depth of each bank
@@ -169,6 +171,7 @@ Emitted read_emitted(const fs::path& out) {
   const std::string cfg = slurp(out / "hls/include/design_config.h");
   for (const auto& g : all_matches(cfg, R"(#define (\w+) (\S+))")) e.macros[g[0]] = g[1];
   for (const auto& g : all_matches(cfg, R"(constexpr int (\w+) = (-?[0-9]+);)")) e.ints[g[0]] = std::stoll(g[1]);
+  for (const auto& g : all_matches(cfg, R"(constexpr unsigned (\w+) = ([0-9]+)u;)")) e.uints[g[0]] = std::stoll(g[1]);
   // The aligned-access constants: false for the host tools (TTSIM_ANY_LAYOUT), the design's
   // values in the #else branch the build compiles.
   const auto any = all_matches(cfg, R"(#if defined\(TTSIM_ANY_LAYOUT\)\n([^#]*)#else\n([^#]*)#endif)");
@@ -226,7 +229,12 @@ Emitted read_emitted(const fs::path& out) {
     if (lanes.size() == 1) {
       e.lanes[name] = value_of(e, lanes[0][0], "modules.cc " + name);
       e.aligned[name] = false;
-      if (!lanes[0][1].empty()) {
+      e.omitted[name] = 0;
+      // The third template argument: a bool (aligned lane accesses) or the contraction's
+      // omitted-loop mask (kOmittedLoops).
+      if (!lanes[0][1].empty() && e.uints.count(lanes[0][1])) {
+        e.omitted[name] = static_cast<unsigned>(e.uints.at(lanes[0][1]));
+      } else if (!lanes[0][1].empty()) {
         const auto it = e.bools.find(lanes[0][1]);
         EXPECT_NE(it, e.bools.end()) << "modules.cc " << name << ": no design_config.h bool " << lanes[0][1];
         e.aligned[name] = it != e.bools.end() && it->second;
@@ -248,8 +256,9 @@ Emitted read_emitted(const fs::path& out) {
 /// module named after one of its op's loops (ttsim_add → loop "add", ttsim_column_sum →
 /// "column_sum"), the loops of that loop's variant; else every loop of the op — plus the
 /// 32-bit multipliers of their trip-count setup (hw/arch_spec.h setup_dsp). `banks`: the
-/// emitted arenas' (a kWindow operator per lane window).
-std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device, int banks) {
+/// emitted arenas' (a kWindow operator per lane window); `omitted`: the loops the emitted
+/// module leaves out (its kOmittedLoops template argument), counted nothing.
+std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& device, int banks, unsigned omitted) {
   const TtsimModuleName* entry = nullptr;
   for (const auto& m : kTtsimModules) {
     if (module == m.module) entry = &m;
@@ -267,9 +276,9 @@ std::int64_t module_dsp(const std::string& module, int lanes, const DeviceSpec& 
   for (int i = 0; i < ks.n_loops; ++i) {
     if ("ttsim_" + std::string(ks.loops[i].name) == module) variant = ks.loops[i].variant;
   }
-  std::int64_t dsp = setup_dsp(ks, variant, OperatorDsp(device));
+  std::int64_t dsp = setup_dsp(ks, variant, OperatorDsp(device), omitted);
   for (int i = 0; i < ks.n_loops; ++i) {
-    if (variant >= 0 && ks.loops[i].variant != variant) continue;
+    if ((variant >= 0 && ks.loops[i].variant != variant) || !ttsim_spec::loop_built(ks.loops[i], omitted)) continue;
     dsp += loop_dsp(ks.loops[i], lanes, device, banks);
   }
   return dsp;
@@ -297,7 +306,15 @@ void expect_emitted_is_described(const fs::path& out, const Json& point, const D
     EXPECT_EQ(e.lanes.at(k.module), k.lanes) << k.module;
     EXPECT_EQ(e.aligned.at(k.module), k.lane_aligned) << k.module << ": emitted aligned lane accesses vs described";
     dsp += e.limit.at(k.module) * module_dsp(k.module, static_cast<int>(e.lanes.at(k.module)), device,
-                                             static_cast<int>(arena_banks_emitted));
+                                             static_cast<int>(arena_banks_emitted), e.omitted.at(k.module));
+  }
+  // Every loop an instance's calls run is one its emitted module builds (kOmittedLoops).
+  for (const machine::KernelInstance& k : m.instances) {
+    for (const machine::LoopTrips& t : k.loops) {
+      const ttsim_spec::LoopSpec* l = ttsim_spec::find_loop(to_string(k.op), t.loop.c_str());
+      ASSERT_NE(l, nullptr) << t.loop;
+      EXPECT_TRUE(ttsim_spec::loop_built(*l, e.omitted.at(k.module))) << k.module << " omits " << t.loop << ", which its calls run";
+    }
   }
   // PIPELINE II: every loop of every instance carries the II the simulator prices for it
   // (the instance's worst call), through its design_config.h macro.
@@ -507,6 +524,58 @@ void expect_memory_and_file_builds_equal(const std::string& out_dir, const std::
   for (const auto& [rel, bytes] : b) EXPECT_TRUE(a.count(rel)) << rel << " emitted from chosen.json only";
 }
 
+/// Emits front point `p` of a results.json (its configs, the run's device) as explore's
+/// chosen.json would, into dir/build_<id>; returns that folder.
+fs::path emit_point(const Json& p, const Json& device_json, const DeviceSpec& device, const std::string& dir) {
+  Json configs = p.at("configs");
+  configs["device"] = device_json;
+  const Json chosen{{"name", p.at("name")},         {"configs", configs},
+                    {"device", {{"part", device.part}, {"platform", device.platform}}},
+                    {"metrics", p.at("metrics")}, {"fidelity", p.at("fidelity")}};
+  const fs::path out = fs::path(dir) / ("build_" + std::to_string(p.at("id").get<std::int64_t>()));
+  emit_design(chosen, p.at("name").get<std::string>() + ".json", out.string(), ".");
+  return out;
+}
+
+/// `make csim` of an emitted build passes: its training steps, and one step equal to the
+/// Eigen reference's (losses 1e-5, every gradient tensor 1e-4, the updated parameters 1e-6,
+/// through the lane networks synthesis builds: hls/tb/reference_tb.cc).
+void expect_csim_passes(const std::string& build) {
+  const std::string cmd = "make -s -C '" + build + "' csim CXXFLAGS='-std=c++17 -O1' > '" + build +
+                          "/csim.log' 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(build + "/csim.log");
+  EXPECT_NE(slurp(build + "/csim.log").find("reference_tb: PASS"), std::string::npos) << slurp(build + "/csim.log");
+}
+
+// A design whose accumulating products run by add (configs/arch/u50_unit_lanes.json,
+// /contraction/accumulate "by_add"): the emitted contraction leaves column_acc out
+// (kOmittedLoops), its DSPs counted from the emitted sources without that loop equal the
+// simulator's, and the build passes C simulation against the reference.
+TEST(EmittedMachine, AByAddDesignOmitsColumnAccAndIsBuiltAsDescribed) {
+  const std::string dir = tmp_dir("emitted_by_add");
+  Json sweep = load_json_file("configs/sweeps/atis_u50_unit_lanes.json");
+  sweep["name"] = "atis_u50_unit_lanes_base";
+  sweep["axes"] = Json{{"sequence_length", Json::array({"padded"})}};
+  sweep["fidelity"] = "analytic";
+  write_file_atomic(dir + "/sweep.json", sweep.dump(1));
+  const auto setup = make_run_setup(dir + "/sweep.json");
+  ExploreOptions o;
+  o.out_dir = dir + "/out";
+  const ExploreReport r = run_explore(*setup->eval, dir + "/sweep.json", o);
+  ASSERT_EQ(r.outcome, ExploreOutcome::kComplete);
+  const Json results = load_json_file(o.out_dir + "/results.json");
+  ASSERT_EQ(results.at("front").size(), 1u);
+  const Json& p = results.at("front").at(0);
+  ASSERT_EQ(p.at("configs").at("arch").at("contraction").at("accumulate"), "by_add");
+  const DeviceSpec device = parse_device_spec(results.at("device"), "results.json (/device)");
+  const fs::path out = emit_point(p, results.at("device"), device, dir);
+  expect_emitted_is_described(out, p, device);
+  const Emitted e = read_emitted(out);
+  EXPECT_EQ(e.uints.at("kOmittedLoops"), ttsim_spec::kOmitContractColumnAcc);
+  EXPECT_EQ(e.omitted.at("ttsim_contraction"), ttsim_spec::kOmitContractColumnAcc);
+  expect_csim_passes(out.string());
+}
+
 TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   const auto start = std::chrono::steady_clock::now();
   const std::string dir = tmp_dir("emitted_machine");
@@ -536,29 +605,16 @@ TEST(EmittedMachine, EveryParetoDesignOfAtisU50IsBuiltAsDescribed) {
   int emitted = 0;
   bool chosen_emitted = false, recompute_csim = false;
   for (const Json& p : results.at("front")) {  // the front's points in full
-    // chosen.json as explore writes it for this point.
-    Json configs = p.at("configs");
-    configs["device"] = device_json;
-    const Json chosen{{"name", p.at("name")},         {"configs", configs},
-                      {"device", {{"part", device.part}, {"platform", device.platform}}},
-                      {"metrics", p.at("metrics")}, {"fidelity", p.at("fidelity")}};
-    const fs::path out = fs::path(dir) / ("build_" + std::to_string(p.at("id").get<std::int64_t>()));
-    emit_design(chosen, p.at("name").get<std::string>() + ".json", out.string(), ".");
+    const fs::path out = emit_point(p, device_json, device, dir);
     expect_emitted_is_described(out, p, device);
     // The chosen design's build, and the first front design's that recomputes its encoders,
-    // pass `make csim`: its training steps, and one step equal to the Eigen reference's
-    // (losses 1e-5, every gradient tensor 1e-4, the updated parameters 1e-6, through the lane
-    // networks synthesis builds: hls/tb/reference_tb.cc).
+    // pass `make csim` (expect_csim_passes).
     const std::string recompute = p.at("configs").at("arch").at("memory").value("recompute", "none");
     const bool first_recomputing = !recompute_csim && recompute.rfind("encoders", 0) == 0;
     if (p.at("id") == results.at("chosen") || first_recomputing) {
       chosen_emitted = chosen_emitted || p.at("id") == results.at("chosen");
       recompute_csim = recompute_csim || first_recomputing;
-      const std::string build = out.string();
-      const std::string cmd = "make -s -C '" + build + "' csim CXXFLAGS='-std=c++17 -O1' > '" + build +
-                              "/csim.log' 2>&1";
-      EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(build + "/csim.log");
-      EXPECT_NE(slurp(build + "/csim.log").find("reference_tb: PASS"), std::string::npos) << slurp(build + "/csim.log");
+      expect_csim_passes(out.string());
     }
     ++emitted;
   }

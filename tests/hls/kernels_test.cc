@@ -788,6 +788,27 @@ TEST(LaneNetworksDeathTest, AlignedAccessAtAnUnalignedStartAsserts) {
 }
 #endif
 
+// A build that omits column_acc (ttsim_spec::kOmitContractColumnAcc, design_config.h
+// kOmittedLoops) runs the other forms as before, and an accumulating column call stops C
+// simulation with the reason instead of running a loop synthesis would not build.
+TEST(ContractionDeathTest, OmittedColumnAccStopsAnAccumulatingColumnCall) {
+  constexpr int L = 4, B = 4;
+  constexpr unsigned kOmit = ttsim_spec::kOmitContractColumnAcc;
+  Vf a(64, 1.0f), b(64, 2.0f), c(64, 0.0f), c_full(64, 0.0f);
+  ttsim_hls::ContractDesc d = ttsim_hls::plain_desc(3, 5, 4);
+  ttsim_hls::contract_kernel<L, B, kOmit>(ttsim_hls::bank_view<B>(a.data()), ttsim_hls::bank_view<B>(b.data()),
+                                         ttsim_hls::bank_view<B>(c.data()), d);
+  ttsim_hls::contract_kernel<L, B>(ttsim_hls::bank_view<B>(a.data()), ttsim_hls::bank_view<B>(b.data()),
+                                   ttsim_hls::bank_view<B>(c_full.data()), d);
+  EXPECT_EQ(c, c_full);
+  EXPECT_EQ(c[0], 10.0f);
+  d.accumulate = true;
+  EXPECT_DEATH((ttsim_hls::contract_kernel<L, B, kOmit>(ttsim_hls::bank_view<B>(a.data()),
+                                                        ttsim_hls::bank_view<B>(b.data()),
+                                                        ttsim_hls::bank_view<B>(c.data()), d)),
+               "which this build omits");
+}
+
 // LayerNorm and GELU with aligned accesses (offsets and cols multiples of the lanes) give
 // the results of the rotating accesses, bit for bit.
 TEST(RowKernels, AlignedLayerNormAndGeluEqualTheGeneralOnes) {

@@ -75,6 +75,35 @@ TEST(ArchSpec, KernelDspsComeFromTheSpecificationChains) {
   (void)fsqrt;
 }
 
+// A build that runs its accumulating products by add omits column_acc (ttsim_spec::
+// omitted_loops): its contraction loses that loop's L (fmul + fadd) + alpha fmul and its three
+// setup products, and nothing else of any unit changes; the arch's DSPs follow the key.
+TEST(ArchSpec, AnOmittedColumnAccCostsNoDsp) {
+  const DeviceSpec u50 = load_device_spec("configs/devices/u50.json");
+  const std::int64_t fadd = u50.op("fadd").dsp, fmul = u50.op("fmul").dsp, mul32 = u50.int_mul32_dsp;
+  const unsigned omit = ttsim_spec::kOmitContractColumnAcc;
+  for (int L : {16, 64}) {
+    EXPECT_EQ(kernel_dsp(TaskOp::kContraction, L, u50) - kernel_dsp(TaskOp::kContraction, L, u50, 0, omit),
+              fmul + L * (fmul + fadd) + 3 * mul32)
+        << L;
+    // Dual-port: an A word and its alpha fmul per lane window.
+    EXPECT_EQ(kernel_dsp(TaskOp::kContraction, 2 * L, u50, L) - kernel_dsp(TaskOp::kContraction, 2 * L, u50, L, omit),
+              2 * fmul + 2 * L * (fmul + fadd) + 3 * mul32)
+        << L;
+    for (int k = 0; k < kUnitKinds; ++k) {
+      if (static_cast<UnitKind>(k) == UnitKind::kContraction) continue;
+      EXPECT_EQ(unit_dsp(static_cast<UnitKind>(k), L, u50, L, omit), unit_dsp(static_cast<UnitKind>(k), L, u50, L)) << k;
+    }
+  }
+  ArchSpec by_add = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  ASSERT_TRUE(by_add.accumulate_by_add);
+  EXPECT_EQ(omitted_loops(by_add), omit);
+  ArchSpec in_place = by_add;
+  in_place.accumulate_by_add = false;
+  EXPECT_EQ(omitted_loops(in_place), 0u);
+  EXPECT_EQ(arch_dsp(in_place, u50) - arch_dsp(by_add, u50), 2 * fmul + 128 * (fmul + fadd) + 3 * mul32);
+}
+
 TEST(ArchSpec, AnIiKeyIsRefusedAtItsPointer) {
   for (const char* pointer : {"/contraction", "/nonlinear/softmax", "/nonlinear/update"}) {
     Json j = load_json_file("configs/arch/u50_paper.json");

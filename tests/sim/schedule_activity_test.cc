@@ -186,3 +186,27 @@ TEST(BankNetworkLuts, RangeMapsTheSameStructures) {
   EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64, MuxBound::kLow), low);
   EXPECT_DOUBLE_EQ(ttsim::unit_bank_network_luts(ttsim::UnitKind::kContraction, 64, 64, MuxBound::kHigh), high);
 }
+
+// An omitted column_acc (ttsim_spec::kOmitContractColumnAcc) takes its loop out of every LUT
+// term of the contraction: one pipelined loop fewer, its operator cores (alpha fmul per
+// window, L fmul + L fadd), its B and C lane reads, C lane write and A window read; no other unit
+// changes.
+TEST(BankNetworkLuts, AnOmittedLoopBuildsNothing) {
+  using ttsim::UnitKind;
+  const unsigned omit = ttsim_spec::kOmitContractColumnAcc;
+  EXPECT_EQ(ttsim::unit_pipelined_loops(UnitKind::kContraction) - ttsim::unit_pipelined_loops(UnitKind::kContraction, omit),
+            1);
+  const ttsim::UnitSites& all = ttsim::unit_sites(UnitKind::kContraction);
+  const ttsim::UnitSites& built = ttsim::unit_sites(UnitKind::kContraction, omit);
+  EXPECT_EQ(all.lane_reads - built.lane_reads, 2);    // B, C_old
+  EXPECT_EQ(all.lane_writes - built.lane_writes, 1);  // C
+  EXPECT_EQ(all.window_reads - built.window_reads, 1);  // A
+  const double fadd = ttsim::operator_core_luts(ttsim_spec::kFadd), fmul = ttsim::operator_core_luts(ttsim_spec::kFmul);
+  EXPECT_DOUBLE_EQ(ttsim::unit_operator_luts(UnitKind::kContraction, 128, 64) -
+                       ttsim::unit_operator_luts(UnitKind::kContraction, 128, 64, omit),
+                   2 * fmul + 128 * (fmul + fadd));
+  EXPECT_LT(ttsim::unit_bank_network_luts(UnitKind::kContraction, 128, 64, ttsim::MuxBound::kEstimate, false, omit),
+            ttsim::unit_bank_network_luts(UnitKind::kContraction, 128, 64));
+  EXPECT_EQ(ttsim::unit_pipelined_loops(UnitKind::kElementwise, omit), ttsim::unit_pipelined_loops(UnitKind::kElementwise));
+  EXPECT_THROW(ttsim::unit_sites(UnitKind::kContraction, ttsim_spec::kOmittedLoopMasks), std::invalid_argument);
+}
