@@ -50,5 +50,21 @@ TEST(FfEstimate, TheReferenceDesignByTerm) {
   EXPECT_EQ(t.to_json().at("total").get<double>(), t.total());
 }
 
+// A by_add build omits column_acc (ttsim_spec::omitted_loops): its FFs lose that loop's cores
+// (alpha fmul per lane window, L fmul + L fadd), its lane words (B and C reads, C write: 3 ×
+// 32 bits × L) and one loop's control, and nothing else.
+TEST(FfEstimate, AnOmittedLoopHasNoFlipFlops) {
+  const ArchSpec by_add = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  ASSERT_TRUE(by_add.accumulate_by_add);
+  ArchSpec in_place = by_add;
+  in_place.accumulate_by_add = false;
+  const FfTerms a = design_ff_terms(in_place), b = design_ff_terms(by_add);
+  const double L = by_add.unit(UnitKind::kContraction).lanes;  // 128 on 64 banks: two windows
+  const double fadd = operator_core_ffs(ttsim_spec::kFadd), fmul = operator_core_ffs(ttsim_spec::kFmul);
+  EXPECT_DOUBLE_EQ(a.operators - b.operators, 2 * fmul + L * (fmul + fadd));
+  EXPECT_DOUBLE_EQ(a.registers - b.registers, 32.0 * L * 3);
+  EXPECT_DOUBLE_EQ(a.control - b.control, kControlFfsPerPipelinedLoop);
+}
+
 }  // namespace
 }  // namespace ttsim

@@ -55,3 +55,31 @@ TEST(DescribeInto, AReusedMachineEqualsAFreshDescription) {
 
 }  // namespace
 }  // namespace ttsim
+
+namespace ttsim {
+namespace {
+
+// A graph whose accumulating column products run in place (column_acc) cannot run on a build
+// that omits that loop (/contraction/accumulate "by_add", ttsim_spec::omitted_loops): the
+// machine refuses it as an internal error rather than pricing a loop the build does not have.
+TEST(DescribeInto, AGraphRunningAnOmittedLoopIsRefused) {
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec by_add = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  ASSERT_TRUE(by_add.accumulate_by_add);
+  const ModelSpec two = load_model_spec("configs/models/atis_2enc.json");
+  GraphOptions in_place;  // no AccumulateByAdd: the accumulating products run column_acc
+  in_place.flow_by_kind = by_add.flow_by_kind;
+  const TaskGraph g = build_training_graph(two, in_place);
+  KernelLatencyModel lat(by_add, device);
+  lat.bind_instances(g);
+  try {
+    machine::describe(two, by_add, device, g, lat);
+    ADD_FAILURE() << "a column_acc task was described on a build that omits the loop";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("contract_column_acc, which this design's build omits"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ttsim

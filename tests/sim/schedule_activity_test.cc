@@ -44,6 +44,21 @@ TEST(ScheduleActivity, MemoryBusyEqualsSystemcBankOccupationsUnderContention) {
   EXPECT_DOUBLE_EQ(a.dsp.units, static_cast<double>(arch_dsp(arch, device)));
 }
 
+// The DSPs power charges are the built ones: a by_add design's (column_acc omitted) equal
+// arch_dsp's, below those of the same design built in place.
+TEST(ScheduleActivity, DspUnitsAreTheBuiltLoopsOfAByAddDesign) {
+  const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
+  const ArchSpec arch = load_arch_spec("configs/arch/u50_unit_lanes.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  ASSERT_TRUE(arch.accumulate_by_add);
+  const StepResult s = simulate_step(model, arch, device);
+  const FpgaActivity a = step_activity(s, arch, device);
+  EXPECT_DOUBLE_EQ(a.dsp.units, static_cast<double>(arch_dsp(arch, device)));
+  ArchSpec in_place = arch;
+  in_place.accumulate_by_add = false;
+  EXPECT_LT(a.dsp.units, static_cast<double>(arch_dsp(in_place, device)));
+}
+
 TEST(ScheduleActivity, WithoutContentionMemoriesStillCount) {
   const ModelSpec model = load_model_spec("configs/models/atis_2enc.json");
   ArchSpec arch = load_arch_spec("configs/arch/u50_paper.json");
