@@ -177,8 +177,10 @@ Json ArchSpec::to_json() const {
   j["name"] = name;
   j["clock_mhz"] = clock_mhz;
   j["contraction"] = unit_json(unit(UnitKind::kContraction), "engines");
-  if (lanes_per_bank != 1) j["contraction"]["lanes_per_bank"] = lanes_per_bank;
-  if (accumulate_by_add) j["contraction"]["accumulate"] = "by_add";
+  // Every key, defaults included: a sweep axis may name any field of the resolved base
+  // (/contraction/lanes_per_bank, /contraction/accumulate on an arch file that leaves them out).
+  j["contraction"]["lanes_per_bank"] = lanes_per_bank;
+  j["contraction"]["accumulate"] = accumulate_by_add ? "by_add" : "in_place";
   Json nl = Json::object();
   for (const auto& [n, k] : nonlinear_names()) nl[n] = unit_json(unit(k), "count");
   j["nonlinear"] = nl;
@@ -236,8 +238,10 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   if (auto v = contraction.find("accumulate")) {
     a.accumulate_by_add = v->as_enum({"in_place", "by_add"}) == "by_add";
     if (a.accumulate_by_add && a.lanes_per_bank < 2) {
-      v->fail("\"in_place\" while /contraction/lanes_per_bank is 1 (one lane per bank: the accumulating column "
-              "form already runs at II 1, nothing for the adds to save)",
+      v->fail(std::string("\"in_place\" while /contraction/lanes_per_bank is 1") +
+                  (contraction.find("lanes_per_bank") ? "" : " (its default: the key is absent)") +
+                  " (one lane per bank: the accumulating column form already runs at II 1, nothing for the adds "
+                  "to save)",
               "\"by_add\"");
     }
   }

@@ -509,7 +509,9 @@ TEST(RowKernels, LayerNormForwardAndGradient) {
       want[r * C + c] = (x[r * C + c] - m) / std::sqrt(v + 1e-5) * g[c] + b[c];
   }
   EXPECT_LE(rel_err(y, want), 1e-5);
-  Vf dx(R * C), dg(C, 0.0f), db(C, 0.0f);
+  // dγ and dβ start as junk: the kernel writes the column sums (one call per LayerNorm per
+  // step), it does not add them to what the gradient array held.
+  Vf dx(R * C), dg(C, 1234.5f), db(C, -987.25f);
   ttsim_hls::layernorm_grad_kernel<4, 4>(BV<4>(w), BV<4>(xh), BV<4>(rs), BV<4>(g), BV<4>(dx),
                                       BV<4>(dg), BV<4>(db), R, C, BV<4>(st));
   auto loss_x = [&](const Vf& xx) {
