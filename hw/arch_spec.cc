@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 #include "hw/loop_nest.h"
 
@@ -42,21 +43,17 @@ const std::vector<std::pair<std::string, UnitKind>>& nonlinear_names() {
   return names;
 }
 
-UnitSpec parse_unit(const JsonView& v, const char* count_key, const char* extra_key = nullptr,
-                    const char* extra_key2 = nullptr) {
+/// One unit object: `count_key` (engines or count), lanes, overhead, and the keys of
+/// `extra_keys` that the caller reads itself. ConfigError for an "ii" key or any other key.
+UnitSpec parse_unit(const JsonView& v, const char* count_key, std::vector<std::string> extra_keys = {}) {
   if (auto ii = v.find("ii")) {
     ii->fail("no \"ii\" key: the II of every loop is derived from the kernel specification "
              "(hls/include/kernel_spec.h) and the device's operator latencies, II = max(RecMII, ResMII); "
              "remove the key",
              "key \"ii\" (" + describe_json(ii->raw()) + ")");
   }
-  if (extra_key && extra_key2) {
-    v.allow_keys({count_key, "lanes", "overhead", extra_key, extra_key2});
-  } else if (extra_key) {
-    v.allow_keys({count_key, "lanes", "overhead", extra_key});
-  } else {
-    v.allow_keys({count_key, "lanes", "overhead"});
-  }
+  extra_keys.insert(extra_keys.begin(), {count_key, "lanes", "overhead"});
+  v.allow_keys(extra_keys);
   UnitSpec u;
   u.count = static_cast<int>(v.at(count_key).as_int(1, 4096));
   u.lanes = static_cast<int>(v.at("lanes").as_int(1, 4096));
@@ -209,7 +206,7 @@ ArchSpec parse_arch_spec(const Json& doc, const std::string& file) {
   if (auto v = root.find("sources")) v->as_array(0);
   a.clock_mhz = root.at("clock_mhz").as_double(1, 2000);
   JsonView contraction = root.at("contraction");
-  a.unit(UnitKind::kContraction) = parse_unit(contraction, "engines", "lanes_per_bank", "accumulate");
+  a.unit(UnitKind::kContraction) = parse_unit(contraction, "engines", {"lanes_per_bank", "accumulate"});
 
   JsonView nl = root.at("nonlinear");
   std::vector<std::string> keys;

@@ -676,7 +676,7 @@ constexpr int own_array_res_mii(const LoopSpec& l, int lanes, int banks) {
 /// run by add (/contraction/accumulate "by_add": every call that would run it runs the plain
 /// column form into a partial buffer instead; accumulate_by_add above).
 constexpr unsigned kOmitContractColumnAcc = 1u;
-/// Every omission bit (omitted-loop masks are below kOmittedLoopMasks).
+/// The number of distinct omission masks: every mask omitted_loops gives is below it.
 constexpr unsigned kOmittedLoopMasks = 2u;
 /// The loops omitted from a build whose accumulating column products run by add (true) or
 /// in place (false): the one rule design_config.h (kOmittedLoops), the kernels
