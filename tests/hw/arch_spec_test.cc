@@ -1,5 +1,7 @@
 // Arch config loading, validation errors and the DSP accounting of the presets.
 
+#include <optional>
+
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
@@ -8,6 +10,16 @@
 
 namespace ttsim {
 namespace {
+
+/// The ConfigError parse_arch_spec raises for `j` (as file "a.json"), or none.
+std::optional<ConfigError> refusal(const Json& j) {
+  try {
+    parse_arch_spec(j, "a.json");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
 
 TEST(ArchSpec, PaperPresetLoadsAndRoundTrips) {
   ArchSpec a = load_arch_spec("configs/arch/u50_paper.json");
@@ -108,15 +120,14 @@ TEST(ArchSpec, AnIiKeyIsRefusedAtItsPointer) {
   for (const char* pointer : {"/contraction", "/nonlinear/softmax", "/nonlinear/update"}) {
     Json j = load_json_file("configs/arch/u50_paper.json");
     j[Json::json_pointer(pointer)]["ii"] = 1;
-    try {
-      parse_arch_spec(j, "a.json");
-      FAIL() << "an \"ii\" key was accepted at " << pointer;
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.file(), "a.json");
-      EXPECT_EQ(e.pointer(), std::string(pointer) + "/ii");
-      EXPECT_NE(e.expected().find("hls/include/kernel_spec.h"), std::string::npos) << e.what();
-      EXPECT_NE(e.expected().find("derived"), std::string::npos) << e.what();
-      EXPECT_NE(e.expected().find("operator latencies"), std::string::npos) << e.what();
+    {
+      const std::optional<ConfigError> e = refusal(j);
+      ASSERT_TRUE(e) << "an \"ii\" key was accepted at " << pointer;
+      EXPECT_EQ(e->file(), "a.json");
+      EXPECT_EQ(e->pointer(), std::string(pointer) + "/ii");
+      EXPECT_NE(e->expected().find("hls/include/kernel_spec.h"), std::string::npos) << e->what();
+      EXPECT_NE(e->expected().find("derived"), std::string::npos) << e->what();
+      EXPECT_NE(e->expected().find("operator latencies"), std::string::npos) << e->what();
     }
   }
   // The shipped arch files have none, and the resolved spec writes none back.
@@ -135,12 +146,11 @@ Json paper_json() {
 TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   Json j = paper_json();
   j["contraction"]["lanes"] = 0;
-  try {
-    parse_arch_spec(j, "a.json");
-    FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.file(), "a.json");
-    EXPECT_EQ(e.pointer(), "/contraction/lanes");
+  {
+    const std::optional<ConfigError> e = refusal(j);
+    ASSERT_TRUE(e) << "no error";
+    EXPECT_EQ(e->file(), "a.json");
+    EXPECT_EQ(e->pointer(), "/contraction/lanes");
   }
   j = paper_json();
   j["scheduling"]["policy"] = "greedy";
@@ -153,11 +163,10 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   EXPECT_THROW(parse_arch_spec(j, "a.json"), ConfigError);
   j = paper_json();
   j["nonlinear"]["dropout"] = j["nonlinear"]["gelu"];
-  try {
-    parse_arch_spec(j, "a.json");
-    FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.pointer(), "/nonlinear/dropout");
+  {
+    const std::optional<ConfigError> e = refusal(j);
+    ASSERT_TRUE(e) << "no error";
+    EXPECT_EQ(e->pointer(), "/nonlinear/dropout");
   }
   j = paper_json();
   j["nonlinear"].erase("loss");
@@ -167,23 +176,21 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   for (int bad : {0, 3}) {
     j = paper_json();
     j["contraction"]["lanes_per_bank"] = bad;
-    try {
-      parse_arch_spec(j, "a.json");
-      FAIL() << "no error for lanes_per_bank " << bad;
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.pointer(), "/contraction/lanes_per_bank");
+    {
+      const std::optional<ConfigError> e = refusal(j);
+      ASSERT_TRUE(e) << "no error for lanes_per_bank " << bad;
+      EXPECT_EQ(e->pointer(), "/contraction/lanes_per_bank");
     }
   }
   j = paper_json();
   j["contraction"]["lanes"] = 8;
   j["contraction"]["lanes_per_bank"] = 2;
-  try {
-    parse_arch_spec(j, "a.json");
-    FAIL() << "no error for 8 contraction lanes on 8-lane units";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.pointer(), "/contraction/lanes_per_bank");
-    EXPECT_NE(std::string(e.what()).find("do not exceed the widest nonlinear unit's (8, /nonlinear/"), std::string::npos)
-        << e.what();
+  {
+    const std::optional<ConfigError> e = refusal(j);
+    ASSERT_TRUE(e) << "no error for 8 contraction lanes on 8-lane units";
+    EXPECT_EQ(e->pointer(), "/contraction/lanes_per_bank");
+    EXPECT_NE(std::string(e->what()).find("do not exceed the widest nonlinear unit's (8, /nonlinear/"), std::string::npos)
+        << e->what();
   }
   j = paper_json();
   j["nonlinear"]["gelu"]["lanes_per_bank"] = 2;  // a contraction key only
@@ -193,21 +200,19 @@ TEST(ArchSpec, ErrorsNameFilePointerExpectedAndFound) {
   for (const char* bad : {"adds", "BY_ADD"}) {
     j = paper_json();
     j["contraction"]["accumulate"] = bad;
-    try {
-      parse_arch_spec(j, "a.json");
-      FAIL() << "no error for accumulate " << bad;
-    } catch (const ConfigError& e) {
-      EXPECT_EQ(e.pointer(), "/contraction/accumulate");
+    {
+      const std::optional<ConfigError> e = refusal(j);
+      ASSERT_TRUE(e) << "no error for accumulate " << bad;
+      EXPECT_EQ(e->pointer(), "/contraction/accumulate");
     }
   }
   j = paper_json();
   j["contraction"]["accumulate"] = "by_add";
-  try {
-    parse_arch_spec(j, "a.json");
-    FAIL() << "no error for by_add at one lane per bank";
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(e.pointer(), "/contraction/accumulate");
-    EXPECT_NE(std::string(e.what()).find("lanes_per_bank is 1"), std::string::npos) << e.what();
+  {
+    const std::optional<ConfigError> e = refusal(j);
+    ASSERT_TRUE(e) << "no error for by_add at one lane per bank";
+    EXPECT_EQ(e->pointer(), "/contraction/accumulate");
+    EXPECT_NE(std::string(e->what()).find("lanes_per_bank is 1"), std::string::npos) << e->what();
   }
   j = paper_json();
   j["contraction"]["lanes"] = 128;
