@@ -154,7 +154,7 @@ enum TripKind : int {
   kTripContractColumnAcc,  ///< column_acc: as kTripContractColumn (a loop function of its own, its own setup)
   kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols (rows·ceil(cols/2) paired)
   kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols
-  kTripTranspose,        ///< (ceil(R / lanes) · tiles + transpose_buffers − 1) · lanes: a tile per lanes iterations
+  kTripTranspose,        ///< transpose_trip(R, cols, lanes): a step per tile as long as its rows or columns
 };
 
 constexpr int kMaxChain = 16;
@@ -212,6 +212,13 @@ constexpr int kAddTranspose = 3;
 /// buffers that give it at `lanes` lanes: (buffers − 2) · lanes + 1 >= kTransposeLag.
 constexpr int kTransposeLag = 5;
 constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
+/// Fewest iterations of one step of the transpose loop at `lanes` lanes (at most `lanes`):
+/// the transpose_buffers − 2 steps between a buffer's last write and its first read then span
+/// kTransposeLag − 1 iterations or more, so the read comes kTransposeLag or more after the
+/// write, as with steps of `lanes` iterations.
+constexpr int transpose_min_step(int lanes) {
+  return (kTransposeLag - 1 + transpose_buffers(lanes) - 3) / (transpose_buffers(lanes) - 2);
+}
 
 /// The contraction form for operand strides (words) of the lane and reduction indices;
 /// `accumulate` (C += A·B) turns the column form into column_acc; the dot form with c_j = 1
@@ -283,6 +290,42 @@ struct Same {
   using type = T;
 };
 
+/// Iterations of one transposed copy of R rows × `cols` columns (R, cols >= 1) at `lanes`
+/// lanes (hls/kernels/add.h transpose_kernel). The loop walks T = ceil(R / lanes) ·
+/// ceil(cols / lanes) tiles of lanes × lanes (row tiles outer) in T + D steps, D =
+/// transpose_buffers(lanes) − 1: step u reads the ρ rows of tile u (u < T) and writes the γ
+/// columns of tile u − D (D <= u < T + D), and lasts max(ρ, γ, transpose_min_step) iterations —
+/// lanes wherever a full tile is read or written, the tile's rows or columns where it is a
+/// last, partial one. In closed form (no loop, no division by a runtime value in the kernel,
+/// which counts its steps instead): with a = (ceil(R / lanes) − 1) · ceil(cols / lanes) steps
+/// reading full row tiles, rl and cl the rows and columns of the last row and column tiles,
+/// the steps reading the last row tile take max(rl, m) before the writes start, max(rl, cl, m)
+/// while writing a last column tile and lanes while writing a full one; the D drain steps take
+/// max(cl, m), lanes or (no tile left to write, T < D) m.
+template <typename Int>
+constexpr Int max2(Int x, Int y) {
+  return x > y ? x : y;
+}
+/// Tiles w in [lo, hi) that are the last of their row of tiles (w mod nc = nc − 1).
+template <typename Int>
+constexpr Int last_column_tiles(Int lo, Int hi, Int nc) {
+  return hi > lo ? hi / nc - lo / nc : Int(0);
+}
+template <typename Int>
+constexpr Int transpose_trip(typename Same<Int>::type R, typename Same<Int>::type cols, int lanes) {
+  const Int L = lanes, nr = static_cast<Int>(ceil_div(R, lanes)), nc = static_cast<Int>(ceil_div(cols, lanes));
+  const Int T = nr * nc, D = transpose_buffers(lanes) - 1, m = transpose_min_step(lanes);
+  const Int rl = R - (nr - 1) * L, cl = cols - (nc - 1) * L, a = (nr - 1) * nc;
+  const Int first_write = max2<Int>(a, D);  // first step reading the last row tile and writing
+  const Int before_writes = max2<Int>(0, (T < D ? T : D) - a);  // last-row-tile reads before any write
+  const Int reading_writes = max2<Int>(0, T - first_write);
+  const Int reading_last = last_column_tiles<Int>(first_write - D, T - D, nc);
+  const Int drain_writes = T < D ? T : D, drain_last = last_column_tiles<Int>(max2<Int>(0, T - D), T, nc);
+  return a * L + before_writes * max2<Int>(rl, m) + reading_last * max2<Int>(max2<Int>(rl, cl), m) +
+         (reading_writes - reading_last) * L + max2<Int>(0, D - T) * m + drain_last * max2<Int>(cl, m) +
+         (drain_writes - drain_last) * L;
+}
+
 /// Trip count of a loop of kind `k` for a task of extents (batch, rows, inner, cols),
 /// variant `variant`, `lanes` lanes and arrays of `banks` banks (0: as many as lanes); 0 when
 /// the loop does not run for this variant (`loop_variant` >= 0 and != the task's form).
@@ -317,7 +360,7 @@ constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same
              static_cast<Int>(acc_slot_iterations(rows * (dot_cols_paired(variant, inner, lanes, banks) ? (cols + 1) / 2 : cols))) *
              static_cast<Int>(ceil_div(inner, lanes));
     case kTripContractScalar: return batch * static_cast<Int>(acc_slot_iterations(rows * cols)) * inner;
-    case kTripTranspose: return (static_cast<Int>(ceil_div(R, lanes)) * tiles + transpose_buffers(lanes) - 1) * lanes;
+    case kTripTranspose: return transpose_trip<Int>(R, cols, lanes);
   }
   return 0;
 }
@@ -556,8 +599,9 @@ constexpr KernelSpec kKernelSpecs[] = {
        1,
        {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
        2},
-      // Transposed copy through lanes × lanes register tiles: one lane read of x (a tile
-      // row) and one lane write of out (a column of an earlier tile) per iteration — ResMII
+      // Transposed copy through lanes × lanes register tiles, a step per tile as long as its
+      // rows or columns (transpose_trip): one lane read of x (a tile row) and one lane write of
+      // out (a column of an earlier tile) per iteration — ResMII
       // 1 on both arrays; a tile is read kTransposeLag or more iterations after its last
       // write (transpose_buffers), so it carries no recurrence. No arithmetic.
       {"transpose",

@@ -81,56 +81,62 @@ column_sum:
 /// out[j·o_rs + i] = x[i·x_rs + j] for i < R, j < cols: x (R rows of cols, row stride
 /// x_rs) copied transposed (cols rows of R, row stride o_rs), LANES words per cycle through
 /// LANES × LANES register tiles. The loop walks the tiles (row tiles outer, column tiles
-/// inner), LANES iterations each: iteration s of tile t lane-reads row s of tile t (LANES
-/// consecutive words of x) into tile buffer t mod NB and lane-writes column s of tile
-/// t − (NB − 1) (LANES consecutive words of out) from its buffer; (NB − 1) · LANES more
-/// iterations drain the last tiles. One lane access per array per iteration: ResMII 1.
-/// A buffer is read no sooner than (NB − 2) · LANES + 1 >= ttsim_spec::kTransposeLag
-/// iterations after its last write (NB = transpose_buffers(LANES)), more than the loop's
-/// depth, so the tile carries no recurrence that could bound the II. Rows past R and
-/// columns past cols are neither read nor written. Loop transpose (II: TTSIM_II_TRANSPOSE);
-/// trip (ceil(R / LANES) · ceil(cols / LANES) + NB − 1) · LANES.
+/// inner) in steps: step t lane-reads the ρ rows of tile t (ρ = LANES, or the rows of a last
+/// row tile; LANES consecutive words of x or fewer) into tile buffer t mod NB, one per
+/// iteration, and lane-writes the γ columns of tile t − (NB − 1) (LANES consecutive words of
+/// out or fewer) from its buffer; NB − 1 more steps drain the last tiles. A step lasts
+/// max(ρ, γ, transpose_min_step) iterations, so a skinny matrix (12 columns at 64 lanes)
+/// takes 12-iteration steps where its tiles are 12 wide instead of LANES. One lane access
+/// per array per iteration: ResMII 1. A buffer is read no sooner than
+/// (NB − 2) · transpose_min_step + 1 >= ttsim_spec::kTransposeLag iterations after its last
+/// write (NB = transpose_buffers(LANES)), more than the loop's depth, so the tile carries no
+/// recurrence that could bound the II. Rows past R and columns past cols are neither read
+/// nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
+/// the loop leaves after its last step (its bound, (tiles + NB − 1) · LANES, is the longest
+/// the steps can take), so the kernel counts steps and needs no divider for its trip. The
+/// next step's extents come from the tile coordinates alone, beside the step counter's
+/// compare, as the tile coordinates' own updates did at LANES-long steps.
 template <int LANES, int B>
 void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
                       int o_rs) {
   constexpr int NB = ttsim_spec::transpose_buffers(LANES);
+  constexpr int kMinStep = ttsim_spec::transpose_min_step(LANES);
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> out(out_mem, out_off);
   float tile[NB][LANES][LANES];
 #pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
   const int tiles = ((R + LANES - 1) / LANES) * ((cols + LANES - 1) / LANES);  // the one setup product
-  const int total = (tiles + NB - 1) * LANES;
+  const int bound = (tiles + NB - 1) * LANES;
   int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
   int i0 = 0, j0 = 0;         // first row and column of the tile being read
   int wi0 = 0, wj0 = 0;       // of the tile being written
+  // Rows read and columns written in this step (0: none), and its iterations.
+  int rho = R < LANES ? R : LANES, gamma = 0;
+  int len = rho > kMinStep ? rho : kMinStep;
   // Increment-only addressing: (i0 + s)·x_rs and (wj0 + s)·o_rs as running sums, and the
   // tile starts i0·x_rs, wj0·o_rs they restart from (LANES·stride: a shift).
   int xrow = 0, xrow0 = 0, orow = 0, orow0 = 0;
   int t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
-  for (int n = 0; n < total; ++n) {
+  for (int n = 0; n < bound; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
 // A tile buffer is read at least kTransposeLag iterations after its last write (the loop's
 // depth is below that): no dependence the schedule has to keep.
 #pragma HLS DEPENDENCE variable = tile type = inter false
     TTSIM_LOOP_ITER("transpose");
-    if (t < tiles) {
+    if (s < rho) {
       float row[LANES];
 #pragma HLS ARRAY_PARTITION variable = row complete
       const int n_cols = cols - j0 < LANES ? cols - j0 : LANES;
-      if (i0 + s < R) {
-        lane_read<LANES>("x", x, xrow + j0, n_cols, row);
-      } else {
-        for (int l = 0; l < LANES; ++l) row[l] = 0.0f;
-      }
+      lane_read<LANES>("x", x, xrow + j0, n_cols, row);
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         tile[rb][s][l] = row[l];
       }
     }
-    if (t >= NB - 1 && wj0 + s < cols) {
+    if (s < gamma) {
       float col[LANES];
 #pragma HLS ARRAY_PARTITION variable = col complete
       for (int l = 0; l < LANES; ++l) {
@@ -142,7 +148,7 @@ transpose:
     }
     xrow += x_rs;
     orow += o_rs;
-    if (++s == LANES) {
+    if (++s == len) {
       s = 0;
       rb = rb + 1 == NB ? 0 : rb + 1;
       if (t >= NB - 1) {
@@ -164,6 +170,13 @@ transpose:
       }
       xrow = xrow0;
       orow = orow0;
+      if (t == tiles + NB - 1) break;
+      // The next step: the rows of tile t (none past the last) and the columns of tile
+      // t − (NB − 1) (none before the first).
+      rho = t >= tiles ? 0 : R - i0 < LANES ? R - i0 : LANES;
+      gamma = t < NB - 1 ? 0 : cols - wj0 < LANES ? cols - wj0 : LANES;
+      len = rho > gamma ? rho : gamma;
+      if (len < kMinStep) len = kMinStep;
     }
   }
 }

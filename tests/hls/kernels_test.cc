@@ -617,13 +617,14 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
 }
 
 // The transposed copy moves every word (row and column counts below, at and past a tile
-// of LANES, row strides past the extents, views off a bank boundary) and writes nothing
-// outside out's cols × R block.
+// of LANES, skinny and wide, so that steps run as long as a tile's rows, its columns or
+// transpose_min_step; row strides past the extents, views off a bank boundary) and writes
+// nothing outside out's cols × R block.
 template <int LANES>
 void check_transpose() {
   constexpr int B = 8;
-  for (int R : {1, 5, 12}) {
-    for (int C : {1, 3, 16}) {
+  for (int R : {1, 5, 12, 21}) {
+    for (int C : {1, 3, 16, 21}) {
       const int x_rs = C + 2, o_rs = R + 1, off = 3;
       std::mt19937 rng(R * 31 + C);
       Vf x = randv(static_cast<std::size_t>(off + R * x_rs), rng);
@@ -644,6 +645,8 @@ void check_transpose() {
 
 TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
   check_transpose<1>();
+  check_transpose<2>();
+  check_transpose<3>();
   check_transpose<4>();
   check_transpose<8>();
 }

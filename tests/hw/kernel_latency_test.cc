@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -161,6 +162,32 @@ TEST(DerivedII, EveryShippedRecurrenceIsCoveredAndOneLaneReachesIiOne) {
   }
 }
 
+// The transpose's steps walked one by one (step u reads the rows of tile u, writes the
+// columns of tile u − D, lasts the longer of the two and at least transpose_min_step): the
+// iterations sum to transpose_trip, and every buffer is read kTransposeLag or more iterations
+// after its last write — the pragma's premise at steps shorter than the lanes.
+TEST(DerivedII, TransposeStepsSumToItsTripAndKeepTheLag) {
+  for (int lanes : {1, 2, 3, 4, 8, 64}) {
+    const long long D = transpose_buffers(lanes) - 1, m = transpose_min_step(lanes);
+    for (long long R : {1, 3, 12, 64, 96, 130, 768}) {
+      for (long long C : {1, 2, 12, 30, 64, 65, 768}) {
+        const long long nr = (R + lanes - 1) / lanes, nc = (C + lanes - 1) / lanes, T = nr * nc;
+        std::vector<long long> last_write(T, -1);
+        long long n = 0;
+        for (long long u = 0; u < T + D; ++u) {
+          const long long rho = u < T ? std::min<long long>(lanes, R - (u / nc) * lanes) : 0;
+          const long long w = u - D;
+          const long long gamma = w >= 0 && w < T ? std::min<long long>(lanes, C - (w % nc) * lanes) : 0;
+          if (gamma > 0) EXPECT_GE(n - last_write[w], kTransposeLag) << lanes << " " << R << "x" << C << " tile " << w;
+          if (rho > 0) last_write[u] = n + rho - 1;
+          n += std::max({rho, gamma, m});
+        }
+        EXPECT_EQ(n, transpose_trip<long long>(R, C, lanes)) << lanes << " " << R << "x" << C;
+      }
+    }
+  }
+}
+
 // The transpose keeps each tile buffer kTransposeLag iterations or more past its last write
 // (its pragma declares the tile free of inter-iteration dependence): its depth, read + write
 // at the slowest supported memory latencies (URAM read 2, write 1), must stay below that.
@@ -172,9 +199,10 @@ TEST(DerivedII, TransposeTilesOutliveTheLoopDepth) {
   for (int i = 0; i < kKernelSpecs[k].n_loops; ++i) {
     const ttsim_spec::LoopSpec& l = kKernelSpecs[k].loops[i];
     if (std::string(l.name) != "transpose") continue;
-    for (int lanes : {1, 2, 3, 8, 64}) {
+    for (int lanes : {1, 2, 3, 4, 8, 64}) {
       EXPECT_LT(loop_timing(l, lat, lanes).depth, kTransposeLag) << lanes;
-      EXPECT_GE((transpose_buffers(lanes) - 2) * lanes + 1, kTransposeLag) << lanes;
+      EXPECT_GE((transpose_buffers(lanes) - 2) * transpose_min_step(lanes) + 1, kTransposeLag) << lanes;
+      EXPECT_LE(transpose_min_step(lanes), lanes) << lanes;
     }
     return;
   }
