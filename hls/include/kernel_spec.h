@@ -154,7 +154,7 @@ enum TripKind : int {
   kTripContractColumnAcc,  ///< column_acc: as kTripContractColumn (a loop function of its own, its own setup)
   kTripContractDot,      ///< dot form: nb · acc_slot_iterations(g) · ceil(inner / lanes) · rb, g = rows·cols (rows·ceil(cols/2) paired)
   kTripContractScalar,   ///< scalar form: nb · acc_slot_iterations(g) · nred, g = rows·cols
-  kTripTranspose,        ///< transpose_trip(R, cols, lanes): a step per tile as long as its rows or columns
+  kTripTranspose,        ///< transpose_trip(R, cols, lanes): a step per tile, as long as the rows it reads or the columns it writes (at least transpose_min_step), plus transpose_buffers − 1 drain steps
 };
 
 constexpr int kMaxChain = 16;
@@ -207,10 +207,14 @@ constexpr int kContractUnitCj = 8;
 constexpr int kAddAccumulate = 1;
 constexpr int kAddColumnSum = 2;
 constexpr int kAddTranspose = 3;
-/// Iterations a transpose tile buffer is kept past its last write before it is read (above
-/// the transpose loop's depth, read + write latency, on the supported clocks), and the
-/// buffers that give it at `lanes` lanes: (buffers − 2) · lanes + 1 >= kTransposeLag.
-constexpr int kTransposeLag = 5;
+/// Iterations a transpose tile buffer is kept past its last write before it is read: above
+/// the transpose loop's depth (read + write latency, 2-3 cycles on the supported clocks) with
+/// five stages of room for what the model does not price in it — the lanes' bank rotation and
+/// the tile multiplexer (NB · lanes words per lane) that csynth may register — since the
+/// tile's `DEPENDENCE inter false` pragma is only true while the read comes after the write
+/// lands. The buffers that give it at `lanes` lanes with steps of transpose_min_step or more
+/// iterations: (buffers − 2) · transpose_min_step + 1 >= kTransposeLag.
+constexpr int kTransposeLag = 8;
 constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
 /// Fewest iterations of one step of the transpose loop at `lanes` lanes (at most `lanes`):
 /// the transpose_buffers − 2 steps between a buffer's last write and its first read then span

@@ -93,9 +93,12 @@ column_sum:
 /// recurrence that could bound the II. Rows past R and columns past cols are neither read
 /// nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
 /// the loop leaves after its last step (its bound, (tiles + NB − 1) · LANES, is the longest
-/// the steps can take), so the kernel counts steps and needs no divider for its trip. The
-/// next step's extents come from the tile coordinates alone, beside the step counter's
-/// compare, as the tile coordinates' own updates did at LANES-long steps.
+/// the steps can take), so the kernel counts steps and needs no divider for its trip.
+/// The loop-carried control stays what it was at LANES-long steps — a counter increment, a
+/// compare and multiplexers: the next step's ρ, γ and length are selected among constants
+/// of the setup by four flags, each one compare of the next step's index u or its write
+/// tile's column index with a setup constant (u < tiles, u >= the first step of the last
+/// row tile, u >= NB − 1, the column index at its last), beside the step counter's compare.
 template <int LANES, int B>
 void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
                       int o_rs) {
@@ -105,18 +108,26 @@ void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int
   const Banked<float, B> out(out_mem, out_off);
   float tile[NB][LANES][LANES];
 #pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
-  const int tiles = ((R + LANES - 1) / LANES) * ((cols + LANES - 1) / LANES);  // the one setup product
+  // Setup: tile counts (divisions by the constant LANES), the one product, and the step
+  // lengths a partial tile can give (max with kMinStep: compares of constants' sums).
+  const int nr = (R + LANES - 1) / LANES, nc = (cols + LANES - 1) / LANES;
+  const int tiles = nr * nc;  // the one setup product
   const int bound = (tiles + NB - 1) * LANES;
+  const int last_row_step = tiles - nc;                             // first step reading the last row tile
+  const int rl = R - (nr - 1) * LANES, cl = cols - (nc - 1) * LANES;  // its rows; the last column tile's columns
+  const int len_r = rl > kMinStep ? rl : kMinStep, len_w = cl > kMinStep ? cl : kMinStep;
+  const int len_rw = len_r > len_w ? len_r : len_w;
   int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
   int i0 = 0, j0 = 0;         // first row and column of the tile being read
   int wi0 = 0, wj0 = 0;       // of the tile being written
-  // Rows read and columns written in this step (0: none), and its iterations.
-  int rho = R < LANES ? R : LANES, gamma = 0;
-  int len = rho > kMinStep ? rho : kMinStep;
+  // This step's rows read and columns written (0: none) and its iterations (step 0: a read,
+  // none of an empty matrix).
+  int rho = tiles == 0 ? 0 : nr == 1 ? rl : LANES, gamma = 0;
+  int len = tiles == 0 ? kMinStep : nr == 1 ? len_r : LANES;
+  int u = 1, wc = 0;  // the next step, and its write tile's column tile (while u >= NB − 1)
   // Increment-only addressing: (i0 + s)·x_rs and (wj0 + s)·o_rs as running sums, and the
   // tile starts i0·x_rs, wj0·o_rs they restart from (LANES·stride: a shift).
   int xrow = 0, xrow0 = 0, orow = 0, orow0 = 0;
-  int t = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
   for (int n = 0; n < bound; ++n) {
@@ -148,10 +159,21 @@ transpose:
     }
     xrow += x_rs;
     orow += o_rs;
+    // The next step (u): whether it reads, a last row tile, writes, a last column tile.
+    const bool n_read = u < tiles, n_read_last = u >= last_row_step;
+    const bool n_write = u >= NB - 1, n_write_last = wc == nc - 1;
     if (++s == len) {
       s = 0;
+      if (u == tiles + NB - 1) break;
+      rho = !n_read ? 0 : n_read_last ? rl : LANES;
+      gamma = !n_write ? 0 : n_write_last ? cl : LANES;
+      len = (n_read && !n_read_last) || (n_write && !n_write_last) ? LANES
+            : n_read && n_write                                 ? len_rw
+            : n_read                                            ? len_r
+            : n_write                                           ? len_w
+                                                                : kMinStep;
       rb = rb + 1 == NB ? 0 : rb + 1;
-      if (t >= NB - 1) {
+      if (u > NB - 1) {  // the step that ended wrote a tile: the next write tile
         wb = wb + 1 == NB ? 0 : wb + 1;
         wj0 += LANES;
         orow0 += LANES * o_rs;
@@ -161,7 +183,8 @@ transpose:
           wi0 += LANES;
         }
       }
-      ++t;
+      if (n_write) wc = n_write_last ? 0 : wc + 1;  // the write tile of step u + 1
+      ++u;
       j0 += LANES;
       if (j0 >= cols) {
         j0 = 0;
@@ -170,13 +193,6 @@ transpose:
       }
       xrow = xrow0;
       orow = orow0;
-      if (t == tiles + NB - 1) break;
-      // The next step: the rows of tile t (none past the last) and the columns of tile
-      // t − (NB − 1) (none before the first).
-      rho = t >= tiles ? 0 : R - i0 < LANES ? R - i0 : LANES;
-      gamma = t < NB - 1 ? 0 : cols - wj0 < LANES ? cols - wj0 : LANES;
-      len = rho > gamma ? rho : gamma;
-      if (len < kMinStep) len = kMinStep;
     }
   }
 }

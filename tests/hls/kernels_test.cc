@@ -618,18 +618,20 @@ TEST(RowKernels, SgdUpdatesInPlaceAndZeroesGradient) {
 
 // The transposed copy moves every word (row and column counts below, at and past a tile
 // of LANES, skinny and wide, so that steps run as long as a tile's rows, its columns or
-// transpose_min_step; row strides past the extents, views off a bank boundary) and writes
-// nothing outside out's cols × R block.
-template <int LANES>
+// transpose_min_step; row strides past the extents, views off a bank boundary), writes
+// nothing outside out's cols × R block, and runs transpose_trip iterations.
+template <int LANES, int B = 8>
 void check_transpose() {
-  constexpr int B = 8;
-  for (int R : {1, 5, 12, 21}) {
-    for (int C : {1, 3, 16, 21}) {
+  for (int R : {1, 5, 12, 21, 70}) {
+    for (int C : {1, 3, 16, 21, 70}) {
       const int x_rs = C + 2, o_rs = R + 1, off = 3;
       std::mt19937 rng(R * 31 + C);
       Vf x = randv(static_cast<std::size_t>(off + R * x_rs), rng);
       Vf out(static_cast<std::size_t>(off + C * o_rs + 4), -7.0f);
+      ttsim_hls::LoopCountScope scope;
       ttsim_hls::transpose_kernel<LANES, B>(BV<B>(x) + off, BV<B>(out) + off, R, C, x_rs, o_rs);
+      EXPECT_EQ(scope.counts()["transpose"], ttsim_spec::transpose_trip<long long>(R, C, LANES))
+          << "lanes " << LANES << " R " << R << " C " << C;
       for (int j = 0; j < C; ++j) {
         for (int i = 0; i < o_rs; ++i) {
           const float got = out[off + j * o_rs + i];
@@ -648,7 +650,11 @@ TEST(RowKernels, TransposeCopiesEveryWordAndNothingElse) {
   check_transpose<2>();
   check_transpose<3>();
   check_transpose<4>();
+  check_transpose<5>();
+  check_transpose<7>();
   check_transpose<8>();
+  check_transpose<16, 16>();
+  check_transpose<64, 64>();
 }
 
 }  // namespace
