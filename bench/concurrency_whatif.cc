@@ -9,7 +9,8 @@
 //   bazel run -c opt //bench:concurrency_whatif -- [MODEL [ARCH [DEVICE]]]
 //
 // defaults configs/models/atis_2enc.json, configs/arch/u50_paper.json, configs/devices/u50.json.
-// Per line: engines, lanes per engine, nonlinear lanes, policy, cycles of the step (analytic
+// Per line: engines, lanes per engine, nonlinear lanes ("own": each unit at the arch file's
+// width; the first three lines), policy, cycles of the step (analytic
 // list schedule; SystemC with port contention on the same arrays), the step's MAC ideal at
 // the engines' total lanes (Σ task MACs / (engines · lanes)), the ratio, and the LUT
 // estimate of the units with the engine count (sim/machine_luts.h machine_lut_terms on the
@@ -47,11 +48,14 @@ struct Point {
   bool parallel;
 };
 
-/// `arch` with p's engine count, nonlinear lanes and policy (one unit of each nonlinear kind).
+/// `arch` with p's engine count, nonlinear lanes (0: each unit at the arch file's own width)
+/// and policy (one unit of each nonlinear kind).
 ArchSpec with_point(ArchSpec arch, const Point& p) {
   arch.unit(ttsim::UnitKind::kContraction).count = p.engines;
   for (int k = 0; k < ttsim::kUnitKinds; ++k) {
-    if (k != static_cast<int>(ttsim::UnitKind::kContraction)) arch.units[k].lanes = p.nonlinear_lanes;
+    if (k != static_cast<int>(ttsim::UnitKind::kContraction) && p.nonlinear_lanes > 0) {
+      arch.units[k].lanes = p.nonlinear_lanes;
+    }
   }
   arch.policy = p.parallel ? ttsim::SchedulePolicy::kParallel : ttsim::SchedulePolicy::kSequential;
   arch.parallel_merges = p.parallel;
@@ -189,14 +193,16 @@ int main(int argc, char** argv) {
                 model.name.c_str(), base.name.c_str(), device.name.c_str(), lanes, static_cast<long long>(device.lut));
     std::printf("%7s %8s %-10s %10s %10s %10s %6s %10s\n", "engines", "nl_lanes", "policy", "analytic", "systemc",
                 "mac_ideal", "ratio", "lut_est");
-    const Point points[] = {{1, 8, false}, {1, 16, false}, {1, 32, false}, {1, 16, true}, {1, 32, true},
-                            {2, 16, true}, {2, 32, true},  {3, 16, true},  {3, 32, true}};
+    const Point points[] = {{1, 0, false}, {1, 0, true},  {2, 0, true},  {1, 8, false}, {1, 16, false},
+                            {1, 32, false}, {1, 16, true}, {1, 32, true}, {2, 16, true},  {2, 32, true},
+                            {3, 16, true},  {3, 32, true}};
     for (const Point& p : points) {
       const ArchSpec arch = with_point(base, p);
       const StepResult a = run(model, arch, device, false);
       const StepResult s = run(model, arch, device, true);
       const double ideal = static_cast<double>(ttsim::graph_macs(a.graph())) / (static_cast<double>(p.engines) * lanes);
-      std::printf("%7d %8d %-10s %10lld %10lld %10.0f %6.2f %10.0f\n", p.engines, p.nonlinear_lanes,
+      const std::string nl = p.nonlinear_lanes > 0 ? std::to_string(p.nonlinear_lanes) : "own";
+      std::printf("%7d %8s %-10s %10lld %10lld %10.0f %6.2f %10.0f\n", p.engines, nl.c_str(),
                   p.parallel ? "parallel" : "sequential", static_cast<long long>(a.run.schedule.makespan),
                   static_cast<long long>(s.run.schedule.makespan), ideal,
                   static_cast<double>(a.run.schedule.makespan) / ideal, ttsim::machine_lut_terms(*a.machine, a.graph(), arch).total());
