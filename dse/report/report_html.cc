@@ -116,9 +116,10 @@ std::string chosen_section(const std::string& dir, const SweepEvaluator& eval, c
       st += fmt::format("{}{} {} cycles ({:.1f} %)", st.empty() ? "" : ", ", s,
                         table_number(Metric::kStepCycles, c), step > 0 ? 100.0 * c / step : 0.0);
     }
-    h += kv("one training step", html_escape(fmt::format(
-                                     "{} cycles: {}", table_number(Metric::kStepCycles, step), st)));
+    h += kv("the padded training step", html_escape(fmt::format(
+                                            "{} cycles: {}", table_number(Metric::kStepCycles, step), st)));
   }
+  h += kv("step_cycles is", html_escape(kStepCyclesMeaning));
   h += kv("files", link(dir, "chosen.json") +
                        (fs::exists(dir + "/hls_build/README.md")
                             ? " · " + link(dir, "hls_build/README.md", "HLS build (hls_build/)")

@@ -48,9 +48,7 @@ std::string summary_head(const SweepEvaluator& eval, const FinalResult& f) {
   }
   s += "- objectives: " + objs + "\n";
   // One metric name, two steps (dse/evaluate/sim_evaluator.cc): said where its figures are read.
-  s += "- step_cycles: the padded training step (the one `simulate` prints), except for points at the samples' "
-       "own lengths (sequence_length effective) evaluated with a dataset, where it is the mean step over the "
-       "epoch's samples; forward, backward and update cycles and the breakdown are the padded step's\n";
+  s += std::string("- step_cycles: ") + kStepCyclesMeaning + "\n";
   s += "- constraints: " + constraints_text(eval) + "\n";
   const Json& cal = eval.calibration();
   s += cal.is_null() ? std::string("- calibration: none (kernel parameters and power coefficients from the "

@@ -2,6 +2,11 @@
 
 namespace ttsim::dse {
 
+const char* const kStepCyclesMeaning =
+    "the padded training step (the one `simulate` prints), except for points at the samples' own lengths "
+    "(sequence_length effective) evaluated with a dataset, where it is the mean step over the epoch's samples; "
+    "forward, backward and update cycles and the breakdown are the padded step's";
+
 namespace {
 const MetricInfo kInfo[kMetricCount] = {
     {"epoch_seconds", "s", false},      {"step_cycles", "cycles", false},

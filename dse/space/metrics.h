@@ -46,6 +46,9 @@ struct MetricInfo {
 
 /// Description of `m`.
 const MetricInfo& metric_info(Metric m);
+/// What step_cycles holds — one metric name for two steps (dse/evaluate/sim_evaluator.cc) —
+/// in the words summary.md and report.html both print beside its figures.
+extern const char* const kStepCyclesMeaning;
 /// The metric named `name`, or nullopt.
 std::optional<Metric> parse_metric(const std::string& name);
 /// Names of every metric, comma separated (for error messages).
