@@ -25,15 +25,20 @@ for target in $(bazel query 'tests(//...)' 2>/dev/null); do
   xml="$testlogs/$path/test.xml"
   if [ ! -f "$xml" ]; then failed=$((failed + 1)); continue; fi
   read -r p f s < <(awk '
-    /<testcase /  { inside = 1; bad = 0; skip = 0; if ($0 ~ /result="skipped"/) skip = 1;
-                    if ($0 ~ /\/>[[:space:]]*$/) { inside = 0; if (skip) s++; else p++ } next }
+    /<testcase /  { inside = 1; bad = 0; skip = 0; if ($0 ~ /result="skipped"|<skipped/) skip = 1;
+                    if ($0 ~ /<failure|<error/) bad = 1;
+                    # A case closed on its own line: self-closing, or (a target that crashed
+                    # before any case ran) <testcase ...><error .../></testcase> on one line.
+                    if ($0 ~ /\/>[[:space:]]*$/ || $0 ~ /<\/testcase>/) {
+                      inside = 0; if (bad) f++; else if (skip) s++; else p++ }
+                    next }
     inside && /<failure|<error/ { bad = 1 }
     inside && /<skipped/ { skip = 1 }
     inside && /<\/testcase>/ { inside = 0; if (bad) f++; else if (skip) s++; else p++ }
     END { print p + 0, f + 0, s + 0 }' "$xml")
   if [ $((p + f + s)) -eq 0 ]; then
     # A test target whose log has no test cases (not GoogleTest): count the target.
-    if grep -q '<failure' "$xml"; then f=1; else p=1; fi
+    if grep -Eq '<failure|<error' "$xml"; then f=1; else p=1; fi
   fi
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 done

@@ -294,6 +294,17 @@ struct Same {
   using type = T;
 };
 
+/// Tiles w in [lo, hi) of a transpose (0 <= lo, nc >= 1 column tiles per row of tiles) that
+/// are the last of their row of tiles (w mod nc = nc − 1): a count.
+template <typename Int>
+constexpr Int last_column_tiles(Int lo, Int hi, Int nc) {
+  return hi > lo ? hi / nc - lo / nc : Int(0);
+}
+/// The larger of x and y (this header uses no library: see its top).
+template <typename Int>
+constexpr Int transpose_max(Int x, Int y) {
+  return x > y ? x : y;
+}
 /// Iterations of one transposed copy of R rows × `cols` columns (R, cols >= 1) at `lanes`
 /// lanes (hls/kernels/add.h transpose_kernel). The loop walks T = ceil(R / lanes) ·
 /// ceil(cols / lanes) tiles of lanes × lanes (row tiles outer) in T + D steps, D =
@@ -307,26 +318,17 @@ struct Same {
 /// while writing a last column tile and lanes while writing a full one; the D drain steps take
 /// max(cl, m), lanes or (no tile left to write, T < D) m.
 template <typename Int>
-constexpr Int max2(Int x, Int y) {
-  return x > y ? x : y;
-}
-/// Tiles w in [lo, hi) that are the last of their row of tiles (w mod nc = nc − 1).
-template <typename Int>
-constexpr Int last_column_tiles(Int lo, Int hi, Int nc) {
-  return hi > lo ? hi / nc - lo / nc : Int(0);
-}
-template <typename Int>
 constexpr Int transpose_trip(typename Same<Int>::type R, typename Same<Int>::type cols, int lanes) {
   const Int L = lanes, nr = static_cast<Int>(ceil_div(R, lanes)), nc = static_cast<Int>(ceil_div(cols, lanes));
   const Int T = nr * nc, D = transpose_buffers(lanes) - 1, m = transpose_min_step(lanes);
   const Int rl = R - (nr - 1) * L, cl = cols - (nc - 1) * L, a = (nr - 1) * nc;
-  const Int first_write = max2<Int>(a, D);  // first step reading the last row tile and writing
-  const Int before_writes = max2<Int>(0, (T < D ? T : D) - a);  // last-row-tile reads before any write
-  const Int reading_writes = max2<Int>(0, T - first_write);
+  const Int first_write = transpose_max<Int>(a, D);  // first step reading the last row tile and writing
+  const Int before_writes = transpose_max<Int>(0, (T < D ? T : D) - a);  // last-row-tile reads before any write
+  const Int reading_writes = transpose_max<Int>(0, T - first_write);
   const Int reading_last = last_column_tiles<Int>(first_write - D, T - D, nc);
-  const Int drain_writes = T < D ? T : D, drain_last = last_column_tiles<Int>(max2<Int>(0, T - D), T, nc);
-  return a * L + before_writes * max2<Int>(rl, m) + reading_last * max2<Int>(max2<Int>(rl, cl), m) +
-         (reading_writes - reading_last) * L + max2<Int>(0, D - T) * m + drain_last * max2<Int>(cl, m) +
+  const Int drain_writes = T < D ? T : D, drain_last = last_column_tiles<Int>(transpose_max<Int>(0, T - D), T, nc);
+  return a * L + before_writes * transpose_max<Int>(rl, m) + reading_last * transpose_max<Int>(transpose_max<Int>(rl, cl), m) +
+         (reading_writes - reading_last) * L + transpose_max<Int>(0, D - T) * m + drain_last * transpose_max<Int>(cl, m) +
          (drain_writes - drain_last) * L;
 }
 

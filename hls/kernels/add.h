@@ -94,11 +94,12 @@ column_sum:
 /// nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
 /// the loop leaves after its last step (its bound, (tiles + NB − 1) · LANES, is the longest
 /// the steps can take), so the kernel counts steps and needs no divider for its trip.
-/// The loop-carried control stays what it was at LANES-long steps — a counter increment, a
-/// compare and multiplexers: the next step's ρ, γ and length are selected among constants
-/// of the setup by four flags, each one compare of the next step's index u or its write
-/// tile's column index with a setup constant (u < tiles, u >= the first step of the last
-/// row tile, u >= NB − 1, the column index at its last), beside the step counter's compare.
+/// The loop-carried control stays counters, compares and multiplexers, as at LANES-long
+/// steps: the next step's ρ, γ and length are selected among constants of the setup by four
+/// flags, each one compare of a counter with a setup constant — the next step's index u
+/// (u < tiles, u >= the first step of the last row tile, u >= NB − 1) and its write tile's
+/// column index wc (at its last) — computed beside the step counter's compare and the exit
+/// compare (u = tiles + NB − 1).
 template <int LANES, int B>
 void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int out_off, int R, int cols, int x_rs,
                       int o_rs) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/testing/code_of.h"
 #include "tests/testing/slurp.h"
 #include "core/json_view.h"
 #include "dse/emit/emit.h"
@@ -22,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using ttsim::testing::code_of;
 using ttsim::testing::slurp;
 
 const char* const kRegenerate = "; regenerate with `bazel run //cli:ttsim -- emit --default-tree`";
@@ -49,12 +51,6 @@ TEST(DefaultTree, EmittingTheDefaultDesignWritesTheTreesFiles) {
   for (const auto& [rel, text] : default_tree_files(".")) {
     EXPECT_TRUE(slurp(out + "/" + rel) == slurp(rel)) << rel << " of the emitted default design differs from the tree's";
   }
-}
-
-// Code of a C++ source without its // and /* */ comments.
-std::string code_of(const std::string& text) {
-  return std::regex_replace(std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), " "), std::regex("//[^\n]*"),
-                            " ");
 }
 
 TEST(DefaultTree, KernelSourcesSpellNoModelShapeAsANumber) {

@@ -47,11 +47,13 @@
 #include "hw/device_spec.h"
 #include "sim/step_sim.h"
 #include "tests/hls/probed_step.h"
+#include "tests/testing/code_of.h"
 
 namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
+using ttsim::testing::code_of;
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,12 +69,6 @@ std::string tmp_dir(const std::string& name) {
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
-}
-
-/// A C++ source without its comments.
-std::string code_of(const std::string& text) {
-  return std::regex_replace(std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), " "), std::regex("//[^\n]*"),
-                            " ");
 }
 
 /// Every match of `re` in `text`, as its capture groups.
