@@ -212,9 +212,12 @@ constexpr int kAddTranspose = 3;
 /// five stages of room for what the model does not price in it — the lanes' bank rotation and
 /// the tile multiplexer (NB · lanes words per lane) that csynth may register — since the
 /// tile's `DEPENDENCE inter false` pragma is only true while the read comes after the write
-/// lands. The buffers that give it at `lanes` lanes with steps of transpose_min_step or more
-/// iterations: (buffers − 2) · transpose_min_step + 1 >= kTransposeLag.
-constexpr int kTransposeLag = 8;
+/// lands. The tile's DEPENDENCE pragma declares it as a RAW dependence at this distance
+/// (TTSIM_TRANSPOSE_LAG), and the specification as a recurrence through `tile`, so that the
+/// kernel's probe checks it. The buffers that give it at `lanes` lanes with steps of
+/// transpose_min_step or more iterations: (buffers − 2) · transpose_min_step + 1 >= kTransposeLag.
+#define TTSIM_TRANSPOSE_LAG 8
+constexpr int kTransposeLag = TTSIM_TRANSPOSE_LAG;
 constexpr int transpose_buffers(int lanes) { return 2 + (kTransposeLag - 1 + lanes - 1) / lanes; }
 /// Fewest iterations of one step of the transpose loop at `lanes` lanes (at most `lanes`):
 /// the transpose_buffers − 2 steps between a buffer's last write and its first read then span
@@ -608,15 +611,16 @@ constexpr KernelSpec kKernelSpecs[] = {
       // Transposed copy through lanes × lanes register tiles, a step per tile as long as its
       // rows or columns (transpose_trip): one lane read of x (a tile row) and one lane write of
       // out (a column of an earlier tile) per iteration — ResMII
-      // 1 on both arrays; a tile is read kTransposeLag or more iterations after its last
-      // write (transpose_buffers), so it carries no recurrence. No arithmetic.
+      // 1 on both arrays. A tile element is read kTransposeLag or more iterations after its
+      // write (transpose_buffers, transpose_min_step): a RAW dependence through `tile` at that
+      // distance, whose latency is the x read's, so RecMII 1. No arithmetic.
       {"transpose",
        kTripTranspose,
        kAddTranspose,
        {TTSIM_ONCE(kRead), TTSIM_ONCE(kWrite)},
        2,
-       {},
-       0,
+       {{"tile", {TTSIM_ONCE(kRead)}, 1, kTransposeLag}},
+       1,
        {{"x", kLaneAccess, 1, 0}, {"out", kLaneAccess, 0, 1}},
        2}},
      3},

@@ -89,8 +89,8 @@ column_sum:
 /// takes 12-iteration steps where its tiles are 12 wide instead of LANES. One lane access
 /// per array per iteration: ResMII 1. A buffer is read no sooner than
 /// (NB − 2) · transpose_min_step + 1 >= ttsim_spec::kTransposeLag iterations after its last
-/// write (NB = transpose_buffers(LANES)), more than the loop's depth, so the tile carries no
-/// recurrence that could bound the II. Rows past R and columns past cols are neither read
+/// write (NB = transpose_buffers(LANES)), the distance its DEPENDENCE pragma declares: the
+/// tile's recurrence (the x read's latency over that distance) keeps RecMII 1. Rows past R and columns past cols are neither read
 /// nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
 /// the loop leaves after its last step (its bound, (tiles + NB − 1) · LANES, is the longest
 /// the steps can take), so the kernel counts steps and needs no divider for its trip.
@@ -134,9 +134,10 @@ transpose:
   for (int n = 0; n < bound; ++n) {
 #pragma HLS PIPELINE II = TTSIM_II_TRANSPOSE
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
-// A tile buffer is read at least kTransposeLag iterations after its last write (the loop's
-// depth is below that): no dependence the schedule has to keep.
-#pragma HLS DEPENDENCE variable = tile type = inter false
+// A tile element is read kTransposeLag or more iterations after its write (the steps'
+// minimum length): a true dependence at that distance, which the schedule keeps whatever
+// stages csynth gives the read and the tile's select.
+#pragma HLS DEPENDENCE variable = tile type = inter direction = RAW distance = TTSIM_TRANSPOSE_LAG dependent = true
     TTSIM_LOOP_ITER("transpose");
     if (s < rho) {
       float row[LANES];
@@ -146,6 +147,7 @@ transpose:
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         tile[rb][s][l] = row[l];
+        TTSIM_REG_WR("tile", (rb * LANES + s) * LANES + l);
       }
     }
     if (s < gamma) {
@@ -154,6 +156,7 @@ transpose:
       for (int l = 0; l < LANES; ++l) {
 #pragma HLS UNROLL
         col[l] = tile[wb][l][s];
+        TTSIM_REG_RD("tile", (wb * LANES + l) * LANES + s);
       }
       const int n_rows = R - wi0 < LANES ? R - wi0 : LANES;
       lane_write<LANES>("out", out, orow + wi0, n_rows, col);

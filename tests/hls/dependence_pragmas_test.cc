@@ -65,6 +65,7 @@ bool is_array(const ttsim_spec::LoopSpec& l, const std::string& name) {
 TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
   ASSERT_EQ(ttsim_spec::kAccSlots, 16) << "the pragmas name TTSIM_ACC_SLOTS; update this test with the spec";
   ASSERT_EQ(ttsim_spec::kAccMinSlots, 12) << "the contraction's pragmas name TTSIM_ACC_MIN_SLOTS";
+  ASSERT_EQ(ttsim_spec::kTransposeLag, TTSIM_TRANSPOSE_LAG) << "the transpose's pragma names TTSIM_TRANSPOSE_LAG";
   const auto pragmas = loop_pragmas();
   int checked = 0;
   for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
@@ -75,12 +76,15 @@ TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
       const std::string& p = pragmas.at(l.name);
       auto has = [&](const std::string& re) { return std::regex_search(p, std::regex(re)); };
       // The contraction's chunks are kAccMinSlots to kAccSlots slots wide (acc_chunk_width):
-      // its recurrences are declared at the least, every other kernel's at kAccSlots.
+      // its recurrences are declared at the least; the transpose's tile at kTransposeLag;
+      // every other kernel's at kAccSlots.
       const bool contraction = std::string(k.module) == "ttsim_contraction";
-      const std::string dist = contraction ? "TTSIM_ACC_MIN_SLOTS" : "TTSIM_ACC_SLOTS";
+      const bool transpose = std::string(l.name) == "transpose";
+      const std::string dist = contraction ? "TTSIM_ACC_MIN_SLOTS" : transpose ? "TTSIM_TRANSPOSE_LAG" : "TTSIM_ACC_SLOTS";
+      const int want = contraction ? ttsim_spec::kAccMinSlots : transpose ? ttsim_spec::kTransposeLag : ttsim_spec::kAccSlots;
       for (int r = 0; r < l.n_rec; ++r) {
         const std::string v = l.rec[r].variable;
-        EXPECT_EQ(l.rec[r].distance, contraction ? ttsim_spec::kAccMinSlots : ttsim_spec::kAccSlots) << v;
+        EXPECT_EQ(l.rec[r].distance, want) << v;
         if (is_array(l, v)) {
           EXPECT_TRUE(has("DEPENDENCE variable = " + v + "_mem type = inter direction = RAW distance = " + dist +
                           " dependent = true"))
