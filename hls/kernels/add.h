@@ -90,8 +90,8 @@ column_sum:
 /// per array per iteration: ResMII 1. A buffer is read no sooner than
 /// (NB − 2) · transpose_min_step + 1 >= ttsim_spec::kTransposeLag iterations after its last
 /// write (NB = transpose_buffers(LANES)), the distance its DEPENDENCE pragma declares: the
-/// tile's recurrence (the x read's latency over that distance) keeps RecMII 1. Rows past R and columns past cols are neither read
-/// nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
+/// tile's recurrence (the x read's latency over that distance) keeps RecMII 1. Rows past R
+/// and columns past cols are neither read nor written. Loop transpose (II: TTSIM_II_TRANSPOSE); trip ttsim_spec::transpose_trip:
 /// the loop leaves after its last step (its bound, (tiles + NB − 1) · LANES, is the longest
 /// the steps can take), so the kernel counts steps and needs no divider for its trip.
 /// The loop-carried control stays counters, compares and multiplexers, as at LANES-long
@@ -119,15 +119,15 @@ void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int
   const int len_r = rl > kMinStep ? rl : kMinStep, len_w = cl > kMinStep ? cl : kMinStep;
   const int len_rw = len_r > len_w ? len_r : len_w;
   int s = 0, rb = 0, wb = 0;  // step in the tile; buffers being read into and written out
-  int i0 = 0, j0 = 0;         // first row and column of the tile being read
-  int wi0 = 0, wj0 = 0;       // of the tile being written
+  int j0 = 0;                 // first column of the tile being read
+  int wi0 = 0, wj0 = 0;       // first row and column of the tile being written
   // This step's rows read and columns written (0: none) and its iterations (step 0: a read,
   // none of an empty matrix).
   int rho = tiles == 0 ? 0 : nr == 1 ? rl : LANES, gamma = 0;
   int len = tiles == 0 ? kMinStep : nr == 1 ? len_r : LANES;
   int u = 1, wc = 0;  // the next step, and its write tile's column tile (while u >= NB − 1)
-  // Increment-only addressing: (i0 + s)·x_rs and (wj0 + s)·o_rs as running sums, and the
-  // tile starts i0·x_rs, wj0·o_rs they restart from (LANES·stride: a shift).
+  // Increment-only addressing: (first row + s)·x_rs and (wj0 + s)·o_rs as running sums, and
+  // the tile starts they restart from (LANES·stride: a shift).
   int xrow = 0, xrow0 = 0, orow = 0, orow0 = 0;
   TTSIM_LOOP_BEGIN("transpose");
 transpose:
@@ -192,7 +192,6 @@ transpose:
       j0 += LANES;
       if (j0 >= cols) {
         j0 = 0;
-        i0 += LANES;
         xrow0 += LANES * x_rs;
       }
       xrow = xrow0;
