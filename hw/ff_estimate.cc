@@ -1,6 +1,5 @@
 #include "hw/ff_estimate.h"
 
-#include <cstring>
 #include <stdexcept>
 
 #include "hls/include/kernel_spec.h"
@@ -55,10 +54,9 @@ double unit_register_ffs(UnitKind unit, int lanes, unsigned omitted) {
     // The accumulators of the register recurrences (acc[kAccSlots][LANES], dim 2 partitioned)
     // are kAccSlots-word arrays read at a runtime slot: LUTRAM by the storage rule
     // (hw/block_arith.h hls_default_kind), not flip-flops; not counted here.
-    // The transpose's register tiles (hls/kernels/add.h transpose_kernel: tile[NB][LANES][LANES]).
-    if (std::strcmp(loop.name, "transpose") == 0) {
-      ffs += 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
-    }
+    // The transpose's tile buffers are LUTRAM (hls/kernels/add.h detail::tile_write_row);
+    // their LANES memories' read words are registered (the LUTRAM's read latency of 1).
+    if (loop.trip == ttsim_spec::kTripTranspose) ffs += 32.0 * lanes;
   });
   return ffs;
 }
@@ -102,10 +100,9 @@ Json ff_estimate_json() {
           {"register_ffs",
            {{"unit", "FF"},
             {"rule", "per loop: 32 x lanes per lane access site (assumption: one register stage between a bank and "
-                     "its use); 32 x transpose_buffers x lanes x lanes for the transpose tiles (completely "
-                     "partitioned); the accumulators (kAccSlots words per lane, runtime slot index) are LUTRAM by "
+                     "its use); 32 x lanes for the transpose tile buffers' registered LUTRAM reads; the accumulators (kAccSlots words per lane, runtime slot index) are LUTRAM by "
                      "the storage rule and not counted"},
-            {"source", "hls/kernels/add.h transpose_kernel tile, hls/include/kernel_spec.h access sites"}}}};
+            {"source", "hls/kernels/add.h detail::tile_read_column, hls/include/kernel_spec.h access sites"}}}};
 }
 
 }  // namespace ttsim

@@ -57,6 +57,16 @@ const UnitSites& unit_sites(UnitKind unit, unsigned omitted) {
       const unsigned mask = static_cast<unsigned>(i / kUnitSiteKinds);
       for_each_unit_loop(kind, mask, [&](const ttsim_spec::LoopSpec& loop) {
         ++s.pipelined_loops;
+        if (loop.trip == ttsim_spec::kTripTranspose) ++s.transpose_loops;
+        for (int r = 0; r < loop.n_rec && loop.trip != ttsim_spec::kTripTranspose; ++r) {
+          const ttsim_spec::Recurrence& rec = loop.rec[r];
+          bool arena = false;
+          for (int a = 0; a < loop.n_access; ++a) arena = arena || std::strcmp(loop.access[a].array, rec.variable) == 0;
+          if (arena) continue;
+          const int rep = rec.n_ops > 0 ? rec.ops[0].rep : ttsim_spec::kScalar;
+          ++(rep == ttsim_spec::kOnce ? s.lane_accumulators
+             : rep == ttsim_spec::kPairWindow ? s.pair_accumulators : s.single_accumulators);
+        }
         bool lane_loop = false, pair_loop = false;
         for (int a = 0; a < loop.n_access; ++a) lane_loop = lane_loop || loop.access[a].kind == ttsim_spec::kLaneAccess;
         for (int c = 0; c < loop.n_chain; ++c) pair_loop = pair_loop || loop.chain[c].rep == ttsim_spec::kPairWindow;
@@ -96,6 +106,16 @@ const UnitSites& unit_sites(UnitKind unit, unsigned omitted) {
 
 int unit_pipelined_loops(UnitKind unit, unsigned omitted) { return unit_sites(unit, omitted).pipelined_loops; }
 
+double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted) {
+  if (lanes < 1) throw std::invalid_argument("unit_local_memory_luts: lanes must be >= 1");
+  const UnitSites& s = unit_sites(unit, omitted);
+  const double memories = static_cast<double>(s.lane_accumulators) * lanes +
+                          static_cast<double>(s.pair_accumulators) * ttsim_spec::pair_windows(lanes, banks) +
+                          s.single_accumulators;
+  return memories * ttsim_hls::lutram_luts(ttsim_spec::kAccSlots) +
+         static_cast<double>(s.transpose_loops) * ttsim_hls::transpose_tile_luts(lanes);
+}
+
 double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
 
 bool int_table_array(const char* array) {
@@ -122,7 +142,8 @@ Json operator_luts_json() {
 
 Json LutTerms::to_json() const {
   return {{"operators", operators}, {"networks", networks}, {"control", control},
-          {"array_select", array_select}, {"port_mux", port_mux}, {"total", total()}};
+          {"array_select", array_select}, {"port_mux", port_mux}, {"local_memories", local_memories},
+          {"total", total()}};
 }
 
 Json lut_estimate_json() {
@@ -147,6 +168,15 @@ Json lut_estimate_json() {
          "32:1 in 8, where the 4:1 tree takes 3, 5, 11), rotators unchanged; high: a rotator one 2:1 stage per LUT "
          "level (B x ceil(log2 B) LUT6 per bit instead of B x ceil(log2 B / 2)), direct selects unchanged "
          "(hw/lut_estimate.h MuxBound)"}}},
+      {"local_memory_luts",
+       {{"unit", "LUT"},
+        {"lutram_luts_per_64x1", ttsim_hls::kLutramLutsPer64x1},
+        {"rule", "per instance: every accumulator (a recurrence through a kernel-local array) a kAccSlots-word "
+                 "32-bit LUTRAM memory per lane, pair window or loop; every transpose loop its tile buffers: lanes "
+                 "memories of transpose_buffers x lanes words, a (k - c) mod lanes read address each and two barrel "
+                 "rotators (hls/include/banked.h lutram_luts, transpose_tile_luts)"},
+        {"source", "RAM64X1D, 64 x 1 bit simple dual port in 2 LUT6 (UG574 distributed RAM); the upper figure: "
+                   "Vivado may pack denser (RAM64M8, 7 bits in 8 LUT6)"}}},
       {"binding_multiplexer_luts",
        {{"unit", "LUT"},
         {"rule", "array select: per instance read site, an A:1 multiplexer (A = arrays its unit's tasks use) of 32 "
@@ -170,7 +200,7 @@ int wide_mux_luts(int n) {
 int select_luts(int n, MuxBound bound) { return bound == MuxBound::kLow ? wide_mux_luts(n) : ttsim_hls::mux_luts(n); }
 
 double lut_total_at_mux_bound(const LutTerms& t, bool high) {
-  return t.operators + t.control + (high ? t.mux_high : t.mux_low);
+  return t.operators + t.control + t.local_memories + (high ? t.mux_high : t.mux_low);
 }
 
 double unit_operator_luts(UnitKind unit, int lanes, int banks, unsigned omitted) {

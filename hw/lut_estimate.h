@@ -26,10 +26,15 @@ struct LutTerms {
   double control = 0;       ///< per pipelined loop module (fitted on real csynth reports)
   double array_select = 0;  ///< read sites selecting among the arrays bound to an instance
   double port_mux = 0;      ///< multiplexers in front of the arrays' bank ports
+  /// Kernel-local LUTRAM memories, the same at every MuxBound: the accumulators (a
+  /// kAccSlots-word memory per recurrence variable and lane, pair window or loop:
+  /// UnitSites) and the transpose's tile buffers with their rotators and addresses
+  /// (ttsim_hls::transpose_tile_luts).
+  double local_memories = 0;
   /// networks + array_select + port_mux with every multiplexer mapped at the low / high end
   /// of its range (MuxBound kLow / kHigh); not part of total().
   double mux_low = 0, mux_high = 0;
-  double total() const { return operators + networks + control + array_select + port_mux; }
+  double total() const { return operators + networks + control + array_select + port_mux + local_memories; }
   /// {"operators", ..., "total"}.
   Json to_json() const;
 };
@@ -126,6 +131,13 @@ double lut_total_at_mux_bound(const LutTerms& t, bool high);
 /// of the kernel specification is pipelined and outlined into its own RTL module).
 int unit_pipelined_loops(UnitKind unit, unsigned omitted = 0);
 
+/// LUTs of the kernel-local LUTRAM memories of one instance of `unit` at `lanes` lanes on
+/// `banks`-bank arenas (LutTerms::local_memories): its accumulators, kAccSlots words each
+/// (ttsim_hls::lutram_luts; lanes, pair_windows(lanes, banks) or one memory each:
+/// UnitSites), and transpose_tile_luts(lanes) per transpose loop. std::invalid_argument for
+/// lanes < 1 or an unknown `omitted` mask.
+double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted = 0);
+
 /// Control LUTs of `pipelined_loops` loop modules: kControlLutsPerPipelinedLoop each.
 double control_luts(double pipelined_loops);
 
@@ -146,6 +158,13 @@ struct UnitSites {
   /// and write are a 2-word lane window each (hls/kernels/contract.h dot_iteration).
   int pair_loops = 0;
   int pipelined_loops = 0;  ///< loops of the unit's modules (each pipelined and outlined)
+  /// Transpose loops (trip kTripTranspose), each with its tile buffers (transpose_tile_luts).
+  int transpose_loops = 0;
+  /// Accumulator memories (kAccSlots words each) of the other loops: a recurrence through a
+  /// variable that is no arena array of the loop is a kernel-local array partitioned along
+  /// the lanes — one memory per lane when its operators are kOnce, per pair window when
+  /// kPairWindow, else one (hls/kernels: acc[kAccSlots][LANES], [kAccSlots][2], [kAccSlots]).
+  int lane_accumulators = 0, pair_accumulators = 0, single_accumulators = 0;
   /// Operator cores by ttsim_spec::Opr and the instance rule of unit_operator_cores:
   /// per_lane[op] cores with lanes instances, per_tree[op] with lanes − 1, per_window[op]
   /// with one per lane window, per_pair[op] with pair_windows(lanes, banks), single[op] with one.

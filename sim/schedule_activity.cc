@@ -122,6 +122,7 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
     const bool aligned = shape.unit_lane_aligned[k];
     t.networks += n * unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kEstimate, aligned, omitted);
     t.control += n * control_luts(unit_pipelined_loops(unit, omitted));
+    t.local_memories += n * unit_local_memory_luts(unit, arch.units[k].lanes, banks, omitted);
     // A lane read site reads `banks` words per window (ceil(lanes / banks) windows).
     const int windows = ttsim_spec::lane_site_accesses(arch.units[k].lanes, banks);
     const double lane_words = static_cast<double>(banks) * windows;

@@ -144,6 +144,30 @@ constexpr int aligned_lane_write_network_luts(int, int) { return 0; }
 /// LUT6 per bit of the read multiplexer of one scalar read site (bank_read): B:1.
 constexpr int scalar_read_network_luts(int B) { return mux_luts(B); }
 
+// ---- Kernel-local memories ---------------------------------------------------------
+/// LUT6 of a 64-word, 1-bit distributed RAM with one read/write and one read port
+/// (RAM64X1D, UG574 "Distributed RAM"): the LUTRAM cell the estimate prices a simple
+/// dual-port LUTRAM memory with. Vivado may pack an SDP memory denser (RAM64M8: 7 bits in 8
+/// LUT6); the estimate keeps the 2-LUT cell, the upper figure.
+constexpr int kLutramLutsPer64x1 = 2;
+/// LUT6 of one simple dual-port LUTRAM memory of `words` 32-bit words: per bit
+/// kLutramLutsPer64x1 per 64 words, a deeper memory's 64-word parts joined by a
+/// ceil(words / 64):1 read select.
+constexpr int lutram_luts(int words) {
+  return 32 * (kLutramLutsPer64x1 * ((words + 63) / 64) + mux_luts((words + 63) / 64));
+}
+/// LUT6 of one transpose_kernel instance's tile buffers at LANES lanes (hls/kernels/add.h
+/// detail::tile_write_row): LANES LUTRAM memories of transpose_buffers · LANES words
+/// (lutram_luts), each with its read address's low part, (k − c) mod LANES, a
+/// ceil(log2 LANES)-bit subtract (and a wrap select when LANES is not a power of 2), one
+/// LUT6 per bit; and two barrel rotators of LANES 32-bit words (the row into the memories,
+/// the column out of them).
+constexpr int transpose_tile_luts(int LANES) {
+  return LANES * (lutram_luts(ttsim_spec::transpose_buffers(LANES) * LANES) +
+                  ceil_log2(LANES) * ((LANES & (LANES - 1)) == 0 ? 1 : 2)) +
+         2 * 32 * barrel_luts(LANES);
+}
+
 namespace detail {
 /// w[i] = w[(i + s) mod B] for 0 <= s < B, by ceil(log2 B) stages of 2:1 multiplexers.
 template <int B, typename V>

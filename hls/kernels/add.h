@@ -78,9 +78,52 @@ column_sum:
   }
 }
 
+namespace detail {
+// The transpose's NB tile buffers of LANES × LANES words, skewed over LANES memories
+// (LUTRAM, one write and one read port each): element (r, c) of buffer b lives in memory
+// (r + c) mod LANES at word b · LANES + r. A tile row and a tile column each hold one word
+// in every memory, so a row is written and a column read by one access per memory, the
+// words moved to and from the lanes by two barrel rotators (banked.h barrel_rotate) —
+// instead of LANES × LANES × NB registers whose column read would be an (NB · LANES):1
+// select per lane. Priced by ttsim_spec::transpose_tile_luts.
+
+/// Writes row r (the words row[c], c < LANES) into tile buffer b: memory k takes
+/// row[(k − r) mod LANES] at word b · LANES + r (the row rotated right by r).
+template <int LANES, int NB>
+inline void tile_write_row(float (&tile)[LANES][NB * LANES], int b, int r, const float (&row)[LANES]) {
+#pragma HLS INLINE
+  float w[LANES];
+#pragma HLS ARRAY_PARTITION variable = w complete
+  for (int k = 0; k < LANES; ++k) {
+#pragma HLS UNROLL
+    w[k] = row[k];
+  }
+  barrel_rotate<LANES>(w, r == 0 ? 0 : LANES - r);  // left by LANES − r = right by r
+  for (int k = 0; k < LANES; ++k) {
+#pragma HLS UNROLL
+    tile[k][b * LANES + r] = w[k];
+    TTSIM_REG_WR("tile", k * NB * LANES + b * LANES + r);
+  }
+}
+
+/// Reads column c of tile buffer b into col[r], r < LANES: memory k holds row (k − c) mod
+/// LANES of it, each memory read at its own word; rotated left by c into the lanes.
+template <int LANES, int NB>
+inline void tile_read_column(const float (&tile)[LANES][NB * LANES], int b, int c, float (&col)[LANES]) {
+#pragma HLS INLINE
+  for (int k = 0; k < LANES; ++k) {
+#pragma HLS UNROLL
+    const int r = k >= c ? k - c : k + LANES - c;
+    col[k] = tile[k][b * LANES + r];
+    TTSIM_REG_RD("tile", k * NB * LANES + b * LANES + r);
+  }
+  barrel_rotate<LANES>(col, c);  // col[r] = the word of memory (r + c) mod LANES
+}
+}  // namespace detail
+
 /// out[j·o_rs + i] = x[i·x_rs + j] for i < R, j < cols: x (R rows of cols, row stride
 /// x_rs) copied transposed (cols rows of R, row stride o_rs), LANES words per cycle through
-/// LANES × LANES register tiles. The loop walks the tiles (row tiles outer, column tiles
+/// NB LANES × LANES tile buffers (detail::tile_write_row: skewed LUTRAM). The loop walks the tiles (row tiles outer, column tiles
 /// inner) in steps: step t lane-reads the ρ rows of tile t (ρ = LANES, or the rows of a last
 /// row tile; LANES consecutive words of x or fewer) into tile buffer t mod NB, one per
 /// iteration, and lane-writes the γ columns of tile t − (NB − 1) (LANES consecutive words of
@@ -107,8 +150,9 @@ void transpose_kernel(const float x_mem[][B], int x_off, float out_mem[][B], int
   constexpr int kMinStep = ttsim_spec::transpose_min_step(LANES);
   const Banked<const float, B> x(x_mem, x_off);
   const Banked<float, B> out(out_mem, out_off);
-  float tile[NB][LANES][LANES];
-#pragma HLS ARRAY_PARTITION variable = tile complete dim = 0
+  float tile[LANES][NB * LANES];
+#pragma HLS ARRAY_PARTITION variable = tile complete dim = 1
+#pragma HLS BIND_STORAGE variable = tile type = ram_s2p impl = lutram
   // Setup: tile counts (divisions by the constant LANES), the one product, and the step
   // lengths a partial tile can give (max with kMinStep: compares of constants' sums).
   const int nr = (R + LANES - 1) / LANES, nc = (cols + LANES - 1) / LANES;
@@ -144,20 +188,12 @@ transpose:
 #pragma HLS ARRAY_PARTITION variable = row complete
       const int n_cols = cols - j0 < LANES ? cols - j0 : LANES;
       lane_read<LANES>("x", x, xrow + j0, n_cols, row);
-      for (int l = 0; l < LANES; ++l) {
-#pragma HLS UNROLL
-        tile[rb][s][l] = row[l];
-        TTSIM_REG_WR("tile", (rb * LANES + s) * LANES + l);
-      }
+      detail::tile_write_row<LANES, NB>(tile, rb, s, row);
     }
     if (s < gamma) {
       float col[LANES];
 #pragma HLS ARRAY_PARTITION variable = col complete
-      for (int l = 0; l < LANES; ++l) {
-#pragma HLS UNROLL
-        col[l] = tile[wb][l][s];
-        TTSIM_REG_RD("tile", (wb * LANES + l) * LANES + s);
-      }
+      detail::tile_read_column<LANES, NB>(tile, wb, s, col);
       const int n_rows = R - wi0 < LANES ? R - wi0 : LANES;
       lane_write<LANES>("out", out, orow + wi0, n_rows, col);
     }

@@ -176,7 +176,7 @@ layernorm_grad_reduce:
         v1[l] = g;
         v2[l] = gx;
       }
-      const float s1 = c.sum("acc", acc1, v1), s2 = c.sum("acc", acc2, v2);
+      const float s1 = c.sum("acc1", acc1, v1), s2 = c.sum("acc2", acc2, v2);
       if (c.last_tile()) {
         bank_write("stat", stat, r, s1 * inv_cols);
         bank_write("stat", stat, R + r, s2 * inv_cols);
@@ -269,8 +269,8 @@ layernorm_grad_params:
         float sg = 0.0f, sb = 0.0f;
         if (c.valid(l)) {
           const float d = dyv[l];
-          sg = c.add("acc", accg, l, d * hv[l]);
-          sb = c.add("acc", accb, l, d);
+          sg = c.add("accg", accg, l, d * hv[l]);
+          sb = c.add("accb", accb, l, d);
         }
         sgv[l] = sg;
         sbv[l] = sb;

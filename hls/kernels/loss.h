@@ -40,12 +40,12 @@ loss_max:
 }
 
 /// loss_exp_sum: dlogits = exp(logits − stat[r]); stat[R + r] = scale / row sum (0 for an
-/// ignored row); lacc[slot] += scale·(logsumexp − logit[label]) of each used row.
+/// ignored row); loss_acc[slot] += scale·(logsumexp − logit[label]) of each used row.
 template <int LANES, int B, bool ALIGNED>
 void loss_exp_sum_loop(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
                        float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale,
-                       float stat_mem[][B], int stat_off, float (&acc)[kAccSlots], float (&xl)[kAccSlots],
-                       float (&lacc)[kAccSlots]) {
+                       float stat_mem[][B], int stat_off, float (&acc)[kAccSlots], float (&label_logit)[kAccSlots],
+                       float (&loss_acc)[kAccSlots]) {
 #pragma HLS INLINE
   const Banked<const float, B> logits(logits_mem, logits_off);
   const Banked<float, B> dlogits(dlogits_mem, dlogits_off), stat(stat_mem, stat_off);
@@ -59,8 +59,8 @@ loss_exp_sum:
 // stat is read in its first half (row r) and written in its second (R + r) only.
 #pragma HLS DEPENDENCE variable = stat_mem type = inter false
 #pragma HLS DEPENDENCE variable = acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = xl type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
-#pragma HLS DEPENDENCE variable = lacc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = label_logit type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
+#pragma HLS DEPENDENCE variable = loss_acc type = inter direction = RAW distance = TTSIM_ACC_SLOTS dependent = true
     TTSIM_LOOP_ITER("loss_exp_sum");
     if (c.active()) {
       const int r = c.row();
@@ -81,16 +81,16 @@ loss_exp_sum:
       // multiplexer, one register write per iteration.
       const int ll = label - c.first();
       if (ll >= 0 && ll < nl) {
-        acc_write("label_logit", xl, c.slot()) = xv[ll];
+        acc_write("label_logit", label_logit, c.slot()) = xv[ll];
       }
       lane_write<LANES, ALIGNED>("dlogits", dlogits, c.base(), nl, v);
       const float s = c.sum("acc", acc, v);
       if (c.last_tile()) {
         const bool used = label >= 0;
         if (used) {
-          const float lse = scale * (std::log(s) + mx - acc_read("label_logit", xl, c.slot()));
-          const float sum = acc_read("loss_acc", lacc, c.slot()) + lse;
-          acc_write("loss_acc", lacc, c.slot()) = sum;
+          const float lse = scale * (std::log(s) + mx - acc_read("label_logit", label_logit, c.slot()));
+          const float sum = acc_read("loss_acc", loss_acc, c.slot()) + lse;
+          acc_write("loss_acc", loss_acc, c.slot()) = sum;
         }
         bank_write("stat", stat, R + r, used ? scale / s : 0.0f);
       }
@@ -149,15 +149,15 @@ template <int LANES, int B, bool ALIGNED = false>
 float loss_kernel(const float logits_mem[][B], int logits_off, const int index[], int labels_off,
                   float dlogits_mem[][B], int dlogits_off, int R, int cols, int ld, float scale, float stat_mem[][B],
                   int stat_off) {
-  float acc[kAccSlots], xl[kAccSlots], lacc[kAccSlots];
+  float acc[kAccSlots], label_logit[kAccSlots], loss_acc[kAccSlots];
   detail::loss_max_loop<LANES, B, ALIGNED>(logits_mem, logits_off, R, cols, ld, stat_mem, stat_off, acc);
   for (int s = 0; s < kAccSlots; ++s) {
 #pragma HLS UNROLL
-    lacc[s] = 0.0f;
+    loss_acc[s] = 0.0f;
   }
   detail::loss_exp_sum_loop<LANES, B, ALIGNED>(logits_mem, logits_off, index, labels_off, dlogits_mem, dlogits_off, R,
-                                               cols, ld, scale, stat_mem, stat_off, acc, xl, lacc);
-  const float loss = LaneTree<kAccSlots>::sum(lacc);
+                                               cols, ld, scale, stat_mem, stat_off, acc, label_logit, loss_acc);
+  const float loss = LaneTree<kAccSlots>::sum(loss_acc);
   detail::loss_grad_loop<LANES, B, ALIGNED>(index, labels_off, dlogits_mem, dlogits_off, R, cols, ld, scale, stat_mem,
                                             stat_off);
   return loss;

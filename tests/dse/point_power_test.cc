@@ -102,7 +102,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   EXPECT_TRUE(aligned[static_cast<int>(UnitKind::kUpdate)]);
   EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kElementwise)]);
   EXPECT_FALSE(aligned[static_cast<int>(UnitKind::kContraction)]);
-  double operators = 0, control = 0, network = 0;
+  double operators = 0, control = 0, network = 0, local = 0;
   int arena_banks = 1;
   for (int k = 0; k < kUnitKinds; ++k) arena_banks = std::max(arena_banks, arch.units[k].lanes);
   for (int k = 0; k < kUnitKinds; ++k) {
@@ -110,7 +110,9 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
     control += arch.units[k].count * kControlLutsPerPipelinedLoop * unit_pipelined_loops(static_cast<UnitKind>(k));
     network += arch.units[k].count * unit_bank_network_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks,
                                                             MuxBound::kEstimate, aligned[k]);
+    local += arch.units[k].count * unit_local_memory_luts(static_cast<UnitKind>(k), arch.units[k].lanes, arena_banks);
   }
+  EXPECT_GT(local, 0);
   // The binding multiplexers, counted here from the machine description's arrays: which
   // unit kinds' tasks read or write a buffer each array holds.
   std::vector<std::set<int>> users(mach.memories.size());
@@ -141,7 +143,7 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   }
   EXPECT_GT(select, 0);
   EXPECT_GT(ports, 0);
-  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + control + network + select + ports);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + control + network + select + ports + local);
   // The power model's logic units are the same estimate.
   EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000,
                    a.metrics[Metric::kLut]);

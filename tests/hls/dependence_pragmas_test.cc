@@ -5,8 +5,10 @@
 //    distance (TTSIM_ACC_SLOTS = kAccSlots; the contraction's TTSIM_ACC_MIN_SLOTS =
 //    kAccMinSlots): without it Vitis assumes distance 1 and the loop's II becomes the
 //    read → fadd → write latency;
-//  - for every recurrence through an accumulator register file, a DEPENDENCE pragma with
-//    that distance;
+//  - for every recurrence through a kernel-local array (an accumulator, the transpose's tile),
+//    a DEPENDENCE pragma on that variable with that distance, and no such pragma on a
+//    variable the specification does not list (the LUT estimate prices a LUTRAM memory set
+//    per listed variable);
 //  - for every array the loop both reads and writes without a declared recurrence (each
 //    element touched in one iteration only, or disjoint halves), `inter false` on it.
 #include <algorithm>
@@ -90,10 +92,22 @@ TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
                           " dependent = true"))
               << "recurrence through array " << v << " without its DEPENDENCE pragma:\n" << p;
         } else {
-          EXPECT_TRUE(has("DEPENDENCE variable = \\w+ type = inter direction = RAW distance = " + dist))
-              << "recurrence through accumulator " << v << " without a DEPENDENCE pragma:\n" << p;
+          EXPECT_TRUE(has("DEPENDENCE variable = " + v + " type = inter direction = RAW distance = " + dist +
+                          " dependent = true"))
+              << "recurrence through accumulator " << v << " without its DEPENDENCE pragma:\n" << p;
         }
         ++checked;
+      }
+      // Every kernel-local array the loop carries a RAW dependence through is a recurrence of
+      // the specification (the LUT estimate prices one LUTRAM memory set per recurrence
+      // variable: hw/lut_estimate.h UnitSites).
+      const std::regex local(R"(DEPENDENCE variable = (\w+) type = inter direction = RAW)");
+      for (auto it = std::sregex_iterator(p.begin(), p.end(), local); it != std::sregex_iterator(); ++it) {
+        const std::string v = (*it)[1].str();
+        if (v.size() > 4 && v.compare(v.size() - 4, 4, "_mem") == 0) continue;
+        bool listed = false;
+        for (int r = 0; r < l.n_rec; ++r) listed = listed || v == l.rec[r].variable;
+        EXPECT_TRUE(listed) << "local array " << v << " carries a dependence the specification does not list";
       }
       for (int a = 0; a < l.n_access; ++a) {
         const ttsim_spec::ArrayAccess& acc = l.access[a];

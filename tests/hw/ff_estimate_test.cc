@@ -25,13 +25,13 @@ TEST(FfEstimate, OperatorCoresFollowTheLutEstimatesInstanceRule) {
   EXPECT_THROW(unit_operator_ffs(UnitKind::kContraction, 0), std::invalid_argument);
 }
 
-TEST(FfEstimate, RegistersAreTheTransposeTilesAndTheLaneWords) {
+TEST(FfEstimate, RegistersAreTheLaneWordsAndTheTransposeTileReads) {
   // The elementwise unit's loops (kernel_spec.h access sites): add_accumulate (x read; acc
   // read and written), column_sum (x read; sum read and written),
-  // transpose (x read, out written; tile[transpose_buffers][LANES][LANES]); the accumulators
-  // of column_sum are LUTRAM.
+  // transpose (x read, out written; its LUTRAM tile buffers' registered reads, a word per
+  // lane); the accumulators of column_sum are LUTRAM.
   for (int lanes : {1, 8, 64}) {
-    const double expected = 32.0 * lanes * (3 + 3 + 2) + 32.0 * ttsim_spec::transpose_buffers(lanes) * lanes * lanes;
+    const double expected = 32.0 * lanes * (3 + 3 + 2) + 32.0 * lanes;
     EXPECT_EQ(unit_register_ffs(UnitKind::kElementwise, lanes), expected) << lanes;
   }
   // The contraction: lane words only, linear in the lanes.

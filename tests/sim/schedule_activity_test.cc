@@ -119,12 +119,15 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   EXPECT_DOUBLE_EQ(terms.array_select, 32.0 * (arena_banks * unit_read_sites(UnitKind::kElementwise, true) +
                                                unit_read_sites(UnitKind::kElementwise, false)));
   EXPECT_DOUBLE_EQ(terms.port_mux, 0);
+  EXPECT_DOUBLE_EQ(terms.local_memories,
+                   unit_local_memory_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
+                       unit_local_memory_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
   EXPECT_DOUBLE_EQ(terms.control, kControlLutsPerPipelinedLoop * (unit_pipelined_loops(UnitKind::kContraction) +
                                                                   unit_pipelined_loops(UnitKind::kElementwise)));
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
                    unit_operator_luts(UnitKind::kContraction, arch.units[c].lanes) +
                        unit_operator_luts(UnitKind::kElementwise, arch.units[e].lanes) + terms.control +
-                       terms.array_select +
+                       terms.array_select + terms.local_memories +
                        unit_bank_network_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
                        unit_bank_network_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
   // A third user of one array: its ports are shared 2:1 (ceil(3 / 2) = 2 users per port).
@@ -224,4 +227,40 @@ TEST(BankNetworkLuts, AnOmittedLoopBuildsNothing) {
             ttsim::unit_bank_network_luts(UnitKind::kContraction, 128, 64));
   EXPECT_EQ(ttsim::unit_pipelined_loops(UnitKind::kElementwise, omit), ttsim::unit_pipelined_loops(UnitKind::kElementwise));
   EXPECT_THROW(ttsim::unit_sites(UnitKind::kContraction, ttsim_spec::kOmittedLoopMasks), std::invalid_argument);
+}
+
+// Kernel-local LUTRAM: the accumulators counted from the recurrences through non-arena
+// variables (hls/kernels: contraction acc[kAccSlots][LANES] in column and column_acc,
+// acc[kAccSlots][2] in dot, acc[kAccSlots] in scalar; LayerNorm grad accg and accb per lane,
+// acc1 and acc2 one each, as the mean's and variance's acc; column_sum acc per lane), and the
+// transpose's tile buffers.
+TEST(LocalMemoryLuts, AccumulatorsAndTransposeTiles) {
+  using ttsim::UnitKind;
+  EXPECT_EQ(ttsim_hls::lutram_luts(16), 64);        // one 64 x 1 cell of 2 LUT6 per bit
+  EXPECT_EQ(ttsim_hls::lutram_luts(192), 32 * 7);   // three cells and a 3:1 select per bit
+  const ttsim::UnitSites& c = ttsim::unit_sites(UnitKind::kContraction);
+  EXPECT_EQ(c.lane_accumulators, 2);
+  EXPECT_EQ(c.pair_accumulators, 1);
+  EXPECT_EQ(c.single_accumulators, 1);
+  EXPECT_EQ(ttsim::unit_sites(UnitKind::kContraction, ttsim_spec::kOmitContractColumnAcc).lane_accumulators, 1);
+  const ttsim::UnitSites& g = ttsim::unit_sites(UnitKind::kLayerNorm);  // layernorm and its gradient
+  EXPECT_EQ(g.lane_accumulators, 2);    // accg, accb
+  EXPECT_EQ(g.single_accumulators, 4);  // mean and var acc; acc1, acc2
+  const double m = ttsim_hls::lutram_luts(ttsim_spec::kAccSlots);
+  // 128 lanes on 64 banks: two pair windows.
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kContraction, 128, 64), (2 * 128 + 2 + 1) * m);
+  // The elementwise unit: column_sum's lane accumulators and one transpose loop. At 64 lanes,
+  // 3 buffers: 64 memories of 192 words (224 LUT each) with a 6-bit address subtract, two
+  // 64-word barrel rotators of 3 LUT6 per word and bit.
+  EXPECT_EQ(ttsim_hls::transpose_tile_luts(64), 64 * (224 + 6) + 2 * 32 * 64 * 3);
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kElementwise, 64, 64),
+                   64 * m + ttsim_hls::transpose_tile_luts(64));
+  // Fewer than a register tile's (NB · lanes):1 select per lane and bit at every width it
+  // replaced (8, 16, 64 lanes).
+  for (int lanes : {8, 16, 64}) {
+    EXPECT_LT(ttsim_hls::transpose_tile_luts(lanes),
+              32 * lanes * ttsim_hls::mux_luts(ttsim_spec::transpose_buffers(lanes) * lanes))
+        << lanes;
+  }
+  EXPECT_THROW(ttsim::unit_local_memory_luts(UnitKind::kElementwise, 0, 64), std::invalid_argument);
 }
