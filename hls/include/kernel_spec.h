@@ -209,10 +209,10 @@ constexpr int kAddColumnSum = 2;
 constexpr int kAddTranspose = 3;
 /// Iterations a transpose tile buffer is kept past its last write before it is read: above
 /// the transpose loop's depth (read + write latency, 2-3 cycles on the supported clocks) with
-/// five stages of room for what the model does not price in it — the lanes' bank rotation and
-/// the tile multiplexer (NB · lanes words per lane) that csynth may register — since the
-/// tile's `DEPENDENCE inter false` pragma is only true while the read comes after the write
-/// lands. The tile's DEPENDENCE pragma declares it as a RAW dependence at this distance
+/// five stages of room for what the model does not price in it — the lanes' bank rotation, the
+/// tile's row and column rotators and its LUTRAM read, which csynth may register
+/// (hls/kernels/add.h detail::tile_write_row). The tile's DEPENDENCE pragma declares it as a
+/// RAW dependence at this distance
 /// (TTSIM_TRANSPOSE_LAG), and the specification as a recurrence through `tile`, so that the
 /// kernel's probe checks it. The buffers that give it at `lanes` lanes with steps of
 /// transpose_min_step or more iterations: (buffers − 2) · transpose_min_step + 1 >= kTransposeLag.

@@ -180,8 +180,12 @@ transpose:
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
 // A tile element is read kTransposeLag or more iterations after its write (the steps'
 // minimum length): a true dependence at that distance, which the schedule keeps whatever
-// stages csynth gives the read and the tile's select.
+// stages csynth gives the read, the rotators and the LUTRAM read.
 #pragma HLS DEPENDENCE variable = tile type = inter direction = RAW distance = TTSIM_TRANSPOSE_LAG dependent = true
+// Within an iteration the row written (buffer rb, step u) and the column read (buffer wb,
+// step u − (NB − 1)) are in different buffers (NB − 1 is no multiple of NB): the x → tile and
+// tile → out paths run side by side, the loop's depth that of one of them.
+#pragma HLS DEPENDENCE variable = tile type = intra false
     TTSIM_LOOP_ITER("transpose");
     if (s < rho) {
       float row[LANES];
