@@ -608,10 +608,10 @@ constexpr KernelSpec kKernelSpecs[] = {
        1,
        {{"x", kLaneAccess, 1, 0}, {"sum", kLaneAccess, 1, 1}},
        2},
-      // Transposed copy through lanes × lanes register tiles, a step per tile as long as its
-      // rows or columns (transpose_trip): one lane read of x (a tile row) and one lane write of
-      // out (a column of an earlier tile) per iteration — ResMII
-      // 1 on both arrays. A tile element is read kTransposeLag or more iterations after its
+      // Transposed copy through lanes × lanes tile buffers (skewed LUTRAM, one write and one
+      // read port per memory), a step per tile as long as its rows or columns
+      // (transpose_trip): one lane read of x (a tile row) and one lane write of out (a column
+      // of an earlier tile) per iteration — ResMII 1 on both arrays and on the tile's memories. A tile element is read kTransposeLag or more iterations after its
       // write (transpose_buffers, transpose_min_step): a RAW dependence through `tile` at that
       // distance, whose latency is the x read's, so RecMII 1. No arithmetic.
       {"transpose",
