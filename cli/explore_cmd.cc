@@ -46,7 +46,8 @@ bool parse_explore_options(const std::vector<std::string>& args, ExploreCmdOptio
       "hls-root", po::value(&o.hls_root),
       "folder holding the hls/ kernel tree emitted into hls_build/ (default: the working "
       "directory, else the checkout the ttsim binary was built from)")(
-      "no-progress", "no progress line even on a terminal");
+      "no-progress", "no progress on stderr (otherwise a line redrawn in place on a terminal, a line every 10 s when "
+      "stderr is a file or a pipe)");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
@@ -117,7 +118,10 @@ int run_explore_cmd(const std::vector<std::string>& args) {
   if (!c.shard.empty()) std::tie(o.shard_index, o.shard_count) = dse::parse_shard(c.shard);
   o.control.threads = n_threads;
   o.control.cancel = &g_interrupted;
-  if (!c.no_progress && ::isatty(2)) o.control.progress = &std::cerr;
+  if (!c.no_progress) {
+    o.control.progress = &std::cerr;
+    o.control.progress_terminal = ::isatty(2) != 0;
+  }
   o.extra_outputs = dse::standard_extra_outputs(*setup, c.hls_root);
   std::signal(SIGINT, on_sigint);
   const auto r = dse::run_explore(*setup->eval, c.sweep_file, o);

@@ -49,7 +49,8 @@ bool BatchRunner::should_stop() {
 void BatchRunner::report(bool force) {
   if (!control_.progress) return;
   const auto now = std::chrono::steady_clock::now();
-  if (!force && now - last_report_ < std::chrono::milliseconds(200)) return;
+  const auto every = control_.progress_terminal ? std::chrono::milliseconds(200) : std::chrono::milliseconds(10000);
+  if (!force && now - last_report_ < every) return;
   last_report_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const std::uint64_t fresh = new_evaluations_.load();
@@ -65,10 +66,15 @@ void BatchRunner::report(bool force) {
       have_best_ ? fmt::format("{:.4g} {}", metric_info(first).maximize ? -best_ : best_,
                                metric_info(first).unit)
                  : std::string("-");
-  *control_.progress << fmt::format("\r{} / {} points, {} feasible, best analytic {} {}, ETA {}   ", done_,
-                                    planned_, feasible_, metric_info(first).name, best, eta)
-                     << std::flush;
-  line_open_ = true;
+  const std::string line = fmt::format("{} / {} points, {} feasible, best analytic {} {}, ETA {}", done_, planned_,
+                                       feasible_, metric_info(first).name, best, eta);
+  if (control_.progress_terminal) {
+    *control_.progress << "\r" << line << "   " << std::flush;
+    line_open_ = true;
+  } else {
+    *control_.progress << line << "\n" << std::flush;
+    reported_done_ = done_;
+  }
 }
 
 void BatchRunner::end_progress() {
@@ -77,6 +83,8 @@ void BatchRunner::end_progress() {
     report(true);
     *control_.progress << "\n" << std::flush;
     line_open_ = false;
+  } else if (control_.progress && !control_.progress_terminal && done_ > reported_done_) {
+    report(true);  // the last figures as a whole line
   }
 }
 

@@ -39,7 +39,11 @@ struct RunControl {
   /// Test hook: behave as if interrupted once this many new evaluations are done
   /// (0 = off). Evaluations in flight complete; later ones are not started.
   std::uint64_t interrupt_after = 0;
-  std::ostream* progress = nullptr;         ///< progress line target (a terminal), or null
+  std::ostream* progress = nullptr;         ///< progress target, or null (none)
+  /// True when `progress` is a terminal: one line redrawn in place (carriage return) at most
+  /// every 200 ms; false (a log file, a pipe): a whole line at most every 10 s, so that a run
+  /// whose output is redirected still says how far it is.
+  bool progress_terminal = true;
   /// Save state.json here after each batch ("" = never); the evaluations themselves go
   /// to the state's log (RunState::flush) after each batch either way.
   std::string checkpoint_dir;
@@ -93,6 +97,7 @@ class BatchRunner {
   std::atomic<std::uint64_t> new_evaluations_{0};
   std::mutex mutex_;  // guards the progress figures below and the output stream
   std::uint64_t done_ = 0, feasible_ = 0;
+  std::uint64_t reported_done_ = 0;  ///< done_ at the last line printed (not on a terminal)
   double best_ = 0;
   bool have_best_ = false;
   std::chrono::steady_clock::time_point start_, last_report_;

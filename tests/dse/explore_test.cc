@@ -602,6 +602,29 @@ TEST(Explore, AnalyticFidelityNeverCallsSystemC) {
   EXPECT_EQ(r.final.front.size(), 14u);  // x = 0..13 with y = z = 0
 }
 
+// Progress to a file or pipe is whole lines, no carriage returns: a run shorter than the
+// 10-second interval prints its final figures once per stage.
+TEST(Explore, ProgressIsWholeLinesWhenNotATerminal) {
+  Fixture f("progress");
+  std::ostringstream log, tty;
+  ExploreOptions o;
+  o.control.progress = &log;
+  o.control.progress_terminal = false;
+  ASSERT_EQ(f.run("file", o).outcome, ExploreOutcome::kComplete);
+  const std::string text = log.str();
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_NE(text.find("feasible, best analytic epoch_seconds"), std::string::npos) << text;
+  EXPECT_NE(text.find("ETA 0:00\n"), std::string::npos) << text;
+  // On a terminal every line starts with a carriage return (a run this short may draw none).
+  ExploreOptions t;
+  t.control.progress = &tty;
+  t.control.progress_terminal = true;
+  ASSERT_EQ(f.run("tty", t).outcome, ExploreOutcome::kComplete);
+  if (!tty.str().empty()) EXPECT_EQ(tty.str().front(), '\r') << tty.str();
+}
+
 TEST(Explore, ATieOnTheFrontIsStatedWithTheRuleThatBrokeIt) {
   // "arch:/w" changes no metric of the toy: every front design has a twin equal in every objective.
   Fixture f("tie", R"({"strategy": "grid"})", "analytic", R"("arch:/w": [0, 1])");
