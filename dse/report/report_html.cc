@@ -85,6 +85,20 @@ std::string provenance(const std::string& dir, const SweepEvaluator& eval, const
   return h + "</dl></section>\n";
 }
 
+/// Which step the chosen design's step_cycles is (kStepCyclesMeaning applied to it): the mean
+/// over the epoch's samples when its resolved arch runs them at their own lengths and the
+/// evaluation has an epoch (a dataset), else the padded step.
+std::string chosen_step_cycles_meaning(const Evaluation& e) {
+  const Json& arch = e.resolved.is_object() && e.resolved.contains("arch") ? e.resolved["arch"] : Json();
+  const bool effective = arch.is_object() && arch.value("sequence_length", std::string()) == "effective";
+  if (effective && e.metrics.has(Metric::kEpochSeconds)) {
+    return "the mean training step over the epoch's samples, each at its own length (sequence_length effective); "
+           "the padded step's cycles are the breakdown's";
+  }
+  if (arch.is_object()) return "the padded training step (the one `simulate` prints)";
+  return kStepCyclesMeaning;  // no resolved configs: the general rule
+}
+
 std::string chosen_section(const std::string& dir, const SweepEvaluator& eval, const RunState& state,
                            const FinalResult& f) {
   std::string h = "<section id=\"chosen\"><h2>Chosen design</h2>\n";
@@ -119,7 +133,7 @@ std::string chosen_section(const std::string& dir, const SweepEvaluator& eval, c
     h += kv("the padded training step", html_escape(fmt::format(
                                             "{} cycles: {}", table_number(Metric::kStepCycles, step), st)));
   }
-  h += kv("step_cycles is", html_escape(kStepCyclesMeaning));
+  h += kv("its step_cycles", html_escape(chosen_step_cycles_meaning(f.chosen_detail)));
   h += kv("files", link(dir, "chosen.json") +
                        (fs::exists(dir + "/hls_build/README.md")
                             ? " · " + link(dir, "hls_build/README.md", "HLS build (hls_build/)")

@@ -282,6 +282,16 @@ TEST_F(ReportBrowserTest, GnuplotScriptsReplotStandalone) {
   }
 }
 
+// The shipped sweep runs every sample at its own length with a dataset: its chosen design's
+// step_cycles is the epoch's mean step, and the page says so for that design.
+TEST_F(ReportBrowserTest, ChosenDesignSaysWhichStepItsStepCyclesIs) {
+  const std::string html = read_text((out_ / "report.html").string());
+  const auto at = html.find("<dt>its step_cycles</dt>");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(html.find("<dd>the mean training step over the epoch", at), html.find("<dd>", at))
+      << html.substr(at, 300);
+}
+
 TEST_F(ReportBrowserTest, PageIsSelfContained) {
   const std::string html = read_text(out_ / "report.html");
   EXPECT_EQ(html.find("<script src"), std::string::npos);
