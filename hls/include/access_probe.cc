@@ -69,6 +69,7 @@ struct VarStat {
   int max_bank = 0;
   std::int64_t min_dist = kNoDistance;
   std::int64_t min_raw = kNoDistance;
+  std::int64_t intra_raw = 0;  // reads of an element written earlier in the same iteration
   std::int64_t reads = 0, writes = 0;
 };
 
@@ -194,6 +195,8 @@ struct ProbeState {
       const std::int64_t d = iteration - s->iteration;
       if (d < st.min_dist) st.min_dist = d;
       if (!write && d < st.min_raw) st.min_raw = d;
+    } else if (!write && s->key == key && s->invocation == invocation && s->iteration == iteration) {
+      ++st.intra_raw;
     }
     if (write) {
       if (s->key != key) {
@@ -227,6 +230,7 @@ void fill(MeasuredLoop& m, const std::string& name, const VarStat& st, bool is_a
   };
   keep_min(m.min_distance, st.min_dist);
   keep_min(m.min_raw_distance, st.min_raw);
+  if (st.intra_raw > 0) m.intra_raw_reads[name] += st.intra_raw;
   m.reads[name] += st.reads;
   m.writes[name] += st.writes;
 }

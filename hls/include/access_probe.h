@@ -109,6 +109,9 @@ struct MeasuredLoop {
   /// array or accumulator → shortest distance from a write of an element to a read of
   /// it in a later iteration (true dependences only; a subset of min_distance's keys).
   std::map<std::string, std::int64_t> min_raw_distance;
+  /// array or accumulator → reads of an element written earlier in the same iteration (an
+  /// intra-iteration true dependence), summed over every iteration; absent when none.
+  std::map<std::string, std::int64_t> intra_raw_reads;
   /// array or accumulator → accesses summed over every iteration (reads, writes).
   std::map<std::string, std::int64_t> reads, writes;
   /// registered physical memory (AccessProbeScope::add_memory) → most accesses to one of

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -123,6 +124,29 @@ TEST(DependencePragmas, EveryRecurrenceAndInPlaceArrayIsDeclaredInTheSource) {
     }
   }
   EXPECT_GT(checked, 20);
+}
+
+// Every kernel-local accumulator array (declared `NAME[kAccSlots]…`, or taken by reference
+// `(&NAME)[kAccSlots]`) is a recurrence variable of the specification, so the LUT estimate
+// prices its LUTRAM (hw/lut_estimate.h UnitSites) — whatever pragma it carries, or none.
+TEST(DependencePragmas, EveryAccumulatorArrayIsARecurrenceOfTheSpecification) {
+  std::set<std::string> listed;
+  for (const ttsim_spec::KernelSpec& k : ttsim_spec::kKernelSpecs) {
+    for (int i = 0; i < k.n_loops; ++i) {
+      for (int r = 0; r < k.loops[i].n_rec; ++r) listed.insert(k.loops[i].rec[r].variable);
+    }
+  }
+  const std::regex decl(R"((\w+)\)?\[kAccSlots\])");
+  int found = 0;
+  for (const std::string& f : kernel_headers()) {
+    const std::string text = slurp(f);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), decl); it != std::sregex_iterator(); ++it) {
+      EXPECT_TRUE(listed.count((*it)[1].str())) << f << ": accumulator " << (*it)[1].str()
+                                                << " is no recurrence variable of the specification";
+      ++found;
+    }
+  }
+  EXPECT_GE(found, 20);
 }
 
 }  // namespace

@@ -146,6 +146,23 @@ TEST(AccessProbe, DistanceIsReadAfterWriteWithinOneInvocation) {
   EXPECT_EQ(t.min_raw_distance.at("s"), 5);
   // u: written in iteration n, read in n + 1.
   EXPECT_EQ(m.at("u").min_raw_distance.at("s"), 1);
+  // Neither loop reads an element after writing it in the same iteration.
+  EXPECT_TRUE(t.intra_raw_reads.empty());
+  EXPECT_TRUE(m.at("u").intra_raw_reads.empty());
+}
+
+TEST(AccessProbe, ReadAfterWriteInOneIterationIsCounted) {
+  Vf s(4);
+  const Loops m = probe(2, [&] {
+    TTSIM_LOOP_BEGIN("t");
+    for (int n = 0; n < 5; ++n) {
+      TTSIM_LOOP_ITER("t");
+      TTSIM_WR("s", s.data(), n % 4, 1.0f);
+      if (n % 2 == 0) TTSIM_RD("s", s.data(), n % 4);  // 3 iterations: 0, 2, 4
+      TTSIM_RD("s", s.data(), (n + 1) % 4);            // not written in this iteration
+    }
+  });
+  EXPECT_EQ(m.at("t").intra_raw_reads.at("s"), 3);
 }
 
 TEST(AccessProbe, NewInvocationForgetsHistory) {
@@ -662,6 +679,11 @@ void check_every_kernel_banks(std::set<int>* variants_seen) {
         const auto v = ttsim_hls::check_kernel(k.task_op, m, k.variant, shape, LANES);
         EXPECT_TRUE(v.empty()) << k.name << " R " << s.R << " cols " << s.cols << " lanes "
                                << LANES << " banks " << P << " offset " << off << ":\n" << join(v);
+        // The transpose's `DEPENDENCE tile intra false`: no iteration reads a tile word it wrote.
+        if (k.op == RowOp::kTranspose && m.count("transpose")) {
+          EXPECT_EQ(m.at("transpose").intra_raw_reads.count("tile"), 0u)
+              << "R " << s.R << " cols " << s.cols << " lanes " << LANES;
+        }
       }
     }
     for (const ContractCase& k : kContractCases) {
