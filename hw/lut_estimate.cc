@@ -106,14 +106,21 @@ const UnitSites& unit_sites(UnitKind unit, unsigned omitted) {
 
 int unit_pipelined_loops(UnitKind unit, unsigned omitted) { return unit_sites(unit, omitted).pipelined_loops; }
 
-double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted) {
+double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted, MuxBound bound) {
   if (lanes < 1) throw std::invalid_argument("unit_local_memory_luts: lanes must be >= 1");
   const UnitSites& s = unit_sites(unit, omitted);
   const double memories = static_cast<double>(s.lane_accumulators) * lanes +
                           static_cast<double>(s.pair_accumulators) * ttsim_spec::pair_windows(lanes, banks) +
                           s.single_accumulators;
-  return memories * ttsim_hls::lutram_luts(ttsim_spec::kAccSlots) +
-         static_cast<double>(s.transpose_loops) * ttsim_hls::transpose_tile_luts(lanes);
+  const auto memory = [bound](int words) {
+    return bound == MuxBound::kLow ? ttsim_hls::lutram_luts_dense(words) : ttsim_hls::lutram_luts(words);
+  };
+  const double rotator = bound == MuxBound::kHigh ? static_cast<double>(lanes) * ttsim_hls::ceil_log2(lanes)
+                                                  : static_cast<double>(ttsim_hls::barrel_luts(lanes));
+  const double tile = static_cast<double>(lanes) * (memory(ttsim_spec::transpose_buffers(lanes) * lanes) +
+                                                    ttsim_hls::transpose_address_luts(lanes)) +
+                      2 * 32 * rotator;
+  return memories * memory(ttsim_spec::kAccSlots) + static_cast<double>(s.transpose_loops) * tile;
 }
 
 double control_luts(double pipelined_loops) { return kControlLutsPerPipelinedLoop * pipelined_loops; }
@@ -176,7 +183,10 @@ Json lut_estimate_json() {
                  "memories of transpose_buffers x lanes words, a (k - c) mod lanes read address each and two barrel "
                  "rotators (hls/include/banked.h lutram_luts, transpose_tile_luts)"},
         {"source", "RAM64X1D, 64 x 1 bit simple dual port in 2 LUT6 (UG574 distributed RAM); the upper figure: "
-                   "Vivado may pack denser (RAM64M8, 7 bits in 8 LUT6)"}}},
+                   "Vivado may pack denser (RAM64M8, 7 bits in 8 LUT6)"},
+        {"range_source", "low: every memory packed densely (RAM32M16, 32 x 14 bits in 8 LUT6, up to 32 words; "
+                         "RAM64M8 deeper: lutram_luts_dense); high: the estimate's memories, the tile's rotators one "
+                         "2:1 stage per LUT level (hw/lut_estimate.h MuxBound)"}}},
       {"binding_multiplexer_luts",
        {{"unit", "LUT"},
         {"rule", "array select: per instance read site, an A:1 multiplexer (A = arrays its unit's tasks use) of 32 "
@@ -200,7 +210,7 @@ int wide_mux_luts(int n) {
 int select_luts(int n, MuxBound bound) { return bound == MuxBound::kLow ? wide_mux_luts(n) : ttsim_hls::mux_luts(n); }
 
 double lut_total_at_mux_bound(const LutTerms& t, bool high) {
-  return t.operators + t.control + t.local_memories + (high ? t.mux_high : t.mux_low);
+  return t.operators + t.control + (high ? t.mux_high : t.mux_low);
 }
 
 double unit_operator_luts(UnitKind unit, int lanes, int banks, unsigned omitted) {

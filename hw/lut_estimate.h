@@ -26,13 +26,13 @@ struct LutTerms {
   double control = 0;       ///< per pipelined loop module (fitted on real csynth reports)
   double array_select = 0;  ///< read sites selecting among the arrays bound to an instance
   double port_mux = 0;      ///< multiplexers in front of the arrays' bank ports
-  /// Kernel-local LUTRAM memories, the same at every MuxBound: the accumulators (a
-  /// kAccSlots-word memory per recurrence variable and lane, pair window or loop:
-  /// UnitSites) and the transpose's tile buffers with their rotators and addresses
-  /// (ttsim_hls::transpose_tile_luts).
+  /// Kernel-local LUTRAM memories: the accumulators (a kAccSlots-word memory per recurrence
+  /// variable and lane, pair window or loop: UnitSites) and the transpose's tile buffers
+  /// with their rotators and addresses (ttsim_hls::transpose_tile_luts).
   double local_memories = 0;
-  /// networks + array_select + port_mux with every multiplexer mapped at the low / high end
-  /// of its range (MuxBound kLow / kHigh); not part of total().
+  /// networks + array_select + port_mux + local_memories with every multiplexer and LUTRAM
+  /// memory mapped at the low / high end of its range (MuxBound kLow / kHigh); not part of
+  /// total().
   double mux_low = 0, mux_high = 0;
   double total() const { return operators + networks + control + array_select + port_mux + local_memories; }
   /// {"operators", ..., "total"}.
@@ -123,8 +123,8 @@ int wide_mux_luts(int n);
 /// for kLow.
 int select_luts(int n, MuxBound bound);
 
-/// The LUT estimate of `t` with its multiplexer-structure terms at the low or high end of
-/// their range (LutTerms::mux_low / mux_high), LUTs.
+/// The LUT estimate of `t` with its multiplexer-structure and local-memory terms at the low
+/// or high end of their range (LutTerms::mux_low / mux_high), LUTs.
 double lut_total_at_mux_bound(const LutTerms& t, bool high);
 
 /// Pipelined loops of one instance of each kernel module that runs on `unit` (every built loop
@@ -133,10 +133,14 @@ int unit_pipelined_loops(UnitKind unit, unsigned omitted = 0);
 
 /// LUTs of the kernel-local LUTRAM memories of one instance of `unit` at `lanes` lanes on
 /// `banks`-bank arenas (LutTerms::local_memories): its accumulators, kAccSlots words each
-/// (ttsim_hls::lutram_luts; lanes, pair_windows(lanes, banks) or one memory each:
-/// UnitSites), and transpose_tile_luts(lanes) per transpose loop. std::invalid_argument for
-/// lanes < 1 or an unknown `omitted` mask.
-double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted = 0);
+/// (lanes, pair_windows(lanes, banks) or one memory each: UnitSites), and per transpose loop
+/// its tile buffers (ttsim_hls::transpose_tile_luts). `bound`: kEstimate and kHigh price
+/// each memory at ttsim_hls::lutram_luts (RAM64X1D cells, the upper figure), kLow at
+/// lutram_luts_dense (RAM32M16 / RAM64M8); the tile's rotators as the lane networks' under
+/// the same bound (B · ceil(log2 B) per bit at kHigh). std::invalid_argument for lanes < 1
+/// or an unknown `omitted` mask.
+double unit_local_memory_luts(UnitKind unit, int lanes, int banks, unsigned omitted = 0,
+                              MuxBound bound = MuxBound::kEstimate);
 
 /// Control LUTs of `pipelined_loops` loop modules: kControlLutsPerPipelinedLoop each.
 double control_luts(double pipelined_loops);

@@ -130,9 +130,11 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
         32.0 * (lane_words * unit_read_sites(unit, true, 1, omitted) + unit_read_sites(unit, false, windows, omitted));
     t.array_select += n * read_site_bits * ttsim_hls::mux_luts(shape.unit_arrays[k]);
     t.mux_low += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kLow, aligned, omitted) +
-                      read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow));
+                      read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kLow) +
+                      unit_local_memory_luts(unit, arch.units[k].lanes, banks, omitted, MuxBound::kLow));
     t.mux_high += n * (unit_bank_network_luts(unit, arch.units[k].lanes, banks, MuxBound::kHigh, aligned, omitted) +
-                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh));
+                       read_site_bits * select_luts(shape.unit_arrays[k], MuxBound::kHigh) +
+                       unit_local_memory_luts(unit, arch.units[k].lanes, banks, omitted, MuxBound::kHigh));
   }
   for (const ArrayPorts& a : shape.arrays) {
     int users = 0;

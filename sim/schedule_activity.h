@@ -92,6 +92,8 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 ///  - bank networks: n_k · unit_bank_network_luts(k, lanes_k, B, shape.unit_lane_aligned[k]);
 ///  - control: n_k · unit_pipelined_loops(k) · kControlLutsPerPipelinedLoop (fitted on real
 ///    csynth loop modules, hw/lut_estimate.h);
+///  - local memories: n_k · unit_local_memory_luts(k, lanes_k, B) (the kernels' LUTRAM
+///    accumulators and transpose tile buffers);
 ///  - array select (from the bindings): each read site of an instance picks its words among
 ///    the A_k = shape.unit_arrays[k] arrays its tasks use, an A_k:1 multiplexer of 32 bits
 ///    per bank for a lane read site and of 32 bits for a scalar one (after its bank
@@ -101,8 +103,8 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 ///    address, write enable: ArrayPorts::port_bits) pass a ceil(U / 2):1 multiplexer:
 ///    Σ_arrays partitions · 2 · port_bits · mux_luts(ceil(U / 2)).
 /// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). LutTerms
-/// mux_low / mux_high: the three multiplexer terms again with every select and rotator
-/// mapped at the low / high end of its range (hw/lut_estimate.h MuxBound). An estimate
+/// mux_low / mux_high: the three multiplexer terms and the local memories again with every
+/// select, rotator and LUTRAM memory mapped at the low / high end of its range (hw/lut_estimate.h MuxBound). An estimate
 /// from operator figures, a fitted control figure and multiplexer structure, not csynth.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
                    const BankActivityShape& shape);

@@ -156,15 +156,24 @@ constexpr int kLutramLutsPer64x1 = 2;
 constexpr int lutram_luts(int words) {
   return 32 * (kLutramLutsPer64x1 * ((words + 63) / 64) + mux_luts((words + 63) / 64));
 }
+/// The same memory packed as densely as UltraScale+ SLICEM LUTRAM allows (UG574): up to 32
+/// words in RAM32M16 (32 × 14 bits simple dual port in 8 LUT6), deeper in RAM64M8 (64 × 7
+/// bits in 8 LUT6) per 64 words with the same ceil(words / 64):1 read select — the low end
+/// of the LUTRAM figure (lutram_luts is the high one).
+constexpr int lutram_luts_dense(int words) {
+  return words <= 32 ? 8 * ((32 + 13) / 14)
+                     : 8 * ((32 + 6) / 7) * ((words + 63) / 64) + 32 * mux_luts((words + 63) / 64);
+}
+/// LUT6 of one transpose tile memory's read address low part, (k − c) mod LANES: a
+/// ceil(log2 LANES)-bit subtract, one LUT6 per bit, and a wrap select when LANES is not a
+/// power of 2.
+constexpr int transpose_address_luts(int LANES) { return ceil_log2(LANES) * ((LANES & (LANES - 1)) == 0 ? 1 : 2); }
 /// LUT6 of one transpose_kernel instance's tile buffers at LANES lanes (hls/kernels/add.h
 /// detail::tile_write_row): LANES LUTRAM memories of transpose_buffers · LANES words
-/// (lutram_luts), each with its read address's low part, (k − c) mod LANES, a
-/// ceil(log2 LANES)-bit subtract (and a wrap select when LANES is not a power of 2), one
-/// LUT6 per bit; and two barrel rotators of LANES 32-bit words (the row into the memories,
-/// the column out of them).
+/// (lutram_luts), each with its read address (transpose_address_luts); and two barrel
+/// rotators of LANES 32-bit words (the row into the memories, the column out of them).
 constexpr int transpose_tile_luts(int LANES) {
-  return LANES * (lutram_luts(ttsim_spec::transpose_buffers(LANES) * LANES) +
-                  ceil_log2(LANES) * ((LANES & (LANES - 1)) == 0 ? 1 : 2)) +
+  return LANES * (lutram_luts(ttsim_spec::transpose_buffers(LANES) * LANES) + transpose_address_luts(LANES)) +
          2 * 32 * barrel_luts(LANES);
 }
 

@@ -179,7 +179,8 @@ std::vector<SensitivityRow> sensitivity_rows(const BaselineResult& r, const Desi
   lut_row({"control_luts_per_pipelined_loop", "hw/lut_estimate.h", kControlLutsPerPipelinedLoop,
            kControlLutsPerPipelinedLoopLow, kControlLutsPerPipelinedLoopHigh},
           [&](double v) { return (v - kControlLutsPerPipelinedLoop) * loops; });
-  // The multiplexer-structure terms at their structural range (lut_total_at_mux_bound).
+  // The multiplexer-structure and local-memory terms at their structural range
+  // (lut_total_at_mux_bound).
   const double total = ev.lut_terms.total();
   lut_row({"mux_structure_factor", "hw/lut_estimate.h", 1.0, r.fpga_luts_mux_low / total,
            r.fpga_luts_mux_high / total},

@@ -264,3 +264,23 @@ TEST(LocalMemoryLuts, AccumulatorsAndTransposeTiles) {
   }
   EXPECT_THROW(ttsim::unit_local_memory_luts(UnitKind::kElementwise, 0, 64), std::invalid_argument);
 }
+
+// The range: the memories packed densely at the low end (RAM32M16: 32 x 14 bits in 8 LUT6,
+// so a 16-word 32-bit memory in 3 of them; RAM64M8: 64 x 7 bits in 8 LUT6, five per 64 words
+// of a 192-word tile memory and its 3:1 select), the rotators one 2:1 stage per LUT6 at the
+// high end; the estimate's memories are the high end's.
+TEST(LocalMemoryLuts, RangeMapsTheSameMemories) {
+  using ttsim::MuxBound;
+  using ttsim::UnitKind;
+  EXPECT_EQ(ttsim_hls::lutram_luts_dense(16), 24);
+  EXPECT_EQ(ttsim_hls::lutram_luts_dense(192), 3 * 40 + 32);
+  const double m_low = ttsim_hls::lutram_luts_dense(ttsim_spec::kAccSlots);
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kElementwise, 64, 64, 0, MuxBound::kLow),
+                   64 * m_low + 64 * (152 + 6) + 2 * 32 * 64 * 3);
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kElementwise, 64, 64, 0, MuxBound::kHigh),
+                   64 * ttsim_hls::lutram_luts(ttsim_spec::kAccSlots) + 64 * (224 + 6) + 2 * 32 * 64 * 6);
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kContraction, 128, 64, 0, MuxBound::kLow),
+                   (2 * 128 + 2 + 1) * m_low);
+  EXPECT_DOUBLE_EQ(ttsim::unit_local_memory_luts(UnitKind::kContraction, 128, 64, 0, MuxBound::kHigh),
+                   ttsim::unit_local_memory_luts(UnitKind::kContraction, 128, 64));
+}
