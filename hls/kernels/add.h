@@ -180,7 +180,10 @@ transpose:
 #pragma HLS LOOP_TRIPCOUNT min = TTSIM_TRIPS_TRANSPOSE_MIN max = TTSIM_TRIPS_TRANSPOSE_MAX
 // A tile element is read kTransposeLag or more iterations after its write (the steps'
 // minimum length): a true dependence at that distance, which the schedule keeps whatever
-// stages csynth gives the read, the rotators and the LUTRAM read.
+// stages csynth gives the read, the rotators and the LUTRAM read. Only RAW is declared: a
+// word is rewritten as soon as one iteration after its last read (a step's last column read,
+// then row 0 of the next tile into the same buffer position), an anti-dependence Vitis keeps
+// ordered — never relax this to `inter false`.
 #pragma HLS DEPENDENCE variable = tile type = inter direction = RAW distance = TTSIM_TRANSPOSE_LAG dependent = true
 // Within an iteration the row written (buffer rb, step u) and the column read (buffer wb,
 // step u − (NB − 1)) are in different buffers (NB − 1 is no multiple of NB): the x → tile and
