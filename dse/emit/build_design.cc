@@ -35,6 +35,12 @@ void check_emit_name(const std::string& name, const std::string& file, const std
   }
 }
 
+std::string configs_phrase(const BuildDesign& d) {
+  std::string s = "model " + d.model.name + ", arch " + d.arch.name;
+  if (d.label != d.model.name) s += " with the sweep point's axis values written in";
+  return s;
+}
+
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
                               const std::string& file, const machine::Machine* described, double headroom_pct) {
   BuildDesign d;

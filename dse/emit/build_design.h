@@ -44,6 +44,12 @@ struct BuildDesign {
 /// `described`: the machine of (model, arch, device) when the caller already has it (explore's
 /// chosen design, simulated on it), used instead of describing the padded step again; every
 /// check above still runs.
+/// The design's configs as the build files name them: "model atis_2enc, arch u50_paper" for
+/// a design that is its configs (label = the model name: the default tree), else
+/// "model atis_2enc, arch u50_paper with the sweep point's axis values written in" — a sweep
+/// point's configs keep their base files' names while its axis values change them.
+std::string configs_phrase(const BuildDesign& d);
+
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,
                               const std::string& file, const machine::Machine* described = nullptr,
                               double headroom_pct = kDefaultResourceHeadroomPct);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "dse/emit/render.h"
+#include "dse/space/metrics.h"
 #include "hls/host/reference_step.h"
 #include "machine/machine_report.h"
 
@@ -39,13 +40,18 @@ std::string readme_head(const HlsBuild& b) {
   const DesignProvenance& about = b.provenance;
   std::string r = fmt::format(
       "# HLS build of design `{}`\n\n"
-      "Rendered by `ttsim emit` from `{}`: model `{}`, arch `{}`, device `{}` (part `{}`, platform `{}`), "
+      "Rendered by `ttsim emit` from `{}`: {} (its `/configs`), device `{}` (part `{}`, platform `{}`), "
       "clock {:g} MHz, flow {}.\n\n",
-      d.label, about.source, d.model.name, d.arch.name, d.device.name, d.device.part, d.device.platform,
+      d.label, about.source, configs_phrase(d), d.device.name, d.device.part, d.device.platform,
       d.arch.clock_mhz, d.hls.btt ? "BTT" : "sequential TT");
   for (const auto& n : about.notes) r += "- note: " + n + "\n";
   if (!about.notes.empty()) r += "\n";
-  if (about.metrics) r += "Predicted by ttsim (" + about.fidelity + "): " + figures_text(*about.metrics) + "\n\n";
+  if (about.metrics) {
+    r += "Predicted by ttsim (" + about.fidelity + "): " + figures_text(*about.metrics) + "\n\n";
+    const Json& epoch = about.metrics->contains("epoch_seconds") ? (*about.metrics)["epoch_seconds"] : Json();
+    r += "step_cycles is " +
+         step_cycles_meaning(d.arch.sequence_length == SequenceLength::kEffective, epoch.is_number()) + ".\n\n";
+  }
   if (!about.why.empty()) r += "Why this design: " + about.why + "\n\n";
   return r;
 }
@@ -99,7 +105,8 @@ std::string render_makefile(const std::vector<std::string>& sources) {
             tb + " -o $@";
   }
   make += "\n\ncsim: csim_tb reference_tb\n\t./csim_tb\n\t./reference_tb " + std::string(kReferenceStepFile) +
-          "\n\n.PHONY: csim\n";
+          "\n\n# Removes what csim built (a later emit into this folder refuses files it did not write).\n"
+          "clean:\n\trm -f csim_tb reference_tb\n\n.PHONY: csim clean\n";
   return make;
 }
 

@@ -165,7 +165,7 @@ std::string config_preamble(const BuildDesign& d) {
       "// design_config.h — the compile-time design point of the HLS training kernels.\n"
       "//\n"
       "// Rendered by `ttsim emit` (dse/emit/emit.h) from the machine description (machine/machine.h)\n"
-      "// of design \"{}\": model \"{}\", arch \"{}\", device \"{}\".\n"
+      "// of design \"{}\": {}, device {}.\n"
       "// Do not edit by hand: re-render it (`ttsim emit --design chosen.json --out DIR` for a\n"
       "// chosen design; the tree's own copy is the default design, rewritten by\n"
       "// `ttsim emit --default-tree`, and a test requires it byte-identical to that rendering).\n"
@@ -205,7 +205,7 @@ std::string config_preamble(const BuildDesign& d) {
       "//\n"
       "// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.\n\n"
       "namespace ttsim_cfg {{\n\n",
-      d.label, d.model.name, d.arch.name, d.device.name);
+      d.label, configs_phrase(d), d.device.name);
 }
 
 /// Model shape, TT and TTM shapes, ranks per layer and the flow, from the kernel tree's

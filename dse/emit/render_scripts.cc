@@ -23,7 +23,7 @@ std::string tcl_head(const BuildDesign& d) {
   const std::string clock = fmt::format("{:g}", d.arch.clock_mhz);
   return fmt::format(
       "# run_hls.tcl — Vitis HLS (classic Tcl flow) build of the ttsim training kernels, design\n"
-      "# \"{label}\" (model {model}, arch {arch}) on {board}. Rendered by `ttsim emit` (dse/emit/emit.h)\n"
+      "# \"{label}\" ({configs}) on {board}. Rendered by `ttsim emit` (dse/emit/emit.h)\n"
       "# with design_config.h; do not edit by hand.\n"
       "#\n"
       "#   cd <root> && vitis_hls -f hls/scripts/run_hls.tcl [-tclargs <board> <design> <steps>]\n"
@@ -49,7 +49,7 @@ std::string tcl_head(const BuildDesign& d) {
       "if {{[info exists ::argv] && [llength $::argv] >= 3}} {{ set steps [split [lindex $::argv 2] ,] }}\n"
       "\n"
       "set part {part}\n"
-      "# {clock} MHz, the clock of arch {arch}.\n"
+      "# {clock} MHz, the design's clock.\n"
       "set clock_period {period}\n"
       "set top {top}\n"
       "\n"
@@ -63,7 +63,7 @@ std::string tcl_head(const BuildDesign& d) {
       "\n"
       "set cflags \"{cflags} -I$repo_dir\"\n"
       "set kernel_sources {{\n",
-      fmt::arg("label", label), fmt::arg("model", d.model.name), fmt::arg("arch", d.arch.name),
+      fmt::arg("label", label), fmt::arg("configs", configs_phrase(d)),
       fmt::arg("board", board), fmt::arg("part", part), fmt::arg("clock", clock), fmt::arg("period", period),
       fmt::arg("top", kTop), fmt::arg("cflags", kCflags));
 }
@@ -122,7 +122,7 @@ std::string hls_config_cfg(const BuildDesign& d, const std::vector<std::string>&
   const std::string period = period_ns(d.arch.clock_mhz);
   std::string cfg = fmt::format(
       "# Vitis unified-flow (v++ --mode hls) configuration of the ttsim training kernels, design\n"
-      "# \"{label}\" (model {model}, arch {arch}) on {board}. Rendered by `ttsim emit` (dse/emit/emit.h)\n"
+      "# \"{label}\" ({configs}) on {board}. Rendered by `ttsim emit` (dse/emit/emit.h)\n"
       "# with design_config.h; do not edit by hand. Paths are relative to this file (hls/scripts/).\n"
       "#   v++ -c --mode hls --config hls/scripts/hls_config.cfg --work_dir build/hls/{board}/{label}\n"
       "#   vitis-run --mode hls --csim --config hls/scripts/hls_config.cfg --work_dir build/hls/{board}/{label}\n"
@@ -132,7 +132,7 @@ std::string hls_config_cfg(const BuildDesign& d, const std::vector<std::string>&
       "flow_target=vitis\n"
       "clock={period}ns\n"
       "syn.top={top}\n",
-      fmt::arg("label", label), fmt::arg("model", d.model.name), fmt::arg("arch", d.arch.name),
+      fmt::arg("label", label), fmt::arg("configs", configs_phrase(d)),
       fmt::arg("board", board), fmt::arg("part", part), fmt::arg("period", period), fmt::arg("top", kTop));
   for (const auto& src : sources) cfg += "syn.file=../" + src + "\n";
   for (const auto& src : sources) cfg += "syn.file_cflags=../" + src + "," + kCflags + " -I../..\n";

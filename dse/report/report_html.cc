@@ -85,18 +85,13 @@ std::string provenance(const std::string& dir, const SweepEvaluator& eval, const
   return h + "</dl></section>\n";
 }
 
-/// Which step the chosen design's step_cycles is (kStepCyclesMeaning applied to it): the mean
-/// over the epoch's samples when its resolved arch runs them at their own lengths and the
-/// evaluation has an epoch (a dataset), else the padded step.
+/// Which step the chosen design's step_cycles is (step_cycles_meaning of its resolved arch);
+/// the general rule when the evaluation has no resolved configs.
 std::string chosen_step_cycles_meaning(const Evaluation& e) {
   const Json& arch = e.resolved.is_object() && e.resolved.contains("arch") ? e.resolved["arch"] : Json();
-  const bool effective = arch.is_object() && arch.value("sequence_length", std::string()) == "effective";
-  if (effective && e.metrics.has(Metric::kEpochSeconds)) {
-    return "the mean training step over the epoch's samples, each at its own length (sequence_length effective); "
-           "the padded step's cycles are the breakdown's";
-  }
-  if (arch.is_object()) return "the padded training step (the one `simulate` prints)";
-  return kStepCyclesMeaning;  // no resolved configs: the general rule
+  if (!arch.is_object()) return kStepCyclesMeaning;
+  return step_cycles_meaning(arch.value("sequence_length", std::string()) == "effective",
+                             e.metrics.has(Metric::kEpochSeconds));
 }
 
 std::string chosen_section(const std::string& dir, const SweepEvaluator& eval, const RunState& state,

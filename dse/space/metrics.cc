@@ -7,6 +7,14 @@ const char* const kStepCyclesMeaning =
     "(sequence_length effective) evaluated with a dataset, where it is the mean step over the epoch's samples; "
     "forward, backward and update cycles and the breakdown are the padded step's";
 
+std::string step_cycles_meaning(bool effective_lengths, bool has_epoch) {
+  if (effective_lengths && has_epoch) {
+    return "the mean training step over the epoch's samples, each at its own length (sequence_length effective); "
+           "forward, backward and update cycles and the breakdown are the padded step's";
+  }
+  return "the padded training step (the one `simulate` prints)";
+}
+
 namespace {
 const MetricInfo kInfo[kMetricCount] = {
     {"epoch_seconds", "s", false},      {"step_cycles", "cycles", false},

@@ -49,6 +49,10 @@ const MetricInfo& metric_info(Metric m);
 /// What step_cycles holds — one metric name for two steps (dse/evaluate/sim_evaluator.cc) —
 /// in the words summary.md and report.html both print beside its figures.
 extern const char* const kStepCyclesMeaning;
+/// kStepCyclesMeaning for one design: the mean step over the epoch's samples when it runs them
+/// at their own lengths (`effective_lengths`: its arch's sequence_length effective) and was
+/// evaluated with a dataset (`has_epoch`: its epoch_seconds is available), else the padded step.
+std::string step_cycles_meaning(bool effective_lengths, bool has_epoch);
 /// The metric named `name`, or nullopt.
 std::optional<Metric> parse_metric(const std::string& name);
 /// Names of every metric, comma separated (for error messages).

@@ -2,7 +2,7 @@
 // design_config.h — the compile-time design point of the HLS training kernels.
 //
 // Rendered by `ttsim emit` (dse/emit/emit.h) from the machine description (machine/machine.h)
-// of design "atis_2enc": model "atis_2enc", arch "u50_paper", device "u50".
+// of design "atis_2enc": model atis_2enc, arch u50_paper, device u50.
 // Do not edit by hand: re-render it (`ttsim emit --design chosen.json --out DIR` for a
 // chosen design; the tree's own copy is the default design, rewritten by
 // `ttsim emit --default-tree`, and a test requires it byte-identical to that rendering).

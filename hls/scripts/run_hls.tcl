@@ -25,7 +25,7 @@ if {[info exists ::argv] && [llength $::argv] >= 2} { set design [lindex $::argv
 if {[info exists ::argv] && [llength $::argv] >= 3} { set steps [split [lindex $::argv 2] ,] }
 
 set part xcu50-fsvh2104-2-e
-# 100 MHz, the clock of arch u50_paper.
+# 100 MHz, the design's clock.
 set clock_period 10
 set top ttsim_train_step
 
