@@ -88,6 +88,19 @@ void BatchRunner::end_progress() {
   }
 }
 
+void BatchRunner::stage_line(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!control_.progress) return;
+  if (line_open_) {
+    report(true);
+    *control_.progress << "\n";
+    line_open_ = false;
+  } else if (!control_.progress_terminal && done_ > reported_done_) {
+    report(true);
+  }
+  *control_.progress << text << "\n" << std::flush;
+}
+
 std::vector<Candidate> BatchRunner::run(const std::vector<PointId>& ids, Fidelity fidelity) {
   evaluate(ids, fidelity);
   const bool systemc = fidelity == Fidelity::kSystemC;

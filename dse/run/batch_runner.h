@@ -82,6 +82,9 @@ class BatchRunner {
   void checkpoint();
   /// Clears the progress line (call before printing anything else).
   void end_progress();
+  /// Writes `text` as a whole line to the progress stream (after ending an open progress
+  /// line): what stage the run is in when the points-done line does not show it.
+  void stage_line(const std::string& text);
 
  private:
   bool should_stop();

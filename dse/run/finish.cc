@@ -50,6 +50,8 @@ void systemc_rounds(const SweepEvaluator& eval, RunState& state, BatchRunner& ru
     state.systemc_pending = missing;
     state.systemc_rounds = f.systemc_rounds;
     runner.checkpoint();
+    runner.stage_line(fmt::format("SystemC stage, round {}: {} front design(s) re-simulated", f.systemc_rounds,
+                                  missing.size()));
     const auto got = runner.run(missing, Fidelity::kSystemC);
     if (got.size() < missing.size()) {
       cut_short(runner, state, f, "SystemC stage stopped early; the front mixes fidelities");
