@@ -16,7 +16,10 @@ namespace {
 int run_emit_cmd(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string design, out, hls_root;
-  opts.add_options()("design", po::value(&design), "chosen.json of an explore run")(
+  long long point = -1;
+  opts.add_options()("design", po::value(&design), "chosen.json of an explore run (or its results.json with --point)")(
+      "point", po::value(&point), "with --design results.json: the id of the Pareto design to emit (any front design, "
+      "not only the chosen one)")(
       "out", po::value(&out), "build folder to write")(
       "default-tree",
       "re-render the checkout's hls/include/design_config.h and hls/scripts/* from the default design "
@@ -26,7 +29,7 @@ int run_emit_cmd(const std::vector<std::string>& args) {
       "the ttsim binary was built from)");
   po::positional_options_description pos;
   po::variables_map vm;
-  if (!parse_options("emit", "--design chosen.json --out DIR | --default-tree [--hls-root DIR]", opts, pos, args, vm)) {
+  if (!parse_options("emit", "--design chosen.json --out DIR | --design results.json --point ID --out DIR | --default-tree [--hls-root DIR]", opts, pos, args, vm)) {
     return 0;
   }
   if (vm.count("default-tree")) {
@@ -41,7 +44,12 @@ int run_emit_cmd(const std::vector<std::string>& args) {
     return 0;
   }
   if (design.empty() || out.empty()) throw InputError("emit needs --design chosen.json and --out DIR (or --default-tree)");
-  const dse::HlsBuild build = dse::hls_build_from_chosen(load_json_file(design), design, hls_root);
+  if (vm.count("point") && point < 0) throw InputError("--point " + std::to_string(point) + ": a point id is >= 0");
+  const Json doc = load_json_file(design);
+  const dse::HlsBuild build =
+      vm.count("point") ? dse::hls_build_from_chosen(dse::front_design_as_chosen(doc, design, point),
+                                                     design + " (front design " + std::to_string(point) + ")", hls_root)
+                        : dse::hls_build_from_chosen(doc, design, hls_root);
   const dse::EmitReport r = dse::emit_hls_build(build, out, dse::EarlierFiles::kRefuse);
   for (const auto& n : r.notes) std::cerr << "ttsim emit: note: " << n << "\n";
   std::cout << "wrote " << out

@@ -1,6 +1,8 @@
 // hls_build_from_chosen: the build description of a chosen.json (dse/emit/hls_build.h).
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -122,6 +124,37 @@ void check_machine_metrics(const JsonView& root, const machine::Machine& m) {
 }
 
 }  // namespace
+
+Json front_design_as_chosen(const Json& results, const std::string& file, std::int64_t id) {
+  const JsonView root(results, file);
+  if (!root.is_object() || !root.has("front")) root.fail("results.json of an explore run (an object with \"front\")");
+  if (auto i = root.find("interrupted"); i && i->as_bool()) {
+    i->fail("the results of a finished run (this one was interrupted: finish it with --resume)", "\"interrupted\": true");
+  }
+  const JsonView front = root.at("front");
+  if (!front.raw().is_array()) front.fail("an array of front designs");
+  for (std::size_t k = 0; k < front.raw().size(); ++k) {
+    const JsonView entry = front.at(k);
+    if (!entry.is_object() || !entry.has("id") || entry.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()) != id) continue;
+    Json chosen = entry.raw();
+    chosen["sweep"] = results.value("sweep", std::string());
+    // The run's resolved device config (a front entry names its device only).
+    if (auto dev = root.find("device"); dev && dev->is_object()) {
+      if (chosen.contains("configs") && chosen["configs"].is_object()) chosen["configs"]["device"] = dev->raw();
+      chosen["device"] = {{"part", dev->raw().value("part", std::string())},
+                          {"platform", dev->raw().value("platform", std::string())}};
+    }
+    const Json& doc = results.contains("sweep_doc") ? results["sweep_doc"] : Json();
+    if (doc.is_object() && doc.contains("constraints") && doc["constraints"].is_object() &&
+        doc["constraints"].contains("resource_headroom_pct")) {
+      chosen["resource_headroom_pct"] = doc["constraints"]["resource_headroom_pct"];
+    }
+    chosen["why"] = fmt::format("front design {} of {}, picked with `ttsim emit --point {}`", id, file, id);
+    return chosen;
+  }
+  throw ConfigError(file, "/front", fmt::format("the id of one of its {} front designs", front.raw().size()),
+                    std::to_string(id));
+}
 
 HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root) {
   const JsonView root(chosen, chosen_file);

@@ -104,4 +104,15 @@ HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, Desig
 /// or another design's metrics: the build's README would print figures it does not have).
 HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root = "");
 
+/// The front design `id` of an explore run's results.json (`file` in messages) as a
+/// chosen.json document for hls_build_from_chosen: its /front entry (name, id, values,
+/// configs, metrics, fidelity) with the run's /sweep, its resolved /device as
+/// /configs/device (a front entry names its device only) and its part and platform, the
+/// sweep's /sweep_doc/constraints/resource_headroom_pct and a /why naming the pick — so
+/// that any Pareto design, not only the chosen one, can be emitted.
+/// Throws ConfigError at /front when no front design has that id (listing how many the
+/// front holds) and at /interrupted for an interrupted run's results; at the member's
+/// pointer for a wrong type.
+Json front_design_as_chosen(const Json& results, const std::string& file, std::int64_t id);
+
 }  // namespace ttsim::dse

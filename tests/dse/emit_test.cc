@@ -109,6 +109,46 @@ TEST(Emit, RefusesTheChoiceOfAnInterruptedRun) {
   EXPECT_NO_THROW(emit_design(d, "chosen.json", tmp("emit_finished"), "."));
 }
 
+// Any front design of a run's results.json emits (`emit --point ID`): its entry names its
+// device, the run's resolved device fills /configs/device; its headroom is the sweep's; an
+// id the front does not hold and an interrupted run's results are ConfigErrors.
+TEST(Emit, AFrontDesignOfResultsJsonEmitsByItsId) {
+  Json entry = reference_design();
+  const Json device = entry["configs"]["device"];
+  entry.erase("device");
+  entry.erase("why");
+  entry["configs"]["device"] = "u50";
+  entry["id"] = 7;
+  entry["name"] = "front_seven";
+  Json other = entry;
+  other["id"] = 9;
+  const Json results = {{"sweep", "toy"}, {"device", device},
+                        {"sweep_doc", {{"constraints", {{"resource_headroom_pct", 90}}}}},
+                        {"front", Json::array({other, entry})}};
+  const Json chosen = front_design_as_chosen(results, "results.json", 7);
+  EXPECT_EQ(chosen["name"], "front_seven");
+  EXPECT_EQ(chosen["configs"]["device"], device);
+  EXPECT_EQ(chosen["device"]["part"], "xcu50-fsvh2104-2-e");
+  EXPECT_NE(chosen["why"].get<std::string>().find("front design 7 of results.json"), std::string::npos);
+  // The sweep's 90 % headroom applies: the reference design is over 10 % of the U50.
+  EXPECT_THROW(emit_design(chosen, "results.json", tmp("emit_front_headroom"), "."), InputError);
+  Json roomy = results;
+  roomy["sweep_doc"]["constraints"]["resource_headroom_pct"] = 5;
+  const std::string out = tmp("emit_front");
+  emit_design(front_design_as_chosen(roomy, "results.json", 7), "results.json", out, ".");
+  EXPECT_NE(slurp(out + "/README.md").find("# HLS build of design `front_seven`"), std::string::npos);
+  try {
+    front_design_as_chosen(results, "results.json", 8);
+    ADD_FAILURE() << "id 8 is on no front";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/front") << e.what();
+    EXPECT_NE(std::string(e.what()).find("one of its 2 front designs"), std::string::npos) << e.what();
+  }
+  Json cut = results;
+  cut["interrupted"] = true;
+  EXPECT_THROW(front_design_as_chosen(cut, "results.json", 7), ConfigError);
+}
+
 TEST(Emit, RefusesAMachineBeyondTheDeviceNamingTheResource) {
   Json d = reference_design();
   d["configs"]["arch"]["contraction"]["lanes"] = 512;
