@@ -123,9 +123,13 @@ int run_explore_cmd(const std::vector<std::string>& args) {
     o.control.progress_terminal = ::isatty(2) != 0;
   }
   o.extra_outputs = dse::standard_extra_outputs(*setup, c.hls_root);
+  // SIGTERM (a batch scheduler's stop, `kill`) stops the run as Ctrl-C does: what is done is
+  // saved, the temporary files are removed, --resume continues.
   std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
   const auto r = dse::run_explore(*setup->eval, c.sweep_file, o);
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report_explore(r, *setup, c, secs);
 }

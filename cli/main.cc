@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -85,8 +86,20 @@ int main(int argc, char** argv) {
     try {
       const std::vector<std::string> rest(args.begin() + 1, args.end());
       require_utf8_arguments(rest);
-      return c.run(rest);
+      const int rc = c.run(rest);
+      // A report that did not reach stdout (a full disk, a closed pipe) is not a success.
+      std::cout.flush();
+      if (!std::cout) {
+        std::cerr << "ttsim " << c.name << ": error: writing the standard output failed\n";
+        return rc == 0 ? 1 : rc;
+      }
+      return rc;
     } catch (const ttsim::InputError& e) {
+      std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A path the system refuses (too long, a loop of links, no permission to look): the
+      // user's input, named by the message.
       std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
       return 2;
     } catch (const std::exception& e) {

@@ -31,13 +31,14 @@ struct NamedDevice {
 /// The root of chosen.json: an object with /configs, not the choice of an interrupted run.
 void check_chosen_root(const JsonView& root) {
   if (!root.is_object()) root.fail("a chosen design object (chosen.json of an explore run)");
-  if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
-  // An interrupted run's choice is not a finished front's: finish the run (--resume) first.
+  // An interrupted run's choice is not a finished front's: finish the run (--resume) first
+  // (said before the missing /configs such a chosen.json also has).
   if (auto i = root.find("interrupted"); i && i->as_bool()) {  // as_bool: a non-boolean is an error
     i->fail("a design chosen by a finished run (this chosen.json is from an interrupted explore: finish it with "
             "`ttsim explore <sweep> --out <folder> --resume`)",
             "\"interrupted\": true");
   }
+  if (!root.has("configs")) root.fail("a chosen design with \"configs\" (no feasible design was chosen?)");
 }
 
 /// /name, /fidelity, /why, /resource_headroom_pct and /metrics of chosen.json; /device's part and platform into
@@ -52,7 +53,10 @@ DesignProvenance read_provenance(const JsonView& root, const std::string& file, 
     if (auto p = dev->find("part")) named.part = emit_name(*p);
     if (auto p = dev->find("platform")) named.platform = emit_name(*p);
   }
-  if (auto f = root.find("fidelity")) about.fidelity = f->as_string();
+  if (auto f = root.find("fidelity")) {
+    about.fidelity = f->as_string();
+    if (about.fidelity != "analytic" && about.fidelity != "systemc") f->fail("\"analytic\" or \"systemc\"");
+  }
   if (auto w = root.find("why")) about.why = w->as_string();
   if (auto h = root.find("resource_headroom_pct")) about.resource_headroom_pct = h->as_double(0, 99);
   std::optional<JsonView> metrics = root.find("metrics");
@@ -101,19 +105,22 @@ DeviceSpec chosen_device(const JsonView& configs, const NamedDevice& named, cons
   return device;
 }
 
-/// chosen.json's /metrics of the machine's own figures (DSP, BRAM36, URAM288) must be those of
-/// the machine its /configs describe: a /configs edited after explore, or metrics from another
-/// design, would put figures into the build's README that the build does not have.
-void check_machine_metrics(const JsonView& root, const machine::Machine& m) {
+/// chosen.json's /metrics of the machine's own figures (DSP, BRAM36, URAM288, the kernel clock)
+/// must be those of the machine its /configs describe: a /configs edited after explore, or
+/// metrics from another design, would put figures into the build's README that the build does
+/// not have.
+void check_machine_metrics(const JsonView& root, const machine::Machine& m, double clock_mhz) {
   std::optional<JsonView> metrics = root.find("metrics");
   if (!metrics) return;
-  const std::pair<const char*, std::int64_t> own[] = {
-      {"dsp", m.dsp()}, {"bram36", m.bram36()}, {"uram288", m.uram288()}};
+  const std::pair<const char*, double> own[] = {{"dsp", static_cast<double>(m.dsp())},
+                                                {"bram36", static_cast<double>(m.bram36())},
+                                                {"uram288", static_cast<double>(m.uram288())},
+                                                {"kernel_clock_mhz", clock_mhz}};
   for (const auto& [name, value] : own) {
     std::optional<JsonView> v = metrics->find(name);
     if (!v || v->raw().is_null()) continue;
     const double found = v->as_double(0, 1e15);
-    if (found != static_cast<double>(value)) {
+    if (found != value) {
       v->fail(fmt::format("{} {} — the figure of the machine /configs describes (chosen.json's /configs were edited "
                           "after explore, its /metrics are another design's, or it was written by a ttsim whose "
                           "resource model differs: re-run ttsim explore)",
@@ -168,7 +175,7 @@ HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_fil
   const fs::path src = find_hls_root(hls_root);
   DeviceSpec device = chosen_device(configs, named, src, chosen_file, about.notes);
   HlsBuild b = make_hls_build(std::move(model), std::move(arch), std::move(device), std::move(about), src.string());
-  check_machine_metrics(root, b.design.machine);
+  check_machine_metrics(root, b.design.machine, b.design.arch.clock_mhz);
   return b;
 }
 

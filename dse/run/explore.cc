@@ -131,6 +131,7 @@ ExploreReport close_run(const SweepEvaluator& eval, RunState& state, BatchRunner
     report.final.notes.push_back("time budget reached: the search stopped early");
   }
   runner.end_progress();
+  runner.stage_line("writing the outputs in " + options.out_dir);
   if (!report.final.partial) state.compact();
   save_state(options.out_dir, state);
   report.files = write_outputs(options.out_dir, eval, state, report.final, streamed);

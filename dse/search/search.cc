@@ -16,10 +16,10 @@ std::uint64_t uniform_index(std::mt19937_64& rng, std::uint64_t n) {
   return x % n;
 }
 
-std::vector<PointId> grid_points(const DesignSpace& space) {
+std::vector<PointId> grid_points(const DesignSpace& space, std::uint64_t limit) {
   std::vector<PointId> out = space.references();
   std::unordered_set<PointId> seen(out.begin(), out.end());
-  for (PointId id = 0; id < space.grid_size(); ++id) {
+  for (PointId id = 0; id < space.grid_size() && (limit == 0 || out.size() < limit); ++id) {
     if (!seen.count(id)) out.push_back(id);
   }
   return out;
@@ -44,7 +44,7 @@ std::vector<PointId> random_points(const DesignSpace& space, std::uint64_t count
 
 std::vector<PointId> plan_points(const DesignSpace& space, const SearchSpec& search,
                                  std::uint64_t budget_points, int index, int count) {
-  std::vector<PointId> ids = search.strategy == Strategy::kGrid ? grid_points(space)
+  std::vector<PointId> ids = search.strategy == Strategy::kGrid ? grid_points(space, budget_points)
                                                                 : random_points(space, search.count, search.seed);
   if (budget_points && ids.size() > budget_points) ids.resize(budget_points);
   if (count <= 1) return ids;

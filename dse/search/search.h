@@ -52,8 +52,8 @@ class SearchStrategy {
   std::function<bool()> should_stop_;
 };
 
-/// The reference points first, then every grid point in id order.
-std::vector<PointId> grid_points(const DesignSpace& space);
+/// The reference points first, then every grid point in id order, up to `limit` points (0: all).
+std::vector<PointId> grid_points(const DesignSpace& space, std::uint64_t limit = 0);
 
 /// The reference points first, then `count` further distinct grid points drawn uniformly with
 /// std::mt19937_64(seed) (all grid points, in id order, when count >= grid_size).

@@ -88,6 +88,10 @@ struct SweepSpec {
 /// pointer, expected, found) for unknown keys, bad axis values, unknown metrics,
 /// missing base files, and an empty design space (no axis and no reference, at /axes).
 SweepSpec load_sweep_spec(const std::string& path);
+/// Largest grid a "grid" search plans without /budget/points (its point ids are held in
+/// memory): parse_sweep_spec refuses a larger one at /axes.
+inline constexpr std::uint64_t kMaxGridPoints = 1ULL << 28;
+
 SweepSpec parse_sweep_spec(const Json& doc, const std::string& file);
 
 /// Resolves a path from a config: as given when it exists, else relative to each

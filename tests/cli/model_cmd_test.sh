@@ -76,6 +76,16 @@ expect_exit2 "--tokens beyond 64-bit counts" "$CONFIG" --tokens 32,1600000000000
 grep -q "2^50" "$TMP/stderr" || fail "--tokens overflow error does not name the bound"
 expect_exit2 "bad --flow" "$CONFIG" --flow bt
 expect_exit2 "unknown option" "$CONFIG" --frobnicate
+# A report that cannot be written (a full device) is not a success; a path the system
+# refuses (too long) is bad input, not an internal error.
+if [ -e /dev/full ]; then
+  "$TTSIM" model "$CONFIG" > /dev/full 2> "$TMP/stderr"
+  rc=$?
+  [ $rc -eq 1 ] || fail "model > /dev/full exited $rc, not 1"
+  grep -q "writing the standard output failed" "$TMP/stderr" || fail "no message for the failed write"
+fi
+long="$TMP/$(printf 'x%.0s' $(seq 1 300)).json"
+expect_exit2 "a file name too long" "$long"
 
 if [ $fails -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all checks passed"

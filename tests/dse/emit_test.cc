@@ -247,6 +247,18 @@ TEST(Emit, WrongTypesInChosenJsonAreConfigErrorsAtTheirPointer) {
   d = reference_design();
   d["configs"]["device"] = 7;  // neither the device config nor an older chosen.json's name
   EXPECT_EQ(error_pointer(d), "/configs/device");
+  // A clock edited in /configs after explore: the metrics' kernel clock is another design's.
+  d = reference_design();
+  d["metrics"] = {{"kernel_clock_mhz", 100}};
+  EXPECT_EQ(error_pointer(d), "no error");
+  d["configs"]["arch"]["clock_mhz"] = 120;
+  EXPECT_EQ(error_pointer(d), "/metrics/kernel_clock_mhz");
+  d = reference_design();
+  d["fidelity"] = "bogus";
+  EXPECT_EQ(error_pointer(d), "/fidelity");
+  // An interrupted run's chosen.json (no /configs) is refused as interrupted, not as empty.
+  d = Json{{"interrupted", true}, {"why", "test"}};
+  EXPECT_EQ(error_pointer(d), "/interrupted");
 }
 
 TEST(Emit, NamesWrittenIntoBuildFilesAreRestrictedToASafeCharacterSet) {

@@ -674,6 +674,27 @@ TEST(SweepSpec, AnEmptyDesignSpaceIsRefusedAtAxes) {
   EXPECT_EQ(load_sweep_spec(dir + "/r.json").space.size(), 1u);
 }
 
+// A grid search holds its planned ids in memory: a grid beyond kMaxGridPoints is refused at
+// /axes unless /budget/points bounds it (then only the budget's ids are planned).
+TEST(SweepSpec, AGridTooLargeToPlanIsRefusedAtAxes) {
+  const std::string dir = tmp_dir("huge_grid");
+  write_file_atomic(dir + "/a.json", R"({"x": 0, "y": 0})");
+  const std::string head = R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": ")" + dir +
+                           R"(/a.json", "device": "configs/devices/u50.json"},
+      "axes": {"arch:/x": {"from": 0, "to": 99999}, "arch:/y": {"from": 0, "to": 99999}}, "objectives": ["dsp"])";
+  write_file_atomic(dir + "/s.json", head + "}");
+  try {
+    load_sweep_spec(dir + "/s.json");
+    ADD_FAILURE() << "a grid of 1e10 points was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.pointer(), "/axes");
+    EXPECT_NE(std::string(e.what()).find("10000000000 points"), std::string::npos) << e.what();
+  }
+  write_file_atomic(dir + "/b.json", head + R"(, "budget": {"points": 100}})");
+  const SweepSpec budgeted = load_sweep_spec(dir + "/b.json");
+  EXPECT_EQ(plan_points(budgeted.space, budgeted.search, budgeted.budget.points, 0, 1).size(), 100u);
+}
+
 TEST(SweepSpec, ErrorsNameFileAndPointer) {
   const std::string dir = tmp_dir("spec");
   write_file_atomic(dir + "/a.json", R"({"x": 0})");
