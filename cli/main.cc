@@ -42,7 +42,7 @@ void print_usage(std::ostream& out) {
     out << "  " << c.name << std::string(c.name.size() < 16 ? 16 - c.name.size() : 1, ' ')
         << c.summary << "\n";
   }
-  out << "\nexit codes: 0 ok, 2 bad input (config, flags, files), 1 internal error,\n"
+  out << "\nexit codes: 0 ok, 2 bad input (config, flags, files), 1 internal error or a failed write of stdout,\n"
          "            130 interrupted (explore keeps what is done; --resume continues)\n";
 }
 

@@ -128,6 +128,7 @@ HlsBuild chosen_hls_build(const SweepEvaluator& eval, const RunState& state, con
   about.fidelity = to_string(r.rec.best().fidelity);
   about.why = final.why;
   about.metrics = predicted_metrics(r.rec.best());
+  about.sweep_point = !r.values.empty();
   // The configs chosen.json records (dse/run/outputs.cc), the device the run priced with.
   const Json configs = final.chosen_detail.resolved.is_null() ? eval.evaluators().analytic->resolved_configs(r.point)
                                                               : final.chosen_detail.resolved;

@@ -102,7 +102,8 @@ inline constexpr double kControlLutsPerPipelinedLoopLow = 52;
 inline constexpr double kControlLutsPerPipelinedLoopHigh = 476;
 
 /// How the multiplexers of the structure terms (bank networks, array select, port
-/// multiplexers) are mapped onto LUT6, for the estimate and the two ends of its range:
+/// multiplexers, the local memories' rotators) and the LUTRAM memories are mapped onto LUT6,
+/// for the estimate and the two ends of its range (the LUTRAM: unit_local_memory_luts):
 ///  - kEstimate: every n:1 select a tree of 4:1 multiplexers, one LUT6 per bit each
 ///    (mux_luts), a barrel rotator two 2:1 stages per LUT6 (hls/include/banked.h);
 ///  - kLow: selects wider than 4:1 use the slice's F7/F8/F9 multiplexers (UG574, CLB user

@@ -37,7 +37,7 @@ void check_emit_name(const std::string& name, const std::string& file, const std
 
 std::string configs_phrase(const BuildDesign& d) {
   std::string s = "model " + d.model.name + ", arch " + d.arch.name;
-  if (d.label != d.model.name) s += " with the sweep point's axis values written in";
+  if (d.sweep_point) s += " with the sweep point's axis values written in";
   return s;
 }
 

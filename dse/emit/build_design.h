@@ -28,6 +28,9 @@ struct BuildDesign {
   DeviceSpec device;
   machine::HlsDesign hls;    ///< machine::hls_design(model, arch)
   machine::Machine machine;  ///< machine::describe(model, arch, device, padded step graph)
+  /// A sweep point with axis values (DesignProvenance::sweep_point): its configs are the
+  /// sweep's base files with the point's axis values written in.
+  bool sweep_point = false;
 };
 
 /// Describes (model, arch, device) for the build: machine::check_buildable, the padded
@@ -45,9 +48,9 @@ struct BuildDesign {
 /// chosen design, simulated on it), used instead of describing the padded step again; every
 /// check above still runs.
 /// The design's configs as the build files name them: "model atis_2enc, arch u50_paper" for
-/// a design that is its configs (label = the model name: the default tree), else
-/// "model atis_2enc, arch u50_paper with the sweep point's axis values written in" — a sweep
-/// point's configs keep their base files' names while its axis values change them.
+/// a design that is its configs (the default tree), "model atis_2enc, arch u50_paper with the
+/// sweep point's axis values written in" for a sweep point (BuildDesign::sweep_point) — its
+/// configs keep their base files' names while its axis values change them.
 std::string configs_phrase(const BuildDesign& d);
 
 BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device, std::string label,

@@ -53,6 +53,7 @@ DesignProvenance read_provenance(const JsonView& root, const std::string& file, 
     if (auto p = dev->find("part")) named.part = emit_name(*p);
     if (auto p = dev->find("platform")) named.platform = emit_name(*p);
   }
+  if (auto v = root.find("values")) about.sweep_point = !v->raw().empty();
   if (auto f = root.find("fidelity")) {
     about.fidelity = f->as_string();
     if (about.fidelity != "analytic" && about.fidelity != "systemc") f->fail("\"analytic\" or \"systemc\"");
@@ -144,12 +145,12 @@ Json front_design_as_chosen(const Json& results, const std::string& file, std::i
     const JsonView entry = front.at(k);
     if (!entry.is_object() || !entry.has("id") || entry.at("id").as_int(0, std::numeric_limits<std::int64_t>::max()) != id) continue;
     Json chosen = entry.raw();
-    chosen["sweep"] = results.value("sweep", std::string());
+    if (auto sw = root.find("sweep")) chosen["sweep"] = sw->as_string();
     // The run's resolved device config (a front entry names its device only).
-    if (auto dev = root.find("device"); dev && dev->is_object()) {
+    if (auto dev = root.find("device")) {
+      if (!dev->is_object()) dev->fail("the run's resolved device config (an object)");
       if (chosen.contains("configs") && chosen["configs"].is_object()) chosen["configs"]["device"] = dev->raw();
-      chosen["device"] = {{"part", dev->raw().value("part", std::string())},
-                          {"platform", dev->raw().value("platform", std::string())}};
+      chosen["device"] = {{"part", dev->at("part").as_string()}, {"platform", dev->at("platform").as_string()}};
     }
     const Json& doc = results.contains("sweep_doc") ? results["sweep_doc"] : Json();
     if (doc.is_object() && doc.contains("constraints") && doc["constraints"].is_object() &&

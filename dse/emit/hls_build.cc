@@ -105,6 +105,7 @@ HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, Desig
   HlsBuild b;
   b.design = make_build_design(std::move(model), std::move(arch), std::move(device), about.label, about.source,
                                described, about.resource_headroom_pct);
+  b.design.sweep_point = about.sweep_point;
   b.kernels = read_kernel_tree(hls_root);
   const BuildDesign& d = b.design;
   if (d.arch.clock_mhz > d.device.max_clock_mhz) {

@@ -51,6 +51,9 @@ struct DesignProvenance {
   /// Said in README.md and reported to the user (the device fallback of an older
   /// chosen.json).
   std::vector<std::string> notes;
+  /// A sweep point with axis values (chosen.json's or a front entry's /values non-empty): its
+  /// configs are the base files with those values written in (BuildDesign::sweep_point).
+  bool sweep_point = false;
 };
 
 /// Everything render_hls_build needs: no file is read while rendering.

@@ -482,14 +482,18 @@ SweepSpec parse_sweep_spec(const Json& doc, const std::string& file) {
   s.objectives = parse_objectives(root);
   s.search = parse_search(root);
   parse_run_settings(root, s);
-  // A grid run holds its planned point ids in memory (8 bytes each, and a set of them while
-  // it plans): beyond kMaxGridPoints without a budget it would exhaust the machine.
+  // A grid or random run holds its planned point ids in memory (8 bytes each): beyond
+  // kMaxGridPoints without a budget it would exhaust the machine.
   if (s.search.strategy == Strategy::kGrid && s.space.grid_size() > kMaxGridPoints &&
       (s.budget.points == 0 || s.budget.points > kMaxGridPoints)) {
     axes.fail(fmt::format("a grid of at most {} points, or /budget/points up to that, or a \"random\" or "
                           "\"nsga2\" /search",
                           kMaxGridPoints),
               fmt::format("{} points", s.space.grid_size()));
+  }
+  if (s.search.strategy == Strategy::kRandom && s.search.count > kMaxGridPoints) {
+    root.at("search").at("count").fail(fmt::format("at most {} random points", kMaxGridPoints),
+                                       std::to_string(s.search.count));
   }
   return s;
 }

@@ -88,8 +88,9 @@ struct SweepSpec {
 /// pointer, expected, found) for unknown keys, bad axis values, unknown metrics,
 /// missing base files, and an empty design space (no axis and no reference, at /axes).
 SweepSpec load_sweep_spec(const std::string& path);
-/// Largest grid a "grid" search plans without /budget/points (its point ids are held in
-/// memory): parse_sweep_spec refuses a larger one at /axes.
+/// Largest grid a "grid" search plans without /budget/points, and most points a "random"
+/// search draws (their point ids are held in memory): parse_sweep_spec refuses a larger grid
+/// at /axes and a larger /search/count.
 inline constexpr std::uint64_t kMaxGridPoints = 1ULL << 28;
 
 SweepSpec parse_sweep_spec(const Json& doc, const std::string& file);

@@ -85,7 +85,7 @@ namespace detail {
 // in every memory, so a row is written and a column read by one access per memory, the
 // words moved to and from the lanes by two barrel rotators (banked.h barrel_rotate) —
 // instead of LANES × LANES × NB registers whose column read would be an (NB · LANES):1
-// select per lane. Priced by ttsim_spec::transpose_tile_luts.
+// select per lane. Priced by ttsim_hls::transpose_tile_luts (hls/include/banked.h).
 
 /// Writes row r (the words row[c], c < LANES) into tile buffer b: memory k takes
 /// row[(k − r) mod LANES] at word b · LANES + r (the row rotated right by r).

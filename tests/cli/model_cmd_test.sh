@@ -84,8 +84,13 @@ if [ -e /dev/full ]; then
   [ $rc -eq 1 ] || fail "model > /dev/full exited $rc, not 1"
   grep -q "writing the standard output failed" "$TMP/stderr" || fail "no message for the failed write"
 fi
-long="$TMP/$(printf 'x%.0s' $(seq 1 300)).json"
-expect_exit2 "a file name too long" "$long"
+long="$TMP/$(printf 'x%.0s' $(seq 1 300))"
+expect_exit2 "a file name too long" "$long.json"
+# A path the file system refuses where no config loader looks first (it was "internal error").
+"$TTSIM" emit --default-tree --hls-root "$long/y" > /dev/null 2> "$TMP/stderr"
+rc=$?
+[ $rc -eq 2 ] || fail "emit --hls-root <too long>: exit $rc, expected 2"
+grep -q "error" "$TMP/stderr" || fail "emit --hls-root <too long>: no error message"
 
 if [ $fails -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -680,7 +680,9 @@ void check_every_kernel_banks(std::set<int>* variants_seen) {
         EXPECT_TRUE(v.empty()) << k.name << " R " << s.R << " cols " << s.cols << " lanes "
                                << LANES << " banks " << P << " offset " << off << ":\n" << join(v);
         // The transpose's `DEPENDENCE tile intra false`: no iteration reads a tile word it wrote.
-        if (k.op == RowOp::kTranspose && m.count("transpose")) {
+        if (k.op == RowOp::kTranspose && s.R > 0 && s.cols > 0) {
+          ASSERT_TRUE(m.count("transpose"));
+          EXPECT_GT(m.at("transpose").reads.count("tile"), 0u) << "the tile is probed";
           EXPECT_EQ(m.at("transpose").intra_raw_reads.count("tile"), 0u)
               << "R " << s.R << " cols " << s.cols << " lanes " << LANES;
         }
