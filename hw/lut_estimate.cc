@@ -1,5 +1,6 @@
 #include "hw/lut_estimate.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
@@ -150,7 +151,7 @@ Json operator_luts_json() {
 Json LutTerms::to_json() const {
   return {{"operators", operators}, {"networks", networks}, {"control", control},
           {"array_select", array_select}, {"port_mux", port_mux}, {"local_memories", local_memories},
-          {"total", total()}};
+          {"call_arguments", call_arguments}, {"total", total()}};
 }
 
 Json lut_estimate_json() {
@@ -194,7 +195,18 @@ Json lut_estimate_json() {
                  "(32 data + address + 1 enable) bits x ceil(U/2):1 (U = instances bound to the array)"},
         {"source", "multiplexer structure counted from the machine's bindings (sim/schedule_activity.h design_luts)"},
         {"range_source", "low: selects wider than 4:1 through F7/F8/F9 slice multiplexers (UG574); high: the 4:1 "
-                         "tree itself (hw/lut_estimate.h MuxBound)"}}}};
+                         "tree itself (hw/lut_estimate.h MuxBound)"}}},
+      {"call_argument_luts",
+       {{"unit", "LUT"},
+        {"rule", "per module instance: its scalar argument bits (hls/kernels/modules.h kTtsimModules argument_bits) "
+                 "x an n:1 select per bit, n = the top's call sites of the module (machine call_sites: its calls "
+                 "with the glue inlined, a call in a loop of the glue one site; none for one site); every bit priced "
+                 "as a runtime value (bits constant at a site fold into the state decode: not counted)"},
+        {"source", "multiplexer structure; call sites counted from the task graph and checked against the "
+                   "emitted top's call stacks in C simulation (tests/dse/call_sites_test)"},
+        {"range_source", "low: selects wider than 4:1 through F7/F8/F9 slice multiplexers (UG574); high: the larger "
+                         "of the 4:1 tree and an AND-OR over the one-hot FSM states, ceil((2n - 1) / 5) LUT6 per "
+                         "bit (hw/lut_estimate.h call_argument_luts)"}}}};
 }
 
 int wide_mux_luts(int n) {
@@ -208,6 +220,16 @@ int wide_mux_luts(int n) {
 }
 
 int select_luts(int n, MuxBound bound) { return bound == MuxBound::kLow ? wide_mux_luts(n) : ttsim_hls::mux_luts(n); }
+
+double call_argument_luts(int argument_bits, int call_sites, MuxBound bound) {
+  if (argument_bits < 0 || call_sites < 0) {
+    throw std::invalid_argument("call_argument_luts: argument bits and call sites must be >= 0");
+  }
+  if (call_sites <= 1) return 0;
+  int per_bit = select_luts(call_sites, bound);
+  if (bound == MuxBound::kHigh) per_bit = std::max(per_bit, (2 * call_sites - 1 + 4) / 5);
+  return static_cast<double>(argument_bits) * per_bit;
+}
 
 double lut_total_at_mux_bound(const LutTerms& t, bool high) {
   return t.operators + t.control + (high ? t.mux_high : t.mux_low);

@@ -30,11 +30,16 @@ struct LutTerms {
   /// variable and lane, pair window or loop: UnitSites) and the transpose's tile buffers
   /// with their rotators and addresses (ttsim_hls::transpose_tile_luts).
   double local_memories = 0;
-  /// networks + array_select + port_mux + local_memories with every multiplexer and LUTRAM
-  /// memory mapped at the low / high end of its range (MuxBound kLow / kHigh); not part of
-  /// total().
+  /// The top's argument multiplexers: each module instance takes its scalar arguments from
+  /// one of its call sites (call_argument_luts).
+  double call_arguments = 0;
+  /// networks + array_select + port_mux + local_memories + call_arguments with every
+  /// multiplexer and LUTRAM memory mapped at the low / high end of its range (MuxBound kLow /
+  /// kHigh); not part of total().
   double mux_low = 0, mux_high = 0;
-  double total() const { return operators + networks + control + array_select + port_mux + local_memories; }
+  double total() const {
+    return operators + networks + control + array_select + port_mux + local_memories + call_arguments;
+  }
   /// {"operators", ..., "total"}.
   Json to_json() const;
 };
@@ -127,6 +132,25 @@ int select_luts(int n, MuxBound bound);
 /// The LUT estimate of `t` with its multiplexer-structure and local-memory terms at the low
 /// or high end of their range (LutTerms::mux_low / mux_high), LUTs.
 double lut_total_at_mux_bound(const LutTerms& t, bool high);
+
+/// One kernel module's calls as the top makes them: the bits of its scalar arguments
+/// (kTtsimModules argument_bits, hls/kernels/modules.h) and the call sites of the top that
+/// call it (machine::KernelInstance::call_sites).
+struct ModuleCalls {
+  int argument_bits = 0;
+  int call_sites = 0;
+};
+
+/// LUT6 of the multiplexers in front of one module's scalar arguments, which the top drives
+/// from the call site its FSM is in: an n:1 select per argument bit for n = call_sites
+/// (none for one site). Every bit is priced as a runtime value — a bit that is a constant at
+/// each site folds into the state decode and costs less, which the estimate does not count.
+/// Per bit, by `bound`: kEstimate mux_luts(n) (a 4:1 tree, as the other selects); kLow
+/// wide_mux_luts(n); kHigh the larger of mux_luts(n) and an AND-OR over the one-hot FSM's
+/// states (two inputs per site, five more inputs per added LUT6: ceil((2n − 1) / 5)), the
+/// form Vitis's generated select takes. Throws std::invalid_argument for negative bits or
+/// sites.
+double call_argument_luts(int argument_bits, int call_sites, MuxBound bound = MuxBound::kEstimate);
 
 /// Pipelined loops of one instance of each kernel module that runs on `unit` (every built loop
 /// of the kernel specification is pipelined and outlined into its own RTL module).

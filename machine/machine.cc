@@ -256,7 +256,7 @@ void fill_instances(Machine& m, const ArchSpec& arch, const DeviceSpec& device, 
     k.count = 1;
     k.lanes = arch.unit(k.unit).lanes;
     k.dsp = module_dsp(k.op, k.variant, k.lanes, dsp, arena_banks(arch), omitted_loops(arch));
-    if (place_tasks) k.call_sites = 0;
+    if (place_tasks) k.calls = k.call_sites = 0;
   }
 }
 
@@ -352,14 +352,25 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, 
 }
 
 /// Places the tasks in program order, each on the instance of its class, counting the
-/// instances' call sites.
+/// instances' calls and call sites (distinct Task::site; -1 counts as a site of its own).
 void place_in_order(Machine& m, const TaskGraph& graph, const TaskClasses& classes, bool by_class,
                     const std::vector<int>& module_of_class) {
+  std::vector<std::vector<int>> sites(m.instances.size());
   for (const Task& t : graph.tasks) {
     const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
     m.schedule.order.push_back(t.id);
     m.schedule.instance[t.id] = idx;
-    ++m.instances[idx].call_sites;
+    ++m.instances[idx].calls;
+    if (t.site < 0) {
+      ++m.instances[idx].call_sites;
+    } else {
+      sites[idx].push_back(t.site);
+    }
+  }
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    std::sort(sites[i].begin(), sites[i].end());
+    m.instances[i].call_sites +=
+        static_cast<int>(std::unique(sites[i].begin(), sites[i].end()) - sites[i].begin());
   }
 }
 
@@ -820,6 +831,16 @@ std::vector<std::string> over_device(const Machine& m, double luts, double ffs, 
   std::vector<std::string> out;
   for (const ResourceOverrun& o : resource_overruns(use, device, headroom_pct)) out.push_back(o.line());
   return out;
+}
+
+void module_calls_into(const Machine& m, std::vector<ModuleCalls>& out) {
+  out.clear();
+  for (const KernelInstance& k : m.instances) {
+    if (k.calls == 0) continue;
+    for (const TtsimModuleName& t : kTtsimModules) {
+      if (k.module == t.module) out.push_back({t.argument_bits, k.call_sites});
+    }
+  }
 }
 
 }  // namespace ttsim::machine

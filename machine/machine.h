@@ -33,6 +33,7 @@
 #include "hw/arch_spec.h"
 #include "hw/device_spec.h"
 #include "hw/kernel_latency.h"
+#include "hw/lut_estimate.h"
 #include "hw/resource_fit.h"
 
 namespace ttsim::machine {
@@ -56,7 +57,12 @@ struct KernelInstance {
   int count = 1;            ///< RTL instances (the ALLOCATION limit)
   int lanes = 1;            ///< UNROLL factor of its loop bodies (design_config.h)
   std::int64_t dsp = 0;     ///< DSP48E2 slices of one instance (its loops' operators)
-  int call_sites = 0;       ///< tasks of the step bound to it
+  int calls = 0;            ///< tasks of the step bound to it (kernel calls per step)
+  /// Call sites of the emitted top that call it (distinct Task::site of its tasks; a task of
+  /// unknown site counts as its own): each is one input of the multiplexer in front of every
+  /// scalar argument of the instance (hw/lut_estimate.h call_argument_luts). The glue is
+  /// inlined into the top, so a call in a loop of the glue is one site for all iterations.
+  int call_sites = 0;
   /// Every lane access of its calls starts at a multiple of `lanes`, which divides the
   /// arenas' banks (ttsim_hls::lane_alignable): the module is instantiated with the aligned
   /// lane accesses (design_config.h k<Unit>Aligned, hls/include/banked.h), each lane selecting
@@ -247,5 +253,11 @@ ResourceUse machine_use(const Machine& m, double luts, double ffs, double clock_
 /// on the device at /resources/bram36, 5 % headroom)"); empty when it fits.
 std::vector<std::string> over_device(const Machine& m, double luts, double ffs, double clock_mhz,
                                      const DeviceSpec& device, double headroom_pct = kDefaultResourceHeadroomPct);
+
+/// The calls of each kernel module of `m` as the LUT estimate prices its argument
+/// multiplexers (hw/lut_estimate.h call_argument_luts): per instance with calls, its module's
+/// scalar argument bits (hls/kernels/modules.h kTtsimModules) and its call sites, into `out`
+/// (storage reused).
+void module_calls_into(const Machine& m, std::vector<ModuleCalls>& out);
 
 }  // namespace ttsim::machine

@@ -22,14 +22,14 @@ std::string banks_text(const Memory& m) {
 std::string instances_table(const Machine& m) {
   std::string s =
       "kernel instances (one per module, shared by its call sites; calls run one at a time)\n"
-      "module                  count  lanes  windows  starts   DSP/inst  call sites\n";
+      "module                  count  lanes  windows  starts   DSP/inst  calls  call sites\n";
   bool dual = false;
   for (const KernelInstance& k : m.instances) {
-    if (k.call_sites == 0) continue;
+    if (k.calls == 0) continue;
     const int windows = ttsim_spec::lane_site_accesses(k.lanes, m.partition);
     dual = dual || windows > 1;
-    s += fmt::format("{:<22} {:>6} {:>6} {:>8} {:>7} {:>10} {:>11}\n", k.module, k.count, k.lanes, windows,
-                     k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.call_sites);
+    s += fmt::format("{:<22} {:>6} {:>6} {:>8} {:>7} {:>10} {:>6} {:>11}\n", k.module, k.count, k.lanes, windows,
+                     k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.calls, k.call_sites);
   }
   s += "(starts: \"aligned\" — every lane access of the module starts at a multiple of its lanes, which divide the "
        "banks, so each lane selects among banks / lanes banks; \"any\" — an access may start at any word and the "
@@ -149,7 +149,8 @@ Json machine_json(const Machine& m) {
   Json instances = Json::array(), memories = Json::array();
   for (const KernelInstance& k : m.instances) {
     instances.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
-                         {"lane_aligned", k.lane_aligned}, {"dsp_per_instance", k.dsp}, {"call_sites", k.call_sites}});
+                         {"lane_aligned", k.lane_aligned}, {"dsp_per_instance", k.dsp}, {"calls", k.calls},
+                          {"call_sites", k.call_sites}});
   }
   for (const Memory& mem : m.memories) {
     memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
@@ -186,13 +187,13 @@ Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std
 
 std::string instances_markdown(const Machine& m, const DeviceSpec& device) {
   std::string r =
-      "| module | instances | lanes | lane starts | DSP per instance | DSP | call sites |\n"
-      "|---|---:|---:|---|---:|---:|---:|\n";
+      "| module | instances | lanes | lane starts | DSP per instance | DSP | calls | call sites |\n"
+      "|---|---:|---:|---|---:|---:|---:|---:|\n";
   for (const KernelInstance& k : m.instances) {
-    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes,
-                     k.lane_aligned ? "aligned" : "any", k.dsp, k.count * k.dsp, k.call_sites);
+    r += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", k.module, k.count, k.lanes,
+                     k.lane_aligned ? "aligned" : "any", k.dsp, k.count * k.dsp, k.calls, k.call_sites);
   }
-  r += fmt::format("| total | | | | | {} of {} | {} tasks |\n\n", m.dsp(), device.dsp, m.schedule.order.size());
+  r += fmt::format("| total | | | | | {} of {} | {} tasks | |\n\n", m.dsp(), device.dsp, m.schedule.order.size());
   return r;
 }
 

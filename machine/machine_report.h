@@ -18,8 +18,9 @@
 namespace ttsim::machine {
 
 /// `simulate`'s table of kernel instances: a title line, a header and one row per module
-/// that has call sites (module, count, lanes, lane starts — "aligned" for
-/// KernelInstance::lane_aligned, else "any" — DSP per instance, call sites). Each line
+/// that has calls (module, count, lanes, lane starts — "aligned" for
+/// KernelInstance::lane_aligned, else "any" — DSP per instance, calls per step, call sites
+/// of the top). Each line
 /// ends with "\n".
 std::string instances_table(const Machine& m);
 
@@ -55,7 +56,7 @@ std::string fit_summary(const Machine& m, double luts, double ffs, double clock_
                         const std::vector<std::string>& over, double headroom_pct = kDefaultResourceHeadroomPct);
 
 /// The "machine" object of `simulate --json`: instances [{module, op, count, lanes,
-/// lane_aligned, dsp_per_instance, call_sites}], memories [{array, holds, storage, words, width_bits,
+/// lane_aligned, dsp_per_instance, calls, call_sites}], memories [{array, holds, storage, words, width_bits,
 /// partition, partition_type, bram36, uram288, slots (count), graph_buffers (count),
 /// peak_live_words}], schedule {tasks, overlap_groups: []}, onchip_bytes.
 Json machine_json(const Machine& m);
@@ -68,7 +69,7 @@ Json machine_json(const Machine& m);
 Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std::string>& over);
 
 /// README.md's "Kernel instances" table (Markdown): one row per module (module,
-/// instances, lanes, lane starts, DSP per instance, DSP, call sites) and a total row (DSP of `device`,
+/// instances, lanes, lane starts, DSP per instance, DSP, calls, call sites) and a total row (DSP of `device`,
 /// tasks of the schedule); ends with a blank line.
 std::string instances_markdown(const Machine& m, const DeviceSpec& device);
 

@@ -67,9 +67,10 @@ class PlanBuilder {
   /// contraction form of `role` (contraction_form_of_role) for a contraction, 0 otherwise.
   void step(std::string name, std::string role, FlowStage stage, TaskShape shape,
             std::vector<std::string> reads, std::vector<std::string> writes, int level,
-            TaskOp op = TaskOp::kContraction, int variant = -1) {
+            TaskOp op = TaskOp::kContraction, int variant = -1, std::string site = {}) {
     FlowStep s;
     s.name = std::move(name);
+    s.site = std::move(site);
     s.role = std::move(role);
     s.stage = stage;
     s.op = op;
@@ -624,11 +625,12 @@ FlowPlan plan_ttm_lookup(const TtmShape& ttm, std::int64_t tokens, const Accumul
       b.tensor(part, TensorKind::kIntermediate, {rp, cols}, ttsim_spec::kChain0Mem);
       for (I t = 0; t < K; ++t) {
         const int at = lv + 2 * static_cast<int>(t);
+        // One call site each in the glue's token loop (ttm_embedding.cc).
         b.step(core + ".t" + std::to_string(t), "ttm.grad_core", FlowStage::kGradWeights, shape4(1, rp, ep, cols),
-               {x.E(k - 1), x.dE(k)}, {part}, at);
+               {x.E(k - 1), x.dE(k)}, {part}, at, TaskOp::kContraction, -1, core + ".t");
         b.step(core + ".add" + std::to_string(t), "ttm.grad_core.add", FlowStage::kGradWeights,
                shape4(1, rp, 1, cols), {part, TtmIndex::dG(k)}, {TtmIndex::dG(k)}, at + 1, TaskOp::kAdd,
-               ttsim_spec::kAddAccumulate);
+               ttsim_spec::kAddAccumulate, core + ".add");
       }
     } else {
       // A scatter-add into the token's slice of dG_k (the kernel's accumulate flag, C_old read

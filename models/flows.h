@@ -93,6 +93,11 @@ struct FlowStep {
   /// are independent; a step's level exceeds the level of every step of the same
   /// stage that produces one of its inputs. The stage's critical path is the largest level.
   int level = 1;
+  /// The call site of the emitted top this step's kernel call is made from, where the glue
+  /// makes several steps from one call site in a loop (the TTM core gradient's per-token
+  /// calls, "bwd.ttm_grad_core.2.t"): the name without the loop index. Empty: its own
+  /// site (`name`). Task::site numbers the sites.
+  std::string site;
 };
 
 /// Cost of one stage of a flow.

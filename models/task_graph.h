@@ -121,6 +121,13 @@ struct Task {
   /// "btt.transpose" (L_d → L_dᵀ, dL_dᵀ → dL_d) (gradients that meet are summed by the contraction
   /// that produces the second one, with its accumulate flag, not by an add task).
   std::string role;
+  /// The call site of the emitted top (hls/kernels/model_step.cc with its glue inlined) this
+  /// kernel call is made from, numbered from 0 in order of first use: tasks with one site are
+  /// the iterations of one call in a loop of the glue — the top's encoder loop (a task's
+  /// encoder index aside, its name is its site) and the loops whose flow steps name a site
+  /// (FlowStep::site). -1: not known (a graph built by hand), its own site. The sites of a
+  /// module are the inputs of its argument multiplexers (machine::KernelInstance::call_sites).
+  int site = -1;
   TaskShape shape;
   std::int64_t macs = 0;      ///< multiply-accumulates (contractions), else 0
   std::int64_t elements = 0;  ///< elements processed (non-contraction tasks), else 0

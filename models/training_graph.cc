@@ -213,6 +213,14 @@ class Builder {
     return m;
   }
   int id(const std::string& name) const { return by_name_.at(name); }
+  /// The number of call site `site` (Task::site): an encoder's task without its "enc<e>."
+  /// prefix (the top calls every encoder from one loop).
+  int site_id(const std::string& site, int encoder) {
+    std::string key = site;
+    const std::string prefix = "enc" + std::to_string(encoder) + ".";
+    if (encoder >= 0 && key.compare(0, prefix.size(), prefix) == 0) key = "enc." + key.substr(prefix.size());
+    return site_ids_.emplace(std::move(key), static_cast<int>(site_ids_.size())).first->second;
+  }
   void reserve(std::size_t tasks, std::size_t buffers) {
     g_.tasks.reserve(tasks);
     g_.buffers.reserve(buffers);
@@ -228,12 +236,14 @@ class Builder {
   void recomputing(bool on) { recomputing_ = on; }
 
   /// Appends a task; its deps are every earlier task it conflicts with on a buffer.
+  /// `site`: the name of the task's call site (FlowStep::site), "" for `name`.
   int task(const std::string& name, TaskOp op, Stage stage, const std::string& layer,
            int encoder, const std::string& role, const TaskShape& shape,
-           std::vector<int> reads, std::vector<int> writes) {
+           std::vector<int> reads, std::vector<int> writes, const std::string& site = {}) {
     Task t;
     t.id = static_cast<int>(g_.tasks.size());
     t.name = name;
+    t.site = site_id(site.empty() ? name : site, encoder);
     t.op = op;
     t.unit = unit_of(op);
     t.stage = recomputing_ ? Stage::kBackward : stage;
@@ -376,6 +386,7 @@ class Builder {
 
   TaskGraph g_;
   std::unordered_map<std::string, int> by_name_;
+  std::unordered_map<std::string, int> site_ids_;  ///< Task::site by site name
   std::vector<std::vector<int>> readers_;
   std::vector<int> last_writer_;
   std::vector<int> params_;
@@ -451,11 +462,12 @@ class BoundPlan {
         if (accumulated_.count(w)) reads.push_back(id(w));
       }
       const std::string name = layer_ + step_tag_ + "." + s.name;
-      b_.task(name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape, reads, writes);
+      const std::string site = s.site.empty() ? name : layer_ + step_tag_ + "." + s.site;
+      b_.task(name, s.op, stage_of(s.stage), layer_, encoder_, s.role, s.shape, reads, writes, site);
       if (by_add >= 0) {
         const auto& shape = plan_->tensor(by_add_tensor_).shape;
         b_.task(name + ".add", TaskOp::kAdd, stage_of(s.stage), layer_, encoder_, "grad_input.add",
-                rows_cols(shape.at(0), shape.at(1)), {part, by_add}, {by_add});
+                rows_cols(shape.at(0), shape.at(1)), {part, by_add}, {by_add}, site + ".add");
       }
     }
   }

@@ -15,7 +15,9 @@ LutTerms machine_lut_terms(const machine::Machine& m, const TaskGraph& graph, co
   const BankActivityShape shape = bank_activity_shape(graph, banks, footprint);
   std::array<int, kUnitKinds> instances{};
   for (int k = 0; k < kUnitKinds; ++k) instances[k] = arch.units[k].count;
-  return design_lut_terms(instances, arch, shape);
+  std::vector<ModuleCalls> calls;
+  machine::module_calls_into(m, calls);
+  return design_lut_terms(instances, arch, shape, calls);
 }
 
 }  // namespace ttsim

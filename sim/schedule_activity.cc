@@ -110,8 +110,13 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 }
 
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                          const BankActivityShape& shape) {
+                          const BankActivityShape& shape, const std::vector<ModuleCalls>& calls) {
   LutTerms t;
+  for (const ModuleCalls& c : calls) {
+    t.call_arguments += call_argument_luts(c.argument_bits, c.call_sites);
+    t.mux_low += call_argument_luts(c.argument_bits, c.call_sites, MuxBound::kLow);
+    t.mux_high += call_argument_luts(c.argument_bits, c.call_sites, MuxBound::kHigh);
+  }
   const int banks = arena_banks(arch);
   const unsigned omitted = omitted_loops(arch);
   for (int k = 0; k < kUnitKinds; ++k) {
@@ -150,15 +155,14 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
 }
 
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                   const BankActivityShape& shape) {
-  return design_lut_terms(instances, arch, shape).total();
+                   const BankActivityShape& shape, const std::vector<ModuleCalls>& calls) {
+  return design_lut_terms(instances, arch, shape, calls).total();
 }
 
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                const std::array<int, kUnitKinds>& instances,
-                               const BankActivityShape& shape, const ArchSpec& arch,
-                               const DeviceSpec& device,
-                               LutTerms* luts) {
+                               const BankActivityShape& shape, const std::vector<ModuleCalls>& calls,
+                               const ArchSpec& arch, const DeviceSpec& device, LutTerms* luts) {
   if (schedule.tasks.size() < graph.tasks.size() || shape.task_bram36_blocks.size() < graph.tasks.size() ||
       shape.task_uram288_blocks.size() < graph.tasks.size()) {
     throw std::invalid_argument("schedule_activity: schedule or bank shape does not cover the graph's tasks");
@@ -198,7 +202,7 @@ FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                 ? clamp01(static_cast<double>(uram_busy) / (a.uram288.units * cycles))
                                 : 0;
 
-  const LutTerms terms = design_lut_terms(instances, arch, shape);
+  const LutTerms terms = design_lut_terms(instances, arch, shape, calls);
   if (luts) *luts = terms;
   a.kilo_lut.units = terms.total() / 1000.0;
   a.kilo_lut.busy_fraction = a.dsp.busy_fraction;

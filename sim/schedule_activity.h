@@ -102,16 +102,18 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 ///    the U = Σ_{k bound to it} n_k instances that use it, so each port's inputs (data,
 ///    address, write enable: ArrayPorts::port_bits) pass a ceil(U / 2):1 multiplexer:
 ///    Σ_arrays partitions · 2 · port_bits · mux_luts(ceil(U / 2)).
+///  - call arguments (from the top's call sites): Σ over `calls` (one entry per kernel module
+///    of the machine, machine_module_calls) of call_argument_luts(argument_bits, call_sites).
 /// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). LutTerms
 /// mux_low / mux_high: the three multiplexer terms and the local memories again with every
 /// select, rotator and LUTRAM memory mapped at the low / high end of its range (hw/lut_estimate.h MuxBound). An estimate
 /// from operator figures, a fitted control figure and multiplexer structure, not csynth.
 double design_luts(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                   const BankActivityShape& shape);
+                   const BankActivityShape& shape, const std::vector<ModuleCalls>& calls);
 
 /// The terms of design_luts (same arguments), LUTs (hw/lut_estimate.h LutTerms).
 LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const ArchSpec& arch,
-                          const BankActivityShape& shape);
+                          const BankActivityShape& shape, const std::vector<ModuleCalls>& calls);
 
 /// Activity of `schedule` (tasks by id of `graph`) on `instances` unit instances per kind:
 ///  - DSP: units = Σ_k instances[k] · unit_dsp(k, lanes_k); busy = Σ_tasks
@@ -125,7 +127,7 @@ LutTerms design_lut_terms(const std::array<int, kUnitKinds>& instances, const Ar
 /// Throws std::invalid_argument when the schedule or shape does not cover the graph's tasks.
 FpgaActivity schedule_activity(const TaskGraph& graph, const Schedule& schedule,
                                const std::array<int, kUnitKinds>& instances,
-                               const BankActivityShape& shape, const ArchSpec& arch,
-                               const DeviceSpec& device, LutTerms* luts = nullptr);
+                               const BankActivityShape& shape, const std::vector<ModuleCalls>& calls,
+                               const ArchSpec& arch, const DeviceSpec& device, LutTerms* luts = nullptr);
 
 }  // namespace ttsim

@@ -1,7 +1,9 @@
 #include "sim/step_power.h"
 
 #include <stdexcept>
+#include <vector>
 
+#include "machine/machine.h"
 #include "sim/schedule_activity.h"
 
 namespace ttsim {
@@ -13,7 +15,15 @@ FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const D
     throw std::invalid_argument("step_activity: the step's task banks do not cover its tasks");
   }
   bank_activity_shape_into(step.graph(), step.task_banks, step.banks, shape);
-  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, arch, device, luts);
+  // The top's call sites are the machine's; a step without one (an arch no command builds)
+  // has no argument multiplexers to price.
+  thread_local std::vector<ModuleCalls> calls;
+  if (step.machine) {
+    machine::module_calls_into(*step.machine, calls);
+  } else {
+    calls.clear();
+  }
+  return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, calls, arch, device, luts);
 }
 
 }  // namespace ttsim

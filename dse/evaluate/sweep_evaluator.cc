@@ -80,7 +80,8 @@ SweepEvaluator::SweepEvaluator(const SweepSpec& sweep, Evaluators evaluators,
     notes_.push_back("LUT and FF headroom checked against the evaluator's estimates (simulator: the FP32 "
                      "operator cores of every kernel loop + the bank networks per access site + control per "
                      "pipelined loop fitted on real csynth reports + the multiplexers of the machine's array "
-                     "bindings + the kernels' LUTRAM accumulators and transpose tiles, but not the top's argument multiplexers; "
+                     "bindings + the kernels' LUTRAM accumulators and transpose tiles + the top's argument "
+                     "multiplexers over each module's call sites; "
                      "FFs: the cores, the kernels' lane words and LUTRAM read registers, fitted control; "
                      "docs/resources.md), not csynth figures");
   }

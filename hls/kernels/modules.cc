@@ -1,5 +1,6 @@
 #include "hls/kernels/modules.h"
 
+#include "hls/include/call_site_probe.h"
 #include "hls/include/design_config.h"
 #include "hls/kernels/add.h"
 #include "hls/kernels/gelu.h"
@@ -20,6 +21,7 @@ using ttsim_cfg::kArenaRows;
 void ttsim_contraction(const float A[kArenaRows][kArenaBanks], int a_off, const float B[kArenaRows][kArenaBanks], int b_off,
                        float C[kArenaRows][kArenaBanks], int c_off, const int index[], const ContractDesc& d) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   contract_kernel<ttsim_cfg::kContractLanes, kArenaBanks, ttsim_cfg::kOmittedLoops>(A, a_off, B, b_off, C, c_off,
                                                                                  index, d);
 }
@@ -28,12 +30,14 @@ void ttsim_contraction(const float A[kArenaRows][kArenaBanks], int a_off, const 
 void ttsim_softmax(float P[kArenaRows][kArenaBanks], int in_off, int out_off, int R, int cols, int ld, int valid_cols,
                    float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   softmax_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks, ttsim_cfg::kSoftmaxAligned>(P, in_off, P, out_off, R, cols, ld,
                                                                                      valid_cols, stat, stat_off);
 }
 void ttsim_softmax_grad(const float P[kArenaRows][kArenaBanks], int p_off, float d[kArenaRows][kArenaBanks], int d_off,
                         int R, int cols, int ld, float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   softmax_grad_kernel<ttsim_cfg::kSoftmaxLanes, kArenaBanks, ttsim_cfg::kSoftmaxAligned>(P, p_off, d, d_off, R, cols,
                                                                                           ld, stat, stat_off);
 }
@@ -41,6 +45,7 @@ void ttsim_layernorm(const float x[kArenaRows][kArenaBanks], int x_off, const fl
                      int b_off, float y[kArenaRows][kArenaBanks], int y_off, float saved[kArenaRows][kArenaBanks], int xhat_off,
                      int rstd_off, int R, int cols, float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   layernorm_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks, ttsim_cfg::kLayerNormAligned>(x, x_off, params, g_off, params, b_off, y, y_off, saved,
                                                             xhat_off, saved, rstd_off, R, cols, stat, stat_off);
 }
@@ -49,42 +54,50 @@ void ttsim_layernorm_grad(const float dy[kArenaRows][kArenaBanks], int dy_off, c
                           int dx_off, float grads[kArenaRows][kArenaBanks], int dg_off, int db_off, int R, int cols,
                           float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   layernorm_grad_kernel<ttsim_cfg::kLayerNormLanes, kArenaBanks, ttsim_cfg::kLayerNormAligned>(dy, dy_off, saved, xhat_off, saved, rstd_off, gamma,
                                                                  g_off, dx, dx_off, grads, dg_off, grads, db_off, R,
                                                                  cols, stat, stat_off);
 }
 void ttsim_gelu(const float x[kArenaRows][kArenaBanks], int x_off, float y[kArenaRows][kArenaBanks], int y_off, int R, int cols) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   gelu_kernel<ttsim_cfg::kGeluLanes, kArenaBanks, ttsim_cfg::kGeluAligned>(x, x_off, y, y_off, R, cols);
 }
 void ttsim_gelu_grad(const float x[kArenaRows][kArenaBanks], int x_off, float d[kArenaRows][kArenaBanks], int d_off, int R, int cols) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   gelu_grad_kernel<ttsim_cfg::kGeluLanes, kArenaBanks, ttsim_cfg::kGeluAligned>(x, x_off, d, d_off, R, cols);
 }
 void ttsim_add_accumulate(const float x[kArenaRows][kArenaBanks], int x_off, float acc[kArenaRows][kArenaBanks], int acc_off, int R,
                           int cols, int x_rs, int acc_rs) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   add_accumulate_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, acc, acc_off, R, cols, x_rs,
                                                            acc_rs);
 }
 void ttsim_column_sum(const float x[kArenaRows][kArenaBanks], int x_off, float sum[kArenaRows][kArenaBanks], int sum_off, int R,
                       int cols, int x_rs) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   column_sum_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, sum, sum_off, R, cols, x_rs);
 }
 void ttsim_transpose(const float x[kArenaRows][kArenaBanks], int x_off, float out[kArenaRows][kArenaBanks], int out_off, int R, int cols,
                      int x_rs, int o_rs) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   transpose_kernel<ttsim_cfg::kAddLanes, kArenaBanks>(x, x_off, out, out_off, R, cols, x_rs, o_rs);
 }
 float ttsim_loss(const float logits[kArenaRows][kArenaBanks], int logits_off, const int index[], int labels_off,
                  float dlogits[kArenaRows][kArenaBanks], int dlogits_off, int R, int cols, int ld, float scale,
                  float stat[kArenaRows][kArenaBanks], int stat_off) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   return loss_kernel<ttsim_cfg::kLossLanes, kArenaBanks, ttsim_cfg::kLossAligned>(
       logits, logits_off, index, labels_off, dlogits, dlogits_off, R, cols, ld, scale, stat, stat_off);
 }
 void ttsim_sgd_update(float w[kArenaRows][kArenaBanks], int w_off, float g[kArenaRows][kArenaBanks], int g_off, int words, float lr) {
 #pragma HLS INLINE off
+  TTSIM_CALL_SITE();
   sgd_kernel<ttsim_cfg::kSgdLanes, kArenaBanks, ttsim_cfg::kSgdAligned>(w, w_off, g, g_off, words, lr);
 }

@@ -39,20 +39,33 @@
 #include "hls/include/design_config.h"
 #include "hls/kernels/contract.h"
 
-/// Loop-module names as a table: {module, TaskOp name}.
+/// Bits of a ContractDesc passed by value to the contraction's port: 16 ints, alpha and
+/// two flags (the fields of contract.h ContractDesc).
+constexpr int kContractDescBits = 16 * 32 + 32 + 2;
+
+/// Loop-module names as a table: {module, TaskOp name, scalar argument bits}.
 struct TtsimModuleName {
   const char* module;
   const char* task_op;
+  /// Bits of the module's scalar arguments (int and float 32, bool 1, ContractDesc
+  /// kContractDescBits; the arena and index arrays are ports, not values): what the top
+  /// multiplexes among the module's call sites. Checked against the declarations below by
+  /// tests/hls/module_arguments_test.
+  int argument_bits;
 };
 constexpr TtsimModuleName kTtsimModules[] = {
-    {"ttsim_contraction", "contraction"},  {"ttsim_softmax", "softmax"},
-    {"ttsim_softmax_grad", "softmax_grad"}, {"ttsim_layernorm", "layernorm"},
-    {"ttsim_layernorm_grad", "layernorm_grad"}, {"ttsim_gelu", "gelu"},
-    {"ttsim_gelu_grad", "gelu_grad"},
-    {"ttsim_add_accumulate", "add"},       {"ttsim_column_sum", "add"},
-    {"ttsim_transpose", "add"},
-    {"ttsim_loss", "loss"},
-    {"ttsim_sgd_update", "sgd_update"},
+    {"ttsim_contraction", "contraction", 3 * 32 + kContractDescBits},
+    {"ttsim_softmax", "softmax", 7 * 32},
+    {"ttsim_softmax_grad", "softmax_grad", 6 * 32},
+    {"ttsim_layernorm", "layernorm", 9 * 32},
+    {"ttsim_layernorm_grad", "layernorm_grad", 10 * 32},
+    {"ttsim_gelu", "gelu", 4 * 32},
+    {"ttsim_gelu_grad", "gelu_grad", 4 * 32},
+    {"ttsim_add_accumulate", "add", 6 * 32},
+    {"ttsim_column_sum", "add", 5 * 32},
+    {"ttsim_transpose", "add", 6 * 32},
+    {"ttsim_loss", "loss", 8 * 32},
+    {"ttsim_sgd_update", "sgd_update", 4 * 32},
 };
 
 /// Arena arrays as the modules take them: rows of kArenaBanks words, dim 2 completely

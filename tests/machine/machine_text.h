@@ -17,7 +17,7 @@ inline std::string machine_text(const machine::Machine& m) {
   o << "\n";
   for (const auto& k : m.instances) {
     o << k.module << " " << static_cast<int>(k.op) << " " << static_cast<int>(k.unit) << " " << k.variant << " "
-      << k.count << " " << k.lanes << " " << k.lane_aligned << " " << k.dsp << " " << k.call_sites << ":";
+      << k.count << " " << k.lanes << " " << k.lane_aligned << " " << k.dsp << " " << k.calls << " " << k.call_sites << ":";
     for (const auto& l : k.loops) o << " " << l.loop << "/" << l.min << "/" << l.max << "/" << l.ii;
     o << "\n";
   }

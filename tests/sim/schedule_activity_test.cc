@@ -100,7 +100,9 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   std::array<int, kUnitKinds> inst{};
   inst[static_cast<int>(UnitKind::kContraction)] = 1;
   inst[static_cast<int>(UnitKind::kElementwise)] = 1;
-  const FpgaActivity a = schedule_activity(g, sch, inst, shape, arch, device);
+  // Two modules: the contraction (642 argument bits) called from 5 sites, an add from 1.
+  const std::vector<ModuleCalls> calls{{642, 5}, {192, 1}};
+  const FpgaActivity a = schedule_activity(g, sch, inst, shape, calls, arch, device);
   EXPECT_DOUBLE_EQ(a.bram36.busy_fraction, (10.0 * 4 + 5.0 * 4) / (4 * 20));
   EXPECT_DOUBLE_EQ(a.uram288.busy_fraction, (5.0 * 2) / (2 * 20));
   const int c = static_cast<int>(UnitKind::kContraction), e = static_cast<int>(UnitKind::kElementwise);
@@ -115,7 +117,9 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   // port, so no port multiplexer.
   EXPECT_EQ(shape.unit_arrays[c], 1);
   EXPECT_EQ(shape.unit_arrays[e], 2);
-  const LutTerms terms = design_lut_terms(inst, arch, shape);
+  const LutTerms terms = design_lut_terms(inst, arch, shape, calls);
+  // 5 sites: a 5:1 select per bit, two LUT6 in the 4:1 tree; one site selects nothing.
+  EXPECT_DOUBLE_EQ(terms.call_arguments, 642.0 * 2);
   EXPECT_DOUBLE_EQ(terms.array_select, 32.0 * (arena_banks * unit_read_sites(UnitKind::kElementwise, true) +
                                                unit_read_sites(UnitKind::kElementwise, false)));
   EXPECT_DOUBLE_EQ(terms.port_mux, 0);
@@ -127,19 +131,34 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
   EXPECT_DOUBLE_EQ(a.kilo_lut.units * 1000,
                    unit_operator_luts(UnitKind::kContraction, arch.units[c].lanes) +
                        unit_operator_luts(UnitKind::kElementwise, arch.units[e].lanes) + terms.control +
-                       terms.array_select + terms.local_memories +
+                       terms.array_select + terms.local_memories + terms.call_arguments +
                        unit_bank_network_luts(UnitKind::kContraction, arch.units[c].lanes, arena_banks) +
                        unit_bank_network_luts(UnitKind::kElementwise, arch.units[e].lanes, arena_banks));
   // A third user of one array: its ports are shared 2:1 (ceil(3 / 2) = 2 users per port).
   std::array<int, kUnitKinds> three = inst;
   three[e] = 2;
-  const LutTerms t3 = design_lut_terms(three, arch, shape);
+  const LutTerms t3 = design_lut_terms(three, arch, shape, calls);
   EXPECT_DOUBLE_EQ(t3.port_mux, 1.0 * 2 * shape.arrays[0].port_bits);
   EXPECT_EQ(shape.arrays[0].port_bits, 32 + 12 + 1);  // 4 BRAM36 in one bank: 4,096 words
 }
 
 }  // namespace
 }  // namespace ttsim
+
+// The top's argument multiplexers: an n:1 select per argument bit over the module's call
+// sites, none for one site; the range maps the same select (F7/F8 low, one-hot AND-OR high).
+TEST(CallArgumentLuts, OneSelectPerBitOverTheCallSites) {
+  using ttsim::MuxBound;
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(642, 0), 0.0);
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(642, 1), 0.0);
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(642, 4), 642.0);          // one 4:1 LUT6
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53), 192.0 * 18);    // ceil(52 / 3)
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53, MuxBound::kLow), 192.0 * (2 * 8 + 1));  // two 32:1 blocks
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53, MuxBound::kHigh), 192.0 * 21);  // ceil(105 / 5)
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(10, 2, MuxBound::kHigh), 10.0);
+  EXPECT_THROW(ttsim::call_argument_luts(-1, 2), std::invalid_argument);
+  EXPECT_THROW(ttsim::call_argument_luts(1, -2), std::invalid_argument);
+}
 
 TEST(BankNetworkLuts, MultiplexersOfTheAccessSites) {
   // GELU unit, 8 lanes on 64-bank arenas: gelu reads x (a lane read: 8 lanes × 64:1,
