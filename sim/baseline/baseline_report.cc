@@ -95,7 +95,7 @@ std::string baseline_inputs(const BaselineResult& r, const GpuSpec& gpu, const F
       p.uram_watts, p.logic_watts, p.clock_watts, r.fpga_power.kilo_lut, r.fpga_energy_joules_per_epoch);
   s += fmt::format(
       "    LUT estimate {:.0f}k; {:.0f}k .. {:.0f}k with its multiplexer-structure terms (bank networks, array "
-      "select, port multiplexers) and the kernels' LUTRAM at the ends of their range (hw/lut_estimate.h; the fit rule takes the estimate)\n",
+      "select, port and argument multiplexers) and the kernels' LUTRAM at the ends of their range (hw/lut_estimate.h; the fit rule takes the estimate)\n",
       r.fpga_power.kilo_lut, r.fpga_luts_mux_low / 1000, r.fpga_luts_mux_high / 1000);
   s += gpu_run_line("GPU-TT", r.gpu_tt, r.epoch_samples, gpu);
   s += gpu_run_line("GPU-BTT", r.gpu_btt, r.epoch_samples, gpu);

@@ -318,9 +318,11 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     EXPECT_EQ(p.at("metrics").at("kernel_clock_mhz").get<double>(), mhz);
     EXPECT_EQ(p.at("clock").at("achievable_mhz").get<double>(), 147);
     const std::string basis = p.at("clock").at("achievable_basis").get<std::string>();
-    // The reference's URAM288 (384) is the share of one SLR furthest over (its LUT estimate,
-    // 477,960 of 370,464, is over too).
-    EXPECT_EQ(basis.rfind("/clocks/multi_slr_mhz: spans 2 SLRs: URAM288 384 > 272 usable in one SLR", 0), 0u)
+    // The reference's LUT estimate (554,122 of 370,464) is the share of one SLR furthest over
+    // (its URAM288, 384 of 272, is over too).
+    EXPECT_EQ(basis.rfind("/clocks/multi_slr_mhz: spans 2 SLRs: LUT (estimated) 554,122 > 370,464 usable in one SLR",
+                          0),
+              0u)
         << basis;
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fadd").get<int>(), fadd.at(mhz)) << p.dump();
     EXPECT_EQ(p.at("clock").at("operator_latencies").at("fexp").get<int>(), fexp.at(mhz)) << p.dump();
@@ -334,12 +336,12 @@ TEST(ExploreReference, AClockAboveTheAchievableOrACardPowerOverTheLimitIsInfeasi
     EXPECT_EQ(p.at("feasible").get<bool>(), mhz < 139.65) << p.dump();
     EXPECT_EQ(sim->over_device.empty(), mhz < 139.65);
     const std::string clock_line = fmt::format(
-        "clock {:g} MHz asked, 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: URAM288 ", mhz);
+        "clock {:g} MHz asked, 139.65 MHz usable (147 MHz achievable: spans 2 SLRs: LUT (estimated) ", mhz);
     if (mhz == 200) {
       ASSERT_EQ(sim->over_device.size(), 1u);
       EXPECT_EQ(sim->over_device.at(0).rfind(clock_line, 0), 0u) << sim->over_device.at(0);
-      EXPECT_NE(sim->over_device.at(0).find(" 384 > 272 usable in one SLR; the device at /clocks/multi_slr_mhz, 5 % "
-                                            "headroom)"),
+      EXPECT_NE(sim->over_device.at(0).find(" 554,122 > 370,464 usable in one SLR; the device at "
+                                            "/clocks/multi_slr_mhz, 5 % headroom)"),
                 std::string::npos)
           << sim->over_device.at(0);
       EXPECT_NE(p.at("reason").get<std::string>().find(sim->over_device.at(0)), std::string::npos) << p.dump();

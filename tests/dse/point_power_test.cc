@@ -13,6 +13,7 @@
 #include "dse/evaluate/feasibility.h"
 #include "dse/evaluate/sim_evaluator.h"
 #include "hls/include/banked.h"
+#include "hls/kernels/modules.h"
 #include "hw/lut_estimate.h"
 #include "sim/schedule_activity.h"
 #include "sim/step_power.h"
@@ -141,9 +142,19 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
     const int bits = 32 + ttsim_hls::ceil_log2(static_cast<int>(depth)) + 1;
     ports += mem.partition * 2.0 * bits * ttsim_hls::mux_luts((static_cast<int>(users[m].size()) + 1) / 2);
   }
+  // The top's argument multiplexers: per module with calls, its argument bits (modules.h) ×
+  // a call-sites:1 tree of 4:1 multiplexers per bit.
+  double arguments = 0;
+  for (const machine::KernelInstance& k : mach.instances) {
+    if (k.calls == 0) continue;
+    for (const TtsimModuleName& m : kTtsimModules) {
+      if (k.module == m.module) arguments += m.argument_bits * static_cast<double>(ttsim_hls::mux_luts(k.call_sites));
+    }
+  }
   EXPECT_GT(select, 0);
   EXPECT_GT(ports, 0);
-  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + control + network + select + ports + local);
+  EXPECT_GT(arguments, 0);
+  EXPECT_DOUBLE_EQ(a.metrics[Metric::kLut], operators + control + network + select + ports + local + arguments);
   // The power model's logic units are the same estimate.
   EXPECT_DOUBLE_EQ(step_activity(step, arch, s.device).kilo_lut.units * 1000,
                    a.metrics[Metric::kLut]);
