@@ -236,6 +236,11 @@ int run_inspect_report(const std::vector<std::string>& args) {
   refuse_output_inside({"--json", out}, {"PATH", path});
   check_output_writable({"--json", out});
   const ReportSet s = read_reports(path);
+  // A report named directly that its reader refuses is the input's fault, as a csynth.xml
+  // the reader refuses is (a folder lists such files as rejected and goes on).
+  if (s.files.size() == 1 && s.rejected.size() == 1 && s.files[0].first == s.rejected[0].first) {
+    throw InputError(s.rejected[0].second);
+  }
   if (s.csynth.empty() && s.export_impl.empty() && s.cosim.empty() && s.utilization.empty() && s.power.empty() &&
       s.rejected.empty()) {
     throw InputError(path + ": no report of a known kind found (*csynth.xml, export_impl.xml, *_cosim.rpt, "

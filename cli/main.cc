@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <system_error>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -99,9 +100,13 @@ int main(int argc, char** argv) {
       return 2;
     } catch (const std::filesystem::filesystem_error& e) {
       // A path the system refuses (too long, a loop of links, no permission to look): the
-      // user's input, named by the message.
+      // user's input, named by the message (2). A full disk, an I/O error or exhausted
+      // descriptors or memory are the machine's state, not the input (1).
       std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
-      return 2;
+      const std::error_code ec = e.code();
+      const bool machine_state = ec == std::errc::no_space_on_device || ec == std::errc::io_error ||
+                                 ec == std::errc::too_many_files_open || ec == std::errc::not_enough_memory;
+      return machine_state ? 1 : 2;
     } catch (const std::exception& e) {
       std::cerr << "ttsim " << c.name << ": internal error: " << e.what() << "\n";
       return 1;

@@ -4,6 +4,7 @@
 #include "machine/aliasing.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <array>
 #include <cmath>
 #include <map>
@@ -355,22 +356,33 @@ void widen_trips(const Task& t, const KernelInstance& inst, int idx, int banks, 
 /// instances' calls and call sites (distinct Task::site; -1 counts as a site of its own).
 void place_in_order(Machine& m, const TaskGraph& graph, const TaskClasses& classes, bool by_class,
                     const std::vector<int>& module_of_class) {
-  std::vector<std::vector<int>> sites(m.instances.size());
+  // (instance, site) pairs seen in this placement: marked with a placement number, so the
+  // storage is neither cleared nor reallocated from one design to the next.
+  thread_local std::vector<std::uint32_t> seen;
+  thread_local std::uint32_t placement = 0;
+  if (++placement == 0) {  // wrapped: forget every mark
+    std::fill(seen.begin(), seen.end(), 0u);
+    placement = 1;
+  }
+  int sites = 0;
+  for (const Task& t : graph.tasks) sites = std::max(sites, t.site + 1);
+  const std::size_t needed = m.instances.size() * static_cast<std::size_t>(sites);
+  if (seen.size() < needed) seen.resize(needed, 0u);
   for (const Task& t : graph.tasks) {
     const int idx = module_of_class[by_class ? (*classes.of_task)[t.id] : t.id];
     m.schedule.order.push_back(t.id);
     m.schedule.instance[t.id] = idx;
-    ++m.instances[idx].calls;
+    KernelInstance& k = m.instances[idx];
+    ++k.calls;
     if (t.site < 0) {
-      ++m.instances[idx].call_sites;
-    } else {
-      sites[idx].push_back(t.site);
+      ++k.call_sites;
+      continue;
     }
-  }
-  for (std::size_t i = 0; i < sites.size(); ++i) {
-    std::sort(sites[i].begin(), sites[i].end());
-    m.instances[i].call_sites +=
-        static_cast<int>(std::unique(sites[i].begin(), sites[i].end()) - sites[i].begin());
+    std::uint32_t& mark = seen[static_cast<std::size_t>(idx) * static_cast<std::size_t>(sites) + t.site];
+    if (mark != placement) {
+      mark = placement;
+      ++k.call_sites;
+    }
   }
 }
 

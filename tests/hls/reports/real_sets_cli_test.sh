@@ -82,4 +82,16 @@ for row in "CLB LUTs" "URAM"; do
   fi
 done
 
+# The rejected report named directly: the reader's refusal is the input's error, exit 2 with
+# the reader's message (a folder lists it as rejected and reads on, above).
+rm -rf "$TMP/viv" && cp -r "$knn" "$TMP/viv" && chmod -R u+w "$TMP/viv"
+U="$TMP/viv/bd_0_wrapper_utilization_placed.rpt"
+line=$(grep -n "^| CLB LUTs  *| *[0-9][0-9]* |" "$U" | head -1 | cut -d: -f1)
+sed -i "${line}s/^\(| CLB LUTs  *| *\)[0-9][0-9]* |/\1? |/" "$U"
+out="$("$TTSIM" inspect-report "$U" 2>&1)"
+rc=$?
+[ $rc -eq 2 ] || fail "inspect-report of a rejected utilization report exited $rc, not 2: $out"
+grep -qF "$U: line $line: row \"CLB LUTs\": expected a number in column Used" <<<"$out" \
+  || fail "the direct rejection does not name line, row and column: $out"
+
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
