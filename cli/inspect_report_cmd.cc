@@ -1,6 +1,7 @@
 // `ttsim inspect-report PATH [--json OUT] [--modules]`: prints what the HLS / Vivado
 // report readers (hls/reports) read from one report file or every report in a folder.
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
@@ -238,7 +239,7 @@ int run_inspect_report(const std::vector<std::string>& args) {
   const ReportSet s = read_reports(path);
   // A report named directly that its reader refuses is the input's fault, as a csynth.xml
   // the reader refuses is (a folder lists such files as rejected and goes on).
-  if (s.files.size() == 1 && s.rejected.size() == 1 && s.files[0].first == s.rejected[0].first) {
+  if (std::filesystem::is_regular_file(path) && s.rejected.size() == 1) {
     throw InputError(s.rejected[0].second);
   }
   if (s.csynth.empty() && s.export_impl.empty() && s.cosim.empty() && s.utilization.empty() && s.power.empty() &&

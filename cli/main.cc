@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
-#include <system_error>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -43,7 +42,7 @@ void print_usage(std::ostream& out) {
     out << "  " << c.name << std::string(c.name.size() < 16 ? 16 - c.name.size() : 1, ' ')
         << c.summary << "\n";
   }
-  out << "\nexit codes: 0 ok, 2 bad input (config, flags, files), 1 internal error or a failed write of stdout,\n"
+  out << "\nexit codes: 0 ok, 2 bad input (config, flags, files), 1 internal error, a failed write of stdout or a full disk,\n"
          "            130 interrupted (explore keeps what is done; --resume continues)\n";
 }
 
@@ -98,15 +97,16 @@ int main(int argc, char** argv) {
     } catch (const ttsim::InputError& e) {
       std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
       return 2;
+    } catch (const ttsim::SystemError& e) {
+      // A full disk, an I/O error, no descriptor or memory left: the machine, not the input.
+      std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
+      return 1;
     } catch (const std::filesystem::filesystem_error& e) {
       // A path the system refuses (too long, a loop of links, no permission to look): the
       // user's input, named by the message (2). A full disk, an I/O error or exhausted
       // descriptors or memory are the machine's state, not the input (1).
       std::cerr << "ttsim " << c.name << ": error: " << e.what() << "\n";
-      const std::error_code ec = e.code();
-      const bool machine_state = ec == std::errc::no_space_on_device || ec == std::errc::io_error ||
-                                 ec == std::errc::too_many_files_open || ec == std::errc::not_enough_memory;
-      return machine_state ? 1 : 2;
+      return ttsim::is_system_errno(e.code().value()) ? 1 : 2;
     } catch (const std::exception& e) {
       std::cerr << "ttsim " << c.name << ": internal error: " << e.what() << "\n";
       return 1;

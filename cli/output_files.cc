@@ -52,7 +52,8 @@ void check_output_writable(const NamedPath& output) {
   const auto& [option, path] = output;
   if (path.empty()) return;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
+  // A path ending in a separator names a folder whether or not it exists yet.
+  if (fs::is_directory(path, ec) || path.back() == '/') {
     throw InputError(path + ": " + option + " names a folder; expected a file path");
   }
   require_replaceable_output(path);

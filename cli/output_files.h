@@ -20,7 +20,7 @@ void refuse_clashing_paths(const std::vector<NamedPath>& outputs, const std::vec
 /// Throws InputError naming the option and path unless the output's folder exists or
 /// can be created and is writable (a temporary file is created and removed in the
 /// folder, or in its nearest existing ancestor when the folder is missing; nothing is
-/// left behind), and the path itself is not a folder. Empty paths are ignored.
+/// left behind), and the path itself is not a folder (nor ends in '/'). Empty paths are ignored.
 void check_output_writable(const NamedPath& output);
 
 /// Throws InputError naming both options unless `output` lies outside the input folder

@@ -39,13 +39,16 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   if (!parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    if (ec) throw InputError(path_ + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
+    if (ec) throw_file_error(ec.value(), path_ + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
   }
   tmp_ = path_ + ".tmp." + std::to_string(::getpid());
   buffer_.reset(new char[kBufferBytes]);  // no zero fill: the stream writes before it reads
   out_.rdbuf()->pubsetbuf(buffer_.get(), static_cast<std::streamsize>(kBufferBytes));
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError(path_ + ": cannot write output (" + std::strerror(errno) + ")");
+  if (!out_) {
+    const int err = errno;
+    throw_file_error(err, path_ + ": cannot write output (" + std::strerror(err) + ")");
+  }
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
@@ -63,7 +66,10 @@ std::ifstream AtomicFileWriter::take_back() {
   std::ifstream in(tmp_, std::ios::binary);
   std::remove(tmp_.c_str());
   committed_ = true;  // nothing left to remove
-  if (!ok || !in) throw InputError(path_ + ": write failed (" + std::strerror(errno) + ")");
+  if (!ok || !in) {
+    const int err = errno;
+    throw_file_error(err, path_ + ": write failed (" + std::strerror(err) + ")");
+  }
   return in;
 }
 
@@ -72,14 +78,15 @@ void AtomicFileWriter::commit() {
   const bool ok = static_cast<bool>(out_);
   out_.close();
   if (!ok) {
+    const int err = errno;
     std::remove(tmp_.c_str());
-    throw InputError(path_ + ": write failed (" + std::strerror(errno) + ")");
+    throw_file_error(err, path_ + ": write failed (" + std::strerror(err) + ")");
   }
   fault_point();  // a killed run leaves the temporary file, never a half-written `path`
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp_.c_str());
-    throw InputError(path_ + ": cannot replace file (" + std::strerror(err) + ")");
+    throw_file_error(err, path_ + ": cannot replace file (" + std::strerror(err) + ")");
   }
   committed_ = true;
   fault_point();

@@ -39,7 +39,7 @@ void fill_sibling(const fs::path& tmp, const std::vector<TreeFile>& files, const
   folders.push_back(tmp);
   for (const fs::path& f : folders) {
     fs::create_directories(f, ec);
-    if (ec) throw InputError(f.string() + ": cannot create the " + options.noun + " folder (" + ec.message() + ")");
+    if (ec) throw_file_error(ec.value(), f.string() + ": cannot create the " + options.noun + " folder (" + ec.message() + ")");
   }
   for (const TreeFile& f : files) write_file_atomic((tmp / f.path).string(), f.contents);
 }
@@ -51,15 +51,18 @@ void swap_into_place(const fs::path& tmp, const fs::path& out, const fs::path& o
   if (had_old) {
     fs::remove_all(old, ec);
     fs::rename(out, old, ec);
-    if (ec) throw InputError(options.label + ": cannot move the earlier " + options.noun + " aside (" + ec.message() + ")");
+    if (ec) {
+      throw_file_error(ec.value(),
+                       options.label + ": cannot move the earlier " + options.noun + " aside (" + ec.message() + ")");
+    }
   }
   fs::rename(tmp, out, ec);
   if (ec) {
     std::error_code back;
     if (had_old) fs::rename(old, out, back);
     const std::string earlier = "; the earlier " + options.noun;
-    throw InputError(options.label + ": cannot move the " + options.noun + " into place (" + ec.message() + ")" +
-                     (had_old ? (back ? earlier + " is in " + old.string() : earlier + " is kept") : ""));
+    throw_file_error(ec.value(), options.label + ": cannot move the " + options.noun + " into place (" + ec.message() +
+                                     ")" + (had_old ? (back ? earlier + " is in " + old.string() : earlier + " is kept") : ""));
   }
   if (had_old) fs::remove_all(old, ec);
 }

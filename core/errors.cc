@@ -1,5 +1,7 @@
 #include "core/errors.h"
 
+#include <cerrno>
+
 namespace ttsim {
 
 namespace {
@@ -17,5 +19,14 @@ ConfigError::ConfigError(std::string file, std::string pointer, std::string expe
       pointer_(std::move(pointer)),
       expected_(std::move(expected)),
       found_(std::move(found)) {}
+
+bool is_system_errno(int err) {
+  return err == ENOSPC || err == EDQUOT || err == EIO || err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+void throw_file_error(int err, const std::string& message) {
+  if (is_system_errno(err)) throw SystemError(message);
+  throw InputError(message);
+}
 
 }  // namespace ttsim

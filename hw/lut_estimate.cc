@@ -205,8 +205,9 @@ Json lut_estimate_json() {
         {"source", "multiplexer structure; call sites counted from the task graph and checked against the "
                    "emitted top's call stacks in C simulation (tests/dse/call_sites_test)"},
         {"range_source", "low: selects wider than 4:1 through F7/F8/F9 slice multiplexers (UG574); high: the larger "
-                         "of the 4:1 tree and an AND-OR over the one-hot FSM states, ceil((2n - 1) / 5) LUT6 per "
-                         "bit (hw/lut_estimate.h call_argument_luts)"}}}};
+                         "of the 4:1 tree and the priority chain of 2:1 selects on the FSM's state bits that Vitis "
+                         "writes, two stages per LUT6, ceil((n - 1) / 2) LUT6 per bit (hw/lut_estimate.h "
+                         "call_argument_luts)"}}}};
 }
 
 int wide_mux_luts(int n) {
@@ -227,7 +228,8 @@ double call_argument_luts(int argument_bits, int call_sites, MuxBound bound) {
   }
   if (call_sites <= 1) return 0;
   int per_bit = select_luts(call_sites, bound);
-  if (bound == MuxBound::kHigh) per_bit = std::max(per_bit, (2 * call_sites - 1 + 4) / 5);
+  // A priority chain of 2:1 selects on the FSM's state bits, two sites per LUT6.
+  if (bound == MuxBound::kHigh) per_bit = std::max(per_bit, call_sites / 2);
   return static_cast<double>(argument_bits) * per_bit;
 }
 

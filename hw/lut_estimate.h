@@ -146,10 +146,10 @@ struct ModuleCalls {
 /// (none for one site). Every bit is priced as a runtime value — a bit that is a constant at
 /// each site folds into the state decode and costs less, which the estimate does not count.
 /// Per bit, by `bound`: kEstimate mux_luts(n) (a 4:1 tree, as the other selects); kLow
-/// wide_mux_luts(n); kHigh the larger of mux_luts(n) and an AND-OR over the one-hot FSM's
-/// states (two inputs per site, five more inputs per added LUT6: ceil((2n − 1) / 5)), the
-/// form Vitis's generated select takes. Throws std::invalid_argument for negative bits or
-/// sites.
+/// wide_mux_luts(n); kHigh the larger of mux_luts(n) and ceil((n − 1) / 2): the priority chain
+/// of 2:1 selects on the FSM's state bits that Vitis writes ("if state N ... else if ..."),
+/// mapped unmerged, two stages (state, value, chain: five inputs) per LUT6. Throws
+/// std::invalid_argument for negative bits or sites.
 double call_argument_luts(int argument_bits, int call_sites, MuxBound bound = MuxBound::kEstimate);
 
 /// Pipelined loops of one instance of each kernel module that runs on `unit` (every built loop

@@ -31,6 +31,9 @@ std::string instances_table(const Machine& m) {
     s += fmt::format("{:<22} {:>6} {:>6} {:>8} {:>7} {:>10} {:>6} {:>11}\n", k.module, k.count, k.lanes, windows,
                      k.lane_aligned ? "aligned" : "any", grouped(k.dsp), k.calls, k.call_sites);
   }
+  s += "(calls: the module's kernel calls per step; call sites: the places in the top that call it — a call in a "
+       "loop of the glue, such as the encoder loop, is one site for every iteration — whose scalar arguments the "
+       "top multiplexes onto the shared instance: docs/resources.md#argument-multiplexers)\n";
   s += "(starts: \"aligned\" — every lane access of the module starts at a multiple of its lanes, which divide the "
        "banks, so each lane selects among banks / lanes banks; \"any\" — an access may start at any word and the "
        "lanes rotate over every bank: docs/resources.md#aligned-lane-accesses)\n";
@@ -150,7 +153,7 @@ Json machine_json(const Machine& m) {
   for (const KernelInstance& k : m.instances) {
     instances.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
                          {"lane_aligned", k.lane_aligned}, {"dsp_per_instance", k.dsp}, {"calls", k.calls},
-                          {"call_sites", k.call_sites}});
+                         {"call_sites", k.call_sites}});
   }
   for (const Memory& mem : m.memories) {
     memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},

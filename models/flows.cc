@@ -295,8 +295,10 @@ void btt_merges(PlanBuilder& b, const TtIndex& x, I M, I rd, const std::string& 
     const I rows = x.r(x.d + x.e - 2) * x.n(x.e - 1), inner = x.r(x.d + x.e - 1);
     right_a = TtIndex::G(x.d + x.e - 1) + "t" + x.merge_suffix;
     b.tensor(right_a, TensorKind::kIntermediate, {inner, rows}, ttsim_spec::kChain0Mem);
+    // Two call sites in the glue, one per form of the right end (btt_right_merges).
     b.step(prefix + "copy_right", "btt.transpose", stage, shape4(1, rows, 1, inner), {TtIndex::G(x.d + x.e - 1)},
-           {right_a}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose);
+           {right_a}, 1, TaskOp::kAdd, ttsim_spec::kAddTranspose,
+           prefix + (x.right_end_transposed() ? "copy_right.transposed_end" : "copy_right"));
   }
   // R_{e-1} transposed when right_end_transposed (hls/kernels/tt_linear.cc btt_right_merges): "R{e-1}t" = G_{d+e}ᵀ·G_{d+e-1}ᵀ
   // (rows n_e, inner r_{d+e-1}, cols r_{d+e-2}·n_{e-1}; "btt.merge_right_t", column form, in

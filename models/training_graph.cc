@@ -20,6 +20,7 @@
 #include "models/training_graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -214,17 +215,22 @@ class Builder {
   }
   int id(const std::string& name) const { return by_name_.at(name); }
   /// The number of call site `site` (Task::site): an encoder's task without its "enc<e>."
-  /// prefix (the top calls every encoder from one loop).
-  int site_id(const std::string& site, int encoder) {
+  /// prefix (the top calls every encoder from one loop), told apart by its role and the arrays
+  /// its arguments bind (`memories`, TaskShape::memories) — each call site of the glue binds
+  /// fixed arrays, so steps of one name that bind others, or play another role, are other
+  /// sites (the branches of a layer whose encoders differ in ranks or accumulation).
+  int site_id(const std::string& site, int encoder, const std::string& role, std::uint64_t memories) {
     std::string key = site;
     const std::string prefix = "enc" + std::to_string(encoder) + ".";
     if (encoder >= 0 && key.compare(0, prefix.size(), prefix) == 0) key = "enc." + key.substr(prefix.size());
+    key += "|" + role + "|" + std::to_string(memories);
     return site_ids_.emplace(std::move(key), static_cast<int>(site_ids_.size())).first->second;
   }
   void reserve(std::size_t tasks, std::size_t buffers) {
     g_.tasks.reserve(tasks);
     g_.buffers.reserve(buffers);
     by_name_.reserve(buffers);
+    site_ids_.reserve(tasks);
     readers_.reserve(buffers);
     last_writer_.reserve(buffers);
   }
@@ -243,7 +249,6 @@ class Builder {
     Task t;
     t.id = static_cast<int>(g_.tasks.size());
     t.name = name;
-    t.site = site_id(site.empty() ? name : site, encoder);
     t.op = op;
     t.unit = unit_of(op);
     t.stage = recomputing_ ? Stage::kBackward : stage;
@@ -269,6 +274,7 @@ class Builder {
     t.shape.variant = task_variant(op, t.shape.variant, reads, writes);
     t.shape.memories = op == TaskOp::kContraction ? contraction_memories(reads, writes)
                                                   : bound_memories(op, t.shape.variant, role, reads, writes);
+    t.site = site_id(site.empty() ? name : site, encoder, role, t.shape.memories);
     if (op == TaskOp::kContraction) {
       t.macs = shape.macs();
     } else {

@@ -103,7 +103,7 @@ double unit_bank_network_luts(UnitKind unit, int lanes, int banks, MuxBound boun
 ///    address, write enable: ArrayPorts::port_bits) pass a ceil(U / 2):1 multiplexer:
 ///    Σ_arrays partitions · 2 · port_bits · mux_luts(ceil(U / 2)).
 ///  - call arguments (from the top's call sites): Σ over `calls` (one entry per kernel module
-///    of the machine, machine_module_calls) of call_argument_luts(argument_bits, call_sites).
+///    of the machine, machine::module_calls_into) of call_argument_luts(argument_bits, call_sites).
 /// mux_luts: LUT6 per bit of a tree of 4:1 multiplexers (hls/include/banked.h). LutTerms
 /// mux_low / mux_high: the three multiplexer terms and the local memories again with every
 /// select, rotator and LUTRAM memory mapped at the low / high end of its range (hw/lut_estimate.h MuxBound). An estimate

@@ -59,8 +59,9 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
   d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);
   // The one fit rule, with the LUT estimate of the machine (the figure `simulate` prints).
+  d.lut_estimate = machine_lut_terms(d.machine, graph, d.arch).total();
   const std::vector<std::string> over =
-      machine::over_device(d.machine, machine_lut_terms(d.machine, graph, d.arch).total(),
+      machine::over_device(d.machine, d.lut_estimate,
                            design_ff_terms(d.arch).total(), d.arch.clock_mhz, d.device, headroom_pct);
   if (!over.empty()) {
     std::string s;

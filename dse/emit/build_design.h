@@ -28,6 +28,9 @@ struct BuildDesign {
   DeviceSpec device;
   machine::HlsDesign hls;    ///< machine::hls_design(model, arch)
   machine::Machine machine;  ///< machine::describe(model, arch, device, padded step graph)
+  /// LUTs: the machine's LUT estimate (sim/machine_luts.h machine_lut_terms of the padded
+  /// step), the figure the fit rule took and `simulate` prints.
+  double lut_estimate = 0;
   /// A sweep point with axis values (DesignProvenance::sweep_point): its configs are the
   /// sweep's base files with the point's axis values written in.
   bool sweep_point = false;

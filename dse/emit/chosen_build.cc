@@ -1,5 +1,6 @@
 // hls_build_from_chosen: the build description of a chosen.json (dse/emit/hls_build.h).
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "core/errors.h"
 #include "dse/emit/hls_build.h"
+#include "dse/space/metrics.h"
 
 namespace ttsim::dse {
 
@@ -106,22 +108,35 @@ DeviceSpec chosen_device(const JsonView& configs, const NamedDevice& named, cons
   return device;
 }
 
-/// chosen.json's /metrics of the machine's own figures (DSP, BRAM36, URAM288, the kernel clock)
-/// must be those of the machine its /configs describe: a /configs edited after explore, or
-/// metrics from another design, would put figures into the build's README that the build does
-/// not have.
-void check_machine_metrics(const JsonView& root, const machine::Machine& m, double clock_mhz) {
+/// chosen.json's /metrics are metric names (dse/space/metrics.h) with numbers >= 0 or null, and
+/// those of the machine's own figures (DSP, BRAM36, URAM288, on-chip bytes, the LUT estimate,
+/// the kernel clock) must be those of the machine its /configs describe: a /configs edited
+/// after explore, or metrics from another design, would put figures into the build's README
+/// that the build does not have. Throws ConfigError at the member's pointer.
+void check_machine_metrics(const JsonView& root, const BuildDesign& d) {
   std::optional<JsonView> metrics = root.find("metrics");
   if (!metrics) return;
+  if (!metrics->is_object()) metrics->fail("an object of metric name -> number or null");
+  // Every member a metric ttsim writes, its value a number >= 0 or null (unavailable): the
+  // build's README prints them as the design's predicted figures.
+  for (const auto& [name, value] : metrics->raw().items()) {
+    const JsonView v = metrics->at(name);
+    if (!parse_metric(name)) v.fail(fmt::format("a metric name ({})", metric_names()), "\"" + name + "\"");
+    if (!value.is_null()) v.as_double(0, 1e18);
+  }
+  const machine::Machine& m = d.machine;
   const std::pair<const char*, double> own[] = {{"dsp", static_cast<double>(m.dsp())},
                                                 {"bram36", static_cast<double>(m.bram36())},
                                                 {"uram288", static_cast<double>(m.uram288())},
-                                                {"kernel_clock_mhz", clock_mhz}};
+                                                {"onchip_bytes", static_cast<double>(m.onchip_bytes())},
+                                                {"lut", d.lut_estimate},
+                                                {"kernel_clock_mhz", d.arch.clock_mhz}};
   for (const auto& [name, value] : own) {
     std::optional<JsonView> v = metrics->find(name);
     if (!v || v->raw().is_null()) continue;
-    const double found = v->as_double(0, 1e15);
-    if (found != value) {
+    const double found = v->as_double(0, 1e18);
+    // The LUT estimate is a sum of fractional terms: equal to its printed rounding.
+    if (std::abs(found - value) > (std::string(name) == "lut" ? 0.5 : 0.0)) {
       v->fail(fmt::format("{} {} — the figure of the machine /configs describes (chosen.json's /configs were edited "
                           "after explore, its /metrics are another design's, or it was written by a ttsim whose "
                           "resource model differs: re-run ttsim explore)",
@@ -176,7 +191,7 @@ HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_fil
   const fs::path src = find_hls_root(hls_root);
   DeviceSpec device = chosen_device(configs, named, src, chosen_file, about.notes);
   HlsBuild b = make_hls_build(std::move(model), std::move(arch), std::move(device), std::move(about), src.string());
-  check_machine_metrics(root, b.design.machine, b.design.arch.clock_mhz);
+  check_machine_metrics(root, b.design);
   return b;
 }
 

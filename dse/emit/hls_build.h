@@ -102,9 +102,10 @@ HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, Desig
 /// (file, JSON pointer, expected vs found) for a member of the wrong type (e.g.
 /// /device/part = 5), the choice of an interrupted run (/interrupted), a name written into
 /// the build files with characters outside [A-Za-z0-9_.+-], a /device/part or
-/// /device/platform other than /configs/device's, and a /metrics/dsp, /metrics/bram36 or
-/// /metrics/uram288 other than the figure of the machine /configs describe (edited configs,
-/// or another design's metrics: the build's README would print figures it does not have).
+/// /device/platform other than /configs/device's, a /metrics member that is no metric name or
+/// not a number >= 0 or null, and a /metrics/dsp, /bram36, /uram288, /onchip_bytes or /lut
+/// other than the figure of the machine /configs describe (edited configs, or another
+/// design's metrics: the build's README would print figures it does not have).
 HlsBuild hls_build_from_chosen(const Json& chosen, const std::string& chosen_file, const std::string& hls_root = "");
 
 /// The front design `id` of an explore run's results.json (`file` in messages) as a

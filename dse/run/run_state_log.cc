@@ -1,5 +1,7 @@
 // The evaluation log of a run folder and the per-point summaries built from it
 // (dse/run/run_state.h).
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -155,7 +157,10 @@ void RunState::flush() {
     std::ofstream out(log_, std::ios::binary | std::ios::app);
     out.write(unflushed_.data(), static_cast<std::streamsize>(unflushed_.size()));
     out.flush();
-    if (!out) throw InputError(log_ + ": cannot append to the evaluation log");
+    if (!out) {
+      const int err = errno;
+      throw_file_error(err, log_ + ": cannot append to the evaluation log (" + std::strerror(err) + ")");
+    }
   }
   size_ += static_cast<std::int64_t>(unflushed_.size());
   unflushed_.clear();

@@ -6,7 +6,9 @@
 // without inlining (g++ -O0 -fno-inline), the glue functions the top inlines in synthesis
 // are frames of their own, so the distinct stacks of a module's calls are the call sites the
 // top has once its glue is inlined (a call in a loop of the glue: one stack for every
-// iteration). At exit the probe prints one line per module to stderr,
+// iteration). The stacks run up to main, so the testbench must call the top from one place
+// for every step it counts (hls/tb/csim_tb.cc does). At exit the probe prints one line per
+// module to stderr,
 // "call_sites <module> <sites> <calls>". Without TTSIM_CALL_SITE_PROBE, or under
 // __SYNTHESIS__, the macro expands to nothing.
 

@@ -1,5 +1,7 @@
 #include "hls/kernels/modules.h"
 
+#include <type_traits>
+
 #include "hls/include/call_site_probe.h"
 #include "hls/include/design_config.h"
 #include "hls/kernels/add.h"
@@ -101,3 +103,53 @@ void ttsim_sgd_update(float w[kArenaRows][kArenaBanks], int w_off, float g[kAren
   TTSIM_CALL_SITE();
   sgd_kernel<ttsim_cfg::kSgdLanes, kArenaBanks, ttsim_cfg::kSgdAligned>(w, w_off, g, g_off, words, lr);
 }
+
+// kTtsimModules' argument bits (modules.h), checked against the declarations above at
+// compile time: int and float 32 bits, bool 1, a ContractDesc kContractDescBits, an array
+// or pointer (an arena, the index array) none — a port, not a value the top multiplexes.
+namespace {
+template <class T>
+struct ArgumentBits {
+  static constexpr int value = std::is_pointer<T>::value ? 0 : std::is_same<T, bool>::value ? 1 : 32;
+};
+template <>
+struct ArgumentBits<ContractDesc> {
+  static constexpr int value = kContractDescBits;
+};
+template <class... A>
+constexpr int sum_argument_bits() {
+  int bits[] = {0, ArgumentBits<typename std::decay<A>::type>::value...};
+  int total = 0;
+  for (int b : bits) total += b;
+  return total;
+}
+template <class R, class... A>
+constexpr int signature_bits(R (*)(A...)) {
+  return sum_argument_bits<A...>();
+}
+constexpr int declared_bits(const char* module) {
+  for (const TtsimModuleName& m : kTtsimModules) {
+    const char* a = m.module;
+    const char* b = module;
+    while (*a != 0 && *a == *b) ++a, ++b;
+    if (*a == 0 && *b == 0) return m.argument_bits;
+  }
+  return -1;
+}
+static_assert(sizeof(ContractDesc) == 16 * sizeof(int) + sizeof(float) + sizeof(int),
+              "ContractDesc: 16 ints, alpha and two flags (kContractDescBits)");
+#define TTSIM_CHECK_BITS(f) static_assert(signature_bits(&f) == declared_bits(#f), #f ": argument_bits")
+TTSIM_CHECK_BITS(ttsim_contraction);
+TTSIM_CHECK_BITS(ttsim_softmax);
+TTSIM_CHECK_BITS(ttsim_softmax_grad);
+TTSIM_CHECK_BITS(ttsim_layernorm);
+TTSIM_CHECK_BITS(ttsim_layernorm_grad);
+TTSIM_CHECK_BITS(ttsim_gelu);
+TTSIM_CHECK_BITS(ttsim_gelu_grad);
+TTSIM_CHECK_BITS(ttsim_add_accumulate);
+TTSIM_CHECK_BITS(ttsim_column_sum);
+TTSIM_CHECK_BITS(ttsim_transpose);
+TTSIM_CHECK_BITS(ttsim_loss);
+TTSIM_CHECK_BITS(ttsim_sgd_update);
+#undef TTSIM_CHECK_BITS
+}  // namespace

@@ -39,8 +39,8 @@
 #include "hls/include/design_config.h"
 #include "hls/kernels/contract.h"
 
-/// Bits of a ContractDesc passed by value to the contraction's port: 16 ints, alpha and
-/// two flags (the fields of contract.h ContractDesc).
+/// Bits of the ContractDesc the contraction takes (by const reference: its fields are the
+/// module's scalar inputs): 16 ints, alpha and two flags (contract.h ContractDesc).
 constexpr int kContractDescBits = 16 * 32 + 32 + 2;
 
 /// Loop-module names as a table: {module, TaskOp name, scalar argument bits}.
@@ -49,8 +49,8 @@ struct TtsimModuleName {
   const char* task_op;
   /// Bits of the module's scalar arguments (int and float 32, bool 1, ContractDesc
   /// kContractDescBits; the arena and index arrays are ports, not values): what the top
-  /// multiplexes among the module's call sites. Checked against the declarations below by
-  /// tests/hls/module_arguments_test.
+  /// multiplexes among the module's call sites. Checked against the declarations below at
+  /// compile time (modules.cc static_asserts).
   int argument_bits;
 };
 constexpr TtsimModuleName kTtsimModules[] = {

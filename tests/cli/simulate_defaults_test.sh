@@ -12,6 +12,7 @@ TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 # machine) and the instance table's lane starts.
 grep -q "sum to 1.000× the step: the built top runs one call at a time" "$TMP/out.txt" || { echo "FAIL: kernel table footnote"; exit 1; }
 grep -q '^(starts: "aligned"' "$TMP/out.txt" || { echo "FAIL: instance table footnote"; exit 1; }
+grep -q "^(calls: the module's kernel calls per step; call sites: " "$TMP/out.txt" || { echo "FAIL: calls footnote"; exit 1; }
 python3 - "$TMP/s.json" "$R/configs/devices/u50.json" <<'PY' || { echo "FAIL"; exit 1; }
 import json, sys
 d = json.load(open(sys.argv[1]))["defaults_used"]

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <filesystem>
 #include <fstream>
 
@@ -84,6 +86,24 @@ TEST(AtomicTree, ASiblingLeftByTheSamePidIsReplaced) {
   write_tree_atomic(dir.string(), {{"a.txt", "one"}}, options(dir.string()));
   EXPECT_FALSE(fs::exists(dir / "junk"));
   EXPECT_FALSE(fs::exists(stale));
+}
+
+// A write the machine refuses (a full disk or quota, an I/O error, no descriptor or memory
+// left) is a SystemError (exit 1), one the input's path refuses an InputError (exit 2).
+TEST(FileErrors, TheMachinesStateIsNotTheInputsFault) {
+  for (int err : {ENOSPC, EDQUOT, EIO, EMFILE, ENFILE, ENOMEM}) {
+    EXPECT_TRUE(is_system_errno(err)) << err;
+    EXPECT_THROW(throw_file_error(err, "x"), SystemError) << err;
+  }
+  for (int err : {EACCES, EROFS, ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG, 0}) {
+    EXPECT_FALSE(is_system_errno(err)) << err;
+    EXPECT_THROW(throw_file_error(err, "x"), InputError) << err;
+  }
+  try {
+    throw_file_error(ENOSPC, "out/r.json: write failed (No space left on device)");
+  } catch (const SystemError& e) {
+    EXPECT_STREQ(e.what(), "out/r.json: write failed (No space left on device)");
+  }
 }
 
 }  // namespace

@@ -253,6 +253,25 @@ TEST(Emit, WrongTypesInChosenJsonAreConfigErrorsAtTheirPointer) {
   EXPECT_EQ(error_pointer(d), "no error");
   d["configs"]["arch"]["clock_mhz"] = 120;
   EXPECT_EQ(error_pointer(d), "/metrics/kernel_clock_mhz");
+  // A recomputation switched on in /configs keeps DSP, BRAM36 and URAM288 but not the LUT
+  // estimate (more call sites) or the on-chip bytes: the metrics are another design's.
+  d = reference_design();
+  d["metrics"] = {{"lut", 554122}, {"onchip_bytes", 5800700}};
+  EXPECT_EQ(error_pointer(d), "no error");
+  d["configs"]["arch"]["memory"]["recompute"] = "btt_merges";
+  EXPECT_EQ(error_pointer(d), "/metrics/onchip_bytes");
+  d["metrics"].erase("onchip_bytes");
+  EXPECT_EQ(error_pointer(d), "/metrics/lut");
+  // Metrics the build's README would print as they are: names ttsim writes, numbers >= 0.
+  d = reference_design();
+  d["metrics"] = {{"bogus", 1}};
+  EXPECT_EQ(error_pointer(d), "/metrics/bogus");
+  d["metrics"] = {{"step_cycles", -5}};
+  EXPECT_EQ(error_pointer(d), "/metrics/step_cycles");
+  d["metrics"] = {{"epoch_seconds", "NaN"}};
+  EXPECT_EQ(error_pointer(d), "/metrics/epoch_seconds");
+  d["metrics"] = {{"accuracy", nullptr}};
+  EXPECT_EQ(error_pointer(d), "no error");
   d = reference_design();
   d["fidelity"] = "bogus";
   EXPECT_EQ(error_pointer(d), "/fidelity");

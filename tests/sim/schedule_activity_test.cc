@@ -146,7 +146,7 @@ TEST(ScheduleActivity, HandBuiltScheduleGivesTheFormula) {
 }  // namespace ttsim
 
 // The top's argument multiplexers: an n:1 select per argument bit over the module's call
-// sites, none for one site; the range maps the same select (F7/F8 low, one-hot AND-OR high).
+// sites, none for one site; the range maps the same select (F7/F8 low, a 2:1 priority chain high).
 TEST(CallArgumentLuts, OneSelectPerBitOverTheCallSites) {
   using ttsim::MuxBound;
   EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(642, 0), 0.0);
@@ -154,8 +154,9 @@ TEST(CallArgumentLuts, OneSelectPerBitOverTheCallSites) {
   EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(642, 4), 642.0);          // one 4:1 LUT6
   EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53), 192.0 * 18);    // ceil(52 / 3)
   EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53, MuxBound::kLow), 192.0 * (2 * 8 + 1));  // two 32:1 blocks
-  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53, MuxBound::kHigh), 192.0 * 21);  // ceil(105 / 5)
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(192, 53, MuxBound::kHigh), 192.0 * 26);  // ceil(52 / 2)
   EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(10, 2, MuxBound::kHigh), 10.0);
+  EXPECT_DOUBLE_EQ(ttsim::call_argument_luts(10, 4, MuxBound::kHigh), 20.0);  // the chain's 2 > the tree's 1
   EXPECT_THROW(ttsim::call_argument_luts(-1, 2), std::invalid_argument);
   EXPECT_THROW(ttsim::call_argument_luts(1, -2), std::invalid_argument);
 }

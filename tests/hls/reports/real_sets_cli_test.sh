@@ -93,5 +93,9 @@ rc=$?
 [ $rc -eq 2 ] || fail "inspect-report of a rejected utilization report exited $rc, not 2: $out"
 grep -qF "$U: line $line: row \"CLB LUTs\": expected a number in column Used" <<<"$out" \
   || fail "the direct rejection does not name line, row and column: $out"
+# A folder holding only that report lists it as rejected, as any folder does (exit 0).
+mkdir -p "$TMP/only" && cp "$U" "$TMP/only/"
+out="$("$TTSIM" inspect-report "$TMP/only" 2>&1)" || fail "inspect-report of a folder with one rejected report exited $?: $out"
+grep -qF "rejected     $TMP/only/" <<<"$out" || fail "the folder's rejected report is not listed: $out"
 
 [ $fails -eq 0 ] && echo "PASS" || { echo "$fails failure(s)"; exit 1; }
