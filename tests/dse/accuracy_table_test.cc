@@ -18,19 +18,14 @@
 #include "dse/space/sweep_spec.h"
 #include "models/model_spec.h"
 #include "tests/dse/toy_evaluator.h"
+#include "tests/testing/tmp_dir.h"
 
 namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+using ::ttsim::testing::tmp_dir;
 
 AccuracyRun run(int seed, double acc) {
   AccuracyRun r;

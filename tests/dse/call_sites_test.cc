@@ -27,6 +27,7 @@
 #include "machine/machine.h"
 #include "models/model_spec.h"
 #include "tests/testing/slurp.h"
+#include "tests/testing/tmp_dir.h"
 
 namespace ttsim {
 namespace {
@@ -39,13 +40,7 @@ using dse::HlsBuild;
 using dse::make_hls_build;
 using testing::slurp;
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+using ::ttsim::testing::tmp_dir;
 
 /// The SRCS of an emitted build's Makefile ("SRCS = a.cc b.cc").
 std::string makefile_sources(const std::string& build) {

@@ -48,6 +48,7 @@
 #include "sim/step_sim.h"
 #include "tests/hls/probed_step.h"
 #include "tests/testing/code_of.h"
+#include "tests/testing/tmp_dir.h"
 
 namespace ttsim::dse {
 namespace {
@@ -63,13 +64,7 @@ std::string slurp(const fs::path& path) {
   return s.str();
 }
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+using ::ttsim::testing::tmp_dir;
 
 /// Every match of `re` in `text`, as its capture groups.
 std::vector<std::vector<std::string>> all_matches(const std::string& text, const std::string& re) {

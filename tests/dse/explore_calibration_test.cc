@@ -13,19 +13,14 @@
 #include "dse/run_setup.h"
 #include "hw/calibration.h"
 #include "sim/design_eval.h"
+#include "tests/testing/tmp_dir.h"
 
 namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+using ::ttsim::testing::tmp_dir;
 
 Calibration calibration(const std::string& file, const std::string& part, double clock_ns) {
   Calibration c;

@@ -32,19 +32,14 @@
 #include "hw/fpga_power.h"
 #include "sim/step_power.h"
 #include "sim/step_sim.h"
+#include "tests/testing/tmp_dir.h"
 
 namespace ttsim::dse {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string tmp_dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const fs::path p = fs::path(t ? t : "/tmp") / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
-}
+using ::ttsim::testing::tmp_dir;
 
 std::string read_text(const std::string& file) {
   std::ifstream in(file);
