@@ -15,14 +15,10 @@ FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const D
     throw std::invalid_argument("step_activity: the step's task banks do not cover its tasks");
   }
   bank_activity_shape_into(step.graph(), step.task_banks, step.banks, shape);
-  // The top's call sites are the machine's; a step without one (an arch no command builds)
-  // has no argument multiplexers to price.
+  // The top's call sites are the machine's (every simulated step runs on one).
+  if (!step.machine) throw std::invalid_argument("step_activity: the step has no machine");
   thread_local std::vector<ModuleCalls> calls;
-  if (step.machine) {
-    machine::module_calls_into(*step.machine, calls);
-  } else {
-    calls.clear();
-  }
+  machine::module_calls_into(*step.machine, calls);
   return schedule_activity(step.graph(), step.run.schedule, step.run.instances, shape, calls, arch, device, luts);
 }
 

@@ -18,10 +18,12 @@ namespace ttsim {
 ///    (end − start) · blocks of the banks the task moves words through / (units · step
 ///    cycles) — under port contention exactly the SystemC bank occupations.
 ///  - Logic: units = design_luts (operator cores, bank networks, control per pipelined
-///    loop, binding multiplexers: sim/schedule_activity.h) / 1,000; busy = the DSP busy
+///    loop, binding multiplexers, the kernels' LUTRAM, the top's argument multiplexers over
+///    the machine's call sites: sim/schedule_activity.h) / 1,000; busy = the DSP busy
 ///    fraction.
 /// Fractions are clamped to [0, 1]. A zero-cycle step gives zero busy fractions. `luts`,
-/// when given, receives the LUT estimate by term.
+/// when given, receives the LUT estimate by term. Throws std::invalid_argument for a step
+/// without a machine (StepResult::machine) or whose task banks do not cover its tasks.
 FpgaActivity step_activity(const StepResult& step, const ArchSpec& arch, const DeviceSpec& device,
                            LutTerms* luts = nullptr);
 
