@@ -1,6 +1,7 @@
 #include "machine/hls_dims.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/errors.h"
 #include "hls/host/hls_model.h"
@@ -99,6 +100,21 @@ void check_hls_batch_and_embedding(const ModelSpec& model, const std::string& fi
   }
 }
 
+/// As `m = ModelDims()`, rewriting of the shape table (92 KB in a 128-encoder host build)
+/// only the encoders `m` held: the entries past them are as value-initialised in every
+/// ModelDims, since one starts so and hls_design_into sets lin[e] for e < encoders only.
+void clear_dims(ttsim_hls::ModelDims& m) {
+  static_assert(std::is_trivially_copyable<ttsim_hls::ModelDims>::value, "cleared member by member below");
+  const int held = std::clamp(m.encoders, 0, ttsim_hls::kMaxEncoders);
+  for (int e = 0; e < held; ++e) {
+    for (ttsim_hls::LinearDims& l : m.lin[e]) l = ttsim_hls::LinearDims();
+  }
+  m.encoders = m.d_model = m.heads = m.ffn_dim = m.seq_len = m.intents = m.slot_tags = 0;
+  m.emb = ttsim_hls::TtmDims();
+  m.recompute_encoders = false;
+  m.intent_dx_by_add = false;
+}
+
 /// Sets m's dimensions and TTM embedding shape from `model` (entries past the cores zero).
 void set_model_dims(ttsim_hls::ModelDims& m, const ModelSpec& model) {
   m.encoders = model.encoders;
@@ -149,6 +165,13 @@ void set_encoder_dims(ttsim_hls::ModelDims& m, const ModelSpec& model, const std
 HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
                      const std::string& model_file) {
   HlsDesign d;
+  hls_design_into(d, model, arch, arch_file, model_file);
+  return d;
+}
+
+void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
+                     const std::string& model_file) {
+  clear_dims(d.dims);
   const std::string& file = !model_file.empty()           ? model_file
                             : !model.source_file.empty() ? model.source_file
                                                          : model.name;
@@ -189,7 +212,6 @@ HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::st
                      std::to_string(ttsim_hls::kMaxEncoders) +
                      " encoders and 6 factors per TT/TTM shape)");
   }
-  return d;
 }
 
 }  // namespace ttsim::machine

@@ -32,4 +32,12 @@ struct HlsDesign {
 HlsDesign hls_design(const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
                      const std::string& model_file = "");
 
+/// As hls_design, into `d`: the same fields on return, without value-initialising a whole
+/// HlsDesign (about 300 KB in a 128-encoder host build: its shape tables are sized for
+/// 128 encoders) — of the tables only the entries `d` held and the model's are rewritten,
+/// so a caller laying out one design after another (the sweep's evaluation) reuses one.
+/// Throws as hls_design; `d` is then unspecified until the next call.
+void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch, const std::string& arch_file,
+                     const std::string& model_file = "");
+
 }  // namespace ttsim::machine

@@ -183,8 +183,10 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   }
   // The kernel tree's limits (encoders, factors, arena sizes) before the step's graph is
   // built: a model far beyond them would otherwise take that graph's memory first.
-  const machine::HlsDesign hd =
-      machine::hls_design(model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
+  // One per thread, laid out again for each design (machine::hls_design_into).
+  thread_local machine::HlsDesign design;
+  machine::hls_design_into(design, model, arch, arch.source_file.empty() ? arch.name : arch.source_file);
+  const machine::HlsDesign& hd = design;
   if (it != templates.end()) {
     templates.splice(templates.begin(), templates, it);
     StepTemplate& t = templates.front();

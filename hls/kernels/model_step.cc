@@ -1,6 +1,9 @@
 #include "hls/kernels/model_step.h"
 
 #include <cassert>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
 
 #include "hls/kernels/attention.h"
 #include "hls/kernels/modules.h"
@@ -308,6 +311,24 @@ class LayoutBuilder {
   int merge_words_[2] = {0, 0};
 };
 
+/// As `L = Layout()`, rewriting of the tensor table only the entries a layout listed in it
+/// (tensors[0, n_tensors)): the rest are as value-initialised in every Layout, since one
+/// starts so and make_layout lists tensors from 0. The table of a 128-encoder host build
+/// is 168 KB, of which a model lists a few hundred entries (the simulator lays out one
+/// model per design it evaluates). Every member before the table is an int (or an array or
+/// struct of ints) initialised to 0 above, and n_tensors is the last member.
+void clear_layout(Layout& L) {
+  static_assert(std::is_trivially_copyable<Layout>::value && std::is_standard_layout<Layout>::value,
+                "clear_layout writes the members before the tensor table as bytes");
+  static_assert(offsetof(Layout, n_tensors) == offsetof(Layout, tensors) + sizeof(L.tensors) &&
+                    sizeof(Layout) == offsetof(Layout, n_tensors) + sizeof(L.n_tensors),
+                "the tensor table and its count end the Layout");
+  const int listed = L.n_tensors < 0 ? 0 : L.n_tensors > kMaxParamTensors ? kMaxParamTensors : L.n_tensors;
+  for (int t = 0; t < listed; ++t) L.tensors[t] = ParamTensor();
+  L.n_tensors = 0;
+  std::memset(static_cast<void*>(&L), 0, offsetof(Layout, tensors));
+}
+
 }  // namespace
 
 bool make_layout(const ModelDims& m, Layout* out) {
@@ -316,7 +337,7 @@ bool make_layout(const ModelDims& m, Layout* out) {
   }
   if (m.emb.d < 2 || m.emb.d > kMaxTtmFactors || m.emb.dim() != m.d_model) return false;
   Layout& L = *out;
-  L = Layout();
+  clear_layout(L);
   LayoutBuilder b(m, L);
   const int K = m.seq_len, D = m.d_model;
   int* W = L.words;

@@ -2,12 +2,16 @@
 // per step (batch 1, else an error at the model's /batch), one TT factorisation per layer
 // kind, and a TT rank per encoder layer (the emitted design_config.h kLayerRanks).
 
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
 #include "core/json_view.h"
+#include "hls/host/layout_fields.h"
 #include "machine/hls_dims.h"
 #include "models/model_spec.h"
 #include "hw/arch_spec.h"
@@ -140,6 +144,69 @@ TEST(HlsDesign, RefusesFactorsThatDifferWithinAKind) {
   EXPECT_NE(e.find("m.json: /overrides: layer enc1.k has TT factors [8,12,8]x[8,8,12], enc0.q has [12,8,8]x[8,8,12]"),
             std::string::npos)
       << e;
+}
+
+// Every int and flag of a design, in one list (the shape tables over all their entries):
+// what hls_design_into must leave equal to a fresh hls_design.
+std::vector<long> fields_of(const machine::HlsDesign& d) {
+  std::vector<long> v;
+  const ttsim_hls::ModelDims& m = d.dims;
+  for (int x : {m.encoders, m.d_model, m.heads, m.ffn_dim, m.seq_len, m.intents, m.slot_tags, m.emb.d}) v.push_back(x);
+  for (int k = 0; k < ttsim_hls::kMaxTtmFactors; ++k) v.insert(v.end(), {m.emb.v[k], m.emb.e[k]});
+  for (int k = 0; k <= ttsim_hls::kMaxTtmFactors; ++k) v.insert(v.end(), {m.emb.r[k], m.emb.core_by_add[k]});
+  v.insert(v.end(), {m.recompute_encoders, m.intent_dx_by_add, d.btt, d.recompute});
+  for (const auto& enc : m.lin) {
+    for (const ttsim_hls::LinearDims& l : enc) {
+      v.insert(v.end(), {l.tt, l.btt, l.recompute, l.dx_by_add, l.in_dim, l.out_dim, l.t.d, l.t.e});
+      v.insert(v.end(), std::begin(l.t.m), std::end(l.t.m));
+      v.insert(v.end(), std::begin(l.t.n), std::end(l.t.n));
+      v.insert(v.end(), std::begin(l.t.r), std::end(l.t.r));
+    }
+  }
+  ttsim_hls::for_each_layout_field(d.layout, [&](const std::string&, const int& x) { v.push_back(x); });
+  v.push_back(d.layout.n_tensors);
+  return v;
+}
+
+// The sweep lays out one design after another in one HlsDesign (hls_design_into), which
+// rewrites of the shape tables only the entries the previous design held: each must come
+// out as a fresh hls_design, field for field — after a larger model, a smaller one, other
+// flows and recomputation, the additions' by-add flags, and a design refused midway.
+TEST(HlsDesign, LaidOutAgainInOneObjectEqualsAFreshOne) {
+  Json six = load_json_file("configs/models/atis_6enc.json");
+  Json two = atis_2enc();
+  two["overrides"] = {{"enc1.q", {{"rank", 4}}}};
+  Json bad_batch = atis_2enc();
+  bad_batch["batch"] = 2;
+  const std::vector<std::pair<Json, std::string>> designs = {
+      {six, "configs/arch/u50_paper.json"},
+      {two, "configs/arch/u50_tt_sequential.json"},
+      {load_json_file("configs/models/atis_4enc.json"), "configs/arch/u50_unit_lanes.json"},
+      {six, "configs/arch/u50_paper_recompute_encoders_btt_merges.json"},
+      {bad_batch, "configs/arch/u50_paper.json"},
+      {two, "configs/arch/u50_dual_port.json"},
+  };
+  machine::HlsDesign reused;
+  for (const auto& [model_json, arch_file] : designs) {
+    const ModelSpec model = parse_model_spec(model_json, "m.json");
+    const ArchSpec arch = load_arch_spec(arch_file);
+    bool refused = false;
+    try {
+      machine::hls_design_into(reused, model, arch, arch_file);
+    } catch (const InputError&) {
+      refused = true;
+    }
+    if (refused) {
+      EXPECT_THROW(machine::hls_design(model, arch, arch_file), InputError);
+      continue;
+    }
+    const auto fresh = std::make_unique<machine::HlsDesign>(machine::hls_design(model, arch, arch_file));
+    const std::vector<long> want = fields_of(*fresh), got = fields_of(reused);
+    ASSERT_EQ(want.size(), got.size());
+    std::size_t first_diff = 0;
+    while (first_diff < want.size() && want[first_diff] == got[first_diff]) ++first_diff;
+    EXPECT_EQ(first_diff, want.size()) << arch_file << ": field " << first_diff << " of " << want.size();
+  }
 }
 
 }  // namespace
