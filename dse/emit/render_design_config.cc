@@ -184,6 +184,8 @@ std::string config_preamble(const BuildDesign& d) {
       "//                 kAccumulateByAdd (true: the accumulating column products run as products\n"
       "//                 into partials and adds, model_step.h set_accumulate_by_add; the arch's\n"
       "//                 /contraction/accumulate \"by_add\")\n"
+      "//                 kFixedLayerForms, kBttRightEndForms (the glue's branches on a layer's\n"
+      "//                 flow and form as constants; false under TTSIM_ANY_LAYOUT, the host tools)\n"
       "//                 kOmittedLoops (kernel loops no call of this design runs, left out of\n"
       "//                 the build: ttsim_spec::omitted_loops, kOmitContractColumnAcc = 1 when\n"
       "//                 kAccumulateByAdd; hls/kernels/contract.h)\n"
@@ -206,6 +208,33 @@ std::string config_preamble(const BuildDesign& d) {
       "// Nothing here changes arithmetic: lanes, instances and storage only shape the hardware.\n\n"
       "namespace ttsim_cfg {{\n\n",
       d.label, configs_phrase(d), d.device.name);
+}
+
+/// kFixedLayerForms and kBttRightEndForms: the forms the glue branches on, constants of this
+/// design (hls/kernels/model_step.h layer_btt, tt_linear.h right_end_transposed).
+std::string glue_form_lines(const BuildDesign& d) {
+  const ttsim_hls::ModelDims& m = d.hls.dims;
+  int forms = 0;
+  for (int e = 0; d.hls.btt && e < m.encoders; ++e) {
+    for (const ttsim_hls::LinearDims& l : m.lin[e]) {
+      if (l.tt && l.btt && l.t.e >= 2) forms |= ttsim_hls::btt_right_end_transposed(l.t) ? 2 : 1;
+    }
+  }
+  return fmt::format(
+      "// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, tt_linear.h\n"
+      "// right_end_transposed): the top runs this design's model only, so each branch on a\n"
+      "// layer's flow or form is a constant and folds at compile time, and the top holds the call\n"
+      "// sites of this design's forms only (the LUT estimate's argument multiplexers count\n"
+      "// those). The host tools, which run any model on this tree (TTSIM_ANY_LAYOUT), read them\n"
+      "// from each layer. kBttRightEndForms: bit 0 some BTT layer's right end runs as it is\n"
+      "// stored, bit 1 some runs transposed (ttsim_hls::btt_right_end_transposed).\n"
+      "#if defined(TTSIM_ANY_LAYOUT)\n"
+      "constexpr bool kFixedLayerForms = false;\n"
+      "#else\n"
+      "constexpr bool kFixedLayerForms = true;\n"
+      "#endif\n"
+      "constexpr int kBttRightEndForms = {};\n\n",
+      forms);
 }
 
 /// Model shape, TT and TTM shapes, ranks per layer and the flow, from the kernel tree's
@@ -232,6 +261,7 @@ std::string shape_lines(const BuildDesign& d) {
   h += fmt::format("constexpr bool kRecomputeEncoders = {};\n", m.recompute_encoders ? "true" : "false");
   h += fmt::format("constexpr bool kAccumulateByAdd = {};\n", d.arch.accumulate_by_add ? "true" : "false");
   h += fmt::format("constexpr unsigned kOmittedLoops = {}u;\n\n", omitted_loops(d.arch));
+  h += glue_form_lines(d);
   return h;
 }
 

@@ -21,6 +21,8 @@
 //                 kAccumulateByAdd (true: the accumulating column products run as products
 //                 into partials and adds, model_step.h set_accumulate_by_add; the arch's
 //                 /contraction/accumulate "by_add")
+//                 kFixedLayerForms, kBttRightEndForms (the glue's branches on a layer's
+//                 flow and form as constants; false under TTSIM_ANY_LAYOUT, the host tools)
 //                 kOmittedLoops (kernel loops no call of this design runs, left out of
 //                 the build: ttsim_spec::omitted_loops, kOmitContractColumnAcc = 1 when
 //                 kAccumulateByAdd; hls/kernels/contract.h)
@@ -98,6 +100,20 @@ constexpr bool kRecomputeMerges = false;
 constexpr bool kRecomputeEncoders = false;
 constexpr bool kAccumulateByAdd = false;
 constexpr unsigned kOmittedLoops = 0u;
+
+// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, tt_linear.h
+// right_end_transposed): the top runs this design's model only, so each branch on a
+// layer's flow or form is a constant and folds at compile time, and the top holds the call
+// sites of this design's forms only (the LUT estimate's argument multiplexers count
+// those). The host tools, which run any model on this tree (TTSIM_ANY_LAYOUT), read them
+// from each layer. kBttRightEndForms: bit 0 some BTT layer's right end runs as it is
+// stored, bit 1 some runs transposed (ttsim_hls::btt_right_end_transposed).
+#if defined(TTSIM_ANY_LAYOUT)
+constexpr bool kFixedLayerForms = false;
+#else
+constexpr bool kFixedLayerForms = true;
+#endif
+constexpr int kBttRightEndForms = 2;
 
 constexpr int kContractLanes = 64;
 constexpr int kSoftmaxLanes = 8;

@@ -30,9 +30,9 @@ void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Aren
 #pragma HLS INLINE
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
-  if (!l.tt) {
+  if (!layer_tt(l)) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y, l.out_dim);
-  } else if (l.btt) {
+  } else if (layer_btt(l)) {
     btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   } else {
@@ -50,18 +50,18 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
   CRef W = a.param + s.w;
   Ref dW = a.grad + s.gw;
   Ref db = a.grad + s.gb;
-  if (!l.tt) {
-    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, acc && l.dx_by_add, dx_part, dW,
-                   db);
-  } else if (l.btt) {
+  if (!layer_tt(l)) {
+    dense_backward(a.index, l.in_dim, l.out_dim, K, X, dY, l.out_dim, W, dX, acc, acc && layer_dx_by_add(l), dx_part,
+                   dW, db);
+  } else if (layer_btt(l)) {
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
-    if (l.recompute) {
+    if (layer_recompute(l)) {
       btt_remerge(a.index, l.t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain0 + L.lin_scratch[0],
                   a.chain1 + L.lin_scratch[1]);
     }
     btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
-                 acc && l.dx_by_add, dx_part, dW, db, a.chain0 + L.lin_scratch[0],
+                 acc && layer_dx_by_add(l), dx_part, dW, db, a.chain0 + L.lin_scratch[0],
                  a.chain1 + L.lin_scratch[1]);
   } else {
     tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,

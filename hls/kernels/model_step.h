@@ -71,6 +71,26 @@ struct LinearDims {
   TtDims t;  ///< valid when tt
 };
 
+/// A layer's flow and forms as the glue (linear_forward, linear_backward) branches on
+/// them. An emitted top runs its design's model only — every encoder layer TT
+/// (machine::hls_design refuses others), with the design's one flow, merge recomputation and
+/// dX accumulation (design_config.h kUseBtt, kRecomputeMerges, kAccumulateByAdd, as
+/// design_config_dims sets them) — so with ttsim_cfg::kFixedLayerForms each is a constant
+/// and its branch folds at compile time: the top holds only the call sites its design runs,
+/// which the LUT estimate's argument multiplexers count (machine/machine.cc call sites,
+/// docs/resources.md). The host tools run any model (TTSIM_ANY_LAYOUT) and read the layer.
+inline bool layer_tt(const LinearDims& l) { return ttsim_cfg::kFixedLayerForms || l.tt; }
+inline bool layer_btt(const LinearDims& l) { return ttsim_cfg::kFixedLayerForms ? ttsim_cfg::kUseBtt : l.btt; }
+inline bool layer_recompute(const LinearDims& l) {
+  return ttsim_cfg::kFixedLayerForms ? ttsim_cfg::kRecomputeMerges : l.recompute;
+}
+inline bool layer_dx_by_add(const LinearDims& l) {
+  return ttsim_cfg::kFixedLayerForms
+             ? ttsim_cfg::kAccumulateByAdd && ttsim_cfg::kUseBtt &&
+                   ttsim_spec::accumulate_by_add(ttsim_cfg::kContractLanes, ttsim_cfg::kArenaBanks)
+             : l.dx_by_add;
+}
+
 /// Runtime shape of the whole model.
 struct ModelDims {
   int encoders = 0, d_model = 0, heads = 0, ffn_dim = 0, seq_len = 0;

@@ -204,7 +204,7 @@ void btt_right_merges(const int* index, const TtDims& t, const BttSaved& sv, CRe
 #pragma HLS INLINE
   const int d = t.d, e = t.e;
   auto right = [&](int j) { return plain_desc(t.r[d + j - 1] * t.n[j - 1], t.r[d + j], t.nsuf(j)); };
-  if (e >= 2 && !btt_right_end_transposed(t)) {
+  if (e >= 2 && !right_end_transposed(t)) {
     const ContractDesc first = from_transposed_copy(cores + t.core_offset(d + e - 1), copy, right(e - 1));
     if ((e - 2) & 1) {
       contraction(index, copy, cores + t.core_offset(d + e), saved1 + sv.r[e - 1], first);
@@ -383,7 +383,7 @@ void btt_right_chain(const int* index, const TtDims& t, const BttSaved& sv, cons
       contraction(index, cores + t.core_offset(d + j), scratch1 + sc.dr[j], scratch0 + sc.dr[j + 1], h);
     }
   }
-  if (e >= 2 && !btt_right_end_transposed(t)) {
+  if (e >= 2 && !right_end_transposed(t)) {
     const int j = e - 1;
     const int rows = right_end_rows(t), inner = t.nsuf(j), rj = t.r[d + j];
     ContractDesc g = plain_desc(rows, inner, rj);  // dG_{d+e-1} = dR_{e-1} · G_{d+e}ᵀ

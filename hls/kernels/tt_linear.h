@@ -67,6 +67,16 @@ int btt_scratch_words(const TtDims& t, int K, int parity);
 /// chain1; dR_{e-1}ᵀ, G_{d+e-1}ᵀ and dG_{d+e-1}ᵀ from word 0 of the chains). models/flows.cc
 /// applies the same rule.
 bool btt_right_end_transposed(const TtDims& t);
+/// btt_right_end_transposed as the glue's branches take it: in an emitted top
+/// (ttsim_cfg::kFixedLayerForms) a constant when every BTT layer of the design takes one
+/// form (kBttRightEndForms 1: as stored, 2: transposed), so that the other form's kernel
+/// calls fold away at compile time and the top holds only its design's call sites; the
+/// layer's own form when the design has both, and in the host tools.
+inline bool right_end_transposed(const TtDims& t) {
+  return ttsim_cfg::kFixedLayerForms && ttsim_cfg::kBttRightEndForms == 1   ? false
+         : ttsim_cfg::kFixedLayerForms && ttsim_cfg::kBttRightEndForms == 2 ? true
+                                                                           : btt_right_end_transposed(t);
+}
 /// Saved-activation words of the TT flow in saved arena `parity`: T_s (s < d+e) with
 /// s mod 2 = parity.
 int tt_saved_words(const TtDims& t, int K, int parity);
