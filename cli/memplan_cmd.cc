@@ -137,7 +137,7 @@ int run_memplan(const std::vector<std::string>& args) {
   std::cout << fmt::format("model {} ({} encoder{}; {} tasks, {} buffers), arch {}, device {}{}\n", model.name,
                            model.encoders, model.encoders == 1 ? "" : "s", graph.tasks.size(), graph.buffers.size(),
                            arch.name, device.name, recompute_note(arch))
-            << machine::arrays_table(m) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
+            << machine::arrays_table(m, graph) << (o.buffers ? machine::buffers_listing(m, graph) : std::string())
             << machine::fit_summary(m, ev->luts, ev->ff_terms.total(), arch.clock_mhz, device, ev->over_device);
   Json j = machine::arrays_json(m, graph, ev->over_device);
   j["model"] = model.name;

@@ -131,7 +131,7 @@ int run_simulate(const std::vector<std::string>& args) {
   std::cout << "calibration: " << cal.label << "\n"
             << design_summary(*eval, model, arch, device, o.split, cal.clock_note) << "\n"
             << machine::instances_table(eval->machine()) << "\n"
-            << machine::memories_table(eval->machine()) << "\n"
+            << machine::memories_table(eval->machine(), r.graph()) << "\n"
             << kernel_table(r, arch) << "\n"
             << layer_table(r, arch) << "\n"
             << product_table(r, arch);

@@ -622,69 +622,6 @@ void ttm_scratch_slot(const HlsDesign& hd, int a, std::vector<MemoryBuffer>& out
                  hd.layout.ttm_scratch[p], words});
 }
 
-/// Memory::peak_live_words of every array of `m` (Machine::memory_of_buffer filled): live
-/// words over the program order, +words at a buffer's first task, -words after its last,
-/// the peak taken once every change at a task is applied. The changes are bucketed by task
-/// (a counting sort), so the pass is linear in tasks + buffers.
-void peak_live_words(Machine& m, const TaskGraph& graph) {
-  struct Change {
-    int memory;
-    std::int64_t words;
-  };
-  const int nt = static_cast<int>(graph.tasks.size());
-  const std::size_t nb = graph.buffers.size();
-  // Each buffer's live span [from, to] in tasks (from > to: never live).
-  thread_local std::vector<int> span_from, span_to;
-  // Counting sort: the changes at task t are sorted[at[t] .. at[t + 1]).
-  thread_local std::vector<int> at;
-  thread_local std::vector<Change> sorted;
-  span_from.resize(nb);
-  span_to.resize(nb);
-  at.assign(nt + 3, 0);
-  int* from = span_from.data();
-  int* to = span_to.data();
-  int* count = at.data();
-  for (std::size_t id = 0; id < nb; ++id) {
-    const Buffer& b = graph.buffers[id];
-    // Parameters live for the whole step; a gradient from its first write to its update.
-    const bool whole = b.cls == BufferClass::kParameter || b.first_task < 0;
-    int first = whole ? 0 : b.first_task;
-    const int last = whole ? nt - 1 : b.last_task;
-    // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
-    // gradient over dF: model_step.cc, attention.cc) write their output over their input:
-    // the output takes its own words only after that task.
-    if (!whole) {
-      const TaskOp op = graph.tasks[first].op;
-      if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
-    }
-    from[id] = first;
-    to[id] = last;
-    if (first > last) continue;
-    ++count[first + 2];
-    ++count[last + 3];
-  }
-  for (int t = 2; t < nt + 3; ++t) count[t] += count[t - 1];
-  sorted.resize(at[nt + 2]);
-  Change* out = sorted.data();
-  for (std::size_t id = 0; id < nb; ++id) {
-    if (from[id] > to[id]) continue;
-    const int memory = m.memory_of_buffer[id];
-    const std::int64_t words = graph.buffers[id].words;
-    out[count[from[id] + 1]++] = {memory, words};
-    out[count[to[id] + 2]++] = {memory, -words};
-  }
-  // at[t] now starts task t's changes and at[t + 1] ends them.
-  std::array<std::int64_t, ttsim_hls::kFloatArenas + 1> live{}, peak{};
-  if (m.memories.size() != live.size()) throw std::logic_error("peak_live_words: not the top's arrays");
-  for (int t = 0; t <= nt; ++t) {
-    const int end = count[t + 1];
-    if (count[t] == end) continue;
-    for (int k = count[t]; k < end; ++k) live[out[k].memory] += out[k].words;
-    for (int k = count[t]; k < end; ++k) peak[out[k].memory] = std::max(peak[out[k].memory], live[out[k].memory]);
-  }
-  for (std::size_t i = 0; i < live.size(); ++i) m.memories[i].peak_live_words = peak[i];
-}
-
 /// The arrays of the top (see describe_into) and every buffer of `graph` in its array;
 /// their partition and storage are left to partition_arenas and choose_storage.
 void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) {
@@ -763,7 +700,6 @@ void describe_memories(Machine& m, const TaskGraph& graph, const HlsDesign& hd) 
     m.memory_of_buffer[b.id] = i;
     m.memories[i].graph_buffers.push_back(b.id);
   }
-  peak_live_words(m, graph);
 }
 
 /// The partition of the float arenas (every one completely partitioned in dim 2 by the
@@ -805,6 +741,71 @@ void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device,
   partition_arenas(m, arch);
   align_lanes(m);
   choose_storage(m.memories, device);
+}
+
+// Live words over the program order, +words at a buffer's first task, -words after its
+// last, the peak taken once every change at a task is applied. The changes are bucketed by
+// task (a counting sort), so the pass is linear in tasks + buffers.
+std::vector<std::int64_t> peak_live_words(const Machine& m, const TaskGraph& graph) {
+  if (m.memory_of_buffer.size() != graph.buffers.size()) {
+    throw std::invalid_argument("peak_live_words: the machine was not described for this graph");
+  }
+  struct Change {
+    int memory;
+    std::int64_t words;
+  };
+  const int nt = static_cast<int>(graph.tasks.size());
+  const std::size_t nb = graph.buffers.size();
+  // Each buffer's live span [from, to] in tasks (from > to: never live).
+  thread_local std::vector<int> span_from, span_to;
+  // Counting sort: the changes at task t are sorted[at[t] .. at[t + 1]).
+  thread_local std::vector<int> at;
+  thread_local std::vector<Change> sorted;
+  span_from.resize(nb);
+  span_to.resize(nb);
+  at.assign(nt + 3, 0);
+  int* from = span_from.data();
+  int* to = span_to.data();
+  int* count = at.data();
+  for (std::size_t id = 0; id < nb; ++id) {
+    const Buffer& b = graph.buffers[id];
+    // Parameters live for the whole step; a gradient from its first write to its update.
+    const bool whole = b.cls == BufferClass::kParameter || b.first_task < 0;
+    int first = whole ? 0 : b.first_task;
+    const int last = whole ? nt - 1 : b.last_task;
+    // The in-place kernels of the step (softmax over S, its gradient over dP, GELU's
+    // gradient over dF: model_step.cc, attention.cc) write their output over their input:
+    // the output takes its own words only after that task.
+    if (!whole) {
+      const TaskOp op = graph.tasks[first].op;
+      if (op == TaskOp::kSoftmax || op == TaskOp::kSoftmaxGrad || op == TaskOp::kGeluGrad) ++first;
+    }
+    from[id] = first;
+    to[id] = last;
+    if (first > last) continue;
+    ++count[first + 2];
+    ++count[last + 3];
+  }
+  for (int t = 2; t < nt + 3; ++t) count[t] += count[t - 1];
+  sorted.resize(at[nt + 2]);
+  Change* out = sorted.data();
+  for (std::size_t id = 0; id < nb; ++id) {
+    if (from[id] > to[id]) continue;
+    const int memory = m.memory_of_buffer[id];
+    const std::int64_t words = graph.buffers[id].words;
+    out[count[from[id] + 1]++] = {memory, words};
+    out[count[to[id] + 2]++] = {memory, -words};
+  }
+  // at[t] now starts task t's changes and at[t + 1] ends them.
+  std::array<std::int64_t, ttsim_hls::kFloatArenas + 1> live{}, peak{};
+  if (m.memories.size() != live.size()) throw std::invalid_argument("peak_live_words: not the top's arrays");
+  for (int t = 0; t <= nt; ++t) {
+    const int end = count[t + 1];
+    if (count[t] == end) continue;
+    for (int k = count[t]; k < end; ++k) live[out[k].memory] += out[k].words;
+    for (int k = count[t]; k < end; ++k) peak[out[k].memory] = std::max(peak[out[k].memory], live[out[k].memory]);
+  }
+  return std::vector<std::int64_t>(peak.begin(), peak.end());
 }
 
 int memory_index(int id) {

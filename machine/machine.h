@@ -108,12 +108,6 @@ struct Memory {
   /// lives in one slot of `buffers` from its first to its last task (Buffer::first_task,
   /// last_task); buffers of one slot follow one another (dA of one layer, then of the next).
   std::vector<int> graph_buffers;
-  /// The most words its graph buffers occupy at once, each from its first to its last task
-  /// in program order (parameters for the whole step; a gradient from its first write to its
-  /// fused update); the slots of
-  /// `buffers` hold them in `words`. The output of an in-place kernel (softmax over S, its
-  /// gradient over dP, GELU's gradient over dF) takes its input's words during that task.
-  std::int64_t peak_live_words = 0;
   /// Class of the task-graph buffers it holds (parameters, gradients, activations, temporaries);
   /// nullopt for the int index array.
   std::optional<BufferClass> buffer_class;
@@ -229,6 +223,16 @@ void describe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, c
 /// std::invalid_argument when `m` holds no description of `graph`'s buffers.
 void redescribe_into(Machine& m, const ArchSpec& arch, const DeviceSpec& device, const TaskGraph& graph,
                      const KernelLatencyModel& bound, const TaskClasses& classes = {});
+
+/// Per array of `m` (Machine::memories order), the most words its graph buffers occupy at
+/// once, each from its first to its last task in program order (parameters for the whole
+/// step; a gradient from its first write to its fused update); the slots of
+/// Memory::buffers hold them in Memory::words. The output of an in-place kernel (softmax
+/// over S, its gradient over dP, GELU's gradient over dF) takes its input's words during
+/// that task. Linear in tasks + buffers; computed where it is reported (`simulate`,
+/// `memplan`), not for every design a sweep evaluates. `graph` is the graph `m` was
+/// described for; std::invalid_argument when `m` does not place its buffers.
+std::vector<std::int64_t> peak_live_words(const Machine& m, const TaskGraph& graph);
 
 /// Index into Machine::memories of the array of ttsim_spec::MemoryId `id` (the float
 /// arenas in ArenaId order, then index_mem); -1 for kOwnMemory and the other markers.

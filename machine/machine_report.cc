@@ -49,31 +49,35 @@ std::string instances_table(const Machine& m) {
   return s;
 }
 
-std::string memories_table(const Machine& m) {
+std::string memories_table(const Machine& m, const TaskGraph& graph) {
+  const std::vector<std::int64_t> peak = peak_live_words(m, graph);
   std::string s =
       "on-chip memories (top.cc arrays, the banks the simulator's ports model; banks: dim 2 of "
       "<array>[rows][banks], completely partitioned, 2 ports each; peak live: the most words of the step's "
       "buffers in it at once)\n"
       "array         holds                                  storage       words      banks  BRAM36  URAM288  "
       "buffers  peak live\n";
-  for (const Memory& mem : m.memories) {
+  for (std::size_t i = 0; i < m.memories.size(); ++i) {
+    const Memory& mem = m.memories[i];
     s += fmt::format("{:<13} {:<38} {:<8} {:>12} {:>10} {:>7} {:>8} {:>8} {:>10}\n", mem.array, mem.holds,
                      to_string(mem.storage), grouped(mem.words), banks_text(mem), grouped(mem.bram36),
-                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(mem.peak_live_words));
+                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(peak[i]));
   }
   return s;
 }
 
-std::string arrays_table(const Machine& m) {
+std::string arrays_table(const Machine& m, const TaskGraph& graph) {
+  const std::vector<std::int64_t> peak = peak_live_words(m, graph);
   std::string s =
       "on-chip arrays of the emitted top (banks: dim 2 of <array>[rows][banks], completely partitioned; "
       "peak live: the most words of the step's buffers in the array at once)\n"
       "array         storage       words      banks  BRAM36  URAM288  buffers   peak live  use\n";
-  for (const Memory& mem : m.memories) {
+  for (std::size_t i = 0; i < m.memories.size(); ++i) {
+    const Memory& mem = m.memories[i];
     s += fmt::format("{:<13} {:<8} {:>11} {:>10} {:>7} {:>8} {:>8} {:>11} {:>4.0f}%\n", mem.array,
                      to_string(mem.storage), grouped(mem.words), banks_text(mem), grouped(mem.bram36),
-                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(mem.peak_live_words),
-                     100.0 * mem.peak_live_words / std::max<std::int64_t>(1, mem.words));
+                     grouped(mem.uram288), mem.graph_buffers.size(), grouped(peak[i]),
+                     100.0 * static_cast<double>(peak[i]) / static_cast<double>(std::max<std::int64_t>(1, mem.words)));
   }
   return s;
 }
@@ -148,19 +152,21 @@ std::string fit_summary(const Machine& m, double luts, double ffs, double clock_
   return s;
 }
 
-Json machine_json(const Machine& m) {
+Json machine_json(const Machine& m, const TaskGraph& graph) {
+  const std::vector<std::int64_t> peak = peak_live_words(m, graph);
   Json instances = Json::array(), memories = Json::array();
   for (const KernelInstance& k : m.instances) {
     instances.push_back({{"module", k.module}, {"op", to_string(k.op)}, {"count", k.count}, {"lanes", k.lanes},
                          {"lane_aligned", k.lane_aligned}, {"dsp_per_instance", k.dsp}, {"calls", k.calls},
                          {"call_sites", k.call_sites}});
   }
-  for (const Memory& mem : m.memories) {
+  for (std::size_t i = 0; i < m.memories.size(); ++i) {
+    const Memory& mem = m.memories[i];
     memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
                         {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
                         {"partition_type", to_string(mem.partition_type)}, {"bram36", mem.bram36},
                         {"uram288", mem.uram288}, {"slots", mem.buffers.size()},
-                        {"graph_buffers", mem.graph_buffers.size()}, {"peak_live_words", mem.peak_live_words}});
+                        {"graph_buffers", mem.graph_buffers.size()}, {"peak_live_words", peak[i]}});
   }
   return {{"instances", instances},
           {"memories", memories},
@@ -169,8 +175,10 @@ Json machine_json(const Machine& m) {
 }
 
 Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std::string>& over) {
+  const std::vector<std::int64_t> peak = peak_live_words(m, graph);
   Json memories = Json::array();
-  for (const Memory& mem : m.memories) {
+  for (std::size_t i = 0; i < m.memories.size(); ++i) {
+    const Memory& mem = m.memories[i];
     Json slots = Json::array(), bufs = Json::array();
     for (const auto& sl : mem.buffers) slots.push_back({{"slot", sl.name}, {"offset", sl.offset}, {"words", sl.words}});
     for (int id : mem.graph_buffers) {
@@ -181,7 +189,7 @@ Json arrays_json(const Machine& m, const TaskGraph& graph, const std::vector<std
     memories.push_back({{"array", mem.array}, {"holds", mem.holds}, {"storage", to_string(mem.storage)},
                         {"words", mem.words}, {"width_bits", mem.width_bits}, {"partition", mem.partition},
                         {"partition_type", to_string(mem.partition_type)}, {"bram36", mem.bram36},
-                        {"uram288", mem.uram288}, {"peak_live_words", mem.peak_live_words}, {"slots", slots},
+                        {"uram288", mem.uram288}, {"peak_live_words", peak[i]}, {"slots", slots},
                         {"buffers", bufs}});
   }
   return {{"memories", memories}, {"bram36", m.bram36()},      {"uram288", m.uram288()},

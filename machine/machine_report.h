@@ -26,13 +26,14 @@ std::string instances_table(const Machine& m);
 
 /// `simulate`'s table of on-chip memories: a title line (what banks and peak live mean),
 /// a header and one row per array (array, holds, storage, words, banks, BRAM36, URAM288,
-/// graph buffers held, peak live words).
-std::string memories_table(const Machine& m);
+/// graph buffers held, peak live words: peak_live_words of `graph`, the graph `m` was
+/// described for).
+std::string memories_table(const Machine& m, const TaskGraph& graph);
 
 /// `memplan`'s table of on-chip arrays: a title line, a header and one row per array
 /// (array, storage, words, banks, BRAM36, URAM288, graph buffers held, peak live words,
-/// use = peak live / words in %).
-std::string arrays_table(const Machine& m);
+/// use = peak live / words in %; `graph` as for memories_table).
+std::string arrays_table(const Machine& m, const TaskGraph& graph);
 
 /// `memplan --buffers`: per array, a blank line, "<array> (<holds>)" and one line per
 /// task-graph buffer it holds (name, class, words, first..last task). `graph` is the step
@@ -58,8 +59,9 @@ std::string fit_summary(const Machine& m, double luts, double ffs, double clock_
 /// The "machine" object of `simulate --json`: instances [{module, op, count, lanes,
 /// lane_aligned, dsp_per_instance, calls, call_sites}], memories [{array, holds, storage, words, width_bits,
 /// partition, partition_type, bram36, uram288, slots (count), graph_buffers (count),
-/// peak_live_words}], schedule {tasks, overlap_groups: []}, onchip_bytes.
-Json machine_json(const Machine& m);
+/// peak_live_words}], schedule {tasks, overlap_groups: []}, onchip_bytes; `graph` as for
+/// memories_table.
+Json machine_json(const Machine& m, const TaskGraph& graph);
 
 /// `memplan --json`'s description of the arrays: memories [{array, holds, storage, words,
 /// width_bits, partition, partition_type, bram36, uram288, peak_live_words, slots

@@ -128,7 +128,7 @@ Json design_json(const DesignEvaluation& e, const ModelSpec& model, const ArchSp
                 {"achievable_basis", achievable.slr_resource ? Json(achievable.basis()) : Json(nullptr)},
                 {"max_mhz", device.max_clock_mhz},
                 {"operator_latencies", priced_operator_latencies(device, arch.clock_mhz, arch.calibration.get())}};
-  j["machine"] = machine::machine_json(mach);
+  j["machine"] = machine::machine_json(mach, e.step.graph());
   if (e.epoch) j["epoch"] = epoch_json(*e.epoch, split);
   j["epoch_cycles"] = e.epoch ? Json(e.epoch->cycles) : Json(nullptr);
   j["epoch_seconds"] = e.epoch ? Json(e.epoch->seconds) : Json(nullptr);

@@ -24,7 +24,7 @@ inline std::string machine_text(const machine::Machine& m) {
   for (const auto& mem : m.memories) {
     o << mem.array << " " << mem.holds << " " << static_cast<int>(mem.storage) << " " << mem.words << " "
       << mem.width_bits << " " << static_cast<int>(mem.partition_type) << " " << mem.partition << " "
-      << mem.bram36 << " " << mem.uram288 << " " << mem.peak_live_words << " "
+      << mem.bram36 << " " << mem.uram288 << " "
       << (mem.buffer_class ? static_cast<int>(*mem.buffer_class) : -1) << ":";
     for (const auto& b : mem.buffers) o << " " << b.name << "@" << b.offset << "+" << b.words;
     o << " |";
