@@ -1,7 +1,10 @@
 #include "models/graph_reshape.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "hls/include/kernel_spec.h"
 
 namespace ttsim {
 
@@ -190,6 +193,19 @@ GraphReshaper::GraphReshaper(const ModelSpec& model, const GraphOptions& options
     if (options.recompute_encoders && l.encoder >= 0 && l.encoder < model.encoders - 1) bind(s, l.name, names, ".re");
     bind(std::move(s), l.name, names);
   }
+  writes_a_read_.resize(graph.tasks.size());
+  for (const Task& t : graph.tasks) {
+    bool writes_a_read = false;
+    for (int w : t.writes) writes_a_read = writes_a_read || std::find(t.reads.begin(), t.reads.end(), w) != t.reads.end();
+    writes_a_read_[static_cast<std::size_t>(t.id)] = t.op == TaskOp::kContraction && writes_a_read;
+  }
+  for (const Site& s : sites_) {
+    for (int u : s.tensor_update) {
+      if (u >= 0) updates_.push_back(u);
+    }
+  }
+  std::sort(updates_.begin(), updates_.end());
+  updates_.erase(std::unique(updates_.begin(), updates_.end()), updates_.end());
 }
 
 const FlowPlan* GraphReshaper::plan_for(const Site& s, const ModelSpec& model) {
@@ -225,7 +241,10 @@ bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
       const std::uint64_t memories = t.shape.memories;
       t.shape = plan.steps[j].shape;
       t.shape.memories = memories;
-      t.shape.variant = task_variant(t.op, t.shape.variant, t.reads, t.writes);
+      // As task_variant: a contraction that writes a buffer it reads accumulates.
+      if (writes_a_read_[static_cast<std::size_t>(t.id)]) {
+        t.shape.variant = ttsim_spec::accumulating_variant(t.shape.variant);
+      }
       if (t.op == TaskOp::kContraction) {
         t.macs = t.shape.macs();
       } else {
@@ -243,16 +262,13 @@ bool GraphReshaper::reshape(const ModelSpec& model, TaskGraph& graph) {
   }
   // The update groups holding cores: 1 × the words of the group's parameters
   // (Builder::sgd_group), once every site's buffers have their new shapes.
-  for (const Site& s : sites_) {
-    for (int u_id : s.tensor_update) {
-      if (u_id < 0) continue;
-      Task& u = graph.tasks[static_cast<std::size_t>(u_id)];
-      std::int64_t words = 0;
-      for (int w : u.writes) words += graph.buffers[static_cast<std::size_t>(w)].words;
-      u.shape.rows = 1;
-      u.shape.cols = words;
-      u.elements = u.shape.elements();
-    }
+  for (int u_id : updates_) {
+    Task& u = graph.tasks[static_cast<std::size_t>(u_id)];
+    std::int64_t words = 0;
+    for (int w : u.writes) words += graph.buffers[static_cast<std::size_t>(w)].words;
+    u.shape.rows = 1;
+    u.shape.cols = words;
+    u.elements = u.shape.elements();
   }
   return true;
 }

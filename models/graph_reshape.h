@@ -86,6 +86,11 @@ class GraphReshaper {
   /// null when its steps or tensors differ from the class's.
   std::map<std::pair<int, std::vector<std::int64_t>>, std::shared_ptr<const FlowPlan>> plans_;
   std::vector<const FlowPlan*> site_plans_;  // reshape's plans by site (kept: no allocation per call)
+  /// By task id: the task writes a buffer it reads (task_variant's accumulating form of a
+  /// contraction), fixed by the graph's structure.
+  std::vector<char> writes_a_read_;
+  /// The SGD tasks of the update groups holding cores, each once.
+  std::vector<int> updates_;
   AccumulateByAdd by_add_;  ///< GraphOptions::by_add of the graph (the TTM plan's scatter)
 };
 
