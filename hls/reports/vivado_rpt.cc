@@ -1,5 +1,9 @@
 #include "hls/reports/vivado_rpt.h"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "core/errors.h"
 #include "hls/reports/text_table.h"
 #include "hls/reports/values.h"
@@ -66,6 +70,16 @@ std::optional<SiteUse> find_site(const std::vector<std::string>& ls, const std::
                        "\": expected non-negative Used and Available counts, found " +
                        (u.used < 0 ? "Used \"" + (*cells)[used_col] : "Available \"" + (*cells)[avail_col]) + "\"");
     }
+    // Sites are whole cells; a Block RAM Tile count may end in .5 (a RAMB18 is half a tile).
+    const double granule = site == "Block RAM Tile" ? 0.5 : 1.0;
+    auto whole = [granule](double v) { return std::floor(v / granule) * granule == v; };
+    if (!whole(u.used) || (u.available && !whole(*u.available))) {
+      const bool bad_used = !whole(u.used);
+      throw InputError(source + ": line " + std::to_string(i + 1) + ": row \"" + site + "\": expected " +
+                       (granule < 1 ? "a count in half tiles" : "a whole count") + " in column " +
+                       (bad_used ? "Used" : "Available") + ", found \"" +
+                       (bad_used ? (*cells)[used_col] : (*cells)[avail_col]) + "\"");
+    }
     return u;
   }
   return std::nullopt;
@@ -117,7 +131,8 @@ double require_watts(const std::vector<std::string>& ls, const std::string& key,
   if (!v) throw InputError(source + ": summary row \"" + key + "\": missing");
   auto d = known_number(v->first);
   if (!d) {
-    throw InputError(source + ": summary row \"" + key + "\": expected a number, found \"" + v->first + "\"" +
+    throw InputError(source + ": line " + std::to_string(v->second + 1) + ": summary row \"" + key +
+                     "\": expected a number, found \"" + v->first + "\"" +
                      (is_unknown_text(v->first) ? " (unknown)" : ""));
   }
   return check_watts(*d, "summary row \"" + key + "\"", v->second, source);
@@ -174,6 +189,15 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
   r.total_on_chip_w = require_watts(ls, "Total On-Chip Power (W)", source);
   r.dynamic_w = require_watts(ls, "Dynamic (W)", source);
   r.device_static_w = require_watts(ls, "Device Static (W)", source);
+  // Vivado's total is the sum of the two, each printed to 3 decimals (1 mW covers the
+  // rounding of three figures).
+  if (std::abs(r.total_on_chip_w - (r.dynamic_w + r.device_static_w)) > 0.002) {
+    throw InputError(source + ": line " + std::to_string(kv_row_at(ls, "Total On-Chip Power (W)")->second + 1) +
+                     ": summary row \"Total On-Chip Power (W)\": expected the sum of \"Dynamic (W)\" and "
+                     "\"Device Static (W)\" (" + fmt::format("{:.3f} + {:.3f} = {:.3f}", r.dynamic_w,
+                     r.device_static_w, r.dynamic_w + r.device_static_w) + " W), found " +
+                     fmt::format("{:.3f}", r.total_on_chip_w) + " W");
+  }
   r.fpga_w = optional_watts(ls, "FPGA Power (W)", source, r);
   r.hbm_w = optional_watts(ls, "HBM Power (W)", source, r);
   r.junction_temperature_c = optional_number(ls, "Junction Temperature (C)");

@@ -178,6 +178,22 @@ TEST(FixtureErrors, NegativePowerAndUtilizationNameFileAndLine) {
                      {"c.xml", "TargetClockPeriod", "above 0 ns"});
 }
 
+// Counts of whole sites (a Block RAM Tile in halves), a total power that is the sum of its
+// dynamic and static parts, and an unknown required power named with its line.
+TEST(FixtureErrors, FractionalCountsAndPowerThatDoesNotAddUp) {
+  const std::string util = fixture("kernel_utilization_placed.rpt");
+  expect_input_error([&] { parse_utilization_rpt(replace(util, "| 12000 |", "| 12000.5 |"), "u.rpt"); },
+                     {"u.rpt", "line 20", "CLB LUTs", "a whole count in column Used", "12000.5"});
+  EXPECT_DOUBLE_EQ(parse_utilization_rpt(util, "u.rpt").block_ram_tile.used, 20.5);  // half tiles: RAMB18s
+  expect_input_error([&] { parse_utilization_rpt(replace(util, "| 20.5 |", "| 20.25 |"), "u.rpt"); },
+                     {"u.rpt", "line 32", "Block RAM Tile", "a count in half tiles", "20.25"});
+  const std::string power = fixture("kernel_power_routed.rpt");
+  expect_input_error([&] { parse_power_rpt(replace(power, "| 0.644 ", "| 4.644 "), "p.rpt"); },
+                     {"p.rpt", "line 16", "Total On-Chip Power (W)", "4.644 + 2.456 = 7.100", "found 3.100"});
+  expect_input_error([&] { parse_power_rpt(replace(power, "| 3.100 ", "| ? "), "p.rpt"); },
+                     {"p.rpt", "line 16", "Total On-Chip Power (W)", "(unknown)"});
+}
+
 TEST(FixtureJson, KeysAndUnknownsAreNull) {
   auto j = report_set_json(read_reports(kData));
   ASSERT_EQ(j["csynth"].size(), 2u);
