@@ -189,6 +189,10 @@ void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch,
                      std::to_string(model.encoders) + " encoder" + (model.encoders == 1 ? "" : "s") +
                      ": nothing to recompute (use \"" + recompute_choice(arch.recompute_merges, false) + "\")");
   }
+  if (model.encoders < 1) {
+    throw InputError(file + ": /encoders: the HLS kernel tree takes 1 to " + std::to_string(ttsim_hls::kMaxEncoders) +
+                     " encoders, found " + std::to_string(model.encoders));
+  }
   check_hls_batch_and_embedding(model, file);
   check_hls_linears(model, file);
   ttsim_hls::ModelDims& m = d.dims;
@@ -202,7 +206,7 @@ void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch,
     ttsim_hls::set_accumulate_by_add(m, arch.unit(UnitKind::kContraction).lanes, arena_banks(arch));
   }
   if (m.encoders > ttsim_hls::kMaxEncoders) {
-    throw InputError(file + ": /encoders: the HLS kernel tree takes at most " + std::to_string(ttsim_hls::kMaxEncoders) +
+    throw InputError(file + ": /encoders: the HLS kernel tree takes 1 to " + std::to_string(ttsim_hls::kMaxEncoders) +
                      " encoders, found " + std::to_string(m.encoders));
   }
   // Arena sizes in 64-bit arithmetic before make_layout adds them up in int.

@@ -137,6 +137,19 @@ TEST(HlsDesign, TakesARankPerEncoderLayer) {
   }
 }
 
+// No encoder, or more than the shape tables hold, is refused at the model's /encoders.
+TEST(HlsDesign, RefusesEncoderCountsOutsideTheTables) {
+  for (int n : {0, ttsim_hls::kMaxEncoders + 1}) {
+    Json m = atis_2enc();
+    m["encoders"] = n;
+    const std::string e = error_of(m);
+    EXPECT_NE(e.find("m.json: /encoders: the HLS kernel tree takes 1 to " + std::to_string(ttsim_hls::kMaxEncoders) +
+                     " encoders, found " + std::to_string(n)),
+              std::string::npos)
+        << e;
+  }
+}
+
 TEST(HlsDesign, RefusesFactorsThatDifferWithinAKind) {
   Json m = atis_2enc();
   m["overrides"] = {{"enc1.k", {{"in_factors", {8, 12, 8}}}}};
