@@ -31,19 +31,53 @@ std::optional<double> slope(const std::vector<PowerSample>& s, double PowerSampl
   return xy / xx;
 }
 
+// The file name's stem before "_power" / "_utilization" (Vivado's <design>_power_routed.rpt
+// beside <design>_utilization_placed.rpt), or the whole name when it has neither.
+std::string report_stem(const std::string& path, const std::string& kind) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::size_t at = name.find("_" + kind);
+  return at == std::string::npos ? name : name.substr(0, at);
+}
+
+// The report_utilization of the build `p` reports on: the one in its folder; where the folder
+// holds several, narrowed step by step — those of its file stem, then those after placement
+// (not "Design State : Synthesized": the power report is of the implemented design), then
+// those of its Design — each step kept only when some candidate passes it. InputError naming
+// the candidates when none or more than one remains.
+const UtilizationReport* utilization_for(const PowerReport& p, const ReportSet& set) {
+  std::vector<const UtilizationReport*> left;
+  for (const auto& cand : set.utilization) {
+    if (folder_of(cand.source) == folder_of(p.source)) left.push_back(&cand);
+  }
+  if (left.empty()) {
+    throw InputError(p.source + ": no report_utilization (*utilization*.rpt) in the same folder; the power "
+                     "fit needs the resources the design used");
+  }
+  const std::string stem = report_stem(p.source, "power");
+  auto narrow = [&left](auto&& keep) {
+    std::vector<const UtilizationReport*> kept;
+    for (const UtilizationReport* u : left) {
+      if (keep(*u)) kept.push_back(u);
+    }
+    if (!kept.empty()) left = kept;
+  };
+  narrow([&](const UtilizationReport& c) { return report_stem(c.source, "utilization") == stem; });
+  narrow([](const UtilizationReport& c) { return c.design_state.rfind("Synth", 0) != 0; });
+  narrow([&](const UtilizationReport& c) { return !p.design.empty() && c.design == p.design; });
+  if (left.size() == 1) return left.front();
+  std::string names;
+  for (const UtilizationReport* u : left) names += (names.empty() ? "" : ", ") + u->source;
+  throw InputError(p.source + ": " + std::to_string(left.size()) + " report_utilization files in its folder (" +
+                   names + ") equally of its file stem \"" + stem +
+                   "\", implementation state and Design; keep the one of the build this power report is of");
+}
+
 }  // namespace
 
 std::vector<PowerSample> power_samples(const ReportSet& set) {
   std::vector<PowerSample> out;
   for (const PowerReport& p : set.power) {
-    const UtilizationReport* u = nullptr;
-    for (const auto& cand : set.utilization) {
-      if (folder_of(cand.source) == folder_of(p.source)) u = &cand;
-    }
-    if (!u) {
-      throw InputError(p.source + ": no report_utilization (*utilization*.rpt) in the same folder; the power "
-                       "fit needs the resources the design used");
-    }
+    const UtilizationReport* u = utilization_for(p, set);
     if (!p.device.empty() && p.device != u->device) {
       throw InputError(p.source + ": device " + p.device + " differs from " + u->source + " device " + u->device);
     }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -716,6 +717,29 @@ TEST(PowerFit, RecoversSyntheticCoefficients) {
   EXPECT_NEAR(*f.uram_watts_per_mhz, 2.5e-5, 0.01 * 2.5e-5);
   EXPECT_NEAR(*f.logic_watts_per_kilolut_mhz, 1.7e-4, 0.01 * 1.7e-4);
   EXPECT_NEAR(*f.clock_watts_per_kilolut_mhz, 4.2e-5, 0.01 * 4.2e-5);
+  // A synthesis-time utilization report beside the placed one: the power report pairs with
+  // the placed one (the implemented design); two placed ones of one stem are ambiguous.
+  std::string synth;
+  {
+    std::ifstream in(root + "/b/design_utilization_placed.rpt");
+    synth.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t state = synth.find("Fully Placed");
+  ASSERT_NE(state, std::string::npos);
+  synth.replace(state, std::string("Fully Placed").size(), "Synthesized");
+  synth.replace(synth.find("| CLB LUTs                   | 150000 |"), std::string("| CLB LUTs                   | 150000 |").size(),
+                "| CLB LUTs                   | 999999 |");
+  std::ofstream(root + "/b/design_utilization_synth.rpt") << synth;
+  EXPECT_EQ(power_samples(read_reports(root))[1].utilization_source, root + "/b/design_utilization_placed.rpt");
+  fs::copy_file(root + "/b/design_utilization_placed.rpt", root + "/b/design_utilization_routed.rpt");
+  try {
+    power_samples(read_reports(root));
+    ADD_FAILURE() << "two placed utilization reports of one stem were paired";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 report_utilization files in its folder"), std::string::npos) << e.what();
+  }
+  fs::remove(root + "/b/design_utilization_routed.rpt");
+  fs::remove(root + "/b/design_utilization_synth.rpt");
   // Without the utilization report the pair cannot be formed.
   fs::remove(root + "/b/design_utilization_placed.rpt");
   EXPECT_THROW(power_samples(read_reports(root)), InputError);
