@@ -848,8 +848,15 @@ std::vector<std::string> over_device(const Machine& m, double luts, double ffs, 
 
 void module_calls_into(const Machine& m, std::vector<ModuleCalls>& out) {
   out.clear();
-  for (const KernelInstance& k : m.instances) {
+  for (std::size_t i = 0; i < m.instances.size(); ++i) {
+    const KernelInstance& k = m.instances[i];
     if (k.calls == 0) continue;
+    // fill_instances lists the modules in kTtsimModules' order: found at its own index
+    // without comparing names, else by name.
+    if (i < kModules && k.module == kTtsimModules[i].module) {
+      out.push_back({kTtsimModules[i].argument_bits, k.call_sites});
+      continue;
+    }
     for (const TtsimModuleName& t : kTtsimModules) {
       if (k.module == t.module) out.push_back({t.argument_bits, k.call_sites});
     }
