@@ -129,6 +129,7 @@ int run_memplan(const std::vector<std::string>& args) {
   const ModelSpec model = load_model_spec(o.model_path);
   const ArchSpec arch = load_arch_spec(o.arch_path);
   const DeviceSpec device = load_device_spec(o.device_path);
+  check_clock_within_device(arch.clock_mhz, device, o.arch_path + ": /clock_mhz", o.device_path);
   // The machine of the design, as `simulate` and `emit` describe it (analytic fidelity: only
   // its arrays are reported here).
   const auto ev = evaluate_design(model, arch, device, nullptr, Fidelity::kAnalytic);

@@ -87,9 +87,10 @@ void refuse_output_inside(const NamedPath& output, const NamedPath& folder) {
 
 void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files) {
   std::vector<std::string> temps;
-  auto abort = [&](const std::string& message) {
+  // ENOSPC, EIO, EMFILE, ... are the machine's (SystemError, exit 1), the rest the input's.
+  auto abort = [&](const std::string& message, int err = 0) {
     for (const auto& t : temps) std::remove(t.c_str());
-    throw InputError(message);
+    throw_file_error(err, message);
   };
   for (const auto& [path, content] : files) require_replaceable_output(path);
   for (const auto& [path, content] : files) {
@@ -97,22 +98,22 @@ void write_files_atomic(const std::vector<std::pair<std::string, std::string>>& 
     if (!parent.empty()) {
       std::error_code ec;
       fs::create_directories(parent, ec);
-      if (ec) abort(path + ": cannot create folder " + parent.string() + " (" + ec.message() + ")");
+      if (ec) abort(path + ": cannot create folder " + parent.string() + " (" + ec.message() + ")", ec.value());
     }
     const std::string tmp = temp_name(path);
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) abort(path + ": cannot write output (" + std::strerror(errno) + ")");
+    if (!out) abort(path + ": cannot write output (" + std::strerror(errno) + ")", errno);
     temps.push_back(tmp);
     out << content;
     out.flush();
-    if (!out) abort(path + ": write failed (" + std::strerror(errno) + ")");
+    if (!out) abort(path + ": write failed (" + std::strerror(errno) + ")", errno);
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
       const int err = errno;
       for (std::size_t k = i; k < temps.size(); ++k) std::remove(temps[k].c_str());
-      throw InputError(files[i].first + ": cannot replace file (" + std::strerror(err) + ")" +
-                       (i > 0 ? "; earlier outputs were already written" : ""));
+      throw_file_error(err, files[i].first + ": cannot replace file (" + std::strerror(err) + ")" +
+                                (i > 0 ? "; earlier outputs were already written" : ""));
     }
   }
 }

@@ -111,10 +111,7 @@ int run_simulate(const std::vector<std::string>& args) {
   ArchSpec arch = load_arch_spec(o.arch_path);
   DeviceSpec device = load_device_spec(o.device_path);
   const CalibrationUse cal = apply_calibration_file(o.calibration, arch, device);
-  if (arch.clock_mhz > device.max_clock_mhz) {
-    throw InputError(fmt::format("{}: /clock_mhz: expected at most the device's {} MHz ({}), found {}",
-                                 o.arch_path, device.max_clock_mhz, o.device_path, arch.clock_mhz));
-  }
+  check_clock_within_device(arch.clock_mhz, device, o.arch_path + ": /clock_mhz", o.device_path);
   std::optional<dataset::DatasetLengths> lengths;
   if (!o.lengths_path.empty()) lengths = dataset::load_dataset_lengths(o.lengths_path);
   // One evaluation (sim/design_eval.h), as explore's SystemC fidelity and baseline run it:

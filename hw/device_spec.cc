@@ -1,5 +1,7 @@
 #include "hw/device_spec.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "hls/include/kernel_spec.h"
@@ -26,6 +28,14 @@ int FloatOpSpec::latency_at(double clock_mhz) const {
   }
   throw InputError("no operator latency is defined for a clock of " + std::to_string(clock_mhz) +
                    " MHz");
+}
+
+void check_clock_within_device(double clock_mhz, const DeviceSpec& device, const std::string& where,
+                               const std::string& device_where) {
+  if (clock_mhz > device.max_clock_mhz) {
+    throw InputError(fmt::format("{}: expected at most the device's {} MHz ({}), found {}", where,
+                                 device.max_clock_mhz, device_where, clock_mhz));
+  }
 }
 
 const FloatOpSpec& DeviceSpec::op(const std::string& name) const {

@@ -104,6 +104,12 @@ inline bool operator!=(const DeviceSpec& a, const DeviceSpec& b) { return !(a ==
 /// Loads and validates a device config (ConfigError with file and JSON pointer on error;
 /// memory latencies bram_read_latency, uram_read_latency, write_latency in [1, 8] cycles).
 DeviceSpec load_device_spec(const std::string& path);
+
+/// Throws InputError "<where>: expected at most the device's M MHz (<device_where>), found F"
+/// when `clock_mhz` (a design's kernel clock, MHz) is above `device`'s max_clock_mhz, where
+/// no operator latency is defined. `where` names the clock's file and JSON pointer.
+void check_clock_within_device(double clock_mhz, const DeviceSpec& device, const std::string& where,
+                               const std::string& device_where);
 DeviceSpec parse_device_spec(const Json& doc, const std::string& file);
 
 }  // namespace ttsim

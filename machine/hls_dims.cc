@@ -175,6 +175,10 @@ void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch,
   const std::string& file = !model_file.empty()           ? model_file
                             : !model.source_file.empty() ? model.source_file
                                                          : model.name;
+  if (model.encoders < 1) {
+    throw InputError(file + ": /encoders: the HLS kernel tree takes 1 to " + std::to_string(ttsim_hls::kMaxEncoders) +
+                     " encoders, found " + std::to_string(model.encoders));
+  }
   d.btt = single_tt_flow_is_btt(arch, arch_file);
   if (arch.recompute_merges && !d.btt) {
     throw InputError(arch_file + ": /memory/recompute: \"" +
@@ -188,10 +192,6 @@ void hls_design_into(HlsDesign& d, const ModelSpec& model, const ArchSpec& arch,
                      "\" recomputes every encoder but the last, but " + file + " has " +
                      std::to_string(model.encoders) + " encoder" + (model.encoders == 1 ? "" : "s") +
                      ": nothing to recompute (use \"" + recompute_choice(arch.recompute_merges, false) + "\")");
-  }
-  if (model.encoders < 1) {
-    throw InputError(file + ": /encoders: the HLS kernel tree takes 1 to " + std::to_string(ttsim_hls::kMaxEncoders) +
-                     " encoders, found " + std::to_string(model.encoders));
   }
   check_hls_batch_and_embedding(model, file);
   check_hls_linears(model, file);

@@ -851,8 +851,8 @@ void module_calls_into(const Machine& m, std::vector<ModuleCalls>& out) {
   for (std::size_t i = 0; i < m.instances.size(); ++i) {
     const KernelInstance& k = m.instances[i];
     if (k.calls == 0) continue;
-    // fill_instances lists the modules in kTtsimModules' order: found at its own index
-    // without comparing names, else by name.
+    // fill_instances lists the modules in kTtsimModules' order: found at its own index (one
+    // name compared), else by name.
     if (i < kModules && k.module == kTtsimModules[i].module) {
       out.push_back({kTtsimModules[i].argument_bits, k.call_sites});
       continue;

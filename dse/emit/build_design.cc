@@ -55,6 +55,8 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.arch = std::move(arch);
   d.device = std::move(device);
   machine::check_buildable(d.arch);
+  check_clock_within_device(d.arch.clock_mhz, d.device, file + ": /configs/arch/clock_mhz",
+                            "/configs/device/clocks/max_mhz");
   d.hls = machine::hls_design(d.model, d.arch, file + " (/configs/arch)");
   const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
   d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);

@@ -3,19 +3,14 @@
 #include <filesystem>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "core/errors.h"
 
 namespace ttsim::hls {
 namespace {
 
 std::string folder_of(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
-
-double component(const PowerReport& p, const std::string& name) {
-  for (const auto& [n, w] : p.components) {
-    if (n == name) return w;
-  }
-  return 0;  // Vivado omits the rows of resources the design does not use
-}
 
 // Least-squares slope through the origin of y over x, over samples with x > 0.
 std::optional<double> slope(const std::vector<PowerSample>& s, double PowerSample::*units,
@@ -31,29 +26,24 @@ std::optional<double> slope(const std::vector<PowerSample>& s, double PowerSampl
   return xy / xx;
 }
 
-// The file name's stem before "_power" / "_utilization" (Vivado's <design>_power_routed.rpt
-// beside <design>_utilization_placed.rpt), or the whole name when it has neither.
-std::string report_stem(const std::string& path, const std::string& kind) {
+}  // namespace
+
+std::string report_file_stem(const std::string& path, const std::string& kind) {
   const std::string name = std::filesystem::path(path).filename().string();
-  const std::size_t at = name.find("_" + kind);
+  const std::size_t at = name.rfind("_" + kind);
   return at == std::string::npos ? name : name.substr(0, at);
 }
 
-// The report_utilization of the build `p` reports on: the one in its folder; where the folder
-// holds several, narrowed step by step — those of its file stem, then those after placement
-// (not "Design State : Synthesized": the power report is of the implemented design), then
-// those of its Design — each step kept only when some candidate passes it. InputError naming
-// the candidates when none or more than one remains.
-const UtilizationReport* utilization_for(const PowerReport& p, const ReportSet& set) {
+const UtilizationReport* utilization_for(const PowerReport& p, const std::vector<UtilizationReport>& utilization) {
   std::vector<const UtilizationReport*> left;
-  for (const auto& cand : set.utilization) {
+  for (const auto& cand : utilization) {
     if (folder_of(cand.source) == folder_of(p.source)) left.push_back(&cand);
   }
   if (left.empty()) {
     throw InputError(p.source + ": no report_utilization (*utilization*.rpt) in the same folder; the power "
                      "fit needs the resources the design used");
   }
-  const std::string stem = report_stem(p.source, "power");
+  const std::string stem = report_file_stem(p.source, "power");
   auto narrow = [&left](auto&& keep) {
     std::vector<const UtilizationReport*> kept;
     for (const UtilizationReport* u : left) {
@@ -61,15 +51,31 @@ const UtilizationReport* utilization_for(const PowerReport& p, const ReportSet& 
     }
     if (!kept.empty()) left = kept;
   };
-  narrow([&](const UtilizationReport& c) { return report_stem(c.source, "utilization") == stem; });
+  narrow([&](const UtilizationReport& c) { return report_file_stem(c.source, "utilization") == stem; });
   narrow([](const UtilizationReport& c) { return c.design_state.rfind("Synth", 0) != 0; });
   narrow([&](const UtilizationReport& c) { return !p.design.empty() && c.design == p.design; });
   if (left.size() == 1) return left.front();
   std::string names;
   for (const UtilizationReport* u : left) names += (names.empty() ? "" : ", ") + u->source;
   throw InputError(p.source + ": " + std::to_string(left.size()) + " report_utilization files in its folder (" +
-                   names + ") equally of its file stem \"" + stem +
-                   "\", implementation state and Design; keep the one of the build this power report is of");
+                   names + ") and none alone of its file stem \"" + stem +
+                   "\", after placement and of its Design; keep the one of the build this power report is of");
+}
+
+namespace {
+
+// The power of component `name` (a row of "1.1 On-Chip Components"): required when the
+// design uses the resource (`used` > 0: Vivado omits the rows of resources a design does not
+// use), else 0. InputError naming both reports when a used resource has no known row.
+double component_of(const PowerReport& p, const UtilizationReport& u, const std::string& name, double used,
+                    const std::string& what) {
+  for (const auto& [n, w] : p.components) {
+    if (n == name) return w;
+  }
+  if (used <= 0) return 0;
+  throw InputError(p.source + ": \"1.1 On-Chip Components\" row \"" + name + "\": expected its power, found " +
+                   "none (missing or unknown) while " + u.source + " uses " + fmt::format("{:g}", used) + " " +
+                   what + "; the power fit needs it");
 }
 
 }  // namespace
@@ -77,9 +83,13 @@ const UtilizationReport* utilization_for(const PowerReport& p, const ReportSet& 
 std::vector<PowerSample> power_samples(const ReportSet& set) {
   std::vector<PowerSample> out;
   for (const PowerReport& p : set.power) {
-    const UtilizationReport* u = utilization_for(p, set);
+    const UtilizationReport* u = utilization_for(p, set.utilization);
     if (!p.device.empty() && p.device != u->device) {
       throw InputError(p.source + ": device " + p.device + " differs from " + u->source + " device " + u->device);
+    }
+    if (!p.design.empty() && !u->design.empty() && p.design != u->design) {
+      throw InputError(p.source + ": Design " + p.design + " differs from " + u->source + " Design " + u->design +
+                       ": not the same build");
     }
     std::optional<double> ns;
     for (const auto& [clk, period] : p.clocks) {
@@ -97,11 +107,12 @@ std::vector<PowerSample> power_samples(const ReportSet& set) {
     s.bram36 = u->block_ram_tile.used;
     s.uram = u->uram ? u->uram->used : 0;
     s.kilo_lut = u->clb_luts.used / 1000.0;
-    s.dsp_w = component(p, "DSPs");
-    s.bram_w = component(p, "Block RAM");
-    s.uram_w = component(p, "URAM");
-    s.logic_w = component(p, "CLB Logic") + component(p, "Signals");
-    s.clock_w = component(p, "Clocks");
+    s.dsp_w = component_of(p, *u, "DSPs", s.dsp, "DSPs");
+    s.bram_w = component_of(p, *u, "Block RAM", s.bram36, "Block RAM tiles");
+    s.uram_w = component_of(p, *u, "URAM", s.uram, "URAM");
+    s.logic_w = component_of(p, *u, "CLB Logic", u->clb_luts.used, "CLB LUTs") +
+                component_of(p, *u, "Signals", u->clb_luts.used, "CLB LUTs");
+    s.clock_w = component_of(p, *u, "Clocks", u->clb_luts.used, "CLB LUTs");
     s.static_w = p.device_static_w;
     out.push_back(s);
   }

@@ -37,6 +37,19 @@ struct PowerSample {
 /// beside it, no clock constraint, or the two reports name different devices.
 std::vector<PowerSample> power_samples(const ReportSet& set);
 
+/// The file name of `path` before "_<kind>" (Vivado's `<top>_power_routed.rpt` beside
+/// `<top>_utilization_placed.rpt`: stem `<top>` for kinds "power" and "utilization"), or the
+/// whole file name when it has no "_<kind>".
+std::string report_file_stem(const std::string& path, const std::string& kind);
+
+/// The report_utilization of the build report_power `p` is of, among `utilization`: the one in
+/// its folder; where the folder holds several, narrowed step by step — those of its file stem
+/// (`<top>_power_routed.rpt` beside `<top>_utilization_placed.rpt`), then those after
+/// placement (not "Design State : Synthesized"), then those of its Design — each step kept
+/// only when some candidate passes it. Throws InputError naming the candidates when none or
+/// more than one remains.
+const UtilizationReport* utilization_for(const PowerReport& p, const std::vector<UtilizationReport>& utilization);
+
 /// Fits the coefficients over `samples` (see above). Throws InputError when empty.
 PowerFitRecord fit_power(const std::vector<PowerSample>& samples);
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "hls/calibration/power_fit.h"
 #include "hls/reports/report_checks.h"
 #include "hls/reports/report_identity.h"
 
@@ -114,8 +115,13 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
   const std::string top = fs::path(root).lexically_normal().string();
   for (const PowerReport& p : set.power) {
     std::string reason;
+    // A rejected report_utilization beside it refuses it when it would be its pair: of its
+    // file stem, or with no readable one left in the folder (utilization_for).
+    const bool readable_beside = std::any_of(set.utilization.begin(), set.utilization.end(),
+                                             [&](const UtilizationReport& u) { return folder_of(u.source) == folder_of(p.source); });
     for (const auto& [path, why] : set.rejected) {
-      if (classify_report_file(path) == ReportKind::kUtilizationRpt && folder_of(path) == folder_of(p.source)) {
+      if (classify_report_file(path) != ReportKind::kUtilizationRpt || folder_of(path) != folder_of(p.source)) continue;
+      if (!readable_beside || report_file_stem(path, "utilization") == report_file_stem(p.source, "power")) {
         reason = "the report_utilization beside it is rejected (" + why + ")";
       }
     }
@@ -139,17 +145,36 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
                     [&](const PowerReport& p) { return same(p.source); })) {
       continue;
     }
+    if (!fs::is_regular_file(path, ec)) {
+      throw InputError(path + ": --power: expected a report_power file (*power*.rpt), found " +
+                       (fs::is_directory(path, ec) ? "a folder" : "no such file"));
+    }
+    if (classify_report_file(path) != ReportKind::kPowerRpt) {
+      throw InputError(path + ": --power: expected a report_power file (*power*.rpt), found another file name");
+    }
     out.pairs.power.push_back(read_power_rpt(path));
     const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    // The folder's report_utilization files: the one of its stem alone when there is one
+    // (utilization_for pairs that one), else every one.
+    std::vector<std::string> beside;
     for (const auto& e : fs::directory_iterator(folder, ec)) {
       const std::string f = e.path().string();
-      if (e.is_regular_file() && classify_report_file(f) == ReportKind::kUtilizationRpt) {
-        const bool known = std::any_of(out.pairs.utilization.begin(), out.pairs.utilization.end(),
-                                       [&](const UtilizationReport& u) { return fs::equivalent(u.source, f, ec); });
-        if (!known) out.pairs.utilization.push_back(read_utilization_rpt(f));
-      }
+      if (e.is_regular_file() && classify_report_file(f) == ReportKind::kUtilizationRpt) beside.push_back(f);
     }
     if (ec) throw InputError(path + ": cannot list its folder: " + ec.message());
+    std::sort(beside.begin(), beside.end());
+    const std::string stem = report_file_stem(path, "power");
+    if (std::count_if(beside.begin(), beside.end(),
+                      [&](const std::string& f) { return report_file_stem(f, "utilization") == stem; }) == 1) {
+      beside.erase(std::remove_if(beside.begin(), beside.end(),
+                                  [&](const std::string& f) { return report_file_stem(f, "utilization") != stem; }),
+                   beside.end());
+    }
+    for (const std::string& f : beside) {
+      const bool known = std::any_of(out.pairs.utilization.begin(), out.pairs.utilization.end(),
+                                     [&](const UtilizationReport& u) { return fs::equivalent(u.source, f, ec); });
+      if (!known) out.pairs.utilization.push_back(read_utilization_rpt(f));
+    }
   }
   return out;
 }
@@ -241,15 +266,26 @@ void power_use(const std::string& path, const PowerSelection* power, FileUse& u)
 
 /// How utilization report `path` was used: with a selected report_power beside it, or not.
 void utilization_use(const std::string& path, const PowerSelection* power, FileUse& u) {
-  bool paired = false;
+  bool paired = false, beside = false;
   if (power) {
-    for (const auto& p : power->pairs.power) paired = paired || folder_of(p.source) == folder_of(path);
+    for (const auto& p : power->pairs.power) {
+      if (folder_of(p.source) != folder_of(path)) continue;
+      beside = true;
+      try {
+        const UtilizationReport* pair = utilization_for(p, power->pairs.utilization);
+        paired = paired || pair->source == path;
+      } catch (const InputError&) {
+        // No pair to name here: the power fit raises the error itself.
+      }
+    }
   }
   if (paired) {
     u.status = "used";
     u.reason = "resources of the power fit (report_power beside it)";
   } else {
-    u.reason = power ? "no selected report_power beside it" : "this command fits no power";
+    u.reason = !power   ? "this command fits no power"
+               : beside ? "another report_utilization beside it is the selected report_power's (power_fit.h utilization_for)"
+                        : "no selected report_power beside it";
   }
 }
 

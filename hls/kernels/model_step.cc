@@ -25,28 +25,31 @@ int linear_scratch_words(const LinearDims& l, int K, int parity) {
 
 /// Y = X (act) · W + b, Y in out (the K projection's in act: kKeyArena); BTT: the first
 /// cores' copies and L_d pass through the chain arenas' linear scratch.
-void linear_forward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L, CRef X,
-                    Ref Y) {
+void linear_forward(int i, const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L,
+                    CRef X, Ref Y) {
 #pragma HLS INLINE
+  const TtDims t = layer_tt_dims(l, i);
   CRef W = a.param + s.w;
   CRef b = a.param + s.b;
   if (!layer_tt(l)) {
     dense_forward(a.index, l.in_dim, l.out_dim, K, X, W, b, Y, l.out_dim);
   } else if (layer_btt(l)) {
-    btt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
+    btt_forward(a.index, t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   } else {
-    tt_forward(a.index, l.t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
+    tt_forward(a.index, t, K, X, W, b, Y, a.saved0 + s.saved[0], a.saved1 + s.saved[1]);
   }
 }
 
-/// Backward of linear_forward: dX (+)= dY·Wᵀ, dW, db. dY and dX in different bwd arenas.
+/// Backward of linear_forward (layer `i` of its encoder): dX (+)= dY·Wᵀ, dW, db. dY and dX in
+/// different bwd arenas.
 /// A layer with dx_by_add accumulates its dX through `dx_part` (K × in_dim words of act that
 /// are dead while it runs: model_train_step passes each encoder's attention context for q, k
 /// and v, its GELU output for ffn_in) and an add.
-void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Arenas& a,
-                     const Layout& L, CRef X, CRef dY, Ref dX, bool acc, Ref dx_part) {
+void linear_backward(int i, const LinearDims& l, const LinearSlots& s, int K, const Arenas& a, const Layout& L,
+                     CRef X, CRef dY, Ref dX, bool acc, Ref dx_part) {
 #pragma HLS INLINE
+  const TtDims t = layer_tt_dims(l, i);
   CRef W = a.param + s.w;
   Ref dW = a.grad + s.gw;
   Ref db = a.grad + s.gb;
@@ -57,14 +60,14 @@ void linear_backward(const LinearDims& l, const LinearSlots& s, int K, const Are
     // A recomputing layer's merges were overwritten by the later layers sharing its merge
     // slots: made again from the cores, which its update has not changed yet.
     if (layer_recompute(l)) {
-      btt_remerge(a.index, l.t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain0 + L.lin_scratch[0],
+      btt_remerge(a.index, t, K, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.chain0 + L.lin_scratch[0],
                   a.chain1 + L.lin_scratch[1]);
     }
-    btt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
+    btt_backward(a.index, t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], a.saved1 + s.z, dX, acc,
                  acc && layer_dx_by_add(l), dx_part, dW, db, a.chain0 + L.lin_scratch[0],
                  a.chain1 + L.lin_scratch[1]);
   } else {
-    tt_backward(a.index, l.t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
+    tt_backward(a.index, t, K, X, dY, W, a.saved0 + s.saved[0], a.saved1 + s.saved[1], dX, acc, dW, db,
                 a.chain0 + L.lin_scratch[0], a.chain1 + L.lin_scratch[1]);
   }
 }
@@ -397,18 +400,18 @@ void encoder_forward(const ModelDims& m, const Layout& L, const Arenas& a, int K
   const LinearSlots* ls = es.lin;
   // Q and V in out, K in act (kKeyArena): one call site each, so every argument is bound
   // to a fixed array.
-  linear_forward(m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
-  linear_forward(m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
-  linear_forward(m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
+  linear_forward(0, m.lin[e][0], ls[0], K, a, L, a.act + h, a.out + ls[0].y);
+  linear_forward(1, m.lin[e][1], ls[1], K, a, L, a.act + h, a.act + ls[1].y);
+  linear_forward(2, m.lin[e][2], ls[2], K, a, L, a.act + h, a.out + ls[2].y);
   attention_forward(a.index, K, D, m.heads, K, m.seq_len, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                     a.saved1 + es.P, a.act + es.ctx, stat);
-  linear_forward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
+  linear_forward(3, m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, a.out + ls[3].y);
   add_accumulate(a.act + h, a.out + ls[3].y, K, D, D, D);  // a1 = h + o, in place on o
   layernorm(a.out + ls[3].y, P + es.ln1_g, P + es.ln1_b, a.act + es.h1, a.saved1 + es.xhat1,
             a.saved1 + es.rstd1, K, D, stat);
-  linear_forward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, a.out + ls[4].y);
+  linear_forward(4, m.lin[e][4], ls[4], K, a, L, a.act + es.h1, a.out + ls[4].y);
   gelu(a.out + ls[4].y, a.act + es.g, K, m.ffn_dim);
-  linear_forward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, a.out + ls[5].y);
+  linear_forward(5, m.lin[e][5], ls[5], K, a, L, a.act + es.g, a.out + ls[5].y);
   add_accumulate(a.act + es.h1, a.out + ls[5].y, K, D, D, D);  // a2 = h1 + ffn_out, in place
   layernorm(a.out + ls[5].y, P + es.ln2_g, P + es.ln2_b, a.act + es.h2, a.saved1 + es.xhat2,
             a.saved1 + es.rstd2, K, D, stat);
@@ -589,24 +592,24 @@ StepLosses model_train_step(const ModelDims& m, const Layout& L, const Arenas& a
     // The accumulating layers' partial dX (dx_by_add) in act words dead by then: the GELU
     // output for ffn_in (read last by ffn_out's backward), the attention context for q, k, v
     // (read last by o's).
-    linear_backward(m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false, a.act + es.ctx);
+    linear_backward(5, m.lin[e][5], ls[5], K, a, L, a.act + es.g, dB, dF, false, a.act + es.ctx);
     update_linear(L, a, ls[5], lr, grad_mode, grad_out);
     gelu_grad(a.out + ls[4].y, dF, K, m.ffn_dim);
-    linear_backward(m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true, a.act + es.g);  // dB = dh1
+    linear_backward(4, m.lin[e][4], ls[4], K, a, L, a.act + es.h1, dF, dB, true, a.act + es.g);  // dB = dh1
     update_linear(L, a, ls[4], lr, grad_mode, grad_out);
     layernorm_grad(dB, a.saved1 + es.xhat1, a.saved1 + es.rstd1, P + es.ln1_g, dA, G + L.tensors[es.ln1_t].grad,
                    G + L.tensors[es.ln1_t + 1].grad, K, D, stat);  // dA = da1
     update_group(L, a, es.ln1_t, 2, lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false, a.act + es.g);
+    linear_backward(3, m.lin[e][3], ls[3], K, a, L, a.act + es.ctx, dA, a.bwd_b + L.dctx, false, a.act + es.g);
     update_linear(L, a, ls[3], lr, grad_mode, grad_out);
     attention_backward(a.index, K, D, m.heads, m.seq_len, a.out + ls[0].y, a.act + ls[1].y, a.out + ls[2].y,
                        a.saved1 + es.P, a.bwd_b + L.dctx, a.bwd_c + L.dq, a.bwd_b + L.dk, a.bwd_c + L.dv,
                        a.bwd_a + L.dP, stat);
-    linear_backward(m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true, a.act + es.ctx);
+    linear_backward(0, m.lin[e][0], ls[0], K, a, L, hin, a.bwd_c + L.dq, dA, true, a.act + es.ctx);
     update_linear(L, a, ls[0], lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true, a.act + es.ctx);
+    linear_backward(1, m.lin[e][1], ls[1], K, a, L, hin, a.bwd_b + L.dk, dA, true, a.act + es.ctx);
     update_linear(L, a, ls[1], lr, grad_mode, grad_out);
-    linear_backward(m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true, a.act + es.ctx);  // dA = dh_in
+    linear_backward(2, m.lin[e][2], ls[2], K, a, L, hin, a.bwd_c + L.dv, dA, true, a.act + es.ctx);  // dA = dh_in
     update_linear(L, a, ls[2], lr, grad_mode, grad_out);
   }
   layernorm_grad(dA, a.saved1 + L.xhat0, a.saved1 + L.rstd0, P + L.lne_g, dB, G + L.glne_g, G + L.glne_b, K, D,

@@ -91,6 +91,22 @@ inline bool layer_dx_by_add(const LinearDims& l) {
              : l.dx_by_add;
 }
 
+/// The TT shape layer `i` of an encoder (0..5: q, k, v, o, ffn_in, ffn_out; a constant at each
+/// of the glue's call sites) passes to its flow: with ttsim_cfg::kFixedLayerForms its core
+/// counts d and e are its kind's (design_config.h kAttnD / kAttnE, kFfnInD / kFfnInE,
+/// kFfnOutD / kFfnOutE: one factorisation per kind), so that the flows' branches and loop
+/// bounds on them (d == 1, e >= 2, the parity of d − 2 and e − 2, ...) are constants of the
+/// inlined call site and fold, where l.t read at the encoder loop's index would not; the
+/// layer's own otherwise (its modes and ranks always: ranks may differ per encoder).
+inline TtDims layer_tt_dims(const LinearDims& l, int i) {
+  TtDims t = l.t;
+  if (ttsim_cfg::kFixedLayerForms) {
+    t.d = i < 4 ? ttsim_cfg::kAttnD : i == 4 ? ttsim_cfg::kFfnInD : ttsim_cfg::kFfnOutD;
+    t.e = i < 4 ? ttsim_cfg::kAttnE : i == 4 ? ttsim_cfg::kFfnInE : ttsim_cfg::kFfnOutE;
+  }
+  return t;
+}
+
 /// Runtime shape of the whole model.
 struct ModelDims {
   int encoders = 0, d_model = 0, heads = 0, ffn_dim = 0, seq_len = 0;
@@ -240,8 +256,10 @@ struct Layout {
   int n_tensors = 0;
 };
 
-/// Computes the layout of `m`. Returns false (layout unusable) when a limit is broken:
-/// encoders > kMaxEncoders, TT/TTM factors > 6, TTM d < 2, d_model % heads != 0.
+/// Computes the layout of `m` into `*out`, which must be a Layout value-initialised or last
+/// written by make_layout (its tensor table past n_tensors zero: only the entries it lists are
+/// cleared). Returns false (layout unusable) when a limit is broken: encoders > kMaxEncoders,
+/// TT/TTM factors > 6, TTM d < 2, d_model % heads != 0.
 bool make_layout(const ModelDims& m, Layout* out);
 
 /// Lane alignment the layout gives the LayerNorm unit (ttsim_layernorm, ttsim_layernorm_grad):

@@ -171,6 +171,13 @@ UtilizationReport parse_utilization_rpt(const std::string& text, const std::stri
   r.ramb36 = find_site(ls, "RAMB36/FIFO*", source, false, &r);
   r.ramb18 = find_site(ls, "RAMB18", source, false, &r);
   r.uram = find_site(ls, "URAM", source, false, &r);
+  // A Block RAM Tile holds one RAMB36 or two RAMB18: the tile count is their sum in tiles.
+  if (r.ramb36 && r.ramb18 && r.block_ram_tile.used != r.ramb36->used + r.ramb18->used / 2) {
+    throw InputError(fmt::format("{}: utilization table row \"Block RAM Tile\": expected RAMB36/FIFO* + RAMB18 / 2 "
+                                 "= {} + {} / 2 = {} tiles, found {}",
+                                 source, r.ramb36->used, r.ramb18->used, r.ramb36->used + r.ramb18->used / 2,
+                                 r.block_ram_tile.used));
+  }
   return r;
 }
 
@@ -189,9 +196,9 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
   r.total_on_chip_w = require_watts(ls, "Total On-Chip Power (W)", source);
   r.dynamic_w = require_watts(ls, "Dynamic (W)", source);
   r.device_static_w = require_watts(ls, "Device Static (W)", source);
-  // Vivado's total is the sum of the two, each printed to 3 decimals (1 mW covers the
-  // rounding of three figures).
-  if (std::abs(r.total_on_chip_w - (r.dynamic_w + r.device_static_w)) > 0.002) {
+  // Vivado's total is the sum of the two, each printed to 3 decimals (rounded by at most
+  // 0.5 mW each).
+  if (std::abs(r.total_on_chip_w - (r.dynamic_w + r.device_static_w)) > 0.0015 + 1e-9) {
     throw InputError(source + ": line " + std::to_string(kv_row_at(ls, "Total On-Chip Power (W)")->second + 1) +
                      ": summary row \"Total On-Chip Power (W)\": expected the sum of \"Dynamic (W)\" and "
                      "\"Device Static (W)\" (" + fmt::format("{:.3f} + {:.3f} = {:.3f}", r.dynamic_w,
@@ -218,6 +225,8 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
     if (in_table && cells->size() >= 2) {
       if (auto w = known_number((*cells)[1])) {
         r.components.emplace_back((*cells)[0], check_watts(*w, "component \"" + (*cells)[0] + "\"", i, source));
+      } else {
+        note_unknown(&r.unknowns, r.design, i, "component \"" + (*cells)[0] + "\" column Power (W)", (*cells)[1]);
       }
     }
   }

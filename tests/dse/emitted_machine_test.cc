@@ -163,15 +163,18 @@ Emitted read_emitted(const fs::path& out) {
   for (const auto& g : all_matches(cfg, R"(#define (\w+) (\S+))")) e.macros[g[0]] = g[1];
   for (const auto& g : all_matches(cfg, R"(constexpr int (\w+) = (-?[0-9]+);)")) e.ints[g[0]] = std::stoll(g[1]);
   for (const auto& g : all_matches(cfg, R"(constexpr unsigned (\w+) = ([0-9]+)u;)")) e.uints[g[0]] = std::stoll(g[1]);
-  // The aligned-access constants: false for the host tools (TTSIM_ANY_LAYOUT), the design's
-  // values in the #else branch the build compiles.
+  // The aligned-access constants and kFixedLayerForms: false for the host tools
+  // (TTSIM_ANY_LAYOUT), the design's values in the #else branch the build compiles.
   const auto any = all_matches(cfg, R"(#if defined\(TTSIM_ANY_LAYOUT\)\n([^#]*)#else\n([^#]*)#endif)");
-  if (any.size() == 1) {
-    for (const auto& g : all_matches(any[0][0], R"(constexpr bool (\w+) = (\w+);)")) {
+  EXPECT_FALSE(any.empty()) << "design_config.h: no TTSIM_ANY_LAYOUT block";
+  for (const auto& block : any) {
+    for (const auto& g : all_matches(block[0], R"(constexpr bool (\w+) = (\w+);)")) {
       EXPECT_EQ(g[1], "false") << g[0] << " under TTSIM_ANY_LAYOUT";
     }
-    for (const auto& g : all_matches(any[0][1], R"(constexpr bool (\w+) = (\w+);)")) e.bools[g[0]] = g[1] == "true";
+    for (const auto& g : all_matches(block[1], R"(constexpr bool (\w+) = (\w+);)")) e.bools[g[0]] = g[1] == "true";
   }
+  EXPECT_TRUE(e.bools.count("kFixedLayerForms") && e.bools["kFixedLayerForms"])
+      << "design_config.h: the build's glue branches on the design's constants (kFixedLayerForms)";
 
   const std::string top = code_of(slurp(out / "hls/kernels/top.cc"));
   for (const auto& g : all_matches(top, R"(#pragma HLS ALLOCATION function instances = (\w+) limit = (\w+))")) {

@@ -294,5 +294,21 @@ TEST(DeviceSpec, EqualityComparesEveryField) {
   }
 }
 
+// One clock rule for simulate, memplan and emit: above the device's last latency entry is an
+// input error naming where the clock came from and the device's limit.
+TEST(DeviceSpec, ClockAboveTheDevicesMaximumIsRefusedNamingBoth) {
+  const DeviceSpec d = load_device_spec("configs/devices/u50.json");
+  EXPECT_NO_THROW(check_clock_within_device(d.max_clock_mhz, d, "a.json: /clock_mhz", "u50.json"));
+  try {
+    check_clock_within_device(600, d, "chosen.json: /configs/arch/clock_mhz", "/configs/device/clocks/max_mhz");
+    ADD_FAILURE() << "600 MHz accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("chosen.json: /configs/arch/clock_mhz: expected at most the device's 500 MHz "
+                                         "(/configs/device/clocks/max_mhz), found 600"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ttsim

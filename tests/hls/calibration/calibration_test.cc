@@ -740,6 +740,38 @@ TEST(PowerFit, RecoversSyntheticCoefficients) {
   }
   fs::remove(root + "/b/design_utilization_routed.rpt");
   fs::remove(root + "/b/design_utilization_synth.rpt");
+  // A power report without the row of a resource its build uses, or of another Design, is
+  // refused naming both files: its power would otherwise be fitted as 0.
+  auto edit = [](const std::string& path, const std::string& from, const std::string& to) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(path) << text;
+  };
+  const std::string power_b = root + "/b/design_power_routed.rpt";
+  const std::string saved = root + "/b/power.keep";
+  fs::copy_file(power_b, saved);
+  edit(power_b, "| DSPs   ", "| DSPx   ");
+  try {
+    power_samples(read_reports(root));
+    ADD_FAILURE() << "a missing DSPs row was fitted as 0 W";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("row \"DSPs\": expected its power, found none"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("uses 1500 DSPs"), std::string::npos) << e.what();
+  }
+  fs::remove(power_b);
+  fs::copy_file(saved, power_b);
+  fs::remove(saved);
+  edit(power_b, "Design           : bd_0_wrapper", "Design           : other_top");
+  try {
+    power_samples(read_reports(root));
+    ADD_FAILURE() << "a utilization report of another Design was paired";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Design other_top differs"), std::string::npos) << e.what();
+  }
+  edit(power_b, "Design           : other_top", "Design           : bd_0_wrapper");
   // Without the utilization report the pair cannot be formed.
   fs::remove(root + "/b/design_utilization_placed.rpt");
   EXPECT_THROW(power_samples(read_reports(root)), InputError);

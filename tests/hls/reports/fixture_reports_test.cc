@@ -187,6 +187,9 @@ TEST(FixtureErrors, FractionalCountsAndPowerThatDoesNotAddUp) {
   EXPECT_DOUBLE_EQ(parse_utilization_rpt(util, "u.rpt").block_ram_tile.used, 20.5);  // half tiles: RAMB18s
   expect_input_error([&] { parse_utilization_rpt(replace(util, "| 20.5 |", "| 20.25 |"), "u.rpt"); },
                      {"u.rpt", "line 32", "Block RAM Tile", "a count in half tiles", "20.25"});
+  // A tile holds one RAMB36 or two RAMB18: 20 + 1 / 2 = 20.5 tiles, not 21.5.
+  expect_input_error([&] { parse_utilization_rpt(replace(util, "| 20.5 |", "| 21.5 |"), "u.rpt"); },
+                     {"u.rpt", "Block RAM Tile", "RAMB36/FIFO* + RAMB18 / 2 = 20 + 1 / 2 = 20.5 tiles", "found 21.5"});
   const std::string power = fixture("kernel_power_routed.rpt");
   expect_input_error([&] { parse_power_rpt(replace(power, "| 0.644 ", "| 4.644 "), "p.rpt"); },
                      {"p.rpt", "line 16", "Total On-Chip Power (W)", "4.644 + 2.456 = 7.100", "found 3.100"});
