@@ -56,7 +56,7 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
   d.device = std::move(device);
   machine::check_buildable(d.arch);
   check_clock_within_device(d.arch.clock_mhz, d.device, file + ": /configs/arch/clock_mhz",
-                            "/configs/device/clocks/max_mhz");
+                            file + ": /configs/device/clocks/max_mhz");
   d.hls = machine::hls_design(d.model, d.arch, file + " (/configs/arch)");
   const TaskGraph graph = build_training_graph(d.model, graph_options(d.arch, 0));
   d.machine = described ? *described : machine::describe(d.model, d.arch, d.device, graph);
@@ -77,8 +77,12 @@ BuildDesign make_build_design(ModelSpec model, ArchSpec arch, DeviceSpec device,
 BuildDesign default_design(const std::string& root) {
   const fs::path r(root);
   const std::string arch_file = (r / kDefaultArchFile).string();
-  return make_build_design(load_model_spec((r / kDefaultModelFile).string()), load_arch_spec(arch_file),
-                           load_device_spec((r / kDefaultDeviceFile).string()), "", arch_file);
+  const std::string device_file = (r / kDefaultDeviceFile).string();
+  ArchSpec arch = load_arch_spec(arch_file);
+  DeviceSpec device = load_device_spec(device_file);
+  check_clock_within_device(arch.clock_mhz, device, arch_file + ": /clock_mhz", device_file);
+  return make_build_design(load_model_spec((r / kDefaultModelFile).string()), std::move(arch), std::move(device), "",
+                           arch_file);
 }
 
 

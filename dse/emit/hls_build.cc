@@ -107,11 +107,6 @@ HlsBuild make_hls_build(ModelSpec model, ArchSpec arch, DeviceSpec device, Desig
                                described, about.resource_headroom_pct);
   b.design.sweep_point = about.sweep_point;
   b.kernels = read_kernel_tree(hls_root);
-  const BuildDesign& d = b.design;
-  if (d.arch.clock_mhz > d.device.max_clock_mhz) {
-    throw InputError(fmt::format("{}: /configs/arch/clock_mhz: expected at most the device's {} MHz ({}), found {}",
-                                 about.source, d.device.max_clock_mhz, d.device.name, d.arch.clock_mhz));
-  }
   b.provenance = std::move(about);
   return b;
 }

@@ -115,13 +115,19 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
   const std::string top = fs::path(root).lexically_normal().string();
   for (const PowerReport& p : set.power) {
     std::string reason;
-    // A rejected report_utilization beside it refuses it when it would be its pair: of its
-    // file stem, or with no readable one left in the folder (utilization_for).
-    const bool readable_beside = std::any_of(set.utilization.begin(), set.utilization.end(),
-                                             [&](const UtilizationReport& u) { return folder_of(u.source) == folder_of(p.source); });
+    // A rejected report_utilization beside it refuses it when it could be its pair: none
+    // readable is left in the folder, or it is of the power report's file stem and no readable
+    // one of that stem is (utilization_for pairs by stem first).
+    const std::string stem = report_file_stem(p.source, "power");
+    bool readable_beside = false, readable_of_stem = false;
+    for (const UtilizationReport& u : set.utilization) {
+      if (folder_of(u.source) != folder_of(p.source)) continue;
+      readable_beside = true;
+      readable_of_stem = readable_of_stem || report_file_stem(u.source, "utilization") == stem;
+    }
     for (const auto& [path, why] : set.rejected) {
       if (classify_report_file(path) != ReportKind::kUtilizationRpt || folder_of(path) != folder_of(p.source)) continue;
-      if (!readable_beside || report_file_stem(path, "utilization") == report_file_stem(p.source, "power")) {
+      if (!readable_beside || (report_file_stem(path, "utilization") == stem && !readable_of_stem)) {
         reason = "the report_utilization beside it is rejected (" + why + ")";
       }
     }
@@ -147,7 +153,9 @@ PowerSelection select_power_reports(const ReportSet& set, const std::string& roo
     }
     if (!fs::is_regular_file(path, ec)) {
       throw InputError(path + ": --power: expected a report_power file (*power*.rpt), found " +
-                       (fs::is_directory(path, ec) ? "a folder" : "no such file"));
+                       (fs::is_directory(path, ec) ? std::string("a folder")
+                        : fs::exists(path, ec)     ? std::string("not a regular file")
+                                                   : "no such file" + (ec ? " (" + ec.message() + ")" : std::string())));
     }
     if (classify_report_file(path) != ReportKind::kPowerRpt) {
       throw InputError(path + ": --power: expected a report_power file (*power*.rpt), found another file name");

@@ -223,8 +223,14 @@ PowerReport parse_power_rpt(const std::string& text, const std::string& source) 
       continue;
     }
     if (in_table && cells->size() >= 2) {
-      if (auto w = known_number((*cells)[1])) {
+      const std::string& cell = (*cells)[1];
+      if (auto w = known_number(cell)) {
         r.components.emplace_back((*cells)[0], check_watts(*w, "component \"" + (*cells)[0] + "\"", i, source));
+      } else if (auto bound = cell.size() > 1 && cell[0] == '<' ? known_number(cell.substr(1)) : std::nullopt) {
+        // Vivado prints a component below its last digit as "<0.001": read as half the bound
+        // (the middle of [0, bound)).
+        r.components.emplace_back((*cells)[0],
+                                  check_watts(*bound / 2, "component \"" + (*cells)[0] + "\"", i, source));
       } else {
         note_unknown(&r.unknowns, r.design, i, "component \"" + (*cells)[0] + "\" column Power (W)", (*cells)[1]);
       }

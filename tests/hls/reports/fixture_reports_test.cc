@@ -195,6 +195,16 @@ TEST(FixtureErrors, FractionalCountsAndPowerThatDoesNotAddUp) {
                      {"p.rpt", "line 16", "Total On-Chip Power (W)", "4.644 + 2.456 = 7.100", "found 3.100"});
   expect_input_error([&] { parse_power_rpt(replace(power, "| 3.100 ", "| ? "), "p.rpt"); },
                      {"p.rpt", "line 16", "Total On-Chip Power (W)", "(unknown)"});
+  // A component below Vivado's last digit ("<0.001") is read as half the bound, not dropped.
+  const PowerReport tiny = parse_power_rpt(replace(power, "|     0.120 |     20.5", "|    <0.001 |     20.5"), "p.rpt");
+  bool found = false;
+  for (const auto& [name, w] : tiny.components) {
+    if (name == "Block RAM") {
+      found = true;
+      EXPECT_DOUBLE_EQ(w, 0.0005);
+    }
+  }
+  EXPECT_TRUE(found) << "the Block RAM component printed <0.001";
 }
 
 TEST(FixtureJson, KeysAndUnknownsAreNull) {
