@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -50,6 +52,30 @@ std::string tmp(const std::string& name) {
 
 ArchSpec paper() { return load_arch_spec("configs/arch/u50_paper.json"); }
 DeviceSpec u50() { return load_device_spec("configs/devices/u50.json"); }
+
+/// Writes `from` to `to` (the same file allowed) with each (text, replacement) of `edits`
+/// applied to its first occurrence; a text not found fails the test.
+void write_edited(const std::string& from, const std::string& to,
+                  const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::ifstream in(from);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (const auto& [old_text, new_text] : edits) {
+    const std::size_t at = text.find(old_text);
+    ASSERT_NE(at, std::string::npos) << from << ": " << old_text;
+    text.replace(at, old_text.size(), new_text);
+  }
+  std::ofstream(to) << text;
+}
+
+/// The InputError power_samples raises for the reports under `root`, "" when it raises none.
+std::string power_samples_error(const std::string& root) {
+  try {
+    power_samples(read_reports(root));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 TEST(ModuleMap, FollowsTheHlsModuleNames) {
   for (const auto& m : kTtsimModules) {
@@ -719,59 +745,30 @@ TEST(PowerFit, RecoversSyntheticCoefficients) {
   EXPECT_NEAR(*f.clock_watts_per_kilolut_mhz, 4.2e-5, 0.01 * 4.2e-5);
   // A synthesis-time utilization report beside the placed one: the power report pairs with
   // the placed one (the implemented design); two placed ones of one stem are ambiguous.
-  std::string synth;
-  {
-    std::ifstream in(root + "/b/design_utilization_placed.rpt");
-    synth.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  const std::size_t state = synth.find("Fully Placed");
-  ASSERT_NE(state, std::string::npos);
-  synth.replace(state, std::string("Fully Placed").size(), "Synthesized");
-  synth.replace(synth.find("| CLB LUTs                   | 150000 |"), std::string("| CLB LUTs                   | 150000 |").size(),
-                "| CLB LUTs                   | 999999 |");
-  std::ofstream(root + "/b/design_utilization_synth.rpt") << synth;
-  EXPECT_EQ(power_samples(read_reports(root))[1].utilization_source, root + "/b/design_utilization_placed.rpt");
-  fs::copy_file(root + "/b/design_utilization_placed.rpt", root + "/b/design_utilization_routed.rpt");
-  try {
-    power_samples(read_reports(root));
-    ADD_FAILURE() << "two placed utilization reports of one stem were paired";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("2 report_utilization files in its folder"), std::string::npos) << e.what();
-  }
+  const std::string placed = root + "/b/design_utilization_placed.rpt";
+  write_edited(placed, root + "/b/design_utilization_synth.rpt",
+               {{"Fully Placed", "Synthesized"},
+                {"| CLB LUTs                   | 150000 |", "| CLB LUTs                   | 999999 |"}});
+  EXPECT_EQ(power_samples(read_reports(root))[1].utilization_source, placed);
+  fs::copy_file(placed, root + "/b/design_utilization_routed.rpt");
+  std::string e = power_samples_error(root);
+  EXPECT_NE(e.find("2 report_utilization files in its folder"), std::string::npos)
+      << "two placed utilization reports of one stem were paired: " << e;
   fs::remove(root + "/b/design_utilization_routed.rpt");
   fs::remove(root + "/b/design_utilization_synth.rpt");
   // A power report without the row of a resource its build uses, or of another Design, is
   // refused naming both files: its power would otherwise be fitted as 0.
-  auto edit = [](const std::string& path, const std::string& from, const std::string& to) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    const std::size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(path) << text;
-  };
   const std::string power_b = root + "/b/design_power_routed.rpt";
-  const std::string saved = root + "/b/power.keep";
-  fs::copy_file(power_b, saved);
-  edit(power_b, "| DSPs   ", "| DSPx   ");
-  try {
-    power_samples(read_reports(root));
-    ADD_FAILURE() << "a missing DSPs row was fitted as 0 W";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("row \"DSPs\": expected its power, found none"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("uses 1500 DSPs"), std::string::npos) << e.what();
-  }
-  fs::remove(power_b);
-  fs::copy_file(saved, power_b);
-  fs::remove(saved);
-  edit(power_b, "Design           : bd_0_wrapper", "Design           : other_top");
-  try {
-    power_samples(read_reports(root));
-    ADD_FAILURE() << "a utilization report of another Design was paired";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("Design other_top differs"), std::string::npos) << e.what();
-  }
-  edit(power_b, "Design           : other_top", "Design           : bd_0_wrapper");
+  write_edited(power_b, power_b, {{"| DSPs   ", "| DSPx   "}});
+  e = power_samples_error(root);
+  EXPECT_NE(e.find("row \"DSPs\": expected its power, found none"), std::string::npos)
+      << "a missing DSPs row was fitted as 0 W: " << e;
+  EXPECT_NE(e.find("uses 1500 DSPs"), std::string::npos) << e;
+  write_edited(power_b, power_b, {{"| DSPx   ", "| DSPs   "}, {"Design           : bd_0_wrapper", "Design           : other_top"}});
+  e = power_samples_error(root);
+  EXPECT_NE(e.find("Design other_top differs"), std::string::npos)
+      << "a utilization report of another Design was paired: " << e;
+  write_edited(power_b, power_b, {{"Design           : other_top", "Design           : bd_0_wrapper"}});
   // Without the utilization report the pair cannot be formed.
   fs::remove(root + "/b/design_utilization_placed.rpt");
   EXPECT_THROW(power_samples(read_reports(root)), InputError);
