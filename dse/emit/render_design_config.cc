@@ -221,13 +221,14 @@ std::string glue_form_lines(const BuildDesign& d) {
     }
   }
   return fmt::format(
-      "// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, tt_linear.h\n"
-      "// right_end_transposed): the top runs this design's model only, so each branch on a\n"
-      "// layer's flow or form is a constant and folds at compile time, and the top holds the call\n"
-      "// sites of this design's forms only (the LUT estimate's argument multiplexers count\n"
-      "// those). The host tools, which run any model on this tree (TTSIM_ANY_LAYOUT), read them\n"
-      "// from each layer. kBttRightEndForms: bit 0 some BTT layer's right end runs as it is\n"
-      "// stored, bit 1 some runs transposed (ttsim_hls::btt_right_end_transposed).\n"
+      "// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, layer_tt_dims;\n"
+      "// tt_linear.h right_end_transposed): the top runs this design's model only, so each branch on\n"
+      "// a layer's flow, form or core counts is a constant and folds at compile time, and the top\n"
+      "// holds the call sites of this design's forms only (the LUT estimate's argument\n"
+      "// multiplexers count those). The host tools, which run any model on this tree\n"
+      "// (TTSIM_ANY_LAYOUT), read them from each layer. kBttRightEndForms: bit 0 some BTT\n"
+      "// layer's right end runs as it is stored, bit 1 some runs transposed\n"
+      "// (ttsim_hls::btt_right_end_transposed).\n"
       "#if defined(TTSIM_ANY_LAYOUT)\n"
       "constexpr bool kFixedLayerForms = false;\n"
       "#else\n"

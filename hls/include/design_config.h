@@ -101,13 +101,14 @@ constexpr bool kRecomputeEncoders = false;
 constexpr bool kAccumulateByAdd = false;
 constexpr unsigned kOmittedLoops = 0u;
 
-// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, tt_linear.h
-// right_end_transposed): the top runs this design's model only, so each branch on a
-// layer's flow or form is a constant and folds at compile time, and the top holds the call
-// sites of this design's forms only (the LUT estimate's argument multiplexers count
-// those). The host tools, which run any model on this tree (TTSIM_ANY_LAYOUT), read them
-// from each layer. kBttRightEndForms: bit 0 some BTT layer's right end runs as it is
-// stored, bit 1 some runs transposed (ttsim_hls::btt_right_end_transposed).
+// The glue's branches (hls/kernels/model_step.h layer_tt .. layer_dx_by_add, layer_tt_dims;
+// tt_linear.h right_end_transposed): the top runs this design's model only, so each branch on
+// a layer's flow, form or core counts is a constant and folds at compile time, and the top
+// holds the call sites of this design's forms only (the LUT estimate's argument
+// multiplexers count those). The host tools, which run any model on this tree
+// (TTSIM_ANY_LAYOUT), read them from each layer. kBttRightEndForms: bit 0 some BTT
+// layer's right end runs as it is stored, bit 1 some runs transposed
+// (ttsim_hls::btt_right_end_transposed).
 #if defined(TTSIM_ANY_LAYOUT)
 constexpr bool kFixedLayerForms = false;
 #else
