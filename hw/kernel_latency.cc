@@ -317,8 +317,8 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
   if (memories != 0) {
     // shared_resource_mii is a function of the loop, its kernel, the memory sharing, the
     // lanes and the banks alone; a graph has few distinct (loop, sharing) pairs, so each
-    // thread keeps the last result per slot of a small direct-mapped table, keyed by all
-    // five (one thread prices many designs in a sweep).
+    // thread keeps the last result per slot of a direct-mapped table, keyed by all five
+    // (one thread prices many designs in a sweep).
     struct Entry {
       const ttsim_spec::LoopSpec* loop = nullptr;
       int op = -1;
@@ -326,8 +326,14 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
       std::uint64_t memories = 0;
       int mii = 0;
     };
-    thread_local std::array<Entry, 256> recent;
-    Entry& e = recent[(reinterpret_cast<std::uintptr_t>(l.spec) / sizeof(void*) + memories * 0x9E3779B97F4A7C15ULL) % recent.size()];
+    // The slot hashes the lanes and banks too: a sweep moves through a few lane settings in
+    // turn, each with the same (loop, sharing) pairs.
+    constexpr int kSlotBits = 13;
+    thread_local std::array<Entry, std::size_t{1} << kSlotBits> recent;
+    const std::uint64_t key = (reinterpret_cast<std::uintptr_t>(l.spec) / sizeof(void*)) ^
+                              (memories * 0xC2B2AE3D27D4EB4FULL) ^ (static_cast<std::uint64_t>(lanes) << 32) ^
+                              (static_cast<std::uint64_t>(banks_) << 48) ^ (static_cast<std::uint64_t>(op) << 56);
+    Entry& e = recent[(key * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];  // the product's high bits mix every input bit
     if (lanes < 1 || e.loop != l.spec || e.op != static_cast<int>(op) || e.memories != memories || e.lanes != lanes ||
         e.banks != banks_) {
       e = Entry{l.spec, static_cast<int>(op), lanes, banks_, memories,
@@ -351,11 +357,17 @@ void KernelLatencyModel::bind_instances(const TaskGraph& graph) {
 }
 
 void KernelLatencyModel::bind_instances(const TaskGraph& graph, const std::vector<int>& tasks) {
+  bind_over(graph, tasks, nullptr);
+}
+
+void KernelLatencyModel::bind_over(const TaskGraph& graph, const std::vector<int>& tasks,
+                                   std::vector<std::array<OwnLoop, kMaxLoops>>* own) {
   bound_ = false;
   for (auto& a : instance_ii_) a.fill(0);
   for (auto& a : instance_res_mii_) a.fill(0);
-  for (int id : tasks) {
-    const Task& t = graph.tasks.at(static_cast<std::size_t>(id));
+  if (own) own->resize(tasks.size());
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    const Task& t = graph.tasks.at(static_cast<std::size_t>(tasks[k]));
     const PricedKernel& pk = priced(t.unit, t.op);
     const int lanes = units_[static_cast<int>(t.unit)].lanes;
     const TaskShape& s = t.shape;
@@ -364,13 +376,44 @@ void KernelLatencyModel::bind_instances(const TaskGraph& graph, const std::vecto
       const PricedLoop& l = pk.loops[i];
       const std::int64_t trip =
           ttsim_spec::loop_trip(l.spec->trip, l.spec->variant, s.variant, s.batch, s.rows, s.inner, s.cols, lanes, banks_);
+      if (own) (*own)[k][i] = OwnLoop{trip, 0};
       if (trip <= 0) continue;
       const auto [ii, res] = loop_ii(l, i, t.op, lanes, s.memories);
+      if (own) (*own)[k][i].ii = ii;
       instance_ii_[o][i] = std::max(instance_ii_[o][i], ii);
       instance_res_mii_[o][i] = std::max(instance_res_mii_[o][i], res);
     }
   }
   bound_ = true;
+}
+
+void KernelLatencyModel::bind_instances(const TaskGraph& graph, const std::vector<int>& tasks,
+                                        std::vector<std::int64_t>& cycles) {
+  thread_local std::vector<std::array<OwnLoop, kMaxLoops>> own;
+  bind_over(graph, tasks, &own);
+  cycles.resize(tasks.size());
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    const Task& t = graph.tasks[static_cast<std::size_t>(tasks[k])];
+    const PricedKernel& pk = priced(t.unit, t.op);
+    const TaskShape& s = t.shape;
+    const int o = static_cast<int>(t.op);
+    if (units_[static_cast<int>(t.unit)].lanes < 1 || s.batch < 1 || s.rows < 1 || s.inner < 1 || s.cols < 1 ||
+        s.variant < 0) {
+      cycles[k] = task_cycles(t);  // raises the error
+      continue;
+    }
+    // As task_cycles: the unit's overhead and, per loop that runs, (trip − 1) × the larger
+    // of the task's own II and the instance's, plus its depth.
+    std::int64_t c = pk.overhead;
+    bool ran = false;
+    for (int i = 0; i < pk.loop_count; ++i) {
+      const OwnLoop& x = own[k][i];
+      if (x.trip <= 0) continue;
+      ran = true;
+      c += (x.trip - 1) * std::max(x.ii, instance_ii_[o][i]) + pk.loops[i].depth;
+    }
+    cycles[k] = ran ? c : task_cycles(t);  // no loop runs: task_cycles raises the error
+  }
 }
 
 std::vector<LoopLatency> KernelLatencyModel::loops(UnitKind unit, TaskOp op, const TaskShape& shape) const {

@@ -198,6 +198,11 @@ class KernelLatencyModel {
   /// every task of the graph has the unit, op and shape of one of them (as the
   /// representatives of the schedule graph's latency classes, SchedGraph::price_rep).
   void bind_instances(const TaskGraph& graph, const std::vector<int>& tasks);
+  /// bind_instances(graph, tasks), then cycles[k] = task_cycles(graph.tasks[tasks[k]]) under
+  /// that binding (cycles resized to tasks.size()): the same figures, each task's loop trips
+  /// and own IIs computed once for both. Throws like task_cycles() for a task the model
+  /// cannot price.
+  void bind_instances(const TaskGraph& graph, const std::vector<int>& tasks, std::vector<std::int64_t>& cycles);
   /// True after bind_instances().
   bool bound() const { return bound_; }
 
@@ -217,6 +222,16 @@ class KernelLatencyModel {
     std::int64_t overhead = 0;  ///< unit overhead, or max(0, round(calibrated overhead))
   };
 
+  /// One loop of one task as bind_over saw it: its trip count (<= 0: it does not run) and
+  /// the task's own II (before the instance's binding).
+  struct OwnLoop {
+    std::int64_t trip = 0;
+    int ii = 0;
+  };
+  /// bind_instances(graph, tasks); with `own`, also each listed task's OwnLoop per loop
+  /// ((*own)[k] for tasks[k]).
+  void bind_over(const TaskGraph& graph, const std::vector<int>& tasks,
+                 std::vector<std::array<OwnLoop, kMaxLoops>>* own);
   const KernelParams* params(TaskOp op) const;
   const PricedKernel& priced(UnitKind unit, TaskOp op) const;
   LoopLatency latency_of(const PricedLoop& l, std::int64_t trip) const;

@@ -87,13 +87,12 @@ bool same_step_structure(const ArchSpec& arch, const ArchSpec& other) {
 /// structure in place.
 struct StepTemplate {
   ModelSpec model;  ///< the model the template was built for (its reshaper's origin)
-  ArchSpec arch;    ///< the arch of `latency`
+  ArchSpec arch;    ///< the arch last evaluated on the template
   DeviceSpec device;
   std::shared_ptr<TaskGraph> graph;           ///< also evaluation->step.graph_ptr
   std::shared_ptr<machine::Machine> machine;  ///< also evaluation->step.machine
   std::shared_ptr<DesignEvaluation> evaluation;
   std::unique_ptr<GraphReshaper> reshaper;    ///< null until the structure is seen again
-  std::unique_ptr<KernelLatencyModel> latency;
   /// The TT and TTM ranks of the model last evaluated on the template (rank_signature):
   /// the graph, footprints and arrays are that model's.
   std::vector<std::int64_t> ranks;
@@ -121,6 +120,31 @@ struct StepTemplate {
 
 thread_local EvaluationPaths paths;  // this thread's, evaluation_paths()
 
+/// This thread's kernel latency model of (arch, device), from the kLatencyModels it made
+/// last (most recent first): a sweep moves each template through a few lane settings in
+/// turn, and making one prices every loop of every kernel on every unit kind. Its instance
+/// IIs are those of whichever graph it was bound to last; reprice_step and resimulate_step
+/// bind it before they read them.
+KernelLatencyModel& latency_model(const ArchSpec& arch, const DeviceSpec& device) {
+  constexpr std::size_t kLatencyModels = 16;
+  struct Entry {
+    ArchSpec arch;
+    DeviceSpec device;
+    KernelLatencyModel model;
+  };
+  thread_local std::list<Entry> recent;
+  for (auto it = recent.begin(); it != recent.end(); ++it) {
+    if (it->arch == arch && it->device == device) {
+      recent.splice(recent.begin(), recent, it);
+      return recent.front().model;
+    }
+  }
+  KernelLatencyModel model(arch, device);  // a throw leaves the list as it was
+  recent.push_front(Entry{arch, device, std::move(model)});
+  if (recent.size() > kLatencyModels) recent.pop_back();
+  return recent.front().model;
+}
+
 /// Every TT rank of `model`'s linear layers, then its TTM embedding's, into `out`: with
 /// same_graph_structure, equal signatures mean equal training graphs.
 void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
@@ -138,12 +162,10 @@ std::shared_ptr<const DesignEvaluation> reprice_template(StepTemplate& t, const 
                                                          const dataset::LengthHistogram* split,
                                                          const EngineOptions& options) {
   t.detach();
-  if (t.arch != arch) {
-    t.latency = std::make_unique<KernelLatencyModel>(arch, device);
-    t.arch = arch;
-  }
+  KernelLatencyModel& latency = latency_model(arch, device);
+  t.arch = arch;
   DesignEvaluation& e = *t.evaluation;
-  reprice_step(e.step, *t.machine, arch, device, *t.latency, options);
+  reprice_step(e.step, *t.machine, arch, device, latency, options);
   finish_evaluation(e, model, arch, device, split, options);
   ++paths.repriced;
   return t.evaluation;
@@ -198,12 +220,10 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
     // latency model, the re-simulation) leaves a template no later point re-prices on.
     t.ranks.clear();
     if (t.reshaper->reshape(model, *t.graph)) {
-      if (t.arch != arch) {
-        t.latency = std::make_unique<KernelLatencyModel>(arch, device);
-        t.arch = arch;
-      }
+      KernelLatencyModel& latency = latency_model(arch, device);
+      t.arch = arch;
       DesignEvaluation& e = *t.evaluation;
-      resimulate_step(e.step, *t.machine, model, arch, device, *t.latency, hd, options);
+      resimulate_step(e.step, *t.machine, model, arch, device, latency, hd, options);
       t.ranks = ranks;
       t.by_add = by_add;
       finish_evaluation(e, model, arch, device, split, options);
@@ -217,7 +237,6 @@ std::shared_ptr<const DesignEvaluation> evaluate(const ModelSpec& model, const A
   t.arch = arch;
   t.device = device;
   t.graph = std::make_shared<TaskGraph>(build_training_graph(model, graph_opts));
-  t.latency = std::make_unique<KernelLatencyModel>(arch, device);
   t.evaluation = std::make_shared<DesignEvaluation>();
   DesignEvaluation& e = *t.evaluation;
   StepOptions step_options = StepOptions::with_engine(options);

@@ -157,7 +157,18 @@ void price_classes(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyMo
   for (std::size_t c = 0; c < cycles.size(); ++c) {
     cycles[c] = latency.task_cycles(graph.tasks[sg.price_rep[c]]);
   }
-  for (const Task& t : graph.tasks) sg.tasks[t.id].cycles = cycles[sg.price_class[t.id]];
+  price_classes(sg, graph, cycles);
+}
+
+void price_classes(SchedGraph& sg, const TaskGraph& graph, const std::vector<std::int64_t>& class_cycles) {
+  if (sg.price_class.size() != graph.tasks.size() || sg.tasks.size() != graph.tasks.size()) {
+    throw std::invalid_argument("price_classes: the latency classes do not cover the graph's tasks");
+  }
+  if (class_cycles.size() != sg.price_rep.size()) {
+    throw std::invalid_argument("price_classes: " + std::to_string(class_cycles.size()) + " cycle counts for " +
+                                std::to_string(sg.price_rep.size()) + " latency classes");
+  }
+  for (const Task& t : graph.tasks) sg.tasks[t.id].cycles = class_cycles[sg.price_class[t.id]];
 }
 
 SchedGraph make_sched_graph(const TaskGraph& graph, const ArchSpec& arch,

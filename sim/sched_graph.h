@@ -69,6 +69,10 @@ void update_latencies(SchedGraph& sg, const TaskGraph& graph, const KernelLatenc
 /// re-priced for another arch on the same graph. Throws std::invalid_argument when the
 /// classes do not cover the graph's tasks (size mismatch).
 void price_classes(SchedGraph& sg, const TaskGraph& graph, const KernelLatencyModel& latency);
+/// price_classes with each class's cycles given (class_cycles[c] for class c, as
+/// KernelLatencyModel::bind_instances(graph, sg.price_rep, class_cycles) gives them). Throws
+/// std::invalid_argument like price_classes, and when class_cycles is not one per class.
+void price_classes(SchedGraph& sg, const TaskGraph& graph, const std::vector<std::int64_t>& class_cycles);
 
 /// Makes sg.price_class / price_rep group `graph`'s tasks by equal (unit, op, shape with
 /// its variant and memories), rebuilding them when they do not (update_latencies does the

@@ -35,17 +35,28 @@ void bank_activity_shape_into(const TaskGraph& graph, const TaskBanks& used, con
     s.arrays[i].partitions = parts;
     s.arrays[i].port_bits = 32 + ttsim_hls::ceil_log2(static_cast<int>(std::min<std::int64_t>(depth, 1 << 30))) + 1;
   }
+  // Each bank's BRAM36 and URAM288 blocks (one of them 0), so that the per-task sums below
+  // read two small arrays.
+  thread_local std::vector<std::int64_t> bank_bram, bank_uram;
+  bank_bram.resize(banks.banks.size());
+  bank_uram.resize(banks.banks.size());
+  for (std::size_t i = 0; i < banks.banks.size(); ++i) {
+    const BankInstance& b = banks.banks[i];
+    bank_bram[i] = b.kind == BlockKind::kBram36 ? b.blocks : 0;
+    bank_uram[i] = b.kind == BlockKind::kBram36 ? 0 : b.blocks;
+  }
   s.task_bram36_blocks.resize(tasks);
   s.task_uram288_blocks.resize(tasks);
+  const std::size_t n_banks = banks.banks.size();
   for (std::size_t t = 0; t < tasks; ++t) {
     std::int64_t bram = 0, uram = 0;
-    const int unit = static_cast<int>(graph.tasks[t].unit);
+    const unsigned unit_bit = 1u << static_cast<int>(graph.tasks[t].unit);
     for (int k = used.begin[t]; k < used.begin[t + 1]; ++k) {
       const std::size_t bank = static_cast<std::size_t>(used.bank[k]);
-      if (bank >= banks.banks.size()) throw std::invalid_argument("bank_activity_shape: a task bank outside the bank map");
-      const BankInstance& inst = banks.banks[bank];
-      (inst.kind == BlockKind::kBram36 ? bram : uram) += inst.blocks;
-      s.arrays[bank].units |= 1u << unit;
+      if (bank >= n_banks) throw std::invalid_argument("bank_activity_shape: a task bank outside the bank map");
+      bram += bank_bram[bank];
+      uram += bank_uram[bank];
+      s.arrays[bank].units |= unit_bit;
     }
     s.task_bram36_blocks[t] = bram;
     s.task_uram288_blocks[t] = uram;

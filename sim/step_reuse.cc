@@ -17,8 +17,9 @@ void resimulate_step(StepResult& step, machine::Machine& machine, const ModelSpe
   // One static schedule per module instance, bound over one task per latency class (the
   // classes regrouped: new ranks change the shapes of some tasks).
   group_price_classes(step.sched, g);
-  latency.bind_instances(g, step.sched.price_rep);
-  price_classes(step.sched, g, latency);
+  thread_local std::vector<std::int64_t> class_cycles;
+  latency.bind_instances(g, step.sched.price_rep, class_cycles);
+  price_classes(step.sched, g, class_cycles);
   buffer_footprints_into(g, step.fused, step.footprint);
   machine::describe_into(machine, arch, device, g, latency, hd, {&step.sched.price_class, &step.sched.price_rep});
   run_on_machine(step, arch, options, true);
@@ -30,8 +31,9 @@ void reprice_step(StepResult& step, machine::Machine& machine, const ArchSpec& a
     throw std::invalid_argument("reprice_step: the step does not run on the machine given");
   }
   const TaskGraph& g = step.graph();
-  latency.bind_instances(g, step.sched.price_rep);
-  price_classes(step.sched, g, latency);
+  thread_local std::vector<std::int64_t> class_cycles;
+  latency.bind_instances(g, step.sched.price_rep, class_cycles);
+  price_classes(step.sched, g, class_cycles);
   machine::redescribe_into(machine, arch, device, g, latency, {&step.sched.price_class, &step.sched.price_rep});
   run_on_machine(step, arch, options, true, true);
 }

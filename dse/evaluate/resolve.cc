@@ -1,24 +1,62 @@
 #include "dse/evaluate/resolve.h"
 
 #include <cctype>
+#include <list>
 
 #include "dse/space/axes.h"
 
 namespace ttsim::dse {
 
+namespace {
+
+/// One document of a sweep's points as its axes set it: the model by the model axes, the
+/// arch by the arch axes (AxisEditor::edits_arch; each axis edits one document and reads
+/// nothing else), keyed by the sweep and those axes' indices.
+struct ResolvedDoc {
+  std::uint64_t sweep = 0;
+  std::vector<int> key;  ///< the indices of the document's axes, in axis order
+  Json doc;
+};
+
+/// `base` with the values of the axes of `idx` that edit the arch (`arch` true) or the
+/// model applied in axis order: from this thread's recent ones (kRecent per document) when
+/// one has the same sweep and indices. Throws as AxisEditor::apply (nothing is kept then).
+const Json& resolved_doc(const SweepSpec& sweep, const std::vector<int>& idx, bool arch) {
+  constexpr std::size_t kRecent = 16;  // e.g. the arch of three lane counts × two lane modes × two flows
+  thread_local std::list<ResolvedDoc> recent[2];  // [model, arch], most recent first
+  std::list<ResolvedDoc>& list = recent[arch ? 1 : 0];
+  thread_local std::vector<int> key;
+  key.clear();
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (sweep.editors.at(i).edits_arch() == arch) key.push_back(idx[i]);
+  }
+  for (auto it = list.begin(); sweep.identity != 0 && it != list.end(); ++it) {  // 0: not a built sweep
+    if (it->sweep == sweep.identity && it->key == key) {
+      list.splice(list.begin(), list, it);
+      return list.front().doc;
+    }
+  }
+  Json model = sweep.model_doc, arch_doc = sweep.arch_doc;
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] == kBaseValue || sweep.editors[i].edits_arch() != arch) continue;
+    sweep.editors[i].apply(sweep.space.axes()[i].values[idx[i]], model, arch_doc);
+  }
+  list.push_front(ResolvedDoc{sweep.identity, key, arch ? std::move(arch_doc) : std::move(model)});
+  if (list.size() > kRecent) list.pop_back();
+  return list.front().doc;
+}
+
+}  // namespace
+
 PointConfig resolve_point(const SweepSpec& sweep, PointId id) {
   PointConfig p;
   p.id = id;
   p.space = &sweep.space;
-  p.model = sweep.model_doc;
-  p.arch = sweep.arch_doc;
   p.model_file = sweep.model_file;
   p.arch_file = sweep.arch_file;
   const auto idx = sweep.space.decode(id);
-  for (std::size_t i = 0; i < idx.size(); ++i) {
-    if (idx[i] == kBaseValue) continue;
-    sweep.editors.at(i).apply(sweep.space.axes()[i].values[idx[i]], p.model, p.arch);
-  }
+  p.model = resolved_doc(sweep, idx, false);
+  p.arch = resolved_doc(sweep, idx, true);
   return p;
 }
 
@@ -82,7 +120,7 @@ std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Jso
       name += "-" + value_text(v) + "enc";
       continue;
     }
-    if (a.values.size() > 1 || v != sweep.editors.at(i).current(sweep.model_doc, sweep.arch_doc)) {
+    if (a.values.size() > 1 || v != sweep.base_values.at(i)) {
       const std::string token = axis_token(a.name, v);
       if (!token.empty()) name += "-" + token;
     }

@@ -156,6 +156,25 @@ void validate_axis_value(const std::string& name, const JsonView& v) {
   }
 }
 
+namespace {
+
+/// The reference tokens of `p`, unescaped (~1 → /, ~0 → ~).
+std::vector<std::string> pointer_tokens(const Json::json_pointer& p) {
+  std::vector<std::string> tokens;
+  const std::string text = p.to_string();
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('/', at + 1), text.size());
+    std::string t = text.substr(at + 1, end - at - 1);
+    for (std::size_t k = 0; (k = t.find("~1", k)) != std::string::npos; ++k) t.replace(k, 2, "/");
+    for (std::size_t k = 0; (k = t.find("~0", k)) != std::string::npos; ++k) t.replace(k, 2, "~");
+    tokens.push_back(std::move(t));
+    at = end;
+  }
+  return tokens;
+}
+
+}  // namespace
+
 AxisEditor::AxisEditor(const std::string& name) : name_(name) {
   auto [encoder, layers] = layer_rank_axis(name);
   if (encoder >= 0) {
@@ -189,6 +208,7 @@ AxisEditor::AxisEditor(const std::string& name) : name_(name) {
     for (const auto& p : arch_pointers(name)) write_.emplace_back(p);
     if (!write_.empty()) read_ = {write_.front()};
   }
+  for (const auto& p : read_) read_tokens_.push_back(pointer_tokens(p));
 }
 
 void AxisEditor::apply(const Json& value, Json& model, Json& arch) const {
@@ -270,13 +290,29 @@ std::vector<std::string> AxisEditor::members_set() const {
   return out;
 }
 
+
 Json AxisEditor::current(const Json& model, const Json& arch) const {
   const Json& doc = kind_ == Kind::kArchMember ? arch : model;
-  for (const auto& p : read_) {
-    if (doc.contains(p)) {
-      const Json& v = doc.at(p);
-      if (!v.is_null() || kind_ != Kind::kLayerRank) return v;
+  for (std::size_t i = 0; i < read_.size(); ++i) {
+    // One walk through objects (contains() then at() would take two); a pointer into an
+    // array takes json_pointer's own rules for its index.
+    const Json* v = &doc;
+    bool through_array = false;
+    for (const std::string& t : read_tokens_[i]) {
+      if (v->is_array()) {
+        through_array = true;
+        break;
+      }
+      if (!v->is_object()) {
+        v = nullptr;
+        break;
+      }
+      const auto it = v->find(t);
+      v = it == v->end() ? nullptr : &*it;
+      if (!v) break;
     }
+    if (through_array) v = doc.contains(read_[i]) ? &doc.at(read_[i]) : nullptr;
+    if (v && (!v->is_null() || kind_ != Kind::kLayerRank)) return *v;
   }
   return Json(nullptr);
 }

@@ -65,6 +65,8 @@ class AxisEditor {
  public:
   explicit AxisEditor(const std::string& name);
   const std::string& name() const { return name_; }
+  /// True when apply() edits (and current() reads) the arch document, false for the model's.
+  bool edits_arch() const { return kind_ == Kind::kArchMember; }
   /// apply_axis(name(), value, model, arch).
   void apply(const Json& value, Json& model, Json& arch) const;
   /// axis_current_value(name(), model, arch).
@@ -82,6 +84,8 @@ class AxisEditor {
   std::vector<std::string> layers_;           ///< per-layer: layer names; per-kind: kinds
   std::vector<Json::json_pointer> write_;     ///< members set (model or arch member axes)
   std::vector<Json::json_pointer> read_;      ///< members read, first present (non-null) wins
+  /// read_'s reference tokens (unescaped), for current()'s one walk per pointer.
+  std::vector<std::vector<std::string>> read_tokens_;
 };
 
 /// Sets axis `name` to `value` in the model or arch document.

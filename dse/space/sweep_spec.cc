@@ -1,5 +1,7 @@
 #include "dse/space/sweep_spec.h"
 
+#include <atomic>
+
 #include "hw/resource_fit.h"
 
 #include <algorithm>
@@ -220,6 +222,9 @@ void build_space(const JsonView& axes, const std::vector<std::string>& order, Sw
   for (const auto& n : order) list.push_back({n, axis_values(n, axes.at(n))});
   s.space = DesignSpace(std::move(list));
   for (const Axis& a : s.space.axes()) s.editors.emplace_back(a.name);
+  for (const AxisEditor& e : s.editors) s.base_values.push_back(e.current(s.model_doc, s.arch_doc));
+  static std::atomic<std::uint64_t> sweeps_built{0};
+  s.identity = ++sweeps_built;
   std::map<std::string, std::string> setter;  // member -> axis
   auto within = [](const std::string& a, const std::string& b) {  // a is b or inside it
     return a.size() >= b.size() && a.compare(0, b.size(), b) == 0 && (a.size() == b.size() || a[b.size()] == '/');

@@ -76,6 +76,12 @@ struct SweepSpec {
   std::string lengths_split = "train";
   DesignSpace space;
   std::vector<AxisEditor> editors;  ///< one per axis of `space`, in axis order
+  /// Each axis's value in the base documents (editors[i].current(model_doc, arch_doc); null
+  /// where they do not set it), in axis order: point names compare a point's values with them.
+  std::vector<Json> base_values;
+  /// Distinct for every sweep built (copies share it): what per-thread memos of its resolved
+  /// documents (resolve_point) are keyed on, with the axis indices.
+  std::uint64_t identity = 0;
   ConstraintSpec constraints;
   std::vector<Metric> objectives;  ///< at least one
   SearchSpec search;

@@ -351,10 +351,10 @@ template <typename Int = long long>
 constexpr Int loop_trip(TripKind k, int loop_variant, int variant, typename Same<Int>::type batch,
                         typename Same<Int>::type rows, typename Same<Int>::type inner,
                         typename Same<Int>::type cols, int lanes, int banks = 0) {
-  const Int S = kAccSlots;
-  const Int R = batch * rows, tiles = static_cast<Int>(ceil_div(cols, lanes));
   const int form = k >= kTripContractColumn && k <= kTripContractScalar ? (variant & kContractFormMask) : variant;
   if (loop_variant >= 0 && loop_variant != form) return 0;
+  const Int S = kAccSlots;
+  const Int R = batch * rows, tiles = static_cast<Int>(ceil_div(cols, lanes));
   switch (k) {
     case kTripElementwise: return R * tiles;
     case kTripRowSlots: return static_cast<Int>(ceil_div(R, S)) * S * tiles;

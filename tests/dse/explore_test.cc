@@ -903,3 +903,42 @@ TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
 
 }  // namespace
 }  // namespace ttsim::dse
+
+namespace ttsim::dse {
+namespace {
+
+TEST(SweepSpec, ResolvedPointsAreEachSweepsOwnInAnyOrder) {
+  // resolve_point keeps each thread's recent documents by sweep and axis indices: two sweeps
+  // with the same axes on different bases, resolved interleaved and out of order, give each
+  // point the documents its own sweep's edits make.
+  const std::string dir = tmp_dir("resolve_memo");
+  const std::string axes = R"({"encoders": [2, 4], "tt_rank.enc0.ffn_in": [4, 8], "lanes": [16, 64], "flow": ["tt", "btt"]})";
+  write_axes_sweep(dir, axes);
+  const SweepSpec a = load_sweep_spec(dir + "/s.json");
+  write_file_atomic(dir + "/s.json",
+                    R"({"name": "t", "base": {"model": "configs/models/atis_2enc.json", "arch": "configs/arch/u50_unit_lanes.json",
+               "device": "configs/devices/u50.json"}, "objectives": ["epoch_seconds"], "axes": )" + axes + "}");
+  const SweepSpec b = load_sweep_spec(dir + "/s.json");
+  ASSERT_NE(a.identity, b.identity);
+  ASSERT_NE(a.arch_doc, b.arch_doc);
+  auto fresh = [](const SweepSpec& s, PointId id) {  // resolve_point's definition, applied here
+    Json model = s.model_doc, arch = s.arch_doc;
+    const auto idx = s.space.decode(id);
+    for (std::size_t i = 0; i < idx.size(); ++i) s.editors[i].apply(s.space.axes()[i].values[idx[i]], model, arch);
+    return std::make_pair(model, arch);
+  };
+  const PointId n = a.space.grid_size();
+  ASSERT_EQ(n, 16u);
+  for (PointId k = 0; k < 3 * n; ++k) {
+    const PointId id = (k * 7) % n;  // every point, three times, out of order
+    for (const SweepSpec* s : {&a, &b, &a}) {
+      const PointConfig p = resolve_point(*s, id);
+      const auto [model, arch] = fresh(*s, id);
+      EXPECT_EQ(p.model, model) << "point " << id;
+      EXPECT_EQ(p.arch, arch) << "point " << id;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ttsim::dse
