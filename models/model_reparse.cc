@@ -56,7 +56,18 @@ bool rank_changes(const Json& a, const Json& b, std::vector<RankChange>& out) {
 
 }  // namespace
 
+std::shared_ptr<const ModelSpec> ModelReparser::parse(const std::shared_ptr<const Json>& doc,
+                                                      const std::string& file) {
+  if (doc && spec_ && doc == shared_ && file == file_) return spec_;
+  static const Json null;
+  shared_.reset();  // until the parse below succeeds
+  auto spec = parse(doc ? *doc : null, file);
+  shared_ = doc;
+  return spec;
+}
+
 std::shared_ptr<const ModelSpec> ModelReparser::parse(const Json& doc, const std::string& file) {
+  shared_.reset();  // doc_ is about to change
   thread_local std::vector<RankChange> changes;
   changes.clear();
   if (spec_ && file == file_ && rank_changes(doc_, doc, changes)) {

@@ -27,11 +27,16 @@ class ModelReparser {
   /// The result stays valid while the caller holds it; the next call may reuse its storage
   /// only once no caller holds it.
   std::shared_ptr<const ModelSpec> parse(const Json& doc, const std::string& file);
+  /// parse(*doc, file) for a shared document that is never changed: the last result again,
+  /// without reading the document, when it is the object last parsed (kept alive here, so
+  /// its address names no other document meanwhile).
+  std::shared_ptr<const ModelSpec> parse(const std::shared_ptr<const Json>& doc, const std::string& file);
 
  private:
   Json doc_;                          ///< the document spec_ is the parse of
   std::string file_;
   std::shared_ptr<ModelSpec> spec_;  ///< null before the first parse
+  std::shared_ptr<const Json> shared_;  ///< the shared document doc_ was copied from, if any
 };
 
 }  // namespace ttsim

@@ -2,6 +2,17 @@
 
 namespace ttsim::dse {
 
+namespace {
+const Json& null_document() {
+  static const Json null;
+  return null;
+}
+}  // namespace
+
+const Json& PointConfig::model() const { return model_doc ? *model_doc : null_document(); }
+
+const Json& PointConfig::arch() const { return arch_doc ? *arch_doc : null_document(); }
+
 const Json* PointConfig::axis_value(const std::string& name) const {
   if (!space) return nullptr;
   const auto& axes = space->axes();

@@ -28,10 +28,17 @@ namespace ttsim::dse {
 struct PointConfig {
   PointId id = 0;
   const DesignSpace* space = nullptr;
-  Json model;               ///< model config document (configs/models schema)
-  Json arch;                ///< arch config document (configs/arch schema)
+  /// The model config document (configs/models schema) and the arch's (configs/arch schema),
+  /// shared and never changed once set: neighbouring points of a sweep share them
+  /// (resolve_point), and a parse memo knows a document it has seen by its address.
+  std::shared_ptr<const Json> model_doc, arch_doc;
   std::string model_file;   ///< file the base model came from (for error messages)
   std::string arch_file;
+
+  /// *model_doc, or a null document when it is not set.
+  const Json& model() const;
+  /// *arch_doc, or a null document when it is not set.
+  const Json& arch() const;
 
   /// Value of the axis named `name` at this point, or nullptr when the space has no
   /// such axis or the point keeps the base value.
@@ -80,7 +87,7 @@ class Evaluator {
   /// defaults included: {"model": ..., "arch": ...}. Default: the documents as patched.
   /// Throws InputError when the documents do not load.
   virtual Json resolved_configs(const PointConfig& point) const {
-    return Json{{"model", point.model}, {"arch", point.arch}};
+    return Json{{"model", point.model()}, {"arch", point.arch()}};
   }
   /// Evaluates `point`. Errors of the point itself (a rank the model loader rejects, a
   /// design the simulator cannot schedule) go into Evaluation::error, not exceptions.

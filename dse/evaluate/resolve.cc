@@ -15,13 +15,13 @@ namespace {
 struct ResolvedDoc {
   std::uint64_t sweep = 0;
   std::vector<int> key;  ///< the indices of the document's axes, in axis order
-  Json doc;
+  std::shared_ptr<const Json> doc;
 };
 
 /// `base` with the values of the axes of `idx` that edit the arch (`arch` true) or the
 /// model applied in axis order: from this thread's recent ones (kRecent per document) when
 /// one has the same sweep and indices. Throws as AxisEditor::apply (nothing is kept then).
-const Json& resolved_doc(const SweepSpec& sweep, const std::vector<int>& idx, bool arch) {
+std::shared_ptr<const Json> resolved_doc(const SweepSpec& sweep, const std::vector<int>& idx, bool arch) {
   constexpr std::size_t kRecent = 16;  // e.g. the arch of three lane counts × two lane modes × two flows
   thread_local std::list<ResolvedDoc> recent[2];  // [model, arch], most recent first
   std::list<ResolvedDoc>& list = recent[arch ? 1 : 0];
@@ -41,7 +41,8 @@ const Json& resolved_doc(const SweepSpec& sweep, const std::vector<int>& idx, bo
     if (idx[i] == kBaseValue || sweep.editors[i].edits_arch() != arch) continue;
     sweep.editors[i].apply(sweep.space.axes()[i].values[idx[i]], model, arch_doc);
   }
-  list.push_front(ResolvedDoc{sweep.identity, key, arch ? std::move(arch_doc) : std::move(model)});
+  list.push_front(
+      ResolvedDoc{sweep.identity, key, std::make_shared<const Json>(arch ? std::move(arch_doc) : std::move(model))});
   if (list.size() > kRecent) list.pop_back();
   return list.front().doc;
 }
@@ -55,8 +56,8 @@ PointConfig resolve_point(const SweepSpec& sweep, PointId id) {
   p.model_file = sweep.model_file;
   p.arch_file = sweep.arch_file;
   const auto idx = sweep.space.decode(id);
-  p.model = resolved_doc(sweep, idx, false);
-  p.arch = resolved_doc(sweep, idx, true);
+  p.model_doc = resolved_doc(sweep, idx, false);
+  p.arch_doc = resolved_doc(sweep, idx, true);
   return p;
 }
 
@@ -98,7 +99,7 @@ std::string point_name(const SweepSpec& sweep, PointId id) { return point_name(s
 
 std::string point_name(const SweepSpec& sweep, PointId id, const PointConfig& p) {
   std::vector<Json> values;
-  for (const AxisEditor& a : sweep.editors) values.push_back(a.current(p.model, p.arch));
+  for (const AxisEditor& a : sweep.editors) values.push_back(a.current(p.model(), p.arch()));
   return point_name(sweep, id, values);
 }
 

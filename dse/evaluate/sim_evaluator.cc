@@ -67,8 +67,8 @@ Resolved resolve(const SimContext& ctx, const PointConfig& p, bool check_buildab
   // The point's model and arch are the base files as the sweep's axes set them: every error
   // about them (the parse, the kernel tree's refusals) says so.
   static const std::string kAsSet = " as this point's axes set it";
-  r.model = models.parse(p.model, p.model_file.empty() ? p.model_file : p.model_file + kAsSet);
-  r.arch = *archs.get(p.arch, p.arch_file.empty() ? p.arch_file : p.arch_file + kAsSet, parse_arch_spec);
+  r.model = models.parse(p.model_doc, p.model_file.empty() ? p.model_file : p.model_file + kAsSet);
+  r.arch = *archs.get(p.arch_doc, p.arch_file.empty() ? p.arch_file : p.arch_file + kAsSet, parse_arch_spec);
   if (check_buildable) {
     machine::check_buildable(r.arch);
     machine::hls_design(*r.model, r.arch, r.arch.source_file.empty() ? r.arch.name : r.arch.source_file);

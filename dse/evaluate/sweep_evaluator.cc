@@ -107,8 +107,8 @@ Evaluation SweepEvaluator::evaluate(PointId id, Fidelity fidelity, bool detailed
     // Exact (encoders, TTM rank) match, TT rank measured or between measured ranks
     // (dse/accuracy/accuracy_lookup.h); otherwise "unknown".
     std::string why;
-    if (const auto key = accuracy_key_of(pc.model, Json(), why)) e.tt_rank = key->tt_rank;
-    const AccuracyEstimate a = lookup_accuracy(*accuracy_, pc.model);
+    if (const auto key = accuracy_key_of(pc.model(), Json(), why)) e.tt_rank = key->tt_rank;
+    const AccuracyEstimate a = lookup_accuracy(*accuracy_, pc.model());
     e.accuracy_source = a.source;
     if (!a.known()) e.accuracy_unknown = a.unknown_reason;
     if (a.known()) {

@@ -53,9 +53,9 @@ std::vector<PlotFile> write_rank_plot(const std::string& dir, const SweepEvaluat
   std::map<std::pair<double, double>, RankCell> cells;  // (encoders, rank)
   state.for_each([&](PointId id, const PointRecord& r) {  // one point in memory at a time
     const PointConfig p = resolve_point(sweep, id);
-    const Json rank = axis_current_value("tt_rank", p.model, p.arch);
-    const Json enc = axis_current_value("encoders", p.model, p.arch);
-    if (!rank.is_number() || !enc.is_number() || has_layer_ranks(p.model)) return;
+    const Json rank = axis_current_value("tt_rank", p.model(), p.arch());
+    const Json enc = axis_current_value("encoders", p.model(), p.arch());
+    if (!rank.is_number() || !enc.is_number() || has_layer_ranks(p.model())) return;
     const auto& m = r.best().metrics;
     RankCell& c = cells[{enc.get<double>(), rank.get<double>()}];
     if (std::isnan(c.compression)) c.compression = m[Metric::kCompression];

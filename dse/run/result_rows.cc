@@ -17,7 +17,7 @@ ResultRow make_row(const SweepEvaluator& eval, PointId id, PointConfig point, Po
   sweep.space.is_reference(id, &r.ref_label);
   r.point = std::move(point);
   r.values.reserve(sweep.editors.size());
-  for (const AxisEditor& a : sweep.editors) r.values.push_back(a.current(r.point.model, r.point.arch));
+  for (const AxisEditor& a : sweep.editors) r.values.push_back(a.current(r.point.model(), r.point.arch()));
   r.rec = std::move(rec);
   r.verdict = eval.judge(r.rec.best());
   return r;

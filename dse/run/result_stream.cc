@@ -161,7 +161,7 @@ std::string csv_row(const ResultRow& r) {
 // The clock (MHz) a point runs at: its arch document's clock_mhz, else the resolved arch's
 // (the default the loader fills in); nullopt when the arch does not load.
 std::optional<double> clock_of(const SweepEvaluator& eval, const ResultRow& r) {
-  const Json* arch = &r.point.arch;
+  const Json* arch = &r.point.arch();
   Json resolved;
   if (!arch->contains("clock_mhz") || !arch->at("clock_mhz").is_number()) {
     try {

@@ -4,6 +4,7 @@
 
 #include "core/doc_memo.h"
 
+#include <memory>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -39,6 +40,30 @@ TEST(DocMemo, ReusesAParseOnlyForAnEqualDocumentFromTheSameFile) {
   EXPECT_THROW(memo.get(Json::parse(R"({"bad": 1})"), "a.json", parse), std::runtime_error);
   EXPECT_THROW(memo.get(Json::parse(R"({"bad": 1})"), "a.json", parse), std::runtime_error);
   EXPECT_EQ(parses, 6);  // a failed parse is not kept
+}
+
+TEST(DocMemo, ASharedDocumentIsFoundByItsAddressAndAnEqualOneByItsContent) {
+  DocMemo<Counted, 2> memo;
+  int parses = 0;
+  auto parse = [&](const Json& doc, const std::string&) {
+    ++parses;
+    return Counted{doc.at("x").get<int>()};
+  };
+  const auto a = std::make_shared<const Json>(Json::parse(R"({"x": 1})"));
+  const auto a2 = std::make_shared<const Json>(Json::parse(R"({"x": 1})"));
+  const auto b = std::make_shared<const Json>(Json::parse(R"({"x": 2})"));
+  const auto first = memo.get(a, "a.json", parse);
+  EXPECT_EQ(memo.get(a, "a.json", parse), first);
+  EXPECT_EQ(memo.get(a2, "a.json", parse), first);  // another object, equal content
+  EXPECT_EQ(memo.get(*a, "a.json", parse), first);  // the document itself
+  EXPECT_EQ(parses, 1);
+  EXPECT_EQ(memo.get(b, "a.json", parse)->value, 2);
+  EXPECT_EQ(memo.get(a, "b.json", parse)->value, 1);  // another file: parsed again, evicts a.json's entry
+  EXPECT_EQ(parses, 3);
+  EXPECT_NE(memo.get(a, "a.json", parse), first);  // evicted: parsed anew, though the object is the same
+  EXPECT_EQ(parses, 4);
+  const std::shared_ptr<const Json> none;
+  EXPECT_THROW(memo.get(none, "a.json", parse), std::exception);  // no document: the parse of null
 }
 
 }  // namespace

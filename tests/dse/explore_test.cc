@@ -849,7 +849,7 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
       // point is not evaluated, with this reason), naming the layer.
       const PointConfig p = resolve_point(s, id);
       try {
-        parse_model_spec(p.model, "point");
+        parse_model_spec(p.model(), "point");
         ADD_FAILURE() << "point " << id << "'s model accepted";
       } catch (const ConfigError& e) {
         EXPECT_EQ(e.pointer(), "/overrides/enc3.k") << e.what();
@@ -858,8 +858,8 @@ TEST(SweepSpec, PerLayerRankAxesSetTheLayersOfTheirEncoder) {
     }
     ++built;
     const PointConfig p = resolve_point(s, id);
-    const int encoders = p.model.at("encoders").get<int>();
-    const ModelSpec m = parse_model_spec(p.model, "point");
+    const int encoders = p.model().at("encoders").get<int>();
+    const ModelSpec m = parse_model_spec(p.model(), "point");
     ASSERT_EQ(m.encoders, encoders);
     for (const auto& l : m.linears) {
       if (l.encoder < 0) continue;
@@ -888,16 +888,16 @@ TEST(SweepSpec, NonlinearLaneAxesSetTheUnitsLanesAndNameThePoint) {
   const SweepSpec s = load_sweep_spec(dir + "/s.json");
   const PointConfig p = resolve_point(s, 0);
   for (const char* unit : {"softmax", "layernorm", "gelu", "elementwise", "loss", "update"}) {
-    EXPECT_EQ(p.arch.at("nonlinear").at(unit).at("lanes"), 16) << unit;
+    EXPECT_EQ(p.arch().at("nonlinear").at(unit).at("lanes"), 16) << unit;
   }
-  EXPECT_EQ(p.arch.at("contraction").at("lanes"), 32);
+  EXPECT_EQ(p.arch().at("contraction").at("lanes"), 32);
   EXPECT_EQ(point_name(s, 0), "atis_2enc-32lanes-16nonlinear_lanes");
 
   write_axes_sweep(dir, R"({"lanes.layernorm": [32]})");
   const SweepSpec one = load_sweep_spec(dir + "/s.json");
   const PointConfig q = resolve_point(one, 0);
-  EXPECT_EQ(q.arch.at("nonlinear").at("layernorm").at("lanes"), 32);
-  EXPECT_EQ(q.arch.at("nonlinear").at("softmax").at("lanes"), 8);  // the base arch's
+  EXPECT_EQ(q.arch().at("nonlinear").at("layernorm").at("lanes"), 32);
+  EXPECT_EQ(q.arch().at("nonlinear").at("softmax").at("lanes"), 8);  // the base arch's
   EXPECT_EQ(point_name(one, 0), "atis_2enc-32layernorm_lanes");
 }
 
@@ -934,8 +934,8 @@ TEST(SweepSpec, ResolvedPointsAreEachSweepsOwnInAnyOrder) {
     for (const SweepSpec* s : {&a, &b, &a}) {
       const PointConfig p = resolve_point(*s, id);
       const auto [model, arch] = fresh(*s, id);
-      EXPECT_EQ(p.model, model) << "point " << id;
-      EXPECT_EQ(p.arch, arch) << "point " << id;
+      EXPECT_EQ(p.model(), model) << "point " << id;
+      EXPECT_EQ(p.arch(), arch) << "point " << id;
     }
   }
 }

@@ -26,9 +26,10 @@ struct PointSetup {
   DeviceSpec device = load_device_spec("configs/devices/u50.json");
   PointConfig point;
   explicit PointSetup(bool port_contention) {
-    point.model = load_json_file("configs/models/atis_2enc.json");
-    point.arch = load_json_file("configs/arch/u50_paper.json");
-    point.arch["memory"]["port_contention"] = port_contention;
+    point.model_doc = std::make_shared<const Json>(load_json_file("configs/models/atis_2enc.json"));
+    Json arch = load_json_file("configs/arch/u50_paper.json");
+    arch["memory"]["port_contention"] = port_contention;
+    point.arch_doc = std::make_shared<const Json>(std::move(arch));
     point.model_file = "configs/models/atis_2enc.json";
     point.arch_file = "configs/arch/u50_paper.json";
   }
@@ -65,8 +66,8 @@ TEST(PointPower, SystemcPointCarriesTheSimulatePowerAndTheAnalyticOneItsUnconten
   const Evaluation c = SimEvaluator(ctx, Fidelity::kSystemC).evaluate(s.point, false);
   ASSERT_TRUE(a.error.empty() && c.error.empty()) << a.error << c.error;
   // The SystemC point's power is what `ttsim simulate` prints for the same design.
-  const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
-  const ModelSpec model = parse_model_spec(s.point.model, s.point.model_file);
+  const ArchSpec arch = parse_arch_spec(s.point.arch(), s.point.arch_file);
+  const ModelSpec model = parse_model_spec(s.point.model(), s.point.model_file);
   const StepResult step = simulate_step(model, arch, s.device);
   // Memory units are the emitted build's blocks: the step runs on the machine's arrays.
   const PowerBreakdown p = fpga_power(s.device, step_activity(step, arch, s.device));
@@ -83,13 +84,13 @@ TEST(PointPower, LutEstimateIsTheSimPowerRuleAndIsChecked) {
   PointSetup s(true);
   const SimContext ctx = s.context();
   const Evaluation a = SimEvaluator(ctx, Fidelity::kAnalytic).evaluate(s.point, false);
-  const ArchSpec arch = parse_arch_spec(s.point.arch, s.point.arch_file);
-  const StepResult step = simulate_step(parse_model_spec(s.point.model, s.point.model_file), arch, s.device);
+  const ArchSpec arch = parse_arch_spec(s.point.arch(), s.point.arch_file);
+  const StepResult step = simulate_step(parse_model_spec(s.point.model(), s.point.model_file), arch, s.device);
   // The machine description: its instances' aligned lane accesses (the LayerNorm, GELU,
   // softmax, loss and update units on this design; the contraction and elementwise units
   // take general starts) and, below, its arrays.
   const machine::Machine mach =
-      machine::describe(parse_model_spec(s.point.model, s.point.model_file), arch, s.device, step.graph());
+      machine::describe(parse_model_spec(s.point.model(), s.point.model_file), arch, s.device, step.graph());
   std::array<bool, kUnitKinds> aligned{};
   for (int k = 0; k < kUnitKinds; ++k) {
     aligned[k] = std::all_of(mach.instances.begin(), mach.instances.end(), [&](const machine::KernelInstance& i) {

@@ -25,7 +25,7 @@ class ToyEvaluator : public Evaluator {
       const Json* v = p.axis_value(name);
       if (v) return v->get<int>();
       const Json::json_pointer ptr(std::string(name).substr(5));
-      return p.arch.contains(ptr) ? p.arch.at(ptr).get<int>() : 0;
+      return p.arch().contains(ptr) ? p.arch().at(ptr).get<int>() : 0;
     };
     const int x = get("arch:/x"), y = get("arch:/y"), z = get("arch:/z");
     Evaluation e;

@@ -4,6 +4,7 @@
 // range or not integers).
 
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,6 +107,25 @@ TEST(ModelReparser, AnotherFileIsParsedForItsErrors) {
     EXPECT_NE(std::string(e.what()).find("b.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("/overrides/enc0.q/rank"), std::string::npos) << e.what();
   }
+}
+
+TEST(ModelReparser, ASharedDocumentIsKnownByItsAddressUntilAnotherIsParsed) {
+  Json doc = load_json_file("configs/models/atis_2enc.json");
+  const auto a = std::make_shared<const Json>(doc);
+  doc["overrides"]["enc1.ffn_out"]["rank"] = 20;
+  const auto b = std::make_shared<const Json>(doc);
+  ModelReparser reparser;
+  const auto first = reparser.parse(a, "m.json");
+  EXPECT_EQ(reparser.parse(a, "m.json"), first);  // the same object: the same result
+  // Another document in between (shared or not): the first one parses to its own ranks again.
+  for (int k = 0; k < 2; ++k) {
+    const auto other = k == 0 ? reparser.parse(b, "m.json") : reparser.parse(*b, "m.json");
+    EXPECT_EQ(other->to_json(), parse_model_spec(*b, "m.json").to_json());
+    const auto again = reparser.parse(a, "m.json");
+    EXPECT_EQ(again->to_json(), parse_model_spec(*a, "m.json").to_json());
+  }
+  EXPECT_NE(reparser.parse(a, "other.json"), nullptr);  // another file: parsed again, not refused
+  EXPECT_EQ(reparser.parse(a, "other.json")->to_json(), parse_model_spec(*a, "m.json").to_json());
 }
 
 }  // namespace
