@@ -319,9 +319,9 @@ std::pair<int, int> KernelLatencyModel::loop_ii(const PricedLoop& l, int i, Task
     // lanes and the banks alone; a graph has few distinct (loop, sharing) pairs, so each
     // thread keeps the last result per slot of a direct-mapped table, keyed by all five
     // (one thread prices many designs in a sweep).
-    struct Entry {
+    struct Entry {  // all zero when empty (loop null): the table is zero-initialised thread storage
       const ttsim_spec::LoopSpec* loop = nullptr;
-      int op = -1;
+      int op = 0;
       int lanes = 0, banks = 0;
       std::uint64_t memories = 0;
       int mii = 0;

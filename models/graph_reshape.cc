@@ -8,6 +8,14 @@
 
 namespace ttsim {
 
+void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
+  out.clear();
+  for (const LinearLayerSpec& l : model.linears) out.insert(out.end(), l.tt.ranks.begin(), l.tt.ranks.end());
+  out.push_back(-1);  // separator: the embedding's ranks follow
+  const std::vector<std::int64_t>& e = model.token_embedding.ttm.ranks;
+  out.insert(out.end(), e.begin(), e.end());
+}
+
 bool same_graph_structure(const ModelSpec& a, const ModelSpec& b) {
   if (a.encoders != b.encoders || a.d_model != b.d_model || a.heads != b.heads || a.ffn_dim != b.ffn_dim ||
       a.seq_len != b.seq_len || a.batch != b.batch || a.vocab != b.vocab || a.intents != b.intents ||

@@ -30,6 +30,11 @@ namespace ttsim {
 /// same tasks, buffers and dependencies under the same GraphOptions.
 bool same_graph_structure(const ModelSpec& a, const ModelSpec& b);
 
+/// Every TT rank of `model`'s linear layers, then (after a -1) its TTM embedding's, into
+/// `out` (cleared first): for models of the same graph structure (same_graph_structure),
+/// equal signatures mean equal training graphs under the same GraphOptions.
+void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out);
+
 /// Rewrites the rank-dependent numbers of a training graph for another model of the same
 /// structure (see the file comment). Not thread-safe (it caches one flow plan per layer and
 /// rank vector): use one per thread.

@@ -145,15 +145,6 @@ KernelLatencyModel& latency_model(const ArchSpec& arch, const DeviceSpec& device
   return recent.front().model;
 }
 
-/// Every TT rank of `model`'s linear layers, then its TTM embedding's, into `out`: with
-/// same_graph_structure, equal signatures mean equal training graphs.
-void rank_signature(const ModelSpec& model, std::vector<std::int64_t>& out) {
-  out.clear();
-  for (const LinearLayerSpec& l : model.linears) out.insert(out.end(), l.tt.ranks.begin(), l.tt.ranks.end());
-  out.push_back(-1);  // separator: the embedding's ranks follow
-  const std::vector<std::int64_t>& e = model.token_embedding.ttm.ranks;
-  out.insert(out.end(), e.begin(), e.end());
-}
 
 /// Re-prices template `t`, whose last model had `model`'s ranks, for `arch` (only prices
 /// change: reprice_step) and finishes its evaluation.

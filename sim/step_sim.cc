@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <list>
 #include <stdexcept>
 
+#include "models/graph_reshape.h"
 #include "models/training_graph.h"
 #include "sim/analytic.h"
 #include "hw/kernel_latency.h"
@@ -99,11 +101,69 @@ StepResult step_on_machine(const ModelSpec& model, const ArchSpec& arch, const A
   return r;
 }
 
+/// Bytes `g` holds, roughly: its tasks and buffers with their strings and lists.
+std::size_t graph_bytes(const TaskGraph& g) {
+  std::size_t n = sizeof(TaskGraph) + g.tasks.capacity() * sizeof(Task) + g.buffers.capacity() * sizeof(Buffer);
+  for (const Task& t : g.tasks) {
+    n += t.name.capacity() + t.layer.capacity() + t.role.capacity() +
+         (t.reads.capacity() + t.writes.capacity() + t.deps.capacity()) * sizeof(int);
+  }
+  for (const Buffer& b : g.buffers) {
+    n += b.name.capacity() + b.layer.capacity() + b.shape.capacity() * sizeof(std::int64_t);
+  }
+  return n;
+}
+
+/// build_training_graph(model, graph_options(arch, tokens)): this thread's when it built one
+/// among its recent ones (at most kRecentGraphs, kRecentBytes) for a model of the same
+/// structure and ranks (same_graph_structure, rank_signature) and the same graph (flows,
+/// recomputation, tokens, accumulate_by_add choices), else built and kept. An epoch at the
+/// samples' own lengths runs a step per length on every design, and a sweep's neighbouring
+/// designs differ mostly in what does not change the graph (lanes, nonlinear lanes); the
+/// shipped sweep cycles through its four recomputation choices fastest, so the table holds
+/// four epochs' graphs (31 lengths each) where they fit in kRecentBytes.
+std::shared_ptr<const TaskGraph> length_graph(const ModelSpec& model, const ArchSpec& arch, std::int64_t tokens) {
+  constexpr std::size_t kRecentGraphs = 128;
+  constexpr std::size_t kRecentBytes = std::size_t{160} << 20;  // four 6-encoder epochs: 124 graphs of 1.2 MB
+  struct Entry {
+    ModelSpec model;
+    std::vector<std::int64_t> ranks;
+    GraphOptions options;
+    std::vector<char> by_add;
+    std::shared_ptr<const TaskGraph> graph;
+    std::size_t bytes = 0;
+  };
+  thread_local std::list<Entry> recent;  // most recent first
+  thread_local std::size_t recent_bytes = 0;
+  thread_local std::vector<std::int64_t> ranks;
+  thread_local std::vector<char> by_add;
+  const GraphOptions options = graph_options(arch, tokens);
+  rank_signature(model, ranks);
+  accumulate_by_add_choices(model, options, by_add);
+  for (auto it = recent.begin(); it != recent.end(); ++it) {
+    if (it->options.tokens == options.tokens && it->ranks == ranks && it->by_add == by_add &&
+        it->options.flow_by_kind == options.flow_by_kind && it->options.recompute_merges == options.recompute_merges &&
+        it->options.recompute_encoders == options.recompute_encoders && same_graph_structure(it->model, model)) {
+      recent.splice(recent.begin(), recent, it);
+      return recent.front().graph;
+    }
+  }
+  auto graph = std::make_shared<const TaskGraph>(build_training_graph(model, options));
+  const std::size_t bytes = graph_bytes(*graph);
+  recent.push_front(Entry{model, ranks, options, by_add, graph, bytes});
+  recent_bytes += bytes;
+  while (recent.size() > 1 && (recent.size() > kRecentGraphs || recent_bytes > kRecentBytes)) {
+    recent_bytes -= recent.back().bytes;
+    recent.pop_back();
+  }
+  return graph;
+}
+
 /// The step of `tokens` tokens on `hardware`'s machine, bank map and unit counts.
 StepResult step_on_hardware(const StepResult& hardware, const ModelSpec& model, const ArchSpec& arch,
                             const DeviceSpec& device, std::int64_t tokens, EngineOptions options) {
   KernelLatencyModel latency(arch, device);
-  StepResult r = prepare(model, arch, latency, tokens);
+  StepResult r = prepare(model, arch, latency, tokens, length_graph(model, arch, tokens));
   require_same_buffers(r.graph(), hardware.graph(), "simulate_step");
   r.machine = hardware.machine;
   r.banks = hardware.banks;

@@ -20,7 +20,8 @@ struct ResolvedDoc {
 
 /// `base` with the values of the axes of `idx` that edit the arch (`arch` true) or the
 /// model applied in axis order: from this thread's recent ones (kRecent per document) when
-/// one has the same sweep and indices. Throws as AxisEditor::apply (nothing is kept then).
+/// one has the same sweep and indices. Throws as AxisEditor::apply (the document is not
+/// kept then).
 std::shared_ptr<const Json> resolved_doc(const SweepSpec& sweep, const std::vector<int>& idx, bool arch) {
   constexpr std::size_t kRecent = 16;  // e.g. the arch of three lane counts × two lane modes × two flows
   thread_local std::list<ResolvedDoc> recent[2];  // [model, arch], most recent first
@@ -36,13 +37,12 @@ std::shared_ptr<const Json> resolved_doc(const SweepSpec& sweep, const std::vect
       return list.front().doc;
     }
   }
-  Json model = sweep.model_doc, arch_doc = sweep.arch_doc;
+  Json doc = arch ? sweep.arch_doc : sweep.model_doc, untouched;  // the axes edited here leave the other alone
   for (std::size_t i = 0; i < idx.size(); ++i) {
     if (idx[i] == kBaseValue || sweep.editors[i].edits_arch() != arch) continue;
-    sweep.editors[i].apply(sweep.space.axes()[i].values[idx[i]], model, arch_doc);
+    sweep.editors[i].apply(sweep.space.axes()[i].values[idx[i]], arch ? untouched : doc, arch ? doc : untouched);
   }
-  list.push_front(
-      ResolvedDoc{sweep.identity, key, std::make_shared<const Json>(arch ? std::move(arch_doc) : std::move(model))});
+  list.push_front(ResolvedDoc{sweep.identity, key, std::make_shared<const Json>(std::move(doc))});
   if (list.size() > kRecent) list.pop_back();
   return list.front().doc;
 }
@@ -121,7 +121,13 @@ std::string point_name(const SweepSpec& sweep, PointId id, const std::vector<Jso
       name += "-" + value_text(v) + "enc";
       continue;
     }
-    if (a.values.size() > 1 || v != sweep.base_values.at(i)) {
+    // A single-valued axis names the point where its value is not the base documents'
+    // (SweepSpec::base_values, computed at load; here for a sweep built otherwise).
+    const auto differs_from_base = [&] {
+      return i < sweep.base_values.size() ? v != sweep.base_values[i]
+                                          : v != sweep.editors.at(i).current(sweep.model_doc, sweep.arch_doc);
+    };
+    if (a.values.size() > 1 || differs_from_base()) {
       const std::string token = axis_token(a.name, v);
       if (!token.empty()) name += "-" + token;
     }

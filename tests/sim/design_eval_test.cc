@@ -189,6 +189,59 @@ TEST(DesignEval, ResimulatedEvaluationsEqualFreshOnesFieldByField) {
   EXPECT_EQ(compared, 16);
 }
 
+TEST(DesignEval, EpochStepsOfOtherGraphsAreNotTakenForEachOther) {
+  // Each thread keeps the graphs of the epoch's per-length steps by model structure, ranks,
+  // flows, recomputation, tokens and accumulate_by_add choices (sim/step_sim.cc
+  // length_graph): designs that differ in any of them, evaluated in turn on one thread and
+  // twice, equal their evaluations on fresh threads.
+  const ModelSpec base = load_model_spec("configs/models/atis_2enc.json");
+  const DeviceSpec device = load_device_spec("configs/devices/u50.json");
+  const ArchSpec split_arch = load_arch_spec("configs/arch/u50_unit_lanes.json");  // dual-port lanes: by_add
+  dataset::LengthHistogram split;
+  split.samples = {{5, 2}, {9, 4}, {17, 1}, {base.seq_len, 3}};
+  split.count = 10;
+  std::vector<std::pair<ModelSpec, ArchSpec>> designs;
+  for (int k = 0; k < 6; ++k) {
+    ModelSpec m = k % 3 == 2 ? with_rank(base, 1, "ffn_in", 8) : base;
+    ArchSpec a = split_arch;
+    a.sequence_length = SequenceLength::kEffective;
+    if (k % 2) {  // one lane per bank: products accumulate in place
+      a.unit(UnitKind::kContraction).lanes = 64;
+      a.lanes_per_bank = 1;
+      a.accumulate_by_add = false;
+    }
+    if (k >= 3) a.recompute_encoders = true;  // the recomputation's tasks and buffers
+    designs.emplace_back(m, a);
+  }
+  // In turn on a thread of their own (this test leaves the other tests' templates as it
+  // found them), each against a fresh thread's.
+  std::vector<std::shared_ptr<const DesignEvaluation>> in_turn;
+  std::thread worker([&] {
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const auto& [m, a] : designs) in_turn.push_back(evaluate_design(m, a, device, &split, Fidelity::kAnalytic));
+    }
+  });
+  worker.join();
+  ASSERT_EQ(in_turn.size(), 2 * designs.size());
+  for (std::size_t j = 0; j < in_turn.size(); ++j) {
+    const std::size_t k = j % designs.size();
+    const DesignEvaluation& e = *in_turn[j];
+    const auto fresh = fresh_evaluation(designs[k].first, designs[k].second, device, &split, Fidelity::kAnalytic);
+    ASSERT_TRUE(e.epoch && fresh->epoch);
+    ASSERT_EQ(e.epoch->by_length.size(), fresh->epoch->by_length.size());
+    for (std::size_t i = 0; i < e.epoch->by_length.size(); ++i) {
+      EXPECT_EQ(e.epoch->by_length[i].step_cycles, fresh->epoch->by_length[i].step_cycles)
+          << "design " << k << ", evaluation " << j << ", length " << e.epoch->by_length[i].length;
+    }
+    EXPECT_EQ(fingerprint(e), fingerprint(*fresh)) << "design " << k << ", evaluation " << j;
+  }
+  // The designs' steps differ at some length (the test would not see a graph taken for
+  // another otherwise).
+  EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[1]->epoch->cycles);
+  EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[2]->epoch->cycles);
+  EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[3]->epoch->cycles);
+}
+
 TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
   // One rank assignment under one arch after another that differ only in prices (lanes,
   // clock, overheads, sequence length, fidelity): each after the first is re-priced on its
