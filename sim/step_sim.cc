@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <list>
+#include <thread>
 #include <stdexcept>
 
 #include "models/graph_reshape.h"
@@ -115,16 +116,20 @@ std::size_t graph_bytes(const TaskGraph& g) {
 }
 
 /// build_training_graph(model, graph_options(arch, tokens)): this thread's when it built one
-/// among its recent ones (at most kRecentGraphs, kRecentBytes) for a model of the same
+/// among its recent ones (at most kRecentGraphs, and kAllThreadsBytes shared out over the
+/// machine's hardware threads, at least kThreadBytesFloor) for a model of the same
 /// structure and ranks (same_graph_structure, rank_signature) and the same graph (flows,
 /// recomputation, tokens, accumulate_by_add choices), else built and kept. An epoch at the
 /// samples' own lengths runs a step per length on every design, and a sweep's neighbouring
 /// designs differ mostly in what does not change the graph (lanes, nonlinear lanes); the
 /// shipped sweep cycles through its four recomputation choices fastest, so the table holds
-/// four epochs' graphs (31 lengths each) where they fit in kRecentBytes.
+/// four epochs' graphs (31 lengths each) where they fit: on two hardware threads, four
+/// 6-encoder epochs (124 graphs of 1.2 MB) each.
 std::shared_ptr<const TaskGraph> length_graph(const ModelSpec& model, const ArchSpec& arch, std::int64_t tokens) {
   constexpr std::size_t kRecentGraphs = 128;
-  constexpr std::size_t kRecentBytes = std::size_t{160} << 20;  // four 6-encoder epochs: 124 graphs of 1.2 MB
+  constexpr std::size_t kAllThreadsBytes = std::size_t{384} << 20, kThreadBytesFloor = std::size_t{16} << 20;
+  static const std::size_t kRecentBytes =
+      std::max(kThreadBytesFloor, kAllThreadsBytes / std::max(1u, std::thread::hardware_concurrency()));
   struct Entry {
     ModelSpec model;
     std::vector<std::int64_t> ranks;
