@@ -4,6 +4,8 @@
 #include <array>
 #include <list>
 #include <thread>
+
+#include <unistd.h>
 #include <stdexcept>
 
 #include "models/graph_reshape.h"
@@ -115,24 +117,37 @@ std::size_t graph_bytes(const TaskGraph& g) {
   return n;
 }
 
+/// Bytes each thread's length_graph table may hold: 160 MB (four 6-encoder epochs of 31
+/// lengths, 124 graphs of 1.2 MB), less where an eighth of the machine's memory shared out
+/// over its hardware threads is less, at least 16 MB.
+std::size_t length_graph_bytes() {
+  constexpr std::size_t kMost = std::size_t{160} << 20, kLeast = std::size_t{16} << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const std::size_t memory = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
+                                                   : kMost * 8;
+  const std::size_t share = memory / 8 / std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp(share, kLeast, kMost);
+}
+
 /// build_training_graph(model, graph_options(arch, tokens)): this thread's when it built one
-/// among its recent ones (at most kRecentGraphs, and kAllThreadsBytes shared out over the
-/// machine's hardware threads, at least kThreadBytesFloor) for a model of the same
+/// among its recent ones (at most kRecentGraphs, length_graph_bytes()) for a model of the same
 /// structure and ranks (same_graph_structure, rank_signature) and the same graph (flows,
 /// recomputation, tokens, accumulate_by_add choices), else built and kept. An epoch at the
 /// samples' own lengths runs a step per length on every design, and a sweep's neighbouring
 /// designs differ mostly in what does not change the graph (lanes, nonlinear lanes); the
 /// shipped sweep cycles through its four recomputation choices fastest, so the table holds
-/// four epochs' graphs (31 lengths each) where they fit: on two hardware threads, four
-/// 6-encoder epochs (124 graphs of 1.2 MB) each.
+/// four epochs' graphs (31 lengths each) where they fit.
 std::shared_ptr<const TaskGraph> length_graph(const ModelSpec& model, const ArchSpec& arch, std::int64_t tokens) {
   constexpr std::size_t kRecentGraphs = 128;
-  constexpr std::size_t kAllThreadsBytes = std::size_t{384} << 20, kThreadBytesFloor = std::size_t{16} << 20;
-  static const std::size_t kRecentBytes =
-      std::max(kThreadBytesFloor, kAllThreadsBytes / std::max(1u, std::thread::hardware_concurrency()));
-  struct Entry {
+  static const std::size_t kRecentBytes = length_graph_bytes();
+  /// A model and its rank signature, shared by the entries of its graphs (an epoch's
+  /// lengths), so an entry costs no copy of the model.
+  struct ModelKey {
     ModelSpec model;
     std::vector<std::int64_t> ranks;
+  };
+  struct Entry {
+    std::shared_ptr<const ModelKey> key;
     GraphOptions options;
     std::vector<char> by_add;
     std::shared_ptr<const TaskGraph> graph;
@@ -140,22 +155,52 @@ std::shared_ptr<const TaskGraph> length_graph(const ModelSpec& model, const Arch
   };
   thread_local std::list<Entry> recent;  // most recent first
   thread_local std::size_t recent_bytes = 0;
+  thread_local std::shared_ptr<const ModelKey> last;  // the key of the model last looked up
+  constexpr int kAdmissionWindow = 256;                 // graphs kept, per admission decision
+  thread_local bool keep_all = true;
+  thread_local int kept_in_window = 0, found_in_window = 0;
   thread_local std::vector<std::int64_t> ranks;
   thread_local std::vector<char> by_add;
   const GraphOptions options = graph_options(arch, tokens);
   rank_signature(model, ranks);
   accumulate_by_add_choices(model, options, by_add);
+  if (!last || last->ranks != ranks || !same_graph_structure(last->model, model)) last.reset();
   for (auto it = recent.begin(); it != recent.end(); ++it) {
-    if (it->options.tokens == options.tokens && it->ranks == ranks && it->by_add == by_add &&
-        it->options.flow_by_kind == options.flow_by_kind && it->options.recompute_merges == options.recompute_merges &&
-        it->options.recompute_encoders == options.recompute_encoders && same_graph_structure(it->model, model)) {
-      recent.splice(recent.begin(), recent, it);
-      return recent.front().graph;
+    if (it->options.tokens != options.tokens || it->by_add != by_add ||
+        it->options.flow_by_kind != options.flow_by_kind || it->options.recompute_merges != options.recompute_merges ||
+        it->options.recompute_encoders != options.recompute_encoders) {
+      continue;
     }
+    if (it->key != last && (it->key->ranks != ranks || !same_graph_structure(it->key->model, model))) continue;
+    last = it->key;
+    ++found_in_window;
+    recent.splice(recent.begin(), recent, it);
+    return recent.front().graph;
   }
   auto graph = std::make_shared<const TaskGraph>(build_training_graph(model, options));
+  // Whether to keep it. While the table pays (an eighth or more of the last
+  // kAdmissionWindow graphs kept were found again), every graph is kept; otherwise only one
+  // this thread asked for before (its hash in a small direct-mapped table of requests): a
+  // sweep whose designs never come back to a graph (other ranks at every point) would only
+  // pay for holding them. A hash: a collision keeps a graph, never returns a wrong one.
+  std::size_t h = std::hash<std::string>{}(std::string(reinterpret_cast<const char*>(ranks.data()),
+                                                       ranks.size() * sizeof(std::int64_t)) +
+                                           std::string(by_add.begin(), by_add.end()));
+  for (const auto& [kind, flow] : options.flow_by_kind) h = h * 31 + std::hash<std::string>{}(kind) + static_cast<std::size_t>(flow);
+  h = (h * 4 + (options.recompute_merges ? 2 : 0) + (options.recompute_encoders ? 1 : 0)) * 1000003 +
+      static_cast<std::size_t>(options.tokens);
+  thread_local std::array<std::size_t, 1024> requested{};
+  std::size_t& slot = requested[(h * 0x9E3779B97F4A7C15ULL) >> 54];
+  const bool asked_before = slot == h;
+  slot = h;
+  if (!keep_all && !asked_before) return graph;
+  if (++kept_in_window == kAdmissionWindow) {
+    keep_all = found_in_window * 8 >= kAdmissionWindow;
+    kept_in_window = found_in_window = 0;
+  }
+  if (!last) last = std::make_shared<const ModelKey>(ModelKey{model, ranks});
   const std::size_t bytes = graph_bytes(*graph);
-  recent.push_front(Entry{model, ranks, options, by_add, graph, bytes});
+  recent.push_front(Entry{last, options, by_add, graph, bytes});
   recent_bytes += bytes;
   while (recent.size() > 1 && (recent.size() > kRecentGraphs || recent_bytes > kRecentBytes)) {
     recent_bytes -= recent.back().bytes;

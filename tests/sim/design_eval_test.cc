@@ -201,28 +201,33 @@ TEST(DesignEval, EpochStepsOfOtherGraphsAreNotTakenForEachOther) {
   split.samples = {{5, 2}, {9, 4}, {17, 1}, {base.seq_len, 3}};
   split.count = 10;
   std::vector<std::pair<ModelSpec, ArchSpec>> designs;
-  for (int k = 0; k < 6; ++k) {
+  for (int k = 0; k < 8; ++k) {
     ModelSpec m = k % 3 == 2 ? with_rank(base, 1, "ffn_in", 8) : base;
     ArchSpec a = split_arch;
     a.sequence_length = SequenceLength::kEffective;
-    if (k % 2) {  // one lane per bank: products accumulate in place
+    if (k % 2 || k == 6) {  // one lane per bank: products accumulate in place (6, 7: design 1 but for one key)
       a.unit(UnitKind::kContraction).lanes = 64;
       a.lanes_per_bank = 1;
       a.accumulate_by_add = false;
     }
-    if (k >= 3) a.recompute_encoders = true;  // the recomputation's tasks and buffers
+    if (k >= 3 && k <= 5) a.recompute_encoders = true;  // the recomputation's tasks and buffers
+    if (k == 6) {
+      for (auto& [kind, flow] : a.flow_by_kind) flow = Flow::kTT;  // the sequential TT flow
+    }
+    if (k == 7) a.recompute_merges = true;  // the BTT merges made again in the backward pass
     designs.emplace_back(m, a);
   }
   // In turn on a thread of their own (this test leaves the other tests' templates as it
   // found them), each against a fresh thread's.
   std::vector<std::shared_ptr<const DesignEvaluation>> in_turn;
   std::thread worker([&] {
-    for (int pass = 0; pass < 2; ++pass) {
+    // Three passes: a family of graphs is kept from its second run on, found on its third.
+    for (int pass = 0; pass < 3; ++pass) {
       for (const auto& [m, a] : designs) in_turn.push_back(evaluate_design(m, a, device, &split, Fidelity::kAnalytic));
     }
   });
   worker.join();
-  ASSERT_EQ(in_turn.size(), 2 * designs.size());
+  ASSERT_EQ(in_turn.size(), 3 * designs.size());
   for (std::size_t j = 0; j < in_turn.size(); ++j) {
     const std::size_t k = j % designs.size();
     const DesignEvaluation& e = *in_turn[j];
@@ -240,6 +245,8 @@ TEST(DesignEval, EpochStepsOfOtherGraphsAreNotTakenForEachOther) {
   EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[1]->epoch->cycles);
   EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[2]->epoch->cycles);
   EXPECT_NE(in_turn[0]->epoch->cycles, in_turn[3]->epoch->cycles);
+  EXPECT_NE(in_turn[1]->epoch->cycles, in_turn[6]->epoch->cycles);
+  EXPECT_NE(in_turn[1]->epoch->cycles, in_turn[7]->epoch->cycles);
 }
 
 TEST(DesignEval, RepricedEvaluationsEqualFreshOnesFieldByField) {
