@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <list>
+#include <stdexcept>
 #include <thread>
 
 #include <unistd.h>
-#include <stdexcept>
 
 #include "models/graph_reshape.h"
 #include "models/training_graph.h"
@@ -129,6 +129,21 @@ std::size_t length_graph_bytes() {
   return std::clamp(share, kLeast, kMost);
 }
 
+/// A hash of what a training graph depends on besides the model's structure: its rank
+/// signature, accumulate_by_add choices, flows, recomputation and tokens (length_graph's
+/// table of requests; equal graphs have equal hashes).
+std::size_t graph_request_hash(const std::vector<std::int64_t>& ranks, const std::vector<char>& by_add,
+                               const GraphOptions& options) {
+  std::size_t h = std::hash<std::string>{}(std::string(reinterpret_cast<const char*>(ranks.data()),
+                                                       ranks.size() * sizeof(std::int64_t)) +
+                                           std::string(by_add.begin(), by_add.end()));
+  for (const auto& [kind, flow] : options.flow_by_kind) {
+    h = h * 31 + std::hash<std::string>{}(kind) + static_cast<std::size_t>(flow);
+  }
+  return (h * 4 + (options.recompute_merges ? 2 : 0) + (options.recompute_encoders ? 1 : 0)) * 1000003 +
+         static_cast<std::size_t>(options.tokens);
+}
+
 /// build_training_graph(model, graph_options(arch, tokens)): this thread's when it built one
 /// among its recent ones (at most kRecentGraphs, length_graph_bytes()) for a model of the same
 /// structure and ranks (same_graph_structure, rank_signature) and the same graph (flows,
@@ -183,12 +198,7 @@ std::shared_ptr<const TaskGraph> length_graph(const ModelSpec& model, const Arch
   // this thread asked for before (its hash in a small direct-mapped table of requests): a
   // sweep whose designs never come back to a graph (other ranks at every point) would only
   // pay for holding them. A hash: a collision keeps a graph, never returns a wrong one.
-  std::size_t h = std::hash<std::string>{}(std::string(reinterpret_cast<const char*>(ranks.data()),
-                                                       ranks.size() * sizeof(std::int64_t)) +
-                                           std::string(by_add.begin(), by_add.end()));
-  for (const auto& [kind, flow] : options.flow_by_kind) h = h * 31 + std::hash<std::string>{}(kind) + static_cast<std::size_t>(flow);
-  h = (h * 4 + (options.recompute_merges ? 2 : 0) + (options.recompute_encoders ? 1 : 0)) * 1000003 +
-      static_cast<std::size_t>(options.tokens);
+  const std::size_t h = graph_request_hash(ranks, by_add, options);
   thread_local std::array<std::size_t, 1024> requested{};
   std::size_t& slot = requested[(h * 0x9E3779B97F4A7C15ULL) >> 54];
   const bool asked_before = slot == h;

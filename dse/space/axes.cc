@@ -290,7 +290,6 @@ std::vector<std::string> AxisEditor::members_set() const {
   return out;
 }
 
-
 Json AxisEditor::current(const Json& model, const Json& arch) const {
   const Json& doc = kind_ == Kind::kArchMember ? arch : model;
   for (std::size_t i = 0; i < read_.size(); ++i) {
